@@ -168,11 +168,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         active.put(opid, operation);
         try {
             BsonDocument reply = run(operation);
-            if (record != null && record.running()) {
-                boolean ok = reply.get("ok", new BsonInt32(1)).asNumber().doubleValue() == 1;
-                record.end(ok ? ReceivedCommand.Outcome.OK : ReceivedCommand.Outcome.ERROR,
-                    ok ? 0 : reply.get("code", new BsonInt32(0)).asNumber().intValue());
-            }
+            endRecord(record, reply);
             if (reply.get("ok", new BsonInt32(1)).asNumber().doubleValue() != 1) {
                 count(commandName, true);
             }
@@ -217,22 +213,38 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 "BSON field '" + operation.commandName() + ".comment' is an unknown field.");
         }
         SessionState session = null;
+        BsonDocument reply = null;
         try {
             if (command.containsKey("lsid") && identity.kind() != NodeIdentity.Kind.MONGOS) {
                 session = checkOut(operation);
             }
-            BsonDocument reply = runInSession(operation, session);
+            reply = runInSession(operation, session);
             if (failure.isPresent() && failure.get().writeConcernError() != null) {
                 reply.put("writeConcernError", failure.get().writeConcernError());
-                return labelled(command, reply, failure.get());
+                reply = labelled(command, reply, failure.get());
+            } else {
+                reply = labelled(command, reply, null);
             }
-            return labelled(command, reply, null);
+            return reply;
         } catch (OperationInterruptedException e) {
-            return labelled(command, StorageEngine.error(e.code(), e.codeName(), e.getMessage()), null);
+            reply = labelled(command, StorageEngine.error(e.code(), e.codeName(), e.getMessage()), null);
+            return reply;
         } finally {
             if (session != null) {
+                // End the record before the session is free, so a waiting resend always ends after its original.
+                if (reply != null) {
+                    endRecord(operation.record(), reply);
+                }
                 checkIn(session);
             }
+        }
+    }
+
+    private static void endRecord(CommandRecord record, BsonDocument reply) {
+        if (record != null && record.running()) {
+            boolean ok = reply.get("ok", new BsonInt32(1)).asNumber().doubleValue() == 1;
+            record.end(ok ? ReceivedCommand.Outcome.OK : ReceivedCommand.Outcome.ERROR,
+                ok ? 0 : reply.get("code", new BsonInt32(0)).asNumber().intValue());
         }
     }
 
