@@ -103,6 +103,8 @@ final class Entities implements AutoCloseable {
         MongoClientSettings settings = MongoClientSettings.builder()
             .applyConnectionString(connectionString)
             .applyToClusterSettings(cluster -> cluster.serverSelectionTimeout(10, TimeUnit.SECONDS))
+            // As drivers' own runners do: rediscover a server marked unknown after a network error quickly.
+            .applyToServerSettings(server -> server.minHeartbeatFrequency(50, TimeUnit.MILLISECONDS))
             .applyToConnectionPoolSettings(pool -> pool.addConnectionPoolListener(new ConnectionPoolListener() {
                 @Override
                 public void connectionReady(ConnectionReadyEvent event) {

@@ -86,6 +86,12 @@ final class ErrorExpectation {
             }
         }
         if (expected.containsKey("expectResult")) {
+            if (error instanceof MongoSocketException) {
+                throw new TestAbortedException("expectError.expectResult asks for a partial bulk write result, but the"
+                    + " last attempt ended with a network error (" + what + ") and the Java driver has no partial result"
+                    + " for it; the server closed the connection as mongod's onPrimaryTransactionalWrite fail point does"
+                    + " (closeConnection defaults to true, then failBeforeCommitExceptionCode)");
+            }
             if (!(error instanceof MongoBulkWriteException)) {
                 fail("expectResult needs a bulk write error with a partial result, but the error was " + what, error);
             }
