@@ -27,7 +27,9 @@ final class RunOnRequirements {
             if (reason == null) {
                 return null;
             }
-            reasons.add(reason);
+            if (!reasons.contains(reason)) {
+                reasons.add(reason);
+            }
         }
         return "runOnRequirements not met: " + String.join("; ", reasons);
     }

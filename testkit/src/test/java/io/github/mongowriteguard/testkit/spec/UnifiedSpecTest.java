@@ -37,6 +37,21 @@ class UnifiedSpecTest {
             () -> EmulatedCluster.replicaSet().serverVersion(ServerVersion.V4_4).start()));
     }
 
+    /**
+     * Opt-in: the emulated replica set at other server versions, {@code -Dspec.serverVersions=4.2,6.0}; each is a
+     * target of its own ({@code spec replicaset-4.2: ...}). Not run against a real deployment.
+     */
+    @TestFactory
+    Stream<DynamicNode> replicasetAtOtherVersions() {
+        String versions = System.getProperty("spec.serverVersions", "").trim();
+        Assumptions.assumeFalse(versions.isEmpty(), "set -Dspec.serverVersions=4.2,6.0 to run the replica set at other versions");
+        Assumptions.assumeTrue(SpecTargets.realOrNull("replicaset") == null, "other versions are for the emulator only");
+        return Stream.of(versions.split(",")).map(String::trim).filter(v -> !v.isEmpty()).map(ServerVersion::parse)
+            .map(version -> DynamicContainer.dynamicContainer("replicaset " + version.versionString(),
+                specTests(SpecTargets.emulated("replicaset-" + version.major() + "." + version.minor(), "replicaset", version,
+                    () -> EmulatedCluster.replicaSet().serverVersion(version).start()))));
+    }
+
     static Stream<DynamicNode> specTests(SpecTarget target) {
         Path directory = SpecFile.directory();
         if (!Files.isDirectory(directory)) {

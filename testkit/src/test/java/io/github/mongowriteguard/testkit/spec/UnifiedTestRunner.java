@@ -77,6 +77,7 @@ final class UnifiedTestRunner implements AutoCloseable {
         }
         skipIfUnmet(document.getArray("runOnRequirements", null));
         skipIfUnmet(test.getArray("runOnRequirements", null));
+        KnownDriverIssues.skipIfKnown(test.getString("description").getValue(), target);
         if (test.containsKey("skipReason")) {
             throw new TestAbortedException("skipReason: " + test.getString("skipReason").getValue());
         }
