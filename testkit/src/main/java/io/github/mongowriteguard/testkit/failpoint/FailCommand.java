@@ -19,10 +19,7 @@ import org.bson.BsonValue;
  * {@code failCommands} and, if {@code appName} is set, its connection's appName equals it.
  */
 public final class FailCommand {
-    private enum Mode { OFF, ALWAYS_ON, TIMES, SKIP }
-
-    private Mode mode = Mode.OFF;
-    private long count;
+    private FailPointMode mode = FailPointMode.OFF;
     private BsonDocument data = new BsonDocument();
 
     /** What one triggered evaluation asks the server to do, in mongod's order: close, block, error. */
@@ -39,36 +36,13 @@ public final class FailCommand {
      * @throws IllegalArgumentException when the mode is not understood
      */
     public synchronized void configure(BsonDocument command) {
-        BsonValue modeValue = command.get("mode");
-        BsonDocument newData = command.containsKey("data") ? command.getDocument("data").clone() : new BsonDocument();
-        if (modeValue == null) {
-            throw new IllegalArgumentException("configureFailPoint needs a 'mode'");
-        }
-        if (modeValue.isString()) {
-            switch (modeValue.asString().getValue()) {
-                case "off":
-                    mode = Mode.OFF;
-                    break;
-                case "alwaysOn":
-                    mode = Mode.ALWAYS_ON;
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown fail point mode " + modeValue);
-            }
-        } else if (modeValue.isDocument() && modeValue.asDocument().containsKey("times")) {
-            mode = Mode.TIMES;
-            count = modeValue.asDocument().get("times").asNumber().longValue();
-        } else if (modeValue.isDocument() && modeValue.asDocument().containsKey("skip")) {
-            mode = Mode.SKIP;
-            count = modeValue.asDocument().get("skip").asNumber().longValue();
-        } else {
-            throw new IllegalArgumentException("unknown fail point mode " + modeValue);
-        }
-        data = newData;
+        FailPointMode newMode = FailPointMode.parse(command.get("mode"));
+        data = command.containsKey("data") ? command.getDocument("data").clone() : new BsonDocument();
+        mode = newMode;
     }
 
     public synchronized void off() {
-        mode = Mode.OFF;
+        mode = FailPointMode.OFF;
         data = new BsonDocument();
     }
 
@@ -79,17 +53,8 @@ public final class FailCommand {
      * @param appName     the connection's appName, or null
      */
     public synchronized Optional<Action> evaluate(String commandName, String appName) {
-        if (mode == Mode.OFF || !matches(commandName, appName)) {
+        if (mode.isOff() || !matches(commandName, appName) || !mode.fire()) {
             return Optional.empty();
-        }
-        if (mode == Mode.SKIP && count > 0) {
-            count--;
-            return Optional.empty();
-        }
-        if (mode == Mode.TIMES) {
-            if (--count <= 0) {
-                mode = Mode.OFF;
-            }
         }
         return Optional.of(new Action(
             data.getBoolean("closeConnection", org.bson.BsonBoolean.FALSE).getValue(),

@@ -30,6 +30,7 @@ import org.slf4j.LoggerFactory;
 
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
 import io.github.mongowriteguard.testkit.failpoint.FailCommand;
+import io.github.mongowriteguard.testkit.failpoint.OnPrimaryTransactionalWrite;
 import io.github.mongowriteguard.testkit.stall.Stall;
 import io.github.mongowriteguard.testkit.stall.StallHandle;
 import io.github.mongowriteguard.testkit.stall.StallMode;
@@ -65,6 +66,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private final StorageEngine engine = new StorageEngine();
     private final CommandExecutor executor;
     private final Introspection introspection = new Introspection();
+    private final ChangeStreams changeStreams = new ChangeStreams();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final Map<String, SessionState> sessions = new ConcurrentHashMap<>();
@@ -72,6 +74,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private final Collection<CommandRecord> records = ServerTruth.newStore();
     private final ServerTruth truth = new ServerTruth(records);
     private final FailCommand failCommand = new FailCommand();
+    private final OnPrimaryTransactionalWrite onPrimaryTransactionalWrite = new OnPrimaryTransactionalWrite();
     private final List<ActiveStall> stalls = new CopyOnWriteArrayList<>();
     private final Map<String, long[]> commandCounters = new ConcurrentHashMap<>();
     private final long startedMillis = System.currentTimeMillis();
@@ -124,6 +127,11 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     /** The node's {@code failCommand} fail point (also settable with {@code configureFailPoint}). */
     public FailCommand failCommand() {
         return failCommand;
+    }
+
+    /** The node's {@code onPrimaryTransactionalWrite} fail point (also settable with {@code configureFailPoint}). */
+    public OnPrimaryTransactionalWrite onPrimaryTransactionalWrite() {
+        return onPrimaryTransactionalWrite;
     }
 
     /** The storage engine, for commands that must bypass the emulated server (seeding data in tests). */
@@ -268,21 +276,87 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             if (txnNumber > session.txnNumber) {
                 session.txnNumber = txnNumber;
                 session.storedReply = null;
+                session.appliedStatements = 0;
+                session.appliedReply = null;
             }
         }
         operation.checkForInterrupt();
         stallIfAsked(operation);
         BsonDocument reply = answerNodeCommand(operation, command);
+        boolean closeAfterwards = false;
+        boolean complete = true;
         if (reply == null) {
-            reply = executor.execute(operation, strip(command));
+            if (retryableWrite && (onPrimaryTransactionalWrite.isOn() || session.appliedStatements > 0)) {
+                TransactionalWrite write = runTransactionalWrite(operation, session);
+                reply = write.reply();
+                closeAfterwards = write.closeConnection();
+                complete = write.complete();
+            } else {
+                reply = executor.execute(operation, strip(command));
+            }
         }
         if (operation.record() != null && reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
             operation.record().executed(applied(operation.commandName(), reply));
         }
-        if (retryableWrite && reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
+        if (retryableWrite && reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1 && complete) {
             session.storedReply = reply.clone();
         }
+        if (closeAfterwards) {
+            throw new CloseConnectionSignal();
+        }
         return reply;
+    }
+
+    /** {@code complete}: every statement was applied, so the reply is the one a retry gets back. */
+    private record TransactionalWrite(BsonDocument reply, boolean closeConnection, boolean complete) {
+    }
+
+    /**
+     * A retryable write statement by statement, as mongod's primary applies it: the
+     * {@code onPrimaryTransactionalWrite} fail point is evaluated for each statement not yet applied in this
+     * transaction; a statement it fails is not applied (nor are the ones after it), and the statements before it
+     * are remembered as applied, so that the driver's retry runs only the rest.
+     */
+    private TransactionalWrite runTransactionalWrite(OperationContext operation, SessionState session) {
+        BsonDocument command = operation.command();
+        int statements = StatementBatches.count(command);
+        int from = Math.min(session.appliedStatements, statements);
+        boolean close = false;
+        int failedAt = -1;
+        int failCode = 0;
+        for (int i = from; i < statements && failedAt < 0; i++) {
+            Optional<OnPrimaryTransactionalWrite.Action> action = onPrimaryTransactionalWrite.evaluate();
+            if (action.isPresent()) {
+                close |= action.get().closeConnection();
+                if (action.get().failBeforeCommitExceptionCode() != null) {
+                    failedAt = i;
+                    failCode = action.get().failBeforeCommitExceptionCode();
+                }
+            }
+        }
+        int to = failedAt >= 0 ? failedAt : statements;
+        String message = "Failing write for " + session.id + ":" + session.txnNumber
+            + " due to failpoint. The write must not be reflected.";
+        if (StatementBatches.field(command) == null) {
+            BsonDocument reply = failedAt >= 0 ? StorageEngine.error(failCode, codeName(failCode), message)
+                : executor.execute(operation, strip(command));
+            return new TransactionalWrite(reply, close, failedAt < 0);
+        }
+        BsonDocument reply = to > from
+            ? StatementBatches.shift(executor.execute(operation, strip(StatementBatches.slice(command, from, to))), from)
+            : StatementBatches.empty(command);
+        reply = StatementBatches.merge(session.appliedReply, reply);
+        if (failedAt >= 0) {
+            if (to > 0 && StatementBatches.cleanSuccess(reply)) {
+                session.appliedStatements = to;
+                session.appliedReply = reply.clone();
+            }
+            reply = StatementBatches.withWriteError(reply, failedAt, failCode, codeName(failCode), message);
+        } else {
+            session.appliedStatements = 0;
+            session.appliedReply = null;
+        }
+        return new TransactionalWrite(reply, close, failedAt < 0);
     }
 
     private BsonDocument labelled(BsonDocument command, BsonDocument reply, FailCommand.Action action) {
@@ -298,9 +372,24 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     // ---- sessions ---------------------------------------------------------------------------------------
 
+    /** The {@code $listLocalSessions} documents: the sessions this node has seen, {@code {_id: {id, uid}, lastUse}}. */
+    private List<BsonDocument> localSessions() {
+        List<BsonDocument> result = new ArrayList<>();
+        for (SessionState session : sessions.values()) {
+            if (session.lsid != null) {
+                result.add(new BsonDocument("_id", session.lsid).append("lastUse", new BsonDateTime(session.lastUse)));
+            }
+        }
+        return result;
+    }
+
     /** mongod's transaction table entry for one logical session. */
     private static final class SessionState {
         final String id;
+        int appliedStatements;
+        BsonDocument appliedReply;
+        volatile BsonDocument lsid;
+        volatile long lastUse = System.currentTimeMillis();
         long txnNumber = -1;
         BsonDocument storedReply;
         long checkedOutBy;
@@ -317,6 +406,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         try {
             operation.awaitInterruptibly(() -> session.checkedOutBy == 0, Long.MAX_VALUE);
             session.checkedOutBy = operation.opid();
+            session.lastUse = System.currentTimeMillis();
+            if (session.lsid == null) {
+                session.lsid = sessionIdDocument(operation.command().getDocument("lsid"));
+            }
             return session;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -333,6 +426,23 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             changed.signalAll();
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** The lsid as mongod stores it: {@code {id, uid}}, uid being the SHA-256 of the (here: no) user name. */
+    private static BsonDocument sessionIdDocument(BsonDocument lsid) {
+        BsonDocument id = new BsonDocument("id", lsid.get("id"));
+        id.put("uid", lsid.containsKey("uid") ? lsid.get("uid") : new org.bson.BsonBinary(NO_USER_DIGEST));
+        return id;
+    }
+
+    private static final byte[] NO_USER_DIGEST = sha256("");
+
+    private static byte[] sha256(String text) {
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256").digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 
@@ -540,12 +650,16 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             return StorageEngine.error(13, "Unauthorized", "configureFailPoint may only be run against the admin database.");
         }
         String failPoint = command.get("configureFailPoint").asString().getValue();
-        if (!failPoint.equals("failCommand")) {
+        if (!failPoint.equals("failCommand") && !failPoint.equals("onPrimaryTransactionalWrite")) {
             return StorageEngine.error(2, "BadValue", "Cannot find failpoint: " + failPoint
-                + " (the testkit emulates failCommand)");
+                + " (the testkit emulates failCommand and onPrimaryTransactionalWrite)");
         }
         try {
-            failCommand.configure(command);
+            if (failPoint.equals("failCommand")) {
+                failCommand.configure(command);
+            } else {
+                onPrimaryTransactionalWrite.configure(command);
+            }
         } catch (IllegalArgumentException e) {
             return StorageEngine.error(2, "BadValue", e.getMessage());
         }
@@ -602,7 +716,17 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 if (operation.database().equals("admin") && Introspection.isCurrentOpPipeline(command)) {
                     return introspection.currentOpAggregate(currentOps(), command);
                 }
+                if (Introspection.isListLocalSessionsPipeline(command)) {
+                    return introspection.listLocalSessionsAggregate(localSessions(), operation.database(), command);
+                }
+                if (ChangeStreams.isChangeStream(command)) {
+                    return changeStreams.open(operation.database(), command);
+                }
                 return null;
+            case "getMore":
+                return changeStreams.owns(command) ? changeStreams.getMore(operation, command) : null;
+            case "killCursors":
+                return changeStreams.killsOwned(command) ? changeStreams.killCursors(command) : null;
             default:
                 return null;
         }

@@ -35,6 +35,19 @@ final class Introspection implements AutoCloseable {
             && pipeline.asArray().get(0).isDocument() && pipeline.asArray().get(0).asDocument().containsKey("$currentOp");
     }
 
+    static boolean isListLocalSessionsPipeline(BsonDocument command) {
+        BsonValue pipeline = command.get("pipeline");
+        return pipeline != null && pipeline.isArray() && !pipeline.asArray().isEmpty()
+            && pipeline.asArray().get(0).isDocument() && pipeline.asArray().get(0).asDocument().containsKey("$listLocalSessions");
+    }
+
+    /** {@code aggregate: 1} whose first stage is {@code $listLocalSessions}; the rest of the pipeline runs on the sessions. */
+    BsonDocument listLocalSessionsAggregate(List<BsonDocument> sessions, String database, BsonDocument command) {
+        return EmulatedNode.ok().append("cursor", new BsonDocument("id", new BsonInt64(0))
+            .append("ns", new BsonString(database + ".$cmd.aggregate"))
+            .append("firstBatch", new BsonArray(restOfPipeline(sessions, command.getArray("pipeline")))));
+    }
+
     /** The {@code currentOp} command: {@code {inprog: [...]}}, filtered by the command's other fields. */
     BsonDocument currentOp(List<BsonDocument> ops, BsonDocument command) {
         BsonDocument filter = new BsonDocument();
@@ -62,7 +75,14 @@ final class Introspection implements AutoCloseable {
 
     /** {@code aggregate} on {@code admin} whose first stage is {@code $currentOp}. */
     BsonDocument currentOpAggregate(List<BsonDocument> ops, BsonDocument command) {
-        BsonArray pipeline = command.getArray("pipeline");
+        List<BsonDocument> result = restOfPipeline(ops, command.getArray("pipeline"));
+        return EmulatedNode.ok().append("cursor", new BsonDocument("id", new BsonInt64(0))
+            .append("ns", new BsonString("admin.$cmd.aggregate"))
+            .append("firstBatch", new BsonArray(result)));
+    }
+
+    /** Runs the stages after the first (a source stage the node answers) on {@code documents}. */
+    private List<BsonDocument> restOfPipeline(List<BsonDocument> ops, BsonArray pipeline) {
         List<BsonDocument> result;
         if (pipeline.size() == 1) {
             result = ops;
@@ -78,9 +98,7 @@ final class Introspection implements AutoCloseable {
                 drop(collection);
             }
         }
-        return EmulatedNode.ok().append("cursor", new BsonDocument("id", new BsonInt64(0))
-            .append("ns", new BsonString("admin.$cmd.aggregate"))
-            .append("firstBatch", new BsonArray(result)));
+        return result;
     }
 
     private String load(List<BsonDocument> ops) {
