@@ -246,29 +246,37 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                     + " is prohibited on session " + session.id + " because a newer retryable write with txnNumber "
                     + session.txnNumber + " has already started on this session.");
             }
-            if (txnNumber == session.txnNumber && session.storedReply != null) {
+            if (txnNumber > session.txnNumber) {
+                session.txnNumber = txnNumber;
+                session.statements.clear();
+            }
+            if (RetryableStatements.of(command).allExecuted(session.statements)) {
                 CommandRecord record = operation.record();
                 if (record != null) {
                     record.end(ReceivedCommand.Outcome.RETRIED_RESULT, 0);
                 }
-                return session.storedReply.clone();
-            }
-            if (txnNumber > session.txnNumber) {
-                session.txnNumber = txnNumber;
-                session.storedReply = null;
+                return RetryableStatements.of(command).run(session.statements, null).reply();
             }
         }
         operation.checkForInterrupt();
         stallIfAsked(operation);
         BsonDocument reply = answerNodeCommand(operation, command);
-        if (reply == null) {
-            reply = executor.execute(operation, strip(command));
+        long applied;
+        if (reply == null && retryableWrite) {
+            // Statement by statement, so a resend (or mongos' next round on this shard) skips what already ran.
+            BsonDocument stripped = strip(command);
+            RetryableStatements.Result result = RetryableStatements.of(command)
+                .run(session.statements, single -> executor.execute(operation, single.apply(stripped)));
+            reply = result.reply();
+            applied = result.applied();
+        } else {
+            if (reply == null) {
+                reply = executor.execute(operation, strip(command));
+            }
+            applied = applied(operation.commandName(), reply);
         }
         if (operation.record() != null && reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
-            operation.record().executed(applied(operation.commandName(), reply));
-        }
-        if (retryableWrite && reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
-            session.storedReply = reply.clone();
+            operation.record().executed(applied);
         }
         return reply;
     }
@@ -290,7 +298,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private static final class SessionState {
         final String id;
         long txnNumber = -1;
-        BsonDocument storedReply;
+        /** Executed statements of the current txnNumber by stmtId, as mongod's oplog entries remember them. */
+        final Map<Integer, BsonDocument> statements = new java.util.HashMap<>();
         long checkedOutBy;
 
         SessionState(String id) {
@@ -657,7 +666,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         return command.getFirstKey().equalsIgnoreCase("findAndModify") ? 1 : 0;
     }
 
-    private static long applied(String commandName, BsonDocument reply) {
+    static long applied(String commandName, BsonDocument reply) {
         switch (commandName) {
             case "insert":
             case "delete":
