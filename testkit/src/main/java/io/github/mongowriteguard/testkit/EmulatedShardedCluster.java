@@ -203,7 +203,7 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
             return this;
         }
 
-        /** Multiplies the per-document cost of shard {@code i}, default 1. */
+        /** Multiplies the child-batch cost (round trip and documents) of shard {@code i}, default 1. */
         public Builder slowFactor(int shard, double factor) {
             latency.slowFactor(shardName(shard), factor); // validates the factor now
             slowFactors.put(shard, factor);

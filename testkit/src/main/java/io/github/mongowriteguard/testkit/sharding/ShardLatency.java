@@ -7,13 +7,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The simulated cost of one mongos-to-shard child batch: {@code roundTrip + documents x perDocument x
+ * The simulated cost of one mongos-to-shard child batch: {@code (roundTrip + documents x perDocument) x
  * slowFactor(shard)}, slept by the router before the shard runs the batch. Zero by default, so tests stay fast;
  * benchmarks set it to see the cost of rounds (write-path.md, section 1: 1 ms per round trip, 0.2 ms per document,
- * one shard 10x slower). Thread-safe; changes apply to the next child batch.
+ * one shard 10x slower). A slow shard is slower on both parts: that is the model behind the articles' numbers
+ * (UNORDERED with the slow shard: 10 ms + 200 x 2 ms = 410 ms). Thread-safe; changes apply to the next batch.
  *
  * <pre>{@code
- * cluster.latency().roundTrip(Duration.ofMillis(1)).perDocument(Duration.ofMicros(200)).slowFactor("shard02", 10);
+ * cluster.latency().roundTrip(Duration.ofMillis(1)).perDocument(Duration.ofNanos(200_000)).slowFactor("shard02", 10);
  * }</pre>
  */
 public final class ShardLatency {
@@ -33,7 +34,7 @@ public final class ShardLatency {
         return this;
     }
 
-    /** Multiplies the per-document cost on one shard (default 1), e.g. 10 for the articles' slow shard. */
+    /** Multiplies the whole batch cost on one shard (default 1), e.g. 10 for the articles' slow shard. */
     public ShardLatency slowFactor(String shard, double factor) {
         Objects.requireNonNull(shard, "shard");
         if (!(factor >= 0)) {
@@ -57,7 +58,7 @@ public final class ShardLatency {
 
     /** The simulated time of one child batch of {@code documents} writes on {@code shard}. */
     public long costNanos(String shard, int documents) {
-        return roundTripNanos + (long) (documents * perDocumentNanos * slowFactor(shard));
+        return (long) ((roundTripNanos + (double) documents * perDocumentNanos) * slowFactor(shard));
     }
 
     void sleep(String shard, int documents) {
