@@ -89,8 +89,9 @@ final class RetryableStatements {
             if (outcome == null) {
                 BsonValue item = items.get(i);
                 BsonDocument reply = runner.apply(stripped -> {
-                    BsonDocument single = stripped.clone();
-                    single.put(field, new BsonArray(List.of(item)));
+                    // A shallow copy with a one-statement array: cloning the whole batch per statement is quadratic.
+                    BsonDocument single = new BsonDocument();
+                    stripped.forEach((name, value) -> single.put(name, name.equals(field) ? new BsonArray(List.of(item)) : value));
                     return single;
                 });
                 if (!isOk(reply)) {

@@ -34,7 +34,8 @@ public final class RoutingCostMain {
         int shards = 5;
         for (boolean slow : List.of(false, true)) {
             var builder = EmulatedCluster.sharded().shards(shards)
-                .roundTrip(Duration.ofMillis(1)).perDocument(Duration.ofNanos(200_000));
+                .roundTrip(Duration.ofNanos(Long.getLong("roundTripNanos", 1_000_000)))
+                .perDocument(Duration.ofNanos(Long.getLong("perDocumentNanos", 200_000)));
             if (slow) {
                 builder.slowFactor(shards - 1, 10);
             }
