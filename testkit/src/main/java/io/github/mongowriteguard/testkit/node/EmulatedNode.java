@@ -47,8 +47,10 @@ import io.github.mongowriteguard.testkit.wire.WireServer;
  * <p>Every command goes through the steps of mongod's {@code service_entry_point_common.cpp} that matter for
  * writes, in its order: the {@code failCommand} fail point (close, block, error) acts first, before the
  * session check-out; then the deadline from {@code maxTimeMS}; then the session is checked out (a second
- * command on the same session waits for the first, as a driver resend does); a retryable write that already
- * ran returns its stored result; a lower {@code txnNumber} is rejected ({@code TransactionTooOld}); stalls
+ * command on the same session waits for the first, as a driver resend does); statements of a retryable write
+ * that already ran under the session's {@code txnNumber} (identified by {@code stmtIds}, else by position) are
+ * not run again but report their recorded result, so mongos may send several child batches of one client
+ * command to the same shard; a lower {@code txnNumber} is rejected ({@code TransactionTooOld}); stalls
  * hold the command; then the engine runs it. A client that stops waiting does not stop the command.
  */
 public final class EmulatedNode implements CommandHandler, AutoCloseable {
@@ -272,6 +274,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         } else {
             if (reply == null) {
                 reply = executor.execute(operation, strip(command));
+                if (identity.kind() != NodeIdentity.Kind.MONGOS) {
+                    correctInsertCount(command, reply);
+                }
             }
             applied = applied(operation.commandName(), reply);
         }
@@ -279,6 +284,23 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             operation.record().executed(applied);
         }
         return reply;
+    }
+
+    /**
+     * The engine counts documents that failed with a write error in an insert's {@code n}; mongod counts only
+     * the inserted ones (ordered: those before the first error).
+     */
+    private static void correctInsertCount(BsonDocument command, BsonDocument reply) {
+        if (!command.getFirstKey().equals("insert") || !reply.containsKey("writeErrors") || !command.isArray("documents")) {
+            return;
+        }
+        int documents = command.getArray("documents").size();
+        BsonArray errors = reply.getArray("writeErrors");
+        boolean ordered = command.getBoolean("ordered", BsonBoolean.TRUE).getValue();
+        int n = ordered
+            ? errors.stream().mapToInt(e -> e.asDocument().getNumber("index").intValue()).min().orElse(documents)
+            : documents - errors.size();
+        reply.put("n", new BsonInt32(n));
     }
 
     private BsonDocument labelled(BsonDocument command, BsonDocument reply, FailCommand.Action action) {

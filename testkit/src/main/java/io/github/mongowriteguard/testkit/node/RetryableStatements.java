@@ -78,6 +78,9 @@ final class RetryableStatements {
             }
             return new Result(reply, EmulatedNode.applied(commandName, reply));
         }
+        if (commandName.equals("insert") && stmtIds.stream().noneMatch(executed::containsKey)) {
+            return insertWhole(executed, runner);
+        }
         long n = 0;
         long nModified = 0;
         long applied = 0;
@@ -141,6 +144,32 @@ final class RetryableStatements {
         }
         reply.put("ok", new BsonDouble(1));
         return new Result(reply, applied);
+    }
+
+    /**
+     * The common case, a first send of an insert: one engine call for the whole batch, then every document that
+     * did not fail is recorded as one inserted statement (ordered: only those before the first error ran).
+     */
+    private Result insertWhole(Map<Integer, BsonDocument> executed,
+                               Function<UnaryOperator<BsonDocument>, BsonDocument> runner) {
+        BsonDocument reply = runner.apply(UnaryOperator.identity());
+        if (!isOk(reply)) {
+            return new Result(reply, 0);
+        }
+        java.util.Set<Integer> failed = new java.util.HashSet<>();
+        reply.getArray("writeErrors", new BsonArray()).forEach(e -> failed.add(e.asDocument().getNumber("index").intValue()));
+        int end = ordered && !failed.isEmpty() ? java.util.Collections.min(failed) : items.size();
+        BsonDocument inserted = new BsonDocument("n", new BsonInt32(1)).append("nModified", new BsonInt32(0));
+        int n = 0;
+        for (int i = 0; i < end; i++) {
+            if (!failed.contains(i)) {
+                executed.put(stmtIds.get(i), inserted);
+                n++;
+            }
+        }
+        // The engine counts a document that failed with a write error in n; mongod does not.
+        reply.put("n", new BsonInt32(n));
+        return new Result(reply, n);
     }
 
     private static boolean isOk(BsonDocument reply) {

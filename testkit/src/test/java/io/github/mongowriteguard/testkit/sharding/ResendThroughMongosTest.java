@@ -57,4 +57,31 @@ class ResendThroughMongosTest {
             assertThat(items.countDocuments()).isEqualTo(2);
         }
     }
+
+    @Test
+    void resentIncrement_isAppliedOnce() throws Exception {
+        try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(2).start();
+             MongoClient client = Clients.client(cluster.connectionString(), builder -> builder
+                 .retryWrites(true)
+                 .applyToSocketSettings(socket -> socket.readTimeout(700, TimeUnit.MILLISECONDS)))) {
+            ShardKey key = cluster.shardCollection("shop.items", ShardKey.of(new org.bson.BsonDocument("_id", new BsonInt32(1)))).key();
+            cluster.placeChunks("shop.items", ChunkMap.splitAt(key, List.of(new BsonInt32(100)), List.of("shard00", "shard01")).chunks());
+            MongoCollection<Document> items = client.getDatabase("shop").getCollection("items");
+            items.insertMany(List.of(new Document("_id", 1).append("qty", 0), new Document("_id", 150).append("qty", 0)));
+
+            try (StallHandle stall = cluster.shard(1).stall(Stall.uninterruptible("shop.items", Duration.ofMillis(1_000)))) {
+                items.bulkWrite(List.of(
+                    new com.mongodb.client.model.UpdateOneModel<>(com.mongodb.client.model.Filters.eq("_id", 1),
+                        com.mongodb.client.model.Updates.inc("qty", 1)),
+                    new com.mongodb.client.model.UpdateOneModel<>(com.mongodb.client.model.Filters.eq("_id", 150),
+                        com.mongodb.client.model.Updates.inc("qty", 1))));
+            }
+
+            Predicate<ReceivedCommand> updates = c -> c.commandName().equals("update");
+            assertThat(cluster.mongosTruth().commands(updates)).hasSize(2);
+            assertThat(cluster.truth().awaitIdle(updates, Duration.ofSeconds(5))).isTrue();
+            assertThat(items.find().into(new java.util.ArrayList<>())).extracting(d -> d.getInteger("qty")).containsExactly(1, 1);
+            assertThat(cluster.truth().documentsApplied(updates)).isEqualTo(2);
+        }
+    }
 }
