@@ -56,7 +56,7 @@ public final class MongosRouter implements CommandExecutor, AutoCloseable {
     public MongosRouter(Map<String, EmulatedNode> shards, ShardingCatalog catalog) {
         this.shards = new LinkedHashMap<>(shards);
         this.catalog = catalog;
-        this.writes = new WriteRouter(catalog, new Channel(), stats);
+        this.writes = new WriteRouter(catalog, new Channel(), stats, latency);
     }
 
     public RoutingStats routing() {
@@ -233,19 +233,20 @@ public final class MongosRouter implements CommandExecutor, AutoCloseable {
         return send(operation.connection(), shard, operation.database(), operation.command().clone());
     }
 
+    /**
+     * Runs a catalog command on every shard. The cluster's answer is the first shard's success: a shard that never
+     * held the collection may answer NamespaceNotFound (26) or NamespaceExists (48) without the command failing.
+     * When every shard fails, the primary shard's error is the answer.
+     */
     private BsonDocument broadcast(OperationContext operation, BsonDocument command) {
-        BsonDocument first = null;
+        BsonDocument firstOk = null;
         BsonDocument firstError = null;
         for (String shard : shards.keySet()) {
             BsonDocument reply = send(operation.connection(), shard, operation.database(), operation.command().clone());
-            boolean ok = reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1;
-            if (first == null) {
-                first = reply;
-            }
-            // A shard that never saw the collection answers NamespaceNotFound (26) or NamespaceExists (48): not an error
-            // of the cluster as long as another shard succeeded.
-            if (!ok && firstError == null) {
-                firstError = reply;
+            if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
+                firstOk = firstOk == null ? reply : firstOk;
+            } else {
+                firstError = firstError == null ? reply : firstError;
             }
         }
         String commandName = command.getFirstKey();
@@ -254,8 +255,7 @@ public final class MongosRouter implements CommandExecutor, AutoCloseable {
         } else if (commandName.equals("dropDatabase")) {
             catalog.shardedCollections(operation.database()).forEach(catalog::remove);
         }
-        return firstError != null && first != null && first.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1
-            ? firstError : first;
+        return firstOk != null ? firstOk : firstError;
     }
 
     private BsonDocument send(ClientConnection client, String shard, String database, BsonDocument command) {

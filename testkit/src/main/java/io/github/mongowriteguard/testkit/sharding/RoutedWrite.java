@@ -14,8 +14,11 @@ import java.util.TreeMap;
  * @param ordered     the command's {@code ordered} flag
  * @param writes      how many writes the client command carried
  * @param batches     every child batch in the order mongos sent them
+ * @param modelledTime the time the bulk costs by the {@link ShardLatency} model: per round the slowest child
+ *                     batch, summed over rounds; wall-clock free, so tests may assert it (zero without latency)
  */
-public record RoutedWrite(String namespace, String commandName, boolean ordered, int writes, List<ChildBatch> batches) {
+public record RoutedWrite(String namespace, String commandName, boolean ordered, int writes, List<ChildBatch> batches,
+                          java.time.Duration modelledTime) {
     public RoutedWrite {
         batches = List.copyOf(batches);
     }

@@ -52,6 +52,11 @@ public final class RoutingStats {
         return writes.stream().mapToLong(RoutedWrite::rounds).sum();
     }
 
+    /** The summed {@link RoutedWrite#modelledTime()} of all recorded writes. */
+    public java.time.Duration modelledTime() {
+        return writes.stream().map(RoutedWrite::modelledTime).reduce(java.time.Duration.ZERO, java.time.Duration::plus);
+    }
+
     public void reset() {
         writes.clear();
     }

@@ -53,11 +53,13 @@ final class WriteRouter {
     private final ShardingCatalog catalog;
     private final ShardChannel channel;
     private final RoutingStats stats;
+    private final ShardLatency latency;
 
-    WriteRouter(ShardingCatalog catalog, ShardChannel channel, RoutingStats stats) {
+    WriteRouter(ShardingCatalog catalog, ShardChannel channel, RoutingStats stats, ShardLatency latency) {
         this.catalog = catalog;
         this.channel = channel;
         this.stats = stats;
+        this.latency = latency;
     }
 
     BsonDocument route(OperationContext operation, BsonDocument command) {
@@ -88,6 +90,7 @@ final class WriteRouter {
         List<ChildBatch> sent = new ArrayList<>();
         boolean[] done = new boolean[writes.size()];
         int round = 0;
+        long modelledNanos = 0;
         boolean stop = false;
         while (!stop) {
             // -- build one round --
@@ -132,11 +135,14 @@ final class WriteRouter {
 
             // -- send it: the round ends when every reply is in --
             List<Send> sends = new ArrayList<>();
+            long slowest = 0;
             for (Map.Entry<String, List<Integer>> batch : batches.entrySet()) {
+                slowest = Math.max(slowest, latency.costNanos(batch.getKey(), batch.getValue().size()));
                 sends.add(new Send(batch.getKey(), operation.database(),
                     child(operation, command, field, writes, batch.getValue(), ordered), batch.getValue().size()));
                 sent.add(new ChildBatch(round, batch.getKey(), batch.getValue()));
             }
+            modelledNanos += slowest;
             List<BsonDocument> replies = channel.sendAll(operation, sends);
 
             // -- merge the replies into the client's indices --
@@ -149,7 +155,8 @@ final class WriteRouter {
                 stop = true;
             }
         }
-        stats.add(new RoutedWrite(namespace, commandName, ordered, writes.size(), sent));
+        stats.add(new RoutedWrite(namespace, commandName, ordered, writes.size(), sent,
+            java.time.Duration.ofNanos(modelledNanos)));
         return reply.toDocument();
     }
 

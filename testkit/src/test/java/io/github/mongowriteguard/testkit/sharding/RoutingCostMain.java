@@ -53,9 +53,9 @@ public final class RoutingCostMain {
                     stock.insertMany(documents(n, seed), new InsertManyOptions().ordered(ordered));
                     long millis = (System.nanoTime() - start) / 1_000_000;
                     RoutedWrite write = cluster.routing().last();
-                    System.out.printf("%-9s %-11s rounds=%4d childBatches=%4d wall=%5d ms%n",
+                    System.out.printf("%-9s %-11s rounds=%4d childBatches=%4d modelled=%5d ms wall=%5d ms%n",
                         ordered ? "ORDERED" : "UNORDERED", slow ? "slow shard" : "normal", write.rounds(),
-                        write.childBatches(), millis);
+                        write.childBatches(), write.modelledTime().toMillis(), millis);
                 }
             }
         }

@@ -90,6 +90,21 @@ class WorkedExampleRoutingTest {
     }
 
     @Test
+    void modelledTime_isTheSumOverRoundsOfTheSlowestBatch() {
+        cluster.latency().roundTrip(java.time.Duration.ofMillis(1)).perDocument(java.time.Duration.ofNanos(200_000));
+
+        items.insertMany(documents());
+        RoutedWrite ordered = cluster.routing().last();
+        items.deleteMany(new Document());
+        items.insertMany(documents(), new InsertManyOptions().ordered(false));
+        RoutedWrite unordered = cluster.routing().last();
+
+        // ORDERED: 6 round trips + 8 documents x 0.2 ms; UNORDERED: one round, the slowest batch has 3 documents.
+        assertThat(ordered.modelledTime()).isEqualTo(java.time.Duration.ofNanos(7_600_000));
+        assertThat(unordered.modelledTime()).isEqualTo(java.time.Duration.ofNanos(1_600_000));
+    }
+
+    @Test
     void shardingMetadata_isReadableThroughMongos() {
         List<Document> chunks = client.getDatabase("config").getCollection("chunks")
             .find(new Document("ns", "shop.items")).into(new ArrayList<>());
