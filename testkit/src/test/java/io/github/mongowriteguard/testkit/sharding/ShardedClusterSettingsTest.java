@@ -77,4 +77,19 @@ class ShardedClusterSettingsTest {
         assertThat(ID.pointOfFilter(BsonDocument.parse("{_id: {$eq: 5}}"))).contains(BsonDocument.parse("{_id: 5}"));
         assertThat(ID.pointOfFilter(BsonDocument.parse("{other: 5}"))).isEmpty();
     }
+
+    @Test
+    void compoundRangedKey_routesByTheFirstFieldThenTheSecond() {
+        ShardKey key = ShardKey.of(BsonDocument.parse("{storeId: 1, productId: 1}"));
+        ChunkMap map = new ChunkMap(key, List.of(
+            new Chunk(BsonDocument.parse("{storeId: {$minKey: 1}, productId: {$minKey: 1}}"),
+                BsonDocument.parse("{storeId: 5, productId: 10}"), "shard00"),
+            new Chunk(BsonDocument.parse("{storeId: 5, productId: 10}"),
+                BsonDocument.parse("{storeId: {$maxKey: 1}, productId: {$maxKey: 1}}"), "shard01")));
+
+        assertThat(map.shardOfDocument(BsonDocument.parse("{productId: 100, storeId: 4}"))).isEqualTo("shard00");
+        assertThat(map.shardOfDocument(BsonDocument.parse("{productId: 9, storeId: 5}"))).isEqualTo("shard00");
+        assertThat(map.shardOfDocument(BsonDocument.parse("{productId: 10, storeId: 5}"))).isEqualTo("shard01");
+        assertThat(key.pointOfFilter(BsonDocument.parse("{storeId: 5}"))).isEmpty();
+    }
 }
