@@ -21,6 +21,11 @@ public interface EmulatedCluster extends AutoCloseable {
         return EmulatedReplicaSet.builder();
     }
 
+    /** A builder for an emulated sharded cluster (mongos endpoints in front of shards with chunk routing). */
+    static EmulatedShardedCluster.Builder sharded() {
+        return EmulatedShardedCluster.builder();
+    }
+
     /** A connection string the driver can use, e.g. {@code mongodb://127.0.0.1:40123/?replicaSet=rs0}. */
     String connectionString();
 

@@ -48,8 +48,10 @@ import io.github.mongowriteguard.testkit.wire.WireServer;
  * <p>Every command goes through the steps of mongod's {@code service_entry_point_common.cpp} that matter for
  * writes, in its order: the {@code failCommand} fail point (close, block, error) acts first, before the
  * session check-out; then the deadline from {@code maxTimeMS}; then the session is checked out (a second
- * command on the same session waits for the first, as a driver resend does); a retryable write that already
- * ran returns its stored result; a lower {@code txnNumber} is rejected ({@code TransactionTooOld}); stalls
+ * command on the same session waits for the first, as a driver resend does); statements of a retryable write
+ * that already ran under the session's {@code txnNumber} (identified by {@code stmtIds}, else by position) are
+ * not run again but report their recorded result, so mongos may send several child batches of one client
+ * command to the same shard; a lower {@code txnNumber} is rejected ({@code TransactionTooOld}); stalls
  * hold the command; then the engine runs it. A client that stops waiting does not stop the command.
  */
 public final class EmulatedNode implements CommandHandler, AutoCloseable {
@@ -266,40 +268,43 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                     + " is prohibited on session " + session.id + " because a newer retryable write with txnNumber "
                     + session.txnNumber + " has already started on this session.");
             }
-            if (txnNumber == session.txnNumber && session.storedReply != null) {
+            if (txnNumber > session.txnNumber) {
+                session.txnNumber = txnNumber;
+                session.statements.clear();
+            }
+            if (RetryableStatements.of(command).allExecuted(session.statements)) {
                 CommandRecord record = operation.record();
                 if (record != null) {
                     record.end(ReceivedCommand.Outcome.RETRIED_RESULT, 0);
                 }
-                return session.storedReply.clone();
-            }
-            if (txnNumber > session.txnNumber) {
-                session.txnNumber = txnNumber;
-                session.storedReply = null;
-                session.appliedStatements = 0;
-                session.appliedReply = null;
+                return RetryableStatements.of(command).run(session.statements, null).reply();
             }
         }
         operation.checkForInterrupt();
         stallIfAsked(operation);
         BsonDocument reply = answerNodeCommand(operation, command);
+        long applied;
         boolean closeAfterwards = false;
-        boolean complete = true;
-        if (reply == null) {
-            if (retryableWrite && (onPrimaryTransactionalWrite.isOn() || session.appliedStatements > 0)) {
-                TransactionalWrite write = runTransactionalWrite(operation, session);
-                reply = write.reply();
-                closeAfterwards = write.closeConnection();
-                complete = write.complete();
-            } else {
+        if (reply == null && retryableWrite) {
+            // Statement by statement, so a resend (or mongos' next round on this shard) skips what already ran.
+            BsonDocument stripped = strip(command);
+            TransactionalWriteGate gate = onPrimaryTransactionalWrite.isOn() ? new TransactionalWriteGate(session) : null;
+            RetryableStatements.Result result = RetryableStatements.of(command)
+                .run(session.statements, single -> executor.execute(operation, single.apply(stripped)), gate);
+            reply = result.reply();
+            applied = result.applied();
+            closeAfterwards = gate != null && gate.closeConnection;
+        } else {
+            if (reply == null) {
                 reply = executor.execute(operation, strip(command));
+                if (identity.kind() != NodeIdentity.Kind.MONGOS) {
+                    correctInsertCount(command, reply);
+                }
             }
+            applied = applied(operation.commandName(), reply);
         }
         if (operation.record() != null && reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
-            operation.record().executed(applied(operation.commandName(), reply));
-        }
-        if (retryableWrite && reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1 && complete) {
-            session.storedReply = reply.clone();
+            operation.record().executed(applied);
         }
         if (closeAfterwards) {
             throw new CloseConnectionSignal();
@@ -307,56 +312,51 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         return reply;
     }
 
-    /** {@code complete}: every statement was applied, so the reply is the one a retry gets back. */
-    private record TransactionalWrite(BsonDocument reply, boolean closeConnection, boolean complete) {
+    /**
+     * mongod's {@code onPrimaryTransactionalWrite} fail point, asked before each statement of a retryable write
+     * that has not run yet: a {@code failBeforeCommitExceptionCode} fails that statement and stops the command
+     * (the statements before it stay applied, so the driver's retry runs only the rest), and the connection is
+     * closed after the command unless {@code closeConnection: false}.
+     */
+    private final class TransactionalWriteGate implements RetryableStatements.Gate {
+        private final SessionState session;
+        boolean closeConnection;
+
+        TransactionalWriteGate(SessionState session) {
+            this.session = session;
+        }
+
+        @Override
+        public BsonDocument beforeStatement() {
+            Optional<OnPrimaryTransactionalWrite.Action> action = onPrimaryTransactionalWrite.evaluate();
+            if (action.isEmpty()) {
+                return null;
+            }
+            closeConnection |= action.get().closeConnection();
+            Integer code = action.get().failBeforeCommitExceptionCode();
+            if (code == null) {
+                return null;
+            }
+            return StorageEngine.error(code, codeName(code), "Failing write for " + session.id + ":" + session.txnNumber
+                + " due to failpoint. The write must not be reflected.");
+        }
     }
 
     /**
-     * A retryable write statement by statement, as mongod's primary applies it: the
-     * {@code onPrimaryTransactionalWrite} fail point is evaluated for each statement not yet applied in this
-     * transaction; a statement it fails is not applied (nor are the ones after it), and the statements before it
-     * are remembered as applied, so that the driver's retry runs only the rest.
+     * The engine counts documents that failed with a write error in an insert's {@code n}; mongod counts only
+     * the inserted ones (ordered: those before the first error).
      */
-    private TransactionalWrite runTransactionalWrite(OperationContext operation, SessionState session) {
-        BsonDocument command = operation.command();
-        int statements = StatementBatches.count(command);
-        int from = Math.min(session.appliedStatements, statements);
-        boolean close = false;
-        int failedAt = -1;
-        int failCode = 0;
-        for (int i = from; i < statements && failedAt < 0; i++) {
-            Optional<OnPrimaryTransactionalWrite.Action> action = onPrimaryTransactionalWrite.evaluate();
-            if (action.isPresent()) {
-                close |= action.get().closeConnection();
-                if (action.get().failBeforeCommitExceptionCode() != null) {
-                    failedAt = i;
-                    failCode = action.get().failBeforeCommitExceptionCode();
-                }
-            }
+    private static void correctInsertCount(BsonDocument command, BsonDocument reply) {
+        if (!command.getFirstKey().equals("insert") || !reply.containsKey("writeErrors") || !command.isArray("documents")) {
+            return;
         }
-        int to = failedAt >= 0 ? failedAt : statements;
-        String message = "Failing write for " + session.id + ":" + session.txnNumber
-            + " due to failpoint. The write must not be reflected.";
-        if (StatementBatches.field(command) == null) {
-            BsonDocument reply = failedAt >= 0 ? StorageEngine.error(failCode, codeName(failCode), message)
-                : executor.execute(operation, strip(command));
-            return new TransactionalWrite(reply, close, failedAt < 0);
-        }
-        BsonDocument reply = to > from
-            ? StatementBatches.shift(executor.execute(operation, strip(StatementBatches.slice(command, from, to))), from)
-            : StatementBatches.empty(command);
-        reply = StatementBatches.merge(session.appliedReply, reply);
-        if (failedAt >= 0) {
-            if (to > 0 && StatementBatches.cleanSuccess(reply)) {
-                session.appliedStatements = to;
-                session.appliedReply = reply.clone();
-            }
-            reply = StatementBatches.withWriteError(reply, failedAt, failCode, codeName(failCode), message);
-        } else {
-            session.appliedStatements = 0;
-            session.appliedReply = null;
-        }
-        return new TransactionalWrite(reply, close, failedAt < 0);
+        int documents = command.getArray("documents").size();
+        BsonArray errors = reply.getArray("writeErrors");
+        boolean ordered = command.getBoolean("ordered", BsonBoolean.TRUE).getValue();
+        int n = ordered
+            ? errors.stream().mapToInt(e -> e.asDocument().getNumber("index").intValue()).min().orElse(documents)
+            : documents - errors.size();
+        reply.put("n", new BsonInt32(n));
     }
 
     private BsonDocument labelled(BsonDocument command, BsonDocument reply, FailCommand.Action action) {
@@ -386,12 +386,11 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     /** mongod's transaction table entry for one logical session. */
     private static final class SessionState {
         final String id;
-        int appliedStatements;
-        BsonDocument appliedReply;
         volatile BsonDocument lsid;
         volatile long lastUse = System.currentTimeMillis();
         long txnNumber = -1;
-        BsonDocument storedReply;
+        /** Executed statements of the current txnNumber by stmtId, as mongod's oplog entries remember them. */
+        final Map<Integer, BsonDocument> statements = new java.util.HashMap<>();
         long checkedOutBy;
 
         SessionState(String id) {
@@ -793,7 +792,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         return command.getFirstKey().equalsIgnoreCase("findAndModify") ? 1 : 0;
     }
 
-    private static long applied(String commandName, BsonDocument reply) {
+    static long applied(String commandName, BsonDocument reply) {
         switch (commandName) {
             case "insert":
             case "delete":

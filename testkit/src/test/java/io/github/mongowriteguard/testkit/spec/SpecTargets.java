@@ -74,7 +74,12 @@ final class SpecTargets {
 
         @Override
         public String connectionString(boolean multipleMongoses) {
-            return cluster().connectionString();
+            EmulatedCluster started = cluster();
+            if (!multipleMongoses && started instanceof io.github.mongowriteguard.testkit.EmulatedShardedCluster) {
+                // useMultipleMongoses: false means one mongos, so fail points set through it hit its operations.
+                return "mongodb://" + ((io.github.mongowriteguard.testkit.EmulatedShardedCluster) started).mongos(0).address() + "/";
+            }
+            return started.connectionString();
         }
 
         @Override

@@ -24,8 +24,8 @@ import io.github.mongowriteguard.testkit.ServerVersion;
  * the real deployment {@code -Dmongo.uri}. Each spec test is one dynamic test; after a target's tests, one
  * line {@code spec <target>: N passed, M failed, K skipped} is printed.
  *
- * <p>A target is one {@code @TestFactory} method calling {@link #specTests(SpecTarget)}; the emulated sharded
- * cluster becomes {@code specTests(SpecTargets.emulated("sharded", "sharded", V4_4, () -> EmulatedCluster.sharded()...start()))}.
+ * <p>A target is one {@code @TestFactory} method calling {@link #specTests(SpecTarget)}: the emulated replica set
+ * and the emulated sharded cluster run by default.
  */
 class UnifiedSpecTest {
     private static final List<Finisher> FINISHERS = new ArrayList<>();
@@ -35,6 +35,18 @@ class UnifiedSpecTest {
         SpecTarget real = SpecTargets.realOrNull("replicaset");
         return specTests(real != null ? real : SpecTargets.emulated("replicaset", "replicaset", ServerVersion.V4_4,
             () -> EmulatedCluster.replicaSet().serverVersion(ServerVersion.V4_4).start()));
+    }
+
+    /**
+     * The emulated sharded cluster: 2 shards behind 2 mongos (so {@code useMultipleMongoses} gets two). A real
+     * deployment given with {@code -Dmongo.uri} runs once, as the replicaset target, with its own topology.
+     */
+    @TestFactory
+    Stream<DynamicNode> sharded() {
+        Assumptions.assumeTrue(SpecTargets.realOrNull("sharded") == null,
+            "a real deployment runs as the replicaset target, which reads its topology from the server");
+        return specTests(SpecTargets.emulated("sharded", "sharded", ServerVersion.V4_4,
+            () -> EmulatedCluster.sharded().shards(2).mongos(2).serverVersion(ServerVersion.V4_4).start()));
     }
 
     /**

@@ -1,0 +1,224 @@
+package io.github.mongowriteguard.testkit;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Collectors;
+
+import io.github.mongowriteguard.testkit.node.EmulatedNode;
+import io.github.mongowriteguard.testkit.node.NodeIdentity;
+import io.github.mongowriteguard.testkit.sharding.Chunk;
+import io.github.mongowriteguard.testkit.sharding.ChunkMap;
+import io.github.mongowriteguard.testkit.sharding.MongosRouter;
+import io.github.mongowriteguard.testkit.sharding.RoutingStats;
+import io.github.mongowriteguard.testkit.sharding.ShardKey;
+import io.github.mongowriteguard.testkit.sharding.ShardLatency;
+import io.github.mongowriteguard.testkit.sharding.ShardingCatalog;
+import io.github.mongowriteguard.testkit.truth.ServerTruth;
+
+/**
+ * An emulated sharded cluster: S shards (each a replica-set primary with its own storage engine, named
+ * {@code shard00}, {@code shard01}, ...) behind M mongos endpoints that route writes with mongos' batching rules.
+ *
+ * <pre>{@code
+ * try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(3).start();
+ *      MongoClient client = MongoClients.create(cluster.connectionString())) {
+ *     client.getDatabase("admin").runCommand(new Document("shardCollection", "shop.orders")
+ *         .append("key", new Document("_id", "hashed")));
+ *     client.getDatabase("shop").getCollection("orders").insertMany(documents);
+ *     RoutedWrite insert = cluster.routing().last();   // rounds, child batches per shard
+ * }
+ * }</pre>
+ *
+ * <p>{@link #truth()} joins the shards' truth (where writes execute and copies are counted);
+ * {@link #mongosTruth()} is what the mongos endpoints received from clients.
+ */
+public final class EmulatedShardedCluster implements EmulatedCluster {
+    private final List<EmulatedNode> shards = new ArrayList<>();
+    private final List<EmulatedNode> mongos = new ArrayList<>();
+    private final ShardingCatalog catalog;
+    private final MongosRouter router;
+
+    private EmulatedShardedCluster(Builder builder) {
+        Map<String, EmulatedNode> byName = new LinkedHashMap<>();
+        for (int i = 0; i < builder.shards; i++) {
+            String name = String.format("shard%02d", i);
+            EmulatedNode shard = new EmulatedNode(name, NodeIdentity.primary(name, builder.version), 0);
+            shards.add(shard);
+            byName.put(name, shard);
+        }
+        Map<String, String> hosts = new LinkedHashMap<>();
+        byName.forEach((name, node) -> hosts.put(name, node.address()));
+        this.catalog = new ShardingCatalog(hosts);
+        this.router = new MongosRouter(byName, catalog);
+        router.latency().roundTrip(builder.latency.roundTrip()).perDocument(builder.latency.perDocument());
+        builder.slowFactors.forEach((shard, factor) -> router.latency().slowFactor(shardName(shard), factor));
+        for (int i = 0; i < builder.mongos; i++) {
+            mongos.add(new EmulatedNode("mongos" + i, NodeIdentity.mongos(builder.version), 0, router));
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Every mongos endpoint: {@code mongodb://127.0.0.1:p1,127.0.0.1:p2/}. */
+    @Override
+    public String connectionString() {
+        return "mongodb://" + mongos.stream().map(EmulatedNode::address).collect(Collectors.joining(",")) + "/";
+    }
+
+    /** The shards' commands joined (child batches, copies by lsid/txnNumber, documents applied). */
+    @Override
+    public ServerTruth truth() {
+        return ServerTruth.union(shards.stream().map(EmulatedNode::truth).toList());
+    }
+
+    /** The commands the mongos endpoints received from clients. */
+    public ServerTruth mongosTruth() {
+        return ServerTruth.union(mongos.stream().map(EmulatedNode::truth).toList());
+    }
+
+    /** Shard {@code i} (from 0): its fail point, stalls, engine, truth and command counters. */
+    public EmulatedNode shard(int i) {
+        return shards.get(i);
+    }
+
+    /** The shard named e.g. {@code shard01}. */
+    public EmulatedNode shard(String name) {
+        return shards.stream().filter(s -> s.name().equals(name)).findFirst()
+            .orElseThrow(() -> new IllegalArgumentException("no shard " + name + "; shards are " + shardNames()));
+    }
+
+    public List<String> shardNames() {
+        return catalog.shards();
+    }
+
+    /** Mongos endpoint {@code i} (from 0). */
+    public EmulatedNode mongos(int i) {
+        return mongos.get(i);
+    }
+
+    /** The write commands mongos routed: rounds and child batches per client command. */
+    public RoutingStats routing() {
+        return router.routing();
+    }
+
+    /** The simulated cost of child batches; changes apply to the next batch. */
+    public ShardLatency latency() {
+        return router.latency();
+    }
+
+    /**
+     * Shards a collection, as the {@code shardCollection} command does (an empty collection on a hashed key gets
+     * 2 chunks per shard).
+     */
+    public ChunkMap shardCollection(String namespace, ShardKey key) {
+        return router.shardCollection(namespace, key, false, 0);
+    }
+
+    /**
+     * Replaces the chunks of a sharded collection, so a test gets an exact placement. Documents already stored are
+     * not migrated: place chunks before writing.
+     *
+     * @throws IllegalArgumentException when the collection is not sharded, the chunks do not cover the key space, or
+     *                                  a chunk names an unknown shard
+     */
+    public ChunkMap placeChunks(String namespace, List<Chunk> chunks) {
+        ChunkMap current = chunkMap(namespace);
+        ChunkMap map = new ChunkMap(current.key(), chunks);
+        catalog.put(namespace, map, false);
+        return map;
+    }
+
+    /** The routing table of a sharded collection. @throws IllegalArgumentException if it is not sharded */
+    public ChunkMap chunkMap(String namespace) {
+        return catalog.chunkMap(namespace).orElseThrow(() ->
+            new IllegalArgumentException(namespace + " is not sharded; call shardCollection first"));
+    }
+
+    @Override
+    public void close() {
+        mongos.forEach(EmulatedNode::close);
+        router.close();
+        shards.forEach(EmulatedNode::close);
+        catalog.close();
+    }
+
+    @Override
+    public String toString() {
+        return "EmulatedShardedCluster{" + shards.size() + " shards, " + connectionString() + "}";
+    }
+
+    private static String shardName(int i) {
+        return String.format("shard%02d", i);
+    }
+
+    /** Builds and starts an {@link EmulatedShardedCluster}. */
+    public static final class Builder {
+        private int shards = 2;
+        private int mongos = 1;
+        private ServerVersion version = ServerVersion.V4_4;
+        private final ShardLatency latency = new ShardLatency();
+        private final Map<Integer, Double> slowFactors = new LinkedHashMap<>();
+
+        private Builder() {
+        }
+
+        /** How many shards, default 2. @throws IllegalArgumentException below 1 or above 64 */
+        public Builder shards(int count) {
+            if (count < 1 || count > 64) {
+                throw new IllegalArgumentException("shards (" + count + ") must be 1-64");
+            }
+            this.shards = count;
+            return this;
+        }
+
+        /** How many mongos endpoints, default 1. @throws IllegalArgumentException below 1 or above 16 */
+        public Builder mongos(int count) {
+            if (count < 1 || count > 16) {
+                throw new IllegalArgumentException("mongos (" + count + ") must be 1-16");
+            }
+            this.mongos = count;
+            return this;
+        }
+
+        /** The server version every node reports, default 4.4. */
+        public Builder serverVersion(ServerVersion version) {
+            this.version = Objects.requireNonNull(version, "serverVersion");
+            return this;
+        }
+
+        /** Simulated mongos-to-shard round trip per child batch, default zero. */
+        public Builder roundTrip(java.time.Duration roundTrip) {
+            latency.roundTrip(roundTrip);
+            return this;
+        }
+
+        /** Simulated cost per write in a child batch, default zero. */
+        public Builder perDocument(java.time.Duration perDocument) {
+            latency.perDocument(perDocument);
+            return this;
+        }
+
+        /** Multiplies the child-batch cost (round trip and documents) of shard {@code i}, default 1. */
+        public Builder slowFactor(int shard, double factor) {
+            latency.slowFactor(shardName(shard), factor); // validates the factor now
+            slowFactors.put(shard, factor);
+            return this;
+        }
+
+        /** @throws IllegalStateException when a slow factor names a shard beyond {@link #shards(int)} */
+        public EmulatedShardedCluster start() {
+            for (int shard : slowFactors.keySet()) {
+                if (shard < 0 || shard >= shards) {
+                    throw new IllegalStateException("slowFactor names shard " + shard + " but there are " + shards
+                        + " shards (0-" + (shards - 1) + "); raise shards or fix the index");
+                }
+            }
+            return new EmulatedShardedCluster(this);
+        }
+    }
+}

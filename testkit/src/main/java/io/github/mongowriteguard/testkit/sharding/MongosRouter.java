@@ -1,0 +1,323 @@
+package io.github.mongowriteguard.testkit.sharding;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+
+import io.github.mongowriteguard.testkit.engine.StorageEngine;
+import io.github.mongowriteguard.testkit.node.CommandExecutor;
+import io.github.mongowriteguard.testkit.node.EmulatedNode;
+import io.github.mongowriteguard.testkit.node.OperationContext;
+import io.github.mongowriteguard.testkit.wire.ClientConnection;
+import io.github.mongowriteguard.testkit.wire.CommandHandler;
+
+/**
+ * The command executor of an emulated mongos: sharding admin commands, writes routed by {@link WriteRouter},
+ * and reads good enough for tests. Shards are {@link EmulatedNode}s called in-process, so each child command
+ * passes the shard's own fail point, session check-out, retryable-write table and stalls.
+ *
+ * <p>Reads on a sharded collection gather the matching documents from every shard and run the client's
+ * command ({@code find}, {@code aggregate}, {@code count}, {@code distinct}) on a scratch engine, returning
+ * everything in the first batch. Reads on unsharded collections and catalog commands go to the primary shard;
+ * {@code create}, {@code createIndexes}, {@code dropIndexes}, {@code drop} and {@code dropDatabase} go to every
+ * shard. The {@code config} database is the config server's.
+ */
+public final class MongosRouter implements CommandExecutor, AutoCloseable {
+    private static final AtomicLong SCRATCH = new AtomicLong();
+
+    private final Map<String, EmulatedNode> shards;
+    private final ShardingCatalog catalog;
+    private final RoutingStats stats = new RoutingStats();
+    private final ShardLatency latency = new ShardLatency();
+    private final ExecutorService executor = Executors.newCachedThreadPool(runnable -> {
+        Thread thread = new Thread(runnable, "testkit-mongos-child");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private final StorageEngine scratch = new StorageEngine();
+    private final WriteRouter writes;
+
+    /** @param shards the shards by name, in order; the first is the primary shard of every database */
+    public MongosRouter(Map<String, EmulatedNode> shards, ShardingCatalog catalog) {
+        this.shards = new LinkedHashMap<>(shards);
+        this.catalog = catalog;
+        this.writes = new WriteRouter(catalog, new Channel(), stats, latency);
+    }
+
+    public RoutingStats routing() {
+        return stats;
+    }
+
+    public ShardLatency latency() {
+        return latency;
+    }
+
+    public ShardingCatalog catalog() {
+        return catalog;
+    }
+
+    @Override
+    public BsonDocument execute(OperationContext operation, BsonDocument command) {
+        String commandName = command.getFirstKey();
+        String database = operation.database();
+        if (database.equals("config")) {
+            return catalog.configEngine().run(database, command);
+        }
+        switch (commandName) {
+            case "enableSharding":
+            case "enablesharding":
+                catalog.enableSharding(command.getString(commandName).getValue());
+                return ok();
+            case "shardCollection":
+            case "shardcollection":
+                return shardCollection(command);
+            case "insert":
+            case "update":
+            case "delete":
+                return writes.route(operation, command);
+            case "find":
+            case "aggregate":
+            case "count":
+            case "distinct":
+                Optional<ChunkMap> map = catalog.chunkMap(namespace(database, command));
+                return map.isPresent() ? gatherAndRun(operation, command) : forward(operation, catalog.primaryShard());
+            case "create":
+            case "createIndexes":
+            case "dropIndexes":
+            case "drop":
+            case "dropDatabase":
+                return broadcast(operation, command);
+            default:
+                return forward(operation, catalog.primaryShard());
+        }
+    }
+
+    // ---- sharding metadata ------------------------------------------------------------------------------
+
+    /**
+     * {@code shardCollection}: an empty collection on a hashed key is pre-split into {@code numInitialChunks}
+     * (default 2 per shard, as 4.4) spread round-robin; otherwise one chunk on the primary shard. Sharding is
+     * enabled on the database implicitly (a real 4.4 mongos asks for {@code enableSharding} first).
+     */
+    private BsonDocument shardCollection(BsonDocument command) {
+        String namespace = command.getString(command.getFirstKey()).getValue();
+        ShardKey key;
+        try {
+            key = ShardKey.of(command.getDocument("key"));
+        } catch (RuntimeException e) {
+            return StorageEngine.error(2, "BadValue", e.getMessage());
+        }
+        Optional<ChunkMap> existing = catalog.chunkMap(namespace);
+        if (existing.isPresent()) {
+            return existing.get().key().equals(key) ? ok().append("collectionsharded", new BsonString(namespace))
+                : StorageEngine.error(20, "AlreadyInitialized", "sharding already enabled for collection " + namespace);
+        }
+        int numInitialChunks = command.get("numInitialChunks", new BsonInt32(0)).asNumber().intValue();
+        shardCollection(namespace, key, command.getBoolean("unique", BsonBoolean.FALSE).getValue(), numInitialChunks);
+        return ok().append("collectionsharded", new BsonString(namespace));
+    }
+
+    /** The Java form of {@code shardCollection}; {@code numInitialChunks} 0 means the default. */
+    public ChunkMap shardCollection(String namespace, ShardKey key, boolean unique, int numInitialChunks) {
+        String database = namespace.substring(0, namespace.indexOf('.'));
+        String collection = namespace.substring(namespace.indexOf('.') + 1);
+        catalog.enableSharding(database);
+        long documents = 0;
+        for (EmulatedNode shard : shards.values()) {
+            shard.engine().run(database, new BsonDocument("create", new BsonString(collection)));
+            BsonDocument count = shard.engine().run(database, new BsonDocument("count", new BsonString(collection)));
+            documents += count.get("n", new BsonInt32(0)).asNumber().longValue();
+        }
+        ChunkMap map = key.isHashed() && key.fields().size() == 1 && documents == 0
+            ? ChunkMap.hashedPresplit(key, catalog.shards(), numInitialChunks > 0 ? numInitialChunks : 2 * shards.size())
+            : ChunkMap.single(key, catalog.primaryShard());
+        catalog.put(namespace, map, unique);
+        return map;
+    }
+
+    // ---- reads ------------------------------------------------------------------------------------------
+
+    private BsonDocument gatherAndRun(OperationContext operation, BsonDocument command) {
+        String commandName = command.getFirstKey();
+        String collection = command.getString(commandName).getValue();
+        BsonDocument filter = readFilter(command);
+        String scratchDb = "mongos_scratch_" + SCRATCH.incrementAndGet();
+        try {
+            scratch.run(scratchDb, new BsonDocument("create", new BsonString(collection)));
+            for (String shard : shards.keySet()) {
+                List<BsonDocument> documents = findAll(operation, shard, collection, filter);
+                if (!documents.isEmpty()) {
+                    scratch.run(scratchDb, new BsonDocument("insert", new BsonString(collection))
+                        .append("documents", new BsonArray(new ArrayList<>(documents))));
+                }
+            }
+            BsonDocument reply = scratch.run(scratchDb, command);
+            if (!reply.containsKey("cursor") || reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
+                return reply;
+            }
+            // Drain the scratch cursor: mongos answers with everything in the first batch (cursor id 0).
+            List<BsonValue> all = new ArrayList<>(drain(scratch::run, scratchDb, reply));
+            reply.put("cursor", new BsonDocument("id", new BsonInt64(0))
+                .append("ns", new BsonString(operation.database() + "." + collection))
+                .append("firstBatch", new BsonArray(all)));
+            return reply;
+        } finally {
+            scratch.run(scratchDb, new BsonDocument("dropDatabase", new BsonInt32(1)));
+        }
+    }
+
+    private List<BsonDocument> findAll(OperationContext operation, String shard, String collection, BsonDocument filter) {
+        BsonDocument find = new BsonDocument("find", new BsonString(collection)).append("filter", filter);
+        BsonDocument reply = send(operation.connection(), shard, operation.database(), find);
+        if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
+            throw new IllegalStateException("find on " + shard + " failed: " + reply.toJson());
+        }
+        EmulatedNode node = shards.get(shard);
+        List<BsonDocument> documents = new ArrayList<>();
+        drain((db, cmd) -> node.handle(connection(operation.connection()), db, cmd), operation.database(), reply)
+            .forEach(d -> documents.add(d.asDocument()));
+        return documents;
+    }
+
+    private static List<BsonValue> drain(java.util.function.BiFunction<String, BsonDocument, BsonDocument> run,
+                                         String database, BsonDocument reply) {
+        BsonDocument cursor = reply.getDocument("cursor");
+        List<BsonValue> all = new ArrayList<>(cursor.getArray("firstBatch"));
+        long id = cursor.getNumber("id").longValue();
+        while (id != 0) {
+            String ns = cursor.getString("ns").getValue();
+            BsonDocument more = run.apply(database, new BsonDocument("getMore", new BsonInt64(id))
+                .append("collection", new BsonString(ns.substring(ns.indexOf('.') + 1))));
+            cursor = more.getDocument("cursor");
+            all.addAll(cursor.getArray("nextBatch"));
+            id = cursor.getNumber("id").longValue();
+        }
+        return all;
+    }
+
+    /** The filter that selects every document the command can see, so shards send no more than needed. */
+    private static BsonDocument readFilter(BsonDocument command) {
+        switch (command.getFirstKey()) {
+            case "find":
+                return command.getDocument("filter", new BsonDocument());
+            case "count":
+            case "distinct":
+                return command.getDocument("query", new BsonDocument());
+            default:
+                BsonArray pipeline = command.getArray("pipeline", new BsonArray());
+                if (!pipeline.isEmpty() && pipeline.get(0).asDocument().containsKey("$match")) {
+                    return pipeline.get(0).asDocument().getDocument("$match");
+                }
+                return new BsonDocument();
+        }
+    }
+
+    // ---- forwarding -------------------------------------------------------------------------------------
+
+    private BsonDocument forward(OperationContext operation, String shard) {
+        return send(operation.connection(), shard, operation.database(), operation.command().clone());
+    }
+
+    /**
+     * Runs a catalog command on every shard. The cluster's answer is the first shard's success: a shard that never
+     * held the collection may answer NamespaceNotFound (26) or NamespaceExists (48) without the command failing.
+     * When every shard fails, the primary shard's error is the answer.
+     */
+    private BsonDocument broadcast(OperationContext operation, BsonDocument command) {
+        BsonDocument firstOk = null;
+        BsonDocument firstError = null;
+        for (String shard : shards.keySet()) {
+            BsonDocument reply = send(operation.connection(), shard, operation.database(), operation.command().clone());
+            if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
+                firstOk = firstOk == null ? reply : firstOk;
+            } else {
+                firstError = firstError == null ? reply : firstError;
+            }
+        }
+        String commandName = command.getFirstKey();
+        if (commandName.equals("drop")) {
+            catalog.remove(namespace(operation.database(), command));
+        } else if (commandName.equals("dropDatabase")) {
+            catalog.shardedCollections(operation.database()).forEach(catalog::remove);
+        }
+        return firstOk != null ? firstOk : firstError;
+    }
+
+    private BsonDocument send(ClientConnection client, String shard, String database, BsonDocument command) {
+        try {
+            return shards.get(shard).handle(connection(client), database, command);
+        } catch (CommandHandler.CloseConnectionSignal e) {
+            return WriteRouter.shardUnreachable(shard);
+        }
+    }
+
+    /**
+     * The connection a shard sees for mongos' calls on behalf of one client connection; it carries the client's
+     * appName, so a shard's fail point can select one application (a real mongos would not forward it).
+     */
+    private static ClientConnection connection(ClientConnection client) {
+        return ClientConnection.internal(client.id(), client.appName());
+    }
+
+    /** Child batches of one round, sent concurrently; latency is slept per batch before the shard runs it. */
+    private final class Channel implements WriteRouter.ShardChannel {
+        @Override
+        public List<BsonDocument> sendAll(OperationContext operation, List<WriteRouter.Send> sends) {
+            if (sends.size() == 1) {
+                return List.of(sendOne(operation, sends.get(0)));
+            }
+            List<Future<BsonDocument>> futures = new ArrayList<>();
+            for (WriteRouter.Send send : sends) {
+                futures.add(executor.submit(() -> sendOne(operation, send)));
+            }
+            List<BsonDocument> replies = new ArrayList<>();
+            for (int i = 0; i < futures.size(); i++) {
+                try {
+                    replies.add(futures.get(i).get());
+                } catch (ExecutionException e) {
+                    replies.add(StorageEngine.error(1, "InternalError", "child batch to " + sends.get(i).shard()
+                        + " failed in the emulator: " + e.getCause()));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    replies.add(StorageEngine.error(11601, "Interrupted", "mongos was interrupted"));
+                }
+            }
+            return replies;
+        }
+
+        private BsonDocument sendOne(OperationContext operation, WriteRouter.Send send) {
+            latency.sleep(send.shard(), send.writes());
+            return send(operation.connection(), send.shard(), send.database(), send.child());
+        }
+    }
+
+    static String namespace(String database, BsonDocument command) {
+        BsonValue target = command.get(command.getFirstKey());
+        return database + "." + (target != null && target.isString() ? target.asString().getValue() : "$cmd");
+    }
+
+    private static BsonDocument ok() {
+        return new BsonDocument("ok", new org.bson.BsonDouble(1));
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+        scratch.close();
+    }
+}

@@ -1,0 +1,56 @@
+package io.github.mongowriteguard.testkit.sharding;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * How mongos split one client write command ({@code insert}, {@code update} or {@code delete}) into child
+ * batches: the server-side truth behind "an ORDERED bulk costs one round trip per shard change".
+ *
+ * @param namespace   {@code db.collection}
+ * @param commandName {@code insert}, {@code update} or {@code delete}
+ * @param ordered     the command's {@code ordered} flag
+ * @param writes      how many writes the client command carried
+ * @param batches     every child batch in the order mongos sent them
+ * @param modelledTime the time the bulk costs by the {@link ShardLatency} model: per round the slowest child
+ *                     batch, summed over rounds; wall-clock free, so tests may assert it (zero without latency)
+ */
+public record RoutedWrite(String namespace, String commandName, boolean ordered, int writes, List<ChildBatch> batches,
+                          java.time.Duration modelledTime) {
+    public RoutedWrite {
+        batches = List.copyOf(batches);
+    }
+
+    /** Rounds: mongos waits for every reply of a round before it targets the next. */
+    public int rounds() {
+        return batches.stream().mapToInt(ChildBatch::round).max().orElse(0);
+    }
+
+    /** Child batches, i.e. mongos-to-shard round trips. */
+    public int childBatches() {
+        return batches.size();
+    }
+
+    /** Child batches per shard, in shard-name order. */
+    public Map<String, Integer> childBatchesPerShard() {
+        Map<String, Integer> counts = new TreeMap<>();
+        batches.forEach(b -> counts.merge(b.shard(), 1, Integer::sum));
+        return counts;
+    }
+
+    /** Writes sent per shard (a broadcast write counts once on every shard), in shard-name order. */
+    public Map<String, Integer> documentsPerShard() {
+        Map<String, Integer> counts = new TreeMap<>();
+        batches.forEach(b -> counts.merge(b.shard(), b.size(), Integer::sum));
+        return counts;
+    }
+
+    /** The child batches of each round, by round number. */
+    public Map<Integer, List<ChildBatch>> byRound() {
+        Map<Integer, List<ChildBatch>> rounds = new LinkedHashMap<>();
+        batches.forEach(b -> rounds.computeIfAbsent(b.round(), r -> new java.util.ArrayList<>()).add(b));
+        return rounds;
+    }
+}

@@ -1,0 +1,63 @@
+package io.github.mongowriteguard.testkit.sharding;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * Every write command the cluster's mongos routed, with its rounds and child batches: what a test asserts
+ * instead of timing anything.
+ *
+ * <pre>{@code
+ * cluster.routing().reset();
+ * collection.bulkWrite(models);                           // one ORDERED bulk
+ * RoutedWrite bulk = cluster.routing().last();
+ * assertThat(bulk.rounds()).isEqualTo(6);
+ * assertThat(bulk.childBatchesPerShard()).containsEntry("shard01", 2);
+ * }</pre>
+ */
+public final class RoutingStats {
+    private final ConcurrentLinkedQueue<RoutedWrite> writes = new ConcurrentLinkedQueue<>();
+
+    void add(RoutedWrite write) {
+        writes.add(write);
+    }
+
+    /** The routed write commands in completion order. */
+    public List<RoutedWrite> writes() {
+        return new ArrayList<>(writes);
+    }
+
+    /** The routed write commands on one namespace. */
+    public List<RoutedWrite> writes(String namespace) {
+        return writes.stream().filter(w -> w.namespace().equals(namespace)).toList();
+    }
+
+    /** The most recently completed routed write. @throws IllegalStateException when there is none */
+    public RoutedWrite last() {
+        List<RoutedWrite> all = writes();
+        if (all.isEmpty()) {
+            throw new IllegalStateException("mongos has routed no write command since the last reset()");
+        }
+        return all.get(all.size() - 1);
+    }
+
+    /** Total child batches (mongos-to-shard round trips) of all recorded writes. */
+    public long childBatches() {
+        return writes.stream().mapToLong(RoutedWrite::childBatches).sum();
+    }
+
+    /** Total rounds of all recorded writes. */
+    public long rounds() {
+        return writes.stream().mapToLong(RoutedWrite::rounds).sum();
+    }
+
+    /** The summed {@link RoutedWrite#modelledTime()} of all recorded writes. */
+    public java.time.Duration modelledTime() {
+        return writes.stream().map(RoutedWrite::modelledTime).reduce(java.time.Duration.ZERO, java.time.Duration::plus);
+    }
+
+    public void reset() {
+        writes.clear();
+    }
+}

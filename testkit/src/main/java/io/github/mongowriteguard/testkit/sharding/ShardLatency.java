@@ -1,0 +1,89 @@
+package io.github.mongowriteguard.testkit.sharding;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The simulated cost of one mongos-to-shard child batch: {@code (roundTrip + documents x perDocument) x
+ * slowFactor(shard)}, slept by the router before the shard runs the batch. Zero by default, so tests stay fast;
+ * benchmarks set it to see the cost of rounds (write-path.md, section 1: 1 ms per round trip, 0.2 ms per document,
+ * one shard 10x slower). A slow shard is slower on both parts: that is the model behind the articles' numbers
+ * (UNORDERED with the slow shard: 10 ms + 200 x 2 ms = 410 ms). Thread-safe; changes apply to the next batch.
+ *
+ * <pre>{@code
+ * cluster.latency().roundTrip(Duration.ofMillis(1)).perDocument(Duration.ofNanos(200_000)).slowFactor("shard02", 10);
+ * }</pre>
+ */
+public final class ShardLatency {
+    private volatile long roundTripNanos;
+    private volatile long perDocumentNanos;
+    private final Map<String, Double> slowFactors = new ConcurrentHashMap<>();
+
+    /** The fixed part of every child batch, default zero. @throws IllegalArgumentException if negative */
+    public ShardLatency roundTrip(Duration roundTrip) {
+        this.roundTripNanos = nonNegative("roundTrip", roundTrip);
+        return this;
+    }
+
+    /** The cost of each write in a child batch, default zero. @throws IllegalArgumentException if negative */
+    public ShardLatency perDocument(Duration perDocument) {
+        this.perDocumentNanos = nonNegative("perDocument", perDocument);
+        return this;
+    }
+
+    /** Multiplies the whole batch cost on one shard (default 1), e.g. 10 for the articles' slow shard. */
+    public ShardLatency slowFactor(String shard, double factor) {
+        Objects.requireNonNull(shard, "shard");
+        if (!(factor >= 0)) {
+            throw new IllegalArgumentException("slowFactor (" + factor + ") for " + shard + " must be 0 or more");
+        }
+        slowFactors.put(shard, factor);
+        return this;
+    }
+
+    public Duration roundTrip() {
+        return Duration.ofNanos(roundTripNanos);
+    }
+
+    public Duration perDocument() {
+        return Duration.ofNanos(perDocumentNanos);
+    }
+
+    public double slowFactor(String shard) {
+        return slowFactors.getOrDefault(shard, 1.0);
+    }
+
+    /** The simulated time of one child batch of {@code documents} writes on {@code shard}. */
+    public long costNanos(String shard, int documents) {
+        return (long) ((roundTripNanos + (double) documents * perDocumentNanos) * slowFactor(shard));
+    }
+
+    void sleep(String shard, int documents) {
+        long until = System.nanoTime() + costNanos(shard, documents);
+        long left;
+        while ((left = until - System.nanoTime()) > 0) {
+            try {
+                TimeUnit.NANOSECONDS.sleep(left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private static long nonNegative(String name, Duration value) {
+        Objects.requireNonNull(value, name);
+        if (value.isNegative()) {
+            throw new IllegalArgumentException(name + " (" + value + ") must not be negative");
+        }
+        return value.toNanos();
+    }
+
+    @Override
+    public String toString() {
+        return "ShardLatency{roundTrip=" + roundTrip() + ", perDocument=" + perDocument() + ", slowFactors=" + slowFactors + "}";
+    }
+}
