@@ -1,6 +1,6 @@
 package io.github.mongowriteguard;
 
-import com.mongodb.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 import io.github.mongowriteguard.internal.Durations;
 
 import java.time.Duration;

@@ -5,7 +5,7 @@
  * packages: {@code bulk} plans a bulk write into as few UNORDERED rounds as keep the caller's result.
  * Everything in {@code internal} may change without notice.
  */
-@NonNullApi
+@NullMarked
 package io.github.mongowriteguard;
 
-import com.mongodb.lang.NonNullApi;
+import org.jspecify.annotations.NullMarked;

@@ -1,7 +1,7 @@
 /**
  * Helpers shared by the guard's packages. Not part of the public API: may change in any release.
  */
-@NonNullApi
+@NullMarked
 package io.github.mongowriteguard.internal;
 
-import com.mongodb.lang.NonNullApi;
+import org.jspecify.annotations.NullMarked;
