@@ -41,7 +41,8 @@ public interface IdAssigner<T> {
 
     /**
      * Puts an {@code _id} into {@code document}, which has none, and returns it. The planner calls this only for
-     * documents without an {@code _id}, after every check that does not need the new ids has passed.
+     * documents without an {@code _id}, after every check that does not need the new ids has passed. An exception
+     * thrown here propagates out of {@link BulkPlanner#plan}; documents already given an id keep it.
      *
      * @return the {@code _id} now in the document, or {@code null} to leave the document without one (the driver or
      *         the server will then generate it when the write is sent)

@@ -19,6 +19,9 @@
  *       reported.</li>
  *   <li>Different {@code _id}s are assumed independent. A unique secondary index can link them (inserting A with
  *       email x after deleting B that held x): use strictOrdered for such bulks.</li>
+ *   <li>{@code _id}s compare as the {@code _id} index does with the simple collation: numbers by value
+ *       ({@code 1 == 1L == 1.0}), strings by their bytes. A write with its own collation is unkeyed; on a collection
+ *       whose default collation is not simple, use strictOrdered.</li>
  *   <li>An ordered bulk that contains unkeyed writes ({@code UpdateManyModel}, {@code DeleteManyModel}, a filter that
  *       is not {@code _id} equality) is kept in the caller's order as one ORDERED round.</li>
  * </ul>
