@@ -1,0 +1,33 @@
+package io.github.mongowriteguard.testkit;
+
+import io.github.mongowriteguard.testkit.truth.ServerTruth;
+
+/**
+ * An embedded, emulated MongoDB deployment that the real Java driver talks to over a real loopback socket.
+ * The entry point of the testkit.
+ *
+ * <pre>{@code
+ * try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+ *      MongoClient client = MongoClients.create(cluster.connectionString())) {
+ *     client.getDatabase("shop").getCollection("orders").insertOne(new Document("_id", 1));
+ *     assertThat(cluster.truth().commands("insert")).hasSize(1);
+ * }
+ * }</pre>
+ */
+public interface EmulatedCluster extends AutoCloseable {
+
+    /** A builder for an emulated replica set (a primary with sessions, retryable writes and fail points). */
+    static EmulatedReplicaSet.Builder replicaSet() {
+        return EmulatedReplicaSet.builder();
+    }
+
+    /** A connection string the driver can use, e.g. {@code mongodb://127.0.0.1:40123/?replicaSet=rs0}. */
+    String connectionString();
+
+    /** What the server side saw: commands, copies, documents applied. */
+    ServerTruth truth();
+
+    /** Stops listening and drops all data. Commands still held by stalls are released. */
+    @Override
+    void close();
+}

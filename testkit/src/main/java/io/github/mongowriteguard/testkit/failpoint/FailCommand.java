@@ -1,0 +1,85 @@
+package io.github.mongowriteguard.testkit.failpoint;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+
+/**
+ * The {@code failCommand} fail point of mongod ({@code enableTestCommands=1}), set with
+ * {@code {configureFailPoint: "failCommand", mode: ..., data: ...}} on {@code admin}.
+ *
+ * <p>Modes: {@code "alwaysOn"}, {@code "off"}, {@code {times: n}} (the next n matching commands),
+ * {@code {skip: n}} (all matching commands after the first n). Data: {@code failCommands}, {@code appName},
+ * {@code errorCode}, {@code errorLabels}, {@code writeConcernError}, {@code closeConnection},
+ * {@code blockConnection} with {@code blockTimeMS}. A command matches when its name is in
+ * {@code failCommands} and, if {@code appName} is set, its connection's appName equals it.
+ */
+public final class FailCommand {
+    private FailPointMode mode = FailPointMode.OFF;
+    private BsonDocument data = new BsonDocument();
+
+    /** What one triggered evaluation asks the server to do, in mongod's order: close, block, error. */
+    public record Action(boolean closeConnection, long blockTimeMs, Integer errorCode, List<String> errorLabels,
+                         BsonDocument writeConcernError) {
+        public boolean hasErrorLabels() {
+            return errorLabels != null;
+        }
+    }
+
+    /**
+     * Applies a {@code configureFailPoint} command.
+     *
+     * @throws IllegalArgumentException when the mode is not understood
+     */
+    public synchronized void configure(BsonDocument command) {
+        FailPointMode newMode = FailPointMode.parse(command.get("mode"));
+        data = command.containsKey("data") ? command.getDocument("data").clone() : new BsonDocument();
+        mode = newMode;
+    }
+
+    public synchronized void off() {
+        mode = FailPointMode.OFF;
+        data = new BsonDocument();
+    }
+
+    /**
+     * Decides whether this command triggers the fail point, counting it if so.
+     *
+     * @param commandName the command's name
+     * @param appName     the connection's appName, or null
+     */
+    public synchronized Optional<Action> evaluate(String commandName, String appName) {
+        if (mode.isOff() || !matches(commandName, appName) || !mode.fire()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Action(
+            data.getBoolean("closeConnection", org.bson.BsonBoolean.FALSE).getValue(),
+            data.getBoolean("blockConnection", org.bson.BsonBoolean.FALSE).getValue() && data.containsKey("blockTimeMS")
+                ? data.get("blockTimeMS").asNumber().longValue() : 0,
+            data.containsKey("errorCode") ? data.get("errorCode").asNumber().intValue() : null,
+            data.containsKey("errorLabels") ? strings(data.getArray("errorLabels")) : null,
+            data.containsKey("writeConcernError") ? data.getDocument("writeConcernError").clone() : null));
+    }
+
+    private boolean matches(String commandName, String appName) {
+        if (!data.containsKey("failCommands")) {
+            return false;
+        }
+        boolean named = data.getArray("failCommands").stream()
+            .anyMatch(v -> v.isString() && v.asString().getValue().equals(commandName));
+        if (!named) {
+            return false;
+        }
+        return !data.containsKey("appName") || data.getString("appName").getValue().equals(appName);
+    }
+
+    private static List<String> strings(BsonArray array) {
+        List<String> result = new ArrayList<>();
+        array.forEach(v -> result.add(v.asString().getValue()));
+        return List.copyOf(result);
+    }
+}

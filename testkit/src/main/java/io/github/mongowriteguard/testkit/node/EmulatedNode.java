@@ -1,0 +1,847 @@
+package io.github.mongowriteguard.testkit.node;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonObjectId;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.types.ObjectId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.github.mongowriteguard.testkit.engine.StorageEngine;
+import io.github.mongowriteguard.testkit.failpoint.FailCommand;
+import io.github.mongowriteguard.testkit.failpoint.OnPrimaryTransactionalWrite;
+import io.github.mongowriteguard.testkit.stall.Stall;
+import io.github.mongowriteguard.testkit.stall.StallHandle;
+import io.github.mongowriteguard.testkit.stall.StallMode;
+import io.github.mongowriteguard.testkit.truth.CommandRecord;
+import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
+import io.github.mongowriteguard.testkit.truth.ServerTruth;
+import io.github.mongowriteguard.testkit.truth.TxnId;
+import io.github.mongowriteguard.testkit.wire.ClientConnection;
+import io.github.mongowriteguard.testkit.wire.CommandHandler;
+import io.github.mongowriteguard.testkit.wire.WireServer;
+
+/**
+ * One emulated server process (a replica-set primary or a mongos) on its own loopback port.
+ *
+ * <p>Every command goes through the steps of mongod's {@code service_entry_point_common.cpp} that matter for
+ * writes, in its order: the {@code failCommand} fail point (close, block, error) acts first, before the
+ * session check-out; then the deadline from {@code maxTimeMS}; then the session is checked out (a second
+ * command on the same session waits for the first, as a driver resend does); a retryable write that already
+ * ran returns its stored result; a lower {@code txnNumber} is rejected ({@code TransactionTooOld}); stalls
+ * hold the command; then the engine runs it. A client that stops waiting does not stop the command.
+ */
+public final class EmulatedNode implements CommandHandler, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(EmulatedNode.class);
+    private static final AtomicLong OPIDS = new AtomicLong(1000);
+    private static final Set<String> NOT_RECORDED = Set.of("hello", "ismaster", "isMaster");
+    private static final Set<String> STRIPPED = Set.of("lsid", "txnNumber", "$clusterTime", "$readPreference",
+        "maxTimeMS", "comment", "writeConcern", "readConcern", "$db", "apiVersion", "apiStrict",
+        "apiDeprecationErrors", "autocommit", "startTransaction", "stmtId", "stmtIds", "$audit", "$client",
+        "shardVersion", "databaseVersion", "allowImplicitCollectionCreation");
+
+    private final String name;
+    private final NodeIdentity identity;
+    private final StorageEngine engine = new StorageEngine();
+    private final CommandExecutor executor;
+    private final Introspection introspection = new Introspection();
+    private final ChangeStreams changeStreams = new ChangeStreams();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private final Map<String, SessionState> sessions = new ConcurrentHashMap<>();
+    private final Map<Long, OperationContext> active = new ConcurrentHashMap<>();
+    private final Collection<CommandRecord> records = ServerTruth.newStore();
+    private final ServerTruth truth = new ServerTruth(records);
+    private final FailCommand failCommand = new FailCommand();
+    private final OnPrimaryTransactionalWrite onPrimaryTransactionalWrite = new OnPrimaryTransactionalWrite();
+    private final List<ActiveStall> stalls = new CopyOnWriteArrayList<>();
+    private final Map<String, long[]> commandCounters = new ConcurrentHashMap<>();
+    private final long startedMillis = System.currentTimeMillis();
+    private final ObjectId electionId = new ObjectId();
+    private final WireServer server;
+    private volatile List<String> hosts;
+
+    /**
+     * Starts a node with the storage engine as its executor.
+     *
+     * @param name     a label for logs and truth, e.g. {@code "rs0"}
+     * @param port     the loopback port, 0 for any free one
+     */
+    public EmulatedNode(String name, NodeIdentity identity, int port) {
+        this(name, identity, port, null);
+    }
+
+    /** Starts a node whose commands run in {@code executor} (null: the node's own storage engine). */
+    public EmulatedNode(String name, NodeIdentity identity, int port, CommandExecutor executor) {
+        this.name = name;
+        this.identity = identity;
+        this.executor = executor != null ? executor : (operation, command) -> engine.run(operation.database(), command);
+        this.server = new WireServer(name, port, this);
+        this.hosts = List.of(server.address());
+    }
+
+    /** {@code 127.0.0.1:port}. */
+    public String address() {
+        return server.address();
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public NodeIdentity identity() {
+        return identity;
+    }
+
+    /** The members a primary announces in {@code hello} (itself by default). */
+    public void hosts(List<String> members) {
+        this.hosts = List.copyOf(members);
+    }
+
+    /** Commands this node received, grouped into copies by (lsid, txnNumber). */
+    public ServerTruth truth() {
+        return truth;
+    }
+
+    /** The node's {@code failCommand} fail point (also settable with {@code configureFailPoint}). */
+    public FailCommand failCommand() {
+        return failCommand;
+    }
+
+    /** The node's {@code onPrimaryTransactionalWrite} fail point (also settable with {@code configureFailPoint}). */
+    public OnPrimaryTransactionalWrite onPrimaryTransactionalWrite() {
+        return onPrimaryTransactionalWrite;
+    }
+
+    /** The storage engine, for commands that must bypass the emulated server (seeding data in tests). */
+    public StorageEngine engine() {
+        return engine;
+    }
+
+    /**
+     * Installs a stall; it applies to commands that reach the stall step from now on, and ends when the
+     * returned handle is released or closed.
+     */
+    public StallHandle stall(Stall stall) {
+        ActiveStall active = new ActiveStall(stall);
+        stalls.add(active);
+        return active;
+    }
+
+    /** How many times each command arrived, as {@code serverStatus().metrics.commands.<name>.total}. */
+    public long commandCount(String commandName) {
+        long[] counter = commandCounters.get(commandName);
+        return counter == null ? 0 : counter[0];
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+
+    @Override
+    public BsonDocument handle(ClientConnection connection, String database, BsonDocument command) {
+        String commandName = command.getFirstKey();
+        count(commandName, false);
+        if (commandName.equals("hello") || commandName.equalsIgnoreCase("isMaster")) {
+            return hello(connection, command);
+        }
+        if (commandName.equals("configureFailPoint")) {
+            return configureFailPoint(database, command);
+        }
+        long opid = OPIDS.incrementAndGet();
+        long start = System.nanoTime();
+        CommandRecord record = NOT_RECORDED.contains(commandName) ? null : newRecord(opid, connection, database, command, start);
+        long maxTimeMs = command.containsKey("maxTimeMS") ? command.get("maxTimeMS").asNumber().longValue() : 0;
+        OperationContext operation = new OperationContext(opid, connection, database, command, start, maxTimeMs,
+            lock, changed, record);
+        active.put(opid, operation);
+        try {
+            BsonDocument reply = run(operation);
+            endRecord(record, reply);
+            if (reply.get("ok", new BsonInt32(1)).asNumber().doubleValue() != 1) {
+                count(commandName, true);
+            }
+            return reply;
+        } catch (CloseConnectionSignal signal) {
+            if (record != null) {
+                record.end(ReceivedCommand.Outcome.CONNECTION_CLOSED, 0);
+            }
+            connection.close();
+            throw signal;
+        } catch (RuntimeException e) {
+            log.warn("{}: {} failed in the emulator", name, commandName, e);
+            if (record != null) {
+                record.end(ReceivedCommand.Outcome.ERROR, 1);
+            }
+            return StorageEngine.error(1, "InternalError", "emulator failure: " + e);
+        } finally {
+            active.remove(opid);
+        }
+    }
+
+    private BsonDocument run(OperationContext operation) {
+        BsonDocument command = operation.command();
+        Optional<FailCommand.Action> failure = failCommand.evaluate(operation.commandName(), operation.connection().appName());
+        if (failure.isPresent()) {
+            FailCommand.Action action = failure.get();
+            if (action.closeConnection()) {
+                throw new CloseConnectionSignal();
+            }
+            if (action.blockTimeMs() > 0) {
+                sleepUninterruptibly(action.blockTimeMs());
+            }
+            if (action.errorCode() != null) {
+                BsonDocument reply = StorageEngine.error(action.errorCode(), codeName(action.errorCode()),
+                    "Failing command via 'failCommand' failpoint");
+                return labelled(command, reply, action);
+            }
+        }
+        if (!identity.version().atLeast(io.github.mongowriteguard.testkit.ServerVersion.V4_4)
+            && command.containsKey("comment") && Stall.WRITE_COMMANDS.contains(operation.commandName())) {
+            return StorageEngine.error(40415, "Location40415",
+                "BSON field '" + operation.commandName() + ".comment' is an unknown field.");
+        }
+        SessionState session = null;
+        BsonDocument reply = null;
+        try {
+            if (command.containsKey("lsid") && identity.kind() != NodeIdentity.Kind.MONGOS) {
+                session = checkOut(operation);
+            }
+            reply = runInSession(operation, session);
+            if (failure.isPresent() && failure.get().writeConcernError() != null) {
+                reply.put("writeConcernError", failure.get().writeConcernError());
+                reply = labelled(command, reply, failure.get());
+            } else {
+                reply = labelled(command, reply, null);
+            }
+            return reply;
+        } catch (OperationInterruptedException e) {
+            reply = labelled(command, StorageEngine.error(e.code(), e.codeName(), e.getMessage()), null);
+            return reply;
+        } finally {
+            if (session != null) {
+                // End the record before the session is free, so a waiting resend always ends after its original.
+                if (reply != null) {
+                    endRecord(operation.record(), reply);
+                }
+                checkIn(session);
+            }
+        }
+    }
+
+    private static void endRecord(CommandRecord record, BsonDocument reply) {
+        if (record != null && record.running()) {
+            boolean ok = reply.get("ok", new BsonInt32(1)).asNumber().doubleValue() == 1;
+            record.end(ok ? ReceivedCommand.Outcome.OK : ReceivedCommand.Outcome.ERROR,
+                ok ? 0 : reply.get("code", new BsonInt32(0)).asNumber().intValue());
+        }
+    }
+
+    private BsonDocument runInSession(OperationContext operation, SessionState session) {
+        BsonDocument command = operation.command();
+        boolean retryableWrite = session != null && ErrorLabels.isRetryableWrite(command);
+        if (retryableWrite) {
+            long txnNumber = command.getNumber("txnNumber").longValue();
+            if (txnNumber < session.txnNumber) {
+                return StorageEngine.error(225, "TransactionTooOld", "Retryable write with txnNumber " + txnNumber
+                    + " is prohibited on session " + session.id + " because a newer retryable write with txnNumber "
+                    + session.txnNumber + " has already started on this session.");
+            }
+            if (txnNumber == session.txnNumber && session.storedReply != null) {
+                CommandRecord record = operation.record();
+                if (record != null) {
+                    record.end(ReceivedCommand.Outcome.RETRIED_RESULT, 0);
+                }
+                return session.storedReply.clone();
+            }
+            if (txnNumber > session.txnNumber) {
+                session.txnNumber = txnNumber;
+                session.storedReply = null;
+                session.appliedStatements = 0;
+                session.appliedReply = null;
+            }
+        }
+        operation.checkForInterrupt();
+        stallIfAsked(operation);
+        BsonDocument reply = answerNodeCommand(operation, command);
+        boolean closeAfterwards = false;
+        boolean complete = true;
+        if (reply == null) {
+            if (retryableWrite && (onPrimaryTransactionalWrite.isOn() || session.appliedStatements > 0)) {
+                TransactionalWrite write = runTransactionalWrite(operation, session);
+                reply = write.reply();
+                closeAfterwards = write.closeConnection();
+                complete = write.complete();
+            } else {
+                reply = executor.execute(operation, strip(command));
+            }
+        }
+        if (operation.record() != null && reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
+            operation.record().executed(applied(operation.commandName(), reply));
+        }
+        if (retryableWrite && reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1 && complete) {
+            session.storedReply = reply.clone();
+        }
+        if (closeAfterwards) {
+            throw new CloseConnectionSignal();
+        }
+        return reply;
+    }
+
+    /** {@code complete}: every statement was applied, so the reply is the one a retry gets back. */
+    private record TransactionalWrite(BsonDocument reply, boolean closeConnection, boolean complete) {
+    }
+
+    /**
+     * A retryable write statement by statement, as mongod's primary applies it: the
+     * {@code onPrimaryTransactionalWrite} fail point is evaluated for each statement not yet applied in this
+     * transaction; a statement it fails is not applied (nor are the ones after it), and the statements before it
+     * are remembered as applied, so that the driver's retry runs only the rest.
+     */
+    private TransactionalWrite runTransactionalWrite(OperationContext operation, SessionState session) {
+        BsonDocument command = operation.command();
+        int statements = StatementBatches.count(command);
+        int from = Math.min(session.appliedStatements, statements);
+        boolean close = false;
+        int failedAt = -1;
+        int failCode = 0;
+        for (int i = from; i < statements && failedAt < 0; i++) {
+            Optional<OnPrimaryTransactionalWrite.Action> action = onPrimaryTransactionalWrite.evaluate();
+            if (action.isPresent()) {
+                close |= action.get().closeConnection();
+                if (action.get().failBeforeCommitExceptionCode() != null) {
+                    failedAt = i;
+                    failCode = action.get().failBeforeCommitExceptionCode();
+                }
+            }
+        }
+        int to = failedAt >= 0 ? failedAt : statements;
+        String message = "Failing write for " + session.id + ":" + session.txnNumber
+            + " due to failpoint. The write must not be reflected.";
+        if (StatementBatches.field(command) == null) {
+            BsonDocument reply = failedAt >= 0 ? StorageEngine.error(failCode, codeName(failCode), message)
+                : executor.execute(operation, strip(command));
+            return new TransactionalWrite(reply, close, failedAt < 0);
+        }
+        BsonDocument reply = to > from
+            ? StatementBatches.shift(executor.execute(operation, strip(StatementBatches.slice(command, from, to))), from)
+            : StatementBatches.empty(command);
+        reply = StatementBatches.merge(session.appliedReply, reply);
+        if (failedAt >= 0) {
+            if (to > 0 && StatementBatches.cleanSuccess(reply)) {
+                session.appliedStatements = to;
+                session.appliedReply = reply.clone();
+            }
+            reply = StatementBatches.withWriteError(reply, failedAt, failCode, codeName(failCode), message);
+        } else {
+            session.appliedStatements = 0;
+            session.appliedReply = null;
+        }
+        return new TransactionalWrite(reply, close, failedAt < 0);
+    }
+
+    private BsonDocument labelled(BsonDocument command, BsonDocument reply, FailCommand.Action action) {
+        if (action != null && action.hasErrorLabels()) {
+            BsonArray labels = new BsonArray();
+            action.errorLabels().forEach(label -> labels.add(new BsonString(label)));
+            reply.put("errorLabels", labels);
+        } else if (identity.version().atLeast(io.github.mongowriteguard.testkit.ServerVersion.V4_4)) {
+            ErrorLabels.addServerLabels(command, reply);
+        }
+        return reply;
+    }
+
+    // ---- sessions ---------------------------------------------------------------------------------------
+
+    /** The {@code $listLocalSessions} documents: the sessions this node has seen, {@code {_id: {id, uid}, lastUse}}. */
+    private List<BsonDocument> localSessions() {
+        List<BsonDocument> result = new ArrayList<>();
+        for (SessionState session : sessions.values()) {
+            if (session.lsid != null) {
+                result.add(new BsonDocument("_id", session.lsid).append("lastUse", new BsonDateTime(session.lastUse)));
+            }
+        }
+        return result;
+    }
+
+    /** mongod's transaction table entry for one logical session. */
+    private static final class SessionState {
+        final String id;
+        int appliedStatements;
+        BsonDocument appliedReply;
+        volatile BsonDocument lsid;
+        volatile long lastUse = System.currentTimeMillis();
+        long txnNumber = -1;
+        BsonDocument storedReply;
+        long checkedOutBy;
+
+        SessionState(String id) {
+            this.id = id;
+        }
+    }
+
+    private SessionState checkOut(OperationContext operation) {
+        String id = sessionId(operation.command().get("lsid"));
+        SessionState session = sessions.computeIfAbsent(id, SessionState::new);
+        lock.lock();
+        try {
+            operation.awaitInterruptibly(() -> session.checkedOutBy == 0, Long.MAX_VALUE);
+            session.checkedOutBy = operation.opid();
+            session.lastUse = System.currentTimeMillis();
+            if (session.lsid == null) {
+                session.lsid = sessionIdDocument(operation.command().getDocument("lsid"));
+            }
+            return session;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw OperationInterruptedException.killed();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void checkIn(SessionState session) {
+        lock.lock();
+        try {
+            session.checkedOutBy = 0;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The lsid as mongod stores it: {@code {id, uid}}, uid being the SHA-256 of the (here: no) user name. */
+    private static BsonDocument sessionIdDocument(BsonDocument lsid) {
+        BsonDocument id = new BsonDocument("id", lsid.get("id"));
+        id.put("uid", lsid.containsKey("uid") ? lsid.get("uid") : new org.bson.BsonBinary(NO_USER_DIGEST));
+        return id;
+    }
+
+    private static final byte[] NO_USER_DIGEST = sha256("");
+
+    private static byte[] sha256(String text) {
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256").digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static String sessionId(BsonValue lsid) {
+        if (lsid == null || !lsid.isDocument() || !lsid.asDocument().containsKey("id")) {
+            return null;
+        }
+        BsonValue id = lsid.asDocument().get("id");
+        if (id.isBinary()) {
+            return id.asBinary().asUuid().toString();
+        }
+        return id.toString();
+    }
+
+    // ---- stalls -----------------------------------------------------------------------------------------
+
+    private final class ActiveStall implements StallHandle {
+        private final Stall stall;
+        private volatile boolean released;
+
+        ActiveStall(Stall stall) {
+            this.stall = stall;
+        }
+
+        @Override
+        public Stall stall() {
+            return stall;
+        }
+
+        @Override
+        public void release() {
+            stalls.remove(this);
+            lock.lock();
+            try {
+                released = true;
+                changed.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    private void stallIfAsked(OperationContext operation) {
+        String namespace = namespace(operation.database(), operation.command());
+        for (ActiveStall stall : stalls) {
+            if (!stall.stall.matches(namespace, operation.commandName())) {
+                continue;
+            }
+            long until = System.nanoTime() + stall.stall.duration().toNanos();
+            lock.lock();
+            try {
+                if (stall.stall.mode() == StallMode.INTERRUPTIBLE) {
+                    operation.awaitInterruptibly(() -> stall.released, until);
+                } else {
+                    operation.awaitUninterruptibly(() -> stall.released, until);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw OperationInterruptedException.killed();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    private static void sleepUninterruptibly(long millis) {
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        long left;
+        while ((left = until - System.nanoTime()) > 0) {
+            try {
+                TimeUnit.NANOSECONDS.sleep(left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    // ---- kill and currentOp -----------------------------------------------------------------------------
+
+    /** Marks an operation killed; it ends at its next interrupt point. */
+    public boolean killOp(long opid) {
+        OperationContext operation = active.get(opid);
+        if (operation == null) {
+            return false;
+        }
+        operation.kill();
+        return true;
+    }
+
+    /** Kills every running operation of the given sessions (all sessions when empty). */
+    public int killSessions(Set<String> sessionIds) {
+        int killed = 0;
+        for (OperationContext operation : active.values()) {
+            String id = sessionId(operation.command().get("lsid"));
+            if (id != null && (sessionIds.isEmpty() || sessionIds.contains(id))) {
+                operation.kill();
+                killed++;
+            }
+        }
+        return killed;
+    }
+
+    /** The running operations as {@code currentOp} documents. */
+    public List<BsonDocument> currentOps() {
+        List<BsonDocument> ops = new ArrayList<>();
+        long now = System.nanoTime();
+        for (OperationContext operation : active.values()) {
+            BsonDocument command = operation.command();
+            long micros = TimeUnit.NANOSECONDS.toMicros(now - operation.startNanos());
+            BsonDocument op = new BsonDocument("type", new BsonString("op"))
+                .append("host", new BsonString(address()))
+                .append("desc", new BsonString("conn" + operation.connection().id()))
+                .append("connectionId", new BsonInt64(operation.connection().id()))
+                .append("client", new BsonString(operation.connection().peer()))
+                .append("active", BsonBoolean.TRUE)
+                .append("opid", new BsonInt64(operation.opid()))
+                .append("secs_running", new BsonInt64(micros / 1_000_000))
+                .append("microsecs_running", new BsonInt64(micros))
+                .append("op", new BsonString(opType(operation.commandName())))
+                .append("ns", new BsonString(namespace(operation.database(), command)))
+                .append("command", command)
+                .append("killPending", BsonBoolean.valueOf(operation.isKilled()))
+                .append("waitingForLock", BsonBoolean.FALSE);
+            if (operation.connection().appName() != null) {
+                op.append("appName", new BsonString(operation.connection().appName()));
+            }
+            if (command.containsKey("lsid")) {
+                op.append("lsid", command.get("lsid"));
+            }
+            if (command.containsKey("txnNumber")) {
+                op.append("transaction", new BsonDocument("parameters",
+                    new BsonDocument("txnNumber", command.get("txnNumber"))));
+            }
+            ops.add(op);
+        }
+        return ops;
+    }
+
+    private static String opType(String commandName) {
+        switch (commandName) {
+            case "insert":
+                return "insert";
+            case "update":
+                return "update";
+            case "delete":
+                return "remove";
+            case "find":
+                return "query";
+            case "getMore":
+                return "getmore";
+            default:
+                return "command";
+        }
+    }
+
+    // ---- commands the node answers itself -------------------------------------------------------------
+
+    private BsonDocument hello(ClientConnection connection, BsonDocument command) {
+        if (command.containsKey("client")) {
+            BsonDocument client = command.getDocument("client");
+            if (client.containsKey("application")) {
+                connection.appName(client.getDocument("application").getString("name").getValue());
+            }
+        }
+        boolean legacy = !command.getFirstKey().equals("hello");
+        BsonDocument reply = new BsonDocument();
+        if (command.getBoolean("helloOk", BsonBoolean.FALSE).getValue()) {
+            reply.append("helloOk", BsonBoolean.TRUE);
+        }
+        reply.append(legacy ? "ismaster" : "isWritablePrimary", BsonBoolean.TRUE);
+        switch (identity.kind()) {
+            case REPLICA_SET_PRIMARY:
+                BsonArray members = new BsonArray();
+                hosts.forEach(host -> members.add(new BsonString(host)));
+                reply.append("hosts", members)
+                    .append("setName", new BsonString(identity.setName()))
+                    .append("setVersion", new BsonInt32(1))
+                    .append("secondary", BsonBoolean.FALSE)
+                    .append("primary", new BsonString(address()))
+                    .append("me", new BsonString(address()))
+                    .append("electionId", new BsonObjectId(electionId));
+                break;
+            case MONGOS:
+                reply.append("msg", new BsonString("isdbgrid"));
+                break;
+            default:
+                break;
+        }
+        reply.append("maxBsonObjectSize", new BsonInt32(16 * 1024 * 1024))
+            .append("maxMessageSizeBytes", new BsonInt32(48_000_000))
+            .append("maxWriteBatchSize", new BsonInt32(100_000))
+            .append("localTime", new BsonDateTime(System.currentTimeMillis()))
+            .append("logicalSessionTimeoutMinutes", new BsonInt32(30))
+            .append("connectionId", new BsonInt64(connection.id()))
+            .append("minWireVersion", new BsonInt32(0))
+            .append("maxWireVersion", new BsonInt32(identity.version().wireVersion()))
+            .append("readOnly", BsonBoolean.FALSE)
+            .append("ok", new BsonDouble(1));
+        return reply;
+    }
+
+    private BsonDocument configureFailPoint(String database, BsonDocument command) {
+        if (!database.equals("admin")) {
+            return StorageEngine.error(13, "Unauthorized", "configureFailPoint may only be run against the admin database.");
+        }
+        String failPoint = command.get("configureFailPoint").asString().getValue();
+        if (!failPoint.equals("failCommand") && !failPoint.equals("onPrimaryTransactionalWrite")) {
+            return StorageEngine.error(2, "BadValue", "Cannot find failpoint: " + failPoint
+                + " (the testkit emulates failCommand and onPrimaryTransactionalWrite)");
+        }
+        try {
+            if (failPoint.equals("failCommand")) {
+                failCommand.configure(command);
+            } else {
+                onPrimaryTransactionalWrite.configure(command);
+            }
+        } catch (IllegalArgumentException e) {
+            return StorageEngine.error(2, "BadValue", e.getMessage());
+        }
+        return ok();
+    }
+
+    private BsonDocument strip(BsonDocument command) {
+        BsonDocument stripped = new BsonDocument();
+        for (Map.Entry<String, BsonValue> entry : command.entrySet()) {
+            if (!STRIPPED.contains(entry.getKey())) {
+                stripped.put(entry.getKey(), entry.getValue());
+            }
+        }
+        return stripped;
+    }
+
+    /**
+     * Answers the commands the emulated server owns (introspection, sessions, status) and returns null for
+     * everything the storage engine or router should run.
+     */
+    private BsonDocument answerNodeCommand(OperationContext operation, BsonDocument command) {
+        String commandName = command.getFirstKey();
+        switch (commandName) {
+            case "ping":
+            case "endSessions":
+            case "refreshSessions":
+                return ok();
+            case "buildInfo":
+            case "buildinfo":
+                return buildInfo();
+            case "serverStatus":
+                return serverStatus();
+            case "currentOp":
+                return introspection.currentOp(currentOps(), command);
+            case "killOp":
+                BsonValue op = command.get("op");
+                killOp(op == null ? -1 : op.asNumber().longValue());
+                return ok().append("info", new BsonString("attempting to kill op"));
+            case "killSessions":
+            case "killAllSessions":
+                Set<String> ids = new java.util.HashSet<>();
+                BsonValue list = command.get(commandName);
+                if (list != null && list.isArray()) {
+                    list.asArray().forEach(lsid -> {
+                        String id = sessionId(lsid);
+                        if (id != null) {
+                            ids.add(id);
+                        }
+                    });
+                }
+                killSessions(ids);
+                return ok();
+            case "aggregate":
+                if (operation.database().equals("admin") && Introspection.isCurrentOpPipeline(command)) {
+                    return introspection.currentOpAggregate(currentOps(), command);
+                }
+                if (Introspection.isListLocalSessionsPipeline(command)) {
+                    return introspection.listLocalSessionsAggregate(localSessions(), operation.database(), command);
+                }
+                if (ChangeStreams.isChangeStream(command)) {
+                    return changeStreams.open(operation.database(), command);
+                }
+                return null;
+            case "getMore":
+                return changeStreams.owns(command) ? changeStreams.getMore(operation, command) : null;
+            case "killCursors":
+                return changeStreams.killsOwned(command) ? changeStreams.killCursors(command) : null;
+            default:
+                return null;
+        }
+    }
+
+    private BsonDocument buildInfo() {
+        BsonArray versionArray = new BsonArray(List.of(new BsonInt32(identity.version().major()),
+            new BsonInt32(identity.version().minor()), new BsonInt32(0), new BsonInt32(0)));
+        return ok().append("version", new BsonString(identity.version().versionString()))
+            .append("gitVersion", new BsonString("mongo-write-guard-testkit"))
+            .append("versionArray", versionArray)
+            .append("maxBsonObjectSize", new BsonInt32(16 * 1024 * 1024));
+    }
+
+    private BsonDocument serverStatus() {
+        BsonDocument commands = new BsonDocument();
+        commandCounters.forEach((commandName, counter) -> commands.put(commandName,
+            new BsonDocument("failed", new BsonInt64(counter[1])).append("total", new BsonInt64(counter[0]))));
+        return ok().append("host", new BsonString(address()))
+            .append("version", new BsonString(identity.version().versionString()))
+            .append("process", new BsonString(identity.kind() == NodeIdentity.Kind.MONGOS ? "mongos" : "mongod"))
+            .append("uptimeMillis", new BsonInt64(System.currentTimeMillis() - startedMillis))
+            .append("localTime", new BsonDateTime(System.currentTimeMillis()))
+            .append("metrics", new BsonDocument("commands", commands));
+    }
+
+    private void count(String commandName, boolean failed) {
+        long[] counter = commandCounters.computeIfAbsent(commandName, n -> new long[2]);
+        synchronized (counter) {
+            counter[failed ? 1 : 0]++;
+        }
+    }
+
+    // ---- helpers ----------------------------------------------------------------------------------------
+
+    private CommandRecord newRecord(long opid, ClientConnection connection, String database, BsonDocument command,
+                                    long start) {
+        String lsid = sessionId(command.get("lsid"));
+        Long txnNumber = command.containsKey("txnNumber") ? command.getNumber("txnNumber").longValue() : null;
+        // Without a txnNumber a command is a copy of its own, even when its session is reused for the next one.
+        TxnId txnId = lsid != null && txnNumber != null ? new TxnId(lsid, txnNumber) : new TxnId("op:" + opid, null);
+        Long maxTimeMs = command.containsKey("maxTimeMS") ? command.get("maxTimeMS").asNumber().longValue() : null;
+        CommandRecord record = new CommandRecord(opid, name + "/" + address(), connection.id(), connection.appName(),
+            database, command.getFirstKey(), namespace(database, command), txnId, command.get("comment"), maxTimeMs,
+            statementCount(command), start);
+        records.add(record);
+        return record;
+    }
+
+    static String namespace(String database, BsonDocument command) {
+        BsonValue target = command.get(command.getFirstKey());
+        if (target != null && target.isString() && !command.getFirstKey().equals("configureFailPoint")) {
+            return database + "." + target.asString().getValue();
+        }
+        return database + ".$cmd";
+    }
+
+    private static int statementCount(BsonDocument command) {
+        for (String field : List.of("documents", "updates", "deletes")) {
+            if (command.containsKey(field) && command.get(field).isArray()) {
+                return command.getArray(field).size();
+            }
+        }
+        return command.getFirstKey().equalsIgnoreCase("findAndModify") ? 1 : 0;
+    }
+
+    private static long applied(String commandName, BsonDocument reply) {
+        switch (commandName) {
+            case "insert":
+            case "delete":
+                return reply.get("n", new BsonInt32(0)).asNumber().longValue();
+            case "update":
+                return reply.get("nModified", new BsonInt32(0)).asNumber().longValue()
+                    + (reply.containsKey("upserted") ? reply.getArray("upserted").size() : 0);
+            case "findAndModify":
+            case "findandmodify":
+                BsonDocument lastError = reply.getDocument("lastErrorObject", new BsonDocument());
+                return lastError.get("n", new BsonInt32(0)).asNumber().longValue();
+            default:
+                return 0;
+        }
+    }
+
+    private static String codeName(int code) {
+        return ErrorCodeNames.of(code);
+    }
+
+    static BsonDocument ok() {
+        return new BsonDocument("ok", new BsonDouble(1));
+    }
+
+    /** Waits until every operation on this node has ended (for orderly shutdown in tests). */
+    public boolean awaitNoOperations(Duration timeout) throws InterruptedException {
+        long until = System.nanoTime() + timeout.toNanos();
+        while (!active.isEmpty()) {
+            if (System.nanoTime() - until > 0) {
+                return false;
+            }
+            Thread.sleep(5);
+        }
+        return true;
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        for (ActiveStall stall : stalls) {
+            stall.release();
+        }
+        engine.close();
+        introspection.close();
+    }
+
+    @Override
+    public String toString() {
+        return name + "@" + address() + " (" + identity.kind() + ", " + identity.version().versionString() + ")";
+    }
+}

@@ -1,0 +1,22 @@
+package io.github.mongowriteguard.testkit.node;
+
+import io.github.mongowriteguard.testkit.ServerVersion;
+
+/**
+ * Who an emulated node says it is in {@code hello}.
+ *
+ * @param kind    replica-set primary, mongos, or standalone
+ * @param setName the replica set name (primaries only)
+ * @param version the server version it reports
+ */
+public record NodeIdentity(Kind kind, String setName, ServerVersion version) {
+    public enum Kind { REPLICA_SET_PRIMARY, MONGOS, STANDALONE }
+
+    public static NodeIdentity primary(String setName, ServerVersion version) {
+        return new NodeIdentity(Kind.REPLICA_SET_PRIMARY, setName, version);
+    }
+
+    public static NodeIdentity mongos(ServerVersion version) {
+        return new NodeIdentity(Kind.MONGOS, null, version);
+    }
+}

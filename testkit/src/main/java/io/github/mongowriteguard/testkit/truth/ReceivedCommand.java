@@ -1,0 +1,46 @@
+package io.github.mongowriteguard.testkit.truth;
+
+import org.bson.BsonValue;
+
+/**
+ * What the server saw of one command: who sent it, its session and transaction number, how long it ran and
+ * how it ended. A snapshot: take a new one to see later progress.
+ *
+ * @param opid             the server's operation id (as in {@code currentOp})
+ * @param node             the node that ran it (e.g. {@code "rs0/127.0.0.1:27017"} or {@code "shard01/..."})
+ * @param connectionId     the client connection it arrived on
+ * @param appName          the driver's {@code appName}, or null
+ * @param database         the database
+ * @param commandName      e.g. {@code "insert"}
+ * @param namespace        {@code db.collection} for collection commands, else {@code db.$cmd}
+ * @param txnId            the copy it belongs to
+ * @param comment          the command's {@code comment}, or null
+ * @param maxTimeMs        the command's {@code maxTimeMS}, or null
+ * @param documents        the number of write statements it carried (inserts, updates, deletes)
+ * @param startNanos       {@link System#nanoTime()} when it arrived
+ * @param endNanos         when it ended, or -1 while it runs
+ * @param outcome          how it ended
+ * @param errorCode        the error code for {@link Outcome#ERROR}, else 0
+ * @param executed         true if it ran in the storage engine (false: failed before, or answered from the
+ *                         session's stored result of an earlier execution)
+ * @param applied          documents it wrote (inserted, modified, upserted, deleted)
+ */
+public record ReceivedCommand(long opid, String node, long connectionId, String appName, String database,
+                              String commandName, String namespace, TxnId txnId, BsonValue comment, Long maxTimeMs,
+                              int documents, long startNanos, long endNanos, Outcome outcome, int errorCode,
+                              boolean executed, long applied) {
+
+    /** How a command ended. */
+    public enum Outcome {
+        RUNNING, OK, ERROR, CONNECTION_CLOSED, RETRIED_RESULT
+    }
+
+    public boolean running() {
+        return endNanos < 0;
+    }
+
+    /** True when the command carried a {@code txnNumber} (a retryable write or a transaction). */
+    public boolean hasTxnNumber() {
+        return txnId.txnNumber() != null;
+    }
+}

@@ -1,0 +1,174 @@
+package io.github.mongowriteguard.testkit.truth;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Predicate;
+
+/**
+ * The server-side truth that tests assert on: every command the emulated server received, grouped into copies
+ * by {@code (lsid, txnNumber)}. Handshakes and heartbeats are not recorded.
+ *
+ * <pre>{@code
+ * ServerTruth truth = cluster.truth();
+ * Predicate<ReceivedCommand> inserts = c -> c.commandName().equals("insert");
+ * assertThat(truth.commands(inserts)).hasSize(8);
+ * assertThat(truth.copies(inserts)).hasSize(4);
+ * assertThat(truth.maxConcurrentCopies(inserts)).isEqualTo(4);
+ * }</pre>
+ */
+public final class ServerTruth {
+    private final Collection<CommandRecord> records;
+
+    /** A view over the given records; the emulator keeps adding to them. */
+    public ServerTruth(Collection<CommandRecord> records) {
+        this.records = records;
+    }
+
+    /** A truth that joins several nodes' records (a sharded cluster). */
+    public static ServerTruth union(List<ServerTruth> parts) {
+        return new ServerTruth(new UnionCollection(parts));
+    }
+
+    /** Every recorded command, in arrival order per node. */
+    public List<ReceivedCommand> commands() {
+        return commands(c -> true);
+    }
+
+    public List<ReceivedCommand> commands(Predicate<ReceivedCommand> filter) {
+        List<ReceivedCommand> result = new ArrayList<>();
+        for (CommandRecord record : records) {
+            ReceivedCommand command = record.snapshot();
+            if (filter.test(command)) {
+                result.add(command);
+            }
+        }
+        result.sort((a, b) -> Long.compare(a.startNanos(), b.startNanos()));
+        return result;
+    }
+
+    /** Commands of the given name, e.g. {@code "insert"}. */
+    public List<ReceivedCommand> commands(String commandName) {
+        return commands(c -> c.commandName().equals(commandName));
+    }
+
+    /** The matching commands grouped by the copy they belong to, in order of each copy's first command. */
+    public Map<TxnId, List<ReceivedCommand>> copies(Predicate<ReceivedCommand> filter) {
+        Map<TxnId, List<ReceivedCommand>> copies = new LinkedHashMap<>();
+        for (ReceivedCommand command : commands(filter)) {
+            copies.computeIfAbsent(command.txnId(), id -> new ArrayList<>()).add(command);
+        }
+        return copies;
+    }
+
+    /**
+     * The largest number of copies that were running at the same moment: a copy runs from its first command's
+     * arrival until its last command ended (a copy still running counts until now).
+     */
+    public int maxConcurrentCopies(Predicate<ReceivedCommand> filter) {
+        List<long[]> events = new ArrayList<>();
+        long now = System.nanoTime();
+        for (List<ReceivedCommand> copy : copies(filter).values()) {
+            long start = Long.MAX_VALUE;
+            long end = Long.MIN_VALUE;
+            for (ReceivedCommand command : copy) {
+                start = Math.min(start, command.startNanos());
+                end = Math.max(end, command.running() ? now + 1 : command.endNanos());
+            }
+            events.add(new long[] {start, 1});
+            events.add(new long[] {end, -1});
+        }
+        // Ends before starts at the same instant: touching copies did not overlap.
+        events.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+        int running = 0;
+        int max = 0;
+        for (long[] event : events) {
+            running += (int) event[1];
+            max = Math.max(max, running);
+        }
+        return max;
+    }
+
+    /** Copies with at least one matching command still running now. */
+    public int runningCopies(Predicate<ReceivedCommand> filter) {
+        return (int) copies(filter).values().stream()
+            .filter(copy -> copy.stream().anyMatch(ReceivedCommand::running))
+            .count();
+    }
+
+    /** Documents written by the matching commands (inserted, modified, upserted, deleted). */
+    public long documentsApplied(Predicate<ReceivedCommand> filter) {
+        return commands(filter).stream().mapToLong(ReceivedCommand::applied).sum();
+    }
+
+    /**
+     * Waits until no matching command is running, e.g. until stalled writes that clients gave up on have
+     * finished on the server.
+     *
+     * @return true if idle, false if the timeout passed first
+     */
+    public boolean awaitIdle(Predicate<ReceivedCommand> filter, Duration timeout) throws InterruptedException {
+        long until = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() - until < 0) {
+            boolean busy = false;
+            for (CommandRecord record : records) {
+                if (record.running() && filter.test(record.snapshot())) {
+                    busy = true;
+                    break;
+                }
+            }
+            if (!busy) {
+                return true;
+            }
+            Thread.sleep(5);
+        }
+        return false;
+    }
+
+    /** Forgets everything recorded so far (commands still running stay until they end). */
+    public void reset() {
+        records.removeIf(record -> !record.running());
+    }
+
+    /** A read-only union of several truths' record collections. */
+    private static final class UnionCollection extends java.util.AbstractCollection<CommandRecord> {
+        private final List<ServerTruth> parts;
+
+        UnionCollection(List<ServerTruth> parts) {
+            this.parts = List.copyOf(parts);
+        }
+
+        @Override
+        public java.util.Iterator<CommandRecord> iterator() {
+            List<CommandRecord> all = new ArrayList<>();
+            for (ServerTruth part : parts) {
+                all.addAll(part.records);
+            }
+            return Collections.unmodifiableList(all).iterator();
+        }
+
+        @Override
+        public int size() {
+            return parts.stream().mapToInt(p -> p.records.size()).sum();
+        }
+
+        @Override
+        public boolean removeIf(Predicate<? super CommandRecord> filter) {
+            boolean removed = false;
+            for (ServerTruth part : parts) {
+                removed |= part.records.removeIf(filter);
+            }
+            return removed;
+        }
+    }
+
+    /** A fresh, thread-safe record store for one node. */
+    public static Collection<CommandRecord> newStore() {
+        return new ConcurrentLinkedQueue<>();
+    }
+}

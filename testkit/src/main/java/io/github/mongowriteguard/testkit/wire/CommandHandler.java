@@ -1,0 +1,23 @@
+package io.github.mongowriteguard.testkit.wire;
+
+import org.bson.BsonDocument;
+
+/** What a {@link WireServer} calls for every request; runs on the connection's own thread. */
+@FunctionalInterface
+public interface CommandHandler {
+    /**
+     * Runs one command and returns its reply.
+     *
+     * @throws CloseConnectionSignal to drop the connection without a reply
+     */
+    BsonDocument handle(ClientConnection connection, String database, BsonDocument command);
+
+    /** Thrown by a handler to close the client's connection instead of replying. */
+    final class CloseConnectionSignal extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public CloseConnectionSignal() {
+            super("close connection", null, false, false);
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.github.mongowriteguard.testkit.spec;
+
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.bson.BsonDocument;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.BsonDocumentCodec;
+
+import com.mongodb.event.CommandFailedEvent;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
+import com.mongodb.event.CommandSucceededEvent;
+
+/**
+ * The command events one client entity observes ({@code observeEvents}), minus {@code ignoreCommandMonitoringEvents},
+ * the runner's own {@code configureFailPoint} commands and, unless {@code observeSensitiveCommands}, the
+ * security-sensitive commands.
+ */
+final class EventRecorder implements CommandListener {
+    private static final Set<String> SENSITIVE = Set.of("authenticate", "saslStart", "saslContinue", "getnonce",
+        "createUser", "updateUser", "copydbgetnonce", "copydbsaslstart", "copydb", "hello", "ismaster", "isMaster");
+
+    /** One observed event: its type as the unified format names it, and its fields. */
+    record Event(String type, String commandName, String databaseName, BsonDocument command, BsonDocument reply) {
+    }
+
+    private final Set<String> observed;
+    private final Set<String> ignored;
+    private final boolean observeSensitive;
+    private final List<Event> events = new CopyOnWriteArrayList<>();
+
+    EventRecorder(Set<String> observed, Set<String> ignored, boolean observeSensitive) {
+        this.observed = observed;
+        this.ignored = ignored;
+        this.observeSensitive = observeSensitive;
+    }
+
+    List<Event> events() {
+        return List.copyOf(events);
+    }
+
+    private boolean skip(String type, String commandName) {
+        return !observed.contains(type) || ignored.contains(commandName) || commandName.equals("configureFailPoint")
+            || (!observeSensitive && SENSITIVE.contains(commandName));
+    }
+
+    @Override
+    public void commandStarted(CommandStartedEvent event) {
+        if (!skip("commandStartedEvent", event.getCommandName())) {
+            events.add(new Event("commandStartedEvent", event.getCommandName(), event.getDatabaseName(),
+                copy(event.getCommand()), null));
+        }
+    }
+
+    @Override
+    public void commandSucceeded(CommandSucceededEvent event) {
+        if (!skip("commandSucceededEvent", event.getCommandName())) {
+            events.add(new Event("commandSucceededEvent", event.getCommandName(), event.getDatabaseName(), null,
+                copy(event.getResponse())));
+        }
+    }
+
+    @Override
+    public void commandFailed(CommandFailedEvent event) {
+        if (!skip("commandFailedEvent", event.getCommandName())) {
+            events.add(new Event("commandFailedEvent", event.getCommandName(), event.getDatabaseName(), null, null));
+        }
+    }
+
+    /** The driver's event documents may be backed by buffers it reuses; keep a copy of our own. */
+    private static BsonDocument copy(BsonDocument document) {
+        return document == null ? null : new RawBsonDocument(document, new BsonDocumentCodec()).decode(new BsonDocumentCodec());
+    }
+}

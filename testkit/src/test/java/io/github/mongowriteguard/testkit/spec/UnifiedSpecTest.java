@@ -1,0 +1,94 @@
+package io.github.mongowriteguard.testkit.spec;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DynamicContainer;
+import org.junit.jupiter.api.DynamicNode;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.ServerVersion;
+
+/**
+ * The MongoDB drivers' specification tests (unified format, read from {@code ../shared/spec-tests} or
+ * {@code -Dspec.dir}) run by {@link UnifiedTestRunner} against each target: the emulated replica set (4.4), or
+ * the real deployment {@code -Dmongo.uri}. Each spec test is one dynamic test; after a target's tests, one
+ * line {@code spec <target>: N passed, M failed, K skipped} is printed.
+ *
+ * <p>A target is one {@code @TestFactory} method calling {@link #specTests(SpecTarget)}; the emulated sharded
+ * cluster becomes {@code specTests(SpecTargets.emulated("sharded", "sharded", V4_4, () -> EmulatedCluster.sharded()...start()))}.
+ */
+class UnifiedSpecTest {
+    private static final List<Finisher> FINISHERS = new ArrayList<>();
+
+    @TestFactory
+    Stream<DynamicNode> replicaset() {
+        SpecTarget real = SpecTargets.realOrNull("replicaset");
+        return specTests(real != null ? real : SpecTargets.emulated("replicaset", "replicaset", ServerVersion.V4_4,
+            () -> EmulatedCluster.replicaSet().serverVersion(ServerVersion.V4_4).start()));
+    }
+
+    /**
+     * Opt-in: the emulated replica set at other server versions, {@code -Dspec.serverVersions=4.2,6.0}; each is a
+     * target of its own ({@code spec replicaset-4.2: ...}). Not run against a real deployment.
+     */
+    @TestFactory
+    Stream<DynamicNode> replicasetAtOtherVersions() {
+        String versions = System.getProperty("spec.serverVersions", "").trim();
+        Assumptions.assumeFalse(versions.isEmpty(), "set -Dspec.serverVersions=4.2,6.0 to run the replica set at other versions");
+        Assumptions.assumeTrue(SpecTargets.realOrNull("replicaset") == null, "other versions are for the emulator only");
+        return Stream.of(versions.split(",")).map(String::trim).filter(v -> !v.isEmpty()).map(ServerVersion::parse)
+            .map(version -> DynamicContainer.dynamicContainer("replicaset " + version.versionString(),
+                specTests(SpecTargets.emulated("replicaset-" + version.major() + "." + version.minor(), "replicaset", version,
+                    () -> EmulatedCluster.replicaSet().serverVersion(version).start()))));
+    }
+
+    static Stream<DynamicNode> specTests(SpecTarget target) {
+        Path directory = SpecFile.directory();
+        if (!Files.isDirectory(directory)) {
+            System.out.println("spec " + target.name() + ": SKIPPED, no spec tests directory at " + directory
+                + " (set -Dspec.dir=...)");
+            String reason = "no spec tests directory at " + directory + " (set -Dspec.dir=...)";
+            return Stream.of(DynamicTest.dynamicTest("spec " + target.name() + " (skipped)", () -> Assumptions.abort(reason)));
+        }
+        List<SpecFile> files = SpecFile.load(directory);
+        SpecTally tally = new SpecTally(target.name());
+        UnifiedTestRunner runner = new UnifiedTestRunner(target);
+        synchronized (FINISHERS) {
+            FINISHERS.add(new Finisher(tally, runner, target));
+        }
+        return files.stream().map(file -> DynamicContainer.dynamicContainer(file.name(), file.path().toUri(),
+            file.document().getArray("tests").stream().map(BsonValue::asDocument)
+                .map(test -> dynamicTest(file, test, runner, tally))));
+    }
+
+    private static DynamicNode dynamicTest(SpecFile file, BsonDocument test, UnifiedTestRunner runner, SpecTally tally) {
+        String description = test.getString("description").getValue();
+        return DynamicTest.dynamicTest(description, () -> tally.run(() -> runner.run(file, test)));
+    }
+
+    @AfterAll
+    static void summaries() {
+        synchronized (FINISHERS) {
+            for (Finisher finisher : FINISHERS) {
+                finisher.runner().close();
+                finisher.target().close();
+                System.out.print(finisher.tally().skipReport());
+                System.out.println(finisher.tally().summary());
+            }
+            FINISHERS.clear();
+        }
+    }
+
+    private record Finisher(SpecTally tally, UnifiedTestRunner runner, SpecTarget target) {
+    }
+}
