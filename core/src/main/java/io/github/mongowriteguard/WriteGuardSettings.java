@@ -1,0 +1,256 @@
+package io.github.mongowriteguard;
+
+import org.jspecify.annotations.Nullable;
+import io.github.mongowriteguard.internal.Durations;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The guard's settings: how long the server may work on one write, and whether ordered bulks keep the driver's
+ * strict ORDERED semantics.
+ *
+ * <p>Immutable and thread-safe. Build one with {@link #builder()}, derive a variant with {@link #builder(WriteGuardSettings)}:
+ * <pre>{@code
+ * WriteGuardSettings settings = WriteGuardSettings.builder()
+ *         .serverDeadlineFraction(0.5)          // maxTimeMS = half the socket read timeout
+ *         .build();
+ * Duration deadline = settings.resolveServerDeadline(Duration.ofSeconds(30));   // 15 s
+ * }</pre>
+ *
+ * <h2>Why a server deadline</h2>
+ * A socket read timeout is the client's clock only: when it fires, the write goes on running on the server, and the
+ * driver's retry sends a second copy. A server deadline ({@code maxTimeMS}) below the socket read timeout stops the
+ * write on the server first, with an error the driver does not retry. See {@link #resolveServerDeadline(Duration)}.
+ */
+public final class WriteGuardSettings {
+
+    /** Default share of the socket read timeout given to the server: 2/3, i.e. 20 s for a 30 s socket timeout. */
+    public static final double DEFAULT_SERVER_DEADLINE_FRACTION = 2.0 / 3.0;
+
+    /** Server deadline used when the client has no socket read timeout and no explicit deadline is set: 10 s. */
+    public static final Duration DEFAULT_SERVER_DEADLINE = Duration.ofSeconds(10);
+
+    @Nullable
+    private final Duration serverDeadline;
+    private final double serverDeadlineFraction;
+    private final Duration defaultServerDeadline;
+    private final boolean strictOrdered;
+
+    private WriteGuardSettings(Builder builder) {
+        this.serverDeadline = builder.serverDeadline;
+        this.serverDeadlineFraction = builder.serverDeadlineFraction;
+        this.defaultServerDeadline = builder.defaultServerDeadline;
+        this.strictOrdered = builder.strictOrdered;
+    }
+
+    /** A builder with every default: deadline derived as 2/3 of the socket read timeout, 10 s without one, not strict. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder starting from {@code existing}'s values. */
+    public static Builder builder(WriteGuardSettings existing) {
+        Objects.requireNonNull(existing, "existing");
+        return new Builder(existing);
+    }
+
+    /** Settings with every default. */
+    public static WriteGuardSettings defaults() {
+        return builder().build();
+    }
+
+    /** The explicit server deadline, if one was set; otherwise it is derived, see {@link #resolveServerDeadline}. */
+    public Optional<Duration> getServerDeadline() {
+        return Optional.ofNullable(serverDeadline);
+    }
+
+    /** Share of the socket read timeout given to the server when no explicit deadline is set; default 2/3. */
+    public double getServerDeadlineFraction() {
+        return serverDeadlineFraction;
+    }
+
+    /** Server deadline when there is neither an explicit deadline nor a socket read timeout; default 10 s. */
+    public Duration getDefaultServerDeadline() {
+        return defaultServerDeadline;
+    }
+
+    /**
+     * Whether an ordered bulk runs as the driver's ORDERED bulk, exactly as given (no rounds, no superseding);
+     * default {@code false}. Unordered bulks are not affected.
+     */
+    public boolean isStrictOrdered() {
+        return strictOrdered;
+    }
+
+    /**
+     * The server deadline ({@code maxTimeMS}) to attach to a write sent over a connection with the given socket read
+     * timeout.
+     *
+     * <ol>
+     *   <li>An explicit {@link Builder#serverDeadline(Duration) serverDeadline} is used as is; with a socket read
+     *       timeout it must be below it, or the socket would time out first and the driver would resend the write
+     *       while the first copy still runs.</li>
+     *   <li>Otherwise, with a socket read timeout: {@code serverDeadlineFraction x socketReadTimeout}, rounded to whole
+     *       milliseconds (the unit of {@code maxTimeMS}) and kept at least 1 ms below the socket read timeout.</li>
+     *   <li>Otherwise {@link #getDefaultServerDeadline() defaultServerDeadline}.</li>
+     * </ol>
+     *
+     * @param socketReadTimeout the client's socket read timeout; {@code null} or zero mean none (the driver's
+     *                          {@code socketTimeoutMS=0})
+     * @return a deadline of at least 1 ms
+     * @throws IllegalArgumentException if {@code socketReadTimeout} is negative
+     * @throws IllegalStateException    if the explicit deadline is not below the socket read timeout, or the socket read
+     *                                  timeout is too short (under 2 ms) to fit a deadline below it
+     */
+    public Duration resolveServerDeadline(@Nullable Duration socketReadTimeout) {
+        if (socketReadTimeout != null && socketReadTimeout.isNegative()) {
+            throw new IllegalArgumentException("socketReadTimeout (" + Durations.format(socketReadTimeout)
+                    + ") must not be negative; pass 0 or null for no socket read timeout");
+        }
+        boolean hasSocketTimeout = socketReadTimeout != null && !socketReadTimeout.isZero();
+        if (serverDeadline != null) {
+            if (hasSocketTimeout && serverDeadline.compareTo(socketReadTimeout) >= 0) {
+                throw new IllegalStateException("serverDeadline (" + Durations.format(serverDeadline)
+                        + ") must be below the socket read timeout (" + Durations.format(socketReadTimeout)
+                        + "); lower it or raise socketTimeout");
+            }
+            return serverDeadline;
+        }
+        if (!hasSocketTimeout) {
+            return defaultServerDeadline;
+        }
+        long socketMillis = socketReadTimeout.toMillis();
+        if (socketMillis < 2) {
+            throw new IllegalStateException("the socket read timeout (" + Durations.format(socketReadTimeout)
+                    + ") is too short to fit a server deadline of whole milliseconds below it; raise socketTimeout");
+        }
+        // Rounded, not truncated: 30 s x 2/3 is 19999.99... ms in floating point and should read 20 s.
+        long millis = Math.round(socketMillis * serverDeadlineFraction);
+        millis = Math.max(1, Math.min(millis, socketMillis - 1));
+        return Duration.ofMillis(millis);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof WriteGuardSettings)) {
+            return false;
+        }
+        WriteGuardSettings that = (WriteGuardSettings) o;
+        return Double.compare(serverDeadlineFraction, that.serverDeadlineFraction) == 0
+                && strictOrdered == that.strictOrdered
+                && Objects.equals(serverDeadline, that.serverDeadline)
+                && defaultServerDeadline.equals(that.defaultServerDeadline);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(serverDeadline, serverDeadlineFraction, defaultServerDeadline, strictOrdered);
+    }
+
+    @Override
+    public String toString() {
+        return "WriteGuardSettings{serverDeadline="
+                + (serverDeadline == null ? "derived" : Durations.format(serverDeadline))
+                + ", serverDeadlineFraction=" + serverDeadlineFraction
+                + ", defaultServerDeadline=" + Durations.format(defaultServerDeadline)
+                + ", strictOrdered=" + strictOrdered + '}';
+    }
+
+    /**
+     * Builds {@link WriteGuardSettings}. Each setter checks its own value and throws {@link IllegalArgumentException}
+     * naming the setting, the bad value and a fix. Not thread-safe.
+     */
+    public static final class Builder {
+
+        @Nullable
+        private Duration serverDeadline;
+        private double serverDeadlineFraction = DEFAULT_SERVER_DEADLINE_FRACTION;
+        private Duration defaultServerDeadline = DEFAULT_SERVER_DEADLINE;
+        private boolean strictOrdered;
+
+        private Builder() {
+        }
+
+        private Builder(WriteGuardSettings existing) {
+            this.serverDeadline = existing.serverDeadline;
+            this.serverDeadlineFraction = existing.serverDeadlineFraction;
+            this.defaultServerDeadline = existing.defaultServerDeadline;
+            this.strictOrdered = existing.strictOrdered;
+        }
+
+        /**
+         * An explicit server deadline for every write, instead of one derived from the socket read timeout.
+         *
+         * @param serverDeadline at least 1 ms, or {@code null} to derive it again (the default)
+         * @throws IllegalArgumentException if zero, negative or under 1 ms ({@code maxTimeMS} counts whole
+         *                                  milliseconds and 0 means no limit)
+         */
+        public Builder serverDeadline(@Nullable Duration serverDeadline) {
+            if (serverDeadline != null) {
+                requireAtLeastOneMilli("serverDeadline", serverDeadline);
+            }
+            this.serverDeadline = serverDeadline;
+            return this;
+        }
+
+        /**
+         * Share of the socket read timeout given to the server when no explicit deadline is set; default 2/3.
+         *
+         * @throws IllegalArgumentException unless strictly between 0 and 1
+         */
+        public Builder serverDeadlineFraction(double serverDeadlineFraction) {
+            if (!(serverDeadlineFraction > 0.0 && serverDeadlineFraction < 1.0)) {
+                throw new IllegalArgumentException("serverDeadlineFraction (" + serverDeadlineFraction
+                        + ") must be in (0, 1); use e.g. 0.66");
+            }
+            this.serverDeadlineFraction = serverDeadlineFraction;
+            return this;
+        }
+
+        /**
+         * Server deadline used when the client has no socket read timeout and no explicit deadline is set;
+         * default 10 s.
+         *
+         * @throws IllegalArgumentException if null, zero, negative or under 1 ms
+         */
+        public Builder defaultServerDeadline(Duration defaultServerDeadline) {
+            if (defaultServerDeadline == null) {
+                throw new IllegalArgumentException("defaultServerDeadline must not be null; use e.g. Duration.ofSeconds(10)");
+            }
+            requireAtLeastOneMilli("defaultServerDeadline", defaultServerDeadline);
+            this.defaultServerDeadline = defaultServerDeadline;
+            return this;
+        }
+
+        /**
+         * Run ordered bulks as the driver's ORDERED bulk, exactly as given; default {@code false}.
+         * Costs about one mongos-to-shard round trip per change of target shard.
+         */
+        public Builder strictOrdered(boolean strictOrdered) {
+            this.strictOrdered = strictOrdered;
+            return this;
+        }
+
+        /** The settings. No rule joins two settings yet, so this does not throw. */
+        public WriteGuardSettings build() {
+            return new WriteGuardSettings(this);
+        }
+
+        private static void requireAtLeastOneMilli(String name, Duration value) {
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException(name + " (" + Durations.format(value)
+                        + ") must be positive; use e.g. Duration.ofSeconds(20)");
+            }
+            if (value.compareTo(Duration.ofMillis(1)) < 0) {
+                throw new IllegalArgumentException(name + " (" + Durations.format(value)
+                        + ") must be at least 1 ms: maxTimeMS counts whole milliseconds and 0 means no limit;"
+                        + " use e.g. Duration.ofMillis(1)");
+            }
+        }
+    }
+}

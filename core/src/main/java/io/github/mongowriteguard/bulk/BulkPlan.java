@@ -1,0 +1,240 @@
+package io.github.mongowriteguard.bulk;
+
+import java.util.AbstractList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.RandomAccess;
+
+/**
+ * How a guarded bulk write runs: its rounds, the writes that are not sent because a later write supersedes them, and
+ * a reason for every decision. Made by {@link BulkPlanner#plan}.
+ *
+ * <pre>{@code
+ * BulkPlan plan = planner.plan(models, PlanOptions.ordered());
+ * plan.mode();                 // UNORDERED_ROUNDS
+ * plan.rounds();               // [Round 1 (UNORDERED, 998 writes), Round 2 (UNORDERED, 1 write)]
+ * plan.superseded();           // {4=7}: write 4 is superseded by write 7
+ * plan.previousOnKey(9);       // 2: do not run write 9 if write 2 failed
+ * plan.decision(4).reason();   // "superseded by #7 (DeleteOneModel on the same _id 12), ..."
+ * }</pre>
+ *
+ * <p>Every index of the caller's list is in exactly one round, or superseded. In an {@link PlanMode#UNORDERED_ROUNDS}
+ * plan, round k holds the k-th sent write of every {@code _id}, so the number of rounds is the largest number of sent
+ * writes on one {@code _id}.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class BulkPlan {
+
+    /** Writes per bulk command that mongos and the driver accept before splitting (maxWriteBatchSize). */
+    private static final int MAX_WRITE_BATCH_SIZE = 100_000;
+
+    private final PlanMode mode;
+    private final String reason;
+    private final WriteFacts[] facts;
+    private final int[] roundOf;
+    private final int[] supersededBy;
+    private final int[] previousOnKey;
+    private final List<Round> rounds;
+    private final int firstUnkeyed;
+    private final Map<Integer, Integer> superseded;
+    private final Map<Integer, Integer> supersededCountBySuperseder;
+
+    BulkPlan(PlanMode mode, String reason, WriteFacts[] facts, int[] roundOf, int[] supersededBy, int[] previousOnKey,
+             List<Round> rounds, int firstUnkeyed) {
+        this.mode = mode;
+        this.reason = reason;
+        this.facts = facts;
+        this.roundOf = roundOf;
+        this.supersededBy = supersededBy;
+        this.previousOnKey = previousOnKey;
+        this.rounds = rounds;
+        this.firstUnkeyed = firstUnkeyed;
+        Map<Integer, Integer> supersededMap = new LinkedHashMap<>();
+        Map<Integer, Integer> counts = new HashMap<>();
+        for (int i = 0; i < supersededBy.length; i++) {
+            if (supersededBy[i] >= 0) {
+                supersededMap.put(i, supersededBy[i]);
+                counts.merge(supersededBy[i], 1, Integer::sum);
+            }
+        }
+        this.superseded = Collections.unmodifiableMap(supersededMap);
+        this.supersededCountBySuperseder = counts;
+    }
+
+    public PlanMode mode() {
+        return mode;
+    }
+
+    /** Why the plan has this mode and this many rounds, in one or two sentences. */
+    public String reason() {
+        return reason;
+    }
+
+    /** Number of writes in the caller's bulk (sent or superseded). */
+    public int size() {
+        return facts.length;
+    }
+
+    /** Whether the caller's bulk was empty: then there is no round. */
+    public boolean isEmpty() {
+        return facts.length == 0;
+    }
+
+    /** The rounds, first to last; each one driver {@code bulkWrite}. Unmodifiable. */
+    public List<Round> rounds() {
+        return rounds;
+    }
+
+    /** Superseded writes: index -> index of the later write that supersedes it, ascending by index. Unmodifiable. */
+    public Map<Integer, Integer> superseded() {
+        return superseded;
+    }
+
+    /** Index of the write that supersedes write {@code index}, or -1 when it is sent. */
+    public int supersededBy(int index) {
+        return supersededBy[checkIndex(index)];
+    }
+
+    /**
+     * Index of the previous sent write on the same {@code _id}, or -1 (first on its {@code _id}, unkeyed, or
+     * superseded). An executor must skip write {@code index} when that write failed: the guard's failures are per
+     * {@code _id}.
+     */
+    public int previousOnKey(int index) {
+        return previousOnKey[checkIndex(index)];
+    }
+
+    /** The round (1 = first) that sends write {@code index}, or 0 when it is superseded. */
+    public int roundOf(int index) {
+        return roundOf[checkIndex(index)];
+    }
+
+    /** What the plan does with write {@code index}, and why. */
+    public WriteDecision decision(int index) {
+        WriteFacts write = facts[checkIndex(index)];
+        return new WriteDecision(index, write.kind, write.isKeyed(), write.id, write.filter, roundOf[index],
+                supersededBy[index], previousOnKey[index], reasonFor(index));
+    }
+
+    /** {@link #decision(int)} for every write, in index order; each built when read. */
+    public List<WriteDecision> decisions() {
+        return new DecisionList();
+    }
+
+    /**
+     * Expected mongos-to-shard round trips for this plan on a collection with a hashed shard key over
+     * {@code shardCount} shards, writes scattered uniformly: {@code 1 + (n - 1)(1 - 1/S)} for an ORDERED round of n
+     * writes, one per 100,000 writes for an UNORDERED round. An estimate for logs and dashboards, not a promise.
+     *
+     * @throws IllegalArgumentException if {@code shardCount} is below 1
+     */
+    public double expectedRoundTrips(int shardCount) {
+        if (shardCount < 1) {
+            throw new IllegalArgumentException("shardCount (" + shardCount + ") must be at least 1; use 1 for an unsharded collection");
+        }
+        double trips = 0;
+        for (Round round : rounds) {
+            trips += round.isOrdered()
+                    ? orderedRoundTrips(round.size(), shardCount)
+                    : (round.size() + MAX_WRITE_BATCH_SIZE - 1) / MAX_WRITE_BATCH_SIZE;
+        }
+        return trips;
+    }
+
+    /** Expected round trips of an ORDERED bulk of n writes over S hashed shards: a new one per change of shard. */
+    static double orderedRoundTrips(int writes, int shardCount) {
+        return writes == 0 ? 0 : 1 + (writes - 1) * (1 - 1.0 / shardCount);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder text = new StringBuilder("BulkPlan{").append(mode).append(", ").append(facts.length)
+                .append(facts.length == 1 ? " write, " : " writes, ").append(rounds.size())
+                .append(rounds.size() == 1 ? " round" : " rounds");
+        if (!rounds.isEmpty()) {
+            text.append(" [");
+            int shown = Math.min(rounds.size(), 5);
+            for (int r = 0; r < shown; r++) {
+                text.append(r == 0 ? "" : ", ").append(rounds.get(r).size());
+            }
+            text.append(rounds.size() > shown ? ", ...]" : "]");
+        }
+        if (!superseded.isEmpty()) {
+            text.append(", ").append(superseded.size()).append(" superseded");
+        }
+        return text.append('}').toString();
+    }
+
+    private String reasonFor(int index) {
+        WriteFacts write = facts[index];
+        switch (mode) {
+            case STRICT_ORDERED:
+                return "round 1 (ORDERED, as given): strictOrdered is set";
+            case PRESERVE_ORDER:
+                if (!write.isKeyed()) {
+                    return "round 1 (ORDERED, in the caller's order): unkeyed, " + write.kind.modelName() + " "
+                            + write.unkeyed.explanation;
+                }
+                return "round 1 (ORDERED, in the caller's order): the ordered bulk has unkeyed writes, first at index "
+                        + firstUnkeyed;
+            case UNORDERED_ROUNDS:
+            default:
+                return reasonInRounds(index, write);
+        }
+    }
+
+    private String reasonInRounds(int index, WriteFacts write) {
+        int superseder = supersededBy[index];
+        if (superseder >= 0) {
+            WriteFacts last = facts[superseder];
+            return "superseded by #" + superseder + " ("
+                    + (last.kind == WriteKind.DELETE_ONE ? "DeleteOneModel" : "ReplaceOneModel with upsert")
+                    + " on the same _id " + Ids.format(last.id) + "), which alone defines the final document; not sent";
+        }
+        if (!write.isKeyed()) {
+            return "round 1: unkeyed, " + write.kind.modelName() + " " + write.unkeyed.explanation
+                    + "; the bulk is unordered, so it joins the first round";
+        }
+        if (write.id == null) {
+            return "round 1: insert without _id; it gets a fresh one when sent, so no other write in this bulk"
+                    + " can touch its document";
+        }
+        StringBuilder text = new StringBuilder("round ").append(roundOf[index]).append(": ");
+        int previous = previousOnKey[index];
+        if (previous < 0) {
+            text.append("first write on _id ").append(Ids.format(write.id));
+        } else {
+            text.append("after #").append(previous).append(" on the same _id ").append(Ids.format(write.id));
+        }
+        Integer supersededCount = supersededCountBySuperseder.get(index);
+        if (supersededCount != null) {
+            text.append("; supersedes ").append(supersededCount).append(" earlier write")
+                    .append(supersededCount == 1 ? "" : "s").append(" on it");
+        }
+        if (write.otherConditions) {
+            text.append(" (its filter has other conditions too)");
+        }
+        return text.toString();
+    }
+
+    private int checkIndex(int index) {
+        return Objects.checkIndex(index, facts.length);
+    }
+
+    private final class DecisionList extends AbstractList<WriteDecision> implements RandomAccess {
+        @Override
+        public WriteDecision get(int index) {
+            return decision(index);
+        }
+
+        @Override
+        public int size() {
+            return facts.length;
+        }
+    }
+}

@@ -1,0 +1,240 @@
+package io.github.mongowriteguard.bulk;
+
+import org.bson.BsonBoolean;
+import org.bson.BsonDecimal128;
+import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonNull;
+import org.bson.BsonObjectId;
+import org.bson.BsonString;
+import org.bson.BsonType;
+import org.bson.BsonValue;
+import org.bson.Document;
+import org.bson.codecs.BooleanCodec;
+import org.bson.codecs.DateCodec;
+import org.bson.codecs.Decimal128Codec;
+import org.bson.codecs.DocumentCodec;
+import org.bson.codecs.DoubleCodec;
+import org.bson.codecs.IntegerCodec;
+import org.bson.codecs.LongCodec;
+import org.bson.codecs.ObjectIdCodec;
+import org.bson.codecs.StringCodec;
+import org.bson.codecs.configuration.CodecConfigurationException;
+import org.bson.codecs.configuration.CodecRegistry;
+import org.bson.conversions.Bson;
+import org.bson.types.Decimal128;
+import org.bson.types.ObjectId;
+import org.jspecify.annotations.Nullable;
+
+import java.util.Date;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads the common filters, updates and documents ({@code new Document("_id", 5)}, {@code new Document("$set", ...)})
+ * without the codec machinery, which costs more than the whole rest of planning. Gives exactly what encoding would
+ * give, and {@code null} ("ask the codec") for anything it is not sure of.
+ *
+ * <p>Only used when the registry encodes {@code Document} and the plain Java scalars with the driver's standard
+ * codecs, checked once per planner: a registry that encodes, say, {@code String} differently gets the codec path.
+ */
+final class DocumentShortcuts {
+
+    private final boolean standardCodecs;
+
+    DocumentShortcuts(CodecRegistry registry) {
+        this.standardCodecs = usesStandardCodecs(registry);
+    }
+
+    private static boolean usesStandardCodecs(CodecRegistry registry) {
+        try {
+            return registry.get(Document.class) instanceof DocumentCodec
+                    && registry.get(Integer.class) instanceof IntegerCodec
+                    && registry.get(Long.class) instanceof LongCodec
+                    && registry.get(Double.class) instanceof DoubleCodec
+                    && registry.get(Boolean.class) instanceof BooleanCodec
+                    && registry.get(ObjectId.class) instanceof ObjectIdCodec
+                    && registry.get(Decimal128.class) instanceof Decimal128Codec
+                    && registry.get(Date.class) instanceof DateCodec
+                    && registry.get(String.class) instanceof StringCodec
+                    && ((StringCodec) registry.get(String.class)).getRepresentation() == BsonType.STRING;
+        } catch (CodecConfigurationException missingCodec) {
+            return false;
+        }
+    }
+
+    /**
+     * A private copy of {@code filter} as BSON, or {@code null} when only the codec can tell: a {@code BsonDocument} is
+     * cloned, a {@code Document} of plain scalars is converted directly.
+     */
+    @Nullable
+    BsonDocument filter(Bson filter) {
+        if (filter instanceof BsonDocument) {
+            return ((BsonDocument) filter).clone();
+        }
+        if (!standardCodecs || !(filter instanceof Document)) {
+            return null;
+        }
+        Document document = (Document) filter;
+        BsonDocument bson = new BsonDocument();
+        for (Map.Entry<String, Object> field : document.entrySet()) {
+            BsonValue value = scalar(field.getValue());
+            if (value == null) {
+                return null;
+            }
+            bson.put(field.getKey(), value);
+        }
+        return bson;
+    }
+
+    /** The top-level field names of an update document, or {@code null} when only the codec can tell. */
+    @Nullable
+    Set<String> updateFields(Bson update) {
+        if (update instanceof BsonDocument) {
+            return ((BsonDocument) update).keySet();
+        }
+        if (standardCodecs && update instanceof Document) {
+            return ((Document) update).keySet(); // DocumentCodec writes the keys as they are
+        }
+        return null;
+    }
+
+    /** The BSON value the standard codecs write for {@code value}, or {@code null} for anything but plain scalars. */
+    @Nullable
+    private static BsonValue scalar(@Nullable Object value) {
+        if (value == null) {
+            return BsonNull.VALUE;
+        } else if (value instanceof Integer) {
+            return new BsonInt32((Integer) value);
+        } else if (value instanceof Long) {
+            return new BsonInt64((Long) value);
+        } else if (value instanceof String) {
+            return new BsonString((String) value);
+        } else if (value instanceof ObjectId) {
+            return new BsonObjectId((ObjectId) value);
+        } else if (value instanceof Double) {
+            return new BsonDouble((Double) value);
+        } else if (value instanceof Boolean) {
+            return BsonBoolean.valueOf((Boolean) value);
+        } else if (value instanceof Decimal128) {
+            return new BsonDecimal128((Decimal128) value);
+        }
+        return null;
+    }
+
+    /**
+     * Size, {@code _id} and first {@code $} field of a {@code Document}, computed from its values without encoding, or
+     * {@code null} when a value is not one of the plain types below (or a string holds surrogate pairs, whose encoding
+     * the arithmetic does not follow).
+     */
+    @Nullable
+    MeasuredDocument measure(Object document) {
+        if (!standardCodecs || !(document instanceof Document)) {
+            return null;
+        }
+        Document fields = (Document) document;
+        BsonValue id = null;
+        if (fields.containsKey("_id")) {
+            id = scalar(fields.get("_id"));
+            if (id == null) {
+                return null; // an embedded-document or other _id: let the codec read it
+            }
+        }
+        long size = documentSize(fields);
+        if (size < 0) {
+            return null;
+        }
+        String firstOperator = null;
+        for (String name : fields.keySet()) {
+            if (WriteInspector.isOperator(name)) {
+                firstOperator = name;
+                break;
+            }
+        }
+        return new MeasuredDocument(size, id, firstOperator);
+    }
+
+    // BSON: document = int32 length, elements, 0x00; element = type byte, cstring name, value.
+    private static long documentSize(Map<?, ?> document) {
+        long size = 4 + 1;
+        for (Map.Entry<?, ?> field : document.entrySet()) {
+            if (!(field.getKey() instanceof String)) {
+                return -1;
+            }
+            long name = utf8Length((String) field.getKey());
+            long value = valueSize(field.getValue());
+            if (name < 0 || value < 0) {
+                return -1;
+            }
+            size += 1 + name + 1 + value;
+        }
+        return size;
+    }
+
+    private static long arraySize(List<?> array) {
+        long size = 4 + 1;
+        int position = 0;
+        for (Object element : array) {
+            long value = valueSize(element);
+            if (value < 0) {
+                return -1;
+            }
+            size += 1 + decimalDigits(position) + 1 + value; // element names are "0", "1", ...
+            position++;
+        }
+        return size;
+    }
+
+    private static long valueSize(@Nullable Object value) {
+        if (value == null) {
+            return 0;
+        } else if (value instanceof Integer) {
+            return 4;
+        } else if (value instanceof Long || value instanceof Double || value instanceof Date) {
+            return 8;
+        } else if (value instanceof String) {
+            long length = utf8Length((String) value);
+            return length < 0 ? -1 : 4 + length + 1;
+        } else if (value instanceof Boolean) {
+            return 1;
+        } else if (value instanceof ObjectId) {
+            return 12;
+        } else if (value instanceof Decimal128) {
+            return 16;
+        } else if (value instanceof Document) {
+            return documentSize((Document) value);
+        } else if (value instanceof List) {
+            return arraySize((List<?>) value);
+        }
+        return -1;
+    }
+
+    /** UTF-8 length; -1 for a string with surrogates. */
+    private static long utf8Length(String text) {
+        long length = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x80) {
+                length += 1;
+            } else if (c < 0x800) {
+                length += 2;
+            } else if (Character.isSurrogate(c)) {
+                return -1;
+            } else {
+                length += 3;
+            }
+        }
+        return length;
+    }
+
+    private static int decimalDigits(int position) {
+        int digits = 1;
+        for (int rest = position; rest >= 10; rest /= 10) {
+            digits++;
+        }
+        return digits;
+    }
+}

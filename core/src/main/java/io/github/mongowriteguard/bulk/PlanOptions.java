@@ -1,0 +1,121 @@
+package io.github.mongowriteguard.bulk;
+
+import com.mongodb.client.model.BulkWriteOptions;
+import io.github.mongowriteguard.WriteGuardSettings;
+
+import java.util.Objects;
+
+/**
+ * What the caller asked of one bulk: ordered or not, and whether an ordered bulk must keep the driver's strict
+ * ORDERED semantics.
+ *
+ * <p>Immutable. Usually derived from the caller's driver options and the guard's settings:
+ * <pre>{@code
+ * PlanOptions options = PlanOptions.from(new BulkWriteOptions().ordered(false), settings);
+ * PlanOptions quick = PlanOptions.ordered();          // the driver's default
+ * }</pre>
+ */
+public final class PlanOptions {
+
+    private static final PlanOptions ORDERED = builder().build();
+    private static final PlanOptions UNORDERED = builder().ordered(false).build();
+
+    private final boolean ordered;
+    private final boolean strictOrdered;
+
+    private PlanOptions(Builder builder) {
+        this.ordered = builder.ordered;
+        this.strictOrdered = builder.strictOrdered;
+    }
+
+    /** An ordered request, not strict: the driver's default. */
+    public static PlanOptions ordered() {
+        return ORDERED;
+    }
+
+    /** An unordered request. */
+    public static PlanOptions unordered() {
+        return UNORDERED;
+    }
+
+    /**
+     * Reads {@code ordered} from the caller's driver options and {@code strictOrdered} from the guard's settings.
+     * The driver options are read once, never kept.
+     */
+    public static PlanOptions from(BulkWriteOptions bulkWriteOptions, WriteGuardSettings settings) {
+        Objects.requireNonNull(bulkWriteOptions, "bulkWriteOptions");
+        Objects.requireNonNull(settings, "settings");
+        return builder().ordered(bulkWriteOptions.isOrdered()).strictOrdered(settings.isStrictOrdered()).build();
+    }
+
+    /** A builder with the defaults: ordered, not strict. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder starting from {@code existing}'s values. */
+    public static Builder builder(PlanOptions existing) {
+        Objects.requireNonNull(existing, "existing");
+        return new Builder().ordered(existing.ordered).strictOrdered(existing.strictOrdered);
+    }
+
+    /** Whether the caller asked for an ORDERED bulk; default {@code true}, as in the driver. */
+    public boolean isOrdered() {
+        return ordered;
+    }
+
+    /**
+     * Whether an ordered request runs as the driver's ORDERED bulk exactly as given; default {@code false}.
+     * Has no effect on an unordered request.
+     */
+    public boolean isStrictOrdered() {
+        return strictOrdered;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof PlanOptions)) {
+            return false;
+        }
+        PlanOptions that = (PlanOptions) o;
+        return ordered == that.ordered && strictOrdered == that.strictOrdered;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(ordered, strictOrdered);
+    }
+
+    @Override
+    public String toString() {
+        return "PlanOptions{ordered=" + ordered + ", strictOrdered=" + strictOrdered + '}';
+    }
+
+    /** Builds {@link PlanOptions}. Not thread-safe. */
+    public static final class Builder {
+        private boolean ordered = true;
+        private boolean strictOrdered;
+
+        private Builder() {
+        }
+
+        /** Whether the caller asked for an ORDERED bulk; default {@code true}. */
+        public Builder ordered(boolean ordered) {
+            this.ordered = ordered;
+            return this;
+        }
+
+        /** Run an ordered request as the driver's ORDERED bulk, exactly as given; default {@code false}. */
+        public Builder strictOrdered(boolean strictOrdered) {
+            this.strictOrdered = strictOrdered;
+            return this;
+        }
+
+        public PlanOptions build() {
+            return new PlanOptions(this);
+        }
+    }
+}

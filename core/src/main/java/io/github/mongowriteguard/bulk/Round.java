@@ -1,0 +1,83 @@
+package io.github.mongowriteguard.bulk;
+
+import java.util.AbstractList;
+import java.util.List;
+import java.util.RandomAccess;
+
+/**
+ * One round of a {@link BulkPlan}: the writes sent together as one driver {@code bulkWrite}, by their index in the
+ * caller's list, in the caller's order.
+ *
+ * <pre>{@code
+ * List<WriteModel<Document>> batch = new ArrayList<>(round.size());
+ * for (int index : round.indices()) batch.add(models.get(index));
+ * collection.bulkWrite(batch, new BulkWriteOptions().ordered(round.isOrdered()));
+ * }</pre>
+ *
+ * Immutable.
+ */
+public final class Round {
+
+    private final int number;
+    private final boolean ordered;
+    private final int[] indices;
+
+    Round(int number, boolean ordered, int[] indices) {
+        this.number = number;
+        this.ordered = ordered;
+        this.indices = indices; // built for this round alone and never changed
+    }
+
+    /** 1 for the first round. */
+    public int number() {
+        return number;
+    }
+
+    /**
+     * Whether this round must run as an ORDERED bulk: only in {@link PlanMode#PRESERVE_ORDER} and
+     * {@link PlanMode#STRICT_ORDERED} plans, which have exactly one round.
+     */
+    public boolean isOrdered() {
+        return ordered;
+    }
+
+    /** Number of writes in this round. */
+    public int size() {
+        return indices.length;
+    }
+
+    /** The writes of this round, as indices in the caller's list, ascending. Unmodifiable. */
+    public List<Integer> indices() {
+        return new IndexList(indices);
+    }
+
+    /** The index of the {@code position}-th write of this round. */
+    public int index(int position) {
+        return indices[position];
+    }
+
+    @Override
+    public String toString() {
+        return "Round " + number + " (" + (ordered ? "ORDERED" : "UNORDERED") + ", " + indices.length + " write"
+                + (indices.length == 1 ? "" : "s") + ')';
+    }
+
+    /** A read-only view of an int array, without boxing the whole round up front. */
+    private static final class IndexList extends AbstractList<Integer> implements RandomAccess {
+        private final int[] values;
+
+        IndexList(int[] values) {
+            this.values = values;
+        }
+
+        @Override
+        public Integer get(int position) {
+            return values[position];
+        }
+
+        @Override
+        public int size() {
+            return values.length;
+        }
+    }
+}

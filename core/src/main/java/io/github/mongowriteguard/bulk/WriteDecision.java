@@ -1,0 +1,104 @@
+package io.github.mongowriteguard.bulk;
+
+import org.jspecify.annotations.Nullable;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+
+import java.util.Optional;
+
+/**
+ * What a {@link BulkPlan} does with one write of the caller's bulk, and why, in words a person can read in a log.
+ *
+ * <pre>{@code
+ * WriteDecision d = plan.decision(3);
+ * d.toString();   // "#3 UpdateOneModel: round 2: after #1 on the same _id 5"
+ * }</pre>
+ *
+ * Immutable: {@link #id()} and {@link #filter()} return copies.
+ */
+public final class WriteDecision {
+
+    private final int index;
+    private final WriteKind kind;
+    private final boolean keyed;
+    @Nullable
+    private final BsonValue id;
+    @Nullable
+    private final BsonDocument filter;
+    private final int round;
+    private final int supersededBy;
+    private final int previousOnKey;
+    private final String reason;
+
+    WriteDecision(int index, WriteKind kind, boolean keyed, @Nullable BsonValue id, @Nullable BsonDocument filter,
+                  int round, int supersededBy, int previousOnKey, String reason) {
+        this.index = index;
+        this.kind = kind;
+        this.keyed = keyed;
+        this.id = id;         // shared with the plan, which never changes it; copied on the way out
+        this.filter = filter;
+        this.round = round;
+        this.supersededBy = supersededBy;
+        this.previousOnKey = previousOnKey;
+        this.reason = reason;
+    }
+
+    /** The write's index in the caller's list. */
+    public int index() {
+        return index;
+    }
+
+    public WriteKind kind() {
+        return kind;
+    }
+
+    /**
+     * Whether the write touches exactly one document named by {@code _id} (including an insert left without
+     * {@code _id}, whose document no other write can name).
+     */
+    public boolean isKeyed() {
+        return keyed;
+    }
+
+    /** The {@code _id} the write is keyed by; empty when unkeyed or for an insert left without {@code _id}. */
+    public Optional<BsonValue> id() {
+        return Optional.ofNullable(id).map(Ids::copy);
+    }
+
+    /** The whole filter as sent, e.g. {@code {_id: 5, region: "eu"}}; empty for inserts. */
+    public Optional<BsonDocument> filter() {
+        return Optional.ofNullable(filter).map(BsonDocument::clone);
+    }
+
+    /** The round (1 = first) that runs this write; 0 when it is superseded. */
+    public int round() {
+        return round;
+    }
+
+    public boolean isSuperseded() {
+        return supersededBy >= 0;
+    }
+
+    /** Index of the later write on the same {@code _id} that supersedes this one, or -1. */
+    public int supersededBy() {
+        return supersededBy;
+    }
+
+    /**
+     * Index of the previous write on the same {@code _id} that is sent, or -1. If that write fails, this one must not
+     * run ("skipped because index i failed").
+     */
+    public int previousOnKey() {
+        return previousOnKey;
+    }
+
+    /** Why, in one sentence: e.g. {@code round 2: after #1 on the same _id 5}. */
+    public String reason() {
+        return reason;
+    }
+
+    @Override
+    public String toString() {
+        return "#" + index + ' ' + kind.modelName() + ": " + reason;
+    }
+}

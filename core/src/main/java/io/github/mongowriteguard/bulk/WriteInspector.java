@@ -1,0 +1,321 @@
+package io.github.mongowriteguard.bulk;
+
+import com.mongodb.client.model.Collation;
+import com.mongodb.client.model.DeleteManyModel;
+import com.mongodb.client.model.DeleteOneModel;
+import com.mongodb.client.model.InsertOneModel;
+import com.mongodb.client.model.ReplaceOneModel;
+import com.mongodb.client.model.UpdateManyModel;
+import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.WriteModel;
+import org.jspecify.annotations.Nullable;
+import io.github.mongowriteguard.bulk.InvalidBulkException.Problem;
+import io.github.mongowriteguard.bulk.WriteFacts.Unkeyed;
+import org.bson.BsonBinaryReader;
+import org.bson.BsonBinaryWriter;
+import org.bson.BsonDocument;
+import org.bson.BsonType;
+import org.bson.BsonValue;
+import org.bson.codecs.BsonValueCodec;
+import org.bson.codecs.Codec;
+import org.bson.codecs.DecoderContext;
+import org.bson.codecs.EncoderContext;
+import org.bson.codecs.configuration.CodecRegistry;
+import org.bson.conversions.Bson;
+import org.bson.io.BasicOutputBuffer;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Step 1 of planning: reads every write model once, checks it, and records its {@link WriteFacts}. Changes nothing:
+ * when it throws, the caller's models are as they were.
+ *
+ * <p>One instance per {@code plan} call: it reuses one encoding buffer, so it is not thread-safe.
+ */
+final class WriteInspector<T> {
+
+    /** The server's limit for one document (maxBsonObjectSize). */
+    static final int MAX_DOCUMENT_SIZE_BYTES = 16 * 1024 * 1024;
+
+    /** Documents measured by arithmetic within this distance of the limit are encoded to be exact. */
+    private static final int SHORTCUT_MARGIN_BYTES = 1024 * 1024;
+
+    /** DBRef fields, which the driver allows at the top of a replacement document although they start with '$'. */
+    private static final Set<String> DBREF_FIELDS = Set.of("$ref", "$id", "$db");
+
+    // Not "collectible": a POJO codec generates a missing _id into the object while encoding a collectible document,
+    // and this step must change nothing. The size is the same either way.
+    private static final EncoderContext MEASURING = EncoderContext.builder().build();
+    private static final DecoderContext DECODER = DecoderContext.builder().build();
+    private static final BsonValueCodec BSON_VALUE_CODEC = new BsonValueCodec();
+
+    private final Class<T> documentClass;
+    private final CodecRegistry codecRegistry;
+    private final Codec<T> codec;
+    private final DocumentShortcuts shortcuts;
+    private final BasicOutputBuffer buffer = new BasicOutputBuffer(1024);
+
+    WriteInspector(Class<T> documentClass, CodecRegistry codecRegistry, Codec<T> codec, DocumentShortcuts shortcuts) {
+        this.documentClass = documentClass;
+        this.codecRegistry = codecRegistry;
+        this.codec = codec;
+        this.shortcuts = shortcuts;
+    }
+
+    WriteFacts[] inspectAll(List<? extends WriteModel<? extends T>> models) {
+        WriteFacts[] facts = new WriteFacts[models.size()];
+        int index = 0;
+        for (WriteModel<? extends T> model : models) {
+            facts[index] = inspect(index, model);
+            index++;
+        }
+        return facts;
+    }
+
+    private WriteFacts inspect(int index, @Nullable WriteModel<? extends T> model) {
+        if (model == null) {
+            throw invalid(index, "WriteModel", Problem.NULL_ELEMENT, "the write model is null; remove it from the list");
+        }
+        WriteKind kind = WriteKind.of(model);
+        if (kind == null) {
+            throw invalid(index, model.getClass().getSimpleName(), Problem.UNSUPPORTED_MODEL,
+                    "this model class is not supported by the guard; use InsertOne, ReplaceOne, UpdateOne, UpdateMany,"
+                            + " DeleteOne or DeleteMany models");
+        }
+        switch (kind) {
+            case INSERT_ONE:
+                return inspectInsert(index, (InsertOneModel<? extends T>) model);
+            case REPLACE_ONE:
+                return inspectReplace(index, (ReplaceOneModel<? extends T>) model);
+            case UPDATE_ONE: {
+                UpdateOneModel<? extends T> update = (UpdateOneModel<? extends T>) model;
+                checkUpdate(index, kind, update.getUpdate(), update.getUpdatePipeline());
+                return keyedByFilter(index, kind, update.getFilter(), update.getOptions().getCollation(), -1);
+            }
+            case UPDATE_MANY: {
+                UpdateManyModel<? extends T> update = (UpdateManyModel<? extends T>) model;
+                checkUpdate(index, kind, update.getUpdate(), update.getUpdatePipeline());
+                return unkeyed(index, kind, update.getFilter());
+            }
+            case DELETE_ONE: {
+                DeleteOneModel<? extends T> delete = (DeleteOneModel<? extends T>) model;
+                WriteFacts facts = keyedByFilter(index, kind, delete.getFilter(), delete.getOptions().getCollation(), -1);
+                facts.definesFinalDocument = facts.isKeyed() && !facts.otherConditions;
+                return facts;
+            }
+            case DELETE_MANY:
+                return unkeyed(index, kind, ((DeleteManyModel<? extends T>) model).getFilter());
+            default:
+                throw new AssertionError(kind);
+        }
+    }
+
+    private WriteFacts inspectInsert(int index, InsertOneModel<? extends T> insert) {
+        T document = insert.getDocument();
+        if (document == null) {
+            throw invalid(index, WriteKind.INSERT_ONE.modelName(), Problem.NULL_ELEMENT,
+                    "the document to insert is null; remove the write");
+        }
+        MeasuredDocument encoded = measure(index, WriteKind.INSERT_ONE, document);
+        WriteFacts facts = new WriteFacts(index, WriteKind.INSERT_ONE, null, false, Unkeyed.NO, encoded.size);
+        if (encoded.id == null) {
+            facts.needsId = true; // keyed once BulkPlanner assigns the _id
+        } else {
+            facts.id = encoded.id;
+            facts.key = IdKey.of(encoded.id);
+        }
+        return facts;
+    }
+
+    private WriteFacts inspectReplace(int index, ReplaceOneModel<? extends T> replace) {
+        T replacement = replace.getReplacement();
+        if (replacement == null) {
+            throw invalid(index, WriteKind.REPLACE_ONE.modelName(), Problem.NULL_ELEMENT,
+                    "the replacement document is null; pass the whole new document, or use DeleteOneModel");
+        }
+        MeasuredDocument encoded = measure(index, WriteKind.REPLACE_ONE, replacement);
+        if (encoded.firstOperator != null) {
+            throw invalid(index, WriteKind.REPLACE_ONE.modelName(), Problem.REPLACEMENT_WITH_OPERATORS,
+                    "the replacement document has the top-level field '" + encoded.firstOperator
+                            + "', and a replacement cannot hold update operators; use UpdateOneModel to apply operators,"
+                            + " or remove the '$' fields to replace the whole document");
+        }
+        WriteFacts facts = keyedByFilter(index, WriteKind.REPLACE_ONE, replace.getFilter(),
+                replace.getReplaceOptions().getCollation(), encoded.size);
+        // A replacement that names another _id fails on the server (_id is immutable), so it defines nothing. The
+        // check is exact (type and field order), as the server's immutable-field check is.
+        boolean keepsId = encoded.id == null
+                || (encoded.id.equals(facts.id) && IdKey.of(encoded.id).equals(facts.key));
+        facts.definesFinalDocument = facts.isKeyed() && !facts.otherConditions
+                && replace.getReplaceOptions().isUpsert() && keepsId;
+        return facts;
+    }
+
+    private void checkUpdate(int index, WriteKind kind, @Nullable Bson update, @Nullable List<? extends Bson> pipeline) {
+        if (update == null) {
+            if (pipeline == null) {
+                throw invalid(index, kind.modelName(), Problem.NULL_ELEMENT,
+                        "the update is null; pass an update document such as {$set: {...}} or a pipeline");
+            }
+            int stage = 0;
+            for (Bson step : pipeline) {
+                if (step == null) {
+                    throw invalid(index, kind.modelName(), Problem.NULL_ELEMENT,
+                            "stage " + stage + " of the update pipeline is null; remove it");
+                }
+                stage++;
+            }
+            return; // a pipeline's stages ($set, $unset, $replaceWith, ...) are checked by the server
+        }
+        Set<String> fields = shortcuts.updateFields(update);
+        if (fields == null) {
+            fields = update.toBsonDocument(documentClass, codecRegistry).keySet();
+        }
+        if (fields.isEmpty()) {
+            throw invalid(index, kind.modelName(), Problem.UPDATE_WITHOUT_OPERATORS,
+                    "the update document is empty; give it an update operator such as {$set: {...}},"
+                            + " or use DeleteOneModel/ReplaceOneModel");
+        }
+        for (String field : fields) {
+            if (!field.startsWith("$")) {
+                throw invalid(index, kind.modelName(), Problem.UPDATE_WITHOUT_OPERATORS,
+                        "the update document has the field '" + field + "', which is not an update operator;"
+                                + " wrap the fields in {$set: {...}}, or use ReplaceOneModel to replace the whole document");
+            }
+        }
+    }
+
+    private WriteFacts keyedByFilter(int index, WriteKind kind, @Nullable Bson filter, @Nullable Collation collation,
+                                     long documentSize) {
+        BsonDocument encoded = encodeFilter(index, kind, filter);
+        BsonValue id = idEquality(encoded);
+        boolean otherConditions = encoded.size() > 1;
+        if (id == null) {
+            return new WriteFacts(index, kind, encoded, otherConditions, Unkeyed.FILTER_NOT_ID_EQUALITY, documentSize);
+        }
+        if (collation != null && !"simple".equals(collation.getLocale())) {
+            return new WriteFacts(index, kind, encoded, otherConditions, Unkeyed.COLLATION, documentSize);
+        }
+        WriteFacts facts = new WriteFacts(index, kind, encoded, otherConditions, Unkeyed.NO, documentSize);
+        facts.id = id;
+        facts.key = IdKey.of(id);
+        return facts;
+    }
+
+    private WriteFacts unkeyed(int index, WriteKind kind, @Nullable Bson filter) {
+        BsonDocument encoded = encodeFilter(index, kind, filter);
+        return new WriteFacts(index, kind, encoded, encoded.size() > 1, Unkeyed.MULTI_DOCUMENT, -1);
+    }
+
+    /** The filter as a private copy: the caller may change its own filter object after planning. */
+    private BsonDocument encodeFilter(int index, WriteKind kind, @Nullable Bson filter) {
+        if (filter == null) {
+            throw invalid(index, kind.modelName(), Problem.NULL_ELEMENT,
+                    "the filter is null; pass a filter such as Filters.eq(\"_id\", id), or Filters.empty() for all documents");
+        }
+        BsonDocument copy = shortcuts.filter(filter);
+        if (copy != null) {
+            return copy;
+        }
+        BsonDocument encoded = filter.toBsonDocument(documentClass, codecRegistry);
+        if (encoded == filter) {
+            return encoded.clone(); // the caller's own object
+        }
+        // A new document, or a wrapper around the caller's document that encodes it on first read: read it now, so
+        // that later changes to the caller's filter do not reach the plan.
+        encoded.size();
+        return encoded;
+    }
+
+    /**
+     * The {@code _id} value that {@code filter} pins by equality: {@code {_id: v}} or {@code {_id: {$eq: v}}}, other
+     * fields allowed. {@code null} for anything else, including a regular expression (a pattern match, not equality)
+     * and an array (an {@code _id} is never an array, so it matches elements, not one document).
+     */
+    @Nullable
+    static BsonValue idEquality(BsonDocument filter) {
+        BsonValue value = filter.get("_id");
+        if (value == null) {
+            return null;
+        }
+        if (value.isDocument() && hasOperator(value.asDocument())) {
+            BsonDocument operators = value.asDocument();
+            if (operators.size() != 1 || !operators.containsKey("$eq")) {
+                return null;
+            }
+            value = operators.get("$eq");
+        }
+        if (value.isArray() || value.isRegularExpression()) {
+            return null;
+        }
+        return value;
+    }
+
+    private static boolean hasOperator(BsonDocument document) {
+        for (String field : document.keySet()) {
+            if (field.startsWith("$")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Size, {@code _id} and first {@code $} field of a document. A plain {@code Document} is measured by arithmetic when
+     * it clearly fits (encoding costs most of the planning time); anything else, or anything near the limit, is
+     * encoded with the collection's codec.
+     */
+    private MeasuredDocument measure(int index, WriteKind kind, T document) {
+        MeasuredDocument measured = shortcuts.measure(document);
+        if (measured == null || measured.size > MAX_DOCUMENT_SIZE_BYTES - SHORTCUT_MARGIN_BYTES) {
+            measured = encode(document);
+        }
+        if (measured.size > MAX_DOCUMENT_SIZE_BYTES) {
+            throw invalid(index, kind.modelName(), Problem.DOCUMENT_TOO_LARGE, tooLarge(measured.size));
+        }
+        return measured;
+    }
+
+    private MeasuredDocument encode(T document) {
+        buffer.truncateToPosition(0);
+        try (BsonBinaryWriter writer = new BsonBinaryWriter(buffer)) {
+            codec.encode(writer, document, MEASURING);
+        }
+        int size = buffer.getPosition();
+        // Walk the top level only; nested values are skipped by their length prefix.
+        BsonValue id = null;
+        String firstOperator = null;
+        try (BsonBinaryReader reader = new BsonBinaryReader(ByteBuffer.wrap(buffer.getInternalBuffer(), 0, size))) {
+            reader.readStartDocument();
+            while (reader.readBsonType() != BsonType.END_OF_DOCUMENT) {
+                String name = reader.readName();
+                if (id == null && "_id".equals(name)) {
+                    id = BSON_VALUE_CODEC.decode(reader, DECODER);
+                    continue;
+                }
+                if (firstOperator == null && isOperator(name)) {
+                    firstOperator = name;
+                }
+                reader.skipValue();
+            }
+        }
+        return new MeasuredDocument(size, id, firstOperator);
+    }
+
+    /** A top-level field name that a replacement cannot have: starts with '$' and is not a DBRef field. */
+    static boolean isOperator(String fieldName) {
+        return fieldName.startsWith("$") && !DBREF_FIELDS.contains(fieldName);
+    }
+
+    static String tooLarge(long size) {
+        return String.format("the document is %,d bytes, over the 16 MiB BSON limit (%,d bytes);"
+                + " split it, or keep large content elsewhere (e.g. GridFS)", size, MAX_DOCUMENT_SIZE_BYTES);
+    }
+
+    static InvalidBulkException invalid(int index, String modelName, Problem problem, String detail) {
+        return new InvalidBulkException(index, problem, "Invalid bulk write at index " + index + " (" + modelName + "): "
+                + detail + ". Nothing was sent.");
+    }
+}

@@ -1,0 +1,139 @@
+package io.github.mongowriteguard.bulk;
+
+import com.mongodb.MongoClientSettings;
+import org.bson.BsonBinaryWriter;
+import org.bson.BsonDocument;
+import org.bson.BsonType;
+import org.bson.Document;
+import org.bson.codecs.DocumentCodec;
+import org.bson.codecs.EncoderContext;
+import org.bson.codecs.StringCodec;
+import org.bson.codecs.configuration.CodecRegistries;
+import org.bson.codecs.configuration.CodecRegistry;
+import org.bson.io.BasicOutputBuffer;
+import org.bson.types.Decimal128;
+import org.bson.types.ObjectId;
+import org.junit.jupiter.api.Test;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The shortcuts for plain {@code Document}s give exactly what the codec gives, or step aside. */
+class DocumentShortcutsTest {
+
+    private static final CodecRegistry REGISTRY = MongoClientSettings.getDefaultCodecRegistry();
+    private final DocumentShortcuts shortcuts = new DocumentShortcuts(REGISTRY);
+
+    @Test
+    void measuredSize_equalsEncodedSize_forRandomDocuments() {
+        Random random = new Random(7);
+        for (int run = 0; run < 2_000; run++) {
+            Document document = randomDocument(random, 0);
+            if (random.nextBoolean()) {
+                document.put("_id", random.nextBoolean() ? random.nextInt() : new ObjectId());
+            }
+
+            MeasuredDocument measured = shortcuts.measure(document);
+
+            assertThat(measured).as(document.toJson()).isNotNull();
+            assertThat(measured.size).as(document.toJson()).isEqualTo(encodedSize(document));
+            assertThat(measured.id).isEqualTo(document.containsKey("_id")
+                    ? document.toBsonDocument(Document.class, REGISTRY).get("_id") : null);
+        }
+    }
+
+    @Test
+    void filterOfScalars_equalsTheEncodedFilter() {
+        Document filter = new Document("_id", 5L).append("region", "eu").append("active", true).append("n", null)
+                .append("price", new Decimal128(new BigDecimal("1.50"))).append("ratio", 0.5).append("ref", new ObjectId());
+
+        assertThat(shortcuts.filter(filter)).isEqualTo(filter.toBsonDocument(Document.class, REGISTRY));
+    }
+
+    @Test
+    void nestedValuesAndUnknownTypes_areLeftToTheCodec() {
+        assertThat(shortcuts.filter(new Document("_id", new Document("$in", List.of(1))))).isNull();
+        assertThat(shortcuts.filter(new Document("_id", new Date()))).isNull();
+        assertThat(shortcuts.measure(new Document("_id", new Document("a", 1)))).isNull();
+        assertThat(shortcuts.measure(new Document("v", new byte[] {1}))).isNull();
+        assertThat(shortcuts.measure(new Document("emoji", "\uD83D\uDE00"))).isNull();
+        assertThat(shortcuts.measure(BsonDocument.parse("{a: 1}"))).isNull();
+    }
+
+    @Test
+    void registryWithOtherCodecs_disablesTheShortcuts() {
+        CodecRegistry stringsAsObjectIds = CodecRegistries.fromRegistries(
+                CodecRegistries.fromCodecs(new StringCodec().withRepresentation(BsonType.OBJECT_ID)), REGISTRY);
+        DocumentShortcuts disabled = new DocumentShortcuts(stringsAsObjectIds);
+
+        assertThat(disabled.filter(new Document("_id", "5f0000000000000000000000"))).isNull();
+        assertThat(disabled.measure(new Document("_id", 1))).isNull();
+        assertThat(disabled.updateFields(new Document("$set", new Document("a", 1)))).isNull();
+    }
+
+    private static long encodedSize(Document document) {
+        BasicOutputBuffer buffer = new BasicOutputBuffer();
+        try (BsonBinaryWriter writer = new BsonBinaryWriter(buffer)) {
+            new DocumentCodec(REGISTRY).encode(writer, document, EncoderContext.builder().build());
+        }
+        return buffer.getPosition();
+    }
+
+    private static Document randomDocument(Random random, int depth) {
+        Document document = new Document();
+        int fields = random.nextInt(6);
+        for (int i = 0; i < fields; i++) {
+            document.put(randomText(random, 1 + random.nextInt(8)), randomValue(random, depth));
+        }
+        return document;
+    }
+
+    private static Object randomValue(Random random, int depth) {
+        switch (random.nextInt(depth < 3 ? 12 : 10)) {
+            case 0:
+                return null;
+            case 1:
+                return random.nextInt();
+            case 2:
+                return random.nextLong();
+            case 3:
+                return random.nextDouble();
+            case 4:
+                return random.nextBoolean();
+            case 5:
+                return new ObjectId();
+            case 6:
+                return new Decimal128(BigDecimal.valueOf(random.nextInt(), random.nextInt(5)));
+            case 7:
+                return new Date(random.nextInt(1_000_000));
+            case 8:
+            case 9:
+                return randomText(random, random.nextInt(40));
+            case 10:
+                return randomDocument(random, depth + 1);
+            default: {
+                List<Object> list = new ArrayList<>();
+                int size = random.nextInt(15);
+                for (int i = 0; i < size; i++) {
+                    list.add(randomValue(random, depth + 1));
+                }
+                return list;
+            }
+        }
+    }
+
+    /** ASCII, Latin, Greek and CJK characters: 1, 2 and 3 bytes in UTF-8. */
+    private static String randomText(Random random, int length) {
+        String alphabet = "abcXYZ019_éüßαβγ漢字";
+        StringBuilder text = new StringBuilder(length);
+        for (int i = 0; i < length; i++) {
+            text.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        }
+        return text.toString();
+    }
+}
