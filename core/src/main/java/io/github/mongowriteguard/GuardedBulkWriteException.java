@@ -1,0 +1,32 @@
+package io.github.mongowriteguard;
+
+import org.jspecify.annotations.Nullable;
+import java.util.List;
+import java.util.Set;
+
+import com.mongodb.MongoBulkWriteException;
+import com.mongodb.ServerAddress;
+import com.mongodb.bulk.BulkWriteError;
+import com.mongodb.bulk.WriteConcernError;
+
+import io.github.mongowriteguard.outcome.WriteOutcome;
+
+/**
+ * The driver's {@link MongoBulkWriteException} (so existing catch blocks and Spring's exception translation keep
+ * working), with every write error at the index the write had in the caller's bulk, and the complete
+ * {@link #outcome()}: which writes were applied, superseded, skipped, failed or unknown.
+ */
+public final class GuardedBulkWriteException extends MongoBulkWriteException {
+    private static final long serialVersionUID = 1L;
+    private final transient WriteOutcome<?> outcome;
+
+    public GuardedBulkWriteException(WriteOutcome<?> outcome, List<BulkWriteError> errors, @Nullable WriteConcernError writeConcernError,
+                                     ServerAddress serverAddress) {
+        super(outcome.toBulkWriteResult(), errors, writeConcernError, serverAddress, Set.of());
+        this.outcome = outcome;
+    }
+
+    public WriteOutcome<?> outcome() {
+        return outcome;
+    }
+}

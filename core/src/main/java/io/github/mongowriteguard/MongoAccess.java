@@ -1,0 +1,37 @@
+package io.github.mongowriteguard;
+
+import java.util.Objects;
+
+import com.mongodb.ClientSessionOptions;
+import com.mongodb.client.ClientSession;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoDatabase;
+
+/**
+ * What the guard needs from a client besides the collection: explicit sessions, and the database to send its write
+ * commands to. {@link #of(MongoClient)} adapts a client; Spring Data's {@code MongoDatabaseFactory} adapts the same
+ * way ({@code getSession}, {@code getMongoDatabase}).
+ *
+ * <p>Why explicit sessions: the guard chooses the {@code (lsid, txnNumber)} of every write command it sends, so a
+ * resend with the same pair is the same server copy, which the server runs at most once.
+ */
+public interface MongoAccess {
+    ClientSession startSession(ClientSessionOptions options);
+
+    MongoDatabase getDatabase(String name);
+
+    static MongoAccess of(MongoClient client) {
+        Objects.requireNonNull(client, "client");
+        return new MongoAccess() {
+            @Override
+            public ClientSession startSession(ClientSessionOptions options) {
+                return client.startSession(options);
+            }
+
+            @Override
+            public MongoDatabase getDatabase(String name) {
+                return client.getDatabase(name);
+            }
+        };
+    }
+}

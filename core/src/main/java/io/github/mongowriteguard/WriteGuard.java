@@ -1,0 +1,105 @@
+package io.github.mongowriteguard;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoCollection;
+
+import io.github.mongowriteguard.internal.GuardCommandListener;
+import io.github.mongowriteguard.internal.execution.BulkExecutor;
+
+/**
+ * The entry point: configure a client through the driver's own settings builder, then wrap its collections.
+ *
+ * <pre>{@code
+ * WriteGuard guard = WriteGuard.create(WriteGuardSettings.defaults());
+ * MongoClientSettings.Builder settings = MongoClientSettings.builder()
+ *     .applyConnectionString(new ConnectionString(uri))
+ *     .applyToSocketSettings(s -> s.readTimeout(30, TimeUnit.SECONDS));
+ * MongoClient client = MongoClients.create(guard.configure(settings).build());
+ * GuardedCollection<Document> inventory = guard.wrap(client, client.getDatabase("shop").getCollection("inventory"));
+ * }</pre>
+ *
+ * <p>{@link #configure} registers the guard's command listener and remembers the builder: when a collection is
+ * wrapped, the guard reads the socket read timeout from it and sets every write's {@code maxTimeMS} below it
+ * (by default two thirds of it: 20 s for 30 s). A client without a socket read timeout (the driver's default)
+ * gets {@link WriteGuardSettings#getDefaultServerDeadline()} as the server deadline.
+ */
+public final class WriteGuard {
+    private final WriteGuardSettings settings;
+    private final GuardCommandListener listener = new GuardCommandListener();
+    private volatile MongoClientSettings.Builder configured;
+
+    private WriteGuard(WriteGuardSettings settings) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+    }
+
+    public static WriteGuard create() {
+        return new WriteGuard(WriteGuardSettings.defaults());
+    }
+
+    public static WriteGuard create(WriteGuardSettings settings) {
+        return new WriteGuard(settings);
+    }
+
+    public WriteGuardSettings settings() {
+        return settings;
+    }
+
+    /**
+     * Registers the guard on the client's settings builder; call it after the socket settings are applied and
+     * before building the client.
+     *
+     * @return the same builder
+     */
+    public MongoClientSettings.Builder configure(MongoClientSettings.Builder builder) {
+        Objects.requireNonNull(builder, "builder");
+        builder.addCommandListener(listener);
+        this.configured = builder;
+        return builder;
+    }
+
+    /** Wraps a collection of a client built from the builder given to {@link #configure}. */
+    public <T> GuardedCollection<T> wrap(MongoClient client, MongoCollection<T> collection) {
+        return wrap(MongoAccess.of(client), collection);
+    }
+
+    /**
+     * Wraps a collection whose sessions and database come from {@code access}.
+     *
+     * @throws IllegalStateException if {@link #configure} was not called, or the settings do not fit the client's
+     *                               socket read timeout (the message says which and how to fix it)
+     */
+    public <T> GuardedCollection<T> wrap(MongoAccess access, MongoCollection<T> collection) {
+        Objects.requireNonNull(collection, "collection");
+        Objects.requireNonNull(access, "access");
+        MongoClientSettings.Builder builder = configured;
+        if (builder == null) {
+            throw new IllegalStateException("WriteGuard.configure(MongoClientSettings.Builder) was not called: the guard reads the"
+                + " client's socket read timeout there to choose each write's maxTimeMS; call it before building the client");
+        }
+        MongoClientSettings clientSettings = builder.build();
+        if (clientSettings.getTimeout(TimeUnit.MILLISECONDS) != null) {
+            throw new IllegalStateException("the client uses Client-Side Operation Timeout (timeoutMS="
+                + clientSettings.getTimeout(TimeUnit.MILLISECONDS) + "): the driver then sets maxTimeMS itself; remove"
+                + " timeoutMS from the client settings and let the guard set the server deadline from the socket read timeout");
+        }
+        int readTimeoutMs = clientSettings.getSocketSettings().getReadTimeout(TimeUnit.MILLISECONDS);
+        Duration deadline = settings.resolveServerDeadline(readTimeoutMs == 0 ? null : Duration.ofMillis(readTimeoutMs));
+        // Commands go through the collection's database with the collection's codecs, so documents encode as its
+        // own bulkWrite would encode them.
+        com.mongodb.client.MongoDatabase database = access.getDatabase(collection.getNamespace().getDatabaseName())
+            .withCodecRegistry(collection.getCodecRegistry());
+        BulkExecutor<T> executor = new BulkExecutor<>(collection, database, access, settings,
+            Math.max(1, deadline.toMillis()), listener);
+        return new GuardedCollection<>(collection, executor, listener);
+    }
+
+    @Override
+    public String toString() {
+        return "WriteGuard{" + settings + '}';
+    }
+}

@@ -1,0 +1,25 @@
+package io.github.mongowriteguard;
+
+import org.jspecify.annotations.Nullable;
+import com.mongodb.MongoClientException;
+
+import io.github.mongowriteguard.outcome.WriteOutcome;
+
+/**
+ * The base of the guard's typed exceptions. It is a {@link com.mongodb.MongoException}, so existing
+ * {@code catch (MongoException e)} blocks keep catching it; {@link #outcome()} says what became of every write.
+ */
+public class WriteGuardException extends MongoClientException {
+    private static final long serialVersionUID = 1L;
+    private final transient @Nullable WriteOutcome<?> outcome;
+
+    public WriteGuardException(String message, @Nullable WriteOutcome<?> outcome) {
+        super(message);
+        this.outcome = outcome;
+    }
+
+    /** What became of every write of the guarded call (null only for exceptions raised before planning). */
+    public @Nullable WriteOutcome<?> outcome() {
+        return outcome;
+    }
+}

@@ -1,0 +1,17 @@
+package io.github.mongowriteguard.deadline;
+
+import io.github.mongowriteguard.WriteGuardException;
+import io.github.mongowriteguard.outcome.WriteOutcome;
+
+/**
+ * The server stopped the write at its deadline ({@code maxTimeMS}, error 50 {@code MaxTimeMSExpired}) and said so:
+ * the write did not run past the deadline, no copy of it is left running, and sending it again is safe for a
+ * single-document write.
+ */
+public final class ServerDeadlineExceededException extends WriteGuardException {
+    private static final long serialVersionUID = 1L;
+
+    public ServerDeadlineExceededException(String message, WriteOutcome<?> outcome) {
+        super(message, outcome);
+    }
+}

@@ -1,0 +1,245 @@
+package io.github.mongowriteguard.outcome;
+
+import org.jspecify.annotations.Nullable;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+import org.bson.BsonDocument;
+
+import com.mongodb.bulk.BulkWriteInsert;
+import com.mongodb.bulk.BulkWriteResult;
+import com.mongodb.bulk.BulkWriteUpsert;
+import com.mongodb.client.model.WriteModel;
+
+/**
+ * Everything a guarded write did: one {@link IndexOutcome} per index of the caller's bulk, counts like the driver's
+ * {@link BulkWriteResult} (what the server did, so superseded writes are not counted), the rounds and commands it
+ * took, and the caller's models that were not applied, ready to retry or dead-letter.
+ *
+ * <pre>{@code
+ * WriteOutcome<Order> outcome = orders.execute(models, new BulkWriteOptions().ordered(true));
+ * outcome.notApplied().forEach(deadLetters::send);
+ * }</pre>
+ *
+ * @param <T> the collection's document class
+ */
+public final class WriteOutcome<T> {
+    private final List<? extends WriteModel<? extends T>> models;
+    private final List<IndexOutcome> outcomes;
+    private final int inserted;
+    private final int matched;
+    private final int modified;
+    private final int deleted;
+    private final List<BulkWriteUpsert> upserts;
+    private final List<BulkWriteInsert> inserts;
+    private final int rounds;
+    private final int commands;
+    private final int sends;
+    private final @Nullable BsonDocument writeConcernError;
+
+    WriteOutcome(Builder<T> builder) {
+        this.models = builder.models;
+        this.outcomes = Collections.unmodifiableList(new ArrayList<>(builder.outcomes));
+        this.inserted = builder.inserted;
+        this.matched = builder.matched;
+        this.modified = builder.modified;
+        this.deleted = builder.deleted;
+        this.upserts = List.copyOf(builder.upserts);
+        this.inserts = List.copyOf(builder.inserts);
+        this.rounds = builder.rounds;
+        this.commands = builder.commands;
+        this.sends = builder.sends;
+        this.writeConcernError = builder.writeConcernError;
+    }
+
+    /** One outcome per index of the caller's bulk, in index order. */
+    public List<IndexOutcome> outcomes() {
+        return outcomes;
+    }
+
+    public IndexOutcome outcome(int index) {
+        return outcomes.get(index);
+    }
+
+    /** The number of writes with each status. */
+    public Map<WriteStatus, Integer> counts() {
+        Map<WriteStatus, Integer> counts = new EnumMap<>(WriteStatus.class);
+        for (WriteStatus status : WriteStatus.values()) {
+            counts.put(status, 0);
+        }
+        outcomes.forEach(o -> counts.merge(o.status(), 1, Integer::sum));
+        return counts;
+    }
+
+    /** True when every write was applied or superseded. */
+    public boolean isComplete() {
+        return outcomes.stream().allMatch(o -> o.status() == WriteStatus.APPLIED || o.status() == WriteStatus.SUPERSEDED);
+    }
+
+    public boolean hasUnknown() {
+        return outcomes.stream().anyMatch(o -> o.status() == WriteStatus.UNKNOWN);
+    }
+
+    public boolean hasFailures() {
+        return outcomes.stream().anyMatch(o -> o.status() == WriteStatus.FAILED);
+    }
+
+    public int insertedCount() {
+        return inserted;
+    }
+
+    public int matchedCount() {
+        return matched;
+    }
+
+    public int modifiedCount() {
+        return modified;
+    }
+
+    public int deletedCount() {
+        return deleted;
+    }
+
+    /** Upserts, with the index each write had in the caller's bulk. */
+    public List<BulkWriteUpsert> upserts() {
+        return upserts;
+    }
+
+    /** Inserts applied, with their index in the caller's bulk and their {@code _id}. */
+    public List<BulkWriteInsert> inserts() {
+        return inserts;
+    }
+
+    /** Rounds run (each one unordered bulk, or the one ordered bulk when order had to be kept). */
+    public int rounds() {
+        return rounds;
+    }
+
+    /** Write commands (distinct server copies) the guard started. */
+    public int commands() {
+        return commands;
+    }
+
+    /** Times those commands were sent: a resend of the same copy counts here, not in {@link #commands()}. */
+    public int sends() {
+        return sends;
+    }
+
+    /**
+     * The first write-concern error the server reported, or null. The writes it concerns were applied on the
+     * primary; their durability was not confirmed.
+     */
+    public @Nullable BsonDocument writeConcernError() {
+        return writeConcernError;
+    }
+
+    /** The caller's models whose status is FAILED, SKIPPED or UNKNOWN, in index order. */
+    public List<WriteModel<? extends T>> notApplied() {
+        List<WriteModel<? extends T>> result = new ArrayList<>();
+        for (IndexOutcome outcome : outcomes) {
+            if (outcome.status() != WriteStatus.APPLIED && outcome.status() != WriteStatus.SUPERSEDED) {
+                result.add(models.get(outcome.index()));
+            }
+        }
+        return result;
+    }
+
+    /** The counts as the driver's result type. */
+    public BulkWriteResult toBulkWriteResult() {
+        return BulkWriteResult.acknowledged(inserted, matched, deleted, modified, upserts, inserts);
+    }
+
+    @Override
+    public String toString() {
+        return "WriteOutcome{" + counts() + ", inserted=" + inserted + ", matched=" + matched + ", modified=" + modified
+            + ", deleted=" + deleted + ", upserted=" + upserts.size() + ", rounds=" + rounds + ", commands=" + commands
+            + ", sends=" + sends + '}';
+    }
+
+    /** Collects an outcome while a guarded write runs; for the guard's executor. */
+    public static final class Builder<T> {
+        private final List<? extends WriteModel<? extends T>> models;
+        private final List<IndexOutcome> outcomes;
+        private final List<BulkWriteUpsert> upserts = new ArrayList<>();
+        private final List<BulkWriteInsert> inserts = new ArrayList<>();
+        private int inserted;
+        private int matched;
+        private int modified;
+        private int deleted;
+        private int rounds;
+        private int commands;
+        private int sends;
+        private @Nullable BsonDocument writeConcernError;
+
+        public Builder(List<? extends WriteModel<? extends T>> models) {
+            this.models = models;
+            this.outcomes = new ArrayList<>(Collections.nCopies(models.size(), null));
+        }
+
+        public Builder<T> set(IndexOutcome outcome) {
+            outcomes.set(outcome.index(), outcome);
+            return this;
+        }
+
+        public @Nullable IndexOutcome get(int index) {
+            return outcomes.get(index);
+        }
+
+        public Builder<T> counts(int inserted, int matched, int modified, int deleted) {
+            this.inserted += inserted;
+            this.matched += matched;
+            this.modified += modified;
+            this.deleted += deleted;
+            return this;
+        }
+
+        public Builder<T> upsert(BulkWriteUpsert upsert) {
+            upserts.add(upsert);
+            return this;
+        }
+
+        public Builder<T> insert(BulkWriteInsert insert) {
+            inserts.add(insert);
+            return this;
+        }
+
+        public Builder<T> writeConcernError(BsonDocument error) {
+            if (writeConcernError == null) {
+                writeConcernError = error;
+            }
+            return this;
+        }
+
+        public Builder<T> round() {
+            rounds++;
+            return this;
+        }
+
+        public Builder<T> command() {
+            commands++;
+            return this;
+        }
+
+        public Builder<T> send() {
+            sends++;
+            return this;
+        }
+
+        /**
+         * @throws IllegalStateException if an index has no outcome: every index must have exactly one
+         */
+        public WriteOutcome<T> build() {
+            for (int i = 0; i < outcomes.size(); i++) {
+                if (outcomes.get(i) == null) {
+                    throw new IllegalStateException("guard defect: index " + i + " has no outcome");
+                }
+            }
+            upserts.sort((a, b) -> Integer.compare(a.getIndex(), b.getIndex()));
+            inserts.sort((a, b) -> Integer.compare(a.getIndex(), b.getIndex()));
+            return new WriteOutcome<>(this);
+        }
+    }
+}
