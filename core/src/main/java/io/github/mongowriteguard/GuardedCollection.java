@@ -35,6 +35,8 @@ import com.mongodb.client.result.InsertOneResult;
 import com.mongodb.client.result.UpdateResult;
 
 import io.github.mongowriteguard.bulk.BulkPlan;
+import io.github.mongowriteguard.copies.CopyRecord;
+import io.github.mongowriteguard.copies.CopyStillRunningException;
 import io.github.mongowriteguard.deadline.ServerDeadlineExceededException;
 import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.internal.GuardCommandListener;
@@ -62,11 +64,25 @@ public final class GuardedCollection<T> {
     private final MongoCollection<T> collection;
     private final BulkExecutor<T> executor;
     private final GuardCommandListener listener;
+    private final boolean idempotentMultiRetries;
 
-    GuardedCollection(MongoCollection<T> collection, BulkExecutor<T> executor, GuardCommandListener listener) {
+    GuardedCollection(MongoCollection<T> collection, BulkExecutor<T> executor, GuardCommandListener listener,
+                      boolean idempotentMultiRetries) {
         this.collection = collection;
         this.executor = executor;
         this.listener = listener;
+        this.idempotentMultiRetries = idempotentMultiRetries;
+    }
+
+    /**
+     * A view whose multi-document updates are retried like single-document writes, for callers who know their
+     * updates are idempotent. The guard checks it before sending: every {@code updateMany} may use only
+     * {@code $set}, {@code $unset}, {@code $min}, {@code $max}, {@code $addToSet}, {@code $pull}, {@code $setOnInsert}
+     * and {@code $currentDate}; {@code deleteMany} is refused. Each retry of a multi-document write is a new server
+     * copy, started only after the overlap gate found the previous one gone.
+     */
+    public GuardedCollection<T> withIdempotentMultiDocumentRetries() {
+        return new GuardedCollection<>(collection, executor, listener, true);
     }
 
     /** The collection behind the guard, for reads and anything the guard does not wrap. */
@@ -98,7 +114,7 @@ public final class GuardedCollection<T> {
      * @throws io.github.mongowriteguard.bulk.InvalidBulkException for bad input, before anything is sent
      */
     public WriteOutcome<T> execute(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        return executor.execute(models, options);
+        return executor.execute(models, options, "bulkWrite", idempotentMultiRetries);
     }
 
     /** {@link #bulkWrite(List, BulkWriteOptions)} with the driver's default options (ordered). */
@@ -112,15 +128,16 @@ public final class GuardedCollection<T> {
      * @throws GuardedBulkWriteException      when writes failed or a write-concern error was reported (indices are the
      *                                        caller's); its {@code outcome()} has everything
      * @throws WriteOutcomeUnknownException   when the client stopped waiting for some write: it may still be applied
+     * @throws CopyStillRunningException      when a retry was refused because a copy still runs on the server
      */
     public BulkWriteResult bulkWrite(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        WriteOutcome<T> outcome = execute(models, options);
+        WriteOutcome<T> outcome = executor.execute(models, options, "bulkWrite", idempotentMultiRetries);
         throwIfNotComplete(outcome);
         return outcome.toBulkWriteResult();
     }
 
     public InsertOneResult insertOne(T document) {
-        WriteOutcome<T> outcome = single(new InsertOneModel<>(document));
+        WriteOutcome<T> outcome = single("insertOne", new InsertOneModel<>(document));
         BsonValue id = outcome.inserts().isEmpty() ? null : outcome.inserts().get(0).getId();
         return InsertOneResult.acknowledged(id);
     }
@@ -137,8 +154,8 @@ public final class GuardedCollection<T> {
         for (T document : documents) {
             models.add(new InsertOneModel<>(document));
         }
-        WriteOutcome<T> outcome = execute(models, new BulkWriteOptions().ordered(options.isOrdered())
-            .bypassDocumentValidation(options.getBypassDocumentValidation()));
+        WriteOutcome<T> outcome = executor.execute(models, new BulkWriteOptions().ordered(options.isOrdered())
+            .bypassDocumentValidation(options.getBypassDocumentValidation()), "insertMany", idempotentMultiRetries);
         throwIfNotComplete(outcome);
         Map<Integer, BsonValue> ids = new HashMap<>();
         outcome.inserts().forEach(insert -> ids.put(insert.getIndex(), insert.getId()));
@@ -150,7 +167,7 @@ public final class GuardedCollection<T> {
     }
 
     public UpdateResult replaceOne(Bson filter, T replacement, ReplaceOptions options) {
-        return updateResult(single(new ReplaceOneModel<>(filter, replacement, options)));
+        return updateResult(single("replaceOne", new ReplaceOneModel<>(filter, replacement, options)));
     }
 
     public UpdateResult updateOne(Bson filter, Bson update) {
@@ -158,11 +175,11 @@ public final class GuardedCollection<T> {
     }
 
     public UpdateResult updateOne(Bson filter, Bson update, UpdateOptions options) {
-        return updateResult(single(new UpdateOneModel<>(filter, update, options)));
+        return updateResult(single("updateOne", new UpdateOneModel<>(filter, update, options)));
     }
 
     public UpdateResult updateOne(Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
-        return updateResult(single(new UpdateOneModel<>(filter, pipeline, options)));
+        return updateResult(single("updateOne", new UpdateOneModel<>(filter, pipeline, options)));
     }
 
     /** Runs with the deadline and is never resent: after a timeout, an unknown number of documents may have changed. */
@@ -171,16 +188,16 @@ public final class GuardedCollection<T> {
     }
 
     public UpdateResult updateMany(Bson filter, Bson update, UpdateOptions options) {
-        return updateResult(single(new UpdateManyModel<>(filter, update, options)));
+        return updateResult(single("updateMany", new UpdateManyModel<>(filter, update, options)));
     }
 
     public DeleteResult deleteOne(Bson filter) {
-        return DeleteResult.acknowledged(single(new DeleteOneModel<>(filter)).deletedCount());
+        return DeleteResult.acknowledged(single("deleteOne", new DeleteOneModel<>(filter)).deletedCount());
     }
 
     /** Runs with the deadline and is never resent: after a timeout, an unknown number of documents may be gone. */
     public DeleteResult deleteMany(Bson filter) {
-        return DeleteResult.acknowledged(single(new DeleteManyModel<>(filter)).deletedCount());
+        return DeleteResult.acknowledged(single("deleteMany", new DeleteManyModel<>(filter)).deletedCount());
     }
 
     private static <T> UpdateResult updateResult(WriteOutcome<T> outcome) {
@@ -189,8 +206,9 @@ public final class GuardedCollection<T> {
     }
 
     /** Runs one write and throws what the driver's single-document method would, typed where the guard knows more. */
-    private WriteOutcome<T> single(WriteModel<T> model) {
-        WriteOutcome<T> outcome = execute(List.of(model), new BulkWriteOptions());
+    private WriteOutcome<T> single(String operation, WriteModel<T> model) {
+        WriteOutcome<T> outcome = executor.execute(List.of(model), new BulkWriteOptions(), operation, idempotentMultiRetries);
+        throwIfStillRunning(outcome);
         IndexOutcome result = outcome.outcome(0);
         if (result.status() == WriteStatus.UNKNOWN) {
             throw new WriteOutcomeUnknownException("outcome unknown for " + getNamespace() + ": " + result.message(), outcome, null);
@@ -209,7 +227,17 @@ public final class GuardedCollection<T> {
         return outcome;
     }
 
+    private void throwIfStillRunning(WriteOutcome<T> outcome) {
+        if (!outcome.stillRunning().isEmpty()) {
+            CopyRecord copy = outcome.stillRunning().get(0);
+            throw new CopyStillRunningException("not retried on " + getNamespace() + ": an earlier copy of this write is still"
+                + " running on the server and ignores its deadline (" + copy + "); starting another copy could apply it twice."
+                + " Dead-letter the write; the running copy may still apply it", copy, outcome);
+        }
+    }
+
     private void throwIfNotComplete(WriteOutcome<T> outcome) {
+        throwIfStillRunning(outcome);
         if (outcome.hasUnknown()) {
             long unknown = outcome.counts().get(WriteStatus.UNKNOWN);
             throw new WriteOutcomeUnknownException(unknown + " of " + outcome.outcomes().size() + " writes on " + getNamespace()

@@ -8,7 +8,17 @@ import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.mongowriteguard.copies.CopyLedger;
 import io.github.mongowriteguard.internal.GuardCommandListener;
+import io.github.mongowriteguard.internal.GuardRuntime;
+import io.github.mongowriteguard.metrics.GuardEventListener;
+import io.github.mongowriteguard.metrics.MicrometerGuardMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
 
 /**
@@ -31,22 +41,39 @@ import io.github.mongowriteguard.internal.execution.BulkExecutor;
 public final class WriteGuard {
     private final WriteGuardSettings settings;
     private final GuardCommandListener listener = new GuardCommandListener();
-    private volatile MongoClientSettings.Builder configured;
+    private final CopyLedger copies = new CopyLedger();
+    private final GuardRuntime runtime;
+    private volatile MongoClientSettings.@Nullable Builder configured;
 
-    private WriteGuard(WriteGuardSettings settings) {
-        this.settings = Objects.requireNonNull(settings, "settings");
+    private WriteGuard(Builder builder) {
+        this.settings = builder.settings;
+        List<GuardEventListener> listeners = new ArrayList<>(builder.listeners);
+        if (builder.meterRegistry != null) {
+            listeners.add(new MicrometerGuardMetrics((MeterRegistry) builder.meterRegistry, copies));
+        }
+        this.runtime = new GuardRuntime(settings, listener, copies, listeners);
     }
 
     public static WriteGuard create() {
-        return new WriteGuard(WriteGuardSettings.defaults());
+        return builder().build();
     }
 
     public static WriteGuard create(WriteGuardSettings settings) {
-        return new WriteGuard(settings);
+        return builder().settings(settings).build();
+    }
+
+    /** A builder for a guard with settings, a Micrometer registry and event listeners. */
+    public static Builder builder() {
+        return new Builder();
     }
 
     public WriteGuardSettings settings() {
         return settings;
+    }
+
+    /** The live view of server copies of this guard's writes: which may still be running now. */
+    public CopyLedger copies() {
+        return copies;
     }
 
     /**
@@ -89,17 +116,46 @@ public final class WriteGuard {
         }
         int readTimeoutMs = clientSettings.getSocketSettings().getReadTimeout(TimeUnit.MILLISECONDS);
         Duration deadline = settings.resolveServerDeadline(readTimeoutMs == 0 ? null : Duration.ofMillis(readTimeoutMs));
-        // Commands go through the collection's database with the collection's codecs, so documents encode as its
-        // own bulkWrite would encode them.
-        com.mongodb.client.MongoDatabase database = access.getDatabase(collection.getNamespace().getDatabaseName())
-            .withCodecRegistry(collection.getCodecRegistry());
-        BulkExecutor<T> executor = new BulkExecutor<>(collection, database, access, settings,
-            Math.max(1, deadline.toMillis()), listener);
-        return new GuardedCollection<>(collection, executor, listener);
+        BulkExecutor<T> executor = new BulkExecutor<>(collection, access, runtime, Math.max(1, deadline.toMillis()));
+        return new GuardedCollection<>(collection, executor, listener, false);
     }
 
     @Override
     public String toString() {
         return "WriteGuard{" + settings + '}';
+    }
+
+    /** Builds a {@link WriteGuard}. */
+    public static final class Builder {
+        private WriteGuardSettings settings = WriteGuardSettings.defaults();
+        private final List<GuardEventListener> listeners = new ArrayList<>();
+        private @Nullable Object meterRegistry;
+
+        private Builder() {
+        }
+
+        public Builder settings(WriteGuardSettings settings) {
+            this.settings = Objects.requireNonNull(settings, "settings");
+            return this;
+        }
+
+        /**
+         * Records the guard's meters ({@code mongodb.guard.*}, see {@link MicrometerGuardMetrics}) in this registry.
+         * Without one the guard records nothing and needs no Micrometer on the class path.
+         */
+        public Builder meterRegistry(MeterRegistry registry) {
+            this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /** Adds a listener for the guard's events; one that throws is logged and never breaks a write. */
+        public Builder addListener(GuardEventListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        public WriteGuard build() {
+            return new WriteGuard(this);
+        }
     }
 }

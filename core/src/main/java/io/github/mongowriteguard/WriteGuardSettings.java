@@ -2,6 +2,7 @@ package io.github.mongowriteguard;
 
 import org.jspecify.annotations.Nullable;
 import io.github.mongowriteguard.internal.Durations;
+import io.github.mongowriteguard.retry.RetryPolicy;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -37,12 +38,14 @@ public final class WriteGuardSettings {
     private final double serverDeadlineFraction;
     private final Duration defaultServerDeadline;
     private final boolean strictOrdered;
+    private final RetryPolicy retryPolicy;
 
     private WriteGuardSettings(Builder builder) {
         this.serverDeadline = builder.serverDeadline;
         this.serverDeadlineFraction = builder.serverDeadlineFraction;
         this.defaultServerDeadline = builder.defaultServerDeadline;
         this.strictOrdered = builder.strictOrdered;
+        this.retryPolicy = builder.retryPolicy;
     }
 
     /** A builder with every default: deadline derived as 2/3 of the socket read timeout, 10 s without one, not strict. */
@@ -82,6 +85,11 @@ public final class WriteGuardSettings {
      */
     public boolean isStrictOrdered() {
         return strictOrdered;
+    }
+
+    /** How writes that failed in a way that is safe to retry are retried. */
+    public RetryPolicy getRetryPolicy() {
+        return retryPolicy;
     }
 
     /**
@@ -144,12 +152,13 @@ public final class WriteGuardSettings {
         return Double.compare(serverDeadlineFraction, that.serverDeadlineFraction) == 0
                 && strictOrdered == that.strictOrdered
                 && Objects.equals(serverDeadline, that.serverDeadline)
+                && retryPolicy.equals(that.retryPolicy)
                 && defaultServerDeadline.equals(that.defaultServerDeadline);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(serverDeadline, serverDeadlineFraction, defaultServerDeadline, strictOrdered);
+        return Objects.hash(serverDeadline, serverDeadlineFraction, defaultServerDeadline, strictOrdered, retryPolicy);
     }
 
     @Override
@@ -158,7 +167,8 @@ public final class WriteGuardSettings {
                 + (serverDeadline == null ? "derived" : Durations.format(serverDeadline))
                 + ", serverDeadlineFraction=" + serverDeadlineFraction
                 + ", defaultServerDeadline=" + Durations.format(defaultServerDeadline)
-                + ", strictOrdered=" + strictOrdered + '}';
+                + ", strictOrdered=" + strictOrdered
+                + ", retryPolicy=" + retryPolicy + '}';
     }
 
     /**
@@ -172,6 +182,7 @@ public final class WriteGuardSettings {
         private double serverDeadlineFraction = DEFAULT_SERVER_DEADLINE_FRACTION;
         private Duration defaultServerDeadline = DEFAULT_SERVER_DEADLINE;
         private boolean strictOrdered;
+        private RetryPolicy retryPolicy = RetryPolicy.defaults();
 
         private Builder() {
         }
@@ -181,6 +192,7 @@ public final class WriteGuardSettings {
             this.serverDeadlineFraction = existing.serverDeadlineFraction;
             this.defaultServerDeadline = existing.defaultServerDeadline;
             this.strictOrdered = existing.strictOrdered;
+            this.retryPolicy = existing.retryPolicy;
         }
 
         /**
@@ -233,6 +245,16 @@ public final class WriteGuardSettings {
          */
         public Builder strictOrdered(boolean strictOrdered) {
             this.strictOrdered = strictOrdered;
+            return this;
+        }
+
+        /**
+         * How the guard retries writes that failed in a way that is safe to retry; default
+         * {@link RetryPolicy#defaults()} (3 attempts, exponential backoff with jitter). {@link RetryPolicy#none()}
+         * sends every write once.
+         */
+        public Builder retryPolicy(RetryPolicy retryPolicy) {
+            this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
             return this;
         }
 

@@ -4,6 +4,8 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 
+import io.github.mongowriteguard.retry.RetryPolicy;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -136,13 +138,15 @@ class WriteGuardSettingsTest {
 
         assertThat(copy).isEqualTo(original).hasSameHashCodeAs(original).isNotSameAs(original);
         assertThat(WriteGuardSettings.builder(original).strictOrdered(false).build()).isNotEqualTo(original);
+        assertThat(WriteGuardSettings.builder(original).retryPolicy(RetryPolicy.none()).build()).isNotEqualTo(original);
     }
 
     @Test
     void toString_isReadable() {
         assertThat(WriteGuardSettings.builder().serverDeadline(Duration.ofMillis(1500)).build().toString())
                 .isEqualTo("WriteGuardSettings{serverDeadline=1.5 s, serverDeadlineFraction=0.6666666666666666,"
-                        + " defaultServerDeadline=10 s, strictOrdered=false}");
+                        + " defaultServerDeadline=10 s, strictOrdered=false, retryPolicy=RetryPolicy{maxAttempts=3,"
+                        + " initialBackoff=100ms, multiplier=2.0, maxBackoff=5000ms, jitter=0.5, gateGrace=100ms}}");
         assertThat(WriteGuardSettings.defaults().toString()).contains("serverDeadline=derived");
     }
 }

@@ -10,6 +10,7 @@ import java.util.Map;
 import org.bson.BsonDocument;
 
 import com.mongodb.bulk.BulkWriteInsert;
+import io.github.mongowriteguard.copies.CopyRecord;
 import com.mongodb.bulk.BulkWriteResult;
 import com.mongodb.bulk.BulkWriteUpsert;
 import com.mongodb.client.model.WriteModel;
@@ -39,6 +40,8 @@ public final class WriteOutcome<T> {
     private final int commands;
     private final int sends;
     private final @Nullable BsonDocument writeConcernError;
+    private final List<CopyRecord> copies;
+    private final List<CopyRecord> stillRunning;
 
     WriteOutcome(Builder<T> builder) {
         this.models = builder.models;
@@ -53,6 +56,8 @@ public final class WriteOutcome<T> {
         this.commands = builder.commands;
         this.sends = builder.sends;
         this.writeConcernError = builder.writeConcernError;
+        this.copies = List.copyOf(builder.copies);
+        this.stillRunning = List.copyOf(builder.stillRunning);
     }
 
     /** One outcome per index of the caller's bulk, in index order. */
@@ -136,6 +141,29 @@ public final class WriteOutcome<T> {
         return writeConcernError;
     }
 
+    /**
+     * The server copies this call started, one per write command (a retry of a single-document write resends the
+     * same copy): sends, attempts, and whether each may still be running.
+     */
+    public List<CopyRecord> copies() {
+        return copies;
+    }
+
+    /** Attempts in all (first sends and retries of every copy). */
+    public int attempts() {
+        return copies.stream().mapToInt(CopyRecord::attempts).sum();
+    }
+
+    /** Copies the server may still be running: the client stopped waiting and nothing showed that they ended. */
+    public List<CopyRecord> possiblyRunning() {
+        return copies.stream().filter(CopyRecord::possiblyRunning).toList();
+    }
+
+    /** Copies that refused a retry because {@code currentOp} showed them still running; empty when none. */
+    public List<CopyRecord> stillRunning() {
+        return stillRunning;
+    }
+
     /** The caller's models whose status is FAILED, SKIPPED or UNKNOWN, in index order. */
     public List<WriteModel<? extends T>> notApplied() {
         List<WriteModel<? extends T>> result = new ArrayList<>();
@@ -156,7 +184,7 @@ public final class WriteOutcome<T> {
     public String toString() {
         return "WriteOutcome{" + counts() + ", inserted=" + inserted + ", matched=" + matched + ", modified=" + modified
             + ", deleted=" + deleted + ", upserted=" + upserts.size() + ", rounds=" + rounds + ", commands=" + commands
-            + ", sends=" + sends + '}';
+            + ", sends=" + sends + (stillRunning.isEmpty() ? "" : ", stillRunning=" + stillRunning) + '}';
     }
 
     /** Collects an outcome while a guarded write runs; for the guard's executor. */
@@ -173,6 +201,8 @@ public final class WriteOutcome<T> {
         private int commands;
         private int sends;
         private @Nullable BsonDocument writeConcernError;
+        private final List<CopyRecord> copies = new ArrayList<>();
+        private final List<CopyRecord> stillRunning = new ArrayList<>();
 
         public Builder(List<? extends WriteModel<? extends T>> models) {
             this.models = models;
@@ -210,6 +240,16 @@ public final class WriteOutcome<T> {
             if (writeConcernError == null) {
                 writeConcernError = error;
             }
+            return this;
+        }
+
+        public Builder<T> copy(CopyRecord copy) {
+            copies.add(copy);
+            return this;
+        }
+
+        public Builder<T> stillRunning(CopyRecord copy) {
+            stillRunning.add(copy);
             return this;
         }
 

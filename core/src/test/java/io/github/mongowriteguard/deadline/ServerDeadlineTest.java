@@ -24,6 +24,7 @@ import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
+import io.github.mongowriteguard.retry.RetryPolicy;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.stall.Stall;
@@ -40,8 +41,8 @@ class ServerDeadlineTest {
     }
 
     @Test
-    void interruptibleStall_serverStopsTheWriteAtItsDeadline_andNothingIsResent() throws Exception {
-        WriteGuard guard = WriteGuard.create();
+    void interruptibleStall_serverStopsTheWriteAtItsDeadline_andTheDriverDoesNotResend() throws Exception {
+        WriteGuard guard = WriteGuard.create(WriteGuardSettings.builder().retryPolicy(RetryPolicy.none()).build());
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
              MongoClient client = client(guard, cluster, 1_500);
              StallHandle stall = cluster.primary().stall(Stall.interruptible("guard.slow", Duration.ofSeconds(10)))) {
@@ -62,7 +63,30 @@ class ServerDeadlineTest {
     }
 
     @Test
-    void uninterruptibleStall_clientGivesUp_outcomeUnknown_andTheResendIsTheSameCopy() throws Exception {
+    void interruptibleStall_everyRetryIsTheSameCopy_andEndsAtTheDeadline() throws Exception {
+        WriteGuard guard = WriteGuard.create(WriteGuardSettings.builder()
+            .retryPolicy(RetryPolicy.builder().maxAttempts(3).initialBackoff(Duration.ofMillis(20)).build()).build());
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+             MongoClient client = client(guard, cluster, 600);
+             StallHandle stall = cluster.primary().stall(Stall.interruptible("guard.slow", Duration.ofSeconds(10)))) {
+            GuardedCollection<Document> slow = guard.wrap(client, client.getDatabase("guard").getCollection("slow"));
+
+            assertThatThrownBy(() -> slow.insertOne(new Document("v", 1)))
+                .isInstanceOfSatisfying(ServerDeadlineExceededException.class, e -> {
+                    assertThat(e.outcome().attempts()).isEqualTo(3);
+                    assertThat(e.outcome().sends()).isEqualTo(3);
+                    assertThat(e.outcome().commands()).isEqualTo(1);
+                });
+
+            assertThat(cluster.truth().commands("insert")).hasSize(3).allSatisfy(c -> assertThat(c.errorCode()).isEqualTo(50));
+            assertThat(cluster.truth().copies(c -> c.commandName().equals("insert"))).hasSize(1);
+            stall.release();
+            assertThat(client.getDatabase("guard").getCollection("slow").countDocuments()).isZero();
+        }
+    }
+
+    @Test
+    void uninterruptibleStall_clientGivesUp_theGateSeesTheCopyRunning_andRefusesASecondOne() throws Exception {
         WriteGuard guard = WriteGuard.create(WriteGuardSettings.builder().serverDeadline(Duration.ofMillis(150)).build());
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
              MongoClient client = client(guard, cluster, 300);
@@ -72,9 +96,13 @@ class ServerDeadlineTest {
             WriteOutcome<Document> outcome = stuck.execute(List.of(new InsertOneModel<>(new Document("v", 1))), new BulkWriteOptions());
 
             assertThat(outcome.outcome(0).status()).isEqualTo(WriteStatus.UNKNOWN);
-            assertThat(outcome.outcome(0).message()).contains("may still be");
+            assertThat(outcome.outcome(0).message()).contains("still running");
+            assertThat(outcome.stillRunning()).singleElement().satisfies(copy -> {
+                assertThat(copy.serverOpId()).isNotNull();
+                assertThat(copy.possiblyRunning()).isTrue();
+            });
             assertThat(outcome.commands()).isEqualTo(1);
-            assertThat(outcome.sends()).isEqualTo(2);
+            assertThat(outcome.sends()).isEqualTo(1);
             assertThat(cluster.truth().awaitIdle(c -> true, Duration.ofSeconds(10))).isTrue();
             assertThat(cluster.truth().copies(c -> c.commandName().equals("insert"))).hasSize(1);
             assertThat(cluster.truth().maxConcurrentCopies(c -> c.commandName().equals("insert"))).isEqualTo(1);

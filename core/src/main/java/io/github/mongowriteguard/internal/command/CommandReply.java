@@ -78,6 +78,11 @@ public final class CommandReply {
         return errors.size();
     }
 
+    /** The statement positions that have a write error. */
+    public java.util.Set<Integer> errorPositions() {
+        return java.util.Collections.unmodifiableSet(errors.keySet());
+    }
+
     /** The lowest statement position with a write error, or -1. */
     public int firstErrorPosition() {
         return errors.keySet().stream().mapToInt(Integer::intValue).min().orElse(-1);

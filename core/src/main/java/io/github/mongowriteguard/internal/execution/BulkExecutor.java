@@ -3,12 +3,11 @@ package io.github.mongowriteguard.internal.execution;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 import org.bson.BsonDocument;
 import org.bson.BsonString;
-import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 import org.bson.codecs.Codec;
 import org.bson.codecs.CollectibleCodec;
 
@@ -28,13 +27,18 @@ import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.WriteModel;
 
 import io.github.mongowriteguard.MongoAccess;
-import io.github.mongowriteguard.WriteGuardSettings;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.BulkPlanner;
 import io.github.mongowriteguard.bulk.PlanOptions;
 import io.github.mongowriteguard.bulk.Round;
 import io.github.mongowriteguard.bulk.WriteDecision;
+import io.github.mongowriteguard.copies.CopyLedger;
+import io.github.mongowriteguard.copies.OverlapGate;
 import io.github.mongowriteguard.internal.GuardCommandListener;
+import io.github.mongowriteguard.internal.GuardRuntime;
+import io.github.mongowriteguard.metrics.GuardEventListener;
+import io.github.mongowriteguard.retry.RetryClassifier;
+import io.github.resilience4j.retry.Retry;
 import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.internal.command.WriteCommand;
 import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
@@ -45,35 +49,35 @@ import io.github.mongowriteguard.outcome.WriteStatus;
 /**
  * Runs one guarded bulk, top to bottom: check and plan it (ids assigned, superseded writes dropped, rounds), then
  * for each round skip what depends on a write that did not apply, encode the rest as write commands with the server
- * deadline, send each in an explicit session with its own transaction number, resend once as the same copy after a
- * network error or a retryable error, and classify every statement.
+ * deadline, send each in an explicit session with its own transaction number (one server copy), retry what is safe
+ * and useful as the same copy behind the overlap gate, and classify every statement.
  *
  * @param <T> the collection's document class
  */
 public final class BulkExecutor<T> {
-    /** Error codes after which the same write may succeed when sent again (transient), besides labelled ones. */
-    private static final Set<Integer> TRANSIENT_CODES = Set.of(6, 7, 24, 50, 89, 91, 112, 189, 262, 9001, 10107,
-        11600, 11601, 11602, 13388, 13435, 13436);
     private static final int DUPLICATE_KEY = 11000;
     private static final int MAX_TIME_MS_EXPIRED = 50;
 
     private final MongoCollection<T> collection;
+    private final String namespace;
     private final MongoDatabase database;
-    private final MongoAccess sessions;
-    private final WriteGuardSettings settings;
+    private final MongoDatabase admin;
+    private final MongoAccess access;
+    private final GuardRuntime runtime;
     private final long maxTimeMs;
-    private final GuardCommandListener listener;
     private final BulkPlanner<T> planner;
     private final WriteCommandEncoder<T> encoder;
 
-    public BulkExecutor(MongoCollection<T> collection, MongoDatabase database, MongoAccess sessions,
-                        WriteGuardSettings settings, long maxTimeMs, GuardCommandListener listener) {
+    public BulkExecutor(MongoCollection<T> collection, MongoAccess access, GuardRuntime runtime, long maxTimeMs) {
         this.collection = collection;
-        this.database = database;
-        this.sessions = sessions;
-        this.settings = settings;
+        this.namespace = collection.getNamespace().getFullName();
+        // Commands go through the collection's database with the collection's codecs, so documents encode as its
+        // own bulkWrite would encode them.
+        this.database = access.getDatabase(collection.getNamespace().getDatabaseName()).withCodecRegistry(collection.getCodecRegistry());
+        this.admin = access.getDatabase("admin");
+        this.access = access;
+        this.runtime = runtime;
         this.maxTimeMs = maxTimeMs;
-        this.listener = listener;
         this.planner = BulkPlanner.forCollection(collection);
         this.encoder = new WriteCommandEncoder<>(collection.getNamespace().getCollectionName(),
             collection.getDocumentClass(), collection.getCodecRegistry());
@@ -85,33 +89,91 @@ public final class BulkExecutor<T> {
     }
 
     public BulkPlan plan(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        return planner.plan(models, PlanOptions.from(options, settings));
+        return planner.plan(models, PlanOptions.from(options, runtime.settings()));
     }
 
     /**
      * Runs the bulk. Throws only for bad input (before anything is sent); every write failure is in the outcome.
+     *
+     * @param operation              the caller's method, for metrics ({@code bulkWrite}, {@code insertOne}, ...)
+     * @param idempotentMultiRetries the caller's explicit opt-in to retry multi-document updates that are provably
+     *                               idempotent
      */
-    public WriteOutcome<T> execute(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
+    public WriteOutcome<T> execute(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options, String operation,
+                                   boolean idempotentMultiRetries) {
+        long started = System.nanoTime();
         WriteConcern writeConcern = collection.getWriteConcern();
         if (!writeConcern.isAcknowledged()) {
             throw new IllegalArgumentException("the collection's write concern " + writeConcern
                 + " is unacknowledged: the guard cannot know the outcome of a write nobody confirms; use w:1 or"
                 + " w:\"majority\" (collection.withWriteConcern(WriteConcern.W1)). Nothing was sent.");
         }
+        if (idempotentMultiRetries) {
+            MultiRetryOptIn.check(models, collection.getDocumentClass(), collection.getCodecRegistry());
+        }
         boolean[] idByGuard = insertsWithoutId(models);
         BulkPlan plan = plan(models, options);
         WriteOutcome.Builder<T> outcome = new WriteOutcome.Builder<>(models);
         plan.superseded().forEach((index, by) -> outcome.set(IndexOutcome.superseded(index, by)));
-        if (plan.isEmpty() || plan.rounds().isEmpty()) {
-            return outcome.build();
-        }
-        Run run = new Run(models, plan, idByGuard, outcome, writeConcern.isServerDefault() ? null : writeConcern.asDocument());
-        try (ClientSession session = sessions.startSession(ClientSessionOptions.builder().causallyConsistent(false).build())) {
-            for (Round round : plan.rounds()) {
-                run.round(session, round);
+        if (!plan.isEmpty() && !plan.rounds().isEmpty()) {
+            try (Sessions sessions = new Sessions(access)) {
+                Run run = new Run(models, plan, idByGuard, outcome, writeConcern.isServerDefault() ? null : writeConcern.asDocument(),
+                    sessions, idempotentMultiRetries);
+                for (Round round : plan.rounds()) {
+                    run.round(round);
+                }
             }
         }
-        return outcome.build();
+        WriteOutcome<T> result = outcome.build();
+        runtime.events().writeCompleted(new GuardEventListener.WriteCompleted(namespace, operation, outcomeTag(result),
+            java.time.Duration.ofNanos(System.nanoTime() - started), result.rounds(), result.commands(), result.sends(),
+            plan.superseded().size(), plan.mode().name()));
+        return result;
+    }
+
+    private static String outcomeTag(WriteOutcome<?> outcome) {
+        if (outcome.isComplete()) {
+            return "success";
+        }
+        if (outcome.hasUnknown()) {
+            return "unknown";
+        }
+        boolean anyApplied = outcome.outcomes().stream().anyMatch(o -> o.status() == WriteStatus.APPLIED);
+        return anyApplied ? "partial" : "failure";
+    }
+
+    /**
+     * The explicit sessions of one bulk: one at a time; after a copy is left possibly running, the next command gets
+     * a fresh session so that it does not wait behind that copy on the server's session check-out.
+     */
+    private static final class Sessions implements AutoCloseable {
+        private final MongoAccess access;
+        private final List<ClientSession> all = new ArrayList<>();
+        private ClientSession current;
+
+        Sessions(MongoAccess access) {
+            this.access = access;
+            this.current = start();
+        }
+
+        private ClientSession start() {
+            ClientSession session = access.startSession(ClientSessionOptions.builder().causallyConsistent(false).build());
+            all.add(session);
+            return session;
+        }
+
+        ClientSession current() {
+            return current;
+        }
+
+        void replace() {
+            current = start();
+        }
+
+        @Override
+        public void close() {
+            all.forEach(ClientSession::close);
+        }
     }
 
     /** The state of one bulk while it runs. */
@@ -120,22 +182,31 @@ public final class BulkExecutor<T> {
         final BulkPlan plan;
         final boolean[] idByGuard;
         final WriteOutcome.Builder<T> outcome;
-        final BsonDocument writeConcern;
+        final @Nullable BsonDocument writeConcern;
+        final Sessions sessions;
+        final boolean idempotentMultiRetries;
+        final CopyLedger ledger = runtime.ledger();
+        final OverlapGate gate = runtime.gate();
+        final Retry retry = runtime.retry();
+        final GuardEventListener events = runtime.events();
+        final GuardCommandListener listener = runtime.commandListener();
         final String writeId = HexFormat.of().formatHex(longBytes(ThreadLocalRandom.current().nextLong()));
         int commandNumber;
         /** In an ordered round: the index whose failure stopped the round, or -1. */
         int stoppedAt = -1;
 
         Run(List<? extends WriteModel<? extends T>> models, BulkPlan plan, boolean[] idByGuard,
-            WriteOutcome.Builder<T> outcome, BsonDocument writeConcern) {
+            WriteOutcome.Builder<T> outcome, @Nullable BsonDocument writeConcern, Sessions sessions, boolean idempotentMultiRetries) {
             this.models = models;
             this.plan = plan;
             this.idByGuard = idByGuard;
             this.outcome = outcome;
             this.writeConcern = writeConcern;
+            this.sessions = sessions;
+            this.idempotentMultiRetries = idempotentMultiRetries;
         }
 
-        void round(ClientSession session, Round round) {
+        void round(Round round) {
             List<Integer> runnable = new ArrayList<>();
             for (int index : round.indices()) {
                 int previous = plan.previousOnKey(index);
@@ -161,7 +232,7 @@ public final class BulkExecutor<T> {
                     }
                     continue;
                 }
-                send(session, round.number(), command);
+                send(round.number(), command);
                 if (command.ordered()) {
                     for (int position = 0; position < command.size(); position++) {
                         int index = command.index(position);
@@ -174,49 +245,103 @@ public final class BulkExecutor<T> {
             }
         }
 
-        /** Sends one command; a retryable one is resent once as the same copy (same lsid and txnNumber). */
-        void send(ClientSession session, int roundNumber, WriteCommand command) {
+        /**
+         * Sends one command, as one server copy, with up to the policy's attempts: a retryable command resends the
+         * same copy (same lsid and txnNumber) after the backoff and the overlap gate; a multi-document command is
+         * sent once unless the caller opted in and every update in it is provably idempotent.
+         */
+        void send(int roundNumber, WriteCommand command) {
+            ClientSession session = sessions.current();
             Long txnNumber = command.retryable() ? session.getServerSession().advanceTransactionNumber() : null;
-            BsonValue comment = listener.maxWireVersion() >= 9
-                ? new BsonString("mwg:" + writeId + ":" + roundNumber + "." + (++commandNumber)) : null;
-            BsonDocument body = command.toCommand(txnNumber, maxTimeMs, writeConcern, comment);
+            String comment = listener.maxWireVersion() >= 9 ? "mwg:" + writeId + ":" + roundNumber + "." + (++commandNumber) : null;
+            BsonDocument body = command.toCommand(txnNumber, maxTimeMs, writeConcern, comment == null ? null : new BsonString(comment));
+            boolean retryAllowed = command.retryable() || idempotentMultiRetries;
+            CopyLedger.Copy copy = ledger.start(namespace, lsid(session), txnNumber, comment);
             outcome.command();
-            boolean clientGaveUp = false;
-            MongoException last = null;
-            int maxSends = command.retryable() ? 2 : 1;
-            for (int send = 1; send <= maxSends; send++) {
-                outcome.send();
-                try {
-                    BsonDocument reply = database.runCommand(session, body, ReadPreference.primary(), BsonDocument.class);
-                    classify(command, CommandReply.of(reply), send > 1);
-                    return;
-                } catch (MongoSocketException | MongoTimeoutException e) {
-                    // A socket timeout is not a cancellation: the server may still be applying this copy.
-                    clientGaveUp |= e instanceof MongoSocketException;
-                    last = e;
-                } catch (MongoException e) {
-                    // Server errors; MaxTimeMSExpired arrives as MongoExecutionTimeoutException, not a server exception.
-                    last = e;
-                    boolean retryable = command.retryable() && e.hasErrorLabel("RetryableWriteError");
-                    if (retryable && send < maxSends) {
-                        continue;
-                    }
-                    if (clientGaveUp) {
-                        unknown(command, "an earlier send of this copy timed out on the client and the resend failed with "
-                            + e.getCode() + ": the first send may still be running on the server");
-                    } else {
-                        failAll(command, e.getCode(), describe(e), isTransient(e.getCode(), command));
-                    }
-                    return;
+            Retry.Context<SendResult> retryContext = retry.context();
+            SendResult result;
+            int attempt = 0;
+            while (true) {
+                attempt++;
+                copy.attempt();
+                events.attemptStarted(new GuardEventListener.AttemptStarted(namespace, attempt, attempt > 1 && command.retryable()));
+                long sentAt = System.nanoTime();
+                result = sendOnce(session, body, copy);
+                if (result.hitDeadline() && !copy.isPossiblyRunning()) {
+                    events.deadlineHit(new GuardEventListener.DeadlineHit(namespace, maxTimeMs));
+                }
+                if (!retryAllowed || !result.worthRetrying() || !retryContext.onResult(result)) {
+                    break;
+                }
+                long gateStart = System.nanoTime();
+                OverlapGate.Verdict verdict = gate.beforeRetry(admin, copy, sentAt, maxTimeMs);
+                events.gateDecided(new GuardEventListener.GateDecided(namespace, verdict.name().toLowerCase(java.util.Locale.ROOT)
+                    .replace('_', '-'), java.time.Duration.ofNanos(System.nanoTime() - gateStart)));
+                if (verdict == OverlapGate.Verdict.REFUSED) {
+                    result = result.refused(copy.snapshot());
+                    break;
+                }
+                if (!command.retryable()) {
+                    // A multi-document write has no retryable-write identity: the next attempt is a new copy.
+                    outcome.copy(copy.snapshot());
+                    copy.close();
+                    copy = ledger.start(namespace, lsid(session), null, comment);
+                    outcome.command();
                 }
             }
-            if (clientGaveUp) {
-                unknown(command, command.retryable()
-                    ? "the client stopped waiting (" + last.getClass().getSimpleName() + "): the server may still be applying it"
-                    : "the client stopped waiting (" + last.getClass().getSimpleName() + ") on a multi-document write:"
-                        + " an unknown number of documents may have been changed; it is never retried");
-            } else {
-                failAll(command, last.getCode(), describe(last), command.retryable());
+            retryContext.onComplete();
+            outcome.copy(copy.snapshot());
+            apply(command, result, copy, attempt > 1);
+            if (copy.isPossiblyRunning()) {
+                // Later commands must not queue behind this copy on the server's session check-out.
+                sessions.replace();
+            }
+            copy.close();
+        }
+
+        private SendResult sendOnce(ClientSession session, BsonDocument body, CopyLedger.Copy copy) {
+            copy.sent();
+            outcome.send();
+            try {
+                BsonDocument reply = database.runCommand(session, body, ReadPreference.primary(), BsonDocument.class);
+                copy.markEnded();
+                return SendResult.reply(reply);
+            } catch (MongoSocketException e) {
+                // A socket timeout is not a cancellation: the server may still be applying this copy.
+                copy.clientGaveUp();
+                return SendResult.gaveUp(e);
+            } catch (MongoTimeoutException e) {
+                return SendResult.noServer(e);
+            } catch (MongoException e) {
+                // Server errors; MaxTimeMSExpired arrives as MongoExecutionTimeoutException, not a server exception.
+                return SendResult.serverError(e);
+            }
+        }
+
+        private void apply(WriteCommand command, SendResult result, CopyLedger.Copy copy, boolean resent) {
+            switch (result.kind) {
+                case REPLY:
+                    classify(command, CommandReply.of(result.reply), resent);
+                    return;
+                case REFUSED:
+                    outcome.stillRunning(result.runningCopy);
+                    unknown(command, "not retried: an earlier copy is still running on the server (" + result.runningCopy
+                        + "); it may still apply the write", command.retryable());
+                    return;
+                case GAVE_UP:
+                    unknown(command, command.retryable()
+                        ? "the client stopped waiting (" + result.error.getClass().getSimpleName() + "): the server may still be applying it"
+                        : "the client stopped waiting (" + result.error.getClass().getSimpleName() + ") on a multi-document write:"
+                            + " an unknown number of documents may have been changed; it is not retried", command.retryable());
+                    return;
+                default:
+                    if (copy.isPossiblyRunning()) {
+                        unknown(command, "an earlier send of this copy timed out on the client and the last one failed with "
+                            + result.code() + ": the earlier send may still be running on the server", command.retryable());
+                    } else {
+                        failAll(command, result.code(), describe(result.error),
+                            command.retryable() && RetryClassifier.isTransient(result.code(), result.error.hasErrorLabel("RetryableWriteError")));
+                    }
             }
         }
 
@@ -232,7 +357,8 @@ public final class BulkExecutor<T> {
                         outcome.set(IndexOutcome.applied(index, "applied by an earlier copy (duplicate key on the _id the guard assigned)"));
                         continue;
                     }
-                    outcome.set(IndexOutcome.failed(index, error.code(), error.message(), isTransient(error.code(), command)));
+                    outcome.set(IndexOutcome.failed(index, error.code(), error.message(),
+                        command.retryable() && RetryClassifier.isTransient(error.code(), false)));
                 } else if (command.ordered() && firstError >= 0 && position > firstError) {
                     outcome.set(IndexOutcome.skipped(index, command.index(firstError),
                         "not run: the bulk keeps the caller's order and stopped after index " + command.index(firstError) + " failed"));
@@ -273,15 +399,15 @@ public final class BulkExecutor<T> {
             }
         }
 
-        void unknown(WriteCommand command, String reason) {
+        void unknown(WriteCommand command, String reason, boolean retrySafe) {
             for (int position = 0; position < command.size(); position++) {
-                outcome.set(IndexOutcome.unknown(command.index(position), reason, command.retryable()));
+                outcome.set(IndexOutcome.unknown(command.index(position), reason, retrySafe));
             }
         }
     }
 
-    private static boolean isTransient(int code, WriteCommand command) {
-        return command.retryable() && TRANSIENT_CODES.contains(code);
+    private static String lsid(ClientSession session) {
+        return session.getServerSession().getIdentifier().getBinary("id").asUuid().toString();
     }
 
     private static String describe(MongoException e) {

@@ -1,0 +1,159 @@
+package io.github.mongowriteguard.copies;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The guard's live view of server copies: every write command it sends is one copy, named by its
+ * {@code (lsid, txnNumber)}; a retry of a single-document write resends the same copy. A copy is <em>possibly
+ * running</em> from the moment the client stops waiting for it (socket timeout, closed connection) until a later
+ * send of it gets a server answer or {@code currentOp} shows it gone.
+ *
+ * <pre>{@code
+ * guard.copies().possiblyRunning().forEach(copy -> log.warn("still on the server: {}", copy));
+ * }</pre>
+ *
+ * <p>Copies that ended are forgotten; possibly-running ones are kept for {@link #RETENTION} at most.
+ */
+public final class CopyLedger {
+    /** How long a copy that may still be running is remembered. */
+    public static final Duration RETENTION = Duration.ofMinutes(10);
+
+    private final Map<String, Copy> open = new ConcurrentHashMap<>();
+    private final AtomicInteger running = new AtomicInteger();
+    private final AtomicInteger maxRunning = new AtomicInteger();
+
+    /** Starts tracking a copy before its first send. */
+    public Copy start(String namespace, String lsid, @Nullable Long txnNumber, @Nullable String comment) {
+        expire();
+        Copy copy = new Copy(namespace, lsid, txnNumber, comment);
+        open.put(copy.key, copy);
+        return copy;
+    }
+
+    /** Copies the server may still be running now. */
+    public List<CopyRecord> possiblyRunning() {
+        expire();
+        List<CopyRecord> result = new ArrayList<>();
+        for (Copy copy : open.values()) {
+            if (copy.possiblyRunning) {
+                result.add(copy.snapshot());
+            }
+        }
+        return result;
+    }
+
+    /** The number of copies the server may be running now, across every write of this guard. */
+    public int possiblyRunningCount() {
+        return running.get();
+    }
+
+    /** The largest number of copies that may have been running at once, across every write of this guard. */
+    public int maxPossiblyRunning() {
+        return maxRunning.get();
+    }
+
+    private void expire() {
+        Instant oldest = Instant.now().minus(RETENTION);
+        open.values().removeIf(copy -> {
+            if (copy.firstSent != null && copy.firstSent.isBefore(oldest)) {
+                copy.markEnded();
+                return true;
+            }
+            return false;
+        });
+    }
+
+    /** One copy while its write runs; the executor reports its sends here. */
+    public final class Copy {
+        private final String key;
+        private final String namespace;
+        private final String lsid;
+        private final @Nullable Long txnNumber;
+        private final @Nullable String comment;
+        private @Nullable Instant firstSent;
+        private int attempts;
+        private int sends;
+        private boolean possiblyRunning;
+        private @Nullable Long serverOpId;
+        private long secsRunning = -1;
+
+        private Copy(String namespace, String lsid, @Nullable Long txnNumber, @Nullable String comment) {
+            this.key = lsid + "#" + (txnNumber == null ? "op" + System.nanoTime() : txnNumber);
+            this.namespace = namespace;
+            this.lsid = lsid;
+            this.txnNumber = txnNumber;
+            this.comment = comment;
+        }
+
+        public String lsid() {
+            return lsid;
+        }
+
+        public @Nullable Long txnNumber() {
+            return txnNumber;
+        }
+
+        public synchronized void attempt() {
+            attempts++;
+        }
+
+        public synchronized void sent() {
+            sends++;
+            if (firstSent == null) {
+                firstSent = Instant.now();
+            }
+        }
+
+        /** The client stopped waiting: the server may still be running this copy. */
+        public synchronized void clientGaveUp() {
+            if (!possiblyRunning) {
+                possiblyRunning = true;
+                int now = running.incrementAndGet();
+                maxRunning.accumulateAndGet(now, Math::max);
+            }
+        }
+
+        /** A server answer or {@code currentOp} showed this copy is no longer running. */
+        public synchronized void markEnded() {
+            if (possiblyRunning) {
+                possiblyRunning = false;
+                running.decrementAndGet();
+            }
+            serverOpId = null;
+        }
+
+        /** {@code currentOp} showed the copy running. */
+        public synchronized void seenRunning(long opid, long secs) {
+            serverOpId = opid;
+            secsRunning = secs;
+        }
+
+        /** The copy is done with: forgotten unless it may still be running. */
+        public void close() {
+            if (!isPossiblyRunning()) {
+                open.remove(key);
+            }
+        }
+
+        public synchronized boolean isPossiblyRunning() {
+            return possiblyRunning;
+        }
+
+        public synchronized int sends() {
+            return sends;
+        }
+
+        public synchronized CopyRecord snapshot() {
+            return new CopyRecord(namespace, lsid, txnNumber, comment, attempts, sends,
+                firstSent == null ? Instant.now() : firstSent, possiblyRunning, serverOpId, secsRunning);
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package io.github.mongowriteguard.internal;
+
+import java.util.List;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.github.mongowriteguard.WriteGuardSettings;
+import io.github.mongowriteguard.copies.CopyLedger;
+import io.github.mongowriteguard.copies.OverlapGate;
+import io.github.mongowriteguard.metrics.GuardEventListener;
+import io.github.resilience4j.retry.Retry;
+
+/**
+ * What every collection of one guard shares: its settings, the command listener it registered, the copy ledger, the
+ * overlap gate, the resilience4j {@link Retry} that paces attempts, and the event listeners (each call guarded, so a
+ * listener that throws never breaks a write).
+ */
+public final class GuardRuntime {
+    private static final Logger log = LoggerFactory.getLogger(GuardRuntime.class);
+
+    private final WriteGuardSettings settings;
+    private final GuardCommandListener commandListener;
+    private final CopyLedger ledger;
+    private final OverlapGate gate;
+    private final Retry retry;
+    private final GuardEventListener events;
+
+    public GuardRuntime(WriteGuardSettings settings, GuardCommandListener commandListener, CopyLedger ledger,
+                        List<GuardEventListener> listeners) {
+        this.settings = settings;
+        this.commandListener = commandListener;
+        this.ledger = ledger;
+        this.gate = new OverlapGate(settings.getRetryPolicy().gateGrace());
+        this.retry = Retry.of("mongodb-write-guard", settings.getRetryPolicy().toRetryConfig(
+            result -> ((io.github.mongowriteguard.internal.execution.Retryable) result).worthRetrying()));
+        this.events = safe(List.copyOf(listeners));
+    }
+
+    public WriteGuardSettings settings() {
+        return settings;
+    }
+
+    public GuardCommandListener commandListener() {
+        return commandListener;
+    }
+
+    public CopyLedger ledger() {
+        return ledger;
+    }
+
+    public OverlapGate gate() {
+        return gate;
+    }
+
+    public Retry retry() {
+        return retry;
+    }
+
+    public GuardEventListener events() {
+        return events;
+    }
+
+    /** One listener that calls them all and logs, never throws, what a listener throws. */
+    private static GuardEventListener safe(List<GuardEventListener> listeners) {
+        return new GuardEventListener() {
+            @Override
+            public void writeCompleted(WriteCompleted event) {
+                each(l -> l.writeCompleted(event));
+            }
+
+            @Override
+            public void attemptStarted(AttemptStarted event) {
+                each(l -> l.attemptStarted(event));
+            }
+
+            @Override
+            public void deadlineHit(DeadlineHit event) {
+                each(l -> l.deadlineHit(event));
+            }
+
+            @Override
+            public void gateDecided(GateDecided event) {
+                each(l -> l.gateDecided(event));
+            }
+
+            private void each(java.util.function.Consumer<GuardEventListener> call) {
+                for (GuardEventListener listener : listeners) {
+                    try {
+                        call.accept(listener);
+                    } catch (RuntimeException e) {
+                        log.warn("mongo-write-guard: event listener {} threw; the write goes on", listener.getClass().getName(), e);
+                    }
+                }
+            }
+        };
+    }
+}

@@ -1,0 +1,52 @@
+package io.github.mongowriteguard.internal.execution;
+
+import java.util.List;
+
+import org.bson.BsonDocument;
+import org.bson.codecs.configuration.CodecRegistry;
+import org.bson.conversions.Bson;
+
+import com.mongodb.client.model.DeleteManyModel;
+import com.mongodb.client.model.UpdateManyModel;
+import com.mongodb.client.model.WriteModel;
+
+import io.github.mongowriteguard.retry.IdempotentUpdates;
+
+/**
+ * Checks the explicit opt-in to retry multi-document writes before anything is sent: every {@code updateMany} must
+ * be provably idempotent, and no {@code deleteMany} may be in the bulk.
+ */
+final class MultiRetryOptIn {
+    private MultiRetryOptIn() {
+    }
+
+    static <T> void check(List<? extends WriteModel<? extends T>> models, Class<T> documentClass, CodecRegistry registry) {
+        if (models == null) {
+            return;
+        }
+        int index = 0;
+        for (WriteModel<? extends T> model : models) {
+            if (model instanceof DeleteManyModel) {
+                throw new IllegalArgumentException("index " + index + ": deleteMany is never retried, even with the idempotent"
+                    + " multi-document retry opt-in: a second run deletes documents that arrived in between. Remove the opt-in"
+                    + " for this call, or delete by _id. Nothing was sent.");
+            }
+            if (model instanceof UpdateManyModel) {
+                UpdateManyModel<? extends T> update = (UpdateManyModel<? extends T>) model;
+                Bson document = update.getUpdate();
+                if (document == null) {
+                    throw new IllegalArgumentException("index " + index + ": an updateMany with a pipeline is not provably"
+                        + " idempotent and is never retried; remove the opt-in for this call. Nothing was sent.");
+                }
+                BsonDocument operators = document.toBsonDocument(documentClass, registry);
+                if (!IdempotentUpdates.isProvablyIdempotent(operators)) {
+                    throw new IllegalArgumentException("index " + index + ": updateMany with " + IdempotentUpdates.firstNonIdempotent(operators)
+                        + " is not idempotent: a retry would apply it again. Only $set, $unset, $min, $max, $addToSet, $pull,"
+                        + " $setOnInsert and $currentDate may be retried; remove the opt-in for this call or rewrite the update."
+                        + " Nothing was sent.");
+                }
+            }
+            index++;
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package io.github.mongowriteguard.internal.execution;
+
+import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
+
+import com.mongodb.MongoException;
+
+import io.github.mongowriteguard.copies.CopyRecord;
+import io.github.mongowriteguard.internal.command.CommandReply;
+import io.github.mongowriteguard.retry.RetryClassifier;
+
+/** What one send of a write command came back with. */
+final class SendResult implements Retryable {
+    private static final int MAX_TIME_MS_EXPIRED = 50;
+
+    enum Kind {
+        /** The server answered with {@code ok: 1} (statement write errors included). */
+        REPLY,
+        /** The server answered with an error for the whole command. */
+        SERVER_ERROR,
+        /** The client stopped waiting (socket timeout, closed connection): the server may still run the copy. */
+        GAVE_UP,
+        /** No server could be selected: nothing was sent. */
+        NO_SERVER,
+        /** The overlap gate refused the next attempt: a copy still runs. */
+        REFUSED
+    }
+
+    final Kind kind;
+    final @Nullable BsonDocument reply;
+    final @Nullable MongoException error;
+    final @Nullable CopyRecord runningCopy;
+
+    private SendResult(Kind kind, @Nullable BsonDocument reply, @Nullable MongoException error, @Nullable CopyRecord runningCopy) {
+        this.kind = kind;
+        this.reply = reply;
+        this.error = error;
+        this.runningCopy = runningCopy;
+    }
+
+    static SendResult reply(BsonDocument reply) {
+        return new SendResult(Kind.REPLY, reply, null, null);
+    }
+
+    static SendResult serverError(MongoException error) {
+        return new SendResult(Kind.SERVER_ERROR, null, error, null);
+    }
+
+    static SendResult gaveUp(MongoException error) {
+        return new SendResult(Kind.GAVE_UP, null, error, null);
+    }
+
+    static SendResult noServer(MongoException error) {
+        return new SendResult(Kind.NO_SERVER, null, error, null);
+    }
+
+    SendResult refused(CopyRecord copy) {
+        return new SendResult(Kind.REFUSED, reply, error, copy);
+    }
+
+    /**
+     * True when the server stopped the command at its deadline: a top-level {@code MaxTimeMSExpired}, or (through
+     * mongos, which turns a failed child batch into one write error per statement) statement errors with that code.
+     */
+    boolean hitDeadline() {
+        if (kind == Kind.SERVER_ERROR) {
+            return error.getCode() == MAX_TIME_MS_EXPIRED;
+        }
+        if (kind == Kind.REPLY) {
+            CommandReply parsed = CommandReply.of(reply);
+            return parsed.errorPositions().stream().anyMatch(position -> parsed.error(position).code() == MAX_TIME_MS_EXPIRED);
+        }
+        return false;
+    }
+
+    int code() {
+        return error == null ? 0 : error.getCode();
+    }
+
+    /** True when sending the same command again is useful (safety is decided by the caller: no multi-document writes). */
+    @Override
+    public boolean worthRetrying() {
+        switch (kind) {
+            case GAVE_UP:
+            case NO_SERVER:
+                return true;
+            case SERVER_ERROR:
+                return RetryClassifier.isTransient(error.getCode(), error.hasErrorLabel("RetryableWriteError"));
+            case REPLY:
+                CommandReply parsed = CommandReply.of(reply);
+                for (int position : parsed.errorPositions()) {
+                    if (RetryClassifier.isTransient(parsed.error(position).code(), false)) {
+                        return true;
+                    }
+                }
+                return false;
+            default:
+                return false;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return kind + (error == null ? "" : " " + error.getClass().getSimpleName() + " " + error.getCode());
+    }
+}

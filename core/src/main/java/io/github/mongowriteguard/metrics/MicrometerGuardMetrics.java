@@ -1,0 +1,85 @@
+package io.github.mongowriteguard.metrics;
+
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+import io.github.mongowriteguard.copies.CopyLedger;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * The guard's meters, all under {@code mongodb.guard.}, tagged only with bounded values: {@code namespace},
+ * {@code operation}, {@code outcome}, {@code attempt}, {@code verdict}. Never document contents, ids or URIs.
+ *
+ * <table>
+ * <caption>Meters</caption>
+ * <tr><td>{@code mongodb.guard.writes}</td><td>timer</td><td>guarded calls, by namespace, operation, outcome</td></tr>
+ * <tr><td>{@code mongodb.guard.attempts}</td><td>counter</td><td>attempts, {@code attempt=first|retry}</td></tr>
+ * <tr><td>{@code mongodb.guard.sends}</td><td>counter</td><td>sends of write commands</td></tr>
+ * <tr><td>{@code mongodb.guard.copies.started}</td><td>counter</td><td>server copies started</td></tr>
+ * <tr><td>{@code mongodb.guard.copies.running}</td><td>gauge</td><td>copies the server may be running now</td></tr>
+ * <tr><td>{@code mongodb.guard.copies.max.concurrent}</td><td>gauge</td><td>most copies possibly running at once</td></tr>
+ * <tr><td>{@code mongodb.guard.superseded}</td><td>counter</td><td>writes not sent: superseded on their key</td></tr>
+ * <tr><td>{@code mongodb.guard.rounds}</td><td>summary</td><td>rounds per guarded bulk</td></tr>
+ * <tr><td>{@code mongodb.guard.deadline.hits}</td><td>counter</td><td>writes the server stopped at their deadline</td></tr>
+ * <tr><td>{@code mongodb.guard.gate}</td><td>timer</td><td>gate waits, by {@code verdict}</td></tr>
+ * <tr><td>{@code mongodb.guard.gate.refusals}</td><td>counter</td><td>retries refused: a copy still ran</td></tr>
+ * <tr><td>{@code mongodb.guard.strict.ordered}</td><td>counter</td><td>bulks run with strict ORDERED semantics</td></tr>
+ * </table>
+ */
+public final class MicrometerGuardMetrics implements GuardEventListener {
+    public static final String PREFIX = "mongodb.guard.";
+
+    private final MeterRegistry registry;
+
+    /** Registers the copy gauges at once; other meters appear with their first event. */
+    public MicrometerGuardMetrics(MeterRegistry registry, CopyLedger copies) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        Gauge.builder(PREFIX + "copies.running", copies, CopyLedger::possiblyRunningCount)
+            .description("Server copies of guarded writes that may still be running (the client stopped waiting)")
+            .register(registry);
+        Gauge.builder(PREFIX + "copies.max.concurrent", copies, CopyLedger::maxPossiblyRunning)
+            .description("The most server copies possibly running at once")
+            .register(registry);
+    }
+
+    @Override
+    public void writeCompleted(WriteCompleted event) {
+        Timer.builder(PREFIX + "writes")
+            .description("Guarded writes")
+            .tag("namespace", event.namespace()).tag("operation", event.operation()).tag("outcome", event.outcome())
+            .register(registry).record(event.duration().toNanos(), TimeUnit.NANOSECONDS);
+        Counter.builder(PREFIX + "sends").tag("namespace", event.namespace()).register(registry).increment(event.sends());
+        Counter.builder(PREFIX + "copies.started").tag("namespace", event.namespace()).register(registry).increment(event.commands());
+        if (event.superseded() > 0) {
+            Counter.builder(PREFIX + "superseded").tag("namespace", event.namespace()).register(registry).increment(event.superseded());
+        }
+        DistributionSummary.builder(PREFIX + "rounds").tag("namespace", event.namespace()).register(registry).record(event.rounds());
+        if (event.planMode().equals("STRICT_ORDERED")) {
+            Counter.builder(PREFIX + "strict.ordered").tag("namespace", event.namespace()).register(registry).increment();
+        }
+    }
+
+    @Override
+    public void attemptStarted(AttemptStarted event) {
+        Counter.builder(PREFIX + "attempts").tag("namespace", event.namespace())
+            .tag("attempt", event.attempt() == 1 ? "first" : "retry").register(registry).increment();
+    }
+
+    @Override
+    public void deadlineHit(DeadlineHit event) {
+        Counter.builder(PREFIX + "deadline.hits").tag("namespace", event.namespace()).register(registry).increment();
+    }
+
+    @Override
+    public void gateDecided(GateDecided event) {
+        Timer.builder(PREFIX + "gate").tag("namespace", event.namespace()).tag("verdict", event.verdict())
+            .register(registry).record(event.waited().toNanos(), TimeUnit.NANOSECONDS);
+        if (event.verdict().equals("refused")) {
+            Counter.builder(PREFIX + "gate.refusals").tag("namespace", event.namespace()).register(registry).increment();
+        }
+    }
+}
