@@ -1,0 +1,69 @@
+package io.github.mongowriteguard.spring.boot;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.mongodb.autoconfigure.MongoClientSettingsBuilderCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.mongodb.MongoDatabaseFactory;
+import org.springframework.data.mongodb.core.MongoOperations;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.convert.MongoConverter;
+
+import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.spring.data.GuardedMongoTemplate;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * Guards Spring Boot's MongoDB client and template: a {@link WriteGuard} from {@code mongo.write-guard.*}, applied to
+ * the Boot-built client through a {@link MongoClientSettingsBuilderCustomizer}, and a {@link GuardedMongoTemplate}
+ * as the {@code MongoTemplate} bean, so {@code bulkOps(...)} runs through the guard. The guard's meters go to the
+ * application's {@link MeterRegistry} when there is one.
+ *
+ * <p>Backs off: {@code mongo.write-guard.enabled=false} leaves Boot's plain configuration; a {@link WriteGuard} bean
+ * of the application replaces the auto-configured one; a {@code MongoOperations} bean of the application is kept
+ * (wrap it yourself with {@link GuardedMongoTemplate}). A {@code MongoClient} bean of the application is not built by
+ * Boot, so the customizer does not reach it: call {@code guard.configure(builder)} where it is built.
+ */
+@AutoConfiguration(
+    afterName = "org.springframework.boot.mongodb.autoconfigure.MongoAutoConfiguration",
+    beforeName = "org.springframework.boot.data.mongodb.autoconfigure.DataMongoAutoConfiguration")
+@ConditionalOnClass({MongoTemplate.class, MongoClientSettingsBuilderCustomizer.class, WriteGuard.class})
+@ConditionalOnProperty(prefix = "mongo.write-guard", name = "enabled", havingValue = "true", matchIfMissing = true)
+@EnableConfigurationProperties(WriteGuardProperties.class)
+public class WriteGuardAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    public WriteGuard writeGuard(WriteGuardProperties properties, ObjectProvider<WriteGuardBuilderCustomizer> customizers) {
+        WriteGuard.Builder builder = WriteGuard.builder().settings(properties.toSettings());
+        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+        return builder.build();
+    }
+
+    /** Registers the guard's command listener on the client Boot builds; the guard reads its socket timeout there. */
+    @Bean
+    public MongoClientSettingsBuilderCustomizer writeGuardMongoClientSettingsBuilderCustomizer(WriteGuard guard) {
+        return guard::configure;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(MongoOperations.class)
+    public GuardedMongoTemplate mongoTemplate(MongoDatabaseFactory factory, MongoConverter converter, WriteGuard guard) {
+        return new GuardedMongoTemplate(factory, converter, guard);
+    }
+
+    /** Binds the guard's meters ({@code mongodb.guard.*}) to the application's registry, when Micrometer is present. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    static class WriteGuardMetricsConfiguration {
+        @Bean
+        WriteGuardBuilderCustomizer writeGuardMeterRegistryCustomizer(ObjectProvider<MeterRegistry> registries) {
+            return builder -> registries.ifAvailable(builder::meterRegistry);
+        }
+    }
+}

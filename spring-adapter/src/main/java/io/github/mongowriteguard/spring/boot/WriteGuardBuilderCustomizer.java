@@ -1,0 +1,12 @@
+package io.github.mongowriteguard.spring.boot;
+
+import io.github.mongowriteguard.WriteGuard;
+
+/**
+ * Customizes the auto-configured {@link WriteGuard} before it is built, e.g. to add a
+ * {@link io.github.mongowriteguard.metrics.GuardEventListener}. Declare one or more as beans.
+ */
+@FunctionalInterface
+public interface WriteGuardBuilderCustomizer {
+    void customize(WriteGuard.Builder builder);
+}

@@ -1,0 +1,195 @@
+package io.github.mongowriteguard.spring.boot;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import io.github.mongowriteguard.WriteGuardSettings;
+import io.github.mongowriteguard.retry.RetryPolicy;
+
+/**
+ * The guard's settings as Spring Boot properties under {@code mongo.write-guard}. A property left unset keeps the
+ * core's default ({@link WriteGuardSettings}, {@link RetryPolicy}); the core validates every value and its message
+ * names the setting.
+ *
+ * <pre>
+ * mongo.write-guard.server-deadline-fraction=0.5
+ * mongo.write-guard.retry.max-attempts=4
+ * mongo.write-guard.retry.initial-backoff=200ms
+ * </pre>
+ */
+@ConfigurationProperties("mongo.write-guard")
+public class WriteGuardProperties {
+    /** Whether to guard the auto-configured client and MongoTemplate; false gives Spring Boot's plain MongoTemplate. */
+    private boolean enabled = true;
+
+    /** Explicit server deadline (maxTimeMS) for every write; must be below the socket read timeout. Default: derived from the socket read timeout. */
+    private @Nullable Duration serverDeadline;
+
+    /** Share of the socket read timeout given to the server when no explicit deadline is set, in (0, 1). Default 2/3. */
+    private @Nullable Double serverDeadlineFraction;
+
+    /** Server deadline when the client has no socket read timeout and no explicit deadline is set. Default 10s. */
+    private @Nullable Duration defaultServerDeadline;
+
+    /** Run ordered bulks as the driver's ORDERED bulk, exactly as given (about one round trip per shard change). Default false. */
+    private @Nullable Boolean strictOrdered;
+
+    private final Retry retry = new Retry();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public @Nullable Duration getServerDeadline() {
+        return serverDeadline;
+    }
+
+    public void setServerDeadline(@Nullable Duration serverDeadline) {
+        this.serverDeadline = serverDeadline;
+    }
+
+    public @Nullable Double getServerDeadlineFraction() {
+        return serverDeadlineFraction;
+    }
+
+    public void setServerDeadlineFraction(@Nullable Double serverDeadlineFraction) {
+        this.serverDeadlineFraction = serverDeadlineFraction;
+    }
+
+    public @Nullable Duration getDefaultServerDeadline() {
+        return defaultServerDeadline;
+    }
+
+    public void setDefaultServerDeadline(@Nullable Duration defaultServerDeadline) {
+        this.defaultServerDeadline = defaultServerDeadline;
+    }
+
+    public @Nullable Boolean getStrictOrdered() {
+        return strictOrdered;
+    }
+
+    public void setStrictOrdered(@Nullable Boolean strictOrdered) {
+        this.strictOrdered = strictOrdered;
+    }
+
+    public Retry getRetry() {
+        return retry;
+    }
+
+    /** The core settings these properties describe; unset properties keep the core's defaults. */
+    public WriteGuardSettings toSettings() {
+        WriteGuardSettings.Builder builder = WriteGuardSettings.builder();
+        if (serverDeadline != null) {
+            builder.serverDeadline(serverDeadline);
+        }
+        if (serverDeadlineFraction != null) {
+            builder.serverDeadlineFraction(serverDeadlineFraction);
+        }
+        if (defaultServerDeadline != null) {
+            builder.defaultServerDeadline(defaultServerDeadline);
+        }
+        if (strictOrdered != null) {
+            builder.strictOrdered(strictOrdered);
+        }
+        return builder.retryPolicy(retry.toPolicy()).build();
+    }
+
+    /** How the guard retries writes that failed in a way that is safe to retry ({@link RetryPolicy}). */
+    public static class Retry {
+        /** Attempts in all, the first included, 1 to 10; 1 means no retry. Default 3. */
+        private @Nullable Integer maxAttempts;
+
+        /** Wait before the first retry. Default 100ms. */
+        private @Nullable Duration initialBackoff;
+
+        /** Factor applied to the wait after each retry, at least 1. Default 2. */
+        private @Nullable Double multiplier;
+
+        /** Longest wait between two attempts. Default 5s. */
+        private @Nullable Duration maxBackoff;
+
+        /** Randomization factor in [0, 1): each wait is drawn from [1 - jitter, 1 + jitter] x the exponential value. Default 0.5. */
+        private @Nullable Double jitter;
+
+        /** How long after an attempt's server deadline the overlap gate waits before checking that no copy still runs. Default 100ms. */
+        private @Nullable Duration gateGrace;
+
+        public @Nullable Integer getMaxAttempts() {
+            return maxAttempts;
+        }
+
+        public void setMaxAttempts(@Nullable Integer maxAttempts) {
+            this.maxAttempts = maxAttempts;
+        }
+
+        public @Nullable Duration getInitialBackoff() {
+            return initialBackoff;
+        }
+
+        public void setInitialBackoff(@Nullable Duration initialBackoff) {
+            this.initialBackoff = initialBackoff;
+        }
+
+        public @Nullable Double getMultiplier() {
+            return multiplier;
+        }
+
+        public void setMultiplier(@Nullable Double multiplier) {
+            this.multiplier = multiplier;
+        }
+
+        public @Nullable Duration getMaxBackoff() {
+            return maxBackoff;
+        }
+
+        public void setMaxBackoff(@Nullable Duration maxBackoff) {
+            this.maxBackoff = maxBackoff;
+        }
+
+        public @Nullable Double getJitter() {
+            return jitter;
+        }
+
+        public void setJitter(@Nullable Double jitter) {
+            this.jitter = jitter;
+        }
+
+        public @Nullable Duration getGateGrace() {
+            return gateGrace;
+        }
+
+        public void setGateGrace(@Nullable Duration gateGrace) {
+            this.gateGrace = gateGrace;
+        }
+
+        /** The core policy; unset properties keep {@link RetryPolicy#defaults()}. */
+        public RetryPolicy toPolicy() {
+            RetryPolicy.Builder builder = RetryPolicy.builder();
+            if (maxAttempts != null) {
+                builder.maxAttempts(maxAttempts);
+            }
+            if (initialBackoff != null) {
+                builder.initialBackoff(initialBackoff);
+            }
+            if (multiplier != null) {
+                builder.multiplier(multiplier);
+            }
+            if (maxBackoff != null) {
+                builder.maxBackoff(maxBackoff);
+            }
+            if (jitter != null) {
+                builder.jitter(jitter);
+            }
+            if (gateGrace != null) {
+                builder.gateGrace(gateGrace);
+            }
+            return builder.build();
+        }
+    }
+}
