@@ -1,0 +1,229 @@
+package io.github.mongowriteguard.spring.kafka;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.jspecify.annotations.Nullable;
+import org.springframework.kafka.listener.ConsumerRecordRecoverer;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.listener.MessageListenerContainer;
+import org.springframework.util.backoff.ExponentialBackOff;
+
+import io.github.mongowriteguard.GuardedBulkWriteException;
+import io.github.mongowriteguard.WriteGuardException;
+import io.github.mongowriteguard.bulk.InvalidBulkException;
+import io.github.mongowriteguard.copies.CopyStillRunningException;
+import io.github.mongowriteguard.deadline.ServerDeadlineExceededException;
+import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.outcome.IndexOutcome;
+import io.github.mongowriteguard.outcome.WriteOutcome;
+import io.github.mongowriteguard.outcome.WriteStatus;
+import io.github.mongowriteguard.retry.RetryBudget;
+import io.github.mongowriteguard.retry.RetryPolicy;
+
+/**
+ * Spring Kafka's {@link DefaultErrorHandler}, set up for listeners that write through the guard: exponential backoff
+ * with jitter and the attempts of the guard's {@link RetryPolicy} (never {@code FixedBackOff(0, 9)}), the guard's
+ * final answers registered as not retryable (see {@link #NOT_RETRYABLE}), a dead-letter recoverer, and a retry-budget
+ * check that fails at startup when a poll's worst case does not fit {@code max.poll.interval.ms}.
+ *
+ * <pre>{@code
+ * @Bean
+ * DefaultErrorHandler errorHandler(KafkaTemplate<Object, Object> template, ConsumerFactory<?, ?> consumers, WriteGuard guard) {
+ *     return GuardedErrorHandlers.builder(guard.settings().getRetryPolicy())
+ *         .recoverer(new DeadLetterPublishingRecoverer(template))
+ *         .retryBudget(consumers.getConfigurationProperties(), Duration.ofSeconds(30), ListenerType.BATCH) // the socket read timeout
+ *         .recoverBatchByBulkIndex(true)
+ *         .build();
+ * }
+ * }</pre>
+ *
+ * <h2>What Kafka retries and what it does not</h2>
+ * The guard has already retried every write that was safe and useful to retry, as the same server copy, to the end
+ * of its policy. What it throws afterwards is final: sending the record again would either start a second server
+ * copy next to one that may still be running, or repeat an error that will not change. So these are not retryable
+ * (the record goes straight to the recoverer): {@link CopyStillRunningException} (a copy still runs),
+ * {@link WriteOutcomeUnknownException} (the client stopped waiting: the write may still be applied; for a
+ * multi-document write an unknown number of documents changed), {@link ServerDeadlineExceededException} (the server
+ * stopped the write at its deadline on every one of the guard's attempts), {@link GuardedBulkWriteException} (the
+ * write errors left after the guard's retries: duplicate keys, validation, or transient errors already retried;
+ * Spring's {@code BulkOperationException} carries it as its cause), {@link InvalidBulkException} and
+ * {@link IllegalArgumentException} (bad input, nothing was sent). Everything else (no server reachable, the
+ * listener's own errors) is retried with the backoff.
+ *
+ * <h2>Batch listeners</h2>
+ * With {@link Builder#recoverBatchByBulkIndex(boolean)}, a batch listener that writes exactly one bulk write per
+ * record, in record order, gets per-record recovery: when the exception carries the guard's outcome of a bulk as
+ * large as the batch, only the records whose write was not applied go to the recoverer, each with a
+ * {@link WriteNotAppliedException} naming the reason, and the batch is committed. Otherwise Spring's batch handling
+ * applies (the whole batch is retried or recovered).
+ */
+public final class GuardedErrorHandlers {
+    /** The guard's exceptions that Kafka must not retry: see the class documentation. */
+    public static final List<Class<? extends Exception>> NOT_RETRYABLE = List.of(CopyStillRunningException.class,
+        WriteOutcomeUnknownException.class, ServerDeadlineExceededException.class, GuardedBulkWriteException.class,
+        InvalidBulkException.class, IllegalArgumentException.class);
+
+    private GuardedErrorHandlers() {
+    }
+
+    /** How the listener hands records to the guard, for the retry budget. */
+    public enum ListenerType {
+        /** One record per call: a poll costs up to {@code max.poll.records} guarded writes, one after another. */
+        RECORD,
+        /**
+         * One guarded bulk per poll (a batch listener whose bulk has distinct keys: one round); a poll costs one
+         * guarded write.
+         */
+        BATCH
+    }
+
+    public static Builder builder(RetryPolicy policy) {
+        return new Builder(policy);
+    }
+
+    /**
+     * The core's {@link RetryBudget} check for a consumer: {@code max.poll.records} (Kafka's default 500) and
+     * {@code max.poll.interval.ms} (default 300,000) are read from the consumer's configuration.
+     *
+     * @param longestAttempt the longest one attempt can take: the client's socket read timeout
+     * @throws IllegalStateException with the numbers when a poll's worst case does not fit
+     */
+    public static void checkRetryBudget(Map<String, ?> consumerConfig, RetryPolicy policy, Duration longestAttempt, ListenerType type) {
+        int maxPollRecords = intValue(consumerConfig.get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 500);
+        long maxPollIntervalMs = intValue(consumerConfig.get(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG), 300_000);
+        int writesPerPoll = type == ListenerType.RECORD ? maxPollRecords : 1;
+        RetryBudget.forConsumer(writesPerPoll, Duration.ofMillis(maxPollIntervalMs)).check(policy, longestAttempt);
+    }
+
+    private static int intValue(@Nullable Object value, int fallback) {
+        if (value == null) {
+            return fallback;
+        }
+        return value instanceof Number number ? number.intValue() : Integer.parseInt(value.toString().trim());
+    }
+
+    /** Builds the handler; {@link #build()} runs the retry-budget check when one was given. */
+    public static final class Builder {
+        private final RetryPolicy policy;
+        private @Nullable ConsumerRecordRecoverer recoverer;
+        private boolean recoverBatchByBulkIndex;
+        private @Nullable Map<String, ?> consumerConfig;
+        private @Nullable Duration longestAttempt;
+        private ListenerType listenerType = ListenerType.RECORD;
+
+        private Builder(RetryPolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy");
+        }
+
+        /** Where records go when retries are exhausted or not allowed, e.g. a {@code DeadLetterPublishingRecoverer}. Default: logged and skipped (Spring's default). */
+        public Builder recoverer(ConsumerRecordRecoverer recoverer) {
+            this.recoverer = Objects.requireNonNull(recoverer, "recoverer");
+            return this;
+        }
+
+        /** Per-record recovery for batch listeners that write one bulk write per record, in record order. Default false. */
+        public Builder recoverBatchByBulkIndex(boolean enabled) {
+            this.recoverBatchByBulkIndex = enabled;
+            return this;
+        }
+
+        /**
+         * Checks at {@link #build()} that a poll's worst case fits {@code max.poll.interval.ms}
+         * ({@link GuardedErrorHandlers#checkRetryBudget}).
+         */
+        public Builder retryBudget(Map<String, ?> consumerConfig, Duration longestAttempt, ListenerType type) {
+            this.consumerConfig = Objects.requireNonNull(consumerConfig, "consumerConfig");
+            this.longestAttempt = Objects.requireNonNull(longestAttempt, "longestAttempt");
+            this.listenerType = Objects.requireNonNull(type, "type");
+            return this;
+        }
+
+        /**
+         * The backoff: the policy's initial wait, multiplier and longest wait; its jitter as a share of the initial
+         * wait (Spring's jitter is in milliseconds); {@code maxAttempts - 1} retries.
+         */
+        public ExponentialBackOff backOff() {
+            ExponentialBackOff backOff = new ExponentialBackOff(Math.max(1, policy.initialBackoff().toMillis()), policy.multiplier());
+            backOff.setMaxInterval(Math.max(1, policy.maxBackoff().toMillis()));
+            backOff.setJitter(Math.round(policy.jitter() * policy.initialBackoff().toMillis()));
+            backOff.setMaxAttempts(policy.maxAttempts() - 1L);
+            return backOff;
+        }
+
+        /**
+         * @throws IllegalStateException when a retry budget was given and a poll's worst case does not fit
+         */
+        public DefaultErrorHandler build() {
+            if (consumerConfig != null && longestAttempt != null) {
+                checkRetryBudget(consumerConfig, policy, longestAttempt, listenerType);
+            }
+            DefaultErrorHandler handler = recoverBatchByBulkIndex
+                ? new BulkIndexErrorHandler(recoverer, backOff())
+                : recoverer == null ? new DefaultErrorHandler(backOff()) : new DefaultErrorHandler(recoverer, backOff());
+            handler.addNotRetryableExceptions(NOT_RETRYABLE.toArray(Class[]::new));
+            return handler;
+        }
+    }
+
+    /** Recovers only the records whose write the guard's outcome shows as not applied. */
+    private static final class BulkIndexErrorHandler extends DefaultErrorHandler {
+        private final @Nullable ConsumerRecordRecoverer recoverer;
+
+        BulkIndexErrorHandler(@Nullable ConsumerRecordRecoverer recoverer, ExponentialBackOff backOff) {
+            super(recoverer, backOff);
+            this.recoverer = recoverer;
+        }
+
+        @Override
+        public void handleBatch(Exception thrown, ConsumerRecords<?, ?> data, Consumer<?, ?> consumer,
+                                MessageListenerContainer container, Runnable invokeListener) {
+            if (!recoverByIndex(thrown, data)) {
+                super.handleBatch(thrown, data, consumer, container, invokeListener);
+            }
+        }
+
+        @Override
+        public <K, V> ConsumerRecords<K, V> handleBatchAndReturnRemaining(Exception thrown, ConsumerRecords<?, ?> data,
+                                                                        Consumer<?, ?> consumer, MessageListenerContainer container,
+                                                                        Runnable invokeListener) {
+            if (recoverByIndex(thrown, data)) {
+                return ConsumerRecords.empty();
+            }
+            return super.handleBatchAndReturnRemaining(thrown, data, consumer, container, invokeListener);
+        }
+
+        private boolean recoverByIndex(Exception thrown, ConsumerRecords<?, ?> data) {
+            WriteOutcome<?> outcome = outcomeOf(thrown);
+            if (recoverer == null || outcome == null || outcome.outcomes().size() != data.count()) {
+                return false;
+            }
+            int index = 0;
+            for (ConsumerRecord<?, ?> record : data) {
+                IndexOutcome result = outcome.outcome(index++);
+                if (result.status() != WriteStatus.APPLIED && result.status() != WriteStatus.SUPERSEDED) {
+                    recoverer.accept(record, new WriteNotAppliedException(result, thrown));
+                }
+            }
+            return true;
+        }
+
+        private static @Nullable WriteOutcome<?> outcomeOf(Throwable thrown) {
+            for (Throwable cause = thrown; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+                if (cause instanceof GuardedBulkWriteException bulk) {
+                    return bulk.outcome();
+                }
+                if (cause instanceof WriteGuardException guard && guard.outcome() != null) {
+                    return guard.outcome();
+                }
+            }
+            return null;
+        }
+    }
+}

@@ -1,0 +1,286 @@
+package io.github.mongowriteguard.spring.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterAll;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.MessageListenerContainer;
+import org.springframework.kafka.support.KafkaHeaders;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+
+import io.github.mongowriteguard.spring.data.GuardedMongoTemplate;
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.sharding.RoutedWrite;
+import io.github.mongowriteguard.testkit.sharding.ShardKey;
+import io.github.mongowriteguard.testkit.stall.Stall;
+import io.github.mongowriteguard.testkit.stall.StallHandle;
+import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
+
+/**
+ * The acceptance test: an embedded Kafka broker, the testkit's 5-shard cluster, and the same small Spring Boot
+ * application twice, with and without the guard, measured side by side.
+ *
+ * <p>Each run: (A) 1,000 records in one poll, no stall: mongos-to-shard round trips of the listener's bulk.
+ * (B) 1,000 more records while shard 0 stalls every write uninterruptibly for longer than the socket timeout:
+ * every record must end in MongoDB or on the dead-letter topic, copies on the stalled shard are counted, and the
+ * consumer must never be thrown out of its group.
+ */
+class StoreInventoryKafkaEndToEndTest {
+    private static final int RECORDS = 1000;
+    private static final int SOCKET_TIMEOUT_MS = 300;
+    private static final int MAX_POLL_INTERVAL_MS = 4000;
+    private static final Duration STALL = Duration.ofMillis(1500);
+
+    private static EmulatedShardedCluster cluster;
+    private static EmbeddedKafkaKraftBroker kafka;
+    /** The test's own client (no socket timeout) for checks, so the checks never time out themselves. */
+    private static MongoClient checker;
+    private static final Map<String, Run> RESULTS = new HashMap<>();
+
+    @BeforeAll
+    static void start() {
+        System.setProperty("org.springframework.boot.logging.LoggingSystem", "none");
+        cluster = EmulatedCluster.sharded().shards(5).start();
+        for (String db : List.of("guarded", "plain")) {
+            cluster.shardCollection(db + ".storeInventory", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
+        }
+        kafka = new EmbeddedKafkaKraftBroker(1, 1, "inventory-guarded", "inventory-guarded.DLT", "inventory-plain", "inventory-plain.DLT");
+        kafka.afterPropertiesSet();
+        checker = MongoClients.create(cluster.connectionString());
+    }
+
+    @AfterAll
+    static void stop() {
+        RESULTS.forEach((name, run) -> System.out.println("e2e " + name + ": " + run));
+        if (checker != null) {
+            checker.close();
+        }
+        if (kafka != null) {
+            kafka.destroy();
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void guardedApplication_oneRoundPerBatch_oneCopyUnderAStall_everyRecordAccountedFor_noRebalance() throws Exception {
+        Run run = run("guarded", true);
+        RESULTS.put("guarded", run);
+
+        assertThat(run.batchSizes).contains(RECORDS);
+        assertThat(run.childBatchesOfTheBatch).isLessThanOrEqualTo(5);
+        assertThat(run.lost).isEmpty();
+        assertThat(run.documents).isEqualTo(2 * RECORDS);                // no duplicates, none missing
+        assertThat(run.maxConcurrentCopiesOnStalledShard).isEqualTo(1);
+        // mongos answers a command after its slowest child batch: the client stopped waiting for the whole round, so
+        // the round's writes are dead-lettered as UNKNOWN, naming the copy that still runs (it applies them later).
+        assertThat(run.deadLettered).isPositive().isLessThanOrEqualTo(RECORDS);
+        assertThat(run.deadLetterReasons).allMatch(reason -> reason.contains("not applied") && reason.contains("still running"));
+        assertThat(run.partitionsRevoked + run.partitionsLost + run.consumersStopped).isZero();
+        assertThat(run.longestListenerCall).isLessThan(Duration.ofMillis(MAX_POLL_INTERVAL_MS));
+    }
+
+    @Test
+    void plainApplication_showsTheSeedsFailureModes() throws Exception {
+        Run run = run("plain", false);
+        RESULTS.put("plain", run);
+
+        assertThat(run.batchSizes).contains(RECORDS);
+        assertThat(run.childBatchesOfTheBatch).isGreaterThan(700);     // ~800 = 1 + 999 x 4/5
+        assertThat(run.maxConcurrentCopiesOnStalledShard).isGreaterThan(1);
+        assertThat(run.lost).isEmpty();
+    }
+
+    private Run run(String name, boolean guarded) throws Exception {
+        String topic = "inventory-" + name;
+        String namespace = name + ".storeInventory";
+        Predicate<ReceivedCommand> stalledShardWrites = c -> c.namespace().equals(namespace) && c.commandName().equals("update");
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(InventoryApplication.class)
+            .properties(
+                "spring.main.banner-mode=off",
+                "app.topic=" + topic,
+                "app.socket-timeout-ms=" + SOCKET_TIMEOUT_MS,
+                "mongo.write-guard.enabled=" + guarded,
+                "mongo.write-guard.retry.max-attempts=3",
+                "mongo.write-guard.retry.initial-backoff=20ms",
+                "mongo.write-guard.retry.max-backoff=100ms",
+                "mongo.write-guard.retry.gate-grace=50ms",
+                "spring.mongodb.uri=" + cluster.connectionString() + "?socketTimeoutMS=" + SOCKET_TIMEOUT_MS
+                    + "&serverSelectionTimeoutMS=5000",
+                "spring.mongodb.database=" + name,
+                "spring.kafka.bootstrap-servers=" + kafka.getBrokersAsString(),
+                "spring.kafka.consumer.group-id=" + name,
+                "spring.kafka.consumer.auto-offset-reset=earliest",
+                "spring.kafka.consumer.max-poll-records=" + RECORDS,
+                "spring.kafka.consumer.properties.max.poll.interval.ms=" + MAX_POLL_INTERVAL_MS,
+                "spring.kafka.consumer.properties.heartbeat.interval.ms=500",
+                "spring.kafka.listener.type=batch")
+            .run()) {
+            InventoryApplication app = context.getBean(InventoryApplication.class);
+            assertThat(context.getBean(MongoTemplate.class) instanceof GuardedMongoTemplate).isEqualTo(guarded);
+            MongoCollection<Document> collection = checker.getDatabase(name).getCollection("storeInventory");
+            @SuppressWarnings("unchecked")
+            KafkaTemplate<Object, Object> producer = context.getBean(KafkaTemplate.class);
+            MessageListenerContainer container = context.getBean(KafkaListenerEndpointRegistry.class).getListenerContainer("inventory");
+            Run run = new Run();
+
+            // (A) 1,000 records, one poll, no stall.
+            List<StoreInventory> phaseA = items(0, 1);
+            produce(producer, topic, phaseA);
+            cluster.routing().reset();
+            startAndAwait(app, container, () -> collection.countDocuments() >= RECORDS);
+            run.childBatchesOfTheBatch = cluster.routing().writes(namespace).stream()
+                .filter(w -> w.writes() == RECORDS).mapToLong(RoutedWrite::childBatches).max().orElse(-1);
+
+            // (B) 1,000 more records while shard 0 stalls every write past the socket timeout.
+            List<StoreInventory> phaseB = items(RECORDS, 2);
+            produce(producer, topic, phaseB);
+            cluster.truth().reset();
+            int batchesBefore = app.listenerTimes.size();
+            try (StallHandle stall = cluster.shard(0).stall(Stall.uninterruptible(namespace, STALL))) {
+                startAndAwait(app, container, () -> app.listenerTimes.size() > batchesBefore
+                    && deadLetters(topic).size() + appliedOf(collection, phaseB) >= RECORDS);
+            }
+            run.maxConcurrentCopiesOnStalledShard = cluster.shard(0).truth().maxConcurrentCopies(stalledShardWrites);
+            run.copiesOnStalledShard = cluster.shard(0).truth().copies(stalledShardWrites).size();
+            assertThat(cluster.shard(0).truth().awaitIdle(stalledShardWrites, Duration.ofSeconds(20))).isTrue();
+
+            Map<String, String> deadLettered = deadLetters(topic);
+            Set<String> inMongo = new HashSet<>();
+            for (Document doc : collection.find()) {
+                Document id = doc.get("_id", Document.class);
+                inMongo.add(id.getString("productId") + "|" + id.getString("storeId") + "|" + doc.getInteger("qty"));
+            }
+            List<StoreInventory> produced = new ArrayList<>(phaseA);
+            produced.addAll(phaseB);
+            for (StoreInventory item : produced) {
+                if (!inMongo.contains(item.format()) && !deadLettered.containsKey(item.format())) {
+                    run.lost.add(item.format());
+                }
+            }
+            run.documents = collection.countDocuments();
+            run.deadLettered = deadLettered.size();
+            run.deadLetterReasons = new HashSet<>(deadLettered.values()).stream().limit(2).toList();
+            run.batchSizes = app.batchSizes;
+            run.partitionsRevoked = app.partitionsRevoked.get();
+            run.partitionsLost = app.partitionsLost.get();
+            run.consumersStopped = app.consumersStopped.get();
+            run.longestListenerCall = app.listenerTimes.stream().max(Duration::compareTo).orElse(Duration.ZERO);
+            return run;
+        }
+    }
+
+    private static List<StoreInventory> items(int from, int qty) {
+        List<StoreInventory> items = new ArrayList<>();
+        for (int i = from; i < from + RECORDS; i++) {
+            items.add(new StoreInventory(new StoreInventory.InventoryId("p" + i, "s" + (i % 7)), qty));
+        }
+        return items;
+    }
+
+    private static void produce(KafkaTemplate<Object, Object> producer, String topic, List<StoreInventory> items) {
+        items.forEach(item -> producer.send(topic, item.format()));
+        producer.flush();
+    }
+
+    private static void startAndAwait(InventoryApplication app, MessageListenerContainer container, Check done) throws Exception {
+        app.running.put("inventory", true);
+        container.start();
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!done.ok()) {
+            assertThat(System.nanoTime() - until).as("timed out waiting for the listener").isNegative();
+            Thread.sleep(50);
+        }
+        app.running.put("inventory", false);
+        container.stop();
+    }
+
+    private static long appliedOf(MongoCollection<Document> collection, List<StoreInventory> items) {
+        return collection.countDocuments(new Document("qty", items.get(0).qty()));
+    }
+
+    /** The dead-letter topic: record value -> the exception message header (the reason). */
+    private static Map<String, String> deadLetters(String topic) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.getBrokersAsString());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "dlt-reader-" + System.nanoTime());
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        Map<String, String> result = new HashMap<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of(topic + ".DLT"));
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
+            int empty = 0;
+            while (System.nanoTime() - until < 0 && empty < 3) {
+                var records = consumer.poll(Duration.ofMillis(200));
+                if (records.isEmpty() && !consumer.assignment().isEmpty()) {
+                    empty++;
+                }
+                for (ConsumerRecord<String, String> record : records) {
+                    Header reason = record.headers().lastHeader(KafkaHeaders.DLT_EXCEPTION_MESSAGE);
+                    result.put(record.value(), reason == null ? "" : new String(reason.value(), StandardCharsets.UTF_8));
+                }
+            }
+        }
+        return result;
+    }
+
+    @FunctionalInterface
+    private interface Check {
+        boolean ok() throws Exception;
+    }
+
+    private static final class Run {
+        long childBatchesOfTheBatch;
+        int maxConcurrentCopiesOnStalledShard;
+        int copiesOnStalledShard;
+        long documents;
+        int deadLettered;
+        List<String> deadLetterReasons = List.of();
+        List<String> lost = new ArrayList<>();
+        List<Integer> batchSizes = List.of();
+        int partitionsRevoked;
+        int partitionsLost;
+        int consumersStopped;
+        Duration longestListenerCall = Duration.ZERO;
+
+        @Override
+        public String toString() {
+            return "childBatches(1000-record bulk)=" + childBatchesOfTheBatch + ", maxConcurrentCopies(stalled shard)="
+                + maxConcurrentCopiesOnStalledShard + ", copies(stalled shard)=" + copiesOnStalledShard + ", documents=" + documents + ", deadLettered=" + deadLettered
+                + ", lost=" + lost.size() + ", batches=" + batchSizes + ", revoked=" + partitionsRevoked + ", lost partitions="
+                + partitionsLost + ", consumersStopped=" + consumersStopped + ", longestListenerCall=" + longestListenerCall.toMillis()
+                + " ms, reasons=" + deadLetterReasons;
+        }
+    }
+}
