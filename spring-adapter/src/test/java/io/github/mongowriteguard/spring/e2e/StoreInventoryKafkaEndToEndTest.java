@@ -16,6 +16,7 @@ import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.bson.BsonDocument;
@@ -74,6 +75,7 @@ class StoreInventoryKafkaEndToEndTest {
             cluster.shardCollection(db + ".storeInventory", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
         }
         kafka = new EmbeddedKafkaKraftBroker(1, 1, "inventory-guarded", "inventory-guarded.DLT", "inventory-plain", "inventory-plain.DLT");
+        kafka.brokerProperty("group.initial.rebalance.delay.ms", "0");
         kafka.afterPropertiesSet();
         checker = MongoClients.create(cluster.connectionString());
     }
@@ -144,7 +146,8 @@ class StoreInventoryKafkaEndToEndTest {
                 "spring.kafka.consumer.max-poll-records=" + RECORDS,
                 "spring.kafka.consumer.properties.max.poll.interval.ms=" + MAX_POLL_INTERVAL_MS,
                 "spring.kafka.consumer.properties.heartbeat.interval.ms=500",
-                "spring.kafka.listener.type=batch")
+                "spring.kafka.listener.type=batch",
+                "spring.kafka.listener.poll-timeout=100ms")
             .run()) {
             InventoryApplication app = context.getBean(InventoryApplication.class);
             assertThat(context.getBean(MongoTemplate.class) instanceof GuardedMongoTemplate).isEqualTo(guarded);
@@ -229,24 +232,19 @@ class StoreInventoryKafkaEndToEndTest {
         return collection.countDocuments(new Document("qty", items.get(0).qty()));
     }
 
-    /** The dead-letter topic: record value -> the exception message header (the reason). */
+    /** The dead-letter topic, read to its end: record value -> the exception message header (the reason). */
     private static Map<String, String> deadLetters(String topic) {
         Map<String, Object> props = new HashMap<>();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.getBrokersAsString());
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, "dlt-reader-" + System.nanoTime());
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         Map<String, String> result = new HashMap<>();
+        TopicPartition partition = new TopicPartition(topic + ".DLT", 0);
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {
-            consumer.subscribe(List.of(topic + ".DLT"));
-            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
-            int empty = 0;
-            while (System.nanoTime() - until < 0 && empty < 3) {
-                var records = consumer.poll(Duration.ofMillis(200));
-                if (records.isEmpty() && !consumer.assignment().isEmpty()) {
-                    empty++;
-                }
-                for (ConsumerRecord<String, String> record : records) {
+            consumer.assign(List.of(partition));
+            consumer.seekToBeginning(List.of(partition));
+            long end = consumer.endOffsets(List.of(partition)).get(partition);
+            while (consumer.position(partition) < end) {
+                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
                     Header reason = record.headers().lastHeader(KafkaHeaders.DLT_EXCEPTION_MESSAGE);
                     result.put(record.value(), reason == null ? "" : new String(reason.value(), StandardCharsets.UTF_8));
                 }
