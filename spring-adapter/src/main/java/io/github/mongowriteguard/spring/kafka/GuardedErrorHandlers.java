@@ -98,8 +98,16 @@ public final class GuardedErrorHandlers {
     public static void checkRetryBudget(Map<String, ?> consumerConfig, RetryPolicy policy, Duration longestAttempt, ListenerType type) {
         int maxPollRecords = intValue(consumerConfig.get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 500);
         long maxPollIntervalMs = intValue(consumerConfig.get(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG), 300_000);
-        int writesPerPoll = type == ListenerType.RECORD ? maxPollRecords : 1;
-        RetryBudget.forConsumer(writesPerPoll, Duration.ofMillis(maxPollIntervalMs)).check(policy, longestAttempt);
+        if (type == ListenerType.RECORD) {
+            RetryBudget.forConsumer(maxPollRecords, Duration.ofMillis(maxPollIntervalMs)).check(policy, longestAttempt);
+            return;
+        }
+        try {
+            RetryBudget.forConsumer(1, Duration.ofMillis(maxPollIntervalMs)).check(policy, longestAttempt);
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException("batch listener: the " + maxPollRecords + " records of a poll are one guarded bulk,"
+                + " so the budget counts 1 write per poll: " + e.getMessage());
+        }
     }
 
     private static int intValue(@Nullable Object value, int fallback) {

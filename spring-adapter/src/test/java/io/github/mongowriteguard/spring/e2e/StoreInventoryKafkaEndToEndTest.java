@@ -1,6 +1,7 @@
 package io.github.mongowriteguard.spring.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -121,6 +122,26 @@ class StoreInventoryKafkaEndToEndTest {
         assertThat(run.childBatchesOfTheBatch).isGreaterThan(700);     // ~800 = 1 + 999 x 4/5
         assertThat(run.maxConcurrentCopiesOnStalledShard).isGreaterThan(1);
         assertThat(run.lost).isEmpty();
+    }
+
+    @Test
+    void guardedApplication_whoseRetryBudgetDoesNotFitThePollInterval_failsAtStartup_withTheNumbers() {
+        SpringApplicationBuilder app = new SpringApplicationBuilder(InventoryApplication.class).properties(
+            "spring.main.banner-mode=off",
+            "app.topic=inventory-budget",
+            "app.socket-timeout-ms=" + SOCKET_TIMEOUT_MS,
+            "spring.mongodb.uri=" + cluster.connectionString() + "?socketTimeoutMS=" + SOCKET_TIMEOUT_MS,
+            "spring.kafka.bootstrap-servers=" + kafka.getBrokersAsString(),
+            "spring.kafka.consumer.max-poll-records=" + RECORDS,
+            "spring.mongodb.database=budget",
+            "spring.kafka.consumer.properties.max.poll.interval.ms=1000", // 3 attempts x 300 ms + waits do not fit
+            "spring.kafka.listener.type=batch");
+
+        assertThatThrownBy(app::run).rootCause()
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("retry budget exceeded")
+            .hasMessageContaining("max.poll.interval.ms (1000 ms)")
+            .hasMessageContaining("batch listener: the 1000 records of a poll are one guarded bulk");
     }
 
     private Run run(String name, boolean guarded) throws Exception {
