@@ -38,7 +38,8 @@ import io.github.mongowriteguard.retry.RetryPolicy;
  * DefaultErrorHandler errorHandler(KafkaTemplate<Object, Object> template, ConsumerFactory<?, ?> consumers, WriteGuard guard) {
  *     return GuardedErrorHandlers.builder(guard.settings().getRetryPolicy())
  *         .recoverer(new DeadLetterPublishingRecoverer(template))
- *         .retryBudget(consumers.getConfigurationProperties(), Duration.ofSeconds(30), ListenerType.BATCH) // the socket read timeout
+ *         // the socket read timeout, and the longest one dead-letter send takes
+ *         .retryBudget(consumers.getConfigurationProperties(), Duration.ofSeconds(30), Duration.ofMillis(20), ListenerType.BATCH)
  *         .recoverBatchByBulkIndex(true)
  *         .build();
  * }
@@ -93,17 +94,26 @@ public final class GuardedErrorHandlers {
      * {@code max.poll.interval.ms} (default 300,000) are read from the consumer's configuration.
      *
      * @param longestAttempt the longest one attempt can take: the client's socket read timeout
+     * @param deadLetterPerRecord the longest the recoverer takes for one record (a dead-letter send waits for its
+     *                            acknowledgement in the consumer thread), counted once per record of a poll;
+     *                            {@link Duration#ZERO} to leave it out
      * @throws IllegalStateException with the numbers when a poll's worst case does not fit
      */
-    public static void checkRetryBudget(Map<String, ?> consumerConfig, RetryPolicy policy, Duration longestAttempt, ListenerType type) {
+    public static void checkRetryBudget(Map<String, ?> consumerConfig, RetryPolicy policy, Duration longestAttempt,
+                                        Duration deadLetterPerRecord, ListenerType type) {
         int maxPollRecords = intValue(consumerConfig.get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 500);
-        long maxPollIntervalMs = intValue(consumerConfig.get(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG), 300_000);
+        Duration interval = Duration.ofMillis(intValue(consumerConfig.get(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG), 300_000));
+        String what = "the guard's " + policy + (deadLetterPerRecord.isZero() ? ""
+            : " (backoffs include " + deadLetterPerRecord.toMillis() + " ms of dead-lettering per record)");
         if (type == ListenerType.RECORD) {
-            RetryBudget.forConsumer(maxPollRecords, Duration.ofMillis(maxPollIntervalMs)).check(policy, longestAttempt);
+            RetryBudget.forConsumer(maxPollRecords, interval).check(what, policy.maxAttempts(), longestAttempt,
+                policy.maxTotalBackoff().plus(deadLetterPerRecord), policy.gateGrace());
             return;
         }
         try {
-            RetryBudget.forConsumer(1, Duration.ofMillis(maxPollIntervalMs)).check(policy, longestAttempt);
+            // One guarded bulk per poll; every record of the poll may be dead-lettered after it.
+            RetryBudget.forConsumer(1, interval).check(what, policy.maxAttempts(), longestAttempt,
+                policy.maxTotalBackoff().plus(deadLetterPerRecord.multipliedBy(maxPollRecords)), policy.gateGrace());
         } catch (IllegalStateException e) {
             throw new IllegalStateException("batch listener: the " + maxPollRecords + " records of a poll are one guarded bulk,"
                 + " so the budget counts 1 write per poll: " + e.getMessage());
@@ -124,6 +134,7 @@ public final class GuardedErrorHandlers {
         private boolean recoverBatchByBulkIndex;
         private @Nullable Map<String, ?> consumerConfig;
         private @Nullable Duration longestAttempt;
+        private Duration deadLetterPerRecord = Duration.ZERO;
         private ListenerType listenerType = ListenerType.RECORD;
 
         private Builder(RetryPolicy policy) {
@@ -144,11 +155,21 @@ public final class GuardedErrorHandlers {
 
         /**
          * Checks at {@link #build()} that a poll's worst case fits {@code max.poll.interval.ms}
-         * ({@link GuardedErrorHandlers#checkRetryBudget}).
+         * ({@link GuardedErrorHandlers#checkRetryBudget}), without the recoverer's time.
          */
         public Builder retryBudget(Map<String, ?> consumerConfig, Duration longestAttempt, ListenerType type) {
+            return retryBudget(consumerConfig, longestAttempt, Duration.ZERO, type);
+        }
+
+        /**
+         * Checks at {@link #build()} that a poll's worst case, dead-lettering included, fits
+         * {@code max.poll.interval.ms} ({@link GuardedErrorHandlers#checkRetryBudget}).
+         */
+        public Builder retryBudget(Map<String, ?> consumerConfig, Duration longestAttempt, Duration deadLetterPerRecord,
+                                   ListenerType type) {
             this.consumerConfig = Objects.requireNonNull(consumerConfig, "consumerConfig");
             this.longestAttempt = Objects.requireNonNull(longestAttempt, "longestAttempt");
+            this.deadLetterPerRecord = Objects.requireNonNull(deadLetterPerRecord, "deadLetterPerRecord");
             this.listenerType = Objects.requireNonNull(type, "type");
             return this;
         }
@@ -170,7 +191,7 @@ public final class GuardedErrorHandlers {
          */
         public DefaultErrorHandler build() {
             if (consumerConfig != null && longestAttempt != null) {
-                checkRetryBudget(consumerConfig, policy, longestAttempt, listenerType);
+                checkRetryBudget(consumerConfig, policy, longestAttempt, deadLetterPerRecord, listenerType);
             }
             DefaultErrorHandler handler = recoverBatchByBulkIndex
                 ? new BulkIndexErrorHandler(recoverer, backOff())

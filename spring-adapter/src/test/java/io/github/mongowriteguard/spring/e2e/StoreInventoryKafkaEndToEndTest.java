@@ -59,7 +59,8 @@ import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 class StoreInventoryKafkaEndToEndTest {
     private static final int RECORDS = 1000;
     private static final int SOCKET_TIMEOUT_MS = 300;
-    private static final int MAX_POLL_INTERVAL_MS = 4000;
+    /** 1 guarded bulk (3 x 300 ms + waits) + 1,000 dead-letter sends (5 ms each) fit: about 6.1 s. */
+    private static final int MAX_POLL_INTERVAL_MS = 8000;
     private static final Duration STALL = Duration.ofMillis(1500);
 
     private static EmulatedShardedCluster cluster;
@@ -104,7 +105,11 @@ class StoreInventoryKafkaEndToEndTest {
         assertThat(run.childBatchesOfTheBatch).isLessThanOrEqualTo(5);
         assertThat(run.lost).isEmpty();
         assertThat(run.documents).isEqualTo(2 * RECORDS);                // no duplicates, none missing
-        assertThat(run.maxConcurrentCopiesOnStalledShard).isEqualTo(1);
+        // One server copy per listener call on the stalled shard, never a second copy of a write: 1 when the phase's
+        // records came as one poll (as they do here), and never more at once than calls.
+        assertThat(run.copiesOnStalledShard).isEqualTo(run.phaseBBatches.size());
+        assertThat(run.maxConcurrentCopiesOnStalledShard).isEqualTo(run.phaseBBatches.size() == 1 ? 1 : run.maxConcurrentCopiesOnStalledShard)
+            .isLessThanOrEqualTo(run.phaseBBatches.size());
         // mongos answers a command after its slowest child batch: the client stopped waiting for the whole round, so
         // the round's writes are dead-lettered as UNKNOWN, naming the copy that still runs (it applies them later).
         assertThat(run.deadLettered).isPositive().isLessThanOrEqualTo(RECORDS);
@@ -134,13 +139,13 @@ class StoreInventoryKafkaEndToEndTest {
             "spring.kafka.bootstrap-servers=" + kafka.getBrokersAsString(),
             "spring.kafka.consumer.max-poll-records=" + RECORDS,
             "spring.mongodb.database=budget",
-            "spring.kafka.consumer.properties.max.poll.interval.ms=1000", // 3 attempts x 300 ms + waits do not fit
+            "spring.kafka.consumer.properties.max.poll.interval.ms=4000", // 1 bulk + 1,000 dead-letter sends do not fit
             "spring.kafka.listener.type=batch");
 
         assertThatThrownBy(app::run).rootCause()
             .isInstanceOf(IllegalStateException.class)
             .hasMessageContaining("retry budget exceeded")
-            .hasMessageContaining("max.poll.interval.ms (1000 ms)")
+            .hasMessageContaining("max.poll.interval.ms (4000 ms)")
             .hasMessageContaining("batch listener: the 1000 records of a poll are one guarded bulk");
     }
 
@@ -165,10 +170,17 @@ class StoreInventoryKafkaEndToEndTest {
                 "spring.kafka.consumer.group-id=" + name,
                 "spring.kafka.consumer.auto-offset-reset=earliest",
                 "spring.kafka.consumer.max-poll-records=" + RECORDS,
+                // Each phase's records are in the log before the container resumes: fetch them as one poll.
+                "spring.kafka.consumer.fetch-min-size=1MB",
+                "spring.kafka.consumer.fetch-max-wait=300ms",
                 "spring.kafka.consumer.properties.max.poll.interval.ms=" + MAX_POLL_INTERVAL_MS,
                 "spring.kafka.consumer.properties.heartbeat.interval.ms=500",
                 "spring.kafka.listener.type=batch",
-                "spring.kafka.listener.poll-timeout=100ms")
+                "spring.kafka.listener.poll-timeout=100ms",
+                // Dead-lettering waits for each send's acknowledgement in the consumer thread: keep one send short.
+                "spring.kafka.producer.acks=1",
+                "spring.kafka.producer.properties.enable.idempotence=false",
+                "spring.kafka.producer.properties.linger.ms=0")
             .run()) {
             InventoryApplication app = context.getBean(InventoryApplication.class);
             assertThat(context.getBean(MongoTemplate.class) instanceof GuardedMongoTemplate).isEqualTo(guarded);
@@ -180,20 +192,27 @@ class StoreInventoryKafkaEndToEndTest {
 
             // (A) 1,000 records, one poll, no stall.
             List<StoreInventory> phaseA = items(0, 1);
+            startPaused(app, container);
             produce(producer, topic, phaseA);
             cluster.routing().reset();
-            startAndAwait(app, container, () -> collection.countDocuments() >= RECORDS);
+            resumeAndAwait(container, () -> collection.countDocuments() >= RECORDS);
             run.childBatchesOfTheBatch = cluster.routing().writes(namespace).stream()
                 .filter(w -> w.writes() == RECORDS).mapToLong(RoutedWrite::childBatches).max().orElse(-1);
+
+            run.phaseADeadLettered = deadLetters(topic).size();
+            run.phaseABatches = new ArrayList<>(app.batchSizes);
 
             // (B) 1,000 more records while shard 0 stalls every write past the socket timeout.
             List<StoreInventory> phaseB = items(RECORDS, 2);
             produce(producer, topic, phaseB);
             cluster.truth().reset();
             int batchesBefore = app.listenerTimes.size();
+            long phaseBStarted = System.nanoTime();
             try (StallHandle stall = cluster.shard(0).stall(Stall.uninterruptible(namespace, STALL))) {
-                startAndAwait(app, container, () -> app.listenerTimes.size() > batchesBefore
+                resumeAndAwait(container, () -> app.listenerTimes.size() > batchesBefore
                     && deadLetters(topic).size() + appliedOf(collection, phaseB) >= RECORDS);
+                run.phaseB = Duration.ofNanos(System.nanoTime() - phaseBStarted);
+                run.phaseBBatches = app.batchSizes.subList(batchesBefore, app.batchSizes.size());
             }
             run.maxConcurrentCopiesOnStalledShard = cluster.shard(0).truth().maxConcurrentCopies(stalledShardWrites);
             run.copiesOnStalledShard = cluster.shard(0).truth().copies(stalledShardWrites).size();
@@ -220,6 +239,7 @@ class StoreInventoryKafkaEndToEndTest {
             run.partitionsLost = app.partitionsLost.get();
             run.consumersStopped = app.consumersStopped.get();
             run.longestListenerCall = app.listenerTimes.stream().max(Duration::compareTo).orElse(Duration.ZERO);
+            app.running.put("inventory", false);
             return run;
         }
     }
@@ -237,16 +257,29 @@ class StoreInventoryKafkaEndToEndTest {
         producer.flush();
     }
 
-    private static void startAndAwait(InventoryApplication app, MessageListenerContainer container, Check done) throws Exception {
+    /** Starts the container paused and waits for its partition, so each phase's records arrive as one poll. */
+    private static void startPaused(InventoryApplication app, MessageListenerContainer container) throws Exception {
         app.running.put("inventory", true);
+        container.pause();
         container.start();
+        await(() -> container.getAssignedPartitions() != null && !container.getAssignedPartitions().isEmpty()
+            && container.isContainerPaused());
+    }
+
+    /** Resumes the container until {@code done}, then pauses it again (the consumer stays in its group throughout). */
+    private static void resumeAndAwait(MessageListenerContainer container, Check done) throws Exception {
+        container.resume();
+        await(done);
+        container.pause();
+        await(container::isContainerPaused);
+    }
+
+    private static void await(Check done) throws Exception {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!done.ok()) {
             assertThat(System.nanoTime() - until).as("timed out waiting for the listener").isNegative();
-            Thread.sleep(50);
+            Thread.sleep(20);
         }
-        app.running.put("inventory", false);
-        container.stop();
     }
 
     private static long appliedOf(MongoCollection<Document> collection, List<StoreInventory> items) {
@@ -292,14 +325,18 @@ class StoreInventoryKafkaEndToEndTest {
         int partitionsLost;
         int consumersStopped;
         Duration longestListenerCall = Duration.ZERO;
+        Duration phaseB = Duration.ZERO;
+        List<Integer> phaseBBatches = List.of();
+        List<Integer> phaseABatches = List.of();
+        int phaseADeadLettered;
 
         @Override
         public String toString() {
             return "childBatches(1000-record bulk)=" + childBatchesOfTheBatch + ", maxConcurrentCopies(stalled shard)="
                 + maxConcurrentCopiesOnStalledShard + ", copies(stalled shard)=" + copiesOnStalledShard + ", documents=" + documents + ", deadLettered=" + deadLettered
-                + ", lost=" + lost.size() + ", batches=" + batchSizes + ", revoked=" + partitionsRevoked + ", lost partitions="
+                + ", lost=" + lost.size() + ", batches=" + batchSizes + " (phase A: " + phaseABatches + ", " + phaseADeadLettered + " dead-lettered; phase B: " + phaseBBatches + ")" + ", revoked=" + partitionsRevoked + ", lost partitions="
                 + partitionsLost + ", consumersStopped=" + consumersStopped + ", longestListenerCall=" + longestListenerCall.toMillis()
-                + " ms, reasons=" + deadLetterReasons;
+                + " ms, phase B until every record was in MongoDB or dead-lettered=" + phaseB.toMillis() + " ms, reasons=" + deadLetterReasons;
         }
     }
 }
