@@ -210,15 +210,12 @@ public final class BulkExecutor<T> {
             List<Integer> runnable = new ArrayList<>();
             for (int index : round.indices()) {
                 int previous = plan.previousOnKey(index);
-                // An earlier write on the same key in this very round (an ordered round) has no outcome yet: the
-                // round's ordered command keeps their order and stops at its first failure.
-                IndexOutcome prior = previous >= 0 ? outcome.get(previous) : null;
                 if (stoppedAt >= 0) {
                     outcome.set(IndexOutcome.skipped(index, stoppedAt,
                         "not run: the bulk keeps the caller's order and stopped after index " + stoppedAt + " did not apply"));
-                } else if (prior != null && prior.status() != WriteStatus.APPLIED) {
+                } else if (previous >= 0 && outcome.get(previous).status() != WriteStatus.APPLIED) {
                     outcome.set(IndexOutcome.skipped(index, previous, "not run: the earlier write on the same key (index "
-                        + previous + ") is " + prior.status()));
+                        + previous + ") is " + outcome.get(previous).status()));
                 } else {
                     runnable.add(index);
                 }
