@@ -121,6 +121,22 @@ class GuardedCollectionTest {
     }
 
     @Test
+    void orderedBulkWithAnUnkeyedWrite_andTwoWritesOnOneKey_runsAsOneOrderedRound() {
+        // Found by BulkEquivalenceTest: the executor read the outcome of the key's previous write, which in a single
+        // ORDERED round has not run yet (NullPointerException).
+        List<WriteModel<Document>> models = List.of(
+            new InsertOneModel<>(new Document("_id", 1).append("s", "new")),
+            new UpdateManyModel<>(Filters.eq("s", "new"), Updates.set("s", "seen")),
+            new UpdateOneModel<>(Filters.eq("_id", 1), Updates.set("t", 1)));
+
+        WriteOutcome<Document> outcome = guarded.execute(models, new BulkWriteOptions().ordered(true));
+
+        assertThat(outcome.rounds()).isEqualTo(1);
+        assertThat(outcome.isComplete()).isTrue();
+        assertThat(raw.find(Filters.eq("_id", 1)).first()).isEqualTo(new Document("_id", 1).append("s", "seen").append("t", 1));
+    }
+
+    @Test
     void everyWriteCommand_carriesMaxTimeMsBelowTheSocketTimeout_andRetryableOnesATxnNumber() {
         guarded.insertOne(new Document("v", 1));
         guarded.updateOne(Filters.eq("v", 1), Updates.set("w", 2));
