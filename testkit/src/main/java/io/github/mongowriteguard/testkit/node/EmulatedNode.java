@@ -294,6 +294,14 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             reply = result.reply();
             applied = result.applied();
             closeAfterwards = gate != null && gate.closeConnection;
+        } else if (reply == null && identity.kind() != NodeIdentity.Kind.MONGOS && isOrderedUpdateOrDelete(command)) {
+            // The engine runs every statement of an update or delete command whatever "ordered" says; mongod stops an
+            // ordered command at its first write error. Statement by statement, as for retryable writes, it stops.
+            BsonDocument stripped = strip(command);
+            RetryableStatements.Result result = RetryableStatements.of(command)
+                .run(new java.util.HashMap<>(), single -> executor.execute(operation, single.apply(stripped)));
+            reply = result.reply();
+            applied = result.applied();
         } else {
             if (reply == null) {
                 reply = executor.execute(operation, strip(command));
@@ -340,6 +348,13 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             return StorageEngine.error(code, codeName(code), "Failing write for " + session.id + ":" + session.txnNumber
                 + " due to failpoint. The write must not be reflected.");
         }
+    }
+
+    private static boolean isOrderedUpdateOrDelete(BsonDocument command) {
+        String name = command.getFirstKey();
+        String field = name.equals("update") ? "updates" : name.equals("delete") ? "deletes" : null;
+        return field != null && command.getBoolean("ordered", BsonBoolean.TRUE).getValue()
+            && command.isArray(field) && command.getArray(field).size() > 1;
     }
 
     /**
