@@ -144,7 +144,10 @@ public final class ShardReplicaSet implements AutoCloseable {
         return server(member).version(namespace);
     }
 
-    /** How many StaleConfig replies a member sent. */
+    /**
+     * How many versioned reads a member rejected as stale (each starts a refresh and ends in StaleConfig, or in
+     * MaxTimeMSExpired when the read's own deadline ends the refresh first).
+     */
     public long staleConfigReplies(EmulatedNode member) {
         return server(member).staleConfigReplies();
     }
