@@ -44,6 +44,9 @@ public final class Lab {
             case "retries":
                 retries(out, 4, 300);
                 break;
+            case "stale-reads":
+                StaleReads.run(out, java.util.Arrays.asList(args).contains("--json"), args);
+                break;
             case "serve":
                 serve(out);
                 break;
