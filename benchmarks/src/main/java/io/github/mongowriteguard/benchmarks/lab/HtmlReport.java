@@ -21,7 +21,7 @@ final class HtmlReport {
         html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>mongo-write-guard lab report</title>\n")
             .append("<style>body{font-family:sans-serif;max-width:1100px;margin:24px auto;color:#222}")
             .append("table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}")
-            .append("th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}svg{background:#fff;border:1px solid #ddd}")
+            .append("th{background:#f3f3f3}td:first-child,th:first-child,td.text{text-align:left}svg{background:#fff;border:1px solid #ddd}")
             .append(".note{color:#555;font-size:90%}</style></head><body>\n")
             .append("<h1>mongo-write-guard lab report</h1>\n<p class=\"note\">").append(esc(commandLine))
             .append(" &mdash; on the embedded emulated cluster unless a note says otherwise. Facts: write-path.md.</p>\n");
@@ -108,13 +108,15 @@ final class HtmlReport {
                 svg.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s S=%d: %s</title></circle>",
                     px, py, colour, esc(name), p.shards(), fmt(v, 1)));
                 if (name.equals("guarded")) {
-                    svg.append(text(px, py - 7, fmt(v, 0), "middle"));
+                    svg.append(text(px + 6, py - 8, fmt(v, 0), "start"));
                 }
             }
-            svg.append(String.format(Locale.ROOT, "<polyline class=\"series-%s\" points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>",
-                esc(name), points.toString().trim(), colour, name.equals("formula") ? " stroke-dasharray=\"6,4\"" : ""));
+            // driver-ordered is drawn wide and Spring's ORDERED thin on top of it: they coincide when both cost the same.
+            double width = name.equals("driver-ordered") ? 6 : 2;
+            svg.append(String.format(Locale.ROOT, "<polyline class=\"series-%s\" points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.0f\"%s/>",
+                esc(name), points.toString().trim(), colour, width, name.equals("formula") ? " stroke-dasharray=\"6,4\"" : ""));
             double ly = top + 20 + si * 20;
-            svg.append(line(left + plotW + 15, ly, left + plotW + 40, ly, colour, 2, name.equals("formula") ? "6,4" : null));
+            svg.append(line(left + plotW + 15, ly, left + plotW + 40, ly, colour, width, name.equals("formula") ? "6,4" : null));
             svg.append(text(left + plotW + 46, ly + 4, name.equals("formula") ? "1+(n-1)(1-1/S)" : name, "start"));
         }
         return svg.append("</svg>").toString();
@@ -147,7 +149,7 @@ final class HtmlReport {
         for (Latency.Row row : r.rows()) {
             max = Math.max(max, Math.max(row.millis(), row.articleMillis()));
         }
-        double plotW = w - left - 120;
+        double plotW = w - left - 240;
         StringBuilder svg = new StringBuilder(String.format(Locale.ROOT,
             "<svg id=\"chart-latency\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">", w, h, w, h));
         svg.append(text(left, 20, "Wall time per bulk (ms): measured median (solid) vs article (outline)", "bold"));
@@ -175,7 +177,7 @@ final class HtmlReport {
         for (Retries.Row row : r.rows()) {
             html.append("<tr><td>").append(esc(row.client())).append("</td><td>").append(esc(row.stall())).append("</td><td>")
                 .append(row.retryWrites()).append("</td><td>").append(row.sends()).append("</td><td>").append(row.copies())
-                .append("</td><td>").append(row.maxConcurrentCopies()).append("</td><td>").append(row.documents()).append("</td><td>")
+                .append("</td><td>").append(row.maxConcurrentCopies()).append("</td><td>").append(row.documents()).append("</td><td class=\"text\">")
                 .append(esc(row.applicationSaw())).append("</td></tr>");
         }
         html.append("</table>\n");
@@ -191,7 +193,7 @@ final class HtmlReport {
         int panelH = 70;
         int left = 260;
         int top = 30;
-        int h = top + r.rows().size() * (panelH + 14) + 30;
+        int h = top + r.rows().size() * (panelH + 24) + 30;
         double end = 1;
         int maxCopies = 1;
         for (Retries.Row row : r.rows()) {
@@ -203,11 +205,11 @@ final class HtmlReport {
         double plotW = w - left - 30;
         StringBuilder svg = new StringBuilder(String.format(Locale.ROOT,
             "<svg id=\"chart-retries\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">", w, h, w, h));
-        svg.append(text(left, 18, "Copies running at once (y, 0-" + maxCopies + ") over time (x, 0-" + fmt(end, 0)
-            + " ms from the first attempt; the stall is released when the application gives up)", "bold"));
+        svg.append(text(20, 18, "Copies of the record running on the server (y, 0-" + maxCopies + ") over time (x, ms from the"
+            + " first attempt); the stall is released when the application gives up", "bold"));
         for (int i = 0; i < r.rows().size(); i++) {
             Retries.Row row = r.rows().get(i);
-            double y0 = top + i * (panelH + 14);
+            double y0 = top + i * (panelH + 24);
             double base = y0 + panelH;
             String colour = row.client().equals("guarded") ? COLOURS[3] : COLOURS[0];
             svg.append(text(left - 8, y0 + 28, row.client() + ", retryWrites " + row.retryWrites(), "end"));
@@ -229,6 +231,10 @@ final class HtmlReport {
             points.append(String.format(Locale.ROOT, "%.1f,%.1f", left + plotW, base - (double) running / maxCopies * (panelH - 6)));
             svg.append(String.format(Locale.ROOT, "<polyline class=\"timeline\" points=\"%s\" fill=\"%s\" fill-opacity=\"0.25\" stroke=\"%s\" stroke-width=\"2\"/>",
                 points, colour, colour));
+            for (int tick = 0; tick <= 4; tick++) {
+                double ms = end * tick / 4;
+                svg.append(text(left + ms / end * plotW, base + 12, fmt(ms, 0), tick == 4 ? "end" : "middle"));
+            }
             svg.append(text(left + plotW - 4, y0 + 12, "max " + row.maxConcurrentCopies() + " at once, " + row.copies() + " copies", "end"));
         }
         return svg.append("</svg>").toString();
