@@ -235,7 +235,7 @@ final class HtmlReport {
                 double ms = end * tick / 4;
                 svg.append(text(left + ms / end * plotW, base + 12, fmt(ms, 0), tick == 4 ? "end" : "middle"));
             }
-            svg.append(text(left + plotW - 4, y0 + 12, "max " + row.maxConcurrentCopies() + " at once, " + row.copies() + " copies", "end"));
+            svg.append(text(left - 8, y0 + 60, "max " + row.maxConcurrentCopies() + " at once, " + row.copies() + " copies", "end"));
         }
         return svg.append("</svg>").toString();
     }

@@ -72,8 +72,14 @@ public final class Lab {
             report = path.toString();
             progress.step("report written to %s", path.toAbsolutePath());
         }
+        String json = Json.write(json(command, roundTrips, latency, retries, overhead, report));
+        if (options.text("json-out") != null) {
+            Path path = Path.of(options.text("json-out"));
+            Files.writeString(path, json + "\n", StandardCharsets.UTF_8);
+            progress.step("JSON written to %s", path.toAbsolutePath());
+        }
         if (options.flag("json")) {
-            out.println(Json.write(json(command, roundTrips, latency, retries, overhead, report)));
+            out.println(json);
         } else {
             if (roundTrips != null) {
                 roundTrips.print(out);

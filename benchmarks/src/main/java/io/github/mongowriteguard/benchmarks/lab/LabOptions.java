@@ -33,6 +33,7 @@ public final class LabOptions {
     static {
         Set<String> every = Set.of("roundtrips", "latency", "retries", "overhead");
         add("json", Kind.FLAG, 0, 0, false, every, "print one JSON object on stdout instead of tables");
+        add("json-out", Kind.TEXT, 0, 0, null, every, "also write the JSON object to this file (stdout keeps the tables)");
         add("uri", Kind.TEXT, 0, 0, null, every, "run against this real deployment instead of the emulator");
         add("report", Kind.TEXT, 0, 0, "lab-report.html", Set.of(), "where the full run writes its HTML report");
         add("shards", Kind.INT, 1, 64, 5, Set.of("roundtrips", "latency"), "shards of the emulated cluster");
@@ -191,7 +192,7 @@ public final class LabOptions {
     private static String example(Spec spec) {
         Object d = spec.defaultValue();
         if (d == null) {
-            return "mongodb://host:27017/";
+            return spec.name().equals("uri") ? "mongodb://host:27017/" : "lab.json";
         }
         return d instanceof Double ? format((Double) d) : String.valueOf(d);
     }
