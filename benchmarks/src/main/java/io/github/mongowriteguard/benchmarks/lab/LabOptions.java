@@ -43,7 +43,7 @@ public final class LabOptions {
         add("per-doc-ms", Kind.DECIMAL, 0, 1000, 0.2, Set.of("latency"), "cost of one document on a shard");
         add("slow-shard-factor", Kind.DECIMAL, 1, 1000, 10.0, Set.of("latency"), "how much slower the slow shard is");
         add("arrival-per-s", Kind.DECIMAL, 0.001, 1_000_000, 20.0, Set.of("latency"), "bulks arriving per second (Little's law)");
-        add("repetitions", Kind.INT, 1, 1000, 3, Set.of("latency"), "measured runs per case (median reported)");
+        add("repetitions", Kind.INT, 1, 1000, 5, Set.of("latency"), "measured runs per case (median reported)");
         add("runs", Kind.INT, 1, 10_000, 15, Set.of("overhead"), "measured runs per client, interleaved (median reported)");
         add("app-attempts", Kind.INT, 1, 20, 4, Set.of("retries"), "application executions of the insert");
         add("socket-timeout-ms", Kind.INT, 50, 60_000, 300, Set.of("retries"), "client socket read timeout");

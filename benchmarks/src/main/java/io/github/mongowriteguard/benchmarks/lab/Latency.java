@@ -19,6 +19,9 @@ import io.github.mongowriteguard.testkit.sharding.RoutedWrite;
  * bulks in flight = arrival rate x time. The emulated mongos sleeps the modelled cost of each child batch.
  */
 final class Latency {
+    /** Unmeasured runs per client first: the guard's code path needs a few bulks before the JIT has compiled it. */
+    static final int WARM_UP_RUNS = 3;
+
     static final List<String> CLIENTS = List.of("spring-ordered", "guarded");
     static final List<String> SHARD_STATES = List.of("normal", "slow");
 
@@ -110,7 +113,9 @@ final class Latency {
              BulkClients clients = new BulkClients(cluster.connectionString(), RoundTrips.DATABASE)) {
             for (String client : CLIENTS) {
                 clients.shardHashedId(collection(client));
-                clients.write(client, collection(client), documents); // warm-up: connections, sessions, JIT; not counted
+                for (int warmUp = 0; warmUp < WARM_UP_RUNS; warmUp++) {
+                    clients.write(client, collection(client), documents); // warm-up: connections, sessions, JIT; not counted
+                }
             }
             for (String state : SHARD_STATES) {
                 cluster.latency().slowFactor(slowShard, state.equals("slow") ? factor : 1.0);

@@ -453,8 +453,10 @@ public final class MongosRouter implements CommandExecutor, AutoCloseable {
         }
 
         private BsonDocument sendOne(OperationContext operation, WriteRouter.Send send) {
-            latency.sleep(send.shard(), send.writes());
-            return send(operation.connection(), send.shard(), send.database(), send.child());
+            long start = System.nanoTime();
+            BsonDocument reply = send(operation.connection(), send.shard(), send.database(), send.child());
+            latency.completeBatch(send.shard(), send.writes(), start);
+            return reply;
         }
     }
 
