@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.bson.BsonString;
 import org.bson.Document;
 import org.bson.types.ObjectId;
 import org.junit.jupiter.api.AfterEach;
@@ -20,6 +21,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.DeleteOneModel;
 import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.InsertManyOptions;
 import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.ReplaceOneModel;
 import com.mongodb.client.model.ReplaceOptions;
@@ -27,6 +29,7 @@ import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
+import com.mongodb.client.result.InsertManyResult;
 
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
@@ -121,6 +124,22 @@ class GuardedCollectionTest {
     }
 
     @Test
+    void orderedBulkWithAnUnkeyedWrite_andTwoWritesOnOneKey_runsAsOneOrderedRound() {
+        // Found by BulkEquivalenceTest: the executor read the outcome of the key's previous write, which in a single
+        // ORDERED round has not run yet (NullPointerException).
+        List<WriteModel<Document>> models = List.of(
+            new InsertOneModel<>(new Document("_id", 1).append("s", "new")),
+            new UpdateManyModel<>(Filters.eq("s", "new"), Updates.set("s", "seen")),
+            new UpdateOneModel<>(Filters.eq("_id", 1), Updates.set("t", 1)));
+
+        WriteOutcome<Document> outcome = guarded.execute(models, new BulkWriteOptions().ordered(true));
+
+        assertThat(outcome.rounds()).isEqualTo(1);
+        assertThat(outcome.isComplete()).isTrue();
+        assertThat(raw.find(Filters.eq("_id", 1)).first()).isEqualTo(new Document("_id", 1).append("s", "seen").append("t", 1));
+    }
+
+    @Test
     void everyWriteCommand_carriesMaxTimeMsBelowTheSocketTimeout_andRetryableOnesATxnNumber() {
         guarded.insertOne(new Document("v", 1));
         guarded.updateOne(Filters.eq("v", 1), Updates.set("w", 2));
@@ -170,6 +189,38 @@ class GuardedCollectionTest {
             });
         assertThat(raw.countDocuments()).isEqualTo(3);
         assertThat(raw.find(Filters.eq("_id", 2)).first()).doesNotContainKey("after");
+    }
+
+    @Test
+    void insertManyUnordered_goesOnAfterADuplicate_inOneUnorderedCommand() {
+        raw.insertOne(new Document("_id", 2));
+        fixture.sent.clear();
+
+        assertThatThrownBy(() -> guarded.insertMany(List.of(new Document("_id", 1), new Document("_id", 2), new Document("_id", 3)),
+            new InsertManyOptions().ordered(false)))
+            .isInstanceOfSatisfying(GuardedBulkWriteException.class, e -> {
+                assertThat(e.getWriteErrors()).singleElement().satisfies(error -> {
+                    assertThat(error.getIndex()).isEqualTo(1);
+                    assertThat(error.getCode()).isEqualTo(11000);
+                });
+                assertThat(e.outcome().outcome(2).status()).isEqualTo(WriteStatus.APPLIED);
+            });
+        assertThat(raw.countDocuments()).isEqualTo(3);
+        assertThat(fixture.sent).singleElement().satisfies(insert -> {
+            assertThat(insert.getBoolean("ordered").getValue()).isFalse();
+            assertThat(insert.getArray("documents")).hasSize(3);
+        });
+    }
+
+    @Test
+    void insertManyUnordered_givesEveryDocumentItsIdAndReportsThemByIndex() {
+        List<Document> documents = List.of(new Document("v", 0), new Document("_id", "b").append("v", 1), new Document("v", 2));
+
+        InsertManyResult result = guarded.insertMany(documents, new InsertManyOptions().ordered(false));
+
+        assertThat(result.getInsertedIds()).hasSize(3).containsEntry(1, new BsonString("b"));
+        assertThat(result.getInsertedIds().get(0).asObjectId().getValue()).isEqualTo(documents.get(0).getObjectId("_id"));
+        assertThat(raw.countDocuments()).isEqualTo(3);
     }
 
     @Test

@@ -7,7 +7,8 @@ import java.util.Arrays;
 /**
  * Rejects a bulk that inserts the same {@code _id} twice with no {@code DeleteOneModel} of it in between: the second
  * insert would always fail with a duplicate-key error (if the first failed, the document already existed).
- * Insert, delete, insert is allowed: it can succeed.
+ * Insert, delete, insert is allowed: it can succeed; so is a delete not named by {@code _id} between the two inserts
+ * ({@code DeleteManyModel}, or a filter on other fields), which may remove the first document.
  */
 final class DuplicateInsertCheck {
 
@@ -22,6 +23,11 @@ final class DuplicateInsertCheck {
         for (WriteFacts write : facts) {
             int key = write.keyNumber;
             if (key < 0) {
+                if (write.kind == WriteKind.DELETE_MANY || write.kind == WriteKind.DELETE_ONE) {
+                    // A delete not named by _id (DeleteMany, or a filter on other fields) may remove any inserted
+                    // document, so a later insert of the same _id can succeed.
+                    Arrays.fill(deletedSince, true);
+                }
                 continue;
             }
             if (write.kind == WriteKind.INSERT_ONE) {

@@ -1,6 +1,8 @@
 package io.github.mongowriteguard.bulk;
 
 import com.mongodb.MongoClientSettings;
+import com.mongodb.client.model.DeleteManyModel;
+import com.mongodb.client.model.DeleteOneModel;
 import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.ReplaceOneModel;
 import com.mongodb.client.model.UpdateManyModel;
@@ -157,6 +159,23 @@ class ValidationTest {
         BulkPlan plan = planOrdered(List.of(insert(1), delete(1), insert(1)));
 
         assertThat(plan.rounds()).hasSize(3);
+    }
+
+    @Test
+    void insertDeleteManyInsert_isAccepted() {
+        // Found by BulkEquivalenceTest: DeleteMany({n: {$gt: 50}}) removed the first insert, and the driver's ORDERED
+        // run applied the second; the check had rejected the bulk as "would always fail".
+        BulkPlan plan = planOrdered(List.of(insert(1),
+                new DeleteManyModel<>(new Document("v", new Document("$gt", 0))), insert(1)));
+
+        assertThat(plan.rounds()).hasSize(1);
+    }
+
+    @Test
+    void insertUnkeyedDeleteOneInsert_isAccepted() {
+        BulkPlan plan = planOrdered(List.of(insert(1), new DeleteOneModel<>(new Document("v", 1)), insert(1)));
+
+        assertThat(plan.rounds()).hasSize(1);
     }
 
     @Test

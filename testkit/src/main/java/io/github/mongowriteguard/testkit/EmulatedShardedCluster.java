@@ -5,22 +5,27 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.stream.Collectors;
 
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.NodeIdentity;
 import io.github.mongowriteguard.testkit.sharding.Chunk;
+import io.github.mongowriteguard.testkit.sharding.ChunkMigration;
 import io.github.mongowriteguard.testkit.sharding.ChunkMap;
 import io.github.mongowriteguard.testkit.sharding.MongosRouter;
 import io.github.mongowriteguard.testkit.sharding.RoutingStats;
 import io.github.mongowriteguard.testkit.sharding.ShardKey;
 import io.github.mongowriteguard.testkit.sharding.ShardLatency;
+import io.github.mongowriteguard.testkit.sharding.ShardReplicaSet;
 import io.github.mongowriteguard.testkit.sharding.ShardingCatalog;
 import io.github.mongowriteguard.testkit.truth.ServerTruth;
 
 /**
- * An emulated sharded cluster: S shards (each a replica-set primary with its own storage engine, named
- * {@code shard00}, {@code shard01}, ...) behind M mongos endpoints that route writes with mongos' batching rules.
+ * An emulated sharded cluster: S shards (each a replica set with its own storage engine, named {@code shard00},
+ * {@code shard01}, ...; a primary only unless {@link Builder#nodesPerShard}) behind M mongos endpoints that route
+ * writes with mongos' batching rules and reads by shard version and {@code $readPreference}.
  *
  * <pre>{@code
  * try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(3).start();
@@ -37,22 +42,32 @@ import io.github.mongowriteguard.testkit.truth.ServerTruth;
  */
 public final class EmulatedShardedCluster implements EmulatedCluster {
     private final List<EmulatedNode> shards = new ArrayList<>();
+    private final List<ShardReplicaSet> shardSets = new ArrayList<>();
     private final List<EmulatedNode> mongos = new ArrayList<>();
+    private final ExecutorService refreshThreads = Executors.newCachedThreadPool(runnable -> {
+        Thread thread = new Thread(runnable, "testkit-routing-refresh");
+        thread.setDaemon(true);
+        return thread;
+    });
     private final ShardingCatalog catalog;
     private final MongosRouter router;
 
     private EmulatedShardedCluster(Builder builder) {
-        Map<String, EmulatedNode> byName = new LinkedHashMap<>();
+        Map<String, ShardReplicaSet> byName = new LinkedHashMap<>();
         for (int i = 0; i < builder.shards; i++) {
             String name = String.format("shard%02d", i);
-            EmulatedNode shard = new EmulatedNode(name, NodeIdentity.primary(name, builder.version), 0);
-            shards.add(shard);
-            byName.put(name, shard);
+            ShardReplicaSet set = ShardReplicaSet.start(name, builder.nodesPerShard, builder.version,
+                builder.routingRefreshLimit, refreshThreads);
+            shardSets.add(set);
+            shards.add(set.primary());
+            byName.put(name, set);
         }
         Map<String, String> hosts = new LinkedHashMap<>();
-        byName.forEach((name, node) -> hosts.put(name, node.address()));
+        byName.forEach((name, set) -> hosts.put(name,
+            set.members().stream().map(EmulatedNode::address).collect(Collectors.joining(","))));
         this.catalog = new ShardingCatalog(hosts);
-        this.router = new MongosRouter(byName, catalog);
+        shardSets.forEach(set -> set.bind(catalog));
+        this.router = new MongosRouter(byName, catalog, builder.staleConfigRetries);
         router.latency().roundTrip(builder.latency.roundTrip()).perDocument(builder.latency.perDocument());
         builder.slowFactors.forEach((shard, factor) -> router.latency().slowFactor(shardName(shard), factor));
         for (int i = 0; i < builder.mongos; i++) {
@@ -73,7 +88,7 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
     /** The shards' commands joined (child batches, copies by lsid/txnNumber, documents applied). */
     @Override
     public ServerTruth truth() {
-        return ServerTruth.union(shards.stream().map(EmulatedNode::truth).toList());
+        return ServerTruth.union(shardSets.stream().flatMap(set -> set.members().stream()).map(EmulatedNode::truth).toList());
     }
 
     /** The commands the mongos endpoints received from clients. */
@@ -81,7 +96,26 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
         return ServerTruth.union(mongos.stream().map(EmulatedNode::truth).toList());
     }
 
-    /** Shard {@code i} (from 0): its fail point, stalls, engine, truth and command counters. */
+    /** Shard {@code i} (from 0) as a replica set: its secondaries, restarts, stalled primary, routing metadata. */
+    public ShardReplicaSet shardSet(int i) {
+        return shardSets.get(i);
+    }
+
+    /** The shard named e.g. {@code shard01} as a replica set. */
+    public ShardReplicaSet shardSet(String name) {
+        return shardSets.stream().filter(s -> s.name().equals(name)).findFirst()
+            .orElseThrow(() -> new IllegalArgumentException("no shard " + name + "; shards are " + shardNames()));
+    }
+
+    /**
+     * Migrates the chunk holding {@code document}'s shard key to {@code toShard} up to its commit; the donor keeps
+     * the moved documents as orphans until {@link ChunkMigration#deleteOrphans()}.
+     */
+    public ChunkMigration moveChunk(String namespace, org.bson.BsonDocument document, String toShard) {
+        return router.moveChunk(namespace, document, toShard);
+    }
+
+    /** Shard {@code i}'s primary (from 0): its fail point, stalls, engine, truth and command counters. */
     public EmulatedNode shard(int i) {
         return shards.get(i);
     }
@@ -143,7 +177,8 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
     public void close() {
         mongos.forEach(EmulatedNode::close);
         router.close();
-        shards.forEach(EmulatedNode::close);
+        shardSets.forEach(ShardReplicaSet::close);
+        refreshThreads.shutdownNow();
         catalog.close();
     }
 
@@ -161,6 +196,9 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
         private int shards = 2;
         private int mongos = 1;
         private ServerVersion version = ServerVersion.V4_4;
+        private int nodesPerShard = 1;
+        private java.time.Duration routingRefreshLimit = java.time.Duration.ofSeconds(30);
+        private int staleConfigRetries = MongosRouter.DEFAULT_STALE_CONFIG_RETRIES;
         private final ShardLatency latency = new ShardLatency();
         private final Map<Integer, Double> slowFactors = new LinkedHashMap<>();
 
@@ -182,6 +220,43 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
                 throw new IllegalArgumentException("mongos (" + count + ") must be 1-16");
             }
             this.mongos = count;
+            return this;
+        }
+
+        /**
+         * Members per shard replica set, default 1 (a primary only); the others are secondaries named
+         * {@code shard00-1}, {@code shard00-2}, ... @throws IllegalArgumentException below 1 or above 7
+         */
+        public Builder nodesPerShard(int count) {
+            if (count < 1 || count > 7) {
+                throw new IllegalArgumentException("nodesPerShard (" + count + ") must be 1-7");
+            }
+            this.nodesPerShard = count;
+            return this;
+        }
+
+        /**
+         * How long a secondary waits for its primary's {@code _flushRoutingTableCacheUpdates} during a refresh,
+         * default 30 s as on a real server; tests scale it down. @throws IllegalArgumentException unless positive
+         */
+        public Builder routingRefreshLimit(java.time.Duration limit) {
+            Objects.requireNonNull(limit, "routingRefreshLimit");
+            if (limit.isNegative() || limit.isZero()) {
+                throw new IllegalArgumentException("routingRefreshLimit (" + limit + ") must be positive");
+            }
+            this.routingRefreshLimit = limit;
+            return this;
+        }
+
+        /**
+         * How many times mongos resends a read after {@code StaleConfig} before the error reaches the client,
+         * default 10. @throws IllegalArgumentException below 0 or above 100
+         */
+        public Builder staleConfigRetries(int retries) {
+            if (retries < 0 || retries > 100) {
+                throw new IllegalArgumentException("staleConfigRetries (" + retries + ") must be 0-100");
+            }
+            this.staleConfigRetries = retries;
             return this;
         }
 

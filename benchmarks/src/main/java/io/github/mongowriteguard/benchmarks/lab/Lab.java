@@ -1,101 +1,136 @@
 package io.github.mongowriteguard.benchmarks.lab;
 
+import java.io.IOException;
 import java.io.PrintStream;
-import java.time.Duration;
-import java.util.List;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
-
-import org.bson.Document;
-
-import com.mongodb.ConnectionString;
-import com.mongodb.MongoClientSettings;
-import com.mongodb.MongoException;
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoCollection;
 
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
-import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
-import io.github.mongowriteguard.testkit.truth.ServerTruth;
 
 /**
- * The lab: runs the articles' procedures on the embedded emulated cluster and prints what the server saw.
+ * The lab: runs the articles' scenarios on the embedded emulated cluster (or, with {@code --uri}, on a real
+ * deployment, skipping what needs the emulator) and prints what the server saw. Progress goes to stderr; stdout
+ * carries the tables, or with {@code --json} exactly one JSON object.
  *
  * <pre>
- * java -jar benchmarks/target/lab.jar            # every scenario available so far
- * java -jar benchmarks/target/lab.jar retries    # seed part 2: sends, copies and documents per application retry
- * java -jar benchmarks/target/lab.jar serve      # start the emulated replica set and print its URI
+ * java -jar benchmarks/target/lab.jar                        # every scenario, tables, lab-report.html
+ * java -jar benchmarks/target/lab.jar roundtrips --shards 4  # part 1: round trips per client vs 1+(n-1)(1-1/S)
+ * java -jar benchmarks/target/lab.jar latency --json         # part 1: Little's-law table, measured
+ * java -jar benchmarks/target/lab.jar retries --stall both   # part 2: sends, copies, documents per retry
+ * java -jar benchmarks/target/lab.jar overhead               # guard vs raw driver on one replica set
+ * java -jar benchmarks/target/lab.jar jmh -f 1 -wi 1 -i 3    # the JMH benchmarks
+ * java -jar benchmarks/target/lab.jar serve                  # an emulated replica set until stopped
  * </pre>
  */
 public final class Lab {
-    private static final String APP = "retry-lab";
-
     private Lab() {
     }
 
     public static void main(String[] args) throws Exception {
-        String command = args.length == 0 ? "all" : args[0];
-        PrintStream out = System.out;
-        switch (command) {
-            case "all":
-            case "retries":
-                retries(out, 4, 300);
-                break;
-            case "serve":
-                serve(out);
-                break;
-            case "--help":
-            case "-h":
-            case "help":
-                out.println("usage: java -jar lab.jar [retries|serve]");
-                break;
-            default:
-                System.err.println("unknown command '" + command + "'; try: java -jar lab.jar help");
-                System.exit(2);
+        if (args.length > 0 && args[0].equals("stale-reads")) {
+            // Seed part 6: reads on a shard whose primary cannot write (its own options, see StaleReads).
+            StaleReads.run(System.out, java.util.Arrays.asList(args).contains("--json"), args);
+            return;
+        }
+        LabOptions options;
+        try {
+            options = LabOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("lab: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        switch (options.command()) {
+            case "help" -> System.out.print(LabOptions.usage());
+            case "serve" -> serve(System.out);
+            case "jmh" -> org.openjdk.jmh.Main.main(options.rest().toArray(new String[0]));
+            default -> {
+                int code = run(options, System.out, new Progress(System.err), String.join(" ", args));
+                System.exit(code);
+            }
         }
     }
 
-    /** Seed part 2, scaled down: a fail point holds inserts longer than the run; the application retries. */
-    static void retries(PrintStream out, int attempts, int socketTimeoutMs) throws InterruptedException {
-        out.printf("retries: %d application attempts of an insert without _id, socketTimeoutMS=%d, inserts held by a fail point%n",
-            attempts, socketTimeoutMs);
-        out.printf("%-8s %-12s %6s %7s %16s %10s %s%n", "client", "retryWrites", "sends", "copies", "maxConcurrent", "documents", "application saw");
-        for (boolean retryWrites : List.of(true, false)) {
-            try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-                 MongoClient client = MongoClients.create(MongoClientSettings.builder()
-                     .applyConnectionString(new ConnectionString(cluster.connectionString()))
-                     .applicationName(APP)
-                     .retryWrites(retryWrites)
-                     .applyToSocketSettings(s -> s.readTimeout(socketTimeoutMs, TimeUnit.MILLISECONDS))
-                     .build())) {
-                long blockMs = (long) attempts * socketTimeoutMs * 2 + 2_000;
-                client.getDatabase("admin").runCommand(new Document("configureFailPoint", "failCommand")
-                    .append("mode", new Document("times", attempts * 2))
-                    .append("data", new Document("failCommands", List.of("insert")).append("appName", APP)
-                        .append("blockConnection", true).append("blockTimeMS", blockMs)));
-                MongoCollection<Document> records = client.getDatabase("lab").getCollection("records");
-                int failures = 0;
-                for (int attempt = 1; attempt <= attempts; attempt++) {
-                    try {
-                        records.insertOne(new Document("record", 42));
-                    } catch (MongoException e) {
-                        failures++;
-                    }
-                }
-                ServerTruth truth = cluster.truth();
-                Predicate<ReceivedCommand> inserts = c -> c.commandName().equals("insert") && APP.equals(c.appName());
-                int sends = truth.commands(inserts).size();
-                int copies = truth.copies(inserts).size();
-                int maxConcurrent = truth.maxConcurrentCopies(inserts);
-                truth.awaitIdle(inserts, Duration.ofMillis(blockMs + 5_000));
-                long documents = records.countDocuments();
-                out.printf("%-8s %-12s %6d %7d %16d %10d %d of %d attempts failed%n", "raw", retryWrites, sends, copies,
-                    maxConcurrent, documents, failures, attempts);
+    /** Runs one scenario or all of them and prints tables or one JSON object. @return the exit code */
+    static int run(LabOptions options, PrintStream out, Progress progress, String argsLine) throws Exception {
+        String command = options.command();
+        boolean all = command.equals("all");
+        if (options.text("uri") != null) {
+            progress.step("running against the deployment given by --uri (its address is not printed)");
+        }
+        RoundTrips.Result roundTrips = all || command.equals("roundtrips") ? RoundTrips.run(options, progress) : null;
+        Latency.Result latency = all || command.equals("latency") ? Latency.run(options, progress) : null;
+        LabOptions retryOptions = all && !options.given("stall") ? withBothStalls(options) : options;
+        Retries.Result retries = all || command.equals("retries") ? Retries.run(retryOptions, progress) : null;
+        Overhead.Result overhead = all || command.equals("overhead") ? Overhead.run(options, progress) : null;
+
+        String report = null;
+        if (all) {
+            Path path = Path.of(options.text("report"));
+            String commandLine = "java -jar lab.jar" + (argsLine.isBlank() ? "" : " " + argsLine.replaceAll("--uri(=|\\s+)\\S+", "--uri <hidden>"));
+            Files.writeString(path, HtmlReport.render(roundTrips, latency, retries, overhead, commandLine), StandardCharsets.UTF_8);
+            report = path.toString();
+            progress.step("report written to %s", path.toAbsolutePath());
+        }
+        String json = Json.write(json(command, roundTrips, latency, retries, overhead, report));
+        if (options.text("json-out") != null) {
+            Path path = Path.of(options.text("json-out"));
+            Files.writeString(path, json + "\n", StandardCharsets.UTF_8);
+            progress.step("JSON written to %s", path.toAbsolutePath());
+        }
+        if (options.flag("json")) {
+            out.println(json);
+        } else {
+            if (roundTrips != null) {
+                roundTrips.print(out);
+            }
+            if (latency != null) {
+                latency.print(out);
+            }
+            if (retries != null) {
+                retries.print(out);
+            }
+            if (overhead != null) {
+                overhead.print(out);
+            }
+            if (report != null) {
+                out.printf("%nreport: %s%n", report);
             }
         }
+        out.flush();
+        return 0;
+    }
+
+    /** One scenario's object as it is, or for the full run one object with a field per scenario. */
+    static Map<String, Object> json(String command, RoundTrips.Result roundTrips, Latency.Result latency, Retries.Result retries,
+                                    Overhead.Result overhead, String report) {
+        switch (command) {
+            case "roundtrips":
+                return roundTrips.toJson();
+            case "latency":
+                return latency.toJson();
+            case "retries":
+                return retries.toJson();
+            case "overhead":
+                return overhead.toJson();
+            default:
+                Map<String, Object> json = new LinkedHashMap<>();
+                json.put("roundtrips", roundTrips.toJson());
+                json.put("latency", latency.toJson());
+                json.put("retries", retries.toJson());
+                json.put("overhead", overhead.toJson());
+                json.put("report", report);
+                return json;
+        }
+    }
+
+    private static LabOptions withBothStalls(LabOptions options) {
+        return options.withStall("both");
     }
 
     static void serve(PrintStream out) throws InterruptedException {

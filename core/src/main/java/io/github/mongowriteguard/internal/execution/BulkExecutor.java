@@ -213,7 +213,10 @@ public final class BulkExecutor<T> {
                 if (stoppedAt >= 0) {
                     outcome.set(IndexOutcome.skipped(index, stoppedAt,
                         "not run: the bulk keeps the caller's order and stopped after index " + stoppedAt + " did not apply"));
-                } else if (previous >= 0 && outcome.get(previous).status() != WriteStatus.APPLIED) {
+                } else if (previous >= 0 && plan.roundOf(previous) < round.number()
+                    && outcome.get(previous).status() != WriteStatus.APPLIED) {
+                    // Only a previous write of an earlier round has an outcome yet; one in this (ordered) round is
+                    // covered by the command's own ordered stop.
                     outcome.set(IndexOutcome.skipped(index, previous, "not run: the earlier write on the same key (index "
                         + previous + ") is " + outcome.get(previous).status()));
                 } else {

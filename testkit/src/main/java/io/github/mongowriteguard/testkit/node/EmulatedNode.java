@@ -43,7 +43,7 @@ import io.github.mongowriteguard.testkit.wire.CommandHandler;
 import io.github.mongowriteguard.testkit.wire.WireServer;
 
 /**
- * One emulated server process (a replica-set primary or a mongos) on its own loopback port.
+ * One emulated server process (a replica-set primary or secondary, or a mongos) on its own loopback port.
  *
  * <p>Every command goes through the steps of mongod's {@code service_entry_point_common.cpp} that matter for
  * writes, in its order: the {@code failCommand} fail point (close, block, error) acts first, before the
@@ -83,6 +83,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private final ObjectId electionId = new ObjectId();
     private final WireServer server;
     private volatile List<String> hosts;
+    private volatile Map<String, String> tags = Map.of();
+    private volatile String primaryAddress;
 
     /**
      * Starts a node with the storage engine as its executor.
@@ -116,9 +118,23 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         return identity;
     }
 
-    /** The members a primary announces in {@code hello} (itself by default). */
+    /** The members a replica-set member announces in {@code hello} (itself by default). */
     public void hosts(List<String> members) {
         this.hosts = List.copyOf(members);
+    }
+
+    /** The replica-set member tags announced in {@code hello} (e.g. {@code {node: "a1"}}), as a reconfig sets them. */
+    public void tags(Map<String, String> memberTags) {
+        this.tags = Map.copyOf(memberTags);
+    }
+
+    public Map<String, String> tags() {
+        return tags;
+    }
+
+    /** The address a secondary names as its primary in {@code hello}. */
+    public void primaryAddress(String address) {
+        this.primaryAddress = address;
     }
 
     /** Commands this node received, grouped into copies by (lsid, txnNumber). */
@@ -294,6 +310,14 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             reply = result.reply();
             applied = result.applied();
             closeAfterwards = gate != null && gate.closeConnection;
+        } else if (reply == null && identity.kind() != NodeIdentity.Kind.MONGOS && isOrderedUpdateOrDelete(command)) {
+            // The engine runs every statement of an update or delete command whatever "ordered" says; mongod stops an
+            // ordered command at its first write error. Statement by statement, as for retryable writes, it stops.
+            BsonDocument stripped = strip(command);
+            RetryableStatements.Result result = RetryableStatements.of(command)
+                .run(new java.util.HashMap<>(), single -> executor.execute(operation, single.apply(stripped)));
+            reply = result.reply();
+            applied = result.applied();
         } else {
             if (reply == null) {
                 reply = executor.execute(operation, strip(command));
@@ -340,6 +364,13 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             return StorageEngine.error(code, codeName(code), "Failing write for " + session.id + ":" + session.txnNumber
                 + " due to failpoint. The write must not be reflected.");
         }
+    }
+
+    private static boolean isOrderedUpdateOrDelete(BsonDocument command) {
+        String name = command.getFirstKey();
+        String field = name.equals("update") ? "updates" : name.equals("delete") ? "deletes" : null;
+        return field != null && command.getBoolean("ordered", BsonBoolean.TRUE).getValue()
+            && command.isArray(field) && command.getArray(field).size() > 1;
     }
 
     /**
@@ -612,18 +643,30 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         if (command.getBoolean("helloOk", BsonBoolean.FALSE).getValue()) {
             reply.append("helloOk", BsonBoolean.TRUE);
         }
-        reply.append(legacy ? "ismaster" : "isWritablePrimary", BsonBoolean.TRUE);
+        boolean secondary = identity.kind() == NodeIdentity.Kind.REPLICA_SET_SECONDARY;
+        reply.append(legacy ? "ismaster" : "isWritablePrimary", BsonBoolean.valueOf(!secondary));
         switch (identity.kind()) {
             case REPLICA_SET_PRIMARY:
+            case REPLICA_SET_SECONDARY:
                 BsonArray members = new BsonArray();
                 hosts.forEach(host -> members.add(new BsonString(host)));
                 reply.append("hosts", members)
                     .append("setName", new BsonString(identity.setName()))
                     .append("setVersion", new BsonInt32(1))
-                    .append("secondary", BsonBoolean.FALSE)
-                    .append("primary", new BsonString(address()))
-                    .append("me", new BsonString(address()))
-                    .append("electionId", new BsonObjectId(electionId));
+                    .append("secondary", BsonBoolean.valueOf(secondary));
+                String primary = secondary ? primaryAddress : address();
+                if (primary != null) {
+                    reply.append("primary", new BsonString(primary));
+                }
+                reply.append("me", new BsonString(address()));
+                if (!tags.isEmpty()) {
+                    BsonDocument tagDocument = new BsonDocument();
+                    tags.forEach((k, v) -> tagDocument.append(k, new BsonString(v)));
+                    reply.append("tags", tagDocument);
+                }
+                if (!secondary) {
+                    reply.append("electionId", new BsonObjectId(electionId));
+                }
                 break;
             case MONGOS:
                 reply.append("msg", new BsonString("isdbgrid"));

@@ -40,7 +40,12 @@ import io.github.mongowriteguard.testkit.wire.CommandHandler;
 public final class MongosRouter implements CommandExecutor, AutoCloseable {
     private static final AtomicLong SCRATCH = new AtomicLong();
 
+    /** mongos' {@code kMaxNumStaleVersionRetries}. */
+    public static final int DEFAULT_STALE_CONFIG_RETRIES = 10;
+
     private final Map<String, EmulatedNode> shards;
+    private final Map<String, ShardReplicaSet> sets;
+    private final int staleConfigRetries;
     private final ShardingCatalog catalog;
     private final RoutingStats stats = new RoutingStats();
     private final ShardLatency latency = new ShardLatency();
@@ -54,9 +59,27 @@ public final class MongosRouter implements CommandExecutor, AutoCloseable {
 
     /** @param shards the shards by name, in order; the first is the primary shard of every database */
     public MongosRouter(Map<String, EmulatedNode> shards, ShardingCatalog catalog) {
-        this.shards = new LinkedHashMap<>(shards);
+        this(single(shards), catalog, DEFAULT_STALE_CONFIG_RETRIES);
+    }
+
+    /**
+     * @param sets               the shards as replica sets, in order; the first is every database's primary shard
+     * @param staleConfigRetries how many times a read is sent again after {@code StaleConfig} before the error
+     *                           reaches the client (10, as mongos' {@code kMaxNumStaleVersionRetries})
+     */
+    public MongosRouter(Map<String, ShardReplicaSet> sets, ShardingCatalog catalog, int staleConfigRetries) {
+        this.sets = new LinkedHashMap<>(sets);
+        this.shards = new LinkedHashMap<>();
+        sets.forEach((name, set) -> this.shards.put(name, set.primary()));
         this.catalog = catalog;
+        this.staleConfigRetries = staleConfigRetries;
         this.writes = new WriteRouter(catalog, new Channel(), stats, latency);
+    }
+
+    private static Map<String, ShardReplicaSet> single(Map<String, EmulatedNode> shards) {
+        Map<String, ShardReplicaSet> sets = new LinkedHashMap<>();
+        shards.forEach((name, node) -> sets.put(name, ShardReplicaSet.of(name, node)));
+        return sets;
     }
 
     public RoutingStats routing() {
@@ -156,15 +179,62 @@ public final class MongosRouter implements CommandExecutor, AutoCloseable {
         String commandName = command.getFirstKey();
         String collection = command.getString(commandName).getValue();
         BsonDocument filter = readFilter(command);
+        Map<String, List<BsonDocument>> perShard = new LinkedHashMap<>();
+        java.util.Set<BsonValue> ids = new java.util.HashSet<>();
+        boolean duplicates = false;
+        for (String shard : targets(operation.database() + "." + collection, filter)) {
+            try {
+                List<BsonDocument> documents = findAll(operation, shard, collection, filter);
+                perShard.put(shard, documents);
+                for (BsonDocument document : documents) {
+                    duplicates |= !ids.add(document.get("_id"));
+                }
+            } catch (ShardReadException e) {
+                return e.reply();
+            }
+        }
+        if (!duplicates) {
+            List<BsonDocument> all = new ArrayList<>();
+            perShard.values().forEach(all::addAll);
+            return runOnScratch(operation, command, collection, all);
+        }
+        // The same _id on two shards (orphans read with readConcern "available"): as mongos, answer each shard's
+        // part on its own and merge the streams. Counts add up; find results are concatenated, then limited.
+        List<BsonValue> merged = new ArrayList<>();
+        long n = 0;
+        BsonDocument last = null;
+        for (List<BsonDocument> documents : perShard.values()) {
+            BsonDocument reply = runOnScratch(operation, command, collection, documents);
+            if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
+                return reply;
+            }
+            last = reply;
+            if (reply.containsKey("cursor")) {
+                merged.addAll(reply.getDocument("cursor").getArray("firstBatch"));
+            } else if (reply.containsKey("n")) {
+                n += reply.get("n").asNumber().longValue();
+            }
+        }
+        if (last == null || !last.containsKey("cursor")) {
+            return last == null ? ok().append("n", new BsonInt64(0)) : last.append("n", new BsonInt64(n));
+        }
+        long limit = Math.abs(command.get("limit", new BsonInt64(0)).asNumber().longValue());
+        if (limit > 0 && merged.size() > limit) {
+            merged = new ArrayList<>(merged.subList(0, (int) limit));
+        }
+        last.getDocument("cursor").put("firstBatch", new BsonArray(merged));
+        return last;
+    }
+
+    /** Runs the client's read command over {@code documents} on a scratch engine; the whole answer in one batch. */
+    private BsonDocument runOnScratch(OperationContext operation, BsonDocument command, String collection,
+                                      List<BsonDocument> documents) {
         String scratchDb = "mongos_scratch_" + SCRATCH.incrementAndGet();
         try {
             scratch.run(scratchDb, new BsonDocument("create", new BsonString(collection)));
-            for (String shard : shards.keySet()) {
-                List<BsonDocument> documents = findAll(operation, shard, collection, filter);
-                if (!documents.isEmpty()) {
-                    scratch.run(scratchDb, new BsonDocument("insert", new BsonString(collection))
-                        .append("documents", new BsonArray(new ArrayList<>(documents))));
-                }
+            if (!documents.isEmpty()) {
+                scratch.run(scratchDb, new BsonDocument("insert", new BsonString(collection))
+                    .append("documents", new BsonArray(new ArrayList<>(documents))));
             }
             BsonDocument reply = scratch.run(scratchDb, command);
             if (!reply.containsKey("cursor") || reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
@@ -181,17 +251,99 @@ public final class MongosRouter implements CommandExecutor, AutoCloseable {
         }
     }
 
-    private List<BsonDocument> findAll(OperationContext operation, String shard, String collection, BsonDocument filter) {
-        BsonDocument find = new BsonDocument("find", new BsonString(collection)).append("filter", filter);
-        BsonDocument reply = send(operation.connection(), shard, operation.database(), find);
-        if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
-            throw new IllegalStateException("find on " + shard + " failed: " + reply.toJson());
+    /** The shards a read must ask: the owner when the filter pins the shard key to one point, else every shard. */
+    private List<String> targets(String namespace, BsonDocument filter) {
+        Optional<ChunkMap> map = catalog.chunkMap(namespace);
+        if (map.isPresent()) {
+            Optional<BsonDocument> point = map.get().key().pointOfFilter(filter);
+            if (point.isPresent()) {
+                return List.of(map.get().shardOf(point.get()));
+            }
         }
-        EmulatedNode node = shards.get(shard);
-        List<BsonDocument> documents = new ArrayList<>();
-        drain((db, cmd) -> node.handle(connection(operation.connection()), db, cmd), operation.database(), reply)
-            .forEach(d -> documents.add(d.asDocument()));
-        return documents;
+        return List.copyOf(shards.keySet());
+    }
+
+    /**
+     * One shard's part of a read: the member chosen by the client's {@code $readPreference}, the shard version
+     * attached, the client's {@code readConcern} and remaining {@code maxTimeMS} passed on; {@code StaleConfig} is
+     * retried up to {@code staleConfigRetries} times (mongos' routing table is the catalog, always fresh), then
+     * the error goes to the client.
+     */
+    private List<BsonDocument> findAll(OperationContext operation, String shard, String collection, BsonDocument filter) {
+        BsonDocument client = operation.command();
+        EmulatedNode node = sets.get(shard).select(client.get("$readPreference"));
+        String namespace = operation.database() + "." + collection;
+        long deadline = client.containsKey("maxTimeMS") && client.get("maxTimeMS").asNumber().longValue() > 0
+            ? operation.startNanos() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(client.get("maxTimeMS").asNumber().longValue())
+            : 0;
+        for (int attempt = 0; ; attempt++) {
+            BsonDocument find = new BsonDocument("find", new BsonString(collection)).append("filter", filter);
+            catalog.routing(namespace).ifPresent(r -> find.append("shardVersion", new BsonInt64(r.version())));
+            if (client.containsKey("readConcern")) {
+                find.append("readConcern", client.get("readConcern"));
+            }
+            if (deadline != 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new ShardReadException(StorageEngine.error(50, "MaxTimeMSExpired", "operation exceeded time limit"));
+                }
+                find.append("maxTimeMS", new BsonInt64(Math.max(1, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(left))));
+            }
+            BsonDocument reply;
+            try {
+                reply = node.handle(connection(operation.connection()), operation.database(), find);
+            } catch (CommandHandler.CloseConnectionSignal e) {
+                throw new ShardReadException(WriteRouter.shardUnreachable(shard));
+            }
+            if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
+                List<BsonDocument> documents = new ArrayList<>();
+                drain((db, cmd) -> node.handle(connection(operation.connection()), db, cmd), operation.database(), reply)
+                    .forEach(d -> documents.add(d.asDocument()));
+                return documents;
+            }
+            int code = reply.get("code", new BsonInt32(0)).asNumber().intValue();
+            if (code != 13388 || attempt >= staleConfigRetries) {
+                throw new ShardReadException(reply);
+            }
+            stats.staleConfigRetried();
+        }
+    }
+
+    /**
+     * A chunk migration up to its commit: the documents of the chunk holding {@code document}'s shard key are copied
+     * to {@code toShard}, ownership moves (one collection version more), and the copies on the donor stay as orphans
+     * until {@link ChunkMigration#deleteOrphans()} runs the range deleter.
+     *
+     * @throws IllegalArgumentException when the collection is not sharded, the shard is unknown or already owns it
+     */
+    public ChunkMigration moveChunk(String namespace, BsonDocument document, String toShard) {
+        ChunkMap map = catalog.chunkMap(namespace).orElseThrow(() ->
+            new IllegalArgumentException(namespace + " is not sharded; call shardCollection first"));
+        if (!shards.containsKey(toShard)) {
+            throw new IllegalArgumentException("no shard " + toShard + "; shards are " + shards.keySet());
+        }
+        BsonDocument point = map.key().pointOf(document);
+        Chunk chunk = map.chunks().stream().filter(c -> c.contains(point)).findFirst().orElseThrow();
+        if (chunk.shard().equals(toShard)) {
+            throw new IllegalArgumentException("chunk " + chunk + " already lives on " + toShard);
+        }
+        String database = namespace.substring(0, namespace.indexOf('.'));
+        String collection = namespace.substring(namespace.indexOf('.') + 1);
+        EmulatedNode donor = shards.get(chunk.shard());
+        EmulatedNode recipient = shards.get(toShard);
+        List<BsonDocument> moved = Engines.findAll(donor.engine(), database, collection, new BsonDocument()).stream()
+            .filter(d -> chunk.contains(map.key().pointOf(d))).toList();
+        if (!moved.isEmpty()) {
+            recipient.engine().run(database, new BsonDocument("insert", new BsonString(collection))
+                .append("documents", new BsonArray(new ArrayList<>(moved))));
+        }
+        List<Chunk> chunks = new ArrayList<>();
+        for (Chunk c : map.chunks()) {
+            chunks.add(c.equals(chunk) ? new Chunk(c.min(), c.max(), toShard) : c);
+        }
+        catalog.put(namespace, new ChunkMap(map.key(), chunks), false);
+        List<BsonValue> ids = moved.stream().map(d -> d.get("_id")).toList();
+        return new ChunkMigration(namespace, chunk, toShard, ids, donor.engine(), database, collection);
     }
 
     private static List<BsonValue> drain(java.util.function.BiFunction<String, BsonDocument, BsonDocument> run,
@@ -301,8 +453,10 @@ public final class MongosRouter implements CommandExecutor, AutoCloseable {
         }
 
         private BsonDocument sendOne(OperationContext operation, WriteRouter.Send send) {
-            latency.sleep(send.shard(), send.writes());
-            return send(operation.connection(), send.shard(), send.database(), send.child());
+            long start = System.nanoTime();
+            BsonDocument reply = send(operation.connection(), send.shard(), send.database(), send.child());
+            latency.completeBatch(send.shard(), send.writes(), start);
+            return reply;
         }
     }
 

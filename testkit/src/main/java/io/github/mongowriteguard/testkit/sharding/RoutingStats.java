@@ -18,6 +18,16 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 public final class RoutingStats {
     private final ConcurrentLinkedQueue<RoutedWrite> writes = new ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicLong staleConfigRetries = new java.util.concurrent.atomic.AtomicLong();
+
+    void staleConfigRetried() {
+        staleConfigRetries.incrementAndGet();
+    }
+
+    /** How many times mongos sent a shard read again after {@code StaleConfig} (its log's StaleConfig lines). */
+    public long staleConfigRetries() {
+        return staleConfigRetries.get();
+    }
 
     void add(RoutedWrite write) {
         writes.add(write);
@@ -59,5 +69,6 @@ public final class RoutingStats {
 
     public void reset() {
         writes.clear();
+        staleConfigRetries.set(0);
     }
 }

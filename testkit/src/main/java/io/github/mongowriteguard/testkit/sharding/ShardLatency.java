@@ -61,8 +61,16 @@ public final class ShardLatency {
         return (long) ((roundTripNanos + (double) documents * perDocumentNanos) * slowFactor(shard));
     }
 
-    void sleep(String shard, int documents) {
-        long until = System.nanoTime() + costNanos(shard, documents);
+    /**
+     * Waits until a child batch that started at {@code startNanos} has taken its modelled cost. The emulator's own
+     * work on the batch counts toward that cost, as a real shard's work is what the per-document cost models: a
+     * batch takes the longer of the model and the emulator's work, never their sum.
+     */
+    void completeBatch(String shard, int documents, long startNanos) {
+        sleepUntil(startNanos + costNanos(shard, documents));
+    }
+
+    private static void sleepUntil(long until) {
         long left;
         while ((left = until - System.nanoTime()) > 0) {
             try {

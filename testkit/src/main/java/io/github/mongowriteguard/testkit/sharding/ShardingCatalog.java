@@ -5,6 +5,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
@@ -31,6 +33,8 @@ public final class ShardingCatalog implements AutoCloseable {
     private final StorageEngine config = new StorageEngine();
     private final Map<String, ChunkMap> collections = new ConcurrentHashMap<>();
     private final Set<String> shardedDatabases = ConcurrentHashMap.newKeySet();
+    private final Map<String, Long> versions = new ConcurrentHashMap<>();
+    private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
 
     /** @param shards shard names with their hosts, e.g. {@code shard00 -> 127.0.0.1:40001} */
     public ShardingCatalog(Map<String, String> shards) {
@@ -73,7 +77,23 @@ public final class ShardingCatalog implements AutoCloseable {
         return Optional.ofNullable(collections.get(namespace));
     }
 
-    /** Records a sharded collection (or replaces its chunks) and rewrites its config documents. */
+    /** The routing table of {@code db.collection} with its version, empty when the collection is not sharded. */
+    public Optional<CollectionRouting> routing(String namespace) {
+        synchronized (this) {
+            ChunkMap map = collections.get(namespace);
+            return map == null ? Optional.empty() : Optional.of(new CollectionRouting(namespace, map, versions.get(namespace)));
+        }
+    }
+
+    /**
+     * Called with the namespace after every change of a collection's chunks (or its drop), while the change is
+     * being committed: the shard primaries that took part learn the new version as part of the commit.
+     */
+    public void onChange(Consumer<String> listener) {
+        listeners.add(listener);
+    }
+
+    /** Records a sharded collection (or replaces its chunks, one version more) and rewrites its config documents. */
     public synchronized void put(String namespace, ChunkMap map, boolean unique) {
         for (Chunk chunk : map.chunks()) {
             if (!shards.contains(chunk.shard())) {
@@ -81,6 +101,7 @@ public final class ShardingCatalog implements AutoCloseable {
             }
         }
         collections.put(namespace, map);
+        versions.merge(namespace, 1L, Long::sum);
         config.run(CONFIG, new BsonDocument("delete", new BsonString("collections")).append("deletes", new BsonArray(List.of(
             new BsonDocument("q", new BsonDocument("_id", new BsonString(namespace))).append("limit", new BsonInt32(0))))));
         ObjectId epoch = new ObjectId();
@@ -104,11 +125,14 @@ public final class ShardingCatalog implements AutoCloseable {
                 .append("lastmodEpoch", new BsonObjectId(epoch)));
         }
         config.run(CONFIG, new BsonDocument("insert", new BsonString("chunks")).append("documents", documents));
+        listeners.forEach(listener -> listener.accept(namespace));
     }
 
     /** Forgets a dropped collection's routing table and config documents. */
     public synchronized void remove(String namespace) {
         if (collections.remove(namespace) != null) {
+            versions.remove(namespace);
+            listeners.forEach(listener -> listener.accept(namespace));
             config.run(CONFIG, new BsonDocument("delete", new BsonString("collections")).append("deletes", new BsonArray(List.of(
                 new BsonDocument("q", new BsonDocument("_id", new BsonString(namespace))).append("limit", new BsonInt32(0))))));
             config.run(CONFIG, new BsonDocument("delete", new BsonString("chunks")).append("deletes", new BsonArray(List.of(

@@ -1,0 +1,209 @@
+package io.github.mongowriteguard.benchmarks.lab;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.bson.Document;
+
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.sharding.RoutedWrite;
+
+/**
+ * Part 1's Little's-law table, measured: wall time of one bulk for Spring's ORDERED bulk and the guard, with every
+ * shard normal and with one shard {@code factor} times slower, as the median of several interleaved repetitions;
+ * bulks in flight = arrival rate x time. The emulated mongos sleeps the modelled cost of each child batch.
+ */
+final class Latency {
+    /** Unmeasured runs per client first: the guard's code path needs a few bulks before the JIT has compiled it. */
+    static final int WARM_UP_RUNS = 3;
+
+    static final List<String> CLIENTS = List.of("spring-ordered", "guarded");
+    static final List<String> SHARD_STATES = List.of("normal", "slow");
+
+    /** One measured case with the article's value and the bound from the measured placement. */
+    record Row(String client, String shard, double millis, double inFlight, double articleMillis, double boundMillis,
+               double modelledMillis, int roundTrips, List<Double> samples) {
+    }
+
+    record Result(int shards, int docs, double rttMs, double perDocMs, double slowFactor, double arrivalPerSecond,
+                  int repetitions, List<Row> rows, String note) {
+        Map<String, Object> toJson() {
+            Map<String, Object> json = new LinkedHashMap<>();
+            json.put("shards", shards);
+            json.put("docs", docs);
+            json.put("rttMs", rttMs);
+            json.put("perDocMs", perDocMs);
+            json.put("slowShardFactor", slowFactor);
+            json.put("arrivalPerSecond", arrivalPerSecond);
+            json.put("repetitions", repetitions);
+            List<Object> results = new ArrayList<>();
+            for (Row row : rows) {
+                Map<String, Object> r = new LinkedHashMap<>();
+                r.put("client", row.client());
+                r.put("shard", row.shard());
+                r.put("millis", Formula.round1(row.millis()));
+                r.put("inFlight", Formula.round2(row.inFlight()));
+                r.put("articleMillis", Formula.round1(row.articleMillis()));
+                r.put("articleInFlight", Formula.round2(Formula.inFlight(arrivalPerSecond, row.articleMillis())));
+                r.put("slowestShardBoundMillis", Double.isNaN(row.boundMillis()) ? null : Formula.round1(row.boundMillis()));
+                r.put("modelledMillis", Double.isNaN(row.modelledMillis()) ? null : Formula.round1(row.modelledMillis()));
+                r.put("roundTrips", row.roundTrips() < 0 ? null : row.roundTrips());
+                results.add(r);
+            }
+            json.put("results", results);
+            if (note != null) {
+                json.put("note", note);
+            }
+            return json;
+        }
+
+        void print(PrintStream out) {
+            out.printf("%nlatency: %d docs over %d shards, %.2f ms per round trip, %.2f ms per document, slow shard x%s,"
+                + " %s bulks/s arriving; median of %d runs%n", docs, shards, rttMs, perDocMs, trim(slowFactor),
+                trim(arrivalPerSecond), repetitions);
+            out.printf("%-15s %-7s %11s %10s | %12s %10s | %13s %13s %6s%n", "client", "shard", "measured ms", "in flight",
+                "article ms", "in flight", "bound ms", "modelled ms", "RTs");
+            for (Row row : rows) {
+                out.printf("%-15s %-7s %11.1f %10.1f | %12.1f %10.1f | %13s %13s %6s%n", row.client(), row.shard(), row.millis(),
+                    row.inFlight(), row.articleMillis(), Formula.inFlight(arrivalPerSecond, row.articleMillis()),
+                    Double.isNaN(row.boundMillis()) ? "-" : String.format("%.1f", row.boundMillis()),
+                    Double.isNaN(row.modelledMillis()) ? "-" : String.format("%.1f", row.modelledMillis()),
+                    row.roundTrips() < 0 ? "-" : String.valueOf(row.roundTrips()));
+            }
+            out.println("article ms: ORDERED = E[round trips] x rtt + n x per-doc; UNORDERED = rtt + n/S x per-doc; with the"
+                + " slow shard its share costs x factor. bound ms (guarded): the slowest shard of the measured placement,"
+                + " factor x (rtt + its documents x per-doc). modelled ms: mongos' own sum of the slowest batch per round.");
+            if (note != null) {
+                out.println("note: " + note);
+            }
+        }
+    }
+
+    static String trim(double d) {
+        return d == Math.rint(d) ? String.valueOf((long) d) : String.valueOf(d);
+    }
+
+    private Latency() {
+    }
+
+    static Result run(LabOptions options, Progress progress) {
+        int shards = options.intValue("shards");
+        int docs = options.intValue("docs");
+        int seed = options.intValue("seed");
+        double rtt = options.decimal("rtt-ms");
+        double perDoc = options.decimal("per-doc-ms");
+        double factor = options.decimal("slow-shard-factor");
+        double arrival = options.decimal("arrival-per-s");
+        int repetitions = options.intValue("repetitions");
+        List<Document> documents = Workload.stock(docs, seed);
+        String uri = options.text("uri");
+        if (uri != null) {
+            return onRealCluster(uri, shards, docs, rtt, perDoc, factor, arrival, repetitions, documents, progress);
+        }
+        Map<String, List<Double>> samples = new LinkedHashMap<>();
+        Map<String, RoutedWrite> lastWrite = new LinkedHashMap<>();
+        String slowShard = String.format("shard%02d", shards - 1);
+        try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(shards)
+                .roundTrip(nanos(rtt)).perDocument(nanos(perDoc)).start();
+             BulkClients clients = new BulkClients(cluster.connectionString(), RoundTrips.DATABASE)) {
+            for (String client : CLIENTS) {
+                clients.shardHashedId(collection(client));
+                for (int warmUp = 0; warmUp < WARM_UP_RUNS; warmUp++) {
+                    clients.write(client, collection(client), documents); // warm-up: connections, sessions, JIT; not counted
+                }
+            }
+            for (String state : SHARD_STATES) {
+                cluster.latency().slowFactor(slowShard, state.equals("slow") ? factor : 1.0);
+                for (int rep = 1; rep <= repetitions; rep++) {
+                    // Interleaved: each repetition runs every client once, so drift hits them alike.
+                    for (String client : CLIENTS) {
+                        progress.step("latency: %s shard, %s, run %d of %d", state, client, rep, repetitions);
+                        cluster.routing().reset();
+                        long start = System.nanoTime();
+                        clients.write(client, collection(client), documents);
+                        double millis = (System.nanoTime() - start) / 1e6;
+                        samples.computeIfAbsent(client + "/" + state, k -> new ArrayList<>()).add(millis);
+                        lastWrite.put(client + "/" + state, cluster.routing().writes(RoundTrips.DATABASE + "." + collection(client))
+                            .stream().reduce((a, b) -> b).orElse(null));
+                    }
+                }
+            }
+            cluster.latency().slowFactor(slowShard, 1.0);
+        }
+        List<Row> rows = new ArrayList<>();
+        for (String client : CLIENTS) {
+            for (String state : SHARD_STATES) {
+                String key = client + "/" + state;
+                double median = Formula.median(samples.get(key));
+                double f = state.equals("slow") ? factor : 1.0;
+                boolean ordered = client.endsWith("ordered") && !client.endsWith("unordered");
+                double article = ordered ? Formula.orderedMillis(docs, shards, rtt, perDoc, f)
+                    : Formula.unorderedMillis(docs, shards, rtt, perDoc, f);
+                RoutedWrite write = lastWrite.get(key);
+                double bound = Double.NaN;
+                double modelled = Double.NaN;
+                int roundTrips = -1;
+                if (write != null) {
+                    modelled = write.modelledTime().toNanos() / 1e6;
+                    roundTrips = write.childBatches();
+                    if (!ordered) {
+                        bound = Formula.slowestShardMillis(write.documentsPerShard(), state.equals("slow") ? slowShard : null,
+                            rtt, perDoc, factor);
+                    }
+                }
+                rows.add(new Row(client, state, median, Formula.inFlight(arrival, median), article, bound, modelled,
+                    roundTrips, samples.get(key)));
+            }
+        }
+        return new Result(shards, docs, rtt, perDoc, factor, arrival, repetitions, rows, null);
+    }
+
+    static String collection(String client) {
+        return "latency_" + client.replace('-', '_');
+    }
+
+    private static Duration nanos(double millis) {
+        return Duration.ofNanos(Math.round(millis * 1_000_000));
+    }
+
+    private static Result onRealCluster(String uri, int shards, int docs, double rtt, double perDoc, double factor,
+                                        double arrival, int repetitions, List<Document> documents, Progress progress) {
+        String database = "mongo_write_guard_lab";
+        Map<String, List<Double>> samples = new LinkedHashMap<>();
+        try (BulkClients clients = new BulkClients(uri, database)) {
+            for (String client : CLIENTS) {
+                try {
+                    clients.shardHashedId(collection(client));
+                } catch (RuntimeException e) {
+                    progress.step("could not shard %s (%s); measuring anyway", collection(client), e.getClass().getSimpleName());
+                }
+                clients.write(client, collection(client), documents);
+            }
+            for (int rep = 1; rep <= repetitions; rep++) {
+                for (String client : CLIENTS) {
+                    progress.step("latency (real deployment): %s, run %d of %d", client, rep, repetitions);
+                    long start = System.nanoTime();
+                    clients.write(client, collection(client), documents);
+                    samples.computeIfAbsent(client, k -> new ArrayList<>()).add((System.nanoTime() - start) / 1e6);
+                }
+            }
+            CLIENTS.forEach(c -> clients.raw().getDatabase(database).getCollection(collection(c)).drop());
+        }
+        List<Row> rows = new ArrayList<>();
+        for (String client : CLIENTS) {
+            double median = Formula.median(samples.get(client));
+            boolean ordered = !client.equals("guarded");
+            double article = ordered ? Formula.orderedMillis(docs, shards, rtt, perDoc, 1) : Formula.unorderedMillis(docs, shards, rtt, perDoc, 1);
+            rows.add(new Row(client, "normal", median, Formula.inFlight(arrival, median), article, Double.NaN, Double.NaN, -1,
+                samples.get(client)));
+        }
+        return new Result(shards, docs, rtt, perDoc, factor, arrival, repetitions, rows,
+            "real deployment: the slow shard needs the emulator's latency model, so only the normal case is measured;"
+                + " the article columns use --shards, --rtt-ms and --per-doc-ms as given");
+    }
+}

@@ -1,0 +1,104 @@
+package io.github.mongowriteguard.benchmarks.lab;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.bson.Document;
+
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
+
+/**
+ * What the guard costs on a path where it cannot save round trips: one replica set, the same bulk of upserts through
+ * the raw driver and through the guard, runs interleaved, the ratio of the medians.
+ */
+final class Overhead {
+    static final List<String> CLIENTS = List.of("driver-ordered", "guarded");
+    private static final int WARM_UP_RUNS = 3;
+
+    record Result(int docs, int runs, Map<String, Double> medianMillis, double ratio, String note) {
+        Map<String, Object> toJson() {
+            Map<String, Object> json = new LinkedHashMap<>();
+            json.put("docs", docs);
+            json.put("runs", runs);
+            List<Object> results = new ArrayList<>();
+            medianMillis.forEach((client, millis) -> {
+                Map<String, Object> r = new LinkedHashMap<>();
+                r.put("client", client);
+                r.put("medianMillis", Formula.round2(millis));
+                results.add(r);
+            });
+            json.put("results", results);
+            json.put("ratio", Formula.round2(ratio));
+            if (note != null) {
+                json.put("note", note);
+            }
+            return json;
+        }
+
+        void print(PrintStream out) {
+            out.printf("%noverhead: %d ReplaceOne upserts per bulk on one %s, %d interleaved runs per client after %d warm-up runs%n",
+                docs, note == null ? "emulated replica set" : "deployment", runs, WARM_UP_RUNS);
+            out.printf("%-15s %12s%n", "client", "median ms");
+            medianMillis.forEach((client, millis) -> out.printf("%-15s %12.2f%n", client, millis));
+            out.printf("guarded / driver = %.2f%n", ratio);
+            if (note != null) {
+                out.println("note: " + note);
+            }
+        }
+    }
+
+    private Overhead() {
+    }
+
+    static Result run(LabOptions options, Progress progress) {
+        int docs = options.intValue("docs");
+        int runs = options.intValue("runs");
+        String uri = options.text("uri");
+        List<Document> documents = Workload.stock(docs, 7);
+        Map<String, List<Double>> samples = new LinkedHashMap<>();
+        if (uri != null) {
+            try (BulkClients clients = new BulkClients(uri, "mongo_write_guard_lab")) {
+                measure(clients, documents, runs, samples, progress);
+                CLIENTS.forEach(c -> clients.raw().getDatabase("mongo_write_guard_lab").getCollection(collection(c)).drop());
+            }
+        } else {
+            try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                 BulkClients clients = new BulkClients(cluster.connectionString(), "lab")) {
+                measure(clients, documents, runs, samples, progress);
+            }
+        }
+        Map<String, Double> medians = new LinkedHashMap<>();
+        CLIENTS.forEach(client -> medians.put(client, Formula.median(samples.get(client))));
+        double ratio = medians.get("guarded") / medians.get("driver-ordered");
+        return new Result(docs, runs, medians, ratio, uri == null ? null : "measured on the deployment given by --uri");
+    }
+
+    private static void measure(BulkClients clients, List<Document> documents, int runs, Map<String, List<Double>> samples,
+                                Progress progress) {
+        for (int i = 0; i < WARM_UP_RUNS; i++) {
+            CLIENTS.forEach(c -> clients.write(c, collection(c), documents));
+        }
+        long lastReport = System.nanoTime();
+        for (int run = 1; run <= runs; run++) {
+            // Alternate which client goes first, so neither always runs on a warmer or a busier machine.
+            List<String> order = run % 2 == 0 ? CLIENTS : List.of(CLIENTS.get(1), CLIENTS.get(0));
+            for (String client : order) {
+                long start = System.nanoTime();
+                clients.write(client, collection(client), documents);
+                samples.computeIfAbsent(client, k -> new ArrayList<>()).add((System.nanoTime() - start) / 1e6);
+            }
+            if (System.nanoTime() - lastReport > 2_000_000_000L || run == runs) {
+                progress.step("overhead: %d docs, run %d of %d", documents.size(), run, runs);
+                lastReport = System.nanoTime();
+            }
+        }
+    }
+
+    private static String collection(String client) {
+        return "overhead_" + client.replace('-', '_');
+    }
+}

@@ -1,0 +1,164 @@
+package io.github.mongowriteguard.benchmarks.lab;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.bson.Document;
+
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.sharding.RoutedWrite;
+
+/**
+ * Part 1: mongos-to-shard round trips (child batches) and rounds of one hashed-key bulk per client, counted by the
+ * emulated mongos, next to 1+(n-1)(1-1/S); and the same for S = 2..8 (the article's table and the report's chart).
+ */
+final class RoundTrips {
+    static final List<Integer> SWEEP_SHARDS = List.of(2, 3, 4, 5, 6, 7, 8);
+    static final List<String> SWEEP_CLIENTS = List.of("driver-ordered", "spring-ordered", "guarded");
+    static final String DATABASE = "lab";
+
+    record Row(String client, Integer roundTrips, Integer rounds, double millis) {
+    }
+
+    /** One shard count of the sweep: the formula and the measured round trips per client. */
+    record SweepPoint(int shards, double formula, Map<String, Integer> roundTrips) {
+    }
+
+    record Result(int shards, int docs, int seed, double formula, List<Row> rows, List<SweepPoint> sweep, String note) {
+        Map<String, Object> toJson() {
+            Map<String, Object> json = new LinkedHashMap<>();
+            json.put("shards", shards);
+            json.put("docs", docs);
+            json.put("seed", seed);
+            json.put("formula", Formula.round3(formula));
+            List<Object> results = new ArrayList<>();
+            for (Row row : rows) {
+                Map<String, Object> r = new LinkedHashMap<>();
+                r.put("client", row.client());
+                r.put("roundTrips", row.roundTrips());
+                r.put("rounds", row.rounds());
+                r.put("millis", Formula.round1(row.millis()));
+                results.add(r);
+            }
+            json.put("results", results);
+            List<Object> table = new ArrayList<>();
+            for (SweepPoint point : sweep) {
+                Map<String, Object> p = new LinkedHashMap<>();
+                p.put("shards", point.shards());
+                p.put("formula", Formula.round3(point.formula()));
+                p.put("roundTrips", new LinkedHashMap<>(point.roundTrips()));
+                table.add(p);
+            }
+            json.put("byShards", table);
+            if (note != null) {
+                json.put("note", note);
+            }
+            return json;
+        }
+
+        void print(PrintStream out) {
+            out.printf("%nroundtrips: one bulk of %d ReplaceOne upserts keyed by _id {productId, storeId}, collection sharded"
+                + " {_id: \"hashed\"} over %d shards (seed %d)%n", docs, shards, seed);
+            out.printf("formula 1+(n-1)(1-1/S) = %.1f ORDERED round trips; UNORDERED: 1 round of S child batches%n", formula);
+            out.printf("%-17s %18s %8s %10s%n", "client", "mongos->shard RTs", "rounds", "wall ms");
+            for (Row row : rows) {
+                out.printf("%-17s %18s %8s %10.1f%n", row.client(), orDash(row.roundTrips()), orDash(row.rounds()), row.millis());
+            }
+            if (!sweep.isEmpty()) {
+                out.printf("%nround trips by shard count, n = %d (article: S=2 500.5, 3 667, 4 750.25, 5 800.2, 6 833.5, 8 875.125)%n", docs);
+                StringBuilder header = new StringBuilder(String.format("%-6s %10s", "shards", "formula"));
+                SWEEP_CLIENTS.forEach(c -> header.append(String.format(" %15s", c)));
+                out.println(header);
+                for (SweepPoint point : sweep) {
+                    StringBuilder line = new StringBuilder(String.format("%-6d %10.3f", point.shards(), point.formula()));
+                    SWEEP_CLIENTS.forEach(c -> line.append(String.format(" %15s", orDash(point.roundTrips().get(c)))));
+                    out.println(line);
+                }
+            }
+            if (note != null) {
+                out.println("note: " + note);
+            }
+        }
+    }
+
+    private static String orDash(Integer value) {
+        return value == null ? "-" : value.toString();
+    }
+
+    private RoundTrips() {
+    }
+
+    static Result run(LabOptions options, Progress progress) {
+        int shards = options.intValue("shards");
+        int docs = options.intValue("docs");
+        int seed = options.intValue("seed");
+        List<Document> documents = Workload.stock(docs, seed);
+        String uri = options.text("uri");
+        if (uri != null) {
+            return onRealCluster(uri, shards, docs, seed, documents, progress);
+        }
+        // The sweep runs first: it also warms the JIT up for the wall times of the rows below.
+        List<SweepPoint> sweep = new ArrayList<>();
+        for (int s : SWEEP_SHARDS) {
+            progress.step("roundtrips: sweep S=%d (%s)", s, String.join(", ", SWEEP_CLIENTS));
+            Map<String, Integer> measured = new LinkedHashMap<>();
+            try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(s).start();
+                 BulkClients clients = new BulkClients(cluster.connectionString(), DATABASE)) {
+                for (String client : SWEEP_CLIENTS) {
+                    measured.put(client, measure(cluster, clients, client, documents).roundTrips());
+                }
+            }
+            sweep.add(new SweepPoint(s, Formula.orderedRoundTrips(docs, s), measured));
+        }
+        List<Row> rows = new ArrayList<>();
+        try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(shards).start();
+             BulkClients clients = new BulkClients(cluster.connectionString(), DATABASE)) {
+            for (String client : BulkClients.ALL) {
+                progress.step("roundtrips: S=%d, %d docs, %s", shards, docs, client);
+                rows.add(measure(cluster, clients, client, documents));
+            }
+        }
+        return new Result(shards, docs, seed, Formula.orderedRoundTrips(docs, shards), rows, sweep, null);
+    }
+
+    /** Writes the bulk with one client into its own sharded collection and reads mongos' count of it. */
+    private static Row measure(EmulatedShardedCluster cluster, BulkClients clients, String client, List<Document> documents) {
+        String collection = "stock_" + client.replace('-', '_');
+        clients.shardHashedId(collection);
+        cluster.routing().reset();
+        long start = System.nanoTime();
+        clients.write(client, collection, documents);
+        double millis = (System.nanoTime() - start) / 1e6;
+        List<RoutedWrite> writes = cluster.routing().writes(DATABASE + "." + collection);
+        int roundTrips = writes.stream().mapToInt(RoutedWrite::childBatches).sum();
+        int rounds = writes.stream().mapToInt(RoutedWrite::rounds).sum();
+        return new Row(client, roundTrips, rounds, millis);
+    }
+
+    private static Result onRealCluster(String uri, int shards, int docs, int seed, List<Document> documents, Progress progress) {
+        List<Row> rows = new ArrayList<>();
+        String database = "mongo_write_guard_lab";
+        try (BulkClients clients = new BulkClients(uri, database)) {
+            for (String client : BulkClients.ALL) {
+                progress.step("roundtrips (real deployment): %s", client);
+                String collection = "stock_" + client.replace('-', '_');
+                try {
+                    clients.shardHashedId(collection);
+                } catch (RuntimeException e) {
+                    progress.step("could not shard %s (%s); measuring anyway", collection, e.getClass().getSimpleName());
+                }
+                long start = System.nanoTime();
+                clients.write(client, collection, documents);
+                rows.add(new Row(client, null, null, (System.nanoTime() - start) / 1e6));
+                clients.raw().getDatabase(database).getCollection(collection).drop();
+            }
+        }
+        return new Result(shards, docs, seed, Formula.orderedRoundTrips(docs, shards), rows, List.of(),
+            "real deployment: mongos-to-shard round trips and rounds are counted by the emulated mongos only, so only"
+                + " wall time is measured; the formula uses --shards " + shards);
+    }
+}

@@ -1,0 +1,23 @@
+package io.github.mongowriteguard.read;
+
+import com.mongodb.MongoClientException;
+
+/**
+ * The normal (exact) read failed with a signal of stale routing metadata ({@code StaleConfig}, or a timeout on
+ * the way), and no approximate answer was allowed. It is a {@link com.mongodb.MongoException}, so existing
+ * {@code catch (MongoException e)} blocks keep catching it; {@link #getCause()} is the driver's exception and
+ * {@link #diagnosis()} says which shard and node, and why.
+ */
+public class ExactReadUnavailableException extends MongoClientException {
+    private static final long serialVersionUID = 1L;
+    private final transient StaleReadDiagnosis diagnosis;
+
+    public ExactReadUnavailableException(String message, StaleReadDiagnosis diagnosis, Throwable cause) {
+        super(message + ": " + diagnosis.message(), cause);
+        this.diagnosis = diagnosis;
+    }
+
+    public StaleReadDiagnosis diagnosis() {
+        return diagnosis;
+    }
+}

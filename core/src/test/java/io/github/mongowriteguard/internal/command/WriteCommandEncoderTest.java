@@ -1,0 +1,76 @@
+package io.github.mongowriteguard.internal.command;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.model.DeleteOneModel;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.InsertOneModel;
+import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.Updates;
+import com.mongodb.client.model.WriteModel;
+
+/**
+ * How a round becomes write commands: cut at mongod's maxWriteBatchSize (100,000 statements) and near 16 MiB. Without a
+ * server: 100,001 inserts through the emulator take over 10 s (its engine is slow), longer than a test should.
+ */
+class WriteCommandEncoderTest {
+    private final WriteCommandEncoder<Document> encoder =
+        new WriteCommandEncoder<>("stock", Document.class, MongoClientSettings.getDefaultCodecRegistry());
+
+    @Test
+    void roundOverMaxWriteBatchSize_isSplitIntoSeveralCommands_keepingEveryIndexOnce() {
+        List<WriteModel<Document>> models = new ArrayList<>();
+        for (int i = 0; i < 200_001; i++) {
+            models.add(new InsertOneModel<>(new Document("_id", i)));
+        }
+
+        List<WriteCommand> commands = encoder.encode(models, indices(models.size()), false);
+
+        assertThat(commands).extracting(WriteCommand::size).containsExactly(100_000, 100_000, 1);
+        assertThat(commands).allSatisfy(command -> assertThat(command.ordered()).isFalse());
+        assertThat(commands.get(1).index(0)).isEqualTo(100_000);
+        assertThat(commands.get(2).index(0)).isEqualTo(200_000);
+        assertThat(commands.get(2).toCommand(1L, 2_000, null, null).getArray("documents")).hasSize(1);
+    }
+
+    @Test
+    void orderedRoundOverMaxWriteBatchSize_isSplitToo_andKeepsOneCommandPerRunOfAKind() {
+        List<WriteModel<Document>> models = new ArrayList<>();
+        for (int i = 0; i < 100_001; i++) {
+            models.add(new UpdateOneModel<>(Filters.eq("_id", i), Updates.inc("n", 1)));
+        }
+        models.add(new DeleteOneModel<>(Filters.eq("_id", 0)));
+
+        List<WriteCommand> commands = encoder.encode(models, indices(models.size()), true);
+
+        assertThat(commands).extracting(WriteCommand::kind)
+            .containsExactly(WriteCommand.Kind.UPDATE, WriteCommand.Kind.UPDATE, WriteCommand.Kind.DELETE);
+        assertThat(commands).extracting(WriteCommand::size).containsExactly(100_000, 1, 1);
+        assertThat(commands).allSatisfy(command -> assertThat(command.ordered()).isTrue());
+    }
+
+    @Test
+    void roundOver16MiB_isSplitBelowTheCommandSizeLimit() {
+        String big = "x".repeat(4 * 1024 * 1024);
+        List<WriteModel<Document>> models = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            models.add(new InsertOneModel<>(new Document("_id", i).append("big", big)));
+        }
+
+        List<WriteCommand> commands = encoder.encode(models, indices(models.size()), false);
+
+        assertThat(commands).extracting(WriteCommand::size).containsExactly(3, 2);
+    }
+
+    private static List<Integer> indices(int n) {
+        return IntStream.range(0, n).boxed().toList();
+    }
+}

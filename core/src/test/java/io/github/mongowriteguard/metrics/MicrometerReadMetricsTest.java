@@ -1,0 +1,27 @@
+package io.github.mongowriteguard.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+import io.github.mongowriteguard.read.ApproximationReason;
+import io.github.mongowriteguard.read.ReadGuardEvents;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
+class MicrometerReadMetricsTest {
+
+    @Test
+    void readEvents_becomeCountersTaggedWithNamespaceShardKindAndReason() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        MicrometerReadMetrics metrics = new MicrometerReadMetrics(registry);
+
+        metrics.staleConfig(new ReadGuardEvents.StaleConfigEvent("shop.inventory", "shard00"));
+        metrics.readTimedOut(new ReadGuardEvents.ReadTimeoutEvent("shop.inventory", "MongoExecutionTimeoutException"));
+        metrics.degradedRead(new ReadGuardEvents.DegradedReadEvent("shop.inventory", ApproximationReason.NORMAL_READ_FAILED, 2000, 504, java.time.Duration.ofMillis(40)));
+
+        assertThat(registry.get("mongodb.guard.read.staleconfig").tag("shard", "shard00").counter().count()).isEqualTo(1);
+        assertThat(registry.get("mongodb.guard.read.timeouts").tag("kind", "MongoExecutionTimeoutException").counter().count()).isEqualTo(1);
+        assertThat(registry.get("mongodb.guard.read.degraded").tag("reason", "NORMAL_READ_FAILED").counter().count()).isEqualTo(1);
+        assertThat(registry.get("mongodb.guard.read.degraded.duplicates.removed").counter().count()).isEqualTo(504);
+    }
+}

@@ -1,0 +1,293 @@
+package io.github.mongowriteguard.testkit.sharding;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.github.mongowriteguard.testkit.engine.StorageEngine;
+import io.github.mongowriteguard.testkit.node.CommandExecutor;
+import io.github.mongowriteguard.testkit.node.EmulatedNode;
+import io.github.mongowriteguard.testkit.node.OperationContext;
+import io.github.mongowriteguard.testkit.stall.Stall;
+import io.github.mongowriteguard.testkit.wire.ClientConnection;
+
+/**
+ * The shard role of one member of a shard replica set: its in-memory routing metadata ("ownership list") and
+ * the shard version check of versioned reads, as 4.2/4.4 {@code collection_sharding_state.cpp} and
+ * {@code shard_filtering_metadata_refresh.cpp} do it.
+ *
+ * <ul>
+ *   <li>A {@code find} carrying {@code shardVersion} is answered only when the node's version of the collection
+ *       equals it; otherwise (other version, or UNKNOWN: nothing in memory) the node first tries to refresh and
+ *       then answers {@code StaleConfig} (13388), so mongos retries. With a known version, documents the shard
+ *       does not own (orphans) are filtered out.</li>
+ *   <li>{@code readConcern: {level: "available"}} skips the check and the filter: orphans are returned.</li>
+ *   <li>A primary refreshes from the config server. A secondary sends {@code forceRoutingTableRefresh} (the old
+ *       name of {@code _flushRoutingTableCacheUpdates}) to its primary and waits at most the refresh limit (30 s
+ *       on a real server); the primary writes {@code config.cache.collections} through its own command pipeline
+ *       (so a write stall holds it) and only that write, replicated, lets the secondary load the new version.</li>
+ *   <li>{@link #restart()} empties the in-memory metadata, as a mongod restart does
+ *       ({@code metadata_manager.cpp}).</li>
+ * </ul>
+ *
+ * <p>Writes and unversioned commands run unchanged (writes carry no shard version check in the emulator).
+ */
+final class ShardServer implements CommandExecutor {
+    private static final Logger log = LoggerFactory.getLogger(ShardServer.class);
+    static final String FLUSH = "_flushRoutingTableCacheUpdates";
+    static final String FLUSH_OLD_NAME = "forceRoutingTableRefresh";
+    private static final AtomicLong INTERNAL_CONNECTIONS = new AtomicLong(-1_000_000);
+
+    private final String shardId;
+    private final boolean primary;
+    private final Duration refreshLimit;
+    private final ExecutorService refreshThreads;
+    private final Map<String, CollectionRouting> metadata = new ConcurrentHashMap<>();
+    /** On a primary: what its config.cache.collections holds (what secondaries can load after replication). */
+    private final Map<String, CollectionRouting> persisted = new ConcurrentHashMap<>();
+    private final AtomicLong staleConfigReplies = new AtomicLong();
+    private final AtomicLong refreshFailures = new AtomicLong();
+    private final List<String> log0 = java.util.Collections.synchronizedList(new ArrayList<>());
+    private volatile StorageEngine data;
+    private volatile ShardingCatalog catalog;
+    private volatile EmulatedNode node;
+    private volatile ShardServer primaryServer;
+    private volatile EmulatedNode primaryNode;
+
+    ShardServer(String shardId, boolean primary, Duration refreshLimit, ExecutorService refreshThreads) {
+        this.shardId = shardId;
+        this.primary = primary;
+        this.refreshLimit = refreshLimit;
+        this.refreshThreads = refreshThreads;
+    }
+
+    /** Completes the wiring once the nodes exist; a secondary reads the primary's (replicated) data. */
+    void bind(EmulatedNode self, EmulatedNode primaryNode, ShardServer primaryServer, ShardingCatalog catalog) {
+        this.node = self;
+        this.primaryNode = primaryNode;
+        this.primaryServer = primaryServer;
+        this.data = primaryNode.engine();
+        this.catalog = catalog;
+    }
+
+    boolean isPrimary() {
+        return primary;
+    }
+
+    /** The version this node holds in memory, empty when UNKNOWN. */
+    OptionalLong version(String namespace) {
+        CollectionRouting routing = metadata.get(namespace);
+        return routing == null ? OptionalLong.empty() : OptionalLong.of(routing.version());
+    }
+
+    long staleConfigReplies() {
+        return staleConfigReplies.get();
+    }
+
+    long refreshFailures() {
+        return refreshFailures.get();
+    }
+
+    /** The node's log lines about refreshes (what an operator would grep for). */
+    List<String> refreshLog() {
+        synchronized (log0) {
+            return List.copyOf(log0);
+        }
+    }
+
+    /** A mongod restart: the in-memory routing metadata is gone; config.cache.* on disk stays. */
+    void restart() {
+        metadata.clear();
+    }
+
+    /** A primary taking part in a chunk change learns the new version as part of the commit. */
+    void committed(String namespace) {
+        Optional<CollectionRouting> routing = catalog.routing(namespace);
+        if (routing.isPresent()) {
+            metadata.put(namespace, routing.get());
+            persisted.put(namespace, routing.get());
+        } else {
+            metadata.remove(namespace);
+            persisted.remove(namespace);
+        }
+    }
+
+    @Override
+    public BsonDocument execute(OperationContext operation, BsonDocument command) {
+        String name = command.getFirstKey();
+        if (name.equals(FLUSH) || name.equals(FLUSH_OLD_NAME)) {
+            return flush(operation, command);
+        }
+        if (!primary && (Stall.WRITE_COMMANDS.contains(name) || name.equalsIgnoreCase("findAndModify"))) {
+            return StorageEngine.error(10107, "NotWritablePrimary", "not primary");
+        }
+        BsonDocument original = operation.command();
+        if (name.equals("find") && original.containsKey("shardVersion")) {
+            return versionedFind(operation, command, original);
+        }
+        return data.run(operation.database(), command);
+    }
+
+    private BsonDocument versionedFind(OperationContext operation, BsonDocument command, BsonDocument original) {
+        String namespace = operation.database() + "." + command.getString("find").getValue();
+        long received = original.get("shardVersion").asNumber().longValue();
+        String level = original.getDocument("readConcern", new BsonDocument())
+            .getString("level", new BsonString("local")).getValue();
+        CollectionRouting known = null;
+        if (!level.equals("available")) {
+            known = metadata.get(namespace);
+            if (known == null || known.version() != received) {
+                staleConfigReplies.incrementAndGet();
+                String wanted = known == null ? "UNKNOWN" : String.valueOf(known.version());
+                BsonDocument refreshError = refresh(operation, namespace);
+                if (refreshError != null && refreshError.getInt32("code", new BsonInt32(0)).getValue() == 50) {
+                    return refreshError;
+                }
+                BsonDocument reply = StorageEngine.error(13388, "StaleConfig", "shard version mismatch for " + namespace
+                    + " on " + shardId + " (" + node.name() + "): received " + received + ", wanted " + wanted
+                    + (refreshError == null ? "" : "; refresh failed: " + refreshError.getString("errmsg").getValue()));
+                reply.append("ns", new BsonString(namespace))
+                    .append("vReceived", new BsonInt64(received))
+                    .append("vWanted", known == null ? new BsonString("UNKNOWN") : new BsonInt64(known.version()))
+                    .append("shardId", new BsonString(shardId))
+                    .append("host", new BsonString(node.address()));
+                return reply;
+            }
+        }
+        BsonDocument first = data.run(operation.database(), command);
+        if (first.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
+            return first;
+        }
+        List<BsonValue> documents = Engines.drain(data, operation.database(), first);
+        if (known != null) {
+            CollectionRouting owner = known;
+            documents.removeIf(d -> !owner.owns(shardId, d.asDocument()));
+        }
+        return new BsonDocument("cursor", new BsonDocument("id", new BsonInt64(0))
+            .append("ns", new BsonString(namespace))
+            .append("firstBatch", new BsonArray(documents)))
+            .append("ok", new org.bson.BsonDouble(1));
+    }
+
+    /**
+     * {@code onShardVersionMismatch}: a primary loads from the config server; a secondary asks its primary and
+     * waits for the replicated write. Returns null when the node now holds the collection's current version, else
+     * the error that ended the refresh ({@code MaxTimeMSExpired} when the operation's own deadline came first).
+     */
+    private BsonDocument refresh(OperationContext operation, String namespace) {
+        if (primary) {
+            Optional<CollectionRouting> routing = catalog.routing(namespace);
+            routing.ifPresentOrElse(r -> metadata.put(namespace, r), () -> metadata.remove(namespace));
+            return null;
+        }
+        long limitNanos = refreshLimit.toNanos();
+        long operationLeft = remainingNanos(operation);
+        boolean operationFirst = operationLeft < limitNanos;
+        long waitNanos = Math.max(0, Math.min(limitNanos, operationLeft));
+        BsonDocument flush = new BsonDocument(FLUSH_OLD_NAME, new BsonString(namespace))
+            .append("maxTimeMS", new BsonInt64(Math.max(1, refreshLimit.toMillis())));
+        ClientConnection internal = ClientConnection.internal(INTERNAL_CONNECTIONS.decrementAndGet(), null);
+        Future<BsonDocument> call = refreshThreads.submit(() -> primaryNode.handle(internal, "admin", flush));
+        try {
+            BsonDocument reply = call.get(waitNanos, TimeUnit.NANOSECONDS);
+            if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
+                return refreshFailed(namespace, reply.getInt32("code", new BsonInt32(8)).getValue(),
+                    reply.getString("codeName", new BsonString("UnknownError")).getValue(),
+                    FLUSH_OLD_NAME + " on the primary failed: " + reply.getString("errmsg", new BsonString("")).getValue());
+            }
+            // waitUntilOpTimeForRead: replication is synchronous here, the primary's write is already visible.
+            CollectionRouting loaded = primaryServer.persisted.get(namespace);
+            if (loaded == null) {
+                metadata.remove(namespace);
+            } else {
+                metadata.put(namespace, loaded);
+            }
+            return null;
+        } catch (TimeoutException e) {
+            // The primary's command is not cancelled: like a real one it keeps waiting for its write.
+            if (operationFirst) {
+                return refreshFailed(namespace, 50, "MaxTimeMSExpired", "operation exceeded time limit while waiting"
+                    + " for " + FLUSH_OLD_NAME + " on the primary");
+            }
+            return refreshFailed(namespace, 262, "ExceededTimeLimit", FLUSH_OLD_NAME + " sent to the primary "
+                + primaryNode.address() + " did not finish within " + refreshLimit.toMillis() + " ms: the primary's"
+                + " write of config.cache.collections did not complete");
+        } catch (ExecutionException e) {
+            return refreshFailed(namespace, 8, "UnknownError", "refresh failed: " + e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return refreshFailed(namespace, 11601, "Interrupted", "refresh interrupted");
+        }
+    }
+
+    private BsonDocument refreshFailed(String namespace, int code, String codeName, String message) {
+        refreshFailures.incrementAndGet();
+        String line = "Failed to refresh metadata for " + namespace + " on " + node.name() + ": " + codeName + ": " + message;
+        log0.add(line);
+        log.info(line);
+        return StorageEngine.error(code, codeName, message);
+    }
+
+    /** {@code _flushRoutingTableCacheUpdates} on a primary: load from the config server, persist, reply. */
+    private BsonDocument flush(OperationContext operation, BsonDocument command) {
+        if (!primary) {
+            return StorageEngine.error(10107, "NotWritablePrimary", "_flushRoutingTableCacheUpdates runs on the primary");
+        }
+        String namespace = command.getString(command.getFirstKey()).getValue();
+        Optional<CollectionRouting> routing = catalog.routing(namespace);
+        if (routing.isEmpty()) {
+            return new BsonDocument("ok", new org.bson.BsonDouble(1));
+        }
+        CollectionRouting current = routing.get();
+        metadata.put(namespace, current);
+        BsonDocument update = new BsonDocument("update", new BsonString("cache.collections"))
+            .append("updates", new BsonArray(List.of(new BsonDocument("q", new BsonDocument("_id", new BsonString(namespace)))
+                .append("u", new BsonDocument("_id", new BsonString(namespace))
+                    .append("version", new BsonInt64(current.version()))
+                    .append("refreshing", BsonBoolean.FALSE)
+                    .append("lastRefreshedCollectionVersion", new BsonInt64(current.version()))
+                    .append("updatedAt", new BsonDateTime(System.currentTimeMillis())))
+                .append("upsert", BsonBoolean.TRUE))));
+        long left = remainingNanos(operation);
+        if (left != Long.MAX_VALUE) {
+            update.append("maxTimeMS", new BsonInt64(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left))));
+        }
+        ClientConnection internal = ClientConnection.internal(INTERNAL_CONNECTIONS.decrementAndGet(), null);
+        BsonDocument reply = node.handle(internal, "config", update);
+        if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
+            return reply;
+        }
+        persisted.put(namespace, current);
+        return new BsonDocument("ok", new org.bson.BsonDouble(1));
+    }
+
+    private static long remainingNanos(OperationContext operation) {
+        BsonValue maxTime = operation.command().get("maxTimeMS");
+        if (maxTime == null || !maxTime.isNumber() || maxTime.asNumber().longValue() <= 0) {
+            return Long.MAX_VALUE;
+        }
+        long deadline = operation.startNanos() + TimeUnit.MILLISECONDS.toNanos(maxTime.asNumber().longValue());
+        return Math.max(0, deadline - System.nanoTime());
+    }
+}
