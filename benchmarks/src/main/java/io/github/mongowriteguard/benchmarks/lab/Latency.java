@@ -22,7 +22,8 @@ final class Latency {
     /** Unmeasured runs per client first: the guard's code path needs a few bulks before the JIT has compiled it. */
     static final int WARM_UP_RUNS = 3;
 
-    static final List<String> CLIENTS = List.of("spring-ordered", "guarded");
+    /** driver-unordered is the reference: the same routing as the guard, without the guard. */
+    static final List<String> CLIENTS = List.of("spring-ordered", "driver-unordered", "guarded");
     static final List<String> SHARD_STATES = List.of("normal", "slow");
 
     /** One measured case with the article's value and the bound from the measured placement. */
@@ -66,10 +67,10 @@ final class Latency {
             out.printf("%nlatency: %d docs over %d shards, %.2f ms per round trip, %.2f ms per document, slow shard x%s,"
                 + " %s bulks/s arriving; median of %d runs%n", docs, shards, rttMs, perDocMs, trim(slowFactor),
                 trim(arrivalPerSecond), repetitions);
-            out.printf("%-15s %-7s %11s %10s | %12s %10s | %13s %13s %6s%n", "client", "shard", "measured ms", "in flight",
+            out.printf("%-17s %-7s %11s %10s | %12s %10s | %13s %13s %6s%n", "client", "shard", "measured ms", "in flight",
                 "article ms", "in flight", "bound ms", "modelled ms", "RTs");
             for (Row row : rows) {
-                out.printf("%-15s %-7s %11.1f %10.1f | %12.1f %10.1f | %13s %13s %6s%n", row.client(), row.shard(), row.millis(),
+                out.printf("%-17s %-7s %11.1f %10.1f | %12.1f %10.1f | %13s %13s %6s%n", row.client(), row.shard(), row.millis(),
                     row.inFlight(), row.articleMillis(), Formula.inFlight(arrivalPerSecond, row.articleMillis()),
                     Double.isNaN(row.boundMillis()) ? "-" : String.format("%.1f", row.boundMillis()),
                     Double.isNaN(row.modelledMillis()) ? "-" : String.format("%.1f", row.modelledMillis()),
