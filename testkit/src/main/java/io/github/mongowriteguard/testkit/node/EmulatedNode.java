@@ -29,6 +29,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
+import io.github.mongowriteguard.testkit.internal.Sleeps;
 import io.github.mongowriteguard.testkit.failpoint.FailCommand;
 import io.github.mongowriteguard.testkit.failpoint.OnPrimaryTransactionalWrite;
 import io.github.mongowriteguard.testkit.stall.Stall;
@@ -225,7 +226,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 throw new CloseConnectionSignal();
             }
             if (action.blockTimeMs() > 0) {
-                sleepUninterruptibly(action.blockTimeMs());
+                Sleeps.until(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(action.blockTimeMs()));
             }
             if (action.errorCode() != null) {
                 BsonDocument reply = StorageEngine.error(action.errorCode(), codeName(action.errorCode()),
@@ -534,19 +535,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 throw OperationInterruptedException.killed();
             } finally {
                 lock.unlock();
-            }
-        }
-    }
-
-    private static void sleepUninterruptibly(long millis) {
-        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        long left;
-        while ((left = until - System.nanoTime()) > 0) {
-            try {
-                TimeUnit.NANOSECONDS.sleep(left);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
             }
         }
     }

@@ -4,11 +4,12 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
+
+import io.github.mongowriteguard.testkit.internal.Sleeps;
 
 /**
  * The simulated cost of one mongos-to-shard child batch: {@code (roundTrip + documents x perDocument) x
- * slowFactor(shard)}, slept by the router before the shard runs the batch. Zero by default, so tests stay fast;
+ * slowFactor(shard)}: a batch takes the longer of this and the emulator's own work on it. Zero by default, so tests stay fast;
  * benchmarks set it to see the cost of rounds (write-path.md, section 1: 1 ms per round trip, 0.2 ms per document,
  * one shard 10x slower). A slow shard is slower on both parts: that is the model behind the articles' numbers
  * (UNORDERED with the slow shard: 10 ms + 200 x 2 ms = 410 ms). Thread-safe; changes apply to the next batch.
@@ -67,19 +68,7 @@ public final class ShardLatency {
      * batch takes the longer of the model and the emulator's work, never their sum.
      */
     void completeBatch(String shard, int documents, long startNanos) {
-        sleepUntil(startNanos + costNanos(shard, documents));
-    }
-
-    private static void sleepUntil(long until) {
-        long left;
-        while ((left = until - System.nanoTime()) > 0) {
-            try {
-                TimeUnit.NANOSECONDS.sleep(left);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
+        Sleeps.until(startNanos + costNanos(shard, documents));
     }
 
     private static long nonNegative(String name, Duration value) {
