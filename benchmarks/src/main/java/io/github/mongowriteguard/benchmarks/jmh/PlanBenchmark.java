@@ -41,8 +41,8 @@ import io.github.mongowriteguard.bulk.PlanOptions;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 2, time = 2)
-@Measurement(iterations = 3, time = 2)
+@Warmup(iterations = 5, time = 3)
+@Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class PlanBenchmark {
 
