@@ -14,6 +14,7 @@ import org.bson.BsonString;
 import org.bson.BsonValue;
 
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
+import io.github.mongowriteguard.testkit.internal.Cursors;
 
 /**
  * {@code currentOp} and the {@code $currentOp} aggregation stage. The operation documents are loaded into a
@@ -121,22 +122,12 @@ final class Introspection implements AutoCloseable {
     }
 
     private List<BsonDocument> runToList(BsonDocument command) {
-        List<BsonDocument> documents = new ArrayList<>();
         BsonDocument reply = scratch.run(DATABASE, command);
         if (reply.getNumber("ok").doubleValue() != 1) {
             throw new IllegalArgumentException("currentOp filter failed: " + reply.getString("errmsg", new BsonString("")).getValue());
         }
-        BsonDocument cursor = reply.getDocument("cursor");
-        cursor.getArray("firstBatch").forEach(d -> documents.add(d.asDocument()));
-        long id = cursor.getNumber("id").longValue();
-        while (id != 0) {
-            String ns = cursor.getString("ns").getValue();
-            BsonDocument more = scratch.run(DATABASE, new BsonDocument("getMore", new BsonInt64(id))
-                .append("collection", new BsonString(ns.substring(ns.indexOf('.') + 1))));
-            cursor = more.getDocument("cursor");
-            cursor.getArray("nextBatch").forEach(d -> documents.add(d.asDocument()));
-            id = cursor.getNumber("id").longValue();
-        }
+        List<BsonDocument> documents = new ArrayList<>();
+        Cursors.drain(scratch::run, DATABASE, reply).forEach(d -> documents.add(d.asDocument()));
         return documents;
     }
 

@@ -4,11 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.bson.BsonDocument;
-import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
+import io.github.mongowriteguard.testkit.internal.Cursors;
 
 /** Reading whole cursors from a storage engine, for the emulator's own bookkeeping (migrations, filtering). */
 final class Engines {
@@ -17,18 +17,7 @@ final class Engines {
 
     /** Every document of a cursor reply, following it with {@code getMore} until it is exhausted. */
     static List<BsonValue> drain(StorageEngine engine, String database, BsonDocument reply) {
-        BsonDocument cursor = reply.getDocument("cursor");
-        List<BsonValue> all = new ArrayList<>(cursor.getArray("firstBatch"));
-        long id = cursor.getNumber("id").longValue();
-        while (id != 0) {
-            String ns = cursor.getString("ns").getValue();
-            BsonDocument more = engine.run(database, new BsonDocument("getMore", new BsonInt64(id))
-                .append("collection", new BsonString(ns.substring(ns.indexOf('.') + 1))));
-            cursor = more.getDocument("cursor");
-            all.addAll(cursor.getArray("nextBatch"));
-            id = cursor.getNumber("id").longValue();
-        }
-        return all;
+        return Cursors.drain(engine::run, database, reply);
     }
 
     /** Every document of {@code collection} matching {@code filter}. */

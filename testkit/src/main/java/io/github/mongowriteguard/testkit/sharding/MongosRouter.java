@@ -20,6 +20,7 @@ import org.bson.BsonString;
 import org.bson.BsonValue;
 
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
+import io.github.mongowriteguard.testkit.internal.Cursors;
 import io.github.mongowriteguard.testkit.node.CommandExecutor;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.OperationContext;
@@ -241,7 +242,7 @@ public final class MongosRouter implements CommandExecutor, AutoCloseable {
                 return reply;
             }
             // Drain the scratch cursor: mongos answers with everything in the first batch (cursor id 0).
-            List<BsonValue> all = new ArrayList<>(drain(scratch::run, scratchDb, reply));
+            List<BsonValue> all = new ArrayList<>(Cursors.drain(scratch::run, scratchDb, reply));
             reply.put("cursor", new BsonDocument("id", new BsonInt64(0))
                 .append("ns", new BsonString(operation.database() + "." + collection))
                 .append("firstBatch", new BsonArray(all)));
@@ -297,7 +298,7 @@ public final class MongosRouter implements CommandExecutor, AutoCloseable {
             }
             if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
                 List<BsonDocument> documents = new ArrayList<>();
-                drain((db, cmd) -> node.handle(connection(operation.connection()), db, cmd), operation.database(), reply)
+                Cursors.drain((db, cmd) -> node.handle(connection(operation.connection()), db, cmd), operation.database(), reply)
                     .forEach(d -> documents.add(d.asDocument()));
                 return documents;
             }
@@ -344,22 +345,6 @@ public final class MongosRouter implements CommandExecutor, AutoCloseable {
         catalog.put(namespace, new ChunkMap(map.key(), chunks), false);
         List<BsonValue> ids = moved.stream().map(d -> d.get("_id")).toList();
         return new ChunkMigration(namespace, chunk, toShard, ids, donor.engine(), database, collection);
-    }
-
-    private static List<BsonValue> drain(java.util.function.BiFunction<String, BsonDocument, BsonDocument> run,
-                                         String database, BsonDocument reply) {
-        BsonDocument cursor = reply.getDocument("cursor");
-        List<BsonValue> all = new ArrayList<>(cursor.getArray("firstBatch"));
-        long id = cursor.getNumber("id").longValue();
-        while (id != 0) {
-            String ns = cursor.getString("ns").getValue();
-            BsonDocument more = run.apply(database, new BsonDocument("getMore", new BsonInt64(id))
-                .append("collection", new BsonString(ns.substring(ns.indexOf('.') + 1))));
-            cursor = more.getDocument("cursor");
-            all.addAll(cursor.getArray("nextBatch"));
-            id = cursor.getNumber("id").longValue();
-        }
-        return all;
     }
 
     /** The filter that selects every document the command can see, so shards send no more than needed. */
