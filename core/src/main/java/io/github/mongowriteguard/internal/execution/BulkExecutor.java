@@ -211,8 +211,7 @@ public final class BulkExecutor<T> {
             for (int index : round.indices()) {
                 int previous = plan.previousOnKey(index);
                 if (stoppedAt >= 0) {
-                    outcome.set(IndexOutcome.skipped(index, stoppedAt,
-                        "not run: the bulk keeps the caller's order and stopped after index " + stoppedAt + " did not apply"));
+                    skipAfterStop(index);
                 } else if (previous >= 0 && plan.roundOf(previous) < round.number()
                     && outcome.get(previous).status() != WriteStatus.APPLIED) {
                     // Only a previous write of an earlier round has an outcome yet; one in this (ordered) round is
@@ -230,8 +229,7 @@ public final class BulkExecutor<T> {
             for (WriteCommand command : encoder.encode(models, runnable, round.isOrdered())) {
                 if (stoppedAt >= 0) {
                     for (int position = 0; position < command.size(); position++) {
-                        outcome.set(IndexOutcome.skipped(command.index(position), stoppedAt,
-                            "not run: the bulk keeps the caller's order and stopped after index " + stoppedAt + " did not apply"));
+                        skipAfterStop(command.index(position));
                     }
                     continue;
                 }
@@ -246,6 +244,11 @@ public final class BulkExecutor<T> {
                     }
                 }
             }
+        }
+
+        private void skipAfterStop(int index) {
+            outcome.set(IndexOutcome.skipped(index, stoppedAt,
+                "not run: the bulk keeps the caller's order and stopped after index " + stoppedAt + " did not apply"));
         }
 
         /**
@@ -324,7 +327,7 @@ public final class BulkExecutor<T> {
         private void apply(WriteCommand command, SendResult result, CopyLedger.Copy copy, boolean resent) {
             switch (result.kind) {
                 case REPLY:
-                    classify(command, CommandReply.of(result.reply), resent);
+                    classify(command, result.reply, resent);
                     return;
                 case REFUSED:
                     outcome.stillRunning(result.runningCopy);

@@ -27,11 +27,12 @@ final class SendResult implements Retryable {
     }
 
     final Kind kind;
-    final @Nullable BsonDocument reply;
+    /** The server's reply, parsed once, for {@link Kind#REPLY} (kept when a refusal replaces the result). */
+    final @Nullable CommandReply reply;
     final @Nullable MongoException error;
     final @Nullable CopyRecord runningCopy;
 
-    private SendResult(Kind kind, @Nullable BsonDocument reply, @Nullable MongoException error, @Nullable CopyRecord runningCopy) {
+    private SendResult(Kind kind, @Nullable CommandReply reply, @Nullable MongoException error, @Nullable CopyRecord runningCopy) {
         this.kind = kind;
         this.reply = reply;
         this.error = error;
@@ -39,7 +40,7 @@ final class SendResult implements Retryable {
     }
 
     static SendResult reply(BsonDocument reply) {
-        return new SendResult(Kind.REPLY, reply, null, null);
+        return new SendResult(Kind.REPLY, CommandReply.of(reply), null, null);
     }
 
     static SendResult serverError(MongoException error) {
@@ -67,8 +68,7 @@ final class SendResult implements Retryable {
             return error.getCode() == MAX_TIME_MS_EXPIRED;
         }
         if (kind == Kind.REPLY) {
-            CommandReply parsed = CommandReply.of(reply);
-            return parsed.errorPositions().stream().anyMatch(position -> parsed.error(position).code() == MAX_TIME_MS_EXPIRED);
+            return reply.errorPositions().stream().anyMatch(position -> reply.error(position).code() == MAX_TIME_MS_EXPIRED);
         }
         return false;
     }
@@ -87,9 +87,8 @@ final class SendResult implements Retryable {
             case SERVER_ERROR:
                 return RetryClassifier.isTransient(error.getCode(), error.hasErrorLabel("RetryableWriteError"));
             case REPLY:
-                CommandReply parsed = CommandReply.of(reply);
-                for (int position : parsed.errorPositions()) {
-                    if (RetryClassifier.isTransient(parsed.error(position).code(), false)) {
+                for (int position : reply.errorPositions()) {
+                    if (RetryClassifier.isTransient(reply.error(position).code(), false)) {
                         return true;
                     }
                 }
