@@ -1,5 +1,10 @@
 package io.github.mongowriteguard.bulk;
 
+import org.bson.BsonDocument;
+import org.bson.BsonWriter;
+import org.bson.codecs.BsonDocumentCodec;
+import org.bson.codecs.EncoderContext;
+
 import java.util.AbstractList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -32,6 +37,7 @@ public final class BulkPlan {
 
     /** Writes per bulk command that mongos and the driver accept before splitting (maxWriteBatchSize). */
     private static final int MAX_WRITE_BATCH_SIZE = 100_000;
+    private static final BsonDocumentCodec FILTER_CODEC = new BsonDocumentCodec();
 
     private final PlanMode mode;
     private final String reason;
@@ -107,6 +113,21 @@ public final class BulkPlan {
      */
     public int previousOnKey(int index) {
         return previousOnKey[checkIndex(index)];
+    }
+
+    /**
+     * Writes the filter of the write at {@code index} to {@code writer} as the value of the current field: the private
+     * copy the plan took, so the server gets the very filter that was planned, even if the caller's filter object
+     * changed since.
+     *
+     * @throws IllegalArgumentException for an insert, which has no filter
+     */
+    public void writeFilter(int index, BsonWriter writer) {
+        BsonDocument filter = facts[checkIndex(index)].filter;
+        if (filter == null) {
+            throw new IllegalArgumentException("write " + index + " is an insert; it has no filter");
+        }
+        FILTER_CODEC.encode(writer, filter, EncoderContext.builder().build());
     }
 
     /** The round (1 = first) that sends write {@code index}, or 0 when it is superseded. */

@@ -1,6 +1,9 @@
 package io.github.mongowriteguard.bulk;
 
+import com.mongodb.MongoClientSettings;
+import org.bson.BsonArray;
 import org.bson.BsonBoolean;
+import org.bson.BsonDateTime;
 import org.bson.BsonDecimal128;
 import org.bson.BsonDocument;
 import org.bson.BsonDouble;
@@ -28,6 +31,7 @@ import org.bson.types.Decimal128;
 import org.bson.types.ObjectId;
 import org.jspecify.annotations.Nullable;
 
+import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +46,9 @@ import java.util.Set;
  * codecs, checked once per planner: a registry that encodes, say, {@code String} differently gets the codec path.
  */
 final class DocumentShortcuts {
+
+    /** The driver's own codec class for lists (not public API, so compared by class). */
+    private static final Class<?> DEFAULT_LIST_CODEC = MongoClientSettings.getDefaultCodecRegistry().get(ArrayList.class).getClass();
 
     private final boolean standardCodecs;
 
@@ -60,7 +67,8 @@ final class DocumentShortcuts {
                     && registry.get(Decimal128.class) instanceof Decimal128Codec
                     && registry.get(Date.class) instanceof DateCodec
                     && registry.get(String.class) instanceof StringCodec
-                    && ((StringCodec) registry.get(String.class)).getRepresentation() == BsonType.STRING;
+                    && ((StringCodec) registry.get(String.class)).getRepresentation() == BsonType.STRING
+                    && registry.get(ArrayList.class).getClass() == DEFAULT_LIST_CODEC;
         } catch (CodecConfigurationException missingCodec) {
             return false;
         }
@@ -68,26 +76,18 @@ final class DocumentShortcuts {
 
     /**
      * A private copy of {@code filter} as BSON, or {@code null} when only the codec can tell: a {@code BsonDocument} is
-     * cloned, a {@code Document} of plain scalars is converted directly.
+     * cloned, a {@code Document} of plain values (the scalars below, documents and lists of them) is converted
+     * directly.
      */
     @Nullable
     BsonDocument filter(Bson filter) {
         if (filter instanceof BsonDocument) {
             return ((BsonDocument) filter).clone();
         }
-        if (!standardCodecs || !(filter instanceof Document)) {
+        if (!standardCodecs) {
             return null;
         }
-        Document document = (Document) filter;
-        BsonDocument bson = new BsonDocument();
-        for (Map.Entry<String, Object> field : document.entrySet()) {
-            BsonValue value = scalar(field.getValue());
-            if (value == null) {
-                return null;
-            }
-            bson.put(field.getKey(), value);
-        }
-        return bson;
+        return filter.getClass() == Document.class ? document((Document) filter) : null;
     }
 
     /** The top-level field names of an update document, or {@code null} when only the codec can tell. */
@@ -102,9 +102,12 @@ final class DocumentShortcuts {
         return null;
     }
 
-    /** The BSON value the standard codecs write for {@code value}, or {@code null} for anything but plain scalars. */
+    /**
+     * The BSON value the standard codecs write for {@code value}, or {@code null} for anything but plain scalars and
+     * {@code Document}s and lists of them.
+     */
     @Nullable
-    private static BsonValue scalar(@Nullable Object value) {
+    private static BsonValue value(@Nullable Object value) {
         if (value == null) {
             return BsonNull.VALUE;
         } else if (value instanceof Integer) {
@@ -121,8 +124,35 @@ final class DocumentShortcuts {
             return BsonBoolean.valueOf((Boolean) value);
         } else if (value instanceof Decimal128) {
             return new BsonDecimal128((Decimal128) value);
+        } else if (value.getClass() == Date.class) {
+            return new BsonDateTime(((Date) value).getTime());
+        } else if (value.getClass() == Document.class) {
+            return document((Document) value);
+        } else if (value instanceof List) {
+            BsonArray array = new BsonArray();
+            for (Object element : (List<?>) value) {
+                BsonValue converted = value(element);
+                if (converted == null) {
+                    return null;
+                }
+                array.add(converted);
+            }
+            return array;
         }
         return null;
+    }
+
+    @Nullable
+    private static BsonDocument document(Document document) {
+        BsonDocument bson = new BsonDocument(document.size() * 4 / 3 + 1); // no rehash while filling
+        for (Map.Entry<String, Object> field : document.entrySet()) {
+            BsonValue value = value(field.getValue());
+            if (value == null) {
+                return null;
+            }
+            bson.put(field.getKey(), value);
+        }
+        return bson;
     }
 
     /**
@@ -138,9 +168,9 @@ final class DocumentShortcuts {
         Document fields = (Document) document;
         BsonValue id = null;
         if (fields.containsKey("_id")) {
-            id = scalar(fields.get("_id"));
+            id = value(fields.get("_id"));
             if (id == null) {
-                return null; // an embedded-document or other _id: let the codec read it
+                return null; // an _id of another type: let the codec read it
             }
         }
         long size = documentSize(fields);

@@ -4,10 +4,9 @@ import org.bson.BsonDocument;
 import org.bson.BsonType;
 import org.bson.BsonValue;
 import org.bson.types.Decimal128;
+import org.jspecify.annotations.Nullable;
 
 import java.math.BigDecimal;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -33,16 +32,18 @@ final class IdKey {
     private static final BigDecimal LONG_MIN = BigDecimal.valueOf(Long.MIN_VALUE);
     private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
 
-    private final Object canonical;
+    /** The _id value; null for a fresh key. */
+    @Nullable
+    private final BsonValue id;
     private final int hash;
 
-    private IdKey(Object canonical) {
-        this.canonical = canonical;
-        this.hash = canonical.hashCode();
+    private IdKey(@Nullable BsonValue id, int hash) {
+        this.id = id;
+        this.hash = hash;
     }
 
     static IdKey of(BsonValue id) {
-        return new IdKey(canonical(id));
+        return new IdKey(id, hash(id));
     }
 
     /**
@@ -50,31 +51,88 @@ final class IdKey {
      * write in the bulk can name its document.
      */
     static IdKey fresh() {
-        return new IdKey(new Object());
+        return new IdKey(null, System.identityHashCode(new Object()));
     }
 
-    private static Object canonical(BsonValue value) {
-        BsonType type = value.getBsonType();
-        switch (type) {
+    // hash and same walk the value as the server compares it, without building a canonical copy: planning computes
+    // one key per write, and copies cost more than the rest of the planning.
+
+    private static int hash(BsonValue value) {
+        switch (value.getBsonType()) {
+            case INT32:
+                return Long.hashCode(value.asInt32().getValue());
+            case INT64:
+                return Long.hashCode(value.asInt64().getValue());
+            case DOUBLE:
+            case DECIMAL128:
+                return canonicalNumber(value).hashCode();
+            case STRING:
+                return value.asString().getValue().hashCode();
+            case SYMBOL:
+                return value.asSymbol().getSymbol().hashCode();
+            case DOCUMENT: {
+                int hash = 1;
+                for (Map.Entry<String, BsonValue> field : value.asDocument().entrySet()) {
+                    hash = 31 * (31 * hash + field.getKey().hashCode()) + hash(field.getValue());
+                }
+                return 31 * hash + 1;
+            }
+            case ARRAY: {
+                int hash = 1;
+                for (BsonValue element : value.asArray().getValues()) {
+                    hash = 31 * hash + hash(element);
+                }
+                return 31 * hash;
+            }
+            default:
+                return value.hashCode();
+        }
+    }
+
+    private static boolean same(BsonValue a, BsonValue b) {
+        return Ids.inOrder(a, b, IdKey::sameScalar);
+    }
+
+    /** Two values that are not both documents or both arrays. */
+    private static boolean sameScalar(BsonValue a, BsonValue b) {
+        BsonType type = a.getBsonType();
+        if (isNumber(type)) {
+            if (!isNumber(b.getBsonType())) {
+                return false;
+            }
+            if (isInteger(type) && isInteger(b.getBsonType())) {
+                return a.asNumber().longValue() == b.asNumber().longValue();
+            }
+            return canonicalNumber(a).equals(canonicalNumber(b));
+        }
+        if (type == BsonType.STRING || type == BsonType.SYMBOL) {
+            return (b.isString() || b.isSymbol()) && text(a).equals(text(b));
+        }
+        return a.equals(b); // ObjectId, dates, binary, booleans, null, ...: the BSON value classes compare by value
+    }
+
+    private static boolean isNumber(BsonType type) {
+        return type == BsonType.INT32 || type == BsonType.INT64 || type == BsonType.DOUBLE || type == BsonType.DECIMAL128;
+    }
+
+    private static boolean isInteger(BsonType type) {
+        return type == BsonType.INT32 || type == BsonType.INT64;
+    }
+
+    private static String text(BsonValue value) {
+        return value.isString() ? value.asString().getValue() : value.asSymbol().getSymbol();
+    }
+
+    private static Object canonicalNumber(BsonValue value) {
+        switch (value.getBsonType()) {
             case INT32:
                 return (long) value.asInt32().getValue();
             case INT64:
                 return value.asInt64().getValue();
             case DOUBLE:
                 return canonicalDouble(value.asDouble().getValue());
-            case DECIMAL128:
-                return canonicalDecimal(value.asDecimal128().getValue());
-            case STRING:
-                return value.asString().getValue();
-            case SYMBOL:
-                return value.asSymbol().getSymbol();
-            case DOCUMENT:
-                return canonicalDocument(value.asDocument());
-            case ARRAY:
-                return canonicalArray(value.asArray().getValues());
             default:
-                // ObjectId, dates, binary, booleans, null, ...: the BSON value classes compare by value already.
-                return value;
+                return canonicalDecimal(value.asDecimal128().getValue());
         }
     }
 
@@ -117,47 +175,16 @@ final class IdKey {
         return stripped;
     }
 
-    private static Object canonicalDocument(BsonDocument document) {
-        List<Object> fields = new ArrayList<>(document.size() * 2);
-        for (Map.Entry<String, BsonValue> field : document.entrySet()) {
-            fields.add(field.getKey());
-            fields.add(canonical(field.getValue()));
-        }
-        return new Composite(true, fields);
-    }
-
-    private static Object canonicalArray(List<BsonValue> values) {
-        List<Object> elements = new ArrayList<>(values.size());
-        for (BsonValue value : values) {
-            elements.add(canonical(value));
-        }
-        return new Composite(false, elements);
-    }
-
-    /** An embedded document (names and values, in order) or an array. */
-    private static final class Composite {
-        private final boolean document;
-        private final List<Object> items;
-
-        Composite(boolean document, List<Object> items) {
-            this.document = document;
-            this.items = items;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Composite && ((Composite) o).document == document && ((Composite) o).items.equals(items);
-        }
-
-        @Override
-        public int hashCode() {
-            return 31 * items.hashCode() + (document ? 1 : 0);
-        }
-    }
-
     @Override
     public boolean equals(Object o) {
-        return this == o || (o instanceof IdKey && ((IdKey) o).hash == hash && ((IdKey) o).canonical.equals(canonical));
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof IdKey)) {
+            return false;
+        }
+        IdKey other = (IdKey) o;
+        return id != null && other.id != null && other.hash == hash && same(id, other.id);
     }
 
     @Override
@@ -167,6 +194,6 @@ final class IdKey {
 
     @Override
     public String toString() {
-        return "IdKey{" + canonical + '}';
+        return "IdKey{" + (id == null ? "fresh" : Ids.format(id)) + '}';
     }
 }

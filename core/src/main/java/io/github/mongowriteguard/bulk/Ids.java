@@ -6,6 +6,11 @@ import org.bson.BsonValue;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
 
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiPredicate;
+
 /** Showing and copying {@code _id} values. */
 final class Ids {
 
@@ -24,6 +29,50 @@ final class Ids {
         // {"v": <value>}
         String value = json.substring(json.indexOf(':') + 1, json.length() - 1).trim();
         return value.length() <= MAX_SHOWN ? value : value.substring(0, MAX_SHOWN - 3) + "...";
+    }
+
+    /**
+     * Whether two values are the same BSON: same types, and embedded documents with the same fields in the same order
+     * (as the server's check that an update keeps {@code _id} compares them; {@link BsonDocument#equals} ignores order).
+     */
+    static boolean identical(BsonValue a, BsonValue b) {
+        return inOrder(a, b, BsonValue::equals);
+    }
+
+    /**
+     * Walks two values side by side: documents field by field (the same names in the same order), arrays element by
+     * element; any other pair of values is compared by {@code values}.
+     */
+    static boolean inOrder(BsonValue a, BsonValue b, BiPredicate<BsonValue, BsonValue> values) {
+        if (a.isDocument() && b.isDocument()) {
+            BsonDocument left = a.asDocument();
+            BsonDocument right = b.asDocument();
+            if (left.size() != right.size()) {
+                return false;
+            }
+            Iterator<Map.Entry<String, BsonValue>> others = right.entrySet().iterator();
+            for (Map.Entry<String, BsonValue> field : left.entrySet()) {
+                Map.Entry<String, BsonValue> other = others.next();
+                if (!field.getKey().equals(other.getKey()) || !inOrder(field.getValue(), other.getValue(), values)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (a.isArray() && b.isArray()) {
+            List<BsonValue> left = a.asArray().getValues();
+            List<BsonValue> right = b.asArray().getValues();
+            if (left.size() != right.size()) {
+                return false;
+            }
+            for (int i = 0; i < left.size(); i++) {
+                if (!inOrder(left.get(i), right.get(i), values)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return values.test(a, b);
     }
 
     /** A copy the receiver may change: documents and arrays are deep-copied, other BSON values are immutable. */

@@ -146,8 +146,7 @@ final class WriteInspector<T> {
                 replace.getReplaceOptions().getCollation(), encoded.size);
         // A replacement that names another _id fails on the server (_id is immutable), so it defines nothing. The
         // check is exact (type and field order), as the server's immutable-field check is.
-        boolean keepsId = encoded.id == null
-                || (encoded.id.equals(facts.id) && IdKey.of(encoded.id).equals(facts.key));
+        boolean keepsId = encoded.id == null || (facts.id != null && Ids.identical(encoded.id, facts.id));
         facts.definesFinalDocument = facts.isKeyed() && !facts.otherConditions
                 && replace.getReplaceOptions().isUpsert() && keepsId;
         return facts;

@@ -34,8 +34,18 @@ class DocumentShortcutsTest {
         Random random = new Random(7);
         for (int run = 0; run < 2_000; run++) {
             Document document = randomDocument(random, 0);
-            if (random.nextBoolean()) {
-                document.put("_id", random.nextBoolean() ? random.nextInt() : new ObjectId());
+            switch (random.nextInt(4)) {
+                case 0:
+                    document.put("_id", random.nextInt());
+                    break;
+                case 1:
+                    document.put("_id", new ObjectId());
+                    break;
+                case 2:
+                    document.put("_id", randomDocument(random, 1)); // a compound _id, e.g. {productId, storeId}
+                    break;
+                default:
+                    break;
             }
 
             MeasuredDocument measured = shortcuts.measure(document);
@@ -56,10 +66,20 @@ class DocumentShortcutsTest {
     }
 
     @Test
-    void nestedValuesAndUnknownTypes_areLeftToTheCodec() {
-        assertThat(shortcuts.filter(new Document("_id", new Document("$in", List.of(1))))).isNull();
-        assertThat(shortcuts.filter(new Document("_id", new Date()))).isNull();
-        assertThat(shortcuts.measure(new Document("_id", new Document("a", 1)))).isNull();
+    void filter_equalsTheEncodedFilter_forRandomDocuments() {
+        Random random = new Random(11);
+        for (int run = 0; run < 2_000; run++) {
+            Document filter = randomDocument(random, 0);
+
+            assertThat(shortcuts.filter(filter)).as(filter.toJson()).isEqualTo(filter.toBsonDocument(Document.class, REGISTRY));
+        }
+    }
+
+    @Test
+    void unknownTypes_areLeftToTheCodec() {
+        assertThat(shortcuts.filter(new Document("_id", new Document("$in", List.of(1, new byte[] {1}))))).isNull();
+        assertThat(shortcuts.filter(new Document("_id", java.util.UUID.randomUUID()))).isNull();
+        assertThat(shortcuts.measure(new Document("_id", new Document("a", new byte[] {1})))).isNull();
         assertThat(shortcuts.measure(new Document("v", new byte[] {1}))).isNull();
         assertThat(shortcuts.measure(new Document("emoji", "\uD83D\uDE00"))).isNull();
         assertThat(shortcuts.measure(BsonDocument.parse("{a: 1}"))).isNull();

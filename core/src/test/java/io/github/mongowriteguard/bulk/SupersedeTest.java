@@ -107,6 +107,22 @@ class SupersedeTest {
     }
 
     @Test
+    void replaceUpsertWithTheIdFieldsReorderedOrRetyped_doesNotSupersede() {
+        // The server's immutable-_id check compares exactly: {a: 1, b: 2} is not {b: 2, a: 1}, and 1 is not 1L.
+        Document id = new Document("a", 1).append("b", 2);
+        BulkPlan reordered = planOrdered(List.of(insert(id), new ReplaceOneModel<>(new Document("_id", id),
+                new Document("_id", new Document("b", 2).append("a", 1)), new ReplaceOptions().upsert(true))));
+        BulkPlan retyped = planOrdered(List.of(insert(1), new ReplaceOneModel<>(new Document("_id", 1),
+                new Document("_id", 1L), new ReplaceOptions().upsert(true))));
+        BulkPlan compound = planOrdered(List.of(insert(id), new ReplaceOneModel<>(new Document("_id", id),
+                new Document("_id", new Document("a", 1).append("b", 2)).append("v", 1), new ReplaceOptions().upsert(true))));
+
+        assertThat(reordered.superseded()).isEmpty();
+        assertThat(retyped.superseded()).isEmpty();
+        assertThat(compound.superseded()).containsExactly(Map.entry(0, 1));
+    }
+
+    @Test
     void superseding_isPerKey() {
         BulkPlan plan = planUnordered(List.of(insert(1), insert(2), update(2), delete(1)));
 

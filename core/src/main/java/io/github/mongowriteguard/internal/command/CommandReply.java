@@ -4,17 +4,24 @@ import org.jspecify.annotations.Nullable;
 import java.util.HashMap;
 import java.util.Map;
 
-import org.bson.BsonArray;
+import org.bson.BsonBinaryReader;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
+import org.bson.BsonType;
 import org.bson.BsonValue;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.BsonDocumentCodec;
+import org.bson.codecs.BsonValueCodec;
+import org.bson.codecs.DecoderContext;
 
 /**
  * The reply to one {@link WriteCommand}: counts, upserted ids and write errors by statement position, and the
  * write-concern error, read as mongod and mongos write them.
  */
 public final class CommandReply {
+    private static final BsonValueCodec VALUE_CODEC = new BsonValueCodec();
+
     private final int n;
     private final int nModified;
     private final Map<Integer, BsonValue> upserted = new HashMap<>();
@@ -25,30 +32,80 @@ public final class CommandReply {
     public record StatementError(int code, String codeName, String message, BsonDocument details) {
     }
 
-    private CommandReply(BsonDocument reply) {
-        this.n = reply.get("n", new BsonInt32(0)).asNumber().intValue();
-        this.nModified = reply.get("nModified", new BsonInt32(0)).asNumber().intValue();
-        if (reply.containsKey("upserted")) {
-            for (BsonValue value : reply.getArray("upserted")) {
-                BsonDocument upsert = value.asDocument();
-                upserted.put(upsert.getNumber("index").intValue(), upsert.get("_id"));
+    private CommandReply(RawBsonDocument reply) {
+        // One pass over the reply's bytes: the counts, each upserted {index, _id}; errors are decoded whole.
+        int n = 0;
+        int nModified = 0;
+        BsonDocument writeConcernError = null;
+        try (BsonBinaryReader reader = new BsonBinaryReader(reply.getByteBuffer().asNIO())) {
+            reader.readStartDocument();
+            while (reader.readBsonType() != BsonType.END_OF_DOCUMENT) {
+                switch (reader.readName()) {
+                    case "n":
+                        n = readInt(reader);
+                        break;
+                    case "nModified":
+                        nModified = readInt(reader);
+                        break;
+                    case "upserted":
+                        readUpserted(reader);
+                        break;
+                    case "writeErrors":
+                        for (BsonValue value : readValue(reader).asArray()) {
+                            BsonDocument error = value.asDocument();
+                            errors.put(error.getNumber("index").intValue(), new StatementError(
+                                error.get("code", new BsonInt32(8)).asNumber().intValue(),
+                                error.getString("codeName", new BsonString("")).getValue(),
+                                error.getString("errmsg", new BsonString("")).getValue(),
+                                error.getDocument("errInfo", new BsonDocument())));
+                        }
+                        break;
+                    case "writeConcernError":
+                        writeConcernError = readValue(reader).asDocument();
+                        break;
+                    default:
+                        reader.skipValue();
+                }
             }
         }
-        if (reply.containsKey("writeErrors")) {
-            for (BsonValue value : reply.getArray("writeErrors", new BsonArray())) {
-                BsonDocument error = value.asDocument();
-                errors.put(error.getNumber("index").intValue(), new StatementError(
-                    error.get("code", new BsonInt32(8)).asNumber().intValue(),
-                    error.getString("codeName", new BsonString("")).getValue(),
-                    error.getString("errmsg", new BsonString("")).getValue(),
-                    error.getDocument("errInfo", new BsonDocument())));
-            }
-        }
-        this.writeConcernError = reply.containsKey("writeConcernError") ? reply.getDocument("writeConcernError") : null;
+        this.n = n;
+        this.nModified = nModified;
+        this.writeConcernError = writeConcernError;
     }
 
+    private void readUpserted(BsonBinaryReader reader) {
+        reader.readStartArray();
+        while (reader.readBsonType() != BsonType.END_OF_DOCUMENT) {
+            reader.readStartDocument();
+            int index = -1;
+            BsonValue id = null;
+            while (reader.readBsonType() != BsonType.END_OF_DOCUMENT) {
+                String field = reader.readName();
+                if ("index".equals(field)) {
+                    index = readInt(reader);
+                } else if ("_id".equals(field)) {
+                    id = readValue(reader);
+                } else {
+                    reader.skipValue();
+                }
+            }
+            reader.readEndDocument();
+            upserted.put(index, id);
+        }
+        reader.readEndArray();
+    }
+
+    private static int readInt(BsonBinaryReader reader) {
+        return readValue(reader).asNumber().intValue(); // int32 from mongod; int64 or double from some mongos versions
+    }
+
+    private static BsonValue readValue(BsonBinaryReader reader) {
+        return VALUE_CODEC.decode(reader, DecoderContext.builder().build());
+    }
+
+    /** Reads {@code reply}; a {@link RawBsonDocument} is read from its bytes without decoding it first. */
     public static CommandReply of(BsonDocument reply) {
-        return new CommandReply(reply);
+        return new CommandReply(reply instanceof RawBsonDocument ? (RawBsonDocument) reply : new RawBsonDocument(reply, new BsonDocumentCodec()));
     }
 
     /** Documents inserted, matched (updates, upserts included) or deleted, as the server counts {@code n}. */

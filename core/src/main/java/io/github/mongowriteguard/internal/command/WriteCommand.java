@@ -1,13 +1,18 @@
 package io.github.mongowriteguard.internal.command;
 
-import org.jspecify.annotations.Nullable;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
-import org.bson.BsonArray;
+import org.bson.BsonBinaryReader;
+import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
+import org.bson.BsonElement;
 import org.bson.BsonInt64;
-import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.bson.RawBsonDocument;
+import org.bson.io.BasicOutputBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One {@code insert}, {@code update} or {@code delete} command the guard sends itself, with the map from its
@@ -42,11 +47,12 @@ public final class WriteCommand {
     private final Kind kind;
     private final String collection;
     private final boolean ordered;
-    private final BsonArray statements;
+    /** The command without its per-send fields: {@code {<command>: <collection>, ordered: .., <statements>: [...]}}. */
+    private final RawBsonDocument statements;
     private final int[] indices;
     private final boolean retryable;
 
-    WriteCommand(Kind kind, String collection, boolean ordered, BsonArray statements, int[] indices, boolean retryable) {
+    WriteCommand(Kind kind, String collection, boolean ordered, RawBsonDocument statements, int[] indices, boolean retryable) {
         this.kind = kind;
         this.collection = collection;
         this.ordered = ordered;
@@ -89,22 +95,26 @@ public final class WriteCommand {
      * @param writeConcern the collection's write concern as a document, or null for the server default
      * @param comment      a comment that names the guarded write (servers 4.4+), or null
      */
-    public BsonDocument toCommand(@Nullable Long txnNumber, long maxTimeMs, @Nullable BsonDocument writeConcern,
-                                  @Nullable BsonValue comment) {
-        BsonDocument command = new BsonDocument(kind.commandName(), new BsonString(collection))
-            .append("ordered", org.bson.BsonBoolean.valueOf(ordered))
-            .append(kind.statementsField(), statements)
-            .append("maxTimeMS", new BsonInt64(maxTimeMs));
+    public RawBsonDocument toCommand(@Nullable Long txnNumber, long maxTimeMs, @Nullable BsonDocument writeConcern,
+                                     @Nullable BsonValue comment) {
+        List<BsonElement> fields = new ArrayList<>(4);
+        fields.add(new BsonElement("maxTimeMS", new BsonInt64(maxTimeMs)));
         if (txnNumber != null) {
-            command.append("txnNumber", new BsonInt64(txnNumber));
+            fields.add(new BsonElement("txnNumber", new BsonInt64(txnNumber)));
         }
         if (writeConcern != null && !writeConcern.isEmpty()) {
-            command.append("writeConcern", writeConcern);
+            fields.add(new BsonElement("writeConcern", writeConcern));
         }
         if (comment != null) {
-            command.append("comment", comment);
+            fields.add(new BsonElement("comment", comment));
         }
-        return command;
+        // The statements' bytes are copied as they are, then the fields appended.
+        BasicOutputBuffer buffer = new BasicOutputBuffer(statements.getByteBuffer().remaining() + 256);
+        try (BsonBinaryWriter writer = new BsonBinaryWriter(buffer);
+             BsonBinaryReader reader = new BsonBinaryReader(statements.getByteBuffer().asNIO())) {
+            writer.pipe(reader, fields);
+        }
+        return new RawBsonDocument(buffer.getInternalBuffer(), 0, buffer.getPosition());
     }
 
     @Override

@@ -1,19 +1,19 @@
 package io.github.mongowriteguard.internal.command;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
-import org.bson.BsonArray;
-import org.bson.BsonBoolean;
+import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
-import org.bson.BsonInt32;
-import org.bson.BsonString;
-import org.bson.BsonValue;
-import org.bson.codecs.Codec;
 import org.bson.RawBsonDocument;
 import org.bson.codecs.BsonDocumentCodec;
+import org.bson.codecs.Codec;
+import org.bson.codecs.EncoderContext;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.conversions.Bson;
+import org.bson.io.BasicOutputBuffer;
+import org.jspecify.annotations.Nullable;
 
 import com.mongodb.client.model.Collation;
 import com.mongodb.client.model.DeleteManyModel;
@@ -27,10 +27,15 @@ import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.WriteModel;
 
+import io.github.mongowriteguard.bulk.BulkPlan;
+
 /**
  * Turns the writes of one round into write commands: one command per kind (insert, single-document update,
  * multi-document update, single delete, multi delete) for an unordered round, consecutive runs of one kind for an
  * ordered one (as the driver splits an ordered bulk), each cut at 100,000 statements or about 16 MiB.
+ *
+ * <p>Every statement is encoded once, straight into its command's bytes (documents with the collection's codec,
+ * filters as the plan read them); the command is sent as those bytes.
  *
  * @param <T> the collection's document class
  */
@@ -43,7 +48,9 @@ public final class WriteCommandEncoder<T> {
      */
     public static final int MAX_STATEMENT_BYTES = 16 * 1024 * 1024 - 16 * 1024;
 
-    private static final BsonDocumentCodec STATEMENT_CODEC = new BsonDocumentCodec();
+    private static final BsonDocumentCodec BSON_CODEC = new BsonDocumentCodec();
+    private static final EncoderContext CONTEXT = EncoderContext.builder().build();
+    private static final int BUCKETS = 5;
 
     private final String collection;
     private final Class<T> documentClass;
@@ -61,176 +68,214 @@ public final class WriteCommandEncoder<T> {
      * Encodes the given writes of the caller's bulk.
      *
      * @param models  the caller's bulk
+     * @param plan    its plan, which holds the filters to send
      * @param indices the indices of this round's writes, in the order they must keep
      * @param ordered whether the round keeps the caller's order (one ordered command per run of one kind)
      */
-    public List<WriteCommand> encode(List<? extends WriteModel<? extends T>> models, List<Integer> indices, boolean ordered) {
+    public List<WriteCommand> encode(List<? extends WriteModel<? extends T>> models, BulkPlan plan, List<Integer> indices,
+                                     boolean ordered) {
         List<WriteCommand> commands = new ArrayList<>();
         if (ordered) {
-            Group group = null;
+            CommandWriter open = null;
             for (int index : indices) {
-                Statement statement = statement(models.get(index));
-                if (group == null || group.kind != statement.kind || group.multi != statement.multi || group.full(statement)) {
-                    if (group != null) {
-                        commands.add(group.toCommand(true));
-                    }
-                    group = new Group(statement.kind, statement.multi);
+                WriteModel<? extends T> model = models.get(index);
+                int bucket = bucket(model);
+                if (open != null && open.bucket != bucket) {
+                    commands.add(open.finish());
+                    open = null;
                 }
-                group.add(index, statement);
+                if (open == null) {
+                    open = new CommandWriter(bucket, true);
+                }
+                if (!open.tryAdd(index, model, plan)) {
+                    commands.add(open.finish());
+                    open = new CommandWriter(bucket, true);
+                    open.add(index, model, plan);
+                }
             }
-            if (group != null) {
-                commands.add(group.toCommand(true));
+            if (open != null) {
+                commands.add(open.finish());
             }
             return commands;
         }
         // Unordered: inserts, single updates, multi updates, single deletes, multi deletes.
-        List<List<Group>> buckets = new ArrayList<>();
-        for (int i = 0; i < 5; i++) {
-            buckets.add(new ArrayList<>());
+        List<List<WriteCommand>> done = new ArrayList<>(BUCKETS);
+        List<CommandWriter> open = new ArrayList<>(BUCKETS);
+        for (int i = 0; i < BUCKETS; i++) {
+            done.add(new ArrayList<>());
+            open.add(null);
         }
         for (int index : indices) {
-            Statement statement = statement(models.get(index));
-            List<Group> bucket = buckets.get(statement.bucket());
-            Group group = bucket.isEmpty() ? null : bucket.get(bucket.size() - 1);
-            if (group == null || group.full(statement)) {
-                group = new Group(statement.kind, statement.multi);
-                bucket.add(group);
+            WriteModel<? extends T> model = models.get(index);
+            int bucket = bucket(model);
+            CommandWriter writer = open.get(bucket);
+            if (writer == null || !writer.tryAdd(index, model, plan)) {
+                if (writer != null) {
+                    done.get(bucket).add(writer.finish());
+                }
+                writer = new CommandWriter(bucket, false);
+                writer.add(index, model, plan);
+                open.set(bucket, writer);
             }
-            group.add(index, statement);
         }
-        for (List<Group> bucket : buckets) {
-            for (Group group : bucket) {
-                commands.add(group.toCommand(false));
+        for (int bucket = 0; bucket < BUCKETS; bucket++) {
+            commands.addAll(done.get(bucket));
+            if (open.get(bucket) != null) {
+                commands.add(open.get(bucket).finish());
             }
         }
         return commands;
     }
 
-    private final class Group {
-        final WriteCommand.Kind kind;
-        final boolean multi;
-        final BsonArray statements = new BsonArray();
-        final List<Integer> indices = new ArrayList<>();
-        long bytes;
-
-        Group(WriteCommand.Kind kind, boolean multi) {
-            this.kind = kind;
-            this.multi = multi;
+    /** 0 insert, 1 single update, 2 multi update, 3 single delete, 4 multi delete. */
+    private static int bucket(WriteModel<?> model) {
+        if (model instanceof InsertOneModel) {
+            return 0;
+        } else if (model instanceof ReplaceOneModel || model instanceof UpdateOneModel) {
+            return 1;
+        } else if (model instanceof UpdateManyModel) {
+            return 2;
+        } else if (model instanceof DeleteOneModel) {
+            return 3;
+        } else if (model instanceof DeleteManyModel) {
+            return 4;
         }
-
-        boolean full(Statement next) {
-            return indices.size() >= MAX_STATEMENTS || (!indices.isEmpty() && bytes + next.bytes > MAX_STATEMENT_BYTES);
-        }
-
-        void add(int index, Statement statement) {
-            statements.add(statement.document);
-            indices.add(index);
-            bytes += statement.bytes;
-        }
-
-        WriteCommand toCommand(boolean ordered) {
-            return new WriteCommand(kind, collection, ordered, statements, indices.stream().mapToInt(Integer::intValue).toArray(), !multi);
-        }
+        throw new IllegalArgumentException("unsupported write model " + model.getClass().getName()
+            + "; the guard supports InsertOne, ReplaceOne, UpdateOne, UpdateMany, DeleteOne and DeleteMany");
     }
 
-    private record Statement(WriteCommand.Kind kind, boolean multi, BsonDocument document, long bytes) {
-        int bucket() {
-            switch (kind) {
-                case INSERT:
-                    return 0;
-                case UPDATE:
-                    return multi ? 2 : 1;
-                default:
-                    return multi ? 4 : 3;
+    /** One command being written: {@code {<command>: <collection>, ordered: .., <statements>: [...]}}. */
+    private final class CommandWriter {
+        final int bucket;
+        final WriteCommand.Kind kind;
+        final boolean ordered;
+        final BasicOutputBuffer buffer = new BasicOutputBuffer();
+        final BsonBinaryWriter writer = new BsonBinaryWriter(buffer);
+        final int statementsStart;
+        int[] indices = new int[16];
+        int count;
+
+        CommandWriter(int bucket, boolean ordered) {
+            this.bucket = bucket;
+            this.kind = bucket == 0 ? WriteCommand.Kind.INSERT : bucket <= 2 ? WriteCommand.Kind.UPDATE : WriteCommand.Kind.DELETE;
+            this.ordered = ordered;
+            writer.writeStartDocument();
+            writer.writeString(kind.commandName(), collection);
+            writer.writeBoolean("ordered", ordered);
+            writer.writeStartArray(kind.statementsField());
+            statementsStart = buffer.getPosition();
+        }
+
+        /** Adds the statement, or writes nothing and returns false when the command is full. */
+        boolean tryAdd(int index, WriteModel<? extends T> model, BulkPlan plan) {
+            if (count >= MAX_STATEMENTS) {
+                return false;
             }
+            writer.mark();
+            writeStatement(writer, index, model, plan);
+            if (count > 0 && buffer.getPosition() - statementsStart > MAX_STATEMENT_BYTES) {
+                writer.reset(); // back to the mark: the statement's bytes are dropped
+                return false;
+            }
+            if (count == indices.length) {
+                indices = Arrays.copyOf(indices, count * 2);
+            }
+            indices[count++] = index;
+            return true;
+        }
+
+        /** Adds the first statement of a command: it goes in whatever its size (the planner limits documents). */
+        void add(int index, WriteModel<? extends T> model, BulkPlan plan) {
+            if (!tryAdd(index, model, plan)) {
+                throw new IllegalStateException("an empty command refused a statement");
+            }
+        }
+
+        WriteCommand finish() {
+            writer.writeEndArray();
+            writer.writeEndDocument();
+            writer.close();
+            RawBsonDocument command = new RawBsonDocument(buffer.getInternalBuffer(), 0, buffer.getPosition());
+            return new WriteCommand(kind, collection, ordered, command, Arrays.copyOf(indices, count), bucket != 2 && bucket != 4);
         }
     }
 
     @SuppressWarnings("unchecked")
-    private Statement statement(WriteModel<? extends T> model) {
+    private void writeStatement(BsonBinaryWriter writer, int index, WriteModel<? extends T> model, BulkPlan plan) {
         if (model instanceof InsertOneModel) {
-            RawBsonDocument document = new RawBsonDocument(((InsertOneModel<T>) model).getDocument(), codec);
-            return new Statement(WriteCommand.Kind.INSERT, false, document, document.getByteBuffer().remaining());
+            codec.encode(writer, ((InsertOneModel<T>) model).getDocument(), CONTEXT);
+            return;
         }
-        BsonDocument statement;
-        boolean multi = false;
-        WriteCommand.Kind kind = WriteCommand.Kind.UPDATE;
+        writer.writeStartDocument();
+        writer.writeName("q");
+        plan.writeFilter(index, writer);
         if (model instanceof ReplaceOneModel) {
             ReplaceOneModel<T> replace = (ReplaceOneModel<T>) model;
             ReplaceOptions options = replace.getReplaceOptions();
-            statement = new BsonDocument("q", filter(replace.getFilter()))
-                .append("u", encode(replace.getReplacement()))
-                .append("multi", BsonBoolean.FALSE)
-                .append("upsert", BsonBoolean.valueOf(options.isUpsert()));
-            collationAndHint(statement, options.getCollation(), options.getHint(), options.getHintString());
+            writer.writeName("u");
+            codec.encode(writer, replace.getReplacement(), CONTEXT);
+            writer.writeBoolean("multi", false);
+            writer.writeBoolean("upsert", options.isUpsert());
+            collationAndHint(writer, options.getCollation(), options.getHint(), options.getHintString());
         } else if (model instanceof UpdateOneModel || model instanceof UpdateManyModel) {
-            multi = model instanceof UpdateManyModel;
-            Bson filter;
+            boolean multi = model instanceof UpdateManyModel;
             Bson update;
             List<? extends Bson> pipeline;
             UpdateOptions options;
             if (multi) {
                 UpdateManyModel<T> many = (UpdateManyModel<T>) model;
-                filter = many.getFilter();
                 update = many.getUpdate();
                 pipeline = many.getUpdatePipeline();
                 options = many.getOptions();
             } else {
                 UpdateOneModel<T> one = (UpdateOneModel<T>) model;
-                filter = one.getFilter();
                 update = one.getUpdate();
                 pipeline = one.getUpdatePipeline();
                 options = one.getOptions();
             }
-            BsonValue u;
             if (update != null) {
-                u = filter(update);
+                writeBson(writer, "u", update);
             } else {
-                BsonArray stages = new BsonArray();
-                pipeline.forEach(stage -> stages.add(filter(stage)));
-                u = stages;
+                writer.writeStartArray("u");
+                pipeline.forEach(stage -> writeBson(writer, null, stage));
+                writer.writeEndArray();
             }
-            statement = new BsonDocument("q", filter(filter)).append("u", u)
-                .append("multi", BsonBoolean.valueOf(multi))
-                .append("upsert", BsonBoolean.valueOf(options.isUpsert()));
+            writer.writeBoolean("multi", multi);
+            writer.writeBoolean("upsert", options.isUpsert());
             if (options.getArrayFilters() != null) {
-                BsonArray arrayFilters = new BsonArray();
-                options.getArrayFilters().forEach(f -> arrayFilters.add(filter(f)));
-                statement.append("arrayFilters", arrayFilters);
+                writer.writeStartArray("arrayFilters");
+                options.getArrayFilters().forEach(filter -> writeBson(writer, null, filter));
+                writer.writeEndArray();
             }
-            collationAndHint(statement, options.getCollation(), options.getHint(), options.getHintString());
-        } else if (model instanceof DeleteOneModel || model instanceof DeleteManyModel) {
-            kind = WriteCommand.Kind.DELETE;
-            multi = model instanceof DeleteManyModel;
-            Bson filter = multi ? ((DeleteManyModel<T>) model).getFilter() : ((DeleteOneModel<T>) model).getFilter();
-            DeleteOptions options = multi ? ((DeleteManyModel<T>) model).getOptions() : ((DeleteOneModel<T>) model).getOptions();
-            statement = new BsonDocument("q", filter(filter)).append("limit", new BsonInt32(multi ? 0 : 1));
-            collationAndHint(statement, options.getCollation(), options.getHint(), options.getHintString());
+            collationAndHint(writer, options.getCollation(), options.getHint(), options.getHintString());
         } else {
-            throw new IllegalArgumentException("unsupported write model " + model.getClass().getName()
-                + "; the guard supports InsertOne, ReplaceOne, UpdateOne, UpdateMany, DeleteOne and DeleteMany");
+            boolean multi = model instanceof DeleteManyModel;
+            DeleteOptions options = multi ? ((DeleteManyModel<T>) model).getOptions() : ((DeleteOneModel<T>) model).getOptions();
+            writer.writeInt32("limit", multi ? 0 : 1);
+            collationAndHint(writer, options.getCollation(), options.getHint(), options.getHintString());
         }
-        // Encoded once here; the driver copies the bytes into the command as they are.
-        RawBsonDocument raw = new RawBsonDocument(statement, STATEMENT_CODEC);
-        return new Statement(kind, multi, raw, raw.getByteBuffer().remaining());
+        writer.writeEndDocument();
     }
 
-    private void collationAndHint(BsonDocument statement, Collation collation, Bson hint, String hintString) {
+    private void collationAndHint(BsonBinaryWriter writer, @Nullable Collation collation, @Nullable Bson hint,
+                                  @Nullable String hintString) {
         if (collation != null) {
-            statement.append("collation", collation.asDocument());
+            writer.writeName("collation");
+            BSON_CODEC.encode(writer, collation.asDocument(), CONTEXT);
         }
         if (hint != null) {
-            statement.append("hint", filter(hint));
+            writeBson(writer, "hint", hint);
         } else if (hintString != null) {
-            statement.append("hint", new BsonString(hintString));
+            writer.writeString("hint", hintString);
         }
     }
 
-    private BsonDocument filter(Bson bson) {
-        return bson.toBsonDocument(documentClass, registry);
-    }
-
-    private BsonDocument encode(T document) {
-        return new RawBsonDocument(document, codec);
+    /** Writes {@code bson} as the field {@code name}, or as the next array element when {@code name} is null. */
+    private void writeBson(BsonBinaryWriter writer, @Nullable String name, Bson bson) {
+        if (name != null) {
+            writer.writeName(name);
+        }
+        BsonDocument document = bson instanceof BsonDocument ? (BsonDocument) bson : bson.toBsonDocument(documentClass, registry);
+        BSON_CODEC.encode(writer, document, CONTEXT);
     }
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 import org.bson.BsonDocument;
 import org.bson.BsonString;
+import org.bson.RawBsonDocument;
 import org.jspecify.annotations.Nullable;
 import org.bson.codecs.Codec;
 import org.bson.codecs.CollectibleCodec;
@@ -226,7 +227,7 @@ public final class BulkExecutor<T> {
                 return;
             }
             outcome.round();
-            for (WriteCommand command : encoder.encode(models, runnable, round.isOrdered())) {
+            for (WriteCommand command : encoder.encode(models, plan, runnable, round.isOrdered())) {
                 if (stoppedAt >= 0) {
                     for (int position = 0; position < command.size(); position++) {
                         skipAfterStop(command.index(position));
@@ -309,7 +310,7 @@ public final class BulkExecutor<T> {
             copy.sent();
             outcome.send();
             try {
-                BsonDocument reply = database.runCommand(session, body, ReadPreference.primary(), BsonDocument.class);
+                RawBsonDocument reply = database.runCommand(session, body, ReadPreference.primary(), RawBsonDocument.class);
                 copy.markEnded();
                 return SendResult.reply(reply);
             } catch (MongoSocketException e) {

@@ -6,6 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
@@ -16,6 +19,10 @@ import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
+
+import io.github.mongowriteguard.bulk.BulkPlan;
+import io.github.mongowriteguard.bulk.BulkPlanner;
+import io.github.mongowriteguard.bulk.PlanOptions;
 
 /**
  * How a round becomes write commands: cut at mongod's maxWriteBatchSize (100,000 statements) and near 16 MiB. Without a
@@ -32,7 +39,7 @@ class WriteCommandEncoderTest {
             models.add(new InsertOneModel<>(new Document("_id", i)));
         }
 
-        List<WriteCommand> commands = encoder.encode(models, indices(models.size()), false);
+        List<WriteCommand> commands = encoder.encode(models, plan(models), indices(models.size()), false);
 
         assertThat(commands).extracting(WriteCommand::size).containsExactly(100_000, 100_000, 1);
         assertThat(commands).allSatisfy(command -> assertThat(command.ordered()).isFalse());
@@ -49,7 +56,7 @@ class WriteCommandEncoderTest {
         }
         models.add(new DeleteOneModel<>(Filters.eq("_id", 0)));
 
-        List<WriteCommand> commands = encoder.encode(models, indices(models.size()), true);
+        List<WriteCommand> commands = encoder.encode(models, plan(models), indices(models.size()), true);
 
         assertThat(commands).extracting(WriteCommand::kind)
             .containsExactly(WriteCommand.Kind.UPDATE, WriteCommand.Kind.UPDATE, WriteCommand.Kind.DELETE);
@@ -65,9 +72,42 @@ class WriteCommandEncoderTest {
             models.add(new InsertOneModel<>(new Document("_id", i).append("big", big)));
         }
 
-        List<WriteCommand> commands = encoder.encode(models, indices(models.size()), false);
+        List<WriteCommand> commands = encoder.encode(models, plan(models), indices(models.size()), false);
 
         assertThat(commands).extracting(WriteCommand::size).containsExactly(3, 2);
+    }
+
+    @Test
+    void filterIsSentAsPlanned_evenIfTheCallerChangesItAfterPlanning() {
+        Document filter = new Document("_id", 1);
+        List<WriteModel<Document>> models = List.of(new UpdateOneModel<>(filter, Updates.inc("n", 1)));
+        BulkPlan plan = plan(models);
+        filter.put("_id", 2);
+
+        List<WriteCommand> commands = encoder.encode(models, plan, indices(1), false);
+
+        assertThat(commands.get(0).toCommand(7L, 2_000, null, null).getArray("updates").get(0).asDocument().getDocument("q"))
+            .isEqualTo(new BsonDocument("_id", new BsonInt32(1)));
+    }
+
+    @Test
+    void command_holdsTheStatementsThenThePerSendFields() {
+        List<WriteModel<Document>> models = List.of(new InsertOneModel<>(new Document("_id", 1)),
+            new DeleteOneModel<>(Filters.eq("_id", 2)));
+
+        List<WriteCommand> commands = encoder.encode(models, plan(models), indices(2), false);
+
+        assertThat(commands.get(0).toCommand(7L, 2_000, new BsonDocument("w", new BsonString("majority")), new BsonString("c")))
+            .isEqualTo(BsonDocument.parse("{insert: 'stock', ordered: false, documents: [{_id: 1}], maxTimeMS: {$numberLong: '2000'},"
+                + " txnNumber: {$numberLong: '7'}, writeConcern: {w: 'majority'}, comment: 'c'}"));
+        assertThat(commands.get(1).toCommand(null, 2_000, null, null))
+            .isEqualTo(BsonDocument.parse("{delete: 'stock', ordered: false, deletes: [{q: {_id: 2}, limit: 1}],"
+                + " maxTimeMS: {$numberLong: '2000'}}"));
+        assertThat(commands.get(1).retryable()).isTrue();
+    }
+
+    private static BulkPlan plan(List<WriteModel<Document>> models) {
+        return BulkPlanner.of(Document.class, MongoClientSettings.getDefaultCodecRegistry()).plan(models, PlanOptions.ordered());
     }
 
     private static List<Integer> indices(int n) {
