@@ -17,7 +17,8 @@ import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
  */
 final class Overhead {
     static final List<String> CLIENTS = List.of("driver-ordered", "guarded");
-    private static final int WARM_UP_RUNS = 3;
+    /** Unmeasured runs per client first, until the JIT has compiled both paths (see {@link Latency#WARM_UP_RUNS}). */
+    private static final int WARM_UP_RUNS = 25;
 
     record Result(int docs, int runs, Map<String, Double> medianMillis, double ratio, String note) {
         Map<String, Object> toJson() {
