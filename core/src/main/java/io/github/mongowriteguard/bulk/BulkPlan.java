@@ -123,7 +123,7 @@ public final class BulkPlan {
      * @throws IllegalArgumentException for an insert, which has no filter
      */
     public void writeFilter(int index, BsonWriter writer) {
-        BsonDocument filter = facts[checkIndex(index)].filter;
+        BsonDocument filter = facts[checkIndex(index)].filter();
         if (filter == null) {
             throw new IllegalArgumentException("write " + index + " is an insert; it has no filter");
         }
@@ -138,7 +138,7 @@ public final class BulkPlan {
     /** What the plan does with write {@code index}, and why. */
     public WriteDecision decision(int index) {
         WriteFacts write = facts[checkIndex(index)];
-        return new WriteDecision(index, write.kind, write.isKeyed(), write.id, write.filter, roundOf[index],
+        return new WriteDecision(index, write.kind, write.isKeyed(), write.id, write.filter(), roundOf[index],
                 supersededBy[index], previousOnKey[index], reasonFor(index));
     }
 

@@ -197,7 +197,9 @@ final class WriteInspector<T> {
         if (collation != null && !"simple".equals(collation.getLocale())) {
             return new WriteFacts(index, kind, encoded, otherConditions, Unkeyed.COLLATION, documentSize);
         }
-        WriteFacts facts = new WriteFacts(index, kind, encoded, otherConditions, Unkeyed.NO, documentSize);
+        // A filter that is only {_id: id} is not kept: WriteFacts rebuilds it from the id.
+        boolean idOnly = !otherConditions && encoded.get("_id") == id;
+        WriteFacts facts = new WriteFacts(index, kind, idOnly ? null : encoded, otherConditions, Unkeyed.NO, documentSize);
         facts.id = id;
         facts.key = IdKey.of(id);
         return facts;
