@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.bson.BsonDocument;
 import org.bson.Document;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -16,6 +17,9 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
+
+import org.bson.codecs.configuration.CodecRegistry;
+import org.bson.conversions.Bson;
 
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.model.Filters;
@@ -32,22 +36,34 @@ import io.github.mongowriteguard.bulk.PlanOptions;
 /**
  * Planning and de-duplication alone ({@link BulkPlanner#plan}), no server: 100,000 ordered writes, a replacement
  * and an update per key over 80,000 keys, so a fifth of the keys are written twice and get superseded or a second
- * round.
+ * round. The {@code _id} is compound, {@code {productId, storeId}}, as in the articles' store inventory.
+ *
+ * <p>{@code filters} chooses how the caller writes its filters: {@code Filters.eq("_id", id)} (the driver's builders)
+ * or {@code new Document("_id", id)}. {@link #driverConversions} is the baseline measured beside the plan: turning
+ * every filter and update into a {@code BsonDocument} with the driver's codecs, which the driver's own
+ * {@code bulkWrite} does for the same models. The planner does it once per write too, and the guard sends what the
+ * plan read, so the difference between the two rows is what planning adds.
  *
  * <pre>
- * java -jar benchmarks/target/lab.jar jmh PlanBenchmark -f 1 -wi 2 -i 3
+ * java -jar benchmarks/target/lab.jar jmh PlanBenchmark
  * </pre>
+ *
+ * <p>The fork runs on a fixed, pre-touched heap: on a growing heap, the first touch of new memory made single
+ * operations take 1 to 2 s on the machines this was measured on, noise that has nothing to do with planning.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 5, time = 3)
 @Measurement(iterations = 5, time = 2)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = {"-Xms4g", "-Xmx4g", "-XX:+AlwaysPreTouch"})
 public class PlanBenchmark {
 
-    @Param({"100000"})
+    @Param({"10000", "100000"})
     public int writes;
+
+    @Param({"Filters.eq", "Document"})
+    public String filters;
 
     private BulkPlanner<Document> planner;
     private List<WriteModel<Document>> models;
@@ -60,11 +76,12 @@ public class PlanBenchmark {
         for (int i = 0; i < writes; i++) {
             int key = i < keys ? i : (i - keys) * 4; // the last fifth writes keys seen before
             Document id = new Document("productId", key).append("storeId", key % 50);
+            Bson filter = filters.equals("Document") ? new Document("_id", id) : Filters.eq("_id", id);
             if (i < keys) {
-                models.add(new ReplaceOneModel<>(Filters.eq("_id", id), new Document("_id", id).append("quantity", i),
+                models.add(new ReplaceOneModel<>(filter, new Document("_id", id).append("quantity", i),
                     new ReplaceOptions().upsert(true)));
             } else {
-                models.add(new UpdateOneModel<>(Filters.eq("_id", id), Updates.inc("quantity", 1)));
+                models.add(new UpdateOneModel<>(filter, Updates.inc("quantity", 1)));
             }
         }
     }
@@ -72,5 +89,31 @@ public class PlanBenchmark {
     @Benchmark
     public BulkPlan plan() {
         return planner.plan(models, PlanOptions.ordered());
+    }
+
+    /**
+     * The baseline: each filter and update as a {@code BsonDocument}, all kept until the end, as the driver's
+     * {@code bulkWrite} keeps one {@code WriteRequest} per model before it sends the first batch.
+     */
+    @Benchmark
+    public List<BsonDocument> driverConversions() {
+        CodecRegistry registry = MongoClientSettings.getDefaultCodecRegistry();
+        List<BsonDocument> converted = new ArrayList<>(writes + writes / 4);
+        for (WriteModel<Document> model : models) {
+            if (model instanceof ReplaceOneModel<Document> replace) {
+                converted.add(read(replace.getFilter().toBsonDocument(Document.class, registry)));
+            } else {
+                UpdateOneModel<Document> update = (UpdateOneModel<Document>) model;
+                converted.add(read(update.getFilter().toBsonDocument(Document.class, registry)));
+                converted.add(read(update.getUpdate().toBsonDocument(Document.class, registry)));
+            }
+        }
+        return converted;
+    }
+
+    /** A {@code Document} converts lazily (a wrapper); reading it once converts it, as encoding would. */
+    private static BsonDocument read(BsonDocument document) {
+        document.size();
+        return document;
     }
 }
