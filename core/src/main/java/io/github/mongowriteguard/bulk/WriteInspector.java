@@ -120,11 +120,11 @@ final class WriteInspector<T> {
         }
         MeasuredDocument encoded = measure(index, WriteKind.INSERT_ONE, document);
         WriteFacts facts = new WriteFacts(index, WriteKind.INSERT_ONE, null, false, Unkeyed.NO, encoded.size);
-        if (encoded.id == null) {
+        if (!encoded.hasId()) {
             facts.needsId = true; // keyed once BulkPlanner assigns the _id
         } else {
-            facts.id = encoded.id;
-            facts.key = IdKey.of(encoded.id);
+            facts.id = encoded.id();
+            facts.key = IdKey.of(facts.id);
         }
         return facts;
     }
@@ -146,7 +146,7 @@ final class WriteInspector<T> {
                 replace.getReplaceOptions().getCollation(), encoded.size);
         // A replacement that names another _id fails on the server (_id is immutable), so it defines nothing. The
         // check is exact (type and field order), as the server's immutable-field check is.
-        boolean keepsId = encoded.id == null || (facts.id != null && Ids.identical(encoded.id, facts.id));
+        boolean keepsId = !encoded.hasId() || (facts.id != null && encoded.idIs(facts.id));
         facts.definesFinalDocument = facts.isKeyed() && !facts.otherConditions
                 && replace.getReplaceOptions().isUpsert() && keepsId;
         return facts;
@@ -302,7 +302,7 @@ final class WriteInspector<T> {
                 reader.skipValue();
             }
         }
-        return new MeasuredDocument(size, id, firstOperator);
+        return MeasuredDocument.encoded(size, id, firstOperator);
     }
 
     /** A top-level field name that a replacement cannot have: starts with '$' and is not a DBRef field. */

@@ -52,7 +52,7 @@ class DocumentShortcutsTest {
 
             assertThat(measured).as(document.toJson()).isNotNull();
             assertThat(measured.size).as(document.toJson()).isEqualTo(encodedSize(document));
-            assertThat(measured.id).isEqualTo(document.containsKey("_id")
+            assertThat(measured.id()).isEqualTo(document.containsKey("_id")
                     ? document.toBsonDocument(Document.class, REGISTRY).get("_id") : null);
         }
     }
@@ -73,6 +73,27 @@ class DocumentShortcutsTest {
 
             assertThat(shortcuts.filter(filter)).as(filter.toJson()).isEqualTo(filter.toBsonDocument(Document.class, REGISTRY));
         }
+    }
+
+    @Test
+    void writesAs_matchesExactlyWhatTheCodecWrites_typesAndOrderIncluded() {
+        Random random = new Random(13);
+        for (int run = 0; run < 2_000; run++) {
+            Document document = randomDocument(random, 0);
+            BsonDocument encoded = document.toBsonDocument(Document.class, REGISTRY);
+
+            assertThat(DocumentShortcuts.writesAs(document, encoded)).as(document.toJson()).isTrue();
+            if (document.size() >= 2) {
+                BsonDocument reversed = new BsonDocument();
+                List<String> names = new ArrayList<>(encoded.keySet());
+                java.util.Collections.reverse(names);
+                names.forEach(name -> reversed.put(name, encoded.get(name)));
+                assertThat(DocumentShortcuts.writesAs(document, reversed)).as("reversed " + document.toJson()).isFalse();
+            }
+        }
+        assertThat(DocumentShortcuts.writesAs(1, new org.bson.BsonInt64(1))).isFalse();
+        assertThat(DocumentShortcuts.writesAs(new Document("a", 1), BsonDocument.parse("{a: 1.0}"))).isFalse();
+        assertThat(DocumentShortcuts.writesAs(List.of(1, 2), BsonDocument.parse("{v: [1, 2]}").get("v"))).isTrue();
     }
 
     @Test
