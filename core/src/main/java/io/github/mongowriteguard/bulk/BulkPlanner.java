@@ -34,8 +34,9 @@ import java.util.Objects;
  * }
  * }</pre>
  *
- * <p>Immutable and thread-safe. Planning is linear in the number of writes; each insert and replacement document is
- * encoded once, to measure it.
+ * <p>Immutable and thread-safe. Planning is linear in the number of writes: an insert or replacement that is a plain
+ * {@code Document} is measured by arithmetic, any other document is encoded once to measure it, and every filter is
+ * read once (the plan keeps it, and it is what the guard sends).
  *
  * @param <T> the collection's document class
  */

@@ -54,7 +54,8 @@ final class HtmlReport {
             html.append("<tr><td>").append(esc(row.client())).append("</td><td>").append(dash(row.roundTrips())).append("</td><td>")
                 .append(dash(row.rounds())).append("</td><td>").append(fmt(row.millis(), 1)).append("</td></tr>");
         }
-        html.append("</table>\n");
+        html.append("</table>\n<p>wall ms: one bulk per client, no latency model, on a JIT still warming up; the next"
+            + " section measures time.</p>\n");
         if (!r.sweep().isEmpty()) {
             html.append(roundTripChart(r)).append('\n');
         }

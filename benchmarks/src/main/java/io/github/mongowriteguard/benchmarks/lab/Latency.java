@@ -22,10 +22,11 @@ final class Latency {
     /**
      * Unmeasured bulks per client first, with the latency model off so that they are quick. The emulator's own Java
      * code (mongos routing, the shards' engine) and the client's need them before the JIT has compiled them: measured,
-     * a 1,000-document bulk on 5 emulated shards took 130 to 220 ms for its first 20 runs and 14 to 30 ms after.
-     * Spring's ORDERED bulk runs the same shard code 800 times per bulk, so it needs fewer.
+     * a 1,000-document bulk on 5 emulated shards took 30 to 150 ms for its first 20 runs, about 20 ms from the 30th
+     * and 13 to 15 ms from the 90th (the UNORDERED driver and the guard run the same emulator code, so their warm-ups
+     * add up). Spring's ORDERED bulk runs the same shard code 800 times per bulk, so it needs fewer.
      */
-    static final int WARM_UP_RUNS = 25;
+    static final int WARM_UP_RUNS = 50;
     static final int WARM_UP_RUNS_ORDERED = 3;
 
     /** driver-unordered is the reference: the same routing as the guard, without the guard. */

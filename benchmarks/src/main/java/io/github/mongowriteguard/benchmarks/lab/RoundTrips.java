@@ -68,6 +68,7 @@ final class RoundTrips {
             for (Row row : rows) {
                 out.printf("%-17s %18s %8s %10.1f%n", row.client(), orDash(row.roundTrips()), orDash(row.rounds()), row.millis());
             }
+            out.println("wall ms: one bulk per client, no latency model, on a JIT still warming up; `latency` measures time");
             if (!sweep.isEmpty()) {
                 out.printf("%nround trips by shard count, n = %d (article: S=2 500.5, 3 667, 4 750.25, 5 800.2, 6 833.5, 8 875.125)%n", docs);
                 StringBuilder header = new StringBuilder(String.format("%-6s %10s", "shards", "formula"));
