@@ -12,6 +12,7 @@ import org.bson.BsonValue;
 import org.bson.conversions.Bson;
 
 import com.mongodb.MongoNamespace;
+import com.mongodb.MongoTimeoutException;
 import com.mongodb.MongoWriteException;
 import com.mongodb.WriteError;
 import com.mongodb.bulk.BulkWriteError;
@@ -214,6 +215,7 @@ public final class GuardedCollection<T> {
             throw new WriteOutcomeUnknownException("outcome unknown for " + getNamespace() + ": " + result.message(), outcome, null);
         }
         if (result.status() == WriteStatus.FAILED) {
+            throwIfNothingSent(outcome);
             if (result.errorCode() == MAX_TIME_MS_EXPIRED) {
                 throw new ServerDeadlineExceededException("the server stopped this write on " + getNamespace()
                     + " at its deadline (maxTimeMS=" + executor.maxTimeMs() + "); it was not applied", outcome);
@@ -236,6 +238,26 @@ public final class GuardedCollection<T> {
         }
     }
 
+    /**
+     * When no write of the call reached a server, throws what the driver throws then: a {@link MongoTimeoutException}.
+     * Nothing was applied, so the caller (Spring Kafka's error handler, for one) may send it all again.
+     */
+    private void throwIfNothingSent(WriteOutcome<T> outcome) {
+        boolean anyNotSent = false;
+        for (IndexOutcome result : outcome.outcomes()) {
+            if (result.status() == WriteStatus.FAILED && !result.wasSent()) {
+                anyNotSent = true;
+            } else if (result.status() != WriteStatus.SKIPPED && result.status() != WriteStatus.SUPERSEDED) {
+                return; // something was applied, failed on a server, or may still run: the outcome says what
+            }
+        }
+        if (anyNotSent) {
+            throw new MongoTimeoutException("none of the " + outcome.outcomes().size() + " writes on " + getNamespace()
+                + " was sent: no attempt reached a server (none could be selected, or no connection was free, in time)."
+                + " Nothing was applied; sending them again is safe");
+        }
+    }
+
     private void throwIfNotComplete(WriteOutcome<T> outcome) {
         throwIfStillRunning(outcome);
         if (outcome.hasUnknown()) {
@@ -244,6 +266,7 @@ public final class GuardedCollection<T> {
                 + " have an unknown outcome: the client stopped waiting and the server may still be applying them; see outcome()",
                 outcome, null);
         }
+        throwIfNothingSent(outcome);
         List<BulkWriteError> errors = new ArrayList<>();
         for (IndexOutcome result : outcome.outcomes()) {
             if (result.status() == WriteStatus.FAILED) {

@@ -18,14 +18,21 @@ public final class IndexOutcome {
     private final int errorCode;
     private final String message;
     private final boolean retrySafe;
+    private final boolean sent;
 
     private IndexOutcome(int index, WriteStatus status, int relatedIndex, int errorCode, String message, boolean retrySafe) {
+        this(index, status, relatedIndex, errorCode, message, retrySafe, true);
+    }
+
+    private IndexOutcome(int index, WriteStatus status, int relatedIndex, int errorCode, String message, boolean retrySafe,
+                         boolean sent) {
         this.index = index;
         this.status = Objects.requireNonNull(status, "status");
         this.relatedIndex = relatedIndex;
         this.errorCode = errorCode;
         this.message = message == null ? "" : message;
         this.retrySafe = retrySafe;
+        this.sent = sent;
     }
 
     public static IndexOutcome applied(int index) {
@@ -47,6 +54,14 @@ public final class IndexOutcome {
 
     public static IndexOutcome failed(int index, int code, String message, boolean retrySafe) {
         return new IndexOutcome(index, WriteStatus.FAILED, -1, code, message, retrySafe);
+    }
+
+    /**
+     * A write that failed before any attempt reached a server (no server could be selected, or no connection was free
+     * in time): certainly not applied, safe to send again. Its code is the client's ({@code -3}).
+     */
+    public static IndexOutcome notSent(int index, int code, String reason) {
+        return new IndexOutcome(index, WriteStatus.FAILED, -1, code, reason, true, false);
     }
 
     public static IndexOutcome unknown(int index, String reason, boolean retrySafe) {
@@ -79,11 +94,16 @@ public final class IndexOutcome {
 
     /**
      * True when sending this write again cannot apply it twice or change what it means: a single-document write
-     * whose failure is transient, or a skipped write. False for multi-document writes with an unknown outcome and
+     * whose failure is transient, a write that was never sent ({@link #wasSent()} false), or a skipped write. False for multi-document writes with an unknown outcome and
      * for errors that would repeat (duplicate key, validation).
      */
     public boolean retrySafe() {
         return retrySafe;
+    }
+
+    /** False for a {@link #notSent} write: no attempt of it reached a server. */
+    public boolean wasSent() {
+        return sent;
     }
 
     @Override
@@ -93,12 +113,12 @@ public final class IndexOutcome {
         }
         IndexOutcome that = (IndexOutcome) o;
         return index == that.index && status == that.status && relatedIndex == that.relatedIndex
-            && errorCode == that.errorCode && retrySafe == that.retrySafe && message.equals(that.message);
+            && errorCode == that.errorCode && retrySafe == that.retrySafe && sent == that.sent && message.equals(that.message);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(index, status, relatedIndex, errorCode, message, retrySafe);
+        return Objects.hash(index, status, relatedIndex, errorCode, message, retrySafe, sent);
     }
 
     @Override
@@ -106,6 +126,9 @@ public final class IndexOutcome {
         StringBuilder text = new StringBuilder().append('#').append(index).append(' ').append(status);
         if (errorCode != 0) {
             text.append(" code=").append(errorCode);
+        }
+        if (!sent) {
+            text.append(" not sent");
         }
         if (!message.isEmpty()) {
             text.append(" (").append(message).append(')');

@@ -268,12 +268,14 @@ public final class BulkExecutor<T> {
             Retry.Context<SendResult> retryContext = retry.context();
             SendResult result;
             int attempt = 0;
+            boolean reachedServer = false;
             while (true) {
                 attempt++;
                 copy.attempt();
                 events.attemptStarted(new GuardEventListener.AttemptStarted(namespace, attempt, attempt > 1 && command.retryable()));
                 long sentAt = System.nanoTime();
                 result = sendOnce(session, body, copy);
+                reachedServer |= result.kind != SendResult.Kind.NO_SERVER;
                 if (result.hitDeadline() && !copy.isPossiblyRunning()) {
                     events.deadlineHit(new GuardEventListener.DeadlineHit(namespace, maxTimeMs));
                 }
@@ -298,7 +300,7 @@ public final class BulkExecutor<T> {
             }
             retryContext.onComplete();
             outcome.copy(copy.snapshot());
-            apply(command, result, copy, attempt > 1);
+            apply(command, result, copy, attempt > 1, reachedServer);
             if (copy.isPossiblyRunning()) {
                 // Later commands must not queue behind this copy on the server's session check-out.
                 sessions.replace();
@@ -325,7 +327,7 @@ public final class BulkExecutor<T> {
             }
         }
 
-        private void apply(WriteCommand command, SendResult result, CopyLedger.Copy copy, boolean resent) {
+        private void apply(WriteCommand command, SendResult result, CopyLedger.Copy copy, boolean resent, boolean reachedServer) {
             switch (result.kind) {
                 case REPLY:
                     classify(command, result.reply, resent);
@@ -341,6 +343,16 @@ public final class BulkExecutor<T> {
                         : "the client stopped waiting (" + result.error.getClass().getSimpleName() + ") on a multi-document write:"
                             + " an unknown number of documents may have been changed; it is not retried", command.retryable());
                     return;
+                case NO_SERVER:
+                    if (!reachedServer) {
+                        for (int position = 0; position < command.size(); position++) {
+                            outcome.set(IndexOutcome.notSent(command.index(position), result.code(), "not sent: no attempt"
+                                + " reached a server (" + result.error.getClass().getSimpleName() + ": none could be selected,"
+                                + " or no connection was free, in time)"));
+                        }
+                        return;
+                    }
+                    // An earlier attempt reached a server: handled as any failure below.
                 default:
                     if (copy.isPossiblyRunning()) {
                         unknown(command, "an earlier send of this copy timed out on the client and the last one failed with "

@@ -55,8 +55,9 @@ import io.github.mongowriteguard.retry.RetryPolicy;
  * stopped the write at its deadline on every one of the guard's attempts), {@link GuardedBulkWriteException} (the
  * write errors left after the guard's retries: duplicate keys, validation, or transient errors already retried;
  * Spring's {@code BulkOperationException} carries it as its cause), {@link InvalidBulkException} and
- * {@link IllegalArgumentException} (bad input, nothing was sent). Everything else (no server reachable, the
- * listener's own errors) is retried with the backoff.
+ * {@link IllegalArgumentException} (bad input, nothing was sent). Everything else is retried with the backoff: the
+ * listener's own errors, and no server reachable (when none of a call's writes reached a server, the guard throws the
+ * driver's {@code MongoTimeoutException}: nothing was applied, so sending the record again is safe).
  *
  * <h2>Batch listeners</h2>
  * With {@link Builder#recoverBatchByBulkIndex(boolean)}, a batch listener that writes exactly one bulk write per
