@@ -130,6 +130,11 @@ public final class BulkPlan {
         FILTER_CODEC.encode(writer, filter, EncoderContext.builder().build());
     }
 
+    /** The kind of write {@code index}. */
+    public WriteKind kind(int index) {
+        return facts[checkIndex(index)].kind;
+    }
+
     /** The round (1 = first) that sends write {@code index}, or 0 when it is superseded. */
     public int roundOf(int index) {
         return roundOf[checkIndex(index)];

@@ -48,15 +48,15 @@ public final class WriteCommand {
     private final String collection;
     private final boolean ordered;
     /** The command without its per-send fields: {@code {<command>: <collection>, ordered: .., <statements>: [...]}}. */
-    private final RawBsonDocument statements;
+    private final RawBsonDocument base;
     private final int[] indices;
     private final boolean retryable;
 
-    WriteCommand(Kind kind, String collection, boolean ordered, RawBsonDocument statements, int[] indices, boolean retryable) {
+    WriteCommand(Kind kind, String collection, boolean ordered, RawBsonDocument base, int[] indices, boolean retryable) {
         this.kind = kind;
         this.collection = collection;
         this.ordered = ordered;
-        this.statements = statements;
+        this.base = base;
         this.indices = indices;
         this.retryable = retryable;
     }
@@ -108,10 +108,10 @@ public final class WriteCommand {
         if (comment != null) {
             fields.add(new BsonElement("comment", comment));
         }
-        // The statements' bytes are copied as they are, then the fields appended.
-        BasicOutputBuffer buffer = new BasicOutputBuffer(statements.getByteBuffer().remaining() + 256);
+        // The base's bytes are copied as they are, then the fields appended.
+        BasicOutputBuffer buffer = new BasicOutputBuffer(base.getByteBuffer().remaining() + 256);
         try (BsonBinaryWriter writer = new BsonBinaryWriter(buffer);
-             BsonBinaryReader reader = new BsonBinaryReader(statements.getByteBuffer().asNIO())) {
+             BsonBinaryReader reader = new BsonBinaryReader(base.getByteBuffer().asNIO())) {
             writer.pipe(reader, fields);
         }
         return new RawBsonDocument(buffer.getInternalBuffer(), 0, buffer.getPosition());

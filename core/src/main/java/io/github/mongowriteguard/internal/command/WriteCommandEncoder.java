@@ -2,7 +2,9 @@ package io.github.mongowriteguard.internal.command;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
@@ -28,6 +30,7 @@ import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.WriteModel;
 
 import io.github.mongowriteguard.bulk.BulkPlan;
+import io.github.mongowriteguard.bulk.WriteKind;
 
 /**
  * Turns the writes of one round into write commands: one command per kind (insert, single-document update,
@@ -50,7 +53,39 @@ public final class WriteCommandEncoder<T> {
 
     private static final BsonDocumentCodec BSON_CODEC = new BsonDocumentCodec();
     private static final EncoderContext CONTEXT = EncoderContext.builder().build();
-    private static final int BUCKETS = 5;
+
+    /** The commands of an unordered round, in the order they are sent; an ordered round starts a command per change. */
+    private enum Bucket {
+        INSERTS(WriteCommand.Kind.INSERT, false),
+        UPDATES(WriteCommand.Kind.UPDATE, false),
+        MULTI_UPDATES(WriteCommand.Kind.UPDATE, true),
+        DELETES(WriteCommand.Kind.DELETE, false),
+        MULTI_DELETES(WriteCommand.Kind.DELETE, true);
+
+        final WriteCommand.Kind kind;
+        final boolean multi;
+
+        Bucket(WriteCommand.Kind kind, boolean multi) {
+            this.kind = kind;
+            this.multi = multi;
+        }
+
+        static Bucket of(WriteKind kind) {
+            switch (kind) {
+                case INSERT_ONE:
+                    return INSERTS;
+                case REPLACE_ONE:
+                case UPDATE_ONE:
+                    return UPDATES;
+                case UPDATE_MANY:
+                    return MULTI_UPDATES;
+                case DELETE_ONE:
+                    return DELETES;
+                default:
+                    return MULTI_DELETES;
+            }
+        }
+    }
 
     private final String collection;
     private final Class<T> documentClass;
@@ -79,16 +114,11 @@ public final class WriteCommandEncoder<T> {
             CommandWriter open = null;
             for (int index : indices) {
                 WriteModel<? extends T> model = models.get(index);
-                int bucket = bucket(model);
-                if (open != null && open.bucket != bucket) {
-                    commands.add(open.finish());
-                    open = null;
-                }
-                if (open == null) {
-                    open = new CommandWriter(bucket, true);
-                }
-                if (!open.tryAdd(index, model, plan)) {
-                    commands.add(open.finish());
+                Bucket bucket = Bucket.of(plan.kind(index));
+                if (open == null || open.bucket != bucket || !open.tryAdd(index, model, plan)) {
+                    if (open != null) {
+                        commands.add(open.finish()); // another kind of write, or this command is full
+                    }
                     open = new CommandWriter(bucket, true);
                     open.add(index, model, plan);
                 }
@@ -98,56 +128,34 @@ public final class WriteCommandEncoder<T> {
             }
             return commands;
         }
-        // Unordered: inserts, single updates, multi updates, single deletes, multi deletes.
-        List<List<WriteCommand>> done = new ArrayList<>(BUCKETS);
-        List<CommandWriter> open = new ArrayList<>(BUCKETS);
-        for (int i = 0; i < BUCKETS; i++) {
-            done.add(new ArrayList<>());
-            open.add(null);
-        }
+        // Unordered: the buckets' commands in the buckets' order.
+        Map<Bucket, List<WriteCommand>> done = new EnumMap<>(Bucket.class);
+        Map<Bucket, CommandWriter> open = new EnumMap<>(Bucket.class);
         for (int index : indices) {
             WriteModel<? extends T> model = models.get(index);
-            int bucket = bucket(model);
+            Bucket bucket = Bucket.of(plan.kind(index));
             CommandWriter writer = open.get(bucket);
             if (writer == null || !writer.tryAdd(index, model, plan)) {
                 if (writer != null) {
-                    done.get(bucket).add(writer.finish());
+                    done.computeIfAbsent(bucket, b -> new ArrayList<>()).add(writer.finish());
                 }
                 writer = new CommandWriter(bucket, false);
                 writer.add(index, model, plan);
-                open.set(bucket, writer);
+                open.put(bucket, writer);
             }
         }
-        for (int bucket = 0; bucket < BUCKETS; bucket++) {
-            commands.addAll(done.get(bucket));
-            if (open.get(bucket) != null) {
+        for (Bucket bucket : Bucket.values()) {
+            commands.addAll(done.getOrDefault(bucket, List.of()));
+            if (open.containsKey(bucket)) {
                 commands.add(open.get(bucket).finish());
             }
         }
         return commands;
     }
 
-    /** 0 insert, 1 single update, 2 multi update, 3 single delete, 4 multi delete. */
-    private static int bucket(WriteModel<?> model) {
-        if (model instanceof InsertOneModel) {
-            return 0;
-        } else if (model instanceof ReplaceOneModel || model instanceof UpdateOneModel) {
-            return 1;
-        } else if (model instanceof UpdateManyModel) {
-            return 2;
-        } else if (model instanceof DeleteOneModel) {
-            return 3;
-        } else if (model instanceof DeleteManyModel) {
-            return 4;
-        }
-        throw new IllegalArgumentException("unsupported write model " + model.getClass().getName()
-            + "; the guard supports InsertOne, ReplaceOne, UpdateOne, UpdateMany, DeleteOne and DeleteMany");
-    }
-
     /** One command being written: {@code {<command>: <collection>, ordered: .., <statements>: [...]}}. */
     private final class CommandWriter {
-        final int bucket;
-        final WriteCommand.Kind kind;
+        final Bucket bucket;
         final boolean ordered;
         final BasicOutputBuffer buffer = new BasicOutputBuffer();
         final BsonBinaryWriter writer = new BsonBinaryWriter(buffer);
@@ -155,14 +163,13 @@ public final class WriteCommandEncoder<T> {
         int[] indices = new int[16];
         int count;
 
-        CommandWriter(int bucket, boolean ordered) {
+        CommandWriter(Bucket bucket, boolean ordered) {
             this.bucket = bucket;
-            this.kind = bucket == 0 ? WriteCommand.Kind.INSERT : bucket <= 2 ? WriteCommand.Kind.UPDATE : WriteCommand.Kind.DELETE;
             this.ordered = ordered;
             writer.writeStartDocument();
-            writer.writeString(kind.commandName(), collection);
+            writer.writeString(bucket.kind.commandName(), collection);
             writer.writeBoolean("ordered", ordered);
-            writer.writeStartArray(kind.statementsField());
+            writer.writeStartArray(bucket.kind.statementsField());
             statementsStart = buffer.getPosition();
         }
 
@@ -196,7 +203,7 @@ public final class WriteCommandEncoder<T> {
             writer.writeEndDocument();
             writer.close();
             RawBsonDocument command = new RawBsonDocument(buffer.getInternalBuffer(), 0, buffer.getPosition());
-            return new WriteCommand(kind, collection, ordered, command, Arrays.copyOf(indices, count), bucket != 2 && bucket != 4);
+            return new WriteCommand(bucket.kind, collection, ordered, command, Arrays.copyOf(indices, count), !bucket.multi);
         }
     }
 
