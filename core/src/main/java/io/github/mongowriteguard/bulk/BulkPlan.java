@@ -38,6 +38,7 @@ public final class BulkPlan {
     /** Writes per bulk command that mongos and the driver accept before splitting (maxWriteBatchSize). */
     private static final int MAX_WRITE_BATCH_SIZE = 100_000;
     private static final BsonDocumentCodec FILTER_CODEC = new BsonDocumentCodec();
+    private static final EncoderContext ENCODER_CONTEXT = EncoderContext.builder().build();
 
     private final PlanMode mode;
     private final String reason;
@@ -127,7 +128,7 @@ public final class BulkPlan {
         if (filter == null) {
             throw new IllegalArgumentException("write " + index + " is an insert; it has no filter");
         }
-        FILTER_CODEC.encode(writer, filter, EncoderContext.builder().build());
+        FILTER_CODEC.encode(writer, filter, ENCODER_CONTEXT);
     }
 
     /** The kind of write {@code index}. */

@@ -21,6 +21,7 @@ import org.bson.codecs.DecoderContext;
  */
 public final class CommandReply {
     private static final BsonValueCodec VALUE_CODEC = new BsonValueCodec();
+    private static final DecoderContext DECODER_CONTEXT = DecoderContext.builder().build();
 
     private final int n;
     private final int nModified;
@@ -100,7 +101,7 @@ public final class CommandReply {
     }
 
     private static BsonValue readValue(BsonBinaryReader reader) {
-        return VALUE_CODEC.decode(reader, DecoderContext.builder().build());
+        return VALUE_CODEC.decode(reader, DECODER_CONTEXT);
     }
 
     /** Reads {@code reply}; a {@link RawBsonDocument} is read from its bytes without decoding it first. */
