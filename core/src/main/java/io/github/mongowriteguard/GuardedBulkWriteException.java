@@ -21,8 +21,8 @@ public final class GuardedBulkWriteException extends MongoBulkWriteException {
     private final transient WriteOutcome<?> outcome;
 
     public GuardedBulkWriteException(WriteOutcome<?> outcome, List<BulkWriteError> errors, @Nullable WriteConcernError writeConcernError,
-                                     ServerAddress serverAddress) {
-        super(outcome.toBulkWriteResult(), errors, writeConcernError, serverAddress, Set.of());
+                                     ServerAddress serverAddress, Set<String> errorLabels) {
+        super(outcome.toBulkWriteResult(), errors, writeConcernError, serverAddress, errorLabels);
         this.outcome = outcome;
     }
 

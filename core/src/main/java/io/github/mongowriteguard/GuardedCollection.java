@@ -5,25 +5,20 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.bson.BsonDocument;
-import org.bson.BsonInt32;
-import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.bson.conversions.Bson;
+import org.jspecify.annotations.Nullable;
 
 import com.mongodb.MongoNamespace;
-import com.mongodb.MongoTimeoutException;
-import com.mongodb.MongoWriteException;
-import com.mongodb.WriteError;
-import com.mongodb.bulk.BulkWriteError;
 import com.mongodb.bulk.BulkWriteResult;
-import com.mongodb.bulk.WriteConcernError;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.DeleteManyModel;
 import com.mongodb.client.model.DeleteOneModel;
+import com.mongodb.client.model.DeleteOptions;
 import com.mongodb.client.model.InsertManyOptions;
 import com.mongodb.client.model.InsertOneModel;
+import com.mongodb.client.model.InsertOneOptions;
 import com.mongodb.client.model.ReplaceOneModel;
 import com.mongodb.client.model.ReplaceOptions;
 import com.mongodb.client.model.UpdateManyModel;
@@ -36,15 +31,10 @@ import com.mongodb.client.result.InsertOneResult;
 import com.mongodb.client.result.UpdateResult;
 
 import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.copies.CopyRecord;
 import io.github.mongowriteguard.copies.CopyStillRunningException;
-import io.github.mongowriteguard.deadline.ServerDeadlineExceededException;
 import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
-import io.github.mongowriteguard.internal.GuardCommandListener;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
-import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
-import io.github.mongowriteguard.outcome.WriteStatus;
 
 /**
  * A {@link MongoCollection}'s write methods, guarded: bulks run as few unordered rounds as the caller's meaning
@@ -60,18 +50,13 @@ import io.github.mongowriteguard.outcome.WriteStatus;
  * @param <T> the collection's document class
  */
 public final class GuardedCollection<T> {
-    private static final int MAX_TIME_MS_EXPIRED = 50;
-
     private final MongoCollection<T> collection;
     private final BulkExecutor<T> executor;
-    private final GuardCommandListener listener;
     private final boolean idempotentMultiRetries;
 
-    GuardedCollection(MongoCollection<T> collection, BulkExecutor<T> executor, GuardCommandListener listener,
-                      boolean idempotentMultiRetries) {
+    GuardedCollection(MongoCollection<T> collection, BulkExecutor<T> executor, boolean idempotentMultiRetries) {
         this.collection = collection;
         this.executor = executor;
-        this.listener = listener;
         this.idempotentMultiRetries = idempotentMultiRetries;
     }
 
@@ -83,7 +68,7 @@ public final class GuardedCollection<T> {
      * copy, started only after the overlap gate found the previous one gone.
      */
     public GuardedCollection<T> withIdempotentMultiDocumentRetries() {
-        return new GuardedCollection<>(collection, executor, listener, true);
+        return new GuardedCollection<>(collection, executor, true);
     }
 
     /** The collection behind the guard, for reads and anything the guard does not wrap. */
@@ -128,17 +113,27 @@ public final class GuardedCollection<T> {
      *
      * @throws GuardedBulkWriteException      when writes failed or a write-concern error was reported (indices are the
      *                                        caller's); its {@code outcome()} has everything
-     * @throws WriteOutcomeUnknownException   when the client stopped waiting for some write: it may still be applied
+     * @throws WriteOutcomeUnknownException   when nothing proves whether some write was applied (the client stopped
+     *                                        waiting, or the server interrupted a command part-way)
      * @throws CopyStillRunningException      when a retry was refused because a copy still runs on the server
+     * @throws com.mongodb.MongoCommandException when a whole command failed: the driver's own exception, as the
+     *                                        driver throws it (later writes were not sent; {@link #execute} gives the
+     *                                        complete outcome)
      */
     public BulkWriteResult bulkWrite(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
         WriteOutcome<T> outcome = executor.execute(models, options, "bulkWrite", idempotentMultiRetries);
-        throwIfNotComplete(outcome);
+        DriverExceptions.throwIfNotComplete(outcome, getNamespace());
         return outcome.toBulkWriteResult();
     }
 
     public InsertOneResult insertOne(T document) {
-        WriteOutcome<T> outcome = single("insertOne", new InsertOneModel<>(document));
+        return insertOne(document, new InsertOneOptions());
+    }
+
+    /** As {@link MongoCollection#insertOne(Object, InsertOneOptions)}: {@code bypassDocumentValidation} and {@code comment} are sent. */
+    public InsertOneResult insertOne(T document, InsertOneOptions options) {
+        WriteOutcome<T> outcome = single("insertOne", new InsertOneModel<>(document), new BulkWriteOptions()
+            .bypassDocumentValidation(options.getBypassDocumentValidation()).comment(options.getComment()));
         BsonValue id = outcome.inserts().isEmpty() ? null : outcome.inserts().get(0).getId();
         return InsertOneResult.acknowledged(id);
     }
@@ -147,6 +142,7 @@ public final class GuardedCollection<T> {
         return insertMany(documents, new InsertManyOptions());
     }
 
+    /** As the driver's: an ordered or unordered bulk of inserts; write errors throw {@link GuardedBulkWriteException}. */
     public InsertManyResult insertMany(List<? extends T> documents, InsertManyOptions options) {
         if (documents == null) {
             throw new IllegalArgumentException("insertMany: the list of documents is null; nothing was sent");
@@ -156,8 +152,9 @@ public final class GuardedCollection<T> {
             models.add(new InsertOneModel<>(document));
         }
         WriteOutcome<T> outcome = executor.execute(models, new BulkWriteOptions().ordered(options.isOrdered())
-            .bypassDocumentValidation(options.getBypassDocumentValidation()), "insertMany", idempotentMultiRetries);
-        throwIfNotComplete(outcome);
+            .bypassDocumentValidation(options.getBypassDocumentValidation()).comment(options.getComment()),
+            "insertMany", idempotentMultiRetries);
+        DriverExceptions.throwIfNotComplete(outcome, getNamespace());
         Map<Integer, BsonValue> ids = new HashMap<>();
         outcome.inserts().forEach(insert -> ids.put(insert.getIndex(), insert.getId()));
         return InsertManyResult.acknowledged(ids);
@@ -168,7 +165,8 @@ public final class GuardedCollection<T> {
     }
 
     public UpdateResult replaceOne(Bson filter, T replacement, ReplaceOptions options) {
-        return updateResult(single("replaceOne", new ReplaceOneModel<>(filter, replacement, options)));
+        return updateResult(single("replaceOne", new ReplaceOneModel<>(filter, replacement, options),
+            commandOptions(options.getBypassDocumentValidation(), options.getComment(), options.getLet())));
     }
 
     public UpdateResult updateOne(Bson filter, Bson update) {
@@ -176,11 +174,15 @@ public final class GuardedCollection<T> {
     }
 
     public UpdateResult updateOne(Bson filter, Bson update, UpdateOptions options) {
-        return updateResult(single("updateOne", new UpdateOneModel<>(filter, update, options)));
+        return updateResult(single("updateOne", new UpdateOneModel<>(filter, update, options), commandOptions(options)));
+    }
+
+    public UpdateResult updateOne(Bson filter, List<? extends Bson> pipeline) {
+        return updateOne(filter, pipeline, new UpdateOptions());
     }
 
     public UpdateResult updateOne(Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
-        return updateResult(single("updateOne", new UpdateOneModel<>(filter, pipeline, options)));
+        return updateResult(single("updateOne", new UpdateOneModel<>(filter, pipeline, options), commandOptions(options)));
     }
 
     /** Runs with the deadline and is never resent: after a timeout, an unknown number of documents may have changed. */
@@ -189,16 +191,44 @@ public final class GuardedCollection<T> {
     }
 
     public UpdateResult updateMany(Bson filter, Bson update, UpdateOptions options) {
-        return updateResult(single("updateMany", new UpdateManyModel<>(filter, update, options)));
+        return updateResult(single("updateMany", new UpdateManyModel<>(filter, update, options), commandOptions(options)));
+    }
+
+    public UpdateResult updateMany(Bson filter, List<? extends Bson> pipeline) {
+        return updateMany(filter, pipeline, new UpdateOptions());
+    }
+
+    public UpdateResult updateMany(Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
+        return updateResult(single("updateMany", new UpdateManyModel<>(filter, pipeline, options), commandOptions(options)));
     }
 
     public DeleteResult deleteOne(Bson filter) {
-        return DeleteResult.acknowledged(single("deleteOne", new DeleteOneModel<>(filter)).deletedCount());
+        return deleteOne(filter, new DeleteOptions());
+    }
+
+    public DeleteResult deleteOne(Bson filter, DeleteOptions options) {
+        return DeleteResult.acknowledged(single("deleteOne", new DeleteOneModel<>(filter, options),
+            commandOptions(null, options.getComment(), options.getLet())).deletedCount());
     }
 
     /** Runs with the deadline and is never resent: after a timeout, an unknown number of documents may be gone. */
     public DeleteResult deleteMany(Bson filter) {
-        return DeleteResult.acknowledged(single("deleteMany", new DeleteManyModel<>(filter)).deletedCount());
+        return deleteMany(filter, new DeleteOptions());
+    }
+
+    public DeleteResult deleteMany(Bson filter, DeleteOptions options) {
+        return DeleteResult.acknowledged(single("deleteMany", new DeleteManyModel<>(filter, options),
+            commandOptions(null, options.getComment(), options.getLet())).deletedCount());
+    }
+
+    private static BulkWriteOptions commandOptions(UpdateOptions options) {
+        return commandOptions(options.getBypassDocumentValidation(), options.getComment(), options.getLet());
+    }
+
+    /** The options the driver's single-write methods send at command level. */
+    private static BulkWriteOptions commandOptions(@Nullable Boolean bypassDocumentValidation, @Nullable BsonValue comment,
+                                                   @Nullable Bson let) {
+        return new BulkWriteOptions().bypassDocumentValidation(bypassDocumentValidation).comment(comment).let(let);
     }
 
     private static <T> UpdateResult updateResult(WriteOutcome<T> outcome) {
@@ -207,83 +237,10 @@ public final class GuardedCollection<T> {
     }
 
     /** Runs one write and throws what the driver's single-document method would, typed where the guard knows more. */
-    private WriteOutcome<T> single(String operation, WriteModel<T> model) {
-        WriteOutcome<T> outcome = executor.execute(List.of(model), new BulkWriteOptions(), operation, idempotentMultiRetries);
-        throwIfStillRunning(outcome);
-        IndexOutcome result = outcome.outcome(0);
-        if (result.status() == WriteStatus.UNKNOWN) {
-            throw new WriteOutcomeUnknownException("outcome unknown for " + getNamespace() + ": " + result.message(), outcome, null);
-        }
-        if (result.status() == WriteStatus.FAILED) {
-            throwIfNothingSent(outcome);
-            if (result.errorCode() == MAX_TIME_MS_EXPIRED) {
-                throw new ServerDeadlineExceededException("the server stopped this write on " + getNamespace()
-                    + " at its deadline (maxTimeMS=" + executor.maxTimeMs() + "); it was not applied", outcome);
-            }
-            throw new MongoWriteException(new WriteError(result.errorCode(), result.message(), new BsonDocument()),
-                listener.lastServer(), java.util.Set.of());
-        }
-        if (outcome.writeConcernError() != null) {
-            throw new GuardedBulkWriteException(outcome, List.of(), writeConcernError(outcome.writeConcernError()), listener.lastServer());
-        }
+    private WriteOutcome<T> single(String operation, WriteModel<T> model, BulkWriteOptions options) {
+        WriteOutcome<T> outcome = executor.execute(List.of(model), options, operation, idempotentMultiRetries);
+        DriverExceptions.throwIfNotApplied(outcome, getNamespace(), executor.maxTimeMs());
         return outcome;
-    }
-
-    private void throwIfStillRunning(WriteOutcome<T> outcome) {
-        if (!outcome.stillRunning().isEmpty()) {
-            CopyRecord copy = outcome.stillRunning().get(0);
-            throw new CopyStillRunningException("not retried on " + getNamespace() + ": an earlier copy of this write is still"
-                + " running on the server and ignores its deadline (" + copy + "); starting another copy could apply it twice."
-                + " Dead-letter the write; the running copy may still apply it", copy, outcome);
-        }
-    }
-
-    /**
-     * When no write of the call reached a server, throws what the driver throws then: a {@link MongoTimeoutException}.
-     * Nothing was applied, so the caller (Spring Kafka's error handler, for one) may send it all again.
-     */
-    private void throwIfNothingSent(WriteOutcome<T> outcome) {
-        boolean anyNotSent = false;
-        for (IndexOutcome result : outcome.outcomes()) {
-            if (result.status() == WriteStatus.FAILED && !result.wasSent()) {
-                anyNotSent = true;
-            } else if (result.status() != WriteStatus.SKIPPED && result.status() != WriteStatus.SUPERSEDED) {
-                return; // something was applied, failed on a server, or may still run: the outcome says what
-            }
-        }
-        if (anyNotSent) {
-            throw new MongoTimeoutException("none of the " + outcome.outcomes().size() + " writes on " + getNamespace()
-                + " was sent: no attempt reached a server (none could be selected, or no connection was free, in time)."
-                + " Nothing was applied; sending them again is safe");
-        }
-    }
-
-    private void throwIfNotComplete(WriteOutcome<T> outcome) {
-        throwIfStillRunning(outcome);
-        if (outcome.hasUnknown()) {
-            long unknown = outcome.counts().get(WriteStatus.UNKNOWN);
-            throw new WriteOutcomeUnknownException(unknown + " of " + outcome.outcomes().size() + " writes on " + getNamespace()
-                + " have an unknown outcome: the client stopped waiting and the server may still be applying them; see outcome()",
-                outcome, null);
-        }
-        throwIfNothingSent(outcome);
-        List<BulkWriteError> errors = new ArrayList<>();
-        for (IndexOutcome result : outcome.outcomes()) {
-            if (result.status() == WriteStatus.FAILED) {
-                errors.add(new BulkWriteError(result.errorCode(), result.message(), new BsonDocument(), result.index()));
-            }
-        }
-        WriteConcernError writeConcernError = outcome.writeConcernError() == null ? null : writeConcernError(outcome.writeConcernError());
-        if (!errors.isEmpty() || writeConcernError != null) {
-            throw new GuardedBulkWriteException(outcome, errors, writeConcernError, listener.lastServer());
-        }
-    }
-
-    private static WriteConcernError writeConcernError(BsonDocument error) {
-        return new WriteConcernError(error.get("code", new BsonInt32(64)).asNumber().intValue(),
-            error.getString("codeName", new BsonString("")).getValue(),
-            error.getString("errmsg", new BsonString("")).getValue(),
-            error.getDocument("errInfo", new BsonDocument()));
     }
 
     @Override

@@ -114,10 +114,18 @@ public final class WriteGuard {
                 + clientSettings.getTimeout(TimeUnit.MILLISECONDS) + "): the driver then sets maxTimeMS itself; remove"
                 + " timeoutMS from the client settings and let the guard set the server deadline from the socket read timeout");
         }
+        Long collectionTimeout = collection.getTimeout(TimeUnit.MILLISECONDS);
+        if (collectionTimeout != null) {
+            throw new IllegalArgumentException("the collection " + collection.getNamespace() + " has a Client-Side Operation"
+                + " Timeout (timeoutMS=" + collectionTimeout + ", from collection.withTimeout or database.withTimeout):"
+                + " the guard sets each write's server deadline (maxTimeMS) from the socket read timeout instead, and would"
+                + " not honour it; wrap the collection without withTimeout, and set serverDeadline in WriteGuardSettings"
+                + " to choose the deadline");
+        }
         int readTimeoutMs = clientSettings.getSocketSettings().getReadTimeout(TimeUnit.MILLISECONDS);
         Duration deadline = settings.resolveServerDeadline(readTimeoutMs == 0 ? null : Duration.ofMillis(readTimeoutMs));
         BulkExecutor<T> executor = new BulkExecutor<>(collection, access, runtime, Math.max(1, deadline.toMillis()));
-        return new GuardedCollection<>(collection, executor, listener, false);
+        return new GuardedCollection<>(collection, executor, false);
     }
 
     @Override

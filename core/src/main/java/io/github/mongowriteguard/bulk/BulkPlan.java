@@ -1,35 +1,30 @@
 package io.github.mongowriteguard.bulk;
 
 import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
 import org.bson.BsonWriter;
 import org.bson.codecs.BsonDocumentCodec;
 import org.bson.codecs.EncoderContext;
 
 import java.util.AbstractList;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.RandomAccess;
 
 /**
- * How a guarded bulk write runs: its rounds, the writes that are not sent because a later write supersedes them, and
- * a reason for every decision. Made by {@link BulkPlanner#plan}.
+ * How a guarded bulk write runs: its rounds, and a reason for every decision. Made by {@link BulkPlanner#plan}.
  *
  * <pre>{@code
  * BulkPlan plan = planner.plan(models, PlanOptions.ordered());
  * plan.mode();                 // UNORDERED_ROUNDS
- * plan.rounds();               // [Round 1 (UNORDERED, 998 writes), Round 2 (UNORDERED, 1 write)]
- * plan.superseded();           // {4=7}: write 4 is superseded by write 7
- * plan.previousOnKey(9);       // 2: do not run write 9 if write 2 failed
- * plan.decision(4).reason();   // "superseded by #7 (DeleteOneModel on the same _id 12), ..."
+ * plan.rounds();               // [Round 1 (UNORDERED, 998 writes), Round 2 (UNORDERED, 2 writes)]
+ * plan.previousOnKey(9);       // 2: write 9 runs after write 2, on the same _id
+ * plan.decision(9).reason();   // "round 2: after #2 on the same _id 12"
  * }</pre>
  *
- * <p>Every index of the caller's list is in exactly one round, or superseded. In an {@link PlanMode#UNORDERED_ROUNDS}
- * plan, round k holds the k-th sent write of every {@code _id}, so the number of rounds is the largest number of sent
- * writes on one {@code _id}.
+ * <p>Every index of the caller's list is in exactly one round. In an {@link PlanMode#UNORDERED_ROUNDS} plan, round k
+ * holds the k-th write of every {@code _id}, so the number of rounds is the largest number of writes on one
+ * {@code _id}.
  *
  * <p>Immutable and thread-safe.
  */
@@ -44,33 +39,43 @@ public final class BulkPlan {
     private final String reason;
     private final WriteFacts[] facts;
     private final int[] roundOf;
-    private final int[] supersededBy;
     private final int[] previousOnKey;
     private final List<Round> rounds;
     private final int firstUnkeyed;
-    private final Map<Integer, Integer> superseded;
-    private final Map<Integer, Integer> supersededCountBySuperseder;
+    /** Per key number: whether more than one write names it; null when no insert had its _id assigned. */
+    private final boolean @Nullable [] sharedKeys;
 
-    BulkPlan(PlanMode mode, String reason, WriteFacts[] facts, int[] roundOf, int[] supersededBy, int[] previousOnKey,
-             List<Round> rounds, int firstUnkeyed) {
+    BulkPlan(PlanMode mode, String reason, WriteFacts[] facts, int[] roundOf, int[] previousOnKey, List<Round> rounds,
+             int firstUnkeyed) {
         this.mode = mode;
         this.reason = reason;
         this.facts = facts;
         this.roundOf = roundOf;
-        this.supersededBy = supersededBy;
         this.previousOnKey = previousOnKey;
         this.rounds = rounds;
         this.firstUnkeyed = firstUnkeyed;
-        Map<Integer, Integer> supersededMap = new LinkedHashMap<>();
-        Map<Integer, Integer> counts = new HashMap<>();
-        for (int i = 0; i < supersededBy.length; i++) {
-            if (supersededBy[i] >= 0) {
-                supersededMap.put(i, supersededBy[i]);
-                counts.merge(supersededBy[i], 1, Integer::sum);
+        this.sharedKeys = sharedKeysIfAssigned(facts);
+    }
+
+    private static boolean @Nullable [] sharedKeysIfAssigned(WriteFacts[] facts) {
+        boolean assigned = false;
+        int keys = 0;
+        for (WriteFacts write : facts) {
+            assigned |= write.needsId;
+            keys = Math.max(keys, write.keyNumber + 1);
+        }
+        if (!assigned) {
+            return null;
+        }
+        boolean[] seen = new boolean[keys];
+        boolean[] shared = new boolean[keys];
+        for (WriteFacts write : facts) {
+            if (write.keyNumber >= 0) {
+                shared[write.keyNumber] |= seen[write.keyNumber];
+                seen[write.keyNumber] = true;
             }
         }
-        this.superseded = Collections.unmodifiableMap(supersededMap);
-        this.supersededCountBySuperseder = counts;
+        return shared;
     }
 
     public PlanMode mode() {
@@ -82,7 +87,7 @@ public final class BulkPlan {
         return reason;
     }
 
-    /** Number of writes in the caller's bulk (sent or superseded). */
+    /** Number of writes in the caller's bulk. */
     public int size() {
         return facts.length;
     }
@@ -97,20 +102,10 @@ public final class BulkPlan {
         return rounds;
     }
 
-    /** Superseded writes: index -> index of the later write that supersedes it, ascending by index. Unmodifiable. */
-    public Map<Integer, Integer> superseded() {
-        return superseded;
-    }
-
-    /** Index of the write that supersedes write {@code index}, or -1 when it is sent. */
-    public int supersededBy(int index) {
-        return supersededBy[checkIndex(index)];
-    }
-
     /**
-     * Index of the previous sent write on the same {@code _id}, or -1 (first on its {@code _id}, unkeyed, or
-     * superseded). An executor must skip write {@code index} when that write failed: the guard's failures are per
-     * {@code _id}.
+     * Index of the previous write on the same {@code _id}, or -1 (first on its {@code _id}, or unkeyed). In an
+     * ordered request, an executor skips write {@code index} when that write did not apply: the guard's failures are
+     * per {@code _id}.
      */
     public int previousOnKey(int index) {
         return previousOnKey[checkIndex(index)];
@@ -136,7 +131,23 @@ public final class BulkPlan {
         return facts[checkIndex(index)].kind;
     }
 
-    /** The round (1 = first) that sends write {@code index}, or 0 when it is superseded. */
+    /** The caller's write {@code index}, as the guard read it: what the encoder sends. */
+    public WriteRecord<?> write(int index) {
+        return facts[checkIndex(index)].write;
+    }
+
+    /**
+     * Whether write {@code index} is an insert whose {@code _id} the guard assigned before the first send, and no other
+     * write of the bulk names that {@code _id}: a duplicate-key error on it after an earlier send of the same copy can
+     * only come from that earlier send.
+     */
+    public boolean hasOwnAssignedId(int index) {
+        WriteFacts write = facts[checkIndex(index)];
+        return write.needsId && write.id != null && sharedKeys != null && write.keyNumber >= 0
+                && !sharedKeys[write.keyNumber];
+    }
+
+    /** The round (1 = first) that sends write {@code index}. */
     public int roundOf(int index) {
         return roundOf[checkIndex(index)];
     }
@@ -145,7 +156,7 @@ public final class BulkPlan {
     public WriteDecision decision(int index) {
         WriteFacts write = facts[checkIndex(index)];
         return new WriteDecision(index, write.kind, write.isKeyed(), write.id, write.filter(), roundOf[index],
-                supersededBy[index], previousOnKey[index], reasonFor(index));
+                previousOnKey[index], reasonFor(index));
     }
 
     /** {@link #decision(int)} for every write, in index order; each built when read. */
@@ -191,9 +202,6 @@ public final class BulkPlan {
             }
             text.append(rounds.size() > shown ? ", ...]" : "]");
         }
-        if (!superseded.isEmpty()) {
-            text.append(", ").append(superseded.size()).append(" superseded");
-        }
         return text.append('}').toString();
     }
 
@@ -216,13 +224,6 @@ public final class BulkPlan {
     }
 
     private String reasonInRounds(int index, WriteFacts write) {
-        int superseder = supersededBy[index];
-        if (superseder >= 0) {
-            WriteFacts last = facts[superseder];
-            return "superseded by #" + superseder + " ("
-                    + (last.kind == WriteKind.DELETE_ONE ? "DeleteOneModel" : "ReplaceOneModel with upsert")
-                    + " on the same _id " + Ids.format(last.id) + "), which alone defines the final document; not sent";
-        }
         if (!write.isKeyed()) {
             return "round 1: unkeyed, " + write.kind.modelName() + " " + write.unkeyed.explanation
                     + "; the bulk is unordered, so it joins the first round";
@@ -237,11 +238,6 @@ public final class BulkPlan {
             text.append("first write on _id ").append(Ids.format(write.id));
         } else {
             text.append("after #").append(previous).append(" on the same _id ").append(Ids.format(write.id));
-        }
-        Integer supersededCount = supersededCountBySuperseder.get(index);
-        if (supersededCount != null) {
-            text.append("; supersedes ").append(supersededCount).append(" earlier write")
-                    .append(supersededCount == 1 ? "" : "s").append(" on it");
         }
         if (write.otherConditions) {
             text.append(" (its filter has other conditions too)");

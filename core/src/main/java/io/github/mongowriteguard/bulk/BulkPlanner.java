@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.bulk;
 
 import com.mongodb.client.MongoCollection;
-import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.WriteModel;
 import io.github.mongowriteguard.bulk.InvalidBulkException.Problem;
 import org.bson.BsonBinaryWriter;
@@ -22,8 +21,7 @@ import java.util.Objects;
  * <p>A driver ORDERED bulk on a hashed shard key costs about one mongos-to-shard round trip per change of target
  * shard (~800 for 1,000 documents on 5 shards); an UNORDERED bulk costs one. The planner keeps the result the caller
  * asked for while using as few UNORDERED rounds as possible: writes on the same {@code _id} keep their order (round k
- * holds the k-th write of every {@code _id}), writes on different {@code _id}s share a round, and earlier writes on an
- * {@code _id} whose last write alone defines the final document are superseded. The semantics are spelled out in the
+ * holds the k-th write of every {@code _id}), and writes on different {@code _id}s share a round. The semantics are spelled out in the
  * {@linkplain io.github.mongowriteguard.bulk package documentation}.
  *
  * <pre>{@code
@@ -84,17 +82,16 @@ public final class BulkPlanner<T> {
      * Checks the bulk, assigns missing {@code _id}s, and plans it.
      *
      * <p>Every check that does not depend on assigned ids runs before any id is assigned, so a rejected bulk leaves
-     * the caller's documents as they were. Two checks need the assigned ids and run after them: an assigner that gives
-     * two inserts the same {@code _id}, and a document that its new {@code _id} pushes over 16 MiB. Either way nothing
-     * is sent.
+     * the caller's documents as they were. One check needs the assigned ids and runs after them: a document that its new
+     * {@code _id} pushes over 16 MiB. Either way nothing is sent.
      *
      * @param models  the caller's bulk, as for {@link MongoCollection#bulkWrite(List, com.mongodb.client.model.BulkWriteOptions)};
      *                an empty list gives an empty plan
      * @param options what the caller asked: ordered or not, strict or not
      * @return the plan, immutable
-     * @throws InvalidBulkException if the list or an element is null, an update has no update operators, a
-     *                              replacement has update operators, the same {@code _id} is inserted twice with no
-     *                              delete between, or a document is over 16 MiB; the message names the index
+     * @throws InvalidBulkException if the list or an element is null, an update has no update operators or an empty
+     *                              pipeline, a replacement has update operators, or a document is over 16 MiB; the
+     *                              message names the index
      */
     public BulkPlan plan(List<? extends WriteModel<? extends T>> models, PlanOptions options) {
         if (models == null) {
@@ -106,37 +103,28 @@ public final class BulkPlanner<T> {
 
         // 1. Read and check every write. Nothing is changed yet.
         WriteFacts[] facts = new WriteInspector<>(documentClass, codecRegistry, codec, shortcuts).inspectAll(models);
-        KeyTable keys = new KeyTable(facts.length);
-        keys.numberKeys(facts);
-        DuplicateInsertCheck.check(facts, keys.count());
 
         // 2. Give inserts without _id an _id: the only change made to the caller's objects.
-        boolean assigned = assignMissingIds(models, facts);
+        assignMissingIds(facts);
+        KeyTable keys = new KeyTable(facts.length);
         keys.numberKeys(facts);
-        if (assigned) {
-            DuplicateInsertCheck.check(facts, keys.count()); // a custom assigner may repeat an _id
-        }
 
-        // 3. Rounds, superseded writes, and the reasons.
+        // 3. Rounds and the reasons.
         return RoundBuilder.build(facts, keys.count(), options);
     }
 
-    /** @return whether any id was assigned */
-    private boolean assignMissingIds(List<? extends WriteModel<? extends T>> models, WriteFacts[] facts) {
-        boolean assigned = false;
-        int index = 0;
-        for (WriteModel<? extends T> model : models) { // iterate: get(i) on a LinkedList would be quadratic
-            WriteFacts write = facts[index++];
+    @SuppressWarnings("unchecked")
+    private void assignMissingIds(WriteFacts[] facts) {
+        for (WriteFacts write : facts) {
             if (!write.needsId) {
                 continue;
             }
-            T document = ((InsertOneModel<? extends T>) model).getDocument();
+            T document = (T) write.write.document();
             BsonValue id = idAssigner.assignId(document);
             if (id == null) {
                 write.key = IdKey.fresh(); // the driver generates the _id at send time: no other write can name it
                 continue;
             }
-            assigned = true;
             write.id = Ids.copy(id);
             write.key = IdKey.of(id);
             long sizeWithId = write.documentSize + idElementSize(id);
@@ -145,7 +133,6 @@ public final class BulkPlanner<T> {
                         "with its assigned _id, " + WriteInspector.tooLarge(sizeWithId));
             }
         }
-        return assigned;
     }
 
     /** Bytes that the element {@code _id: id} adds to a document. */

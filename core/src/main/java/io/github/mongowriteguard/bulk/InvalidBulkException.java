@@ -24,12 +24,10 @@ public final class InvalidBulkException extends IllegalArgumentException {
         NULL_ELEMENT,
         /** A model class this version of the guard does not know. */
         UNSUPPORTED_MODEL,
-        /** An update document that is empty or has a field that is not an update operator. */
+        /** An update document that is empty or has a field that is not an update operator, or an empty pipeline. */
         UPDATE_WITHOUT_OPERATORS,
         /** A replacement document with a top-level field starting with {@code $}. */
         REPLACEMENT_WITH_OPERATORS,
-        /** Two inserts of the same {@code _id} with no delete of it in between: the second always fails. */
-        DUPLICATE_INSERT_ID,
         /** A document over the 16 MiB BSON limit. */
         DOCUMENT_TOO_LARGE
     }

@@ -17,7 +17,7 @@ final class RoundBuilder {
         int n = facts.length;
         if (n == 0) {
             return new BulkPlan(PlanMode.UNORDERED_ROUNDS, "empty bulk: nothing to send", facts, new int[0],
-                    new int[0], new int[0], List.of(), -1);
+                    new int[0], List.of(), -1);
         }
 
         // previousSameKey[i]: the previous write on i's key, -1 if none; lastOfKey[k]: key k's last write.
@@ -54,7 +54,7 @@ final class RoundBuilder {
                     + orderedCost(n) + "; make the bulk unordered, or key its writes by _id, to run it in rounds",
                     facts, previousSameKey, firstUnkeyed);
         }
-        return inRounds(facts, options, previousSameKey, lastOfKey, firstUnkeyed);
+        return inRounds(facts, options, previousSameKey, firstUnkeyed);
     }
 
     private static BulkPlan asGiven(PlanMode mode, String reason, WriteFacts[] facts, int[] previousSameKey,
@@ -62,48 +62,22 @@ final class RoundBuilder {
         int n = facts.length;
         int[] roundOf = new int[n];
         Arrays.fill(roundOf, 1);
-        int[] supersededBy = new int[n];
-        Arrays.fill(supersededBy, -1);
         int[] all = new int[n];
         Arrays.setAll(all, i -> i);
-        return new BulkPlan(mode, reason, facts, roundOf, supersededBy, previousSameKey,
-                List.of(new Round(1, true, all)), firstUnkeyed);
+        return new BulkPlan(mode, reason, facts, roundOf, previousSameKey, List.of(new Round(1, true, all)), firstUnkeyed);
     }
 
-    private static BulkPlan inRounds(WriteFacts[] facts, PlanOptions options, int[] previousSameKey,
-                                     int[] lastOfKey, int firstUnkeyed) {
+    private static BulkPlan inRounds(WriteFacts[] facts, PlanOptions options, int[] previousSameKey, int firstUnkeyed) {
         int n = facts.length;
 
-        // Superseding: a key's last write that alone defines the final document makes every earlier write on the
-        // key unable to change it. Walking back along the links visits each write at most once.
-        int[] supersededBy = new int[n];
-        Arrays.fill(supersededBy, -1);
-        int supersededCount = 0;
-        for (int last : lastOfKey) {
-            if (!facts[last].definesFinalDocument) {
-                continue;
-            }
-            for (int earlier = previousSameKey[last]; earlier >= 0; earlier = previousSameKey[earlier]) {
-                supersededBy[earlier] = last;
-                supersededCount++;
-            }
-        }
-
-        // Round of each surviving write: one after the previous surviving write on its key. Unkeyed writes, and
-        // first writes of a key, go to round 1. Superseded writes all precede their key's last write, so a
-        // surviving write whose previous write is superseded is that last write, and has no surviving predecessor.
-        int[] previousOnKey = new int[n];
+        // Round of each write: one after the previous write on its key. Unkeyed writes, and first writes of a key, go
+        // to round 1. Every write is sent: a later write on a key never makes an earlier one unnecessary, because only
+        // sending it tells whether it fails (which the driver reports, and which stops its key in an ordered bulk).
         int[] roundOf = new int[n];
         int roundCount = 0;
         for (int i = 0; i < n; i++) {
-            if (supersededBy[i] >= 0) {
-                previousOnKey[i] = -1;
-                roundOf[i] = 0;
-                continue;
-            }
             int previous = previousSameKey[i];
-            previousOnKey[i] = previous >= 0 && supersededBy[previous] < 0 ? previous : -1;
-            roundOf[i] = previousOnKey[i] < 0 ? 1 : roundOf[previousOnKey[i]] + 1;
+            roundOf[i] = previous < 0 ? 1 : roundOf[previous] + 1;
             roundCount = Math.max(roundCount, roundOf[i]);
         }
 
@@ -118,9 +92,7 @@ final class RoundBuilder {
         int[] filled = new int[roundCount + 1];
         for (int i = 0; i < n; i++) { // ascending i: each round lists its writes in the caller's order
             int r = roundOf[i];
-            if (r > 0) {
-                members[r][filled[r]++] = i;
-            }
+            members[r][filled[r]++] = i;
         }
         List<Round> rounds = new ArrayList<>(roundCount);
         for (int r = 1; r <= roundCount; r++) {
@@ -135,11 +107,7 @@ final class RoundBuilder {
         } else {
             reason.append(" (no _id written twice)");
         }
-        if (supersededCount > 0) {
-            reason.append("; ").append(supersededCount).append(" superseded write")
-                    .append(supersededCount == 1 ? "" : "s").append(" not sent");
-        }
-        return new BulkPlan(PlanMode.UNORDERED_ROUNDS, reason.toString(), facts, roundOf, supersededBy, previousOnKey,
+        return new BulkPlan(PlanMode.UNORDERED_ROUNDS, reason.toString(), facts, roundOf, previousSameKey,
                 List.copyOf(rounds), firstUnkeyed);
     }
 

@@ -26,19 +26,17 @@ public final class WriteDecision {
     @Nullable
     private final BsonDocument filter;
     private final int round;
-    private final int supersededBy;
     private final int previousOnKey;
     private final String reason;
 
     WriteDecision(int index, WriteKind kind, boolean keyed, @Nullable BsonValue id, @Nullable BsonDocument filter,
-                  int round, int supersededBy, int previousOnKey, String reason) {
+                  int round, int previousOnKey, String reason) {
         this.index = index;
         this.kind = kind;
         this.keyed = keyed;
         this.id = id;         // shared with the plan, which never changes it; copied on the way out
         this.filter = filter;
         this.round = round;
-        this.supersededBy = supersededBy;
         this.previousOnKey = previousOnKey;
         this.reason = reason;
     }
@@ -70,23 +68,14 @@ public final class WriteDecision {
         return Optional.ofNullable(filter).map(BsonDocument::clone);
     }
 
-    /** The round (1 = first) that runs this write; 0 when it is superseded. */
+    /** The round (1 = first) that runs this write. */
     public int round() {
         return round;
     }
 
-    public boolean isSuperseded() {
-        return supersededBy >= 0;
-    }
-
-    /** Index of the later write on the same {@code _id} that supersedes this one, or -1. */
-    public int supersededBy() {
-        return supersededBy;
-    }
-
     /**
-     * Index of the previous write on the same {@code _id} that is sent, or -1. If that write fails, this one must not
-     * run ("skipped because index i failed").
+     * Index of the previous write on the same {@code _id}, or -1. In an ordered request, if that write does not apply,
+     * this one is not run ("skipped because index i failed").
      */
     public int previousOnKey() {
         return previousOnKey;

@@ -27,6 +27,8 @@ final class WriteFacts {
 
     final int index;
     final WriteKind kind;
+    /** The caller's write, read once. */
+    final WriteRecord<?> write;
     /**
      * The encoded filter, a private copy; null for inserts, and for a filter that is nothing but {@code {_id: id}},
      * which {@link #filter()} rebuilds from {@link #id} (a plan of 100,000 writes then holds 100,000 fewer documents).
@@ -49,17 +51,11 @@ final class WriteFacts {
     int keyNumber = -1;
     /** An insert that had no _id when the planner read it. */
     boolean needsId;
-    /**
-     * Whether this write alone defines its document's final state whatever ran before it on the same key, so that it
-     * may supersede them: a DeleteOne, or a ReplaceOne with upsert whose replacement keeps the _id, on a filter that is
-     * nothing but the _id equality.
-     */
-    boolean definesFinalDocument;
-
-    WriteFacts(int index, WriteKind kind, @Nullable BsonDocument filter, boolean otherConditions, Unkeyed unkeyed,
+    WriteFacts(int index, WriteRecord<?> write, @Nullable BsonDocument filter, boolean otherConditions, Unkeyed unkeyed,
                long documentSize) {
         this.index = index;
-        this.kind = kind;
+        this.write = write;
+        this.kind = write.kind();
         this.filter = filter;
         this.otherConditions = otherConditions;
         this.unkeyed = unkeyed;

@@ -1,12 +1,6 @@
 package io.github.mongowriteguard.bulk;
 
 import com.mongodb.client.model.Collation;
-import com.mongodb.client.model.DeleteManyModel;
-import com.mongodb.client.model.DeleteOneModel;
-import com.mongodb.client.model.InsertOneModel;
-import com.mongodb.client.model.ReplaceOneModel;
-import com.mongodb.client.model.UpdateManyModel;
-import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.WriteModel;
 import org.jspecify.annotations.Nullable;
 import io.github.mongowriteguard.bulk.InvalidBulkException.Problem;
@@ -78,48 +72,41 @@ final class WriteInspector<T> {
         if (model == null) {
             throw invalid(index, "WriteModel", Problem.NULL_ELEMENT, "the write model is null; remove it from the list");
         }
-        WriteKind kind = WriteKind.of(model);
-        if (kind == null) {
+        WriteRecord<? extends T> write = WriteRecord.of(model);
+        if (write == null) {
             throw invalid(index, model.getClass().getSimpleName(), Problem.UNSUPPORTED_MODEL,
                     "this model class is not supported by the guard; use InsertOne, ReplaceOne, UpdateOne, UpdateMany,"
                             + " DeleteOne or DeleteMany models");
         }
+        WriteKind kind = write.kind();
         switch (kind) {
             case INSERT_ONE:
-                return inspectInsert(index, (InsertOneModel<? extends T>) model);
+                return inspectInsert(index, write);
             case REPLACE_ONE:
-                return inspectReplace(index, (ReplaceOneModel<? extends T>) model);
-            case UPDATE_ONE: {
-                UpdateOneModel<? extends T> update = (UpdateOneModel<? extends T>) model;
-                checkUpdate(index, kind, update.getUpdate(), update.getUpdatePipeline());
-                return keyedByFilter(index, kind, update.getFilter(), update.getOptions().getCollation(), -1);
-            }
-            case UPDATE_MANY: {
-                UpdateManyModel<? extends T> update = (UpdateManyModel<? extends T>) model;
-                checkUpdate(index, kind, update.getUpdate(), update.getUpdatePipeline());
-                return unkeyed(index, kind, update.getFilter());
-            }
-            case DELETE_ONE: {
-                DeleteOneModel<? extends T> delete = (DeleteOneModel<? extends T>) model;
-                WriteFacts facts = keyedByFilter(index, kind, delete.getFilter(), delete.getOptions().getCollation(), -1);
-                facts.definesFinalDocument = facts.isKeyed() && !facts.otherConditions;
-                return facts;
-            }
+                return inspectReplace(index, write);
+            case UPDATE_ONE:
+                checkUpdate(index, kind, write.update(), write.pipeline());
+                return keyedByFilter(index, write, -1);
+            case DELETE_ONE:
+                return keyedByFilter(index, write, -1);
+            case UPDATE_MANY:
+                checkUpdate(index, kind, write.update(), write.pipeline());
+                return unkeyed(index, write);
             case DELETE_MANY:
-                return unkeyed(index, kind, ((DeleteManyModel<? extends T>) model).getFilter());
+                return unkeyed(index, write);
             default:
                 throw new AssertionError(kind);
         }
     }
 
-    private WriteFacts inspectInsert(int index, InsertOneModel<? extends T> insert) {
-        T document = insert.getDocument();
+    private WriteFacts inspectInsert(int index, WriteRecord<? extends T> insert) {
+        T document = insert.document();
         if (document == null) {
             throw invalid(index, WriteKind.INSERT_ONE.modelName(), Problem.NULL_ELEMENT,
                     "the document to insert is null; remove the write");
         }
         MeasuredDocument encoded = measure(index, WriteKind.INSERT_ONE, document);
-        WriteFacts facts = new WriteFacts(index, WriteKind.INSERT_ONE, null, false, Unkeyed.NO, encoded.size);
+        WriteFacts facts = new WriteFacts(index, insert, null, false, Unkeyed.NO, encoded.size);
         if (!encoded.hasId()) {
             facts.needsId = true; // keyed once BulkPlanner assigns the _id
         } else {
@@ -129,8 +116,8 @@ final class WriteInspector<T> {
         return facts;
     }
 
-    private WriteFacts inspectReplace(int index, ReplaceOneModel<? extends T> replace) {
-        T replacement = replace.getReplacement();
+    private WriteFacts inspectReplace(int index, WriteRecord<? extends T> replace) {
+        T replacement = replace.document();
         if (replacement == null) {
             throw invalid(index, WriteKind.REPLACE_ONE.modelName(), Problem.NULL_ELEMENT,
                     "the replacement document is null; pass the whole new document, or use DeleteOneModel");
@@ -142,14 +129,7 @@ final class WriteInspector<T> {
                             + "', and a replacement cannot hold update operators; use UpdateOneModel to apply operators,"
                             + " or remove the '$' fields to replace the whole document");
         }
-        WriteFacts facts = keyedByFilter(index, WriteKind.REPLACE_ONE, replace.getFilter(),
-                replace.getReplaceOptions().getCollation(), encoded.size);
-        // A replacement that names another _id fails on the server (_id is immutable), so it defines nothing. The
-        // check is exact (type and field order), as the server's immutable-field check is.
-        boolean keepsId = !encoded.hasId() || (facts.id != null && encoded.idIs(facts.id));
-        facts.definesFinalDocument = facts.isKeyed() && !facts.otherConditions
-                && replace.getReplaceOptions().isUpsert() && keepsId;
-        return facts;
+        return keyedByFilter(index, replace, encoded.size);
     }
 
     private void checkUpdate(int index, WriteKind kind, @Nullable Bson update, @Nullable List<? extends Bson> pipeline) {
@@ -157,6 +137,11 @@ final class WriteInspector<T> {
             if (pipeline == null) {
                 throw invalid(index, kind.modelName(), Problem.NULL_ELEMENT,
                         "the update is null; pass an update document such as {$set: {...}} or a pipeline");
+            }
+            if (pipeline.isEmpty()) {
+                throw invalid(index, kind.modelName(), Problem.UPDATE_WITHOUT_OPERATORS,
+                        "the update pipeline is empty, which the driver refuses too (\"Invalid pipeline for an update."
+                                + " The pipeline may not be empty.\"); give it a stage such as {$set: {...}}");
             }
             int stage = 0;
             for (Bson step : pipeline) {
@@ -186,28 +171,28 @@ final class WriteInspector<T> {
         }
     }
 
-    private WriteFacts keyedByFilter(int index, WriteKind kind, @Nullable Bson filter, @Nullable Collation collation,
-                                     long documentSize) {
-        BsonDocument encoded = encodeFilter(index, kind, filter);
+    private WriteFacts keyedByFilter(int index, WriteRecord<? extends T> write, long documentSize) {
+        BsonDocument encoded = encodeFilter(index, write.kind(), write.filter());
         BsonValue id = idEquality(encoded);
         boolean otherConditions = encoded.size() > 1;
         if (id == null) {
-            return new WriteFacts(index, kind, encoded, otherConditions, Unkeyed.FILTER_NOT_ID_EQUALITY, documentSize);
+            return new WriteFacts(index, write, encoded, otherConditions, Unkeyed.FILTER_NOT_ID_EQUALITY, documentSize);
         }
+        Collation collation = write.collation();
         if (collation != null && !"simple".equals(collation.getLocale())) {
-            return new WriteFacts(index, kind, encoded, otherConditions, Unkeyed.COLLATION, documentSize);
+            return new WriteFacts(index, write, encoded, otherConditions, Unkeyed.COLLATION, documentSize);
         }
         // A filter that is only {_id: id} is not kept: WriteFacts rebuilds it from the id.
         boolean idOnly = !otherConditions && encoded.get("_id") == id;
-        WriteFacts facts = new WriteFacts(index, kind, idOnly ? null : encoded, otherConditions, Unkeyed.NO, documentSize);
+        WriteFacts facts = new WriteFacts(index, write, idOnly ? null : encoded, otherConditions, Unkeyed.NO, documentSize);
         facts.id = id;
         facts.key = IdKey.of(id);
         return facts;
     }
 
-    private WriteFacts unkeyed(int index, WriteKind kind, @Nullable Bson filter) {
-        BsonDocument encoded = encodeFilter(index, kind, filter);
-        return new WriteFacts(index, kind, encoded, encoded.size() > 1, Unkeyed.MULTI_DOCUMENT, -1);
+    private WriteFacts unkeyed(int index, WriteRecord<? extends T> write) {
+        BsonDocument encoded = encodeFilter(index, write.kind(), write.filter());
+        return new WriteFacts(index, write, encoded, encoded.size() > 1, Unkeyed.MULTI_DOCUMENT, -1);
     }
 
     /** The filter as a private copy: the caller may change its own filter object after planning. */

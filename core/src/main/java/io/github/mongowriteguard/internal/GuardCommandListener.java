@@ -12,11 +12,22 @@ import com.mongodb.event.CommandStartedEvent;
 public final class GuardCommandListener implements CommandListener {
     private volatile int maxWireVersion = -1;
     private volatile ServerAddress lastServer = new ServerAddress();
+    /** The sync driver raises command events on the thread that runs the command: the server of this thread's last one. */
+    private final ThreadLocal<ServerAddress> serverOfThisThread = new ThreadLocal<>();
 
     @Override
     public void commandStarted(CommandStartedEvent event) {
         maxWireVersion = event.getConnectionDescription().getMaxWireVersion();
         lastServer = event.getConnectionDescription().getServerAddress();
+        serverOfThisThread.set(lastServer);
+    }
+
+    /**
+     * The server the calling thread's last command went to (the sync driver starts a command on the caller's thread),
+     * or null before its first one. Read right after a send, it names that send's server.
+     */
+    public ServerAddress serverOfLastCommandOnThisThread() {
+        return serverOfThisThread.get();
     }
 
     /** The wire version of the last server a command went to, or -1 before the first command. */

@@ -34,11 +34,10 @@ public interface GuardEventListener {
      * @param rounds      rounds run
      * @param commands    write commands (copies) started
      * @param sends       sends in all
-     * @param superseded  writes not sent because a later write on the same key decides the document
      * @param planMode    how the bulk was planned ({@code UNORDERED_ROUNDS}, {@code PRESERVE_ORDER}, {@code STRICT_ORDERED})
      */
     record WriteCompleted(String namespace, String operation, String outcome, Duration duration, int rounds, int commands,
-                          int sends, int superseded, String planMode) {
+                          int sends, String planMode) {
     }
 
     /**

@@ -22,7 +22,6 @@ import io.micrometer.core.instrument.Timer;
  * <tr><td>{@code mongodb.guard.copies.started}</td><td>counter</td><td>server copies started</td></tr>
  * <tr><td>{@code mongodb.guard.copies.running}</td><td>gauge</td><td>copies the server may be running now</td></tr>
  * <tr><td>{@code mongodb.guard.copies.max.concurrent}</td><td>gauge</td><td>most copies possibly running at once</td></tr>
- * <tr><td>{@code mongodb.guard.superseded}</td><td>counter</td><td>writes not sent: superseded on their key</td></tr>
  * <tr><td>{@code mongodb.guard.rounds}</td><td>summary</td><td>rounds per guarded bulk</td></tr>
  * <tr><td>{@code mongodb.guard.deadline.hits}</td><td>counter</td><td>writes the server stopped at their deadline</td></tr>
  * <tr><td>{@code mongodb.guard.gate}</td><td>timer</td><td>gate waits, by {@code verdict}</td></tr>
@@ -54,9 +53,6 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
             .register(registry).record(event.duration().toNanos(), TimeUnit.NANOSECONDS);
         Counter.builder(PREFIX + "sends").tag("namespace", event.namespace()).register(registry).increment(event.sends());
         Counter.builder(PREFIX + "copies.started").tag("namespace", event.namespace()).register(registry).increment(event.commands());
-        if (event.superseded() > 0) {
-            Counter.builder(PREFIX + "superseded").tag("namespace", event.namespace()).register(registry).increment(event.superseded());
-        }
         DistributionSummary.builder(PREFIX + "rounds").tag("namespace", event.namespace()).register(registry).record(event.rounds());
         if (event.planMode().equals("STRICT_ORDERED")) {
             Counter.builder(PREFIX + "strict.ordered").tag("namespace", event.namespace()).register(registry).increment();

@@ -2,6 +2,9 @@ package io.github.mongowriteguard.outcome;
 
 import java.util.Objects;
 
+import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
+
 /**
  * The outcome of the write at one index of the caller's bulk.
  *
@@ -16,44 +19,42 @@ public final class IndexOutcome {
     private final WriteStatus status;
     private final int relatedIndex;
     private final int errorCode;
+    private final String codeName;
+    private final BsonDocument details;
     private final String message;
     private final boolean retrySafe;
     private final boolean sent;
 
-    private IndexOutcome(int index, WriteStatus status, int relatedIndex, int errorCode, String message, boolean retrySafe) {
-        this(index, status, relatedIndex, errorCode, message, retrySafe, true);
-    }
-
-    private IndexOutcome(int index, WriteStatus status, int relatedIndex, int errorCode, String message, boolean retrySafe,
-                         boolean sent) {
+    private IndexOutcome(int index, WriteStatus status, int relatedIndex, int errorCode, String codeName,
+                         @Nullable BsonDocument details, @Nullable String message, boolean retrySafe, boolean sent) {
         this.index = index;
         this.status = Objects.requireNonNull(status, "status");
         this.relatedIndex = relatedIndex;
         this.errorCode = errorCode;
+        this.codeName = codeName == null ? "" : codeName;
+        this.details = details == null ? new BsonDocument() : details;
         this.message = message == null ? "" : message;
         this.retrySafe = retrySafe;
         this.sent = sent;
     }
 
     public static IndexOutcome applied(int index) {
-        return new IndexOutcome(index, WriteStatus.APPLIED, -1, 0, "", false);
+        return applied(index, "");
     }
 
     public static IndexOutcome applied(int index, String note) {
-        return new IndexOutcome(index, WriteStatus.APPLIED, -1, 0, note, false);
+        return new IndexOutcome(index, WriteStatus.APPLIED, -1, 0, "", null, note, false, true);
     }
 
-    public static IndexOutcome superseded(int index, int by) {
-        return new IndexOutcome(index, WriteStatus.SUPERSEDED, by, 0,
-            "superseded by index " + by + ", which decides the final document", false);
-    }
-
+    /** Not sent, because of the write at index {@code because} (or -1 when the whole call stopped); safe to send again. */
     public static IndexOutcome skipped(int index, int because, String reason) {
-        return new IndexOutcome(index, WriteStatus.SKIPPED, because, 0, reason, true);
+        return new IndexOutcome(index, WriteStatus.SKIPPED, because, 0, "", null, reason, true, false);
     }
 
-    public static IndexOutcome failed(int index, int code, String message, boolean retrySafe) {
-        return new IndexOutcome(index, WriteStatus.FAILED, -1, code, message, retrySafe);
+    /** The server's write error or command error for this write, with its code name and {@code errInfo}. */
+    public static IndexOutcome failed(int index, int code, String codeName, String message, @Nullable BsonDocument details,
+                                      boolean retrySafe) {
+        return new IndexOutcome(index, WriteStatus.FAILED, -1, code, codeName, details, message, retrySafe, true);
     }
 
     /**
@@ -61,11 +62,18 @@ public final class IndexOutcome {
      * in time): certainly not applied, safe to send again. Its code is the client's ({@code -3}).
      */
     public static IndexOutcome notSent(int index, int code, String reason) {
-        return new IndexOutcome(index, WriteStatus.FAILED, -1, code, reason, true, false);
+        return new IndexOutcome(index, WriteStatus.FAILED, -1, code, "", null, reason, true, false);
     }
 
+    /**
+     * Nothing proves whether the write was applied.
+     *
+     * @param retrySafe whether a new copy of the write, sent by the caller, cannot apply it twice (an insert with its
+     *                  {@code _id}, a replacement or an update of idempotent operators on one {@code _id}, a delete by
+     *                  {@code _id})
+     */
     public static IndexOutcome unknown(int index, String reason, boolean retrySafe) {
-        return new IndexOutcome(index, WriteStatus.UNKNOWN, -1, 0, reason, retrySafe);
+        return new IndexOutcome(index, WriteStatus.UNKNOWN, -1, 0, "", null, reason, retrySafe, true);
     }
 
     /** The index in the caller's bulk. */
@@ -77,7 +85,7 @@ public final class IndexOutcome {
         return status;
     }
 
-    /** For {@link WriteStatus#SUPERSEDED}: the superseding index; for {@link WriteStatus#SKIPPED}: the index it waited for; else -1. */
+    /** For {@link WriteStatus#SKIPPED}: the index it depended on (-1 when the whole call stopped); else -1. */
     public int relatedIndex() {
         return relatedIndex;
     }
@@ -87,21 +95,33 @@ public final class IndexOutcome {
         return errorCode;
     }
 
+    /** The server's name for {@link #errorCode()} (e.g. {@code DuplicateKey}); empty when it gave none. */
+    public String codeName() {
+        return codeName;
+    }
+
+    /** The server's {@code errInfo} of a write error (e.g. a validation failure's details); empty when none. */
+    public BsonDocument details() {
+        return details.clone();
+    }
+
     /** Why: the server's message, the reason for a skip or an unknown outcome. Never document contents. */
     public String message() {
         return message;
     }
 
     /**
-     * True when sending this write again cannot apply it twice or change what it means: a single-document write
-     * whose failure is transient, a write that was never sent ({@link #wasSent()} false), or a skipped write. False for multi-document writes with an unknown outcome and
-     * for errors that would repeat (duplicate key, validation).
+     * True when sending this write again cannot apply it twice or change what it means: a single-document write whose
+     * failure is transient, a write that was never sent ({@link #wasSent()} false, every SKIPPED write), or an UNKNOWN
+     * write that is idempotent on one document (an insert with its {@code _id}, a replacement or an update of
+     * idempotent operators by {@code _id}, a delete by {@code _id}). False for an UNKNOWN {@code $inc}, for
+     * multi-document writes, and for errors that would repeat (duplicate key, validation).
      */
     public boolean retrySafe() {
         return retrySafe;
     }
 
-    /** False for a {@link #notSent} write: no attempt of it reached a server. */
+    /** False for a write no attempt of which reached a server ({@link #notSent}, every SKIPPED write). */
     public boolean wasSent() {
         return sent;
     }
@@ -113,7 +133,8 @@ public final class IndexOutcome {
         }
         IndexOutcome that = (IndexOutcome) o;
         return index == that.index && status == that.status && relatedIndex == that.relatedIndex
-            && errorCode == that.errorCode && retrySafe == that.retrySafe && sent == that.sent && message.equals(that.message);
+            && errorCode == that.errorCode && retrySafe == that.retrySafe && sent == that.sent && message.equals(that.message)
+            && codeName.equals(that.codeName) && details.equals(that.details);
     }
 
     @Override
@@ -127,7 +148,7 @@ public final class IndexOutcome {
         if (errorCode != 0) {
             text.append(" code=").append(errorCode);
         }
-        if (!sent) {
+        if (!sent && status != WriteStatus.SKIPPED) {
             text.append(" not sent");
         }
         if (!message.isEmpty()) {

@@ -9,6 +9,11 @@ import java.util.Map;
 
 import org.bson.BsonDocument;
 
+import java.util.HashSet;
+import java.util.Set;
+
+import com.mongodb.MongoException;
+import com.mongodb.ServerAddress;
 import com.mongodb.bulk.BulkWriteInsert;
 import io.github.mongowriteguard.copies.CopyRecord;
 import com.mongodb.bulk.BulkWriteResult;
@@ -17,7 +22,7 @@ import com.mongodb.client.model.WriteModel;
 
 /**
  * Everything a guarded write did: one {@link IndexOutcome} per index of the caller's bulk, counts like the driver's
- * {@link BulkWriteResult} (what the server did, so superseded writes are not counted), the rounds and commands it
+ * {@link BulkWriteResult} (what the server did), the rounds and commands it
  * took, and the caller's models that were not applied, ready to retry or dead-letter.
  *
  * <pre>{@code
@@ -42,6 +47,9 @@ public final class WriteOutcome<T> {
     private final @Nullable BsonDocument writeConcernError;
     private final List<CopyRecord> copies;
     private final List<CopyRecord> stillRunning;
+    private final @Nullable MongoException commandError;
+    private final @Nullable ServerAddress serverAddress;
+    private final Set<String> errorLabels;
 
     WriteOutcome(Builder<T> builder) {
         this.models = builder.models;
@@ -58,6 +66,9 @@ public final class WriteOutcome<T> {
         this.writeConcernError = builder.writeConcernError;
         this.copies = List.copyOf(builder.copies);
         this.stillRunning = List.copyOf(builder.stillRunning);
+        this.commandError = builder.commandError;
+        this.serverAddress = builder.serverAddress;
+        this.errorLabels = Set.copyOf(builder.errorLabels);
     }
 
     /** One outcome per index of the caller's bulk, in index order. */
@@ -79,9 +90,9 @@ public final class WriteOutcome<T> {
         return counts;
     }
 
-    /** True when every write was applied or superseded. */
+    /** True when every write was applied. */
     public boolean isComplete() {
-        return outcomes.stream().allMatch(o -> o.status() == WriteStatus.APPLIED || o.status() == WriteStatus.SUPERSEDED);
+        return outcomes.stream().allMatch(o -> o.status() == WriteStatus.APPLIED);
     }
 
     public boolean hasUnknown() {
@@ -149,6 +160,24 @@ public final class WriteOutcome<T> {
         return copies;
     }
 
+    /**
+     * The error of a whole command (the server answered {@code ok: 0}, after the guard's retries), exactly as the
+     * driver raised it; null when none. The call stopped there, as the driver's bulk does: later writes are SKIPPED.
+     */
+    public @Nullable MongoException commandError() {
+        return commandError;
+    }
+
+    /** The server that answered the call's first command, as the driver reports it; null when nothing was answered. */
+    public @Nullable ServerAddress serverAddress() {
+        return serverAddress;
+    }
+
+    /** The error labels of the replies that reported write errors or write-concern errors, as the driver collects them. */
+    public Set<String> errorLabels() {
+        return errorLabels;
+    }
+
     /** Attempts in all (first sends and retries of every copy). */
     public int attempts() {
         return copies.stream().mapToInt(CopyRecord::attempts).sum();
@@ -168,7 +197,7 @@ public final class WriteOutcome<T> {
     public List<WriteModel<? extends T>> notApplied() {
         List<WriteModel<? extends T>> result = new ArrayList<>();
         for (IndexOutcome outcome : outcomes) {
-            if (outcome.status() != WriteStatus.APPLIED && outcome.status() != WriteStatus.SUPERSEDED) {
+            if (outcome.status() != WriteStatus.APPLIED) {
                 result.add(models.get(outcome.index()));
             }
         }
@@ -203,6 +232,9 @@ public final class WriteOutcome<T> {
         private @Nullable BsonDocument writeConcernError;
         private final List<CopyRecord> copies = new ArrayList<>();
         private final List<CopyRecord> stillRunning = new ArrayList<>();
+        private @Nullable MongoException commandError;
+        private @Nullable ServerAddress serverAddress;
+        private final Set<String> errorLabels = new HashSet<>();
 
         public Builder(List<? extends WriteModel<? extends T>> models) {
             this.models = models;
@@ -250,6 +282,26 @@ public final class WriteOutcome<T> {
 
         public Builder<T> stillRunning(CopyRecord copy) {
             stillRunning.add(copy);
+            return this;
+        }
+
+        public Builder<T> commandError(MongoException error) {
+            if (commandError == null) {
+                commandError = error;
+            }
+            return this;
+        }
+
+        /** The server of a send; the first one is kept, as the driver keeps its first batch's. */
+        public Builder<T> server(@Nullable ServerAddress address) {
+            if (serverAddress == null) {
+                serverAddress = address;
+            }
+            return this;
+        }
+
+        public Builder<T> errorLabels(Set<String> labels) {
+            errorLabels.addAll(labels);
             return this;
         }
 

@@ -4,12 +4,17 @@ package io.github.mongowriteguard.outcome;
 public enum WriteStatus {
     /** The server ran it and confirmed it (an update that matched nothing ran too). */
     APPLIED,
-    /** Not sent: a later write on the same key (a replace with upsert, or a delete) decides the final document. */
-    SUPERSEDED,
-    /** Not sent: an earlier write it depends on failed or has an unknown outcome. */
+    /**
+     * Not sent: in an ordered request an earlier write on the same key did not apply, or the call stopped (a whole
+     * command failed, an outcome became unknown, or the caller's ORDERED bulk stopped at an error). Safe to send again.
+     */
     SKIPPED,
-    /** The server refused it; see the error code and whether a retry is safe. */
+    /** The server said it did not apply it (or it was never sent); see the error code and whether a retry is safe. */
     FAILED,
-    /** The client stopped waiting: the server may still be applying it. */
+    /**
+     * Nothing proves whether it was applied: the client stopped waiting (the server may still be applying it), a
+     * resend could not show what the first send did, or the server interrupted a command part-way through. Whether
+     * sending it again is safe depends on the write: see {@link IndexOutcome#retrySafe()}.
+     */
     UNKNOWN
 }

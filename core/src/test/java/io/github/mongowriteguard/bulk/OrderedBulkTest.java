@@ -24,7 +24,6 @@ class OrderedBulkTest {
         assertThat(plan.mode()).isEqualTo(PlanMode.PRESERVE_ORDER);
         assertThat(roundIndices(plan)).containsExactly(List.of(0, 1, 2, 3));
         assertThat(plan.rounds().get(0).isOrdered()).isTrue();
-        assertThat(plan.superseded()).as("no superseding around unkeyed writes").isEmpty();
         assertThat(plan.reason()).startsWith("ordered bulk with 1 unkeyed write (first: index 1, UpdateManyModel,"
                 + " which can change many documents): kept in the caller's order as one ORDERED round");
         assertThat(plan.reason()).contains("3 for these 4 writes on 5 shards");
@@ -56,7 +55,6 @@ class OrderedBulkTest {
         assertThat(plan.mode()).isEqualTo(PlanMode.STRICT_ORDERED);
         assertThat(roundIndices(plan)).containsExactly(List.of(0, 1, 2, 3));
         assertThat(plan.rounds().get(0).isOrdered()).isTrue();
-        assertThat(plan.superseded()).isEmpty();
         assertThat(plan.reason()).startsWith("strictOrdered: the ordered bulk runs as the driver's ORDERED bulk, as given");
         assertThat(plan.decision(0).reason()).isEqualTo("round 1 (ORDERED, as given): strictOrdered is set");
     }

@@ -33,7 +33,7 @@ class PlanInspectionTest {
     }
 
     @Test
-    void toString_countsSupersededWrites_andCutsLongRoundLists() {
+    void toString_cutsLongRoundLists() {
         List<WriteModel<Document>> models = new ArrayList<>();
         for (int i = 0; i < 7; i++) {
             models.add(update(1));
@@ -43,7 +43,7 @@ class PlanInspectionTest {
         models.add(delete(3));
 
         assertThat(planOrdered(models))
-                .hasToString("BulkPlan{UNORDERED_ROUNDS, 10 writes, 7 rounds [3, 1, 1, 1, 1, ...], 1 superseded}");
+                .hasToString("BulkPlan{UNORDERED_ROUNDS, 10 writes, 7 rounds [3, 2, 1, 1, 1, ...]}");
     }
 
     @Test
@@ -77,7 +77,6 @@ class PlanInspectionTest {
         assertThat(plan.decision(0).filter()).isEmpty();
         assertThat(plan.decision(1).round()).isEqualTo(2);
         assertThat(plan.decision(1).previousOnKey()).isZero();
-        assertThat(plan.decision(1).supersededBy()).isEqualTo(-1);
     }
 
     @Test
@@ -87,7 +86,6 @@ class PlanInspectionTest {
         assertThatThrownBy(() -> plan.rounds().clear()).isInstanceOf(UnsupportedOperationException.class);
         assertThatThrownBy(() -> plan.rounds().get(0).indices().set(0, 9))
                 .isInstanceOf(UnsupportedOperationException.class);
-        assertThatThrownBy(() -> plan.superseded().put(2, 2)).isInstanceOf(UnsupportedOperationException.class);
         assertThatThrownBy(() -> plan.decisions().remove(0)).isInstanceOf(UnsupportedOperationException.class);
     }
 

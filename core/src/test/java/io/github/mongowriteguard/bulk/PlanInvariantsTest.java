@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Random bulks (seeded, reproducible) against the plan's invariants, and against a small in-memory model of the
- * server: running the plan (rounds in order, each round's writes shuffled, superseded writes not sent) must end in the
+ * server: running the plan (rounds in order, each round's writes shuffled, every write sent) must end in the
  * same documents as running the bulk one write after the other, whenever that run had no failure.
  *
  * <p>Plain JUnit with a seeded {@link Random}: a failure names its seed, and the run is reproducible from it. (jqwik
@@ -58,10 +58,6 @@ class PlanInvariantsTest {
             this.upsert = upsert;
             this.newSk = newSk;
             this.model = model;
-        }
-
-        boolean definesFinalDocument() {
-            return condition == null && (kind == Kind.DELETE || (kind == Kind.REPLACE && upsert));
         }
     }
 
@@ -211,7 +207,7 @@ class PlanInvariantsTest {
         assertThat(plan.mode()).as(context).isEqualTo(expectedMode);
         assertThat(plan.size()).as(context).isEqualTo(n);
 
-        // Every index exactly once: in one round, or superseded.
+        // Every index exactly once, in one round.
         int[] seen = new int[n];
         for (Round round : plan.rounds()) {
             List<Integer> indices = round.indices();
@@ -220,10 +216,6 @@ class PlanInvariantsTest {
                 seen[index]++;
                 assertThat(plan.roundOf(index)).as(context).isEqualTo(round.number());
             }
-        }
-        for (int index : plan.superseded().keySet()) {
-            seen[index]++;
-            assertThat(plan.roundOf(index)).as(context).isZero();
         }
         for (int i = 0; i < n; i++) {
             assertThat(seen[i]).as(context + ": index " + i).isEqualTo(1);
@@ -240,7 +232,6 @@ class PlanInvariantsTest {
         if (expectedMode != PlanMode.UNORDERED_ROUNDS) {
             assertThat(plan.rounds()).as(context).hasSize(1);
             assertThat(plan.rounds().get(0).isOrdered()).as(context).isTrue();
-            assertThat(plan.superseded()).as(context).isEmpty();
             for (List<Integer> writes : writesByKey.values()) {
                 for (int position = 0; position < writes.size(); position++) {
                     assertThat(plan.previousOnKey(writes.get(position))).as(context)
@@ -252,17 +243,7 @@ class PlanInvariantsTest {
 
         int maxSurvivingOnOneKey = 0;
         for (List<Integer> writes : writesByKey.values()) {
-            int last = writes.get(writes.size() - 1);
-            boolean supersedes = specs.get(last).definesFinalDocument();
-            List<Integer> surviving = new ArrayList<>();
-            for (int index : writes) {
-                if (index != last && supersedes) {
-                    assertThat(plan.supersededBy(index)).as(context + ": index " + index).isEqualTo(last);
-                } else {
-                    assertThat(plan.supersededBy(index)).as(context + ": index " + index).isEqualTo(-1);
-                    surviving.add(index);
-                }
-            }
+            List<Integer> surviving = writes;
             // Per-key order: the k-th surviving write of a key runs in round k, after the (k-1)-th.
             for (int position = 0; position < surviving.size(); position++) {
                 int index = surviving.get(position);

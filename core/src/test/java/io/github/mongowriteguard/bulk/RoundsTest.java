@@ -81,7 +81,6 @@ class RoundsTest {
         assertThat(plan.isEmpty()).isTrue();
         assertThat(plan.size()).isZero();
         assertThat(plan.rounds()).isEmpty();
-        assertThat(plan.superseded()).isEmpty();
         assertThat(plan.reason()).isEqualTo("empty bulk: nothing to send");
         assertThat(plan.expectedRoundTrips(5)).isZero();
     }

@@ -139,19 +139,29 @@ class ValidationTest {
     }
 
     @Test
-    void duplicateInsertIds_areRejected() {
-        InvalidBulkException e = rejected(List.of(insert(1), insert(2), insert(1)));
+    void duplicateInsertIds_areSentInOrder_asTheDriverSendsThem() {
+        // The driver writes the first and reports E11000 for the second; a Kafka batch with a redelivered record
+        // holds such pairs, so the guard must not refuse the whole bulk.
+        BulkPlan plan = planOrdered(List.of(insert(1), insert(2), insert(1)));
 
-        assertThat(e.index()).isEqualTo(2);
-        assertThat(e.problem()).isEqualTo(Problem.DUPLICATE_INSERT_ID);
-        assertThat(e).hasMessage("Invalid bulk write at index 2 (InsertOneModel): _id 1 is already inserted by the write"
-                + " at index 0, so this insert would always fail with a duplicate key error; remove the duplicate, or"
-                + " use ReplaceOneModel with upsert(true) to write the latest version. Nothing was sent.");
+        assertThat(plan.rounds()).hasSize(2);
+        assertThat(plan.roundOf(2)).isEqualTo(2);
+        assertThat(plan.previousOnKey(2)).isZero();
     }
 
     @Test
-    void numericallyEqualInsertIds_areDuplicates() {
-        assertThat(rejected(List.of(insert(1), insert(1.0))).problem()).isEqualTo(Problem.DUPLICATE_INSERT_ID);
+    void numericallyEqualInsertIds_areOneKey() {
+        BulkPlan plan = planOrdered(List.of(insert(1), insert(1.0)));
+
+        assertThat(plan.previousOnKey(1)).isZero();
+    }
+
+    @Test
+    void emptyUpdatePipeline_isRefused_asTheDriverRefusesIt() {
+        InvalidBulkException e = rejected(List.of(insert(1), new UpdateOneModel<>(new Document("_id", 1), List.of())));
+
+        assertThat(e.index()).isEqualTo(1);
+        assertThat(e).hasMessageContaining("the update pipeline is empty").hasMessageEndingWith("Nothing was sent.");
     }
 
     @Test
@@ -215,25 +225,26 @@ class ValidationTest {
     void rejectedBulk_assignsNoIds() {
         Document withoutId = new Document("v", 1);
 
-        assertThatThrownBy(() -> planOrdered(List.of(new InsertOneModel<>(withoutId), insert(2), insert(2))))
+        assertThatThrownBy(() -> planOrdered(List.of(new InsertOneModel<>(withoutId), insert(2),
+                new UpdateOneModel<>(new Document("_id", 2), new Document()))))
                 .isInstanceOf(InvalidBulkException.class);
 
         assertThat(withoutId).doesNotContainKey("_id");
     }
 
     @Test
-    void assignerRepeatingAnId_isRejectedAfterAssignment() {
+    void assignerRepeatingAnId_givesOneKey_andNoInsertCountsAsItsOwnEarlierCopy() {
         BulkPlanner<Document> planner = BulkPlanner.of(Document.class, MongoClientSettings.getDefaultCodecRegistry(),
                 document -> {
                     document.put("_id", 42);
                     return new BsonInt32(42);
                 });
 
-        InvalidBulkException e = catchThrowableOfType(InvalidBulkException.class,
-                () -> planner.plan(List.of(insertWithoutId(), update(1), insertWithoutId()), PlanOptions.ordered()));
+        BulkPlan plan = planner.plan(List.of(insertWithoutId(), update(1), insertWithoutId()), PlanOptions.ordered());
 
-        assertThat(e.index()).isEqualTo(2);
-        assertThat(e.problem()).isEqualTo(Problem.DUPLICATE_INSERT_ID);
+        assertThat(plan.previousOnKey(2)).isZero();
+        assertThat(plan.hasOwnAssignedId(0)).isFalse();
+        assertThat(plan.hasOwnAssignedId(2)).isFalse();
     }
 
     @Test

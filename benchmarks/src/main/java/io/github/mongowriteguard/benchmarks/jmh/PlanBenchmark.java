@@ -35,8 +35,7 @@ import io.github.mongowriteguard.bulk.PlanOptions;
 
 /**
  * Planning and de-duplication alone ({@link BulkPlanner#plan}), no server: 100,000 ordered writes, a replacement
- * and an update per key over 80,000 keys, so a fifth of the keys are written twice and get superseded or a second
- * round. The {@code _id} is compound, {@code {productId, storeId}}, as in the articles' store inventory.
+ * and an update per key over 80,000 keys, so a fifth of the keys are written twice and get a second round. The {@code _id} is compound, {@code {productId, storeId}}, as in the articles' store inventory.
  *
  * <p>{@code filters} chooses how the caller writes its filters: {@code Filters.eq("_id", id)} (the driver's builders)
  * or {@code new Document("_id", id)}. {@link #driverConversions} is the baseline measured beside the plan: turning

@@ -28,6 +28,7 @@ public final class CommandReply {
     private final Map<Integer, BsonValue> upserted = new HashMap<>();
     private final Map<Integer, StatementError> errors = new HashMap<>();
     private final @Nullable BsonDocument writeConcernError;
+    private final java.util.Set<String> errorLabels = new java.util.HashSet<>();
 
     /** A write error of one statement. */
     public record StatementError(int code, String codeName, String message, BsonDocument details) {
@@ -63,6 +64,9 @@ public final class CommandReply {
                         break;
                     case "writeConcernError":
                         writeConcernError = readValue(reader).asDocument();
+                        break;
+                    case "errorLabels":
+                        readValue(reader).asArray().forEach(label -> errorLabels.add(label.asString().getValue()));
                         break;
                     default:
                         reader.skipValue();
@@ -144,6 +148,11 @@ public final class CommandReply {
     /** The lowest statement position with a write error, or -1. */
     public int firstErrorPosition() {
         return errors.keySet().stream().mapToInt(Integer::intValue).min().orElse(-1);
+    }
+
+    /** The reply's top-level error labels (e.g. {@code RetryableWriteError} on a write-concern error). */
+    public java.util.Set<String> errorLabels() {
+        return java.util.Collections.unmodifiableSet(errorLabels);
     }
 
     /** The write-concern error, or null. */

@@ -2,43 +2,38 @@ package io.github.mongowriteguard.internal.command;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
+import org.bson.BsonDocumentWrapper;
 import org.bson.RawBsonDocument;
 import org.bson.codecs.BsonDocumentCodec;
 import org.bson.codecs.Codec;
+import org.bson.codecs.DocumentCodec;
 import org.bson.codecs.EncoderContext;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.conversions.Bson;
 import org.bson.io.BasicOutputBuffer;
-import org.jspecify.annotations.Nullable;
-
-import com.mongodb.client.model.Collation;
-import com.mongodb.client.model.DeleteManyModel;
-import com.mongodb.client.model.DeleteOneModel;
-import com.mongodb.client.model.DeleteOptions;
-import com.mongodb.client.model.InsertOneModel;
-import com.mongodb.client.model.ReplaceOneModel;
-import com.mongodb.client.model.ReplaceOptions;
-import com.mongodb.client.model.UpdateManyModel;
-import com.mongodb.client.model.UpdateOneModel;
-import com.mongodb.client.model.UpdateOptions;
-import com.mongodb.client.model.WriteModel;
 
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.WriteKind;
+import io.github.mongowriteguard.bulk.WriteRecord;
 
 /**
- * Turns the writes of one round into write commands: one command per kind (insert, single-document update,
- * multi-document update, single delete, multi delete) for an unordered round, consecutive runs of one kind for an
- * ordered one (as the driver splits an ordered bulk), each cut at 100,000 statements or about 16 MiB.
+ * Turns the writes of one round into write commands, split as the driver splits a bulk (driver-core
+ * {@code BulkWriteBatch}): one command per request type (insert, update, replace, delete) in an unordered round, the
+ * types in the order each first appears and the statements of a type in the caller's order; a new command at every
+ * change of type in an ordered round. Unlike the driver, single-document and multi-document statements never share a
+ * command (only a command of single-document statements may carry a {@code txnNumber} and be resent as the same server
+ * copy), so a type's run is cut where that changes; and a command is cut at 100,000 statements or about 16 MiB.
  *
- * <p>Every statement is encoded once, straight into its command's bytes (documents with the collection's codec,
- * filters as the plan read them); the command is sent as those bytes.
+ * <p>Every statement is encoded once, straight into its command's bytes, field by field as the driver encodes it
+ * (driver-core {@code SplittablePayload}): update {@code q, u, multi (when true), upsert (when true), collation,
+ * arrayFilters, hint, sort}; delete {@code q, limit, collation, hint}; documents to insert and replacements with their
+ * {@code _id} first. Filters are the copies the plan took.
  *
  * @param <T> the collection's document class
  */
@@ -53,12 +48,15 @@ public final class WriteCommandEncoder<T> {
 
     private static final BsonDocumentCodec BSON_CODEC = new BsonDocumentCodec();
     private static final EncoderContext CONTEXT = EncoderContext.builder().build();
+    /** As the driver encodes documents to insert and replacements: {@code _id} first. */
+    private static final EncoderContext COLLECTIBLE = EncoderContext.builder().isEncodingCollectibleDocument(true).build();
 
-    /** The commands of an unordered round, in the order they are sent; an ordered round starts a command per change. */
+    /** The driver's request types, each its own command; plus whether the statements may touch many documents. */
     private enum Bucket {
         INSERTS(WriteCommand.Kind.INSERT, false),
         UPDATES(WriteCommand.Kind.UPDATE, false),
         MULTI_UPDATES(WriteCommand.Kind.UPDATE, true),
+        REPLACEMENTS(WriteCommand.Kind.UPDATE, false),
         DELETES(WriteCommand.Kind.DELETE, false),
         MULTI_DELETES(WriteCommand.Kind.DELETE, true);
 
@@ -75,6 +73,7 @@ public final class WriteCommandEncoder<T> {
                 case INSERT_ONE:
                     return INSERTS;
                 case REPLACE_ONE:
+                    return REPLACEMENTS;
                 case UPDATE_ONE:
                     return UPDATES;
                 case UPDATE_MANY:
@@ -85,72 +84,81 @@ public final class WriteCommandEncoder<T> {
                     return MULTI_DELETES;
             }
         }
+
+        /** The driver's request type: updateOne and updateMany are one type, deleteOne and deleteMany another. */
+        int driverType() {
+            switch (this) {
+                case INSERTS:
+                    return 0;
+                case UPDATES:
+                case MULTI_UPDATES:
+                    return 1;
+                case REPLACEMENTS:
+                    return 2;
+                default:
+                    return 3;
+            }
+        }
     }
 
     private final String collection;
     private final Class<T> documentClass;
     private final CodecRegistry registry;
     private final Codec<T> codec;
+    /** Whether the collection's codec writes {@code _id} first by itself under {@link #COLLECTIBLE}. */
+    private final boolean codecPutsIdFirst;
 
     public WriteCommandEncoder(String collection, Class<T> documentClass, CodecRegistry registry) {
         this.collection = collection;
         this.documentClass = documentClass;
         this.registry = registry;
         this.codec = registry.get(documentClass);
+        this.codecPutsIdFirst = codec.getClass() == DocumentCodec.class || codec.getClass() == BsonDocumentCodec.class;
     }
 
     /**
      * Encodes the given writes of the caller's bulk.
      *
-     * @param models  the caller's bulk
-     * @param plan    its plan, which holds the filters to send
-     * @param indices the indices of this round's writes, in the order they must keep
-     * @param ordered whether the round keeps the caller's order (one ordered command per run of one kind)
+     * @param plan    the plan, which holds the writes and the filters to send
+     * @param indices the indices of this round's writes, in the caller's order
+     * @param ordered whether the round keeps the caller's order (a new command at every change of type)
+     * @param options the caller's command-level options: {@code bypassDocumentValidation} and {@code let}, sent on
+     *                every command as the driver sends them
      */
-    public List<WriteCommand> encode(List<? extends WriteModel<? extends T>> models, BulkPlan plan, List<Integer> indices,
-                                     boolean ordered) {
+    public List<WriteCommand> encode(BulkPlan plan, List<Integer> indices, boolean ordered, CommandOptions options) {
         List<WriteCommand> commands = new ArrayList<>();
         if (ordered) {
-            CommandWriter open = null;
-            for (int index : indices) {
-                WriteModel<? extends T> model = models.get(index);
-                Bucket bucket = Bucket.of(plan.kind(index));
-                if (open == null || open.bucket != bucket || !open.tryAdd(index, model, plan)) {
-                    if (open != null) {
-                        commands.add(open.finish()); // another kind of write, or this command is full
-                    }
-                    open = new CommandWriter(bucket, true);
-                    open.add(index, model, plan);
-                }
-            }
-            if (open != null) {
-                commands.add(open.finish());
-            }
+            encodeRuns(plan, indices, true, options, commands);
             return commands;
         }
-        // Unordered: the buckets' commands in the buckets' order.
-        Map<Bucket, List<WriteCommand>> done = new EnumMap<>(Bucket.class);
-        Map<Bucket, CommandWriter> open = new EnumMap<>(Bucket.class);
+        // Unordered: the driver's types in the order each first appears, each type's statements in the caller's order.
+        Map<Integer, List<Integer>> byType = new LinkedHashMap<>();
         for (int index : indices) {
-            WriteModel<? extends T> model = models.get(index);
-            Bucket bucket = Bucket.of(plan.kind(index));
-            CommandWriter writer = open.get(bucket);
-            if (writer == null || !writer.tryAdd(index, model, plan)) {
-                if (writer != null) {
-                    done.computeIfAbsent(bucket, b -> new ArrayList<>()).add(writer.finish());
-                }
-                writer = new CommandWriter(bucket, false);
-                writer.add(index, model, plan);
-                open.put(bucket, writer);
-            }
+            byType.computeIfAbsent(Bucket.of(plan.kind(index)).driverType(), type -> new ArrayList<>()).add(index);
         }
-        for (Bucket bucket : Bucket.values()) {
-            commands.addAll(done.getOrDefault(bucket, List.of()));
-            if (open.containsKey(bucket)) {
-                commands.add(open.get(bucket).finish());
-            }
+        for (List<Integer> sameType : byType.values()) {
+            encodeRuns(plan, sameType, false, options, commands);
         }
         return commands;
+    }
+
+    /** One command per run of statements of one bucket, cut where a command is full. */
+    private void encodeRuns(BulkPlan plan, List<Integer> indices, boolean ordered, CommandOptions options,
+                            List<WriteCommand> commands) {
+        CommandWriter open = null;
+        for (int index : indices) {
+            Bucket bucket = Bucket.of(plan.kind(index));
+            if (open == null || open.bucket != bucket || !open.tryAdd(index, plan)) {
+                if (open != null) {
+                    commands.add(open.finish()); // another kind of write, or this command is full
+                }
+                open = new CommandWriter(bucket, ordered, options);
+                open.add(index, plan);
+            }
+        }
+        if (open != null) {
+            commands.add(open.finish());
+        }
     }
 
     /** One command being written: {@code {<command>: <collection>, ordered: .., <statements>: [...]}}. */
@@ -163,23 +171,30 @@ public final class WriteCommandEncoder<T> {
         int[] indices = new int[16];
         int count;
 
-        CommandWriter(Bucket bucket, boolean ordered) {
+        CommandWriter(Bucket bucket, boolean ordered, CommandOptions options) {
             this.bucket = bucket;
             this.ordered = ordered;
             writer.writeStartDocument();
             writer.writeString(bucket.kind.commandName(), collection);
             writer.writeBoolean("ordered", ordered);
+            if (options.bypassDocumentValidation() != null) {
+                writer.writeBoolean("bypassDocumentValidation", options.bypassDocumentValidation());
+            }
+            if (options.let() != null) {
+                writer.writeName("let");
+                BSON_CODEC.encode(writer, options.let(), CONTEXT);
+            }
             writer.writeStartArray(bucket.kind.statementsField());
             statementsStart = buffer.getPosition();
         }
 
         /** Adds the statement, or writes nothing and returns false when the command is full. */
-        boolean tryAdd(int index, WriteModel<? extends T> model, BulkPlan plan) {
+        boolean tryAdd(int index, BulkPlan plan) {
             if (count >= MAX_STATEMENTS) {
                 return false;
             }
             writer.mark();
-            writeStatement(writer, index, model, plan);
+            writeStatement(writer, index, plan);
             if (count > 0 && buffer.getPosition() - statementsStart > MAX_STATEMENT_BYTES) {
                 writer.reset(); // back to the mark: the statement's bytes are dropped
                 return false;
@@ -192,8 +207,8 @@ public final class WriteCommandEncoder<T> {
         }
 
         /** Adds the first statement of a command: it goes in whatever its size (the planner limits documents). */
-        void add(int index, WriteModel<? extends T> model, BulkPlan plan) {
-            if (!tryAdd(index, model, plan)) {
+        void add(int index, BulkPlan plan) {
+            if (!tryAdd(index, plan)) {
                 throw new IllegalStateException("an empty command refused a statement");
             }
         }
@@ -208,81 +223,89 @@ public final class WriteCommandEncoder<T> {
     }
 
     @SuppressWarnings("unchecked")
-    private void writeStatement(BsonBinaryWriter writer, int index, WriteModel<? extends T> model, BulkPlan plan) {
-        if (model instanceof InsertOneModel) {
-            codec.encode(writer, ((InsertOneModel<T>) model).getDocument(), CONTEXT);
+    private void writeStatement(BsonBinaryWriter writer, int index, BulkPlan plan) {
+        WriteRecord<T> write = (WriteRecord<T>) plan.write(index);
+        WriteKind kind = write.kind();
+        if (kind == WriteKind.INSERT_ONE) {
+            writeDocument(writer, write.document());
             return;
         }
         writer.writeStartDocument();
         writer.writeName("q");
         plan.writeFilter(index, writer);
-        if (model instanceof ReplaceOneModel) {
-            ReplaceOneModel<T> replace = (ReplaceOneModel<T>) model;
-            ReplaceOptions options = replace.getReplaceOptions();
-            writer.writeName("u");
-            codec.encode(writer, replace.getReplacement(), CONTEXT);
-            writer.writeBoolean("multi", false);
-            writer.writeBoolean("upsert", options.isUpsert());
-            collationAndHint(writer, options.getCollation(), options.getHint(), options.getHintString());
-        } else if (model instanceof UpdateOneModel || model instanceof UpdateManyModel) {
-            boolean multi = model instanceof UpdateManyModel;
-            Bson update;
-            List<? extends Bson> pipeline;
-            UpdateOptions options;
-            if (multi) {
-                UpdateManyModel<T> many = (UpdateManyModel<T>) model;
-                update = many.getUpdate();
-                pipeline = many.getUpdatePipeline();
-                options = many.getOptions();
-            } else {
-                UpdateOneModel<T> one = (UpdateOneModel<T>) model;
-                update = one.getUpdate();
-                pipeline = one.getUpdatePipeline();
-                options = one.getOptions();
-            }
-            if (update != null) {
-                writeBson(writer, "u", update);
-            } else {
-                writer.writeStartArray("u");
-                pipeline.forEach(stage -> writeBson(writer, null, stage));
-                writer.writeEndArray();
-            }
-            writer.writeBoolean("multi", multi);
-            writer.writeBoolean("upsert", options.isUpsert());
-            if (options.getArrayFilters() != null) {
-                writer.writeStartArray("arrayFilters");
-                options.getArrayFilters().forEach(filter -> writeBson(writer, null, filter));
-                writer.writeEndArray();
-            }
-            collationAndHint(writer, options.getCollation(), options.getHint(), options.getHintString());
+        if (kind == WriteKind.DELETE_ONE || kind == WriteKind.DELETE_MANY) {
+            writer.writeInt32("limit", kind.isMulti() ? 0 : 1);
+            collationAndHint(writer, write);
+            writer.writeEndDocument();
+            return;
+        }
+        writer.writeName("u");
+        if (kind == WriteKind.REPLACE_ONE) {
+            writeDocument(writer, write.document());
+        } else if (write.update() != null) {
+            BSON_CODEC.encode(writer, toBson(write.update()), CONTEXT);
         } else {
-            boolean multi = model instanceof DeleteManyModel;
-            DeleteOptions options = multi ? ((DeleteManyModel<T>) model).getOptions() : ((DeleteOneModel<T>) model).getOptions();
-            writer.writeInt32("limit", multi ? 0 : 1);
-            collationAndHint(writer, options.getCollation(), options.getHint(), options.getHintString());
+            writer.writeStartArray();
+            write.pipeline().forEach(stage -> BSON_CODEC.encode(writer, toBson(stage), CONTEXT));
+            writer.writeEndArray();
+        }
+        if (kind.isMulti()) {
+            writer.writeBoolean("multi", true);
+        }
+        if (write.upsert()) {
+            writer.writeBoolean("upsert", true);
+        }
+        if (write.collation() != null) {
+            writer.writeName("collation");
+            BSON_CODEC.encode(writer, write.collation().asDocument(), CONTEXT);
+        }
+        if (write.arrayFilters() != null) {
+            writer.writeStartArray("arrayFilters");
+            write.arrayFilters().forEach(filter -> BSON_CODEC.encode(writer, toBson(filter), CONTEXT));
+            writer.writeEndArray();
+        }
+        writeHint(writer, write);
+        if (write.sort() != null) {
+            writer.writeName("sort");
+            BSON_CODEC.encode(writer, toBson(write.sort()), CONTEXT);
         }
         writer.writeEndDocument();
     }
 
-    private void collationAndHint(BsonBinaryWriter writer, @Nullable Collation collation, @Nullable Bson hint,
-                                  @Nullable String hintString) {
-        if (collation != null) {
+    private void collationAndHint(BsonBinaryWriter writer, WriteRecord<T> write) {
+        if (write.collation() != null) {
             writer.writeName("collation");
-            BSON_CODEC.encode(writer, collation.asDocument(), CONTEXT);
+            BSON_CODEC.encode(writer, write.collation().asDocument(), CONTEXT);
         }
-        if (hint != null) {
-            writeBson(writer, "hint", hint);
-        } else if (hintString != null) {
-            writer.writeString("hint", hintString);
+        writeHint(writer, write);
+    }
+
+    private void writeHint(BsonBinaryWriter writer, WriteRecord<T> write) {
+        if (write.hint() != null) {
+            writer.writeName("hint");
+            BSON_CODEC.encode(writer, toBson(write.hint()), CONTEXT);
+        } else if (write.hintString() != null) {
+            writer.writeString("hint", write.hintString());
         }
     }
 
-    /** Writes {@code bson} as the field {@code name}, or as the next array element when {@code name} is null. */
-    private void writeBson(BsonBinaryWriter writer, @Nullable String name, Bson bson) {
-        if (name != null) {
-            writer.writeName(name);
+    /**
+     * A document to insert or a replacement, as the driver writes it: read through the collection's codec, then written
+     * with its {@code _id} first. Codecs that do that themselves write straight into the command.
+     */
+    private void writeDocument(BsonBinaryWriter writer, T document) {
+        if (codecPutsIdFirst) {
+            codec.encode(writer, document, COLLECTIBLE);
+        } else if (document instanceof BsonDocument bson) {
+            @SuppressWarnings("unchecked")
+            Codec<BsonDocument> own = (Codec<BsonDocument>) registry.get(bson.getClass());
+            own.encode(writer, bson, COLLECTIBLE);
+        } else {
+            BSON_CODEC.encode(writer, BsonDocumentWrapper.asBsonDocument(document, registry), COLLECTIBLE);
         }
-        BsonDocument document = bson instanceof BsonDocument ? (BsonDocument) bson : bson.toBsonDocument(documentClass, registry);
-        BSON_CODEC.encode(writer, document, CONTEXT);
+    }
+
+    private BsonDocument toBson(Bson bson) {
+        return bson instanceof BsonDocument document ? document : bson.toBsonDocument(documentClass, registry);
     }
 }

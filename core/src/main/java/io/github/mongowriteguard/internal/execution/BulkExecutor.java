@@ -7,13 +7,15 @@ import java.util.concurrent.ThreadLocalRandom;
 
 import org.bson.BsonDocument;
 import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
 import org.jspecify.annotations.Nullable;
-import org.bson.codecs.Codec;
-import org.bson.codecs.CollectibleCodec;
 
 import com.mongodb.ClientSessionOptions;
+import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
+import com.mongodb.MongoExecutionTimeoutException;
+import com.mongodb.MongoServerException;
 import com.mongodb.MongoSocketException;
 import com.mongodb.MongoTimeoutException;
 import com.mongodb.ReadPreference;
@@ -24,22 +26,23 @@ import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.BulkWriteOptions;
-import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.WriteModel;
 
 import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.BulkPlanner;
+import io.github.mongowriteguard.bulk.PlanMode;
 import io.github.mongowriteguard.bulk.PlanOptions;
 import io.github.mongowriteguard.bulk.Round;
-import io.github.mongowriteguard.bulk.WriteDecision;
 import io.github.mongowriteguard.copies.CopyLedger;
 import io.github.mongowriteguard.copies.OverlapGate;
+import io.github.mongowriteguard.internal.ErrorCodes;
 import io.github.mongowriteguard.internal.GuardCommandListener;
 import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.mongowriteguard.retry.RetryClassifier;
 import io.github.resilience4j.retry.Retry;
+import io.github.mongowriteguard.internal.command.CommandOptions;
 import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.internal.command.WriteCommand;
 import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
@@ -48,17 +51,15 @@ import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 
 /**
- * Runs one guarded bulk, top to bottom: check and plan it (ids assigned, superseded writes dropped, rounds), then
- * for each round skip what depends on a write that did not apply, encode the rest as write commands with the server
- * deadline, send each in an explicit session with its own transaction number (one server copy), retry what is safe
- * and useful as the same copy behind the overlap gate, and classify every statement.
+ * Runs one guarded bulk, top to bottom: check and plan it (ids assigned, rounds), then for each round skip what the
+ * caller's mode says must not run, encode the rest as write commands with the server deadline, send each in an
+ * explicit session with its own transaction number (one server copy), retry what is safe and useful as the same copy
+ * behind the overlap gate, and classify every statement. A whole command that fails, or whose outcome becomes
+ * unknown, stops the call, as it stops the driver's bulk.
  *
  * @param <T> the collection's document class
  */
 public final class BulkExecutor<T> {
-    private static final int DUPLICATE_KEY = 11000;
-    private static final int MAX_TIME_MS_EXPIRED = 50;
-
     private final MongoCollection<T> collection;
     private final String namespace;
     private final MongoDatabase database;
@@ -112,14 +113,14 @@ public final class BulkExecutor<T> {
         if (idempotentMultiRetries) {
             MultiRetryOptIn.check(models, collection.getDocumentClass(), collection.getCodecRegistry());
         }
-        boolean[] idByGuard = insertsWithoutId(models);
+        CommandOptions commandOptions = CommandOptions.from(options, collection.getDocumentClass(), collection.getCodecRegistry());
         BulkPlan plan = plan(models, options);
         WriteOutcome.Builder<T> outcome = new WriteOutcome.Builder<>(models);
-        plan.superseded().forEach((index, by) -> outcome.set(IndexOutcome.superseded(index, by)));
-        if (!plan.isEmpty() && !plan.rounds().isEmpty()) {
+        if (!plan.isEmpty()) {
             try (Sessions sessions = new Sessions(access)) {
-                Run run = new Run(models, plan, idByGuard, outcome, writeConcern.isServerDefault() ? null : writeConcern.asDocument(),
-                    sessions, idempotentMultiRetries);
+                Run run = new Run(plan, options.isOrdered() && plan.mode() == PlanMode.UNORDERED_ROUNDS, outcome,
+                    writeConcern.isServerDefault() ? null : writeConcern.asDocument(), commandOptions, sessions,
+                    idempotentMultiRetries);
                 for (Round round : plan.rounds()) {
                     run.round(round);
                 }
@@ -128,7 +129,7 @@ public final class BulkExecutor<T> {
         WriteOutcome<T> result = outcome.build();
         runtime.events().writeCompleted(new GuardEventListener.WriteCompleted(namespace, operation, outcomeTag(result),
             java.time.Duration.ofNanos(System.nanoTime() - started), result.rounds(), result.commands(), result.sends(),
-            plan.superseded().size(), plan.mode().name()));
+            plan.mode().name()));
         return result;
     }
 
@@ -179,11 +180,12 @@ public final class BulkExecutor<T> {
 
     /** The state of one bulk while it runs. */
     private final class Run {
-        final List<? extends WriteModel<? extends T>> models;
         final BulkPlan plan;
-        final boolean[] idByGuard;
+        /** An ordered request run in rounds: after a write on a key does not apply, that key's later writes are skipped. */
+        final boolean perKeyFailures;
         final WriteOutcome.Builder<T> outcome;
         final @Nullable BsonDocument writeConcern;
+        final CommandOptions commandOptions;
         final Sessions sessions;
         final boolean idempotentMultiRetries;
         final CopyLedger ledger = runtime.ledger();
@@ -193,16 +195,17 @@ public final class BulkExecutor<T> {
         final GuardCommandListener listener = runtime.commandListener();
         final String writeId = HexFormat.of().formatHex(longBytes(ThreadLocalRandom.current().nextLong()));
         int commandNumber;
-        /** In an ordered round: the index whose failure stopped the round, or -1. */
+        /** Why nothing more is sent (a whole command failed, an outcome is unknown, an ORDERED round stopped), or null. */
+        @Nullable String stopped;
         int stoppedAt = -1;
 
-        Run(List<? extends WriteModel<? extends T>> models, BulkPlan plan, boolean[] idByGuard,
-            WriteOutcome.Builder<T> outcome, @Nullable BsonDocument writeConcern, Sessions sessions, boolean idempotentMultiRetries) {
-            this.models = models;
+        Run(BulkPlan plan, boolean perKeyFailures, WriteOutcome.Builder<T> outcome, @Nullable BsonDocument writeConcern,
+            CommandOptions commandOptions, Sessions sessions, boolean idempotentMultiRetries) {
             this.plan = plan;
-            this.idByGuard = idByGuard;
+            this.perKeyFailures = perKeyFailures;
             this.outcome = outcome;
             this.writeConcern = writeConcern;
+            this.commandOptions = commandOptions;
             this.sessions = sessions;
             this.idempotentMultiRetries = idempotentMultiRetries;
         }
@@ -211,12 +214,9 @@ public final class BulkExecutor<T> {
             List<Integer> runnable = new ArrayList<>();
             for (int index : round.indices()) {
                 int previous = plan.previousOnKey(index);
-                if (stoppedAt >= 0) {
+                if (stopped != null) {
                     skipAfterStop(index);
-                } else if (previous >= 0 && plan.roundOf(previous) < round.number()
-                    && outcome.get(previous).status() != WriteStatus.APPLIED) {
-                    // Only a previous write of an earlier round has an outcome yet; one in this (ordered) round is
-                    // covered by the command's own ordered stop.
+                } else if (perKeyFailures && previous >= 0 && outcome.get(previous).status() != WriteStatus.APPLIED) {
                     outcome.set(IndexOutcome.skipped(index, previous, "not run: the earlier write on the same key (index "
                         + previous + ") is " + outcome.get(previous).status()));
                 } else {
@@ -227,19 +227,20 @@ public final class BulkExecutor<T> {
                 return;
             }
             outcome.round();
-            for (WriteCommand command : encoder.encode(models, plan, runnable, round.isOrdered())) {
-                if (stoppedAt >= 0) {
+            for (WriteCommand command : encoder.encode(plan, runnable, round.isOrdered(), commandOptions)) {
+                if (stopped != null) {
                     for (int position = 0; position < command.size(); position++) {
                         skipAfterStop(command.index(position));
                     }
                     continue;
                 }
                 send(round.number(), command);
-                if (command.ordered()) {
+                if (stopped == null && command.ordered()) {
                     for (int position = 0; position < command.size(); position++) {
                         int index = command.index(position);
                         if (outcome.get(index).status() != WriteStatus.APPLIED) {
-                            stoppedAt = index;
+                            stop(index, "the bulk keeps the caller's order and stopped after index " + index
+                                + " did not apply");
                             break;
                         }
                     }
@@ -247,9 +248,13 @@ public final class BulkExecutor<T> {
             }
         }
 
+        private void stop(int index, String why) {
+            stopped = why;
+            stoppedAt = index;
+        }
+
         private void skipAfterStop(int index) {
-            outcome.set(IndexOutcome.skipped(index, stoppedAt,
-                "not run: the bulk keeps the caller's order and stopped after index " + stoppedAt + " did not apply"));
+            outcome.set(IndexOutcome.skipped(index, stoppedAt, "not sent: " + stopped));
         }
 
         /**
@@ -260,15 +265,20 @@ public final class BulkExecutor<T> {
         void send(int roundNumber, WriteCommand command) {
             ClientSession session = sessions.current();
             Long txnNumber = command.retryable() ? session.getServerSession().advanceTransactionNumber() : null;
-            String comment = listener.maxWireVersion() >= 9 ? "mwg:" + writeId + ":" + roundNumber + "." + (++commandNumber) : null;
-            BsonDocument body = command.toCommand(txnNumber, maxTimeMs, writeConcern, comment == null ? null : new BsonString(comment));
+            String guardComment = "mwg:" + writeId + ":" + roundNumber + "." + (++commandNumber);
+            // The caller's comment is sent as given; without one, the guard's names the copy (servers 4.4+ take it).
+            BsonValue comment = commandOptions.comment() != null ? commandOptions.comment()
+                : listener.maxWireVersion() >= 9 ? new BsonString(guardComment) : null;
+            BsonDocument body = command.toCommand(txnNumber, maxTimeMs, writeConcern, comment);
             boolean retryAllowed = command.retryable() || idempotentMultiRetries;
-            CopyLedger.Copy copy = ledger.start(namespace, lsid(session), txnNumber, comment);
+            CopyLedger.Copy copy = ledger.start(namespace, lsid(session), txnNumber, comment == null ? null : guardComment);
             outcome.command();
             Retry.Context<SendResult> retryContext = retry.context();
             SendResult result;
             int attempt = 0;
             boolean reachedServer = false;
+            // A send got no answer, and no later answer proved what this copy did: its outcome is unknown.
+            boolean unanswered = false;
             while (true) {
                 attempt++;
                 copy.attempt();
@@ -276,6 +286,12 @@ public final class BulkExecutor<T> {
                 long sentAt = System.nanoTime();
                 result = sendOnce(session, body, copy);
                 reachedServer |= result.kind != SendResult.Kind.NO_SERVER;
+                if (result.kind == SendResult.Kind.GAVE_UP) {
+                    unanswered = true;
+                } else if (result.provesOutcome()) {
+                    unanswered = false;
+                    copy.markEnded();
+                }
                 if (result.hitDeadline() && !copy.isPossiblyRunning()) {
                     events.deadlineHit(new GuardEventListener.DeadlineHit(namespace, maxTimeMs));
                 }
@@ -291,16 +307,21 @@ public final class BulkExecutor<T> {
                     break;
                 }
                 if (!command.retryable()) {
+                    if (verdict == OverlapGate.Verdict.DEADLINE_ONLY && unanswered) {
+                        // A new copy of a multi-document write may only start once the old one is shown gone.
+                        result = result.blind();
+                        break;
+                    }
                     // A multi-document write has no retryable-write identity: the next attempt is a new copy.
                     outcome.copy(copy.snapshot());
                     copy.close();
-                    copy = ledger.start(namespace, lsid(session), null, comment);
+                    copy = ledger.start(namespace, lsid(session), null, comment == null ? null : guardComment);
                     outcome.command();
                 }
             }
             retryContext.onComplete();
             outcome.copy(copy.snapshot());
-            apply(command, result, copy, attempt > 1, reachedServer);
+            apply(command, result, attempt > 1, reachedServer, unanswered);
             if (copy.isPossiblyRunning()) {
                 // Later commands must not queue behind this copy on the server's session check-out.
                 sessions.replace();
@@ -313,7 +334,7 @@ public final class BulkExecutor<T> {
             outcome.send();
             try {
                 RawBsonDocument reply = database.runCommand(session, body, ReadPreference.primary(), RawBsonDocument.class);
-                copy.markEnded();
+                outcome.server(listener.serverOfLastCommandOnThisThread());
                 return SendResult.reply(reply);
             } catch (MongoSocketException e) {
                 // A socket timeout is not a cancellation: the server may still be applying this copy.
@@ -321,27 +342,38 @@ public final class BulkExecutor<T> {
                 return SendResult.gaveUp(e);
             } catch (MongoTimeoutException e) {
                 return SendResult.noServer(e);
-            } catch (MongoException e) {
-                // Server errors; MaxTimeMSExpired arrives as MongoExecutionTimeoutException, not a server exception.
+            } catch (MongoServerException | MongoExecutionTimeoutException e) {
+                // ok: 0. The driver raises MaxTimeMSExpired as MongoExecutionTimeoutException, not a server exception.
+                outcome.server(listener.serverOfLastCommandOnThisThread());
                 return SendResult.serverError(e);
+            } catch (MongoException e) {
+                // Anything else the driver raises after sending (an interrupted thread, a client-side failure): the
+                // server may have received the command, so its outcome is not known.
+                copy.clientGaveUp();
+                return SendResult.gaveUp(e);
             }
         }
 
-        private void apply(WriteCommand command, SendResult result, CopyLedger.Copy copy, boolean resent, boolean reachedServer) {
+        private void apply(WriteCommand command, SendResult result, boolean resent, boolean reachedServer, boolean unanswered) {
             switch (result.kind) {
                 case REPLY:
-                    classify(command, result.reply, resent);
+                    classify(command, result.reply, resent, unanswered);
                     return;
                 case REFUSED:
                     outcome.stillRunning(result.runningCopy);
                     unknown(command, "not retried: an earlier copy is still running on the server (" + result.runningCopy
-                        + "); it may still apply the write", command.retryable());
+                        + "); it may still apply the write");
+                    return;
+                case BLIND:
+                    unknown(command, "not retried: an earlier copy timed out on the client, and the guard cannot see"
+                        + " whether it still runs (currentOp is not permitted or failed); a new copy of a multi-document"
+                        + " write could run beside it");
                     return;
                 case GAVE_UP:
                     unknown(command, command.retryable()
                         ? "the client stopped waiting (" + result.error.getClass().getSimpleName() + "): the server may still be applying it"
                         : "the client stopped waiting (" + result.error.getClass().getSimpleName() + ") on a multi-document write:"
-                            + " an unknown number of documents may have been changed; it is not retried", command.retryable());
+                            + " an unknown number of documents may have been changed; it is not retried");
                     return;
                 case NO_SERVER:
                     if (!reachedServer) {
@@ -350,40 +382,65 @@ public final class BulkExecutor<T> {
                                 + " reached a server (" + result.error.getClass().getSimpleName() + ": none could be selected,"
                                 + " or no connection was free, in time)"));
                         }
+                        stop(command.index(0), "no server could be reached for the command of index " + command.index(0));
                         return;
                     }
                     // An earlier attempt reached a server: handled as any failure below.
                 default:
-                    if (copy.isPossiblyRunning()) {
+                    if (unanswered) {
                         unknown(command, "an earlier send of this copy timed out on the client and the last one failed with "
-                            + result.code() + ": the earlier send may still be running on the server", command.retryable());
+                            + result.code() + ": the earlier send may have applied it, or may still be running");
+                    } else if (command.size() > 1 && ErrorCodes.isInterruption(result.code())) {
+                        unknown(command, "the server interrupted the whole command (" + describe(result.error) + "): the"
+                            + " statements before the interruption point may have been applied");
                     } else {
-                        failAll(command, result.code(), describe(result.error),
-                            command.retryable() && RetryClassifier.isTransient(result.code(), result.error.hasErrorLabel("RetryableWriteError")));
+                        failAll(command, result);
+                    }
+                    if (result.kind == SendResult.Kind.SERVER_ERROR && result.code() != ErrorCodes.MAX_TIME_MS_EXPIRED) {
+                        outcome.commandError(result.error);
+                    }
+                    if (stopped == null) {
+                        stop(command.index(0), "the whole command of index " + command.index(0) + " failed ("
+                            + describe(result.error) + "), which stops the bulk as it stops the driver's");
                     }
             }
         }
 
-        void classify(WriteCommand command, CommandReply reply, boolean resent) {
+        void classify(WriteCommand command, CommandReply reply, boolean resent, boolean unanswered) {
             int firstError = reply.firstErrorPosition();
-            int applied = 0;
+            boolean interruptedOrdered = command.ordered() && firstError >= 0
+                && ErrorCodes.isInterruption(reply.error(firstError).code());
             for (int position = 0; position < command.size(); position++) {
                 int index = command.index(position);
                 CommandReply.StatementError error = reply.error(position);
                 if (error != null) {
-                    if (error.code() == DUPLICATE_KEY && command.kind() == WriteCommand.Kind.INSERT && idByGuard[index] && resent) {
+                    if (error.code() == ErrorCodes.DUPLICATE_KEY && command.kind() == WriteCommand.Kind.INSERT
+                        && plan.hasOwnAssignedId(index) && resent) {
                         // The guard gave this insert its _id; only an earlier copy of this very write can have used it.
                         outcome.set(IndexOutcome.applied(index, "applied by an earlier copy (duplicate key on the _id the guard assigned)"));
                         continue;
                     }
-                    outcome.set(IndexOutcome.failed(index, error.code(), error.message(),
-                        command.retryable() && RetryClassifier.isTransient(error.code(), false)));
+                    boolean transientError = RetryClassifier.isTransient(error.code(), false);
+                    if (unanswered && transientError) {
+                        unknown(index, "an earlier send of this copy timed out on the client; the last send's " + error.code()
+                            + " (" + error.codeName() + ") does not show what the earlier one did");
+                    } else if (command.size() > 1 && ErrorCodes.isInterruption(error.code())) {
+                        unknown(index, "the server interrupted the statements' batch (" + error.code() + " " + error.codeName()
+                            + "), which may have applied it before the interruption point");
+                    } else {
+                        outcome.set(IndexOutcome.failed(index, error.code(), error.codeName(), error.message(), error.details(),
+                            command.retryable() && transientError));
+                    }
                 } else if (command.ordered() && firstError >= 0 && position > firstError) {
-                    outcome.set(IndexOutcome.skipped(index, command.index(firstError),
-                        "not run: the bulk keeps the caller's order and stopped after index " + command.index(firstError) + " failed"));
+                    if (interruptedOrdered) {
+                        unknown(index, "the server interrupted the batch of index " + command.index(firstError)
+                            + ", which may have applied this write before the interruption point");
+                    } else {
+                        outcome.set(IndexOutcome.skipped(index, command.index(firstError),
+                            "not run: the bulk keeps the caller's order and stopped after index " + command.index(firstError) + " failed"));
+                    }
                 } else {
                     outcome.set(IndexOutcome.applied(index));
-                    applied++;
                     record(command, position, index, reply);
                 }
             }
@@ -401,27 +458,40 @@ public final class BulkExecutor<T> {
             if (reply.writeConcernError() != null) {
                 outcome.writeConcernError(reply.writeConcernError());
             }
+            if (reply.errorCount() > 0 || reply.writeConcernError() != null) {
+                outcome.errorLabels(reply.errorLabels());
+            }
         }
 
         private void record(WriteCommand command, int position, int index, CommandReply reply) {
             if (command.kind() == WriteCommand.Kind.INSERT) {
-                WriteDecision decision = plan.decision(index);
-                decision.id().ifPresent(id -> outcome.insert(new BulkWriteInsert(index, id)));
+                plan.decision(index).id().ifPresent(id -> outcome.insert(new BulkWriteInsert(index, id)));
             } else if (reply.upsertedId(position) != null) {
                 outcome.upsert(new BulkWriteUpsert(index, reply.upsertedId(position)));
             }
         }
 
-        void failAll(WriteCommand command, int code, String message, boolean retrySafe) {
+        void failAll(WriteCommand command, SendResult result) {
+            int code = result.code();
+            String codeName = result.error instanceof MongoCommandException commandError ? commandError.getErrorCodeName() : "";
+            boolean retrySafe = command.retryable() && RetryClassifier.isTransient(code, result.error.hasErrorLabel("RetryableWriteError"));
             for (int position = 0; position < command.size(); position++) {
-                outcome.set(IndexOutcome.failed(command.index(position), code, message, retrySafe));
+                outcome.set(IndexOutcome.failed(command.index(position), code, codeName, describe(result.error), null, retrySafe));
             }
         }
 
-        void unknown(WriteCommand command, String reason, boolean retrySafe) {
+        void unknown(WriteCommand command, String reason) {
             for (int position = 0; position < command.size(); position++) {
-                outcome.set(IndexOutcome.unknown(command.index(position), reason, retrySafe));
+                unknown(command.index(position), reason);
             }
+            if (stopped == null) {
+                stop(command.index(0), "the outcome of the command of index " + command.index(0) + " is unknown, which"
+                    + " stops the bulk as a network error stops the driver's");
+            }
+        }
+
+        void unknown(int index, String reason) {
+            outcome.set(IndexOutcome.unknown(index, reason, RetrySafety.ofNewCopy(plan, index, collection.getCodecRegistry())));
         }
     }
 
@@ -430,32 +500,10 @@ public final class BulkExecutor<T> {
     }
 
     private static String describe(MongoException e) {
-        if (e.getCode() == MAX_TIME_MS_EXPIRED) {
+        if (e.getCode() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
             return "the server stopped this write at its deadline (MaxTimeMSExpired)";
         }
         return e.getClass().getSimpleName() + " " + e.getCode() + ": " + e.getMessage();
-    }
-
-    /** Which inserts have no {@code _id} before planning: the guard assigns theirs. */
-    @SuppressWarnings("unchecked")
-    private boolean[] insertsWithoutId(List<? extends WriteModel<? extends T>> models) {
-        boolean[] withoutId = new boolean[models == null ? 0 : models.size()];
-        if (models == null) {
-            return withoutId;
-        }
-        Codec<T> codec = collection.getCodecRegistry().get(collection.getDocumentClass());
-        if (!(codec instanceof CollectibleCodec)) {
-            return withoutId;
-        }
-        CollectibleCodec<T> collectible = (CollectibleCodec<T>) codec;
-        int index = 0;
-        for (WriteModel<? extends T> model : models) {
-            if (model instanceof InsertOneModel && ((InsertOneModel<? extends T>) model).getDocument() != null) {
-                withoutId[index] = !collectible.documentHasId(((InsertOneModel<T>) model).getDocument());
-            }
-            index++;
-        }
-        return withoutId;
     }
 
     private static byte[] longBytes(long value) {

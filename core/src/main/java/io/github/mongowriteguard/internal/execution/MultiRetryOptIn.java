@@ -1,13 +1,14 @@
 package io.github.mongowriteguard.internal.execution;
 
+import io.github.mongowriteguard.bulk.WriteKind;
+import io.github.mongowriteguard.bulk.WriteRecord;
+
 import java.util.List;
 
 import org.bson.BsonDocument;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.conversions.Bson;
 
-import com.mongodb.client.model.DeleteManyModel;
-import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.WriteModel;
 
 import io.github.mongowriteguard.retry.IdempotentUpdates;
@@ -26,14 +27,18 @@ final class MultiRetryOptIn {
         }
         int index = 0;
         for (WriteModel<? extends T> model : models) {
-            if (model instanceof DeleteManyModel) {
+            WriteRecord<? extends T> write = model == null ? null : WriteRecord.of(model);
+            if (write == null) {
+                index++;
+                continue; // the planner refuses it with its message
+            }
+            if (write.kind() == WriteKind.DELETE_MANY) {
                 throw new IllegalArgumentException("index " + index + ": deleteMany is never retried, even with the idempotent"
                     + " multi-document retry opt-in: a second run deletes documents that arrived in between. Remove the opt-in"
                     + " for this call, or delete by _id. Nothing was sent.");
             }
-            if (model instanceof UpdateManyModel) {
-                UpdateManyModel<? extends T> update = (UpdateManyModel<? extends T>) model;
-                Bson document = update.getUpdate();
+            if (write.kind() == WriteKind.UPDATE_MANY) {
+                Bson document = write.update();
                 if (document == null) {
                     throw new IllegalArgumentException("index " + index + ": an updateMany with a pipeline is not provably"
                         + " idempotent and is never retried; remove the opt-in for this call. Nothing was sent.");

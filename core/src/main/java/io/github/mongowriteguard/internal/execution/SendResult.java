@@ -6,12 +6,12 @@ import org.jspecify.annotations.Nullable;
 import com.mongodb.MongoException;
 
 import io.github.mongowriteguard.copies.CopyRecord;
+import io.github.mongowriteguard.internal.ErrorCodes;
 import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.retry.RetryClassifier;
 
 /** What one send of a write command came back with. */
 final class SendResult implements Retryable {
-    private static final int MAX_TIME_MS_EXPIRED = 50;
 
     enum Kind {
         /** The server answered with {@code ok: 1} (statement write errors included). */
@@ -23,7 +23,9 @@ final class SendResult implements Retryable {
         /** No server could be selected: nothing was sent. */
         NO_SERVER,
         /** The overlap gate refused the next attempt: a copy still runs. */
-        REFUSED
+        REFUSED,
+        /** The overlap gate could not see whether a copy still runs, and the next attempt would be a new copy. */
+        BLIND
     }
 
     final Kind kind;
@@ -59,16 +61,38 @@ final class SendResult implements Retryable {
         return new SendResult(Kind.REFUSED, reply, error, copy);
     }
 
+    SendResult blind() {
+        return new SendResult(Kind.BLIND, reply, error, null);
+    }
+
+    /**
+     * Whether this answer shows what the copy did, even if an earlier send got no answer: a reply whose statements
+     * all succeeded or failed for reasons of their own. A resend of the same copy gets the recorded result of what
+     * the first send applied; a transient error (a deadline, an interruption) shows nothing about the first send,
+     * which may have held the session the resend waited for.
+     */
+    boolean provesOutcome() {
+        if (kind != Kind.REPLY) {
+            return false;
+        }
+        for (int position : reply.errorPositions()) {
+            if (RetryClassifier.isTransient(reply.error(position).code(), false)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /**
      * True when the server stopped the command at its deadline: a top-level {@code MaxTimeMSExpired}, or (through
      * mongos, which turns a failed child batch into one write error per statement) statement errors with that code.
      */
     boolean hitDeadline() {
         if (kind == Kind.SERVER_ERROR) {
-            return error.getCode() == MAX_TIME_MS_EXPIRED;
+            return error.getCode() == ErrorCodes.MAX_TIME_MS_EXPIRED;
         }
         if (kind == Kind.REPLY) {
-            return reply.errorPositions().stream().anyMatch(position -> reply.error(position).code() == MAX_TIME_MS_EXPIRED);
+            return reply.errorPositions().stream().anyMatch(position -> reply.error(position).code() == ErrorCodes.MAX_TIME_MS_EXPIRED);
         }
         return false;
     }

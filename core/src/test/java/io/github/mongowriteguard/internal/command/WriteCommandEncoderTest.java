@@ -39,7 +39,7 @@ class WriteCommandEncoderTest {
             models.add(new InsertOneModel<>(new Document("_id", i)));
         }
 
-        List<WriteCommand> commands = encoder.encode(models, plan(models), indices(models.size()), false);
+        List<WriteCommand> commands = encoder.encode(plan(models), indices(models.size()), false, CommandOptions.NONE);
 
         assertThat(commands).extracting(WriteCommand::size).containsExactly(100_000, 100_000, 1);
         assertThat(commands).allSatisfy(command -> assertThat(command.ordered()).isFalse());
@@ -56,7 +56,7 @@ class WriteCommandEncoderTest {
         }
         models.add(new DeleteOneModel<>(Filters.eq("_id", 0)));
 
-        List<WriteCommand> commands = encoder.encode(models, plan(models), indices(models.size()), true);
+        List<WriteCommand> commands = encoder.encode(plan(models), indices(models.size()), true, CommandOptions.NONE);
 
         assertThat(commands).extracting(WriteCommand::kind)
             .containsExactly(WriteCommand.Kind.UPDATE, WriteCommand.Kind.UPDATE, WriteCommand.Kind.DELETE);
@@ -72,7 +72,7 @@ class WriteCommandEncoderTest {
             models.add(new InsertOneModel<>(new Document("_id", i).append("big", big)));
         }
 
-        List<WriteCommand> commands = encoder.encode(models, plan(models), indices(models.size()), false);
+        List<WriteCommand> commands = encoder.encode(plan(models), indices(models.size()), false, CommandOptions.NONE);
 
         assertThat(commands).extracting(WriteCommand::size).containsExactly(3, 2);
     }
@@ -84,7 +84,7 @@ class WriteCommandEncoderTest {
         BulkPlan plan = plan(models);
         filter.put("_id", 2);
 
-        List<WriteCommand> commands = encoder.encode(models, plan, indices(1), false);
+        List<WriteCommand> commands = encoder.encode(plan, indices(1), false, CommandOptions.NONE);
 
         assertThat(commands.get(0).toCommand(7L, 2_000, null, null).getArray("updates").get(0).asDocument().getDocument("q"))
             .isEqualTo(new BsonDocument("_id", new BsonInt32(1)));
@@ -95,7 +95,7 @@ class WriteCommandEncoderTest {
         List<WriteModel<Document>> models = List.of(new InsertOneModel<>(new Document("_id", 1)),
             new DeleteOneModel<>(Filters.eq("_id", 2)));
 
-        List<WriteCommand> commands = encoder.encode(models, plan(models), indices(2), false);
+        List<WriteCommand> commands = encoder.encode(plan(models), indices(2), false, CommandOptions.NONE);
 
         assertThat(commands.get(0).toCommand(7L, 2_000, new BsonDocument("w", new BsonString("majority")), new BsonString("c")))
             .isEqualTo(BsonDocument.parse("{insert: 'stock', ordered: false, documents: [{_id: 1}], maxTimeMS: {$numberLong: '2000'},"

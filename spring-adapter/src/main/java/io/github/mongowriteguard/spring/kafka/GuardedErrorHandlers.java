@@ -237,7 +237,7 @@ public final class GuardedErrorHandlers {
             int index = 0;
             for (ConsumerRecord<?, ?> record : data) {
                 IndexOutcome result = outcome.outcome(index++);
-                if (result.status() != WriteStatus.APPLIED && result.status() != WriteStatus.SUPERSEDED) {
+                if (result.status() != WriteStatus.APPLIED) {
                     recoverer.accept(record, new WriteNotAppliedException(result, thrown));
                 }
             }

@@ -88,7 +88,7 @@ class GuardedErrorHandlersTest {
             .recoverer((record, e) -> recovered.add(record.value() + ": " + e.getMessage()))
             .recoverBatchByBulkIndex(true).build();
         WriteOutcome.Builder<Document> outcome = new WriteOutcome.Builder<>(models(3));
-        outcome.set(IndexOutcome.applied(0)).set(IndexOutcome.failed(1, 11000, "E11000 duplicate key", false)).set(IndexOutcome.applied(2));
+        outcome.set(IndexOutcome.applied(0)).set(IndexOutcome.failed(1, 11000, "DuplicateKey", "E11000 duplicate key", null, false)).set(IndexOutcome.applied(2));
         TopicPartition partition = new TopicPartition("t", 0);
         ConsumerRecords<String, String> records = new ConsumerRecords<>(Map.of(partition, List.of(
             new ConsumerRecord<>("t", 0, 0, "k", "r0"), new ConsumerRecord<>("t", 0, 1, "k", "r1"), new ConsumerRecord<>("t", 0, 2, "k", "r2"))),
@@ -123,6 +123,6 @@ class GuardedErrorHandlersTest {
 
     private static GuardedBulkWriteException bulkException(WriteOutcome<?> outcome) {
         return new GuardedBulkWriteException(outcome, List.of(new BulkWriteError(11000, "E11000", new org.bson.BsonDocument(), 1)),
-            null, new ServerAddress());
+            null, new ServerAddress(), java.util.Set.of());
     }
 }

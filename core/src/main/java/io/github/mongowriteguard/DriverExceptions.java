@@ -1,0 +1,151 @@
+package io.github.mongowriteguard;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+
+import com.mongodb.MongoException;
+import com.mongodb.MongoNamespace;
+import com.mongodb.MongoTimeoutException;
+import com.mongodb.MongoWriteConcernException;
+import com.mongodb.MongoWriteException;
+import com.mongodb.ServerAddress;
+import com.mongodb.WriteConcernResult;
+import com.mongodb.WriteError;
+import com.mongodb.bulk.BulkWriteError;
+import com.mongodb.bulk.WriteConcernError;
+
+import io.github.mongowriteguard.copies.CopyRecord;
+import io.github.mongowriteguard.copies.CopyStillRunningException;
+import io.github.mongowriteguard.deadline.ServerDeadlineExceededException;
+import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.internal.ErrorCodes;
+import io.github.mongowriteguard.outcome.IndexOutcome;
+import io.github.mongowriteguard.outcome.WriteOutcome;
+import io.github.mongowriteguard.outcome.WriteStatus;
+
+/**
+ * The one place that turns a guarded call's outcome into what the driver's method would throw (driver-sync
+ * {@code MongoCollectionImpl}: a bulk throws {@code MongoBulkWriteException} or the failed command's exception; a
+ * single-write method turns the bulk exception into {@code MongoWriteException} or {@code MongoWriteConcernException}),
+ * typed where the guard knows more (a copy still running, an unknown outcome, its own deadline). Every guard exception
+ * carries the complete outcome.
+ */
+final class DriverExceptions {
+    private DriverExceptions() {
+    }
+
+    /** For {@code bulkWrite} and {@code insertMany}. */
+    static void throwIfNotComplete(WriteOutcome<?> outcome, MongoNamespace namespace) {
+        throwIfUnknown(outcome, namespace);
+        throwIfCommandFailed(outcome, namespace);
+        throwIfNothingSent(outcome, namespace);
+        List<BulkWriteError> errors = new ArrayList<>();
+        for (IndexOutcome result : outcome.outcomes()) {
+            if (result.status() == WriteStatus.FAILED) {
+                errors.add(new BulkWriteError(result.errorCode(), result.message(), result.details(), result.index()));
+            }
+        }
+        WriteConcernError writeConcernError = writeConcernError(outcome);
+        if (!errors.isEmpty() || writeConcernError != null) {
+            throw new GuardedBulkWriteException(outcome, errors, writeConcernError, address(outcome), outcome.errorLabels());
+        }
+    }
+
+    /** For the single-write methods: the one write's failure as the driver's single-write method throws it. */
+    static void throwIfNotApplied(WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
+        throwIfUnknown(outcome, namespace);
+        throwIfCommandFailed(outcome, namespace);
+        throwIfNothingSent(outcome, namespace);
+        IndexOutcome result = outcome.outcome(0);
+        if (result.status() == WriteStatus.FAILED) {
+            if (result.errorCode() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
+                throw new ServerDeadlineExceededException("the server stopped this write on " + namespace
+                    + " at its deadline (maxTimeMS=" + maxTimeMs + "); it was not applied", outcome);
+            }
+            throw new MongoWriteException(new WriteError(result.errorCode(), result.message(), result.details()),
+                address(outcome), outcome.errorLabels());
+        }
+        WriteConcernError writeConcernError = writeConcernError(outcome);
+        if (writeConcernError != null) {
+            throw new MongoWriteConcernException(writeConcernError, writeConcernResult(outcome), address(outcome),
+                outcome.errorLabels());
+        }
+    }
+
+    private static void throwIfUnknown(WriteOutcome<?> outcome, MongoNamespace namespace) {
+        if (!outcome.stillRunning().isEmpty()) {
+            CopyRecord copy = outcome.stillRunning().get(0);
+            throw new CopyStillRunningException("not retried on " + namespace + ": an earlier copy of this write is still"
+                + " running on the server and ignores its deadline (" + copy + "); starting another copy could apply it twice."
+                + " Dead-letter the write; the running copy may still apply it", copy, outcome);
+        }
+        if (outcome.hasUnknown()) {
+            long unknown = outcome.counts().get(WriteStatus.UNKNOWN);
+            String reason = outcome.outcomes().stream().filter(o -> o.status() == WriteStatus.UNKNOWN).findFirst()
+                .map(IndexOutcome::message).orElse("");
+            throw new WriteOutcomeUnknownException(unknown + " of " + outcome.outcomes().size() + " writes on " + namespace
+                + " have an unknown outcome (" + reason + "); see outcome()", outcome, outcome.commandError());
+        }
+    }
+
+    /** A whole command failed: the driver's own exception, as the driver's bulk throws it (it sends nothing after). */
+    private static void throwIfCommandFailed(WriteOutcome<?> outcome, MongoNamespace namespace) {
+        MongoException error = outcome.commandError();
+        if (error == null) {
+            return;
+        }
+        if (error.getCode() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
+            throw new ServerDeadlineExceededException("the server stopped a write command on " + namespace
+                + " at its deadline (MaxTimeMSExpired); its writes were not applied, later ones not sent; see outcome()", outcome);
+        }
+        throw error;
+    }
+
+    /**
+     * When no write of the call reached a server, throws what the driver throws then: a {@link MongoTimeoutException}.
+     * Nothing was applied, so the caller (Spring Kafka's error handler, for one) may send it all again.
+     */
+    private static void throwIfNothingSent(WriteOutcome<?> outcome, MongoNamespace namespace) {
+        boolean anyNotSent = false;
+        for (IndexOutcome result : outcome.outcomes()) {
+            if (result.status() == WriteStatus.FAILED && !result.wasSent()) {
+                anyNotSent = true;
+            } else if (result.status() != WriteStatus.SKIPPED) {
+                return; // something was applied, failed on a server, or may still run: the outcome says what
+            }
+        }
+        if (anyNotSent) {
+            throw new MongoTimeoutException("none of the " + outcome.outcomes().size() + " writes on " + namespace
+                + " was sent: no attempt reached a server (none could be selected, or no connection was free, in time)."
+                + " Nothing was applied; sending them again is safe");
+        }
+    }
+
+    private static WriteConcernError writeConcernError(WriteOutcome<?> outcome) {
+        BsonDocument error = outcome.writeConcernError();
+        if (error == null) {
+            return null;
+        }
+        return new WriteConcernError(error.get("code", new BsonInt32(64)).asNumber().intValue(),
+            error.getString("codeName", new BsonString("")).getValue(),
+            error.getString("errmsg", new BsonString("")).getValue(),
+            error.getDocument("errInfo", new BsonDocument()));
+    }
+
+    /** As the driver's {@code translateBulkWriteResult} for one write. */
+    private static WriteConcernResult writeConcernResult(WriteOutcome<?> outcome) {
+        if (outcome.insertedCount() > 0 || outcome.deletedCount() > 0) {
+            return WriteConcernResult.acknowledged(outcome.insertedCount() + outcome.deletedCount(), false, null);
+        }
+        return WriteConcernResult.acknowledged(outcome.matchedCount() + outcome.upserts().size(), outcome.matchedCount() > 0,
+            outcome.upserts().isEmpty() ? null : outcome.upserts().get(0).getId());
+    }
+
+    private static ServerAddress address(WriteOutcome<?> outcome) {
+        return outcome.serverAddress() != null ? outcome.serverAddress() : new ServerAddress();
+    }
+}

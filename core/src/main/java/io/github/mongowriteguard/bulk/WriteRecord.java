@@ -1,0 +1,200 @@
+package io.github.mongowriteguard.bulk;
+
+import java.util.List;
+import java.util.Map;
+
+import org.bson.conversions.Bson;
+import org.jspecify.annotations.Nullable;
+
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.Collation;
+import com.mongodb.client.model.DeleteManyModel;
+import com.mongodb.client.model.DeleteOneModel;
+import com.mongodb.client.model.DeleteOptions;
+import com.mongodb.client.model.InsertManyOptions;
+import com.mongodb.client.model.InsertOneModel;
+import com.mongodb.client.model.InsertOneOptions;
+import com.mongodb.client.model.ReplaceOneModel;
+import com.mongodb.client.model.ReplaceOptions;
+import com.mongodb.client.model.UpdateManyModel;
+import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.UpdateOptions;
+import com.mongodb.client.model.WriteModel;
+
+/**
+ * One write of a bulk as the guard reads it: the driver's {@link WriteModel} read once into its kind, filter,
+ * document, update and every option the driver sends for it in a bulk. The planner, the command encoder, the retry
+ * opt-in and the Spring adapter read this record; this is the only class that knows the driver's six model classes.
+ *
+ * <pre>{@code
+ * WriteRecord<Document> write = WriteRecord.of(new UpdateOneModel<>(eq("_id", 5), inc("n", 1)));
+ * write.kind();      // UPDATE_ONE
+ * write.filter();    // {_id: 5}
+ * }</pre>
+ *
+ * <p>What is read, and what the driver's {@code bulkWrite} ignores too, is listed in {@link #READ_BY_THE_GUARD}: a
+ * test compares that table with the driver's classes by reflection, so that an option a new driver version adds
+ * fails the build until the guard handles it. The option objects are read, never kept: the record holds their values.
+ *
+ * @param <T> the collection's document class
+ */
+public final class WriteRecord<T> {
+
+    /**
+     * Every getter of the driver's model and option classes, and what the guard does with it. "sent" values are sent
+     * as the driver sends them; "ignored in a bulk" ones are ignored by the driver's own {@code bulkWrite} too
+     * (driver-core {@code Operations.bulkWrite} reads only the sent ones), so the guard ignores them there as well; the
+     * guarded single-write methods send them at command level, as the driver's do.
+     */
+    public static final Map<Class<?>, Map<String, String>> READ_BY_THE_GUARD = Map.ofEntries(
+        Map.entry(InsertOneModel.class, Map.of("getDocument", "sent")),
+        Map.entry(ReplaceOneModel.class, Map.of("getFilter", "sent", "getReplacement", "sent",
+            "getReplaceOptions", "read below", "getOptions", "deprecated alias of getReplaceOptions")),
+        Map.entry(UpdateOneModel.class, Map.of("getFilter", "sent", "getUpdate", "sent", "getUpdatePipeline", "sent",
+            "getOptions", "read below")),
+        Map.entry(UpdateManyModel.class, Map.of("getFilter", "sent", "getUpdate", "sent", "getUpdatePipeline", "sent",
+            "getOptions", "read below (the driver never sends sort for updateMany)")),
+        Map.entry(DeleteOneModel.class, Map.of("getFilter", "sent", "getOptions", "read below")),
+        Map.entry(DeleteManyModel.class, Map.of("getFilter", "sent", "getOptions", "read below")),
+        Map.entry(ReplaceOptions.class, Map.of("isUpsert", "sent", "getCollation", "sent", "getHint", "sent",
+            "getHintString", "sent", "getSort", "sent", "getBypassDocumentValidation", "ignored in a bulk",
+            "getComment", "ignored in a bulk", "getLet", "ignored in a bulk")),
+        Map.entry(UpdateOptions.class, Map.ofEntries(Map.entry("isUpsert", "sent"), Map.entry("getCollation", "sent"),
+            Map.entry("getArrayFilters", "sent"), Map.entry("getHint", "sent"), Map.entry("getHintString", "sent"),
+            Map.entry("getSort", "sent for updateOne"), Map.entry("getBypassDocumentValidation", "ignored in a bulk"),
+            Map.entry("getComment", "ignored in a bulk"), Map.entry("getLet", "ignored in a bulk"))),
+        Map.entry(DeleteOptions.class, Map.of("getCollation", "sent", "getHint", "sent", "getHintString", "sent",
+            "getComment", "ignored in a bulk", "getLet", "ignored in a bulk")),
+        Map.entry(BulkWriteOptions.class, Map.of("isOrdered", "planned", "getBypassDocumentValidation", "sent",
+            "getComment", "sent", "getLet", "sent")),
+        Map.entry(InsertManyOptions.class, Map.of("isOrdered", "planned", "getBypassDocumentValidation", "sent",
+            "getComment", "sent")),
+        Map.entry(InsertOneOptions.class, Map.of("getBypassDocumentValidation", "sent", "getComment", "sent")));
+
+    private final WriteModel<? extends T> model;
+    private final WriteKind kind;
+    private final @Nullable T document;
+    private final @Nullable Bson filter;
+    private final @Nullable Bson update;
+    private final @Nullable List<? extends Bson> pipeline;
+    private final boolean upsert;
+    private final @Nullable Collation collation;
+    private final @Nullable Bson hint;
+    private final @Nullable String hintString;
+    private final @Nullable List<? extends Bson> arrayFilters;
+    private final @Nullable Bson sort;
+
+    private WriteRecord(WriteModel<? extends T> model, WriteKind kind, @Nullable T document, @Nullable Bson filter,
+                        @Nullable Bson update, @Nullable List<? extends Bson> pipeline, boolean upsert,
+                        @Nullable Collation collation, @Nullable Bson hint, @Nullable String hintString,
+                        @Nullable List<? extends Bson> arrayFilters, @Nullable Bson sort) {
+        this.model = model;
+        this.kind = kind;
+        this.document = document;
+        this.filter = filter;
+        this.update = update;
+        this.pipeline = pipeline;
+        this.upsert = upsert;
+        this.collation = collation;
+        this.hint = hint;
+        this.hintString = hintString;
+        this.arrayFilters = arrayFilters;
+        this.sort = sort;
+    }
+
+    /**
+     * Reads a model.
+     *
+     * @return the record, or {@code null} for a model class this version of the guard does not know (the planner
+     *         refuses it with a message naming the class)
+     */
+    public static <T> @Nullable WriteRecord<T> of(WriteModel<? extends T> model) {
+        if (model instanceof InsertOneModel<? extends T> insert) {
+            return new WriteRecord<>(model, WriteKind.INSERT_ONE, insert.getDocument(), null, null, null, false, null,
+                null, null, null, null);
+        } else if (model instanceof ReplaceOneModel<? extends T> replace) {
+            ReplaceOptions options = replace.getReplaceOptions();
+            return new WriteRecord<>(model, WriteKind.REPLACE_ONE, replace.getReplacement(), replace.getFilter(), null,
+                null, options.isUpsert(), options.getCollation(), options.getHint(), options.getHintString(), null,
+                options.getSort());
+        } else if (model instanceof UpdateOneModel<? extends T> update) {
+            UpdateOptions options = update.getOptions();
+            return new WriteRecord<>(model, WriteKind.UPDATE_ONE, null, update.getFilter(), update.getUpdate(),
+                update.getUpdatePipeline(), options.isUpsert(), options.getCollation(), options.getHint(),
+                options.getHintString(), options.getArrayFilters(), options.getSort());
+        } else if (model instanceof UpdateManyModel<? extends T> update) {
+            UpdateOptions options = update.getOptions();
+            return new WriteRecord<>(model, WriteKind.UPDATE_MANY, null, update.getFilter(), update.getUpdate(),
+                update.getUpdatePipeline(), options.isUpsert(), options.getCollation(), options.getHint(),
+                options.getHintString(), options.getArrayFilters(), null);
+        } else if (model instanceof DeleteOneModel<? extends T> delete) {
+            DeleteOptions options = delete.getOptions();
+            return new WriteRecord<>(model, WriteKind.DELETE_ONE, null, delete.getFilter(), null, null, false,
+                options.getCollation(), options.getHint(), options.getHintString(), null, null);
+        } else if (model instanceof DeleteManyModel<? extends T> delete) {
+            DeleteOptions options = delete.getOptions();
+            return new WriteRecord<>(model, WriteKind.DELETE_MANY, null, delete.getFilter(), null, null, false,
+                options.getCollation(), options.getHint(), options.getHintString(), null, null);
+        }
+        return null;
+    }
+
+    /** The caller's model, as given. */
+    public WriteModel<? extends T> model() {
+        return model;
+    }
+
+    public WriteKind kind() {
+        return kind;
+    }
+
+    /** The document to insert, or the replacement; null for updates and deletes (and when the caller passed null). */
+    public @Nullable T document() {
+        return document;
+    }
+
+    /** The caller's filter; null for inserts (and when the caller passed null). */
+    public @Nullable Bson filter() {
+        return filter;
+    }
+
+    /** The update document of an update; null for a pipeline update and for other kinds. */
+    public @Nullable Bson update() {
+        return update;
+    }
+
+    /** The update pipeline of an update; null for an update document and for other kinds. */
+    public @Nullable List<? extends Bson> pipeline() {
+        return pipeline;
+    }
+
+    public boolean upsert() {
+        return upsert;
+    }
+
+    public @Nullable Collation collation() {
+        return collation;
+    }
+
+    public @Nullable Bson hint() {
+        return hint;
+    }
+
+    public @Nullable String hintString() {
+        return hintString;
+    }
+
+    public @Nullable List<? extends Bson> arrayFilters() {
+        return arrayFilters;
+    }
+
+    /** The sort of an updateOne or replaceOne (server 8.0); null when none. */
+    public @Nullable Bson sort() {
+        return sort;
+    }
+
+    @Override
+    public String toString() {
+        return "WriteRecord{" + kind.modelName() + '}';
+    }
+}

@@ -1,0 +1,27 @@
+package io.github.mongowriteguard.internal;
+
+import java.util.Set;
+
+/** The server error codes the guard acts on, named once (values from the server's {@code error_codes.yml}). */
+public final class ErrorCodes {
+    public static final int UNAUTHORIZED = 13;
+    public static final int MAX_TIME_MS_EXPIRED = 50;
+    public static final int DUPLICATE_KEY = 11000;
+    public static final int STALE_CONFIG = 13388;
+
+    /**
+     * Codes of an operation interrupted while it ran (the server's {@code isInterruption} category, plus
+     * {@code LockTimeout}): a write command interrupted part-way may have applied the statements before the interrupt
+     * point (mongod's {@code write_ops_exec.cpp} fails the whole batch on them: "These have always failed the whole
+     * batch"), and mongos reports a child batch's failure on statements it may have applied.
+     */
+    private static final Set<Integer> INTERRUPTIONS = Set.of(24, MAX_TIME_MS_EXPIRED, 262, 279, 11600, 11601, 11602);
+
+    private ErrorCodes() {
+    }
+
+    /** Whether {@code code} means the operation was interrupted while it ran. */
+    public static boolean isInterruption(int code) {
+        return INTERRUPTIONS.contains(code);
+    }
+}
