@@ -49,7 +49,7 @@ public final class WriteRecord<T> {
     public static final Map<Class<?>, Map<String, String>> READ_BY_THE_GUARD = Map.ofEntries(
         Map.entry(InsertOneModel.class, Map.of("getDocument", "sent")),
         Map.entry(ReplaceOneModel.class, Map.of("getFilter", "sent", "getReplacement", "sent",
-            "getReplaceOptions", "read below", "getOptions", "deprecated alias of getReplaceOptions")),
+            "getReplaceOptions", "read below")),
         Map.entry(UpdateOneModel.class, Map.of("getFilter", "sent", "getUpdate", "sent", "getUpdatePipeline", "sent",
             "getOptions", "read below")),
         Map.entry(UpdateManyModel.class, Map.of("getFilter", "sent", "getUpdate", "sent", "getUpdatePipeline", "sent",
