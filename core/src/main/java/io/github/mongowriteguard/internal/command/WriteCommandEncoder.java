@@ -32,8 +32,8 @@ import io.github.mongowriteguard.bulk.WriteRecord;
  *
  * <p>Every statement is encoded once, straight into its command's bytes, field by field as the driver encodes it
  * (driver-core {@code SplittablePayload}): update {@code q, u, multi (when true), upsert (when true), collation,
- * arrayFilters, hint, sort}; delete {@code q, limit, collation, hint}; documents to insert and replacements with their
- * {@code _id} first. Filters are the copies the plan took.
+ * arrayFilters, hint, sort}; delete {@code q, limit, collation, hint}; documents to insert with their {@code _id} first,
+ * replacements in their own field order. Filters are the copies the plan took.
  *
  * @param <T> the collection's document class
  */
@@ -241,7 +241,7 @@ public final class WriteCommandEncoder<T> {
         }
         writer.writeName("u");
         if (kind == WriteKind.REPLACE_ONE) {
-            writeDocument(writer, write.document());
+            codec.encode(writer, write.document(), CONTEXT); // the driver keeps a replacement's field order
         } else if (write.update() != null) {
             BSON_CODEC.encode(writer, toBson(write.update()), CONTEXT);
         } else {
@@ -290,8 +290,8 @@ public final class WriteCommandEncoder<T> {
     }
 
     /**
-     * A document to insert or a replacement, as the driver writes it: read through the collection's codec, then written
-     * with its {@code _id} first. Codecs that do that themselves write straight into the command.
+     * A document to insert, as the driver writes it: read through the collection's codec, then written with its
+     * {@code _id} first. Codecs that do that themselves write straight into the command.
      */
     private void writeDocument(BsonBinaryWriter writer, T document) {
         if (codecPutsIdFirst) {

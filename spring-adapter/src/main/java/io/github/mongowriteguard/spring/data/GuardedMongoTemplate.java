@@ -1,6 +1,8 @@
 package io.github.mongowriteguard.spring.data;
 
 import java.util.Objects;
+
+import org.springframework.util.Assert;
 import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
@@ -73,7 +75,7 @@ public class GuardedMongoTemplate extends MongoTemplate {
     }
 
     private GuardedBulkOperations guardedBulkOps(BulkOperations.BulkMode mode, @Nullable Class<?> entityType, String collectionName) {
-        Objects.requireNonNull(mode, "BulkMode must not be null");
+        Assert.notNull(mode, "BulkMode must not be null"); // an IllegalArgumentException, as Spring's own bulkOps throws
         Optional<? extends MongoPersistentEntity<?>> entity = entityType == null ? Optional.empty()
             : Optional.ofNullable(getConverter().getMappingContext().getPersistentEntity(entityType));
         return new GuardedBulkOperations(this, guard, collectionName, mode, entity,

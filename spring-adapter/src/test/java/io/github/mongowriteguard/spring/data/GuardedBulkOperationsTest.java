@@ -2,6 +2,7 @@ package io.github.mongowriteguard.spring.data;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.springframework.data.mongodb.core.query.Criteria.where;
 import static org.springframework.data.mongodb.core.query.Query.query;
 
@@ -123,6 +124,32 @@ class GuardedBulkOperationsTest {
         assertThat(guardedResult.getUpserts()).extracting(u -> u.getIndex()).isEqualTo(plainResult.getUpserts().stream().map(u -> u.getIndex()).toList());
         assertThat(contents(guarded)).isEqualTo(contents(plain));
         assertThat(contents(guarded)).hasSize(6).allMatch(d -> d.containsKey("q")).noneMatch(d -> d.containsKey("qty"));
+    }
+
+    @Test
+    void bulkOpsWithoutAMode_isAnIllegalArgumentException_asInSpringData() {
+        Throwable plainError = catchThrowable(() -> plain.bulkOps(null, Item.class));
+        Throwable guardedError = catchThrowable(() -> guarded.bulkOps(null, Item.class));
+
+        assertThat(plainError).isInstanceOf(IllegalArgumentException.class);
+        assertThat(guardedError).isExactlyInstanceOf(plainError.getClass()).hasMessage(plainError.getMessage());
+    }
+
+    @Test
+    void aWholeCommandError_isTranslatedAsSpringDataTranslatesIt() {
+        Throwable plainError = failingInsert(plain, plainClient);
+        Throwable guardedError = failingInsert(guarded, guardedClient);
+
+        assertThat(plainError).isInstanceOf(DataAccessException.class);
+        assertThat(guardedError).isExactlyInstanceOf(plainError.getClass());
+        assertThat(guardedError.getCause()).isExactlyInstanceOf(plainError.getCause().getClass());
+    }
+
+    private static Throwable failingInsert(MongoTemplate template, MongoClient client) {
+        client.getDatabase("admin").runCommand(new Document("configureFailPoint", "failCommand")
+            .append("mode", new Document("times", 1))
+            .append("data", new Document("failCommands", List.of("insert")).append("errorCode", 2)));
+        return catchThrowable(() -> template.bulkOps(BulkMode.ORDERED, Item.class).insert(new Item("c", 1, "c")).execute());
     }
 
     @Test
