@@ -24,9 +24,16 @@ public final class IndexOutcome {
     private final String message;
     private final boolean retrySafe;
     private final boolean sent;
+    private final boolean mayHaveChangedDocuments;
 
     private IndexOutcome(int index, WriteStatus status, int relatedIndex, int errorCode, String codeName,
                          @Nullable BsonDocument details, @Nullable String message, boolean retrySafe, boolean sent) {
+        this(index, status, relatedIndex, errorCode, codeName, details, message, retrySafe, sent, false);
+    }
+
+    private IndexOutcome(int index, WriteStatus status, int relatedIndex, int errorCode, String codeName,
+                         @Nullable BsonDocument details, @Nullable String message, boolean retrySafe, boolean sent,
+                         boolean mayHaveChangedDocuments) {
         this.index = index;
         this.status = Objects.requireNonNull(status, "status");
         this.relatedIndex = relatedIndex;
@@ -36,6 +43,7 @@ public final class IndexOutcome {
         this.message = message == null ? "" : message;
         this.retrySafe = retrySafe;
         this.sent = sent;
+        this.mayHaveChangedDocuments = mayHaveChangedDocuments;
     }
 
     public static IndexOutcome applied(int index) {
@@ -55,6 +63,16 @@ public final class IndexOutcome {
     public static IndexOutcome failed(int index, int code, String codeName, String message, @Nullable BsonDocument details,
                                       boolean retrySafe) {
         return new IndexOutcome(index, WriteStatus.FAILED, -1, code, codeName, details, message, retrySafe, true);
+    }
+
+    /**
+     * The write error of a multi-document write ({@code updateMany}, {@code deleteMany}), which is not atomic: the
+     * documents it changed before the error (earlier in its scan, or on other shards) stay changed, and the outcome's
+     * counts include those the server reported. Never retry-safe.
+     */
+    public static IndexOutcome failedMultiDocument(int index, int code, String codeName, String message,
+                                                   @Nullable BsonDocument details) {
+        return new IndexOutcome(index, WriteStatus.FAILED, -1, code, codeName, details, message, false, true, true);
     }
 
     /**
@@ -121,6 +139,14 @@ public final class IndexOutcome {
         return retrySafe;
     }
 
+    /**
+     * True for a FAILED multi-document write: it stopped with an error, and the documents it changed before the error
+     * stay changed (a sharded {@code updateMany} failing on one shard has applied on the others).
+     */
+    public boolean mayHaveChangedDocuments() {
+        return mayHaveChangedDocuments;
+    }
+
     /** False for a write no attempt of which reached a server ({@link #notSent}, every SKIPPED write). */
     public boolean wasSent() {
         return sent;
@@ -134,7 +160,8 @@ public final class IndexOutcome {
         IndexOutcome that = (IndexOutcome) o;
         return index == that.index && status == that.status && relatedIndex == that.relatedIndex
             && errorCode == that.errorCode && retrySafe == that.retrySafe && sent == that.sent && message.equals(that.message)
-            && codeName.equals(that.codeName) && details.equals(that.details);
+            && codeName.equals(that.codeName) && details.equals(that.details)
+            && mayHaveChangedDocuments == that.mayHaveChangedDocuments;
     }
 
     @Override
@@ -147,6 +174,9 @@ public final class IndexOutcome {
         StringBuilder text = new StringBuilder().append('#').append(index).append(' ').append(status);
         if (errorCode != 0) {
             text.append(" code=").append(errorCode);
+        }
+        if (mayHaveChangedDocuments) {
+            text.append(" may have changed documents");
         }
         if (!sent && status != WriteStatus.SKIPPED) {
             text.append(" not sent");

@@ -427,9 +427,14 @@ public final class BulkExecutor<T> {
                     } else if (command.size() > 1 && ErrorCodes.isInterruption(error.code())) {
                         unknown(index, "the server interrupted the statements' batch (" + error.code() + " " + error.codeName()
                             + "), which may have applied it before the interruption point");
+                    } else if (!command.retryable()) {
+                        // A multi-document write is not atomic: what it changed before the error (earlier in its scan,
+                        // or on other shards, whose counts mongos adds to the reply's) stays changed.
+                        outcome.set(IndexOutcome.failedMultiDocument(index, error.code(), error.codeName(), error.message(),
+                            error.details()));
                     } else {
                         outcome.set(IndexOutcome.failed(index, error.code(), error.codeName(), error.message(), error.details(),
-                            command.retryable() && transientError));
+                            transientError));
                     }
                 } else if (command.ordered() && firstError >= 0 && position > firstError) {
                     if (interruptedOrdered) {
@@ -475,8 +480,12 @@ public final class BulkExecutor<T> {
             int code = result.code();
             String codeName = result.error instanceof MongoCommandException commandError ? commandError.getErrorCodeName() : "";
             boolean retrySafe = command.retryable() && RetryClassifier.isTransient(code, result.error.hasErrorLabel("RetryableWriteError"));
+            // An interrupted multi-document write has changed what it reached before the interrupt point.
+            boolean partial = !command.retryable() && ErrorCodes.isInterruption(code);
             for (int position = 0; position < command.size(); position++) {
-                outcome.set(IndexOutcome.failed(command.index(position), code, codeName, describe(result.error), null, retrySafe));
+                outcome.set(partial
+                    ? IndexOutcome.failedMultiDocument(command.index(position), code, codeName, describe(result.error), null)
+                    : IndexOutcome.failed(command.index(position), code, codeName, describe(result.error), null, retrySafe));
             }
         }
 
