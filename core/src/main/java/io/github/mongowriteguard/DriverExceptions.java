@@ -39,9 +39,9 @@ final class DriverExceptions {
     }
 
     /** For {@code bulkWrite} and {@code insertMany}. */
-    static void throwIfNotComplete(WriteOutcome<?> outcome, MongoNamespace namespace) {
+    static void throwIfNotComplete(WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
         throwIfUnknown(outcome, namespace);
-        throwIfCommandFailed(outcome, namespace);
+        throwIfCommandFailed(outcome, namespace, maxTimeMs);
         throwIfNothingSent(outcome, namespace);
         List<BulkWriteError> errors = new ArrayList<>();
         for (IndexOutcome result : outcome.outcomes()) {
@@ -58,7 +58,7 @@ final class DriverExceptions {
     /** For the single-write methods: the one write's failure as the driver's single-write method throws it. */
     static void throwIfNotApplied(WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
         throwIfUnknown(outcome, namespace);
-        throwIfCommandFailed(outcome, namespace);
+        throwIfCommandFailed(outcome, namespace, maxTimeMs);
         throwIfNothingSent(outcome, namespace);
         IndexOutcome result = outcome.outcome(0);
         if (result.status() == WriteStatus.FAILED) {
@@ -93,14 +93,14 @@ final class DriverExceptions {
     }
 
     /** A whole command failed: the driver's own exception, as the driver's bulk throws it (it sends nothing after). */
-    private static void throwIfCommandFailed(WriteOutcome<?> outcome, MongoNamespace namespace) {
+    private static void throwIfCommandFailed(WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
         MongoException error = outcome.commandError();
         if (error == null) {
             return;
         }
         if (error.getCode() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
-            throw new ServerDeadlineExceededException("the server stopped a write command on " + namespace
-                + " at its deadline (MaxTimeMSExpired); its writes were not applied, later ones not sent; see outcome()", outcome);
+            throw new ServerDeadlineExceededException("the server stopped this write on " + namespace + " at its deadline"
+                + " (maxTimeMS=" + maxTimeMs + "); it was not applied, and later writes were not sent; see outcome()", outcome);
         }
         throw error;
     }

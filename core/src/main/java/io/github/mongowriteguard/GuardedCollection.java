@@ -122,7 +122,7 @@ public final class GuardedCollection<T> {
      */
     public BulkWriteResult bulkWrite(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
         WriteOutcome<T> outcome = executor.execute(models, options, "bulkWrite", idempotentMultiRetries);
-        DriverExceptions.throwIfNotComplete(outcome, getNamespace());
+        DriverExceptions.throwIfNotComplete(outcome, getNamespace(), executor.maxTimeMs());
         return outcome.toBulkWriteResult();
     }
 
@@ -154,7 +154,7 @@ public final class GuardedCollection<T> {
         WriteOutcome<T> outcome = executor.execute(models, new BulkWriteOptions().ordered(options.isOrdered())
             .bypassDocumentValidation(options.getBypassDocumentValidation()).comment(options.getComment()),
             "insertMany", idempotentMultiRetries);
-        DriverExceptions.throwIfNotComplete(outcome, getNamespace());
+        DriverExceptions.throwIfNotComplete(outcome, getNamespace(), executor.maxTimeMs());
         Map<Integer, BsonValue> ids = new HashMap<>();
         outcome.inserts().forEach(insert -> ids.put(insert.getIndex(), insert.getId()));
         return InsertManyResult.acknowledged(ids);

@@ -1,0 +1,160 @@
+package io.github.mongowriteguard.internal.execution;
+
+import java.time.Duration;
+import java.util.Locale;
+
+import org.bson.BsonDocument;
+import org.bson.RawBsonDocument;
+import org.jspecify.annotations.Nullable;
+
+import com.mongodb.MongoException;
+import com.mongodb.MongoExecutionTimeoutException;
+import com.mongodb.MongoServerException;
+import com.mongodb.MongoSocketException;
+import com.mongodb.MongoTimeoutException;
+import com.mongodb.ReadPreference;
+import com.mongodb.client.ClientSession;
+import com.mongodb.client.MongoDatabase;
+
+import io.github.mongowriteguard.copies.CopyLedger;
+import io.github.mongowriteguard.copies.OverlapGate;
+import io.github.mongowriteguard.internal.GuardRuntime;
+import io.github.mongowriteguard.metrics.GuardEventListener;
+import io.github.mongowriteguard.outcome.WriteOutcome;
+import io.github.resilience4j.retry.Retry;
+
+/**
+ * Sends one command as one server copy, with up to the policy's attempts: a retryable command (one with a
+ * {@code txnNumber}) resends the same copy after the backoff and the overlap gate, which the server runs at most once;
+ * any other command is sent once, unless the caller allowed a retry (the idempotent multi-document opt-in), each retry
+ * then a new copy started only after the gate saw the previous one gone. Records every copy in the ledger and tallies
+ * sends, copies and servers in the outcome.
+ */
+final class CopySender {
+    private final GuardRuntime runtime;
+    private final MongoDatabase database;
+    private final MongoDatabase admin;
+    private final String namespace;
+    private final long maxTimeMs;
+
+    /**
+     * What the sends of one copy came to.
+     *
+     * @param result        the last send's result (or the gate's refusal)
+     * @param resent        whether the copy was sent more than once
+     * @param reachedServer whether any send reached a server
+     * @param unanswered    whether a send got no answer and no later answer proved what the copy did
+     */
+    record Sent(SendResult result, boolean resent, boolean reachedServer, boolean unanswered) {
+    }
+
+    CopySender(GuardRuntime runtime, MongoDatabase database, MongoDatabase admin, String namespace, long maxTimeMs) {
+        this.runtime = runtime;
+        this.database = database;
+        this.admin = admin;
+        this.namespace = namespace;
+        this.maxTimeMs = maxTimeMs;
+    }
+
+    /**
+     * Sends {@code body} on the current session of {@code sessions}; a copy left possibly running moves later commands
+     * to a fresh session, so that they do not queue behind it on the server's session check-out.
+     *
+     * @param txnNumber    the body's transaction number, or null for a command without one (a new copy per attempt)
+     * @param retryAllowed whether a command without {@code txnNumber} may be retried (the caller's explicit opt-in)
+     * @param copyName     the guard's comment naming the copy, or null
+     */
+    Sent send(Sessions sessions, BsonDocument body, @Nullable Long txnNumber, boolean retryAllowed, @Nullable String copyName,
+              WriteOutcome.Builder<?> tally) {
+        ClientSession session = sessions.current();
+        boolean retryable = txnNumber != null;
+        CopyLedger ledger = runtime.ledger();
+        GuardEventListener events = runtime.events();
+        CopyLedger.Copy copy = ledger.start(namespace, lsid(session), txnNumber, copyName);
+        tally.command();
+        Retry.Context<SendResult> retryContext = runtime.retry().context();
+        SendResult result;
+        int attempt = 0;
+        boolean reachedServer = false;
+        boolean unanswered = false;
+        while (true) {
+            attempt++;
+            copy.attempt();
+            events.attemptStarted(new GuardEventListener.AttemptStarted(namespace, attempt, attempt > 1 && retryable));
+            long sentAt = System.nanoTime();
+            result = sendOnce(session, body, copy, tally);
+            reachedServer |= result.kind != SendResult.Kind.NO_SERVER;
+            if (result.kind == SendResult.Kind.GAVE_UP) {
+                unanswered = true;
+            } else if (result.provesOutcome()) {
+                unanswered = false;
+                copy.markEnded();
+            }
+            if (result.hitDeadline() && !copy.isPossiblyRunning()) {
+                events.deadlineHit(new GuardEventListener.DeadlineHit(namespace, maxTimeMs));
+            }
+            if (!(retryable || retryAllowed) || !result.worthRetrying() || !retryContext.onResult(result)) {
+                break;
+            }
+            long gateStart = System.nanoTime();
+            OverlapGate.Verdict verdict = runtime.gate().beforeRetry(admin, copy, sentAt, maxTimeMs);
+            events.gateDecided(new GuardEventListener.GateDecided(namespace, verdict.name().toLowerCase(Locale.ROOT)
+                .replace('_', '-'), Duration.ofNanos(System.nanoTime() - gateStart)));
+            if (verdict == OverlapGate.Verdict.REFUSED) {
+                result = result.refused(copy.snapshot());
+                break;
+            }
+            if (!retryable) {
+                if (verdict == OverlapGate.Verdict.DEADLINE_ONLY && unanswered) {
+                    // A new copy of a multi-document write may only start once the old one is shown gone.
+                    result = result.blind();
+                    break;
+                }
+                // A command without a retryable-write identity: the next attempt is a new copy.
+                tally.copy(copy.snapshot());
+                copy.close();
+                copy = ledger.start(namespace, lsid(session), null, copyName);
+                tally.command();
+            }
+        }
+        retryContext.onComplete();
+        tally.copy(copy.snapshot());
+        if (result.kind == SendResult.Kind.REFUSED) {
+            tally.stillRunning(result.runningCopy);
+        }
+        if (copy.isPossiblyRunning()) {
+            sessions.replace();
+        }
+        copy.close();
+        return new Sent(result, attempt > 1, reachedServer, unanswered);
+    }
+
+    private SendResult sendOnce(ClientSession session, BsonDocument body, CopyLedger.Copy copy, WriteOutcome.Builder<?> tally) {
+        copy.sent();
+        tally.send();
+        try {
+            RawBsonDocument reply = database.runCommand(session, body, ReadPreference.primary(), RawBsonDocument.class);
+            tally.server(runtime.commandListener().serverOfLastCommandOnThisThread());
+            return SendResult.reply(reply);
+        } catch (MongoSocketException e) {
+            // A socket timeout is not a cancellation: the server may still be applying this copy.
+            copy.clientGaveUp();
+            return SendResult.gaveUp(e);
+        } catch (MongoTimeoutException e) {
+            return SendResult.noServer(e);
+        } catch (MongoServerException | MongoExecutionTimeoutException e) {
+            // ok: 0. The driver raises MaxTimeMSExpired as MongoExecutionTimeoutException, not a server exception.
+            tally.server(runtime.commandListener().serverOfLastCommandOnThisThread());
+            return SendResult.serverError(e);
+        } catch (MongoException e) {
+            // Anything else the driver raises after sending (an interrupted thread, a client-side failure): the server
+            // may have received the command, so its outcome is not known.
+            copy.clientGaveUp();
+            return SendResult.gaveUp(e);
+        }
+    }
+
+    private static String lsid(ClientSession session) {
+        return session.getServerSession().getIdentifier().getBinary("id").asUuid().toString();
+    }
+}

@@ -1,0 +1,210 @@
+package io.github.mongowriteguard.internal.execution;
+
+import org.bson.codecs.configuration.CodecRegistry;
+import org.jspecify.annotations.Nullable;
+
+import com.mongodb.MongoCommandException;
+import com.mongodb.MongoException;
+import com.mongodb.bulk.BulkWriteInsert;
+import com.mongodb.bulk.BulkWriteUpsert;
+
+import io.github.mongowriteguard.bulk.BulkPlan;
+import io.github.mongowriteguard.internal.ErrorCodes;
+import io.github.mongowriteguard.internal.command.CommandReply;
+import io.github.mongowriteguard.internal.command.WriteCommand;
+import io.github.mongowriteguard.outcome.IndexOutcome;
+import io.github.mongowriteguard.outcome.WriteOutcome;
+import io.github.mongowriteguard.retry.RetryClassifier;
+
+/**
+ * Turns what the sends of one command came to into the outcome of each of its statements, claiming only what is
+ * proven (the driver's {@code BulkWriteBatchCombiner}, with the guard's honesty rules):
+ * <ul>
+ *   <li>a statement the reply does not name failed is APPLIED; a write error is FAILED with the server's code, name and
+ *       {@code errInfo};</li>
+ *   <li>after a send whose answer was lost, only an answer that proves what the copy did counts: a transient error of
+ *       a resend (a deadline, an interruption) leaves the statement UNKNOWN;</li>
+ *   <li>an interruption of a command of several statements may have applied those before its interruption point:
+ *       UNKNOWN, not FAILED;</li>
+ *   <li>a multi-document write is not atomic: its FAILED says it may have changed documents.</li>
+ * </ul>
+ * A whole command that failed, or whose outcome is unknown, stops the call: {@link #record} says why.
+ */
+final class OutcomeRecorder<T> {
+    private final BulkPlan plan;
+    private final WriteOutcome.Builder<T> outcome;
+    private final CodecRegistry registry;
+
+    OutcomeRecorder(BulkPlan plan, WriteOutcome.Builder<T> outcome, CodecRegistry registry) {
+        this.plan = plan;
+        this.outcome = outcome;
+        this.registry = registry;
+    }
+
+    /**
+     * Records the outcome of every statement of {@code command}.
+     *
+     * @return why the call must stop here (nothing more may be sent), or null
+     */
+    @Nullable String record(WriteCommand command, CopySender.Sent sent) {
+        SendResult result = sent.result();
+        switch (result.kind) {
+            case REPLY:
+                classify(command, result.reply, sent.resent(), sent.unanswered());
+                return outcomeOfCommand(command);
+            case REFUSED:
+                return unknown(command, "not retried: an earlier copy is still running on the server ("
+                    + result.runningCopy + "); it may still apply the write");
+            case BLIND:
+                return unknown(command, "not retried: an earlier copy timed out on the client, and the guard cannot see"
+                    + " whether it still runs (currentOp is not permitted or failed); a new copy of a multi-document"
+                    + " write could run beside it");
+            case GAVE_UP:
+                return unknown(command, command.retryable()
+                    ? "the client stopped waiting (" + result.error.getClass().getSimpleName() + "): the server may still be applying it"
+                    : "the client stopped waiting (" + result.error.getClass().getSimpleName() + ") on a multi-document write:"
+                        + " an unknown number of documents may have been changed; it is not retried");
+            case NO_SERVER:
+                if (!sent.reachedServer()) {
+                    for (int position = 0; position < command.size(); position++) {
+                        outcome.set(IndexOutcome.notSent(command.index(position), result.code(), "not sent: no attempt"
+                            + " reached a server (" + result.error.getClass().getSimpleName() + ": none could be selected,"
+                            + " or no connection was free, in time)"));
+                    }
+                    return "no server could be reached for the command of index " + command.index(0);
+                }
+                // An earlier attempt reached a server: handled as any failure below.
+            default:
+                if (result.kind == SendResult.Kind.SERVER_ERROR) {
+                    outcome.commandError(result.error);
+                }
+                if (sent.unanswered()) {
+                    unknown(command, "an earlier send of this copy timed out on the client and the last one failed with "
+                        + result.code() + ": the earlier send may have applied it, or may still be running");
+                } else if (command.size() > 1 && ErrorCodes.isInterruption(result.code())) {
+                    unknown(command, "the server interrupted the whole command (" + describe(result.error) + "): the"
+                        + " statements before the interruption point may have been applied");
+                } else {
+                    failAll(command, result);
+                }
+                return "the whole command of index " + command.index(0) + " failed (" + describe(result.error)
+                    + "), which stops the bulk as it stops the driver's";
+        }
+    }
+
+    /** A reply can still leave statements unknown: the call stops as after a network error. */
+    private @Nullable String outcomeOfCommand(WriteCommand command) {
+        for (int position = 0; position < command.size(); position++) {
+            if (outcome.get(command.index(position)).status() == io.github.mongowriteguard.outcome.WriteStatus.UNKNOWN) {
+                return unknownStops(command);
+            }
+        }
+        return null;
+    }
+
+    private void classify(WriteCommand command, CommandReply reply, boolean resent, boolean unanswered) {
+        int firstError = reply.firstErrorPosition();
+        boolean interruptedOrdered = command.ordered() && firstError >= 0
+            && ErrorCodes.isInterruption(reply.error(firstError).code());
+        for (int position = 0; position < command.size(); position++) {
+            int index = command.index(position);
+            CommandReply.StatementError error = reply.error(position);
+            if (error != null) {
+                if (error.code() == ErrorCodes.DUPLICATE_KEY && command.kind() == WriteCommand.Kind.INSERT
+                    && plan.hasOwnAssignedId(index) && resent) {
+                    // The guard gave this insert its _id; only an earlier copy of this very write can have used it.
+                    outcome.set(IndexOutcome.applied(index, "applied by an earlier copy (duplicate key on the _id the guard assigned)"));
+                    continue;
+                }
+                boolean transientError = RetryClassifier.isTransient(error.code(), false);
+                if (unanswered && transientError) {
+                    unknown(index, "an earlier send of this copy timed out on the client; the last send's " + error.code()
+                        + " (" + error.codeName() + ") does not show what the earlier one did");
+                } else if (command.size() > 1 && ErrorCodes.isInterruption(error.code())) {
+                    unknown(index, "the server interrupted the statements' batch (" + error.code() + " " + error.codeName()
+                        + "), which may have applied it before the interruption point");
+                } else if (!command.retryable()) {
+                    // A multi-document write is not atomic: what it changed before the error (earlier in its scan, or on
+                    // other shards, whose counts mongos adds to the reply's) stays changed.
+                    outcome.set(IndexOutcome.failedMultiDocument(index, error.code(), error.codeName(), error.message(),
+                        error.details()));
+                } else {
+                    outcome.set(IndexOutcome.failed(index, error.code(), error.codeName(), error.message(), error.details(),
+                        transientError));
+                }
+            } else if (command.ordered() && firstError >= 0 && position > firstError) {
+                if (interruptedOrdered) {
+                    unknown(index, "the server interrupted the batch of index " + command.index(firstError)
+                        + ", which may have applied this write before the interruption point");
+                } else {
+                    outcome.set(IndexOutcome.skipped(index, command.index(firstError),
+                        "not run: the bulk keeps the caller's order and stopped after index " + command.index(firstError) + " failed"));
+                }
+            } else {
+                outcome.set(IndexOutcome.applied(index));
+                recordIdOf(command, position, index, reply);
+            }
+        }
+        switch (command.kind()) {
+            case INSERT:
+                outcome.counts(reply.n(), 0, 0, 0);
+                break;
+            case UPDATE:
+                outcome.counts(0, reply.n() - reply.upsertedCount(), reply.nModified(), 0);
+                break;
+            default:
+                outcome.counts(0, 0, 0, reply.n());
+                break;
+        }
+        if (reply.writeConcernError() != null) {
+            outcome.writeConcernError(reply.writeConcernError());
+        }
+        if (reply.errorCount() > 0 || reply.writeConcernError() != null) {
+            outcome.errorLabels(reply.errorLabels());
+        }
+    }
+
+    private void recordIdOf(WriteCommand command, int position, int index, CommandReply reply) {
+        if (command.kind() == WriteCommand.Kind.INSERT) {
+            plan.decision(index).id().ifPresent(id -> outcome.insert(new BulkWriteInsert(index, id)));
+        } else if (reply.upsertedId(position) != null) {
+            outcome.upsert(new BulkWriteUpsert(index, reply.upsertedId(position)));
+        }
+    }
+
+    private void failAll(WriteCommand command, SendResult result) {
+        int code = result.code();
+        String codeName = result.error instanceof MongoCommandException commandError ? commandError.getErrorCodeName() : "";
+        boolean retrySafe = command.retryable() && RetryClassifier.isTransient(code, result.error.hasErrorLabel("RetryableWriteError"));
+        // An interrupted multi-document write has changed what it reached before the interruption point.
+        boolean partial = !command.retryable() && ErrorCodes.isInterruption(code);
+        for (int position = 0; position < command.size(); position++) {
+            outcome.set(partial
+                ? IndexOutcome.failedMultiDocument(command.index(position), code, codeName, describe(result.error), null)
+                : IndexOutcome.failed(command.index(position), code, codeName, describe(result.error), null, retrySafe));
+        }
+    }
+
+    private String unknown(WriteCommand command, String reason) {
+        for (int position = 0; position < command.size(); position++) {
+            unknown(command.index(position), reason);
+        }
+        return unknownStops(command);
+    }
+
+    private static String unknownStops(WriteCommand command) {
+        return "the outcome of the command of index " + command.index(0) + " is unknown, which stops the bulk as a"
+            + " network error stops the driver's";
+    }
+
+    private void unknown(int index, String reason) {
+        outcome.set(IndexOutcome.unknown(index, reason, RetrySafety.ofNewCopy(plan, index, registry)));
+    }
+
+    private static String describe(MongoException e) {
+        if (e.getCode() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
+            return "the server stopped this write at its deadline (MaxTimeMSExpired)";
+        }
+        return e.getClass().getSimpleName() + " " + e.getCode() + ": " + e.getMessage();
+    }
+}
