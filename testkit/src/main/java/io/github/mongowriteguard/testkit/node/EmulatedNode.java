@@ -996,6 +996,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         return true;
     }
 
+    /** A connection's SASL conversation between {@code saslStart} and its last {@code saslContinue}. */
+    private record SaslState(ScramSha256.Conversation conversation, boolean skipEmptyExchange) {
+    }
+
     /** {@code saslStart} / {@code saslContinue} with SCRAM-SHA-256, the one mechanism offered. */
     private BsonDocument sasl(ClientConnection connection, String database, BsonDocument command) {
         try {
@@ -1007,19 +1011,18 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                         + mechanism + " which is not enabled");
                 }
                 ScramSha256.Conversation conversation = new ScramSha256.Conversation(users, database);
-                connection.authConversation(conversation);
                 byte[] payload = conversation.start(command.getBinary("payload").getData());
                 reply = ok().append("conversationId", new BsonInt32(1)).append("done", BsonBoolean.FALSE)
                     .append("payload", new org.bson.BsonBinary(payload));
-                connection.authConversation(new Object[] {conversation,
-                    command.getDocument("options", new BsonDocument()).getBoolean("skipEmptyExchange", BsonBoolean.FALSE).getValue()});
+                connection.authConversation(new SaslState(conversation,
+                    command.getDocument("options", new BsonDocument()).getBoolean("skipEmptyExchange", BsonBoolean.FALSE).getValue()));
                 return reply;
             }
-            if (!(connection.authConversation() instanceof Object[] state)) {
+            if (!(connection.authConversation() instanceof SaslState state)) {
                 return StorageEngine.error(17, "ProtocolError", "No SASL session state found");
             }
-            ScramSha256.Conversation conversation = (ScramSha256.Conversation) state[0];
-            boolean skipEmptyExchange = (Boolean) state[1];
+            ScramSha256.Conversation conversation = state.conversation();
+            boolean skipEmptyExchange = state.skipEmptyExchange();
             if (conversation.finished()) {
                 connection.authConversation(null);
                 connection.principal(conversation.principal());
