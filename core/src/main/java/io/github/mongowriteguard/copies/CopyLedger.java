@@ -82,7 +82,7 @@ public final class CopyLedger {
         private int attempts;
         private int sends;
         private boolean possiblyRunning;
-        private @Nullable Long serverOpId;
+        private @Nullable String serverOpId;
         private long secsRunning = -1;
 
         private Copy(String namespace, String lsid, @Nullable Long txnNumber, @Nullable String comment) {
@@ -99,6 +99,11 @@ public final class CopyLedger {
 
         public @Nullable Long txnNumber() {
             return txnNumber;
+        }
+
+        /** The {@code comment} the copy was sent with, or null. */
+        public @Nullable String comment() {
+            return comment;
         }
 
         public synchronized void attempt() {
@@ -130,8 +135,14 @@ public final class CopyLedger {
             serverOpId = null;
         }
 
-        /** {@code currentOp} showed the copy running. */
-        public synchronized void seenRunning(long opid, long secs) {
+        /**
+         * {@code currentOp} showed the copy running.
+         *
+         * @param opid the operation id as the server shows it: a number on mongod, {@code "<shard>:<opid>"} through
+         *             mongos
+         * @param secs {@code secs_running}, or -1 when not shown (the operation still waits to execute)
+         */
+        public synchronized void seenRunning(String opid, long secs) {
             serverOpId = opid;
             secsRunning = secs;
         }

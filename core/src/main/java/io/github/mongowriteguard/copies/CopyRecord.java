@@ -17,11 +17,12 @@ import org.jspecify.annotations.Nullable;
  * @param sends            sends of this copy (all attempts)
  * @param firstSent        when it was first sent
  * @param possiblyRunning  true while the server may still be running it
- * @param serverOpId       the server's operation id, if {@code currentOp} showed it running, else null
- * @param secsRunning      how long the server said it had been running, or -1
+ * @param serverOpId       the server's operation id, if {@code currentOp} showed it running, else null: a number
+ *                         on mongod ({@code "1234"}), {@code "<shard>:<opid>"} through mongos ({@code "shard01:1234"})
+ * @param secsRunning      how long the server said it had been running, or -1 (not shown while it waits to execute)
  */
 public record CopyRecord(String namespace, String lsid, @Nullable Long txnNumber, @Nullable String comment, int attempts,
-                         int sends, Instant firstSent, boolean possiblyRunning, @Nullable Long serverOpId, long secsRunning) {
+                         int sends, Instant firstSent, boolean possiblyRunning, @Nullable String serverOpId, long secsRunning) {
 
     @Override
     public String toString() {

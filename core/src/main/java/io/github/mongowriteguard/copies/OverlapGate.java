@@ -8,9 +8,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.bson.BsonArray;
 import org.bson.BsonBinary;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
-import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
@@ -18,26 +18,43 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import com.mongodb.MongoCommandException;
-import com.mongodb.MongoException;
 import com.mongodb.ReadPreference;
 import com.mongodb.client.MongoDatabase;
 
 /**
  * The overlap gate: before a retry of a write whose last attempt ended without a server answer, wait until that
- * attempt's server deadline has passed (plus a grace), then ask the server ({@code currentOp}, filtered to the copy's
- * session and transaction number) whether the copy still runs; if it does, try {@code killSessions} once and ask
- * again. A copy that still runs refuses the retry: the write then fails with a
- * {@link CopyStillRunningException} naming the copy, instead of starting another copy beside it.
+ * attempt's server deadline has passed (plus a grace), then ask the server ({@code currentOp}) whether the copy still
+ * runs; if it does, try {@code killSessions} once and ask again. A copy that still runs refuses the retry: the write
+ * then fails with a {@link CopyStillRunningException} naming the copy, instead of starting another copy beside it.
  *
- * <p>Where the user may not run {@code currentOp} (error 13, Unauthorized), the gate relies on the deadline alone and
- * says so once in the log.
+ * <p>How the copy is found, so that it works on mongod and through mongos, for any command size:
+ * <ul>
+ *   <li>{@code currentOp} is filtered on the operation's top-level {@code lsid.id} only: {@code currentOp} cuts a
+ *       {@code command} larger than 1,000 bytes down to {@code {$truncated: <text>, comment: <comment>}}, so a filter
+ *       on {@code command.txnNumber} finds nothing for a large write (server {@code src/mongo/db/curop.cpp});</li>
+ *   <li>among the session's operations, a write ({@code op} insert, update or remove) is the copy unless what
+ *       survives of its {@code command} shows it is another one: another of the guard's unique {@code mwg:...}
+ *       comments (the comment survives truncation) or, when not truncated, another {@code txnNumber}; when in
+ *       doubt it is taken for the copy (a false "still runs" costs a refusal, a false "gone" a second copy);</li>
+ *   <li>{@code opid} is read as the server gives it: a number on mongod, {@code "<shard>:<opid>"} through mongos;</li>
+ *   <li>without the {@code inprog} privilege, {@code currentOp} is asked again with {@code $ownOps: true}, which a
+ *       mongod allows for the user's own operations (a mongos always requires {@code inprog}).</li>
+ * </ul>
+ *
+ * <p>The gate never throws: when it cannot tell whether the copy still runs (its own {@code currentOp} fails, is
+ * refused even with {@code $ownOps}, or its connection is closed or times out) it answers {@link Verdict#BLIND} and
+ * the caller decides what a blind retry may do.
  */
 public final class OverlapGate {
     private static final Logger log = LoggerFactory.getLogger(OverlapGate.class);
     private static final int UNAUTHORIZED = 13;
+    private static final List<String> WRITE_OPS = List.of("insert", "update", "remove");
+    private static final List<String> WRITE_COMMANDS = List.of("insert", "update", "delete");
+    private static final String GUARD_COMMENT_PREFIX = "mwg:";
 
     private final Duration grace;
-    private final AtomicBoolean warnedNoCurrentOp = new AtomicBoolean();
+    private final AtomicBoolean ownOpsOnly = new AtomicBoolean();
+    private final AtomicBoolean warnedBlindUnauthorized = new AtomicBoolean();
 
     public OverlapGate(Duration grace) {
         this.grace = grace;
@@ -45,18 +62,23 @@ public final class OverlapGate {
 
     /** What the gate decided. */
     public enum Verdict {
-        /** No copy runs (or none was left running): go on. */
+        /** {@code currentOp} shows no running copy: go on. */
         PROCEED,
-        /** A running copy was killed and is gone: go on. */
+        /** A running copy was killed and {@code currentOp} shows it gone: go on. */
         KILLED,
-        /** {@code currentOp} is not permitted: the deadline passed, go on. */
-        DEADLINE_ONLY,
-        /** A copy still runs: do not start another attempt. */
-        REFUSED
+        /** A copy still runs after the kill: do not start another attempt. */
+        REFUSED,
+        /**
+         * The gate could not tell whether the copy still runs: its own {@code currentOp} (or the one after a kill)
+         * failed, was refused even with {@code $ownOps} (no {@code inprog} privilege, or a mongos, which requires it
+         * for every {@code currentOp}), or its connection was closed or timed out. Only the server deadline has
+         * passed. (Replaces the former {@code DEADLINE_ONLY}.)
+         */
+        BLIND
     }
 
     /**
-     * Decides whether the next attempt of {@code copy} may start.
+     * Decides whether the next attempt of {@code copy} may start. Never throws.
      *
      * @param admin           the {@code admin} database of the client
      * @param copy            the copy whose last attempt ended without an answer
@@ -67,65 +89,144 @@ public final class OverlapGate {
         if (!copy.isPossiblyRunning()) {
             return Verdict.PROCEED;
         }
-        sleepUntil(lastSendNanos + TimeUnit.MILLISECONDS.toNanos(maxTimeMs) + grace.toNanos());
+        if (!sleepUntil(lastSendNanos + TimeUnit.MILLISECONDS.toNanos(maxTimeMs) + grace.toNanos())) {
+            return Verdict.BLIND;
+        }
+        Sight first = look(admin, copy);
+        if (first.blind()) {
+            return Verdict.BLIND;
+        }
+        if (first.running == null) {
+            copy.markEnded();
+            return Verdict.PROCEED;
+        }
+        seen(copy, first.running);
+        killSession(admin, copy);
+        if (!sleepUntil(System.nanoTime() + grace.toNanos())) {
+            return Verdict.BLIND;
+        }
+        Sight second = look(admin, copy);
+        if (second.blind()) {
+            return Verdict.BLIND;
+        }
+        if (second.running == null) {
+            copy.markEnded();
+            return Verdict.KILLED;
+        }
+        seen(copy, second.running);
+        return Verdict.REFUSED;
+    }
+
+    /** What one look showed: the copy's operation, none, or nothing could be seen. */
+    private record Sight(@Nullable BsonDocument running, boolean blind) {
+        static final Sight GONE = new Sight(null, false);
+        static final Sight BLIND = new Sight(null, true);
+    }
+
+    /** Asks {@code currentOp}, with {@code $ownOps: true} when the user lacks {@code inprog}; never throws. */
+    private Sight look(MongoDatabase admin, CopyLedger.Copy copy) {
         try {
-            BsonDocument running = runningOp(admin, copy);
-            if (running == null) {
-                copy.markEnded();
-                return Verdict.PROCEED;
+            if (!ownOpsOnly.get()) {
+                try {
+                    return new Sight(runningOp(admin, copy, false), false);
+                } catch (MongoCommandException e) {
+                    if (e.getErrorCode() != UNAUTHORIZED) {
+                        throw e;
+                    }
+                    ownOpsOnly.set(true);
+                }
             }
-            copy.seenRunning(running.get("opid", new BsonInt64(-1)).asNumber().longValue(),
-                running.get("secs_running", new BsonInt64(-1)).asNumber().longValue());
-            killSession(admin, copy);
-            sleepUntil(System.nanoTime() + grace.toNanos());
-            running = runningOp(admin, copy);
-            if (running == null) {
-                copy.markEnded();
-                return Verdict.KILLED;
-            }
-            copy.seenRunning(running.get("opid", new BsonInt64(-1)).asNumber().longValue(),
-                running.get("secs_running", new BsonInt64(-1)).asNumber().longValue());
-            return Verdict.REFUSED;
+            return new Sight(runningOp(admin, copy, true), false);
         } catch (MongoCommandException e) {
-            if (e.getErrorCode() != UNAUTHORIZED) {
-                throw e;
+            if (e.getErrorCode() == UNAUTHORIZED && warnedBlindUnauthorized.compareAndSet(false, true)) {
+                log.warn("mongo-write-guard: currentOp is refused for this user even with $ownOps (no inprog privilege,"
+                    + " or connected through mongos, which requires inprog for currentOp); the overlap gate cannot tell"
+                    + " whether an earlier copy of a write still runs and answers 'blind' (grant the inprog action to let"
+                    + " it see)");
+            } else {
+                log.warn("mongo-write-guard: the overlap gate's currentOp failed ({} {}); it cannot tell whether {} still"
+                    + " runs", e.getErrorCode(), e.getErrorCodeName(), copy.snapshot());
             }
-            if (warnedNoCurrentOp.compareAndSet(false, true)) {
-                log.warn("mongo-write-guard: currentOp is not permitted for this user; the overlap gate relies on the"
-                    + " server deadline alone (grant the inprog and killAnySession actions to let it confirm that no copy"
-                    + " of a write is still running before a retry)");
-            }
-            return Verdict.DEADLINE_ONLY;
+            return Sight.BLIND;
+        } catch (RuntimeException e) {
+            log.warn("mongo-write-guard: the overlap gate's currentOp failed ({}); it cannot tell whether {} still runs",
+                e.toString(), copy.snapshot());
+            return Sight.BLIND;
         }
     }
 
     /** The {@code currentOp} entry of the copy, or null when the server shows none. */
-    private static @Nullable BsonDocument runningOp(MongoDatabase admin, CopyLedger.Copy copy) {
-        BsonDocument command = new BsonDocument("currentOp", new BsonInt32(1))
-            .append("lsid.id", uuid(copy.lsid()));
-        if (copy.txnNumber() != null) {
-            command.append("command.txnNumber", new BsonInt64(copy.txnNumber()));
+    private static @Nullable BsonDocument runningOp(MongoDatabase admin, CopyLedger.Copy copy, boolean ownOps) {
+        BsonDocument command = new BsonDocument("currentOp", new BsonInt32(1));
+        if (ownOps) {
+            command.append("$ownOps", BsonBoolean.TRUE);
         }
+        command.append("lsid.id", uuid(copy.lsid()));
         BsonDocument reply = admin.runCommand(command, ReadPreference.primary(), BsonDocument.class);
-        List<BsonValue> ops = reply.getArray("inprog", new BsonArray()).getValues();
-        for (BsonValue op : ops) {
-            BsonDocument document = op.asDocument();
-            // A command on the session that is not a write of this copy (e.g. currentOp itself) does not count.
-            String name = document.getDocument("command", new BsonDocument()).isEmpty() ? ""
-                : document.getDocument("command").getFirstKey();
-            if (List.of("insert", "update", "delete").contains(name)) {
-                return document;
+        BsonValue inprog = reply.get("inprog");
+        if (inprog == null || !inprog.isArray()) {
+            throw new IllegalStateException("currentOp replied without an inprog array");
+        }
+        for (BsonValue value : inprog.asArray()) {
+            if (value.isDocument() && isTheCopy(value.asDocument(), copy)) {
+                return value.asDocument();
             }
         }
         return null;
+    }
+
+    /**
+     * Whether an operation on the copy's session is the copy: a write whose visible {@code comment} and
+     * {@code txnNumber} (where {@code currentOp} did not truncate them away) do not name another copy.
+     */
+    static boolean isTheCopy(BsonDocument op, CopyLedger.Copy copy) {
+        BsonValue commandValue = op.get("command");
+        BsonDocument command = commandValue != null && commandValue.isDocument() ? commandValue.asDocument() : new BsonDocument();
+        boolean truncated = command.containsKey("$truncated");
+        String kind = op.get("op") != null && op.get("op").isString() ? op.getString("op").getValue() : "";
+        boolean write = WRITE_OPS.contains(kind) || (!truncated && !command.isEmpty() && WRITE_COMMANDS.contains(command.getFirstKey()));
+        if (!write) {
+            return false;
+        }
+        // Only the guard's own comments are unique per copy; a caller's comment may be shared by many writes (and
+        // the one sent may be the caller's), so only two different mwg: comments tell two copies apart.
+        BsonValue comment = command.get("comment");
+        if (copy.comment() != null && copy.comment().startsWith(GUARD_COMMENT_PREFIX) && comment != null
+            && comment.isString() && comment.asString().getValue().startsWith(GUARD_COMMENT_PREFIX)
+            && !comment.asString().getValue().equals(copy.comment())) {
+            return false;
+        }
+        BsonValue txnNumber = command.get("txnNumber");
+        return copy.txnNumber() == null || txnNumber == null || !txnNumber.isNumber()
+            || txnNumber.asNumber().longValue() == copy.txnNumber();
+    }
+
+    private static void seen(CopyLedger.Copy copy, BsonDocument op) {
+        copy.seenRunning(opid(op.get("opid")), secsRunning(op.get("secs_running")));
+    }
+
+    /** The opid as the server shows it: a number on mongod, {@code "<shard>:<opid>"} through mongos. */
+    static String opid(@Nullable BsonValue value) {
+        if (value == null) {
+            return "?";
+        }
+        if (value.isNumber()) {
+            return Long.toString(value.asNumber().longValue());
+        }
+        return value.isString() ? value.asString().getValue() : value.toString();
+    }
+
+    /** {@code secs_running}, absent while an operation still waits to execute (then -1). */
+    private static long secsRunning(@Nullable BsonValue value) {
+        return value != null && value.isNumber() ? value.asNumber().longValue() : -1;
     }
 
     private static void killSession(MongoDatabase admin, CopyLedger.Copy copy) {
         try {
             admin.runCommand(new BsonDocument("killSessions",
                 new BsonArray(List.of(new BsonDocument("id", uuid(copy.lsid()))))), ReadPreference.primary(), BsonDocument.class);
-        } catch (MongoException e) {
-            log.debug("mongo-write-guard: killSessions for a running copy failed: {}", e.getCode());
+        } catch (RuntimeException e) {
+            log.debug("mongo-write-guard: killSessions for a running copy failed: {}", e.toString());
         }
     }
 
@@ -137,15 +238,17 @@ public final class OverlapGate {
         }
     }
 
-    private static void sleepUntil(long nanos) {
+    /** Sleeps until {@code nanos}; false when interrupted (the interrupt flag is kept). */
+    private static boolean sleepUntil(long nanos) {
         long left;
         while ((left = nanos - System.nanoTime()) > 0) {
             try {
                 TimeUnit.NANOSECONDS.sleep(left);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new MongoException("interrupted while waiting for the server deadline of an earlier attempt", e);
+                return false;
             }
         }
+        return true;
     }
 }

@@ -2,6 +2,7 @@ package io.github.mongowriteguard.testkit;
 
 import java.util.Objects;
 
+import io.github.mongowriteguard.testkit.auth.Users;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.NodeIdentity;
 import io.github.mongowriteguard.testkit.truth.ServerTruth;
@@ -17,6 +18,7 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
     private EmulatedReplicaSet(Builder builder) {
         this.setName = builder.setName;
         this.primary = new EmulatedNode(builder.setName, NodeIdentity.primary(builder.setName, builder.version), builder.port);
+        primary.users(builder.users);
     }
 
     public static Builder builder() {
@@ -38,6 +40,11 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         return primary.truth();
     }
 
+    /** The users the set authenticates (authorization is on once one exists); users may be added while it runs. */
+    public Users users() {
+        return primary.users();
+    }
+
     @Override
     public void close() {
         primary.close();
@@ -53,8 +60,18 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         private String setName = "rs0";
         private ServerVersion version = ServerVersion.V4_4;
         private int port;
+        private final Users users = new Users();
 
         private Builder() {
+        }
+
+        /**
+         * Adds a user in {@code admin} (SCRAM-SHA-256) with built-in roles (see {@link Users}); with one user,
+         * authorization is on and every client must authenticate ({@code mongodb://user:password@host/?authSource=admin}).
+         */
+        public Builder user(String name, String password, String... roles) {
+            users.add(name, password, roles);
+            return this;
         }
 
         /** The replica set name, default {@code rs0}. */

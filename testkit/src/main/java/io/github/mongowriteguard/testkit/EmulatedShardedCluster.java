@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.stream.Collectors;
 
+import io.github.mongowriteguard.testkit.auth.Users;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.NodeIdentity;
 import io.github.mongowriteguard.testkit.sharding.Chunk;
@@ -71,7 +72,9 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
         router.latency().roundTrip(builder.latency.roundTrip()).perDocument(builder.latency.perDocument());
         builder.slowFactors.forEach((shard, factor) -> router.latency().slowFactor(shardName(shard), factor));
         for (int i = 0; i < builder.mongos; i++) {
-            mongos.add(new EmulatedNode("mongos" + i, NodeIdentity.mongos(builder.version), 0, router));
+            EmulatedNode endpoint = new EmulatedNode("mongos" + i, NodeIdentity.mongos(builder.version), 0, router);
+            endpoint.users(builder.users);
+            mongos.add(endpoint);
         }
     }
 
@@ -89,6 +92,14 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
     @Override
     public ServerTruth truth() {
         return ServerTruth.union(shardSets.stream().flatMap(set -> set.members().stream()).map(EmulatedNode::truth).toList());
+    }
+
+    /**
+     * The users the mongos endpoints authenticate (authorization is on once one exists); the shards trust mongos
+     * and see each operation's user as mongos' impersonated-user metadata tells them.
+     */
+    public Users users() {
+        return mongos.get(0).users();
     }
 
     /** The commands the mongos endpoints received from clients. */
@@ -201,8 +212,18 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
         private int staleConfigRetries = MongosRouter.DEFAULT_STALE_CONFIG_RETRIES;
         private final ShardLatency latency = new ShardLatency();
         private final Map<Integer, Double> slowFactors = new LinkedHashMap<>();
+        private final Users users = new Users();
 
         private Builder() {
+        }
+
+        /**
+         * Adds a user in {@code admin} (SCRAM-SHA-256) with built-in roles (see {@link Users}); with one user,
+         * authorization is on at every mongos and clients must authenticate.
+         */
+        public Builder user(String name, String password, String... roles) {
+            users.add(name, password, roles);
+            return this;
         }
 
         /** How many shards, default 2. @throws IllegalArgumentException below 1 or above 64 */

@@ -28,6 +28,9 @@ import org.bson.types.ObjectId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.github.mongowriteguard.testkit.auth.Principal;
+import io.github.mongowriteguard.testkit.auth.ScramSha256;
+import io.github.mongowriteguard.testkit.auth.Users;
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
 import io.github.mongowriteguard.testkit.internal.Sleeps;
 import io.github.mongowriteguard.testkit.failpoint.FailCommand;
@@ -59,6 +62,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EmulatedNode.class);
     private static final AtomicLong OPIDS = new AtomicLong(1000);
     private static final Set<String> NOT_RECORDED = Set.of("hello", "ismaster", "isMaster");
+    /** Commands a connection may run before it authenticates (those whose {@code requiresAuth()} is false). */
+    private static final Set<String> NO_AUTHENTICATION = Set.of("hello", "ismaster", "isMaster", "saslStart",
+        "saslContinue", "ping", "buildInfo", "buildinfo", "endSessions", "logout");
+    private static final int UNAUTHORIZED = 13;
     private static final Set<String> STRIPPED = Set.of("lsid", "txnNumber", "$clusterTime", "$readPreference",
         "maxTimeMS", "comment", "writeConcern", "readConcern", "$db", "apiVersion", "apiStrict",
         "apiDeprecationErrors", "autocommit", "startTransaction", "stmtId", "stmtIds", "$audit", "$client",
@@ -86,6 +93,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private volatile List<String> hosts;
     private volatile Map<String, String> tags = Map.of();
     private volatile String primaryAddress;
+    private volatile Users users = new Users();
 
     /**
      * Starts a node with the storage engine as its executor.
@@ -138,6 +146,18 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         this.primaryAddress = address;
     }
 
+    /**
+     * The users this node authenticates (SCRAM-SHA-256); authorization is on once one exists. Shards of an emulated
+     * cluster keep none: they trust mongos, which authenticates clients.
+     */
+    public void users(Users nodeUsers) {
+        this.users = java.util.Objects.requireNonNull(nodeUsers, "users");
+    }
+
+    public Users users() {
+        return users;
+    }
+
     /** Commands this node received, grouped into copies by (lsid, txnNumber). */
     public ServerTruth truth() {
         return truth;
@@ -186,6 +206,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         if (commandName.equals("configureFailPoint")) {
             return configureFailPoint(database, command);
         }
+        if (commandName.equals("saslStart") || commandName.equals("saslContinue")) {
+            return sasl(connection, database, command);
+        }
         long opid = OPIDS.incrementAndGet();
         long start = System.nanoTime();
         CommandRecord record = NOT_RECORDED.contains(commandName) ? null : newRecord(opid, connection, database, command, start);
@@ -219,6 +242,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     private BsonDocument run(OperationContext operation) {
         BsonDocument command = operation.command();
+        BsonDocument refused = authorize(operation);
+        if (refused != null) {
+            return refused;
+        }
         Optional<FailCommand.Action> failure = failCommand.evaluate(operation.commandName(), operation.connection().appName());
         if (failure.isPresent()) {
             FailCommand.Action action = failure.get();
@@ -298,6 +325,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             }
         }
         operation.checkForInterrupt();
+        operation.startExecution();
         stallIfAsked(operation);
         BsonDocument reply = answerNodeCommand(operation, command);
         long applied;
@@ -551,12 +579,24 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         return true;
     }
 
-    /** Kills every running operation of the given sessions (all sessions when empty). */
+    /** Kills every running operation of the given sessions (all sessions when empty), whoever owns them. */
     public int killSessions(Set<String> sessionIds) {
+        if (sessionIds.isEmpty()) {
+            return killSessions(List.of(SessionMatch.ALL));
+        }
+        return killSessions(sessionIds.stream().map(id -> new SessionMatch(id, null)).toList());
+    }
+
+    /** Kills every running operation whose session matches one of {@code patterns}; returns how many. */
+    public int killSessions(List<SessionMatch> patterns) {
         int killed = 0;
         for (OperationContext operation : active.values()) {
             String id = sessionId(operation.command().get("lsid"));
-            if (id != null && (sessionIds.isEmpty() || sessionIds.contains(id))) {
+            if (id == null) {
+                continue;
+            }
+            byte[] uid = sessionUid(operation);
+            if (patterns.stream().anyMatch(p -> p.matches(id, uid))) {
                 operation.kill();
                 killed++;
             }
@@ -564,33 +604,60 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         return killed;
     }
 
-    /** The running operations as {@code currentOp} documents. */
+    /** The running operations as {@code $currentOp} shows them to a user with {@code inprog}, not truncated. */
     public List<BsonDocument> currentOps() {
+        return currentOps(false, null);
+    }
+
+    /**
+     * The running operations as {@code currentOp} documents, mongod's {@code CurOp::reportCurrentOpForClient} and
+     * {@code reportState} (mongodb/mongo {@code src/mongo/db/curop.cpp}): {@code opid} a number; {@code lsid}
+     * ({@code {id, uid}}) at top level; {@code secs_running} and {@code microsecs_running} only once the command
+     * executes (not while it waits at a fail point block or the session check-out); {@code command} truncated when
+     * {@code truncate} and larger than 1,000 bytes ({@link CommandTruncation}).
+     *
+     * @param truncate  {@code truncateOps}
+     * @param ownOpsOf  only the operations of this user ({@code $ownOps} / {@code allUsers: false}), or null for all
+     */
+    public List<BsonDocument> currentOps(boolean truncate, Principal ownOpsOf) {
         List<BsonDocument> ops = new ArrayList<>();
         long now = System.nanoTime();
         for (OperationContext operation : active.values()) {
+            Principal owner = operation.connection().principal();
+            if (ownOpsOf != null && (owner == null || !owner.fullName().equals(ownOpsOf.fullName()))) {
+                continue;
+            }
             BsonDocument command = operation.command();
-            long micros = TimeUnit.NANOSECONDS.toMicros(now - operation.startNanos());
             BsonDocument op = new BsonDocument("type", new BsonString("op"))
                 .append("host", new BsonString(address()))
                 .append("desc", new BsonString("conn" + operation.connection().id()))
                 .append("connectionId", new BsonInt64(operation.connection().id()))
-                .append("client", new BsonString(operation.connection().peer()))
-                .append("active", BsonBoolean.TRUE)
-                .append("opid", new BsonInt64(operation.opid()))
-                .append("secs_running", new BsonInt64(micros / 1_000_000))
-                .append("microsecs_running", new BsonInt64(micros))
-                .append("op", new BsonString(opType(operation.commandName())))
-                .append("ns", new BsonString(namespace(operation.database(), command)))
-                .append("command", command)
-                .append("killPending", BsonBoolean.valueOf(operation.isKilled()))
-                .append("waitingForLock", BsonBoolean.FALSE);
+                .append("client", new BsonString(operation.connection().peer()));
             if (operation.connection().appName() != null) {
                 op.append("appName", new BsonString(operation.connection().appName()));
             }
-            if (command.containsKey("lsid")) {
-                op.append("lsid", command.get("lsid"));
+            if (owner != null) {
+                op.append("effectiveUsers", new BsonArray(List.of(new BsonDocument("user", new BsonString(owner.user()))
+                    .append("db", new BsonString(owner.db())))));
             }
+            op.append("active", BsonBoolean.TRUE)
+                .append("opid", new BsonInt32((int) operation.opid()));
+            if (operation.isKilled()) {
+                op.append("killPending", BsonBoolean.TRUE);
+            }
+            if (command.isDocument("lsid") && command.getDocument("lsid").containsKey("id")) {
+                op.append("lsid", new BsonDocument("id", command.getDocument("lsid").get("id"))
+                    .append("uid", new org.bson.BsonBinary(sessionUid(operation))));
+            }
+            if (operation.isExecuting()) {
+                long micros = TimeUnit.NANOSECONDS.toMicros(now - operation.executionStartNanos());
+                op.append("secs_running", new BsonInt64(micros / 1_000_000))
+                    .append("microsecs_running", new BsonInt64(micros));
+            }
+            op.append("op", new BsonString(opType(operation.commandName())))
+                .append("ns", new BsonString(namespace(operation.database(), command)))
+                .append("command", truncate ? CommandTruncation.truncated(operation.description()) : operation.description())
+                .append("waitingForLock", BsonBoolean.FALSE);
             if (command.containsKey("txnNumber")) {
                 op.append("transaction", new BsonDocument("parameters",
                     new BsonDocument("txnNumber", command.get("txnNumber"))));
@@ -598,6 +665,15 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             ops.add(op);
         }
         return ops;
+    }
+
+    /** The session's {@code uid}: the client's, else the digest of the operation's user (none: SHA-256 of ""). */
+    private static byte[] sessionUid(OperationContext operation) {
+        BsonValue lsid = operation.command().get("lsid");
+        if (lsid != null && lsid.isDocument() && lsid.asDocument().isBinary("uid")) {
+            return lsid.asDocument().getBinary("uid").getData();
+        }
+        return Principal.digestOf(operation.connection().principal());
     }
 
     private static String opType(String commandName) {
@@ -662,6 +738,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             default:
                 break;
         }
+        if (command.isString("saslSupportedMechs") && users.enabled()) {
+            // The mechanisms of the named user ("db.user"); the emulator stores SCRAM-SHA-256 credentials only.
+            reply.append("saslSupportedMechs", new BsonArray(List.of(new BsonString(ScramSha256.MECHANISM))));
+        }
         reply.append("maxBsonObjectSize", new BsonInt32(16 * 1024 * 1024))
             .append("maxMessageSizeBytes", new BsonInt32(48_000_000))
             .append("maxWriteBatchSize", new BsonInt32(100_000))
@@ -723,28 +803,21 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             case "serverStatus":
                 return serverStatus();
             case "currentOp":
-                return introspection.currentOp(currentOps(), command);
+                return currentOpCommand(operation, command);
             case "killOp":
-                BsonValue op = command.get("op");
-                killOp(op == null ? -1 : op.asNumber().longValue());
-                return ok().append("info", new BsonString("attempting to kill op"));
+                return killOpCommand(operation, command);
             case "killSessions":
+                return killSessionsCommand(operation, command);
             case "killAllSessions":
-                Set<String> ids = new java.util.HashSet<>();
-                BsonValue list = command.get(commandName);
-                if (list != null && list.isArray()) {
-                    list.asArray().forEach(lsid -> {
-                        String id = sessionId(lsid);
-                        if (id != null) {
-                            ids.add(id);
-                        }
-                    });
+                // {killAllSessions: []} kills every session; users in the array ({user, db}) are not told apart.
+                killSessions(List.of(SessionMatch.ALL));
+                if (executor instanceof ShardOperations shards) {
+                    shards.killSessionsOnShards(List.of(SessionMatch.ALL));
                 }
-                killSessions(ids);
                 return ok();
             case "aggregate":
                 if (operation.database().equals("admin") && Introspection.isCurrentOpPipeline(command)) {
-                    return introspection.currentOpAggregate(currentOps(), command);
+                    return currentOpAggregate(operation, command);
                 }
                 if (Introspection.isListLocalSessionsPipeline(command)) {
                     return introspection.listLocalSessionsAggregate(localSessions(), operation.database(), command);
@@ -759,6 +832,213 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 return changeStreams.killsOwned(command) ? changeStreams.killCursors(command) : null;
             default:
                 return null;
+        }
+    }
+
+    // ---- introspection and kills, as the server authorizes and answers them ------------------------------
+
+    /**
+     * {@code currentOp}: the {@code $currentOp} pipeline the server builds from it ({@code truncateOps: true} unless
+     * {@code $truncateOps: false}, {@code allUsers: !$ownOps}) then the other fields as a {@code $match}
+     * (mongodb/mongo {@code src/mongo/db/commands/current_op_common.cpp}). On mongos it lists the shards'
+     * operations sorted by {@code shard}, not mongos' own ({@code src/mongo/s/commands/cluster_current_op.cpp}).
+     */
+    private BsonDocument currentOpCommand(OperationContext operation, BsonDocument command) {
+        boolean truncate = !command.containsKey("$truncateOps") || truthy(command.get("$truncateOps"));
+        Principal ownOpsOf = truthy(command.get("$ownOps")) ? requester(operation) : null;
+        if (executor instanceof ShardOperations shards) {
+            return introspection.currentOp(shards.shardCurrentOps(truncate, ownOpsOf), command, true);
+        }
+        return introspection.currentOp(currentOps(truncate, ownOpsOf), command, false);
+    }
+
+    /**
+     * {@code aggregate: 1} on {@code admin} whose first stage is {@code $currentOp} ({@code allUsers},
+     * {@code localOps}, {@code truncateOps}, {@code idleConnections}, {@code idleSessions}, {@code idleCursors},
+     * {@code backtrace}; anything else is {@code FailedToParse}), from
+     * mongodb/mongo {@code src/mongo/db/pipeline/document_source_current_op.cpp}. On mongos the shards' operations
+     * unless {@code localOps: true}, which lists mongos' own.
+     */
+    private BsonDocument currentOpAggregate(OperationContext operation, BsonDocument command) {
+        BsonValue specValue = command.getArray("pipeline").get(0).asDocument().get("$currentOp");
+        if (!specValue.isDocument()) {
+            return StorageEngine.error(9, "FailedToParse", "$currentOp options must be specified in an object, but found: "
+                + specValue.getBsonType());
+        }
+        BsonDocument spec = specValue.asDocument();
+        for (Map.Entry<String, BsonValue> option : spec.entrySet()) {
+            if (!Introspection.CURRENT_OP_OPTIONS.contains(option.getKey())) {
+                return StorageEngine.error(9, "FailedToParse", "Unrecognized option '" + option.getKey()
+                    + "' in $currentOp stage.");
+            }
+            if (!option.getValue().isBoolean()) {
+                return StorageEngine.error(9, "FailedToParse", "The '" + option.getKey() + "' parameter of the $currentOp"
+                    + " stage must be a boolean value, but found: " + option.getValue().getBsonType());
+            }
+        }
+        boolean allUsers = spec.getBoolean("allUsers", BsonBoolean.FALSE).getValue();
+        boolean localOps = spec.getBoolean("localOps", BsonBoolean.FALSE).getValue();
+        boolean truncate = spec.getBoolean("truncateOps", BsonBoolean.FALSE).getValue();
+        Principal ownOpsOf = allUsers ? null : requester(operation);
+        if (executor instanceof ShardOperations shards && !localOps) {
+            return introspection.currentOpAggregate(shards.shardCurrentOps(truncate, ownOpsOf), command);
+        }
+        return introspection.currentOpAggregate(currentOps(truncate, ownOpsOf), command);
+    }
+
+    /**
+     * {@code killSessions}: any user may kill its own sessions; an id names the caller's session unless the caller
+     * has {@code killAnySession} and gives the {@code uid}; an empty list kills all of the caller's sessions (every
+     * session when authorization is off). mongos kills its own operations, then every shard host's
+     * ({@code killSessionsRemote}). From mongodb/mongo {@code src/mongo/db/commands/kill_sessions_command.cpp}.
+     */
+    private BsonDocument killSessionsCommand(OperationContext operation, BsonDocument command) {
+        Principal caller = operation.connection().principal();
+        boolean authorizationOn = users.enabled() && !operation.connection().isInternal();
+        List<SessionMatch> patterns = new ArrayList<>();
+        BsonValue list = command.get("killSessions");
+        if (list == null || !list.isArray() || list.asArray().isEmpty()) {
+            patterns.add(authorizationOn ? new SessionMatch(null, Principal.digestOf(caller)) : SessionMatch.ALL);
+        } else {
+            for (BsonValue lsid : list.asArray()) {
+                String id = sessionId(lsid);
+                if (id == null) {
+                    return StorageEngine.error(40414, "Location40414",
+                        "BSON field 'KillSessionsCmdFromClient.killSessions.id' is missing but a required field");
+                }
+                boolean namedUid = lsid.asDocument().isBinary("uid")
+                    && (!authorizationOn || (caller != null && caller.has("killAnySession")));
+                patterns.add(new SessionMatch(id, namedUid ? lsid.asDocument().getBinary("uid").getData()
+                    : Principal.digestOf(caller)));
+            }
+        }
+        killSessions(patterns);
+        if (executor instanceof ShardOperations shards) {
+            shards.killSessionsOnShards(patterns);
+        }
+        return ok();
+    }
+
+    /** {@code killOp}: a user without the {@code killop} action may kill its own operations only. */
+    private BsonDocument killOpCommand(OperationContext operation, BsonDocument command) {
+        BsonValue op = command.get("op");
+        long opid = op == null || !op.isNumber() ? -1 : op.asNumber().longValue();
+        Principal caller = operation.connection().principal();
+        if (users.enabled() && !operation.connection().isInternal() && (caller == null || !caller.has("killop"))) {
+            OperationContext target = active.get(opid);
+            Principal owner = target == null ? null : target.connection().principal();
+            if (owner == null || caller == null || !owner.fullName().equals(caller.fullName())) {
+                return StorageEngine.error(UNAUTHORIZED, "Unauthorized", "Unauthorized");
+            }
+        }
+        killOp(opid);
+        return ok().append("info", new BsonString("attempting to kill op"));
+    }
+
+    /** The user whose own operations an unprivileged view shows; null when authorization is off (all are "own"). */
+    private Principal requester(OperationContext operation) {
+        return users.enabled() || operation.connection().isInternal() ? operation.connection().principal() : null;
+    }
+
+    /**
+     * The server's authorization check before a command runs (4.4 {@code execCommandDatabase}: before the fail
+     * point): nothing but the handshake without authentication, and the cluster actions of the introspection
+     * commands. mongod's {@code currentOp} needs {@code inprog} unless the user is authenticated and asks
+     * {@code $ownOps: true} ({@code src/mongo/db/commands/current_op.cpp}); mongos' needs {@code inprog} always
+     * ({@code src/mongo/s/commands/cluster_current_op.cpp}); {@code $currentOp} needs it for {@code allUsers: true}
+     * and, on mongos, unless {@code localOps: true} ({@code document_source_current_op.h},
+     * {@code requiredPrivileges}). Internal connections (mongos to shard) are trusted.
+     */
+    private BsonDocument authorize(OperationContext operation) {
+        if (!users.enabled() || operation.connection().isInternal()) {
+            return null;
+        }
+        String commandName = operation.commandName();
+        Principal caller = operation.connection().principal();
+        if (caller == null) {
+            return NO_AUTHENTICATION.contains(commandName) ? null
+                : StorageEngine.error(UNAUTHORIZED, "Unauthorized", "command " + commandName + " requires authentication");
+        }
+        BsonDocument command = operation.command();
+        boolean mongos = identity.kind() == NodeIdentity.Kind.MONGOS;
+        boolean allowed = switch (commandName) {
+            case "currentOp" -> caller.has("inprog") || (!mongos && truthy(command.get("$ownOps")));
+            case "aggregate" -> {
+                if (!operation.database().equals("admin") || !Introspection.isCurrentOpPipeline(command)) {
+                    yield true;
+                }
+                BsonValue spec = command.getArray("pipeline").get(0).asDocument().get("$currentOp");
+                boolean allUsers = spec.isDocument() && truthy(spec.asDocument().get("allUsers"));
+                boolean localOps = spec.isDocument() && truthy(spec.asDocument().get("localOps"));
+                yield caller.has("inprog") || !(allUsers || (mongos && !localOps));
+            }
+            case "killAllSessions", "killAllSessionsByPattern" -> caller.has("killAnySession");
+            default -> true;
+        };
+        if (allowed) {
+            return null;
+        }
+        return StorageEngine.error(UNAUTHORIZED, "Unauthorized", commandName.equals("currentOp") ? "Unauthorized"
+            : "not authorized on " + operation.database() + " to execute command " + CommandTruncation.toShellString(
+                new BsonDocument(commandName, command.get(commandName))));
+    }
+
+    private static boolean truthy(BsonValue value) {
+        if (value == null || value.isNull()) {
+            return false;
+        }
+        if (value.isBoolean()) {
+            return value.asBoolean().getValue();
+        }
+        if (value.isNumber()) {
+            return value.asNumber().doubleValue() != 0;
+        }
+        return true;
+    }
+
+    /** A connection's SASL conversation between {@code saslStart} and its last {@code saslContinue}. */
+    private record SaslState(ScramSha256.Conversation conversation, boolean skipEmptyExchange) {
+    }
+
+    /** {@code saslStart} / {@code saslContinue} with SCRAM-SHA-256, the one mechanism offered. */
+    private BsonDocument sasl(ClientConnection connection, String database, BsonDocument command) {
+        try {
+            BsonDocument reply;
+            if (command.getFirstKey().equals("saslStart")) {
+                String mechanism = command.getString("mechanism", new BsonString("")).getValue();
+                if (!mechanism.equals(ScramSha256.MECHANISM)) {
+                    return StorageEngine.error(334, "MechanismUnavailable", "Received authentication for mechanism "
+                        + mechanism + " which is not enabled");
+                }
+                ScramSha256.Conversation conversation = new ScramSha256.Conversation(users, database);
+                byte[] payload = conversation.start(command.getBinary("payload").getData());
+                reply = ok().append("conversationId", new BsonInt32(1)).append("done", BsonBoolean.FALSE)
+                    .append("payload", new org.bson.BsonBinary(payload));
+                connection.authConversation(new SaslState(conversation,
+                    command.getDocument("options", new BsonDocument()).getBoolean("skipEmptyExchange", BsonBoolean.FALSE).getValue()));
+                return reply;
+            }
+            if (!(connection.authConversation() instanceof SaslState state)) {
+                return StorageEngine.error(17, "ProtocolError", "No SASL session state found");
+            }
+            ScramSha256.Conversation conversation = state.conversation();
+            boolean skipEmptyExchange = state.skipEmptyExchange();
+            if (conversation.finished()) {
+                connection.authConversation(null);
+                connection.principal(conversation.principal());
+                return ok().append("conversationId", new BsonInt32(1)).append("done", BsonBoolean.TRUE)
+                    .append("payload", new org.bson.BsonBinary(new byte[0]));
+            }
+            byte[] payload = conversation.finish(command.getBinary("payload").getData());
+            if (skipEmptyExchange) {
+                connection.authConversation(null);
+                connection.principal(conversation.principal());
+            }
+            return ok().append("conversationId", new BsonInt32(1)).append("done", BsonBoolean.valueOf(skipEmptyExchange))
+                .append("payload", new org.bson.BsonBinary(payload));
+        } catch (ScramSha256.Failure | org.bson.BsonInvalidOperationException e) {
+            connection.authConversation(null);
+            return StorageEngine.error(18, "AuthenticationFailed", "Authentication failed.");
         }
     }
 

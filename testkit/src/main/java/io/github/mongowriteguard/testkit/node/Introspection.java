@@ -24,8 +24,13 @@ import io.github.mongowriteguard.testkit.internal.Cursors;
 final class Introspection implements AutoCloseable {
     private static final String DATABASE = "testkit_introspection";
     private static final String INDEX = "__testkitIndex";
+    /** The command's own parameters and the generic arguments, which {@code currentOp} does not use as filters. */
     private static final Set<String> NOT_FILTERS = Set.of("currentOp", "$all", "$ownOps", "$db", "lsid",
-        "$clusterTime", "$readPreference", "comment", "$truncateOps", "maxTimeMS");
+        "$clusterTime", "$readPreference", "comment", "$truncateOps", "maxTimeMS", "readConcern", "writeConcern",
+        "apiVersion", "apiStrict", "apiDeprecationErrors", "txnNumber", "autocommit", "$audit", "$client");
+    /** The options the {@code $currentOp} stage accepts (4.4). */
+    static final Set<String> CURRENT_OP_OPTIONS = Set.of("allUsers", "idleConnections", "idleSessions", "localOps",
+        "truncateOps", "idleCursors", "backtrace");
 
     private final StorageEngine scratch = new StorageEngine();
     private final AtomicLong collections = new AtomicLong();
@@ -49,8 +54,11 @@ final class Introspection implements AutoCloseable {
             .append("firstBatch", new BsonArray(restOfPipeline(sessions, command.getArray("pipeline")))));
     }
 
-    /** The {@code currentOp} command: {@code {inprog: [...]}}, filtered by the command's other fields. */
-    BsonDocument currentOp(List<BsonDocument> ops, BsonDocument command) {
+    /**
+     * The {@code currentOp} command: {@code {inprog: [...]}}, filtered by the command's other fields (applied to
+     * the documents as shown, so after truncation); on mongos sorted by {@code shard}.
+     */
+    BsonDocument currentOp(List<BsonDocument> ops, BsonDocument command, boolean sortByShard) {
         BsonDocument filter = new BsonDocument();
         for (Map.Entry<String, BsonValue> entry : command.entrySet()) {
             if (!NOT_FILTERS.contains(entry.getKey())) {
@@ -70,6 +78,10 @@ final class Introspection implements AutoCloseable {
             } finally {
                 drop(collection);
             }
+        }
+        if (sortByShard) {
+            selected = new ArrayList<>(selected);
+            selected.sort(java.util.Comparator.comparing(op -> op.getString("shard", new BsonString("")).getValue()));
         }
         return EmulatedNode.ok().append("inprog", new BsonArray(selected));
     }
@@ -92,9 +104,11 @@ final class Introspection implements AutoCloseable {
             try {
                 BsonArray rest = new BsonArray(new ArrayList<>(pipeline.subList(1, pipeline.size())));
                 rest.add(new BsonDocument("$unset", new BsonString(INDEX)));
-                result = runToList(new BsonDocument("aggregate", new BsonString(collection))
-                    .append("pipeline", rest).append("cursor", new BsonDocument()));
-                // Documents that came through unchanged but for the index get their original form back.
+                result = new ArrayList<>();
+                for (BsonDocument document : runToList(new BsonDocument("aggregate", new BsonString(collection))
+                    .append("pipeline", rest).append("cursor", new BsonDocument()))) {
+                    result.add(restored(document));
+                }
             } finally {
                 drop(collection);
             }
@@ -131,17 +145,39 @@ final class Introspection implements AutoCloseable {
         return documents;
     }
 
-    /** A copy without field names the engine will not store ({@code $db}, {@code $clusterTime}, ...). */
+    /** Field names the engine will not store ({@code $db}, {@code $truncated}, ...) are renamed with this prefix. */
+    private static final String DOLLAR = "__testkitDollar_";
+
+    /** A copy the engine will store: {@code $}-prefixed field names renamed ({@link #restored} undoes it). */
     private static BsonDocument storable(BsonDocument document) {
         BsonDocument copy = new BsonDocument();
         for (Map.Entry<String, BsonValue> entry : document.entrySet()) {
-            if (entry.getKey().startsWith("$")) {
-                continue;
-            }
-            BsonValue value = entry.getValue();
-            copy.put(entry.getKey(), value.isDocument() ? storable(value.asDocument()) : value);
+            String key = entry.getKey().startsWith("$") ? DOLLAR + entry.getKey().substring(1) : entry.getKey();
+            copy.put(key, renamed(entry.getValue(), true));
         }
         return copy;
+    }
+
+    /** A document out of the scratch engine with its {@code $}-prefixed field names back. */
+    private static BsonDocument restored(BsonDocument document) {
+        BsonDocument copy = new BsonDocument();
+        for (Map.Entry<String, BsonValue> entry : document.entrySet()) {
+            String key = entry.getKey().startsWith(DOLLAR) ? "$" + entry.getKey().substring(DOLLAR.length()) : entry.getKey();
+            copy.put(key, renamed(entry.getValue(), false));
+        }
+        return copy;
+    }
+
+    private static BsonValue renamed(BsonValue value, boolean toStorable) {
+        if (value.isDocument()) {
+            return toStorable ? storable(value.asDocument()) : restored(value.asDocument());
+        }
+        if (value.isArray()) {
+            BsonArray array = new BsonArray();
+            value.asArray().forEach(v -> array.add(renamed(v, toStorable)));
+            return array;
+        }
+        return value;
     }
 
     @Override

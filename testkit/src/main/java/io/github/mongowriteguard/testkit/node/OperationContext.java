@@ -20,12 +20,15 @@ public final class OperationContext {
     private final ClientConnection connection;
     private final String database;
     private final BsonDocument command;
+    private final BsonDocument description;
     private final long startNanos;
     private final long deadlineNanos;
     private final ReentrantLock lock;
     private final Condition changed;
     private final CommandRecord record;
     private volatile boolean killed;
+    private volatile long executionStartNanos;
+    private volatile boolean executing;
 
     OperationContext(long opid, ClientConnection connection, String database, BsonDocument command,
                      long startNanos, long maxTimeMs, ReentrantLock lock, Condition changed, CommandRecord record) {
@@ -33,6 +36,7 @@ public final class OperationContext {
         this.connection = connection;
         this.database = database;
         this.command = command;
+        this.description = description(command, connection.documentSequences());
         this.startNanos = startNanos;
         this.deadlineNanos = maxTimeMs > 0 ? startNanos + TimeUnit.MILLISECONDS.toNanos(maxTimeMs) : Long.MAX_VALUE;
         this.lock = lock;
@@ -56,12 +60,57 @@ public final class OperationContext {
         return command;
     }
 
+    /**
+     * The command as {@code currentOp} shows it: the OP_MSG body without the fields that came as document
+     * sequences (mongod's {@code setGenericOpRequestDetails(..., request.body, ...)}; an {@code OpMsgRequest} keeps
+     * its sequences apart from its body).
+     */
+    BsonDocument description() {
+        return description;
+    }
+
+    private static BsonDocument description(BsonDocument command, java.util.Set<String> sequences) {
+        if (sequences.isEmpty()) {
+            return command;
+        }
+        BsonDocument body = new BsonDocument();
+        command.forEach((key, value) -> {
+            if (!sequences.contains(key)) {
+                body.put(key, value);
+            }
+        });
+        return body;
+    }
+
     public String commandName() {
         return command.getFirstKey();
     }
 
     public long startNanos() {
         return startNanos;
+    }
+
+    /**
+     * The command leaves its waits (fail point block, session check-out) and starts executing: from now on
+     * {@code currentOp} shows {@code secs_running}, as mongod's {@code CurOp::ensureStarted()} in the write path
+     * ({@code performInserts} and its siblings in {@code write_ops_exec.cpp}) starts the clock that
+     * {@code CurOp::reportState} reports only once started.
+     */
+    void startExecution() {
+        if (!executing) {
+            executionStartNanos = System.nanoTime();
+            executing = true;
+        }
+    }
+
+    /** Whether the command started executing (it no longer waits at a fail point block or the session check-out). */
+    boolean isExecuting() {
+        return executing;
+    }
+
+    /** {@link System#nanoTime()} when the command started executing; meaningful once {@link #isExecuting()}. */
+    long executionStartNanos() {
+        return executionStartNanos;
     }
 
     CommandRecord record() {

@@ -24,6 +24,9 @@ import io.github.mongowriteguard.testkit.internal.Cursors;
 import io.github.mongowriteguard.testkit.node.CommandExecutor;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.OperationContext;
+import io.github.mongowriteguard.testkit.node.SessionMatch;
+import io.github.mongowriteguard.testkit.node.ShardOperations;
+import io.github.mongowriteguard.testkit.auth.Principal;
 import io.github.mongowriteguard.testkit.wire.ClientConnection;
 import io.github.mongowriteguard.testkit.wire.CommandHandler;
 
@@ -38,7 +41,7 @@ import io.github.mongowriteguard.testkit.wire.CommandHandler;
  * {@code create}, {@code createIndexes}, {@code dropIndexes}, {@code drop} and {@code dropDatabase} go to every
  * shard. The {@code config} database is the config server's.
  */
-public final class MongosRouter implements CommandExecutor, AutoCloseable {
+public final class MongosRouter implements CommandExecutor, ShardOperations, AutoCloseable {
     private static final AtomicLong SCRATCH = new AtomicLong();
 
     /** mongos' {@code kMaxNumStaleVersionRetries}. */
@@ -408,7 +411,44 @@ public final class MongosRouter implements CommandExecutor, AutoCloseable {
      * appName, so a shard's fail point can select one application (a real mongos would not forward it).
      */
     private static ClientConnection connection(ClientConnection client) {
-        return ClientConnection.internal(client.id(), client.appName());
+        return ClientConnection.internal(client.id(), client.appName(), client.principal());
+    }
+
+    // ---- introspection and kills on the shards ----------------------------------------------------------
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Asks each shard's primary, in shard order (mongos' {@code $currentOp} targets the shards' primaries).
+     */
+    @Override
+    public List<BsonDocument> shardCurrentOps(boolean truncate, Principal ownOpsOf) {
+        List<BsonDocument> all = new ArrayList<>();
+        for (Map.Entry<String, EmulatedNode> shard : shards.entrySet()) {
+            for (BsonDocument op : shard.getValue().currentOps(truncate, ownOpsOf)) {
+                BsonDocument shown = new BsonDocument("shard", new BsonString(shard.getKey()));
+                for (Map.Entry<String, BsonValue> field : op.entrySet()) {
+                    switch (field.getKey()) {
+                        case "opid" -> shown.append("opid",
+                            new BsonString(shard.getKey() + ":" + field.getValue().asNumber().intValue()));
+                        case "client" -> shown.append("client_s", field.getValue());
+                        default -> shown.append(field.getKey(), field.getValue());
+                    }
+                }
+                all.add(shown);
+            }
+        }
+        return all;
+    }
+
+    /** {@inheritDoc} Every member of every shard replica set, as mongos multicasts to every shard host. */
+    @Override
+    public void killSessionsOnShards(List<SessionMatch> patterns) {
+        for (ShardReplicaSet set : sets.values()) {
+            for (EmulatedNode member : set.members()) {
+                member.killSessions(patterns);
+            }
+        }
     }
 
     /** Child batches of one round, sent concurrently; latency is slept per batch before the shard runs it. */

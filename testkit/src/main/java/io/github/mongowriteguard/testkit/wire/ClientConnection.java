@@ -3,11 +3,19 @@ package io.github.mongowriteguard.testkit.wire;
 import java.io.IOException;
 import java.net.Socket;
 
-/** One client connection as the server sees it: an id, the peer's address and the driver's appName. */
+import io.github.mongowriteguard.testkit.auth.Principal;
+
+/**
+ * One client connection as the server sees it: an id, the peer's address, the driver's appName and the user
+ * authenticated on it.
+ */
 public final class ClientConnection {
     private final long id;
     private final Socket socket;
     private volatile String appName;
+    private volatile Principal principal;
+    private volatile Object authConversation;
+    private volatile java.util.Set<String> documentSequences = java.util.Set.of();
 
     ClientConnection(long id, Socket socket) {
         this.id = id;
@@ -16,9 +24,51 @@ public final class ClientConnection {
 
     /** For commands that the testkit runs in-process (mongos to shard), with no socket behind them. */
     public static ClientConnection internal(long id, String appName) {
+        return internal(id, appName, null);
+    }
+
+    /**
+     * For commands that mongos runs on a shard for a client: the shard trusts mongos (as a cluster member with
+     * the keyfile's {@code __system} user) and sees {@code onBehalfOf} as the operation's user, as mongos' impersonated
+     * user metadata makes it.
+     */
+    public static ClientConnection internal(long id, String appName, Principal onBehalfOf) {
         ClientConnection connection = new ClientConnection(id, null);
         connection.appName = appName;
+        connection.principal = onBehalfOf;
         return connection;
+    }
+
+    /** Whether this is mongos' in-process connection to a shard (trusted, whatever its user). */
+    public boolean isInternal() {
+        return socket == null;
+    }
+
+    /** The user authenticated on this connection (the client's user for an internal one), or null. */
+    public Principal principal() {
+        return principal;
+    }
+
+    public void principal(Principal user) {
+        this.principal = user;
+    }
+
+    /** The body fields of the request being served that arrived as OP_MSG document sequences. */
+    public java.util.Set<String> documentSequences() {
+        return documentSequences;
+    }
+
+    public void documentSequences(java.util.Set<String> fields) {
+        this.documentSequences = fields;
+    }
+
+    /** The SASL conversation under way on this connection, or null. */
+    public Object authConversation() {
+        return authConversation;
+    }
+
+    public void authConversation(Object conversation) {
+        this.authConversation = conversation;
     }
 
     public long id() {

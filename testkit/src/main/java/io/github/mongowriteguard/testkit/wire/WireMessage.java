@@ -31,13 +31,25 @@ public final class WireMessage {
     private final String database;
     private final BsonDocument body;
     private final boolean moreToCome;
+    private final java.util.Set<String> sequenceFields;
 
-    private WireMessage(int requestId, int opCode, String database, BsonDocument body, boolean moreToCome) {
+    private WireMessage(int requestId, int opCode, String database, BsonDocument body, boolean moreToCome,
+                        java.util.Set<String> sequenceFields) {
         this.requestId = requestId;
         this.opCode = opCode;
         this.database = database;
         this.body = body;
         this.moreToCome = moreToCome;
+        this.sequenceFields = sequenceFields;
+    }
+
+    /**
+     * The fields of {@link #body()} that arrived as OP_MSG document sequences (kind-1 sections), e.g. an insert's
+     * {@code documents} as the driver's bulk path sends them. The server's {@code OpMsgRequest} keeps them apart
+     * from the body, and {@code currentOp} shows the body only.
+     */
+    public java.util.Set<String> sequenceFields() {
+        return sequenceFields;
     }
 
     public String database() {
@@ -115,7 +127,8 @@ public final class WireMessage {
         }
         body.putAll(sequences);
         String database = body.containsKey("$db") ? body.getString("$db").getValue() : "admin";
-        return new WireMessage(requestId, OP_MSG, database, body, (flags & MORE_TO_COME) != 0);
+        return new WireMessage(requestId, OP_MSG, database, body, (flags & MORE_TO_COME) != 0,
+            java.util.Set.copyOf(sequences.keySet()));
     }
 
     private static WireMessage readOpQuery(int requestId, ByteBuffer buffer) {
@@ -130,7 +143,7 @@ public final class WireMessage {
             query = query.getDocument("$query");
         }
         query.put("$db", new BsonString(database));
-        return new WireMessage(requestId, OP_QUERY, database, query, false);
+        return new WireMessage(requestId, OP_QUERY, database, query, false, java.util.Set.of());
     }
 
     private static String readCString(ByteBuffer buffer) {

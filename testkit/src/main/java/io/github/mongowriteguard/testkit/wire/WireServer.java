@@ -87,6 +87,7 @@ public final class WireServer implements AutoCloseable {
                     return;
                 }
                 BsonDocument reply;
+                connection.documentSequences(request.sequenceFields());
                 try {
                     reply = handler.handle(connection, request.database(), request.body());
                 } catch (CommandHandler.CloseConnectionSignal signal) {

@@ -194,6 +194,9 @@ class FailCommandTest {
                 new Document("currentOp", 1).append("ns", "fp.block")).getList("inprog", Document.class);
             assertThat(inprog).hasSize(2);
             assertThat(inprog).extracting(op -> op.get("lsid")).containsOnly(inprog.get(0).get("lsid"));
+            // Held before executing: no secs_running (curop.cpp reportState reports it once CurOp started), and the
+            // collection's ns, which mongod sets from the parsed command before the fail point and the check-out.
+            assertThat(inprog).allSatisfy(op -> assertThat(op).doesNotContainKey("secs_running").containsEntry("ns", "fp.block"));
             assertThat(cluster.truth().awaitIdle(c -> true, Duration.ofSeconds(10))).isTrue();
             assertThat(client.getDatabase("fp").getCollection("block").countDocuments()).isEqualTo(1);
         }

@@ -1,6 +1,7 @@
 package io.github.mongowriteguard.testkit.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,6 +70,36 @@ class IntrospectionTest {
             assertThat(groups).hasSize(3).allSatisfy(g -> assertThat(g.getInteger("n")).isEqualTo(1));
             pool.shutdown();
             assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    /**
+     * A command that waits before it executes (here the driver's resend, at the session check-out behind its stalled
+     * original) is listed with its {@code ns} (the collection: mongod sets CurOp's namespace from the parsed
+     * command's {@code ns()} before the check-out, 4.2+ {@code service_entry_point_common.cpp},
+     * {@code setGenericOpRequestDetails}) and without {@code secs_running}/{@code microsecs_running}: those are
+     * reported only once {@code CurOp::ensureStarted()} ran ({@code curop.cpp} {@code reportState}), which the
+     * write path does when it starts ({@code write_ops_exec.cpp} {@code performInserts}).
+     */
+    @Test
+    void aResendWaitingAtTheSessionCheckOut_isListedWithoutSecsRunning_theExecutingOriginalWithIt() throws Exception {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+             MongoClient writer = Clients.client(cluster.connectionString(),
+                 b -> b.applyToSocketSettings(s -> s.readTimeout(150, TimeUnit.MILLISECONDS)));
+             MongoClient observer = Clients.client(cluster.connectionString());
+             StallHandle stall = cluster.primary().stall(Stall.uninterruptible("intro.wait", Duration.ofSeconds(2)))) {
+            assertThatThrownBy(() -> writer.getDatabase("intro").getCollection("wait").insertOne(new Document("v", 1)))
+                .isInstanceOf(com.mongodb.MongoSocketException.class);
+
+            List<Document> ops = waitForOps(observer, new Document("ns", "intro.wait"), 2);
+
+            assertThat(ops).hasSize(2);
+            assertThat(ops).extracting(op -> op.get("lsid")).containsOnly(ops.get(0).get("lsid"));
+            assertThat(ops).filteredOn(op -> op.containsKey("secs_running")).hasSize(1);
+            assertThat(ops).filteredOn(op -> !op.containsKey("secs_running")).singleElement()
+                .satisfies(op -> assertThat(op).doesNotContainKey("microsecs_running").containsEntry("op", "insert"));
+            stall.release();
+            assertThat(cluster.truth().awaitIdle(c -> true, Duration.ofSeconds(10))).isTrue();
         }
     }
 

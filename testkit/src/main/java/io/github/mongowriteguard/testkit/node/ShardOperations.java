@@ -1,0 +1,30 @@
+package io.github.mongowriteguard.testkit.node;
+
+import java.util.List;
+
+import org.bson.BsonDocument;
+
+import io.github.mongowriteguard.testkit.auth.Principal;
+
+/**
+ * What a mongos' introspection reaches on the shards: {@code currentOp} and {@code $currentOp} list the shards'
+ * operations (not mongos' own, unless {@code localOps: true}), and {@code killSessions} kills on every shard host.
+ * Implemented by the router behind a mongos {@link EmulatedNode}.
+ */
+public interface ShardOperations {
+    /**
+     * Every shard's operations as mongos receives them from {@code $currentOp} run with {@code fromMongos}: a
+     * {@code shard} field first, {@code opid} as {@code "<shard>:<opid>"}, {@code client} renamed {@code client_s}
+     * (mongodb/mongo {@code src/mongo/db/pipeline/document_source_current_op.cpp}, {@code doGetNext}).
+     *
+     * @param truncate  {@code truncateOps}
+     * @param ownOpsOf  only this user's operations, or null for every user's
+     */
+    List<BsonDocument> shardCurrentOps(boolean truncate, Principal ownOpsOf);
+
+    /**
+     * Kills the matching sessions' operations on every host of every shard, as mongos' {@code killSessionsRemote}
+     * fans {@code killAllSessionsByPattern} out after killing its own ({@code src/mongo/s/kill_sessions_remote.cpp}).
+     */
+    void killSessionsOnShards(List<SessionMatch> patterns);
+}
