@@ -55,7 +55,7 @@ public interface GuardEventListener {
     /**
      * @param namespace {@code db.collection}
      * @param verdict   {@code proceed}, {@code refused} (a copy still runs), {@code killed} (a running copy was
-     *                  stopped first) or {@code deadline-only} ({@code currentOp} not permitted)
+     *                  stopped first) or {@code blind} (the gate could not see: {@code currentOp} not permitted or failed)
      * @param waited    how long the gate waited
      */
     record GateDecided(String namespace, String verdict, Duration waited) {

@@ -193,11 +193,9 @@ class OverlapGateTest {
     /**
      * What the outcome must then say: the first send was given up on and the gate could not see, so nothing proves
      * the original copy ended; a resend that times out behind it at the shard's session check-out proves nothing
-     * either (issue 14, class 2). The executor's handling of {@link OverlapGate.Verdict#BLIND} is the lead's
-     * (BulkExecutor, issue 14); today both writes are reported FAILED (50) while the stalled original applies.
+     * either (issue 14, class 2): the guard used to report both writes FAILED (50) while the stalled original applied.
      */
     @Test
-    @org.junit.jupiter.api.Disabled("needs BulkExecutor's handling of Verdict.BLIND (lead engineer, issue 14 classes 2 and 3)")
     void guardedExecute_whenTheGateIsBlind_reportsTheWritesUnknown() throws Exception {
         WriteOutcome<Document> outcome = executeWithBlindGate();
 

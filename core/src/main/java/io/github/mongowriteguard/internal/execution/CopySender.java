@@ -105,7 +105,7 @@ final class CopySender {
                 break;
             }
             if (!retryable) {
-                if (verdict == OverlapGate.Verdict.DEADLINE_ONLY && unanswered) {
+                if (verdict == OverlapGate.Verdict.BLIND && unanswered) {
                     // A new copy of a multi-document write may only start once the old one is shown gone.
                     result = result.blind();
                     break;
