@@ -5,17 +5,23 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.bson.BsonArray;
+import org.bson.BsonDocumentWrapper;
 import org.bson.BsonValue;
 import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
 
 import com.mongodb.MongoNamespace;
+import com.mongodb.client.ClientSession;
 import com.mongodb.bulk.BulkWriteResult;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.DeleteManyModel;
 import com.mongodb.client.model.DeleteOneModel;
 import com.mongodb.client.model.DeleteOptions;
+import com.mongodb.client.model.FindOneAndDeleteOptions;
+import com.mongodb.client.model.FindOneAndReplaceOptions;
+import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.InsertManyOptions;
 import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.InsertOneOptions;
@@ -34,6 +40,7 @@ import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.copies.CopyStillRunningException;
 import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
+import io.github.mongowriteguard.internal.execution.FindAndModifyExecutor;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 
 /**
@@ -52,11 +59,14 @@ import io.github.mongowriteguard.outcome.WriteOutcome;
 public final class GuardedCollection<T> {
     private final MongoCollection<T> collection;
     private final BulkExecutor<T> executor;
+    private final FindAndModifyExecutor<T> findAndModify;
     private final boolean idempotentMultiRetries;
 
-    GuardedCollection(MongoCollection<T> collection, BulkExecutor<T> executor, boolean idempotentMultiRetries) {
+    GuardedCollection(MongoCollection<T> collection, BulkExecutor<T> executor, FindAndModifyExecutor<T> findAndModify,
+                      boolean idempotentMultiRetries) {
         this.collection = collection;
         this.executor = executor;
+        this.findAndModify = findAndModify;
         this.idempotentMultiRetries = idempotentMultiRetries;
     }
 
@@ -68,7 +78,7 @@ public final class GuardedCollection<T> {
      * copy, started only after the overlap gate found the previous one gone.
      */
     public GuardedCollection<T> withIdempotentMultiDocumentRetries() {
-        return new GuardedCollection<>(collection, executor, true);
+        return new GuardedCollection<>(collection, executor, findAndModify, true);
     }
 
     /** The collection behind the guard, for reads and anything the guard does not wrap. */
@@ -100,7 +110,22 @@ public final class GuardedCollection<T> {
      * @throws io.github.mongowriteguard.bulk.InvalidBulkException for bad input, before anything is sent
      */
     public WriteOutcome<T> execute(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        return executor.execute(models, options, "bulkWrite", idempotentMultiRetries);
+        return executor.execute(null, models, options, "bulkWrite", idempotentMultiRetries);
+    }
+
+    /**
+     * As {@link #execute(List, BulkWriteOptions)}, on the caller's session (outside a transaction: the guard's
+     * transaction numbers advance the session's own, so the caller's later driver calls on it go on).
+     *
+     * @throws IllegalStateException inside a multi-document transaction, whose statements the server does not let the
+     *                               guard retry or time alone: use {@link #bulkWrite(ClientSession, List, BulkWriteOptions)}
+     */
+    public WriteOutcome<T> execute(ClientSession session, List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
+        if (inTransaction(session)) {
+            throw new IllegalStateException("execute() is not available inside a multi-document transaction: its writes"
+                + " belong to the transaction, which the server commits or aborts whole; use bulkWrite(session, ...)");
+        }
+        return executor.execute(session, models, options, "bulkWrite", idempotentMultiRetries);
     }
 
     /** {@link #bulkWrite(List, BulkWriteOptions)} with the driver's default options (ordered). */
@@ -121,7 +146,28 @@ public final class GuardedCollection<T> {
      *                                        complete outcome)
      */
     public BulkWriteResult bulkWrite(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        WriteOutcome<T> outcome = executor.execute(models, options, "bulkWrite", idempotentMultiRetries);
+        return runBulkWrite(null, models, options);
+    }
+
+    public BulkWriteResult bulkWrite(ClientSession session, List<? extends WriteModel<? extends T>> models) {
+        return bulkWrite(session, models, new BulkWriteOptions());
+    }
+
+    /**
+     * As {@link MongoCollection#bulkWrite(ClientSession, List, BulkWriteOptions)}: guarded on the caller's session;
+     * inside a multi-document transaction, the driver's own call (see the class documentation).
+     */
+    public BulkWriteResult bulkWrite(ClientSession session, List<? extends WriteModel<? extends T>> models,
+                                     BulkWriteOptions options) {
+        if (inTransaction(session)) {
+            return collection.bulkWrite(session, models, options);
+        }
+        return runBulkWrite(session, models, options);
+    }
+
+    private BulkWriteResult runBulkWrite(@Nullable ClientSession session, List<? extends WriteModel<? extends T>> models,
+                                         BulkWriteOptions options) {
+        WriteOutcome<T> outcome = executor.execute(session, models, options, "bulkWrite", idempotentMultiRetries);
         DriverExceptions.throwIfNotComplete(outcome, getNamespace(), executor.maxTimeMs());
         return outcome.toBulkWriteResult();
     }
@@ -132,7 +178,22 @@ public final class GuardedCollection<T> {
 
     /** As {@link MongoCollection#insertOne(Object, InsertOneOptions)}: {@code bypassDocumentValidation} and {@code comment} are sent. */
     public InsertOneResult insertOne(T document, InsertOneOptions options) {
-        WriteOutcome<T> outcome = single("insertOne", new InsertOneModel<>(document), new BulkWriteOptions()
+        return runInsertOne(null, document, options);
+    }
+
+    public InsertOneResult insertOne(ClientSession session, T document) {
+        return insertOne(session, document, new InsertOneOptions());
+    }
+
+    public InsertOneResult insertOne(ClientSession session, T document, InsertOneOptions options) {
+        if (inTransaction(session)) {
+            return collection.insertOne(session, document, options);
+        }
+        return runInsertOne(session, document, options);
+    }
+
+    private InsertOneResult runInsertOne(@Nullable ClientSession session, T document, InsertOneOptions options) {
+        WriteOutcome<T> outcome = single(session, "insertOne", new InsertOneModel<>(document), new BulkWriteOptions()
             .bypassDocumentValidation(options.getBypassDocumentValidation()).comment(options.getComment()));
         BsonValue id = outcome.inserts().isEmpty() ? null : outcome.inserts().get(0).getId();
         return InsertOneResult.acknowledged(id);
@@ -144,6 +205,22 @@ public final class GuardedCollection<T> {
 
     /** As the driver's: an ordered or unordered bulk of inserts; write errors throw {@link GuardedBulkWriteException}. */
     public InsertManyResult insertMany(List<? extends T> documents, InsertManyOptions options) {
+        return runInsertMany(null, documents, options);
+    }
+
+    public InsertManyResult insertMany(ClientSession session, List<? extends T> documents) {
+        return insertMany(session, documents, new InsertManyOptions());
+    }
+
+    public InsertManyResult insertMany(ClientSession session, List<? extends T> documents, InsertManyOptions options) {
+        if (inTransaction(session)) {
+            return collection.insertMany(session, documents, options);
+        }
+        return runInsertMany(session, documents, options);
+    }
+
+    private InsertManyResult runInsertMany(@Nullable ClientSession session, List<? extends T> documents,
+                                           InsertManyOptions options) {
         if (documents == null) {
             throw new IllegalArgumentException("insertMany: the list of documents is null; nothing was sent");
         }
@@ -151,7 +228,7 @@ public final class GuardedCollection<T> {
         for (T document : documents) {
             models.add(new InsertOneModel<>(document));
         }
-        WriteOutcome<T> outcome = executor.execute(models, new BulkWriteOptions().ordered(options.isOrdered())
+        WriteOutcome<T> outcome = executor.execute(session, models, new BulkWriteOptions().ordered(options.isOrdered())
             .bypassDocumentValidation(options.getBypassDocumentValidation()).comment(options.getComment()),
             "insertMany", idempotentMultiRetries);
         DriverExceptions.throwIfNotComplete(outcome, getNamespace(), executor.maxTimeMs());
@@ -165,7 +242,22 @@ public final class GuardedCollection<T> {
     }
 
     public UpdateResult replaceOne(Bson filter, T replacement, ReplaceOptions options) {
-        return updateResult(single("replaceOne", new ReplaceOneModel<>(filter, replacement, options),
+        return runReplaceOne(null, filter, replacement, options);
+    }
+
+    public UpdateResult replaceOne(ClientSession session, Bson filter, T replacement) {
+        return replaceOne(session, filter, replacement, new ReplaceOptions());
+    }
+
+    public UpdateResult replaceOne(ClientSession session, Bson filter, T replacement, ReplaceOptions options) {
+        if (inTransaction(session)) {
+            return collection.replaceOne(session, filter, replacement, options);
+        }
+        return runReplaceOne(session, filter, replacement, options);
+    }
+
+    private UpdateResult runReplaceOne(@Nullable ClientSession session, Bson filter, T replacement, ReplaceOptions options) {
+        return updateResult(single(session, "replaceOne", new ReplaceOneModel<>(filter, replacement, options),
             commandOptions(options.getBypassDocumentValidation(), options.getComment(), options.getLet())));
     }
 
@@ -174,7 +266,7 @@ public final class GuardedCollection<T> {
     }
 
     public UpdateResult updateOne(Bson filter, Bson update, UpdateOptions options) {
-        return updateResult(single("updateOne", new UpdateOneModel<>(filter, update, options), commandOptions(options)));
+        return runUpdate(null, "updateOne", new UpdateOneModel<>(filter, update, options), options);
     }
 
     public UpdateResult updateOne(Bson filter, List<? extends Bson> pipeline) {
@@ -182,7 +274,29 @@ public final class GuardedCollection<T> {
     }
 
     public UpdateResult updateOne(Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
-        return updateResult(single("updateOne", new UpdateOneModel<>(filter, pipeline, options), commandOptions(options)));
+        return runUpdate(null, "updateOne", new UpdateOneModel<>(filter, pipeline, options), options);
+    }
+
+    public UpdateResult updateOne(ClientSession session, Bson filter, Bson update) {
+        return updateOne(session, filter, update, new UpdateOptions());
+    }
+
+    public UpdateResult updateOne(ClientSession session, Bson filter, Bson update, UpdateOptions options) {
+        if (inTransaction(session)) {
+            return collection.updateOne(session, filter, update, options);
+        }
+        return runUpdate(session, "updateOne", new UpdateOneModel<>(filter, update, options), options);
+    }
+
+    public UpdateResult updateOne(ClientSession session, Bson filter, List<? extends Bson> pipeline) {
+        return updateOne(session, filter, pipeline, new UpdateOptions());
+    }
+
+    public UpdateResult updateOne(ClientSession session, Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
+        if (inTransaction(session)) {
+            return collection.updateOne(session, filter, pipeline, options);
+        }
+        return runUpdate(session, "updateOne", new UpdateOneModel<>(filter, pipeline, options), options);
     }
 
     /** Runs with the deadline and is never resent: after a timeout, an unknown number of documents may have changed. */
@@ -191,7 +305,7 @@ public final class GuardedCollection<T> {
     }
 
     public UpdateResult updateMany(Bson filter, Bson update, UpdateOptions options) {
-        return updateResult(single("updateMany", new UpdateManyModel<>(filter, update, options), commandOptions(options)));
+        return runUpdate(null, "updateMany", new UpdateManyModel<>(filter, update, options), options);
     }
 
     public UpdateResult updateMany(Bson filter, List<? extends Bson> pipeline) {
@@ -199,7 +313,34 @@ public final class GuardedCollection<T> {
     }
 
     public UpdateResult updateMany(Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
-        return updateResult(single("updateMany", new UpdateManyModel<>(filter, pipeline, options), commandOptions(options)));
+        return runUpdate(null, "updateMany", new UpdateManyModel<>(filter, pipeline, options), options);
+    }
+
+    public UpdateResult updateMany(ClientSession session, Bson filter, Bson update) {
+        return updateMany(session, filter, update, new UpdateOptions());
+    }
+
+    public UpdateResult updateMany(ClientSession session, Bson filter, Bson update, UpdateOptions options) {
+        if (inTransaction(session)) {
+            return collection.updateMany(session, filter, update, options);
+        }
+        return runUpdate(session, "updateMany", new UpdateManyModel<>(filter, update, options), options);
+    }
+
+    public UpdateResult updateMany(ClientSession session, Bson filter, List<? extends Bson> pipeline) {
+        return updateMany(session, filter, pipeline, new UpdateOptions());
+    }
+
+    public UpdateResult updateMany(ClientSession session, Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
+        if (inTransaction(session)) {
+            return collection.updateMany(session, filter, pipeline, options);
+        }
+        return runUpdate(session, "updateMany", new UpdateManyModel<>(filter, pipeline, options), options);
+    }
+
+    private UpdateResult runUpdate(@Nullable ClientSession session, String operation, WriteModel<T> model, UpdateOptions options) {
+        return updateResult(single(session, operation, model,
+            commandOptions(options.getBypassDocumentValidation(), options.getComment(), options.getLet())));
     }
 
     public DeleteResult deleteOne(Bson filter) {
@@ -207,8 +348,18 @@ public final class GuardedCollection<T> {
     }
 
     public DeleteResult deleteOne(Bson filter, DeleteOptions options) {
-        return DeleteResult.acknowledged(single("deleteOne", new DeleteOneModel<>(filter, options),
-            commandOptions(null, options.getComment(), options.getLet())).deletedCount());
+        return runDelete(null, "deleteOne", new DeleteOneModel<>(filter, options), options);
+    }
+
+    public DeleteResult deleteOne(ClientSession session, Bson filter) {
+        return deleteOne(session, filter, new DeleteOptions());
+    }
+
+    public DeleteResult deleteOne(ClientSession session, Bson filter, DeleteOptions options) {
+        if (inTransaction(session)) {
+            return collection.deleteOne(session, filter, options);
+        }
+        return runDelete(session, "deleteOne", new DeleteOneModel<>(filter, options), options);
     }
 
     /** Runs with the deadline and is never resent: after a timeout, an unknown number of documents may be gone. */
@@ -217,12 +368,161 @@ public final class GuardedCollection<T> {
     }
 
     public DeleteResult deleteMany(Bson filter, DeleteOptions options) {
-        return DeleteResult.acknowledged(single("deleteMany", new DeleteManyModel<>(filter, options),
+        return runDelete(null, "deleteMany", new DeleteManyModel<>(filter, options), options);
+    }
+
+    public DeleteResult deleteMany(ClientSession session, Bson filter) {
+        return deleteMany(session, filter, new DeleteOptions());
+    }
+
+    public DeleteResult deleteMany(ClientSession session, Bson filter, DeleteOptions options) {
+        if (inTransaction(session)) {
+            return collection.deleteMany(session, filter, options);
+        }
+        return runDelete(session, "deleteMany", new DeleteManyModel<>(filter, options), options);
+    }
+
+    private DeleteResult runDelete(@Nullable ClientSession session, String operation, WriteModel<T> model, DeleteOptions options) {
+        return DeleteResult.acknowledged(single(session, operation, model,
             commandOptions(null, options.getComment(), options.getLet())).deletedCount());
     }
 
-    private static BulkWriteOptions commandOptions(UpdateOptions options) {
-        return commandOptions(options.getBypassDocumentValidation(), options.getComment(), options.getLet());
+    /**
+     * As {@link MongoCollection#findOneAndDelete(Bson)}, guarded: one {@code findAndModify} with the server deadline,
+     * resent as the same server copy after a lost answer.
+     *
+     * @return the deleted document, or null when none matched
+     */
+    public @Nullable T findOneAndDelete(Bson filter) {
+        return findOneAndDelete(filter, new FindOneAndDeleteOptions());
+    }
+
+    /**
+     * As {@link MongoCollection#findOneAndDelete(Bson, FindOneAndDeleteOptions)}, guarded. A {@code maxTime} above the
+     * guard's server deadline is lowered to it.
+     */
+    public @Nullable T findOneAndDelete(Bson filter, FindOneAndDeleteOptions options) {
+        return runFindOneAndDelete(null, filter, options);
+    }
+
+    public @Nullable T findOneAndDelete(ClientSession session, Bson filter) {
+        return findOneAndDelete(session, filter, new FindOneAndDeleteOptions());
+    }
+
+    public @Nullable T findOneAndDelete(ClientSession session, Bson filter, FindOneAndDeleteOptions options) {
+        if (inTransaction(session)) {
+            return collection.findOneAndDelete(session, filter, options);
+        }
+        return runFindOneAndDelete(session, filter, options);
+    }
+
+    private @Nullable T runFindOneAndDelete(@Nullable ClientSession session, Bson filter, FindOneAndDeleteOptions options) {
+        DeleteOptions model = new DeleteOptions().collation(options.getCollation()).hint(options.getHint())
+            .hintString(options.getHintString());
+        return findAndModify.execute(session, FindAndModifyExecutor.delete(new DeleteOneModel<>(filter, model), options));
+    }
+
+    public @Nullable T findOneAndReplace(Bson filter, T replacement) {
+        return findOneAndReplace(filter, replacement, new FindOneAndReplaceOptions());
+    }
+
+    /** As {@link MongoCollection#findOneAndReplace(Bson, Object, FindOneAndReplaceOptions)}, guarded. */
+    public @Nullable T findOneAndReplace(Bson filter, T replacement, FindOneAndReplaceOptions options) {
+        return runFindOneAndReplace(null, filter, replacement, options);
+    }
+
+    public @Nullable T findOneAndReplace(ClientSession session, Bson filter, T replacement) {
+        return findOneAndReplace(session, filter, replacement, new FindOneAndReplaceOptions());
+    }
+
+    public @Nullable T findOneAndReplace(ClientSession session, Bson filter, T replacement, FindOneAndReplaceOptions options) {
+        if (inTransaction(session)) {
+            return collection.findOneAndReplace(session, filter, replacement, options);
+        }
+        return runFindOneAndReplace(session, filter, replacement, options);
+    }
+
+    private @Nullable T runFindOneAndReplace(@Nullable ClientSession session, Bson filter, T replacement,
+                                             FindOneAndReplaceOptions options) {
+        ReplaceOptions model = new ReplaceOptions().upsert(options.isUpsert()).collation(options.getCollation())
+            .hint(options.getHint()).hintString(options.getHintString());
+        BsonValue encoded = replacement == null ? null : BsonDocumentWrapper.asBsonDocument(replacement, collection.getCodecRegistry());
+        return findAndModify.execute(session,
+            FindAndModifyExecutor.replace(new ReplaceOneModel<>(filter, replacement, model), encoded, options));
+    }
+
+    public @Nullable T findOneAndUpdate(Bson filter, Bson update) {
+        return findOneAndUpdate(filter, update, new FindOneAndUpdateOptions());
+    }
+
+    /** As {@link MongoCollection#findOneAndUpdate(Bson, Bson, FindOneAndUpdateOptions)}, guarded. */
+    public @Nullable T findOneAndUpdate(Bson filter, Bson update, FindOneAndUpdateOptions options) {
+        return runFindOneAndUpdate(null, new UpdateOneModel<>(filter, update, updateOptions(options)), options);
+    }
+
+    public @Nullable T findOneAndUpdate(Bson filter, List<? extends Bson> pipeline) {
+        return findOneAndUpdate(filter, pipeline, new FindOneAndUpdateOptions());
+    }
+
+    /** As {@link MongoCollection#findOneAndUpdate(Bson, List, FindOneAndUpdateOptions)}, guarded. */
+    public @Nullable T findOneAndUpdate(Bson filter, List<? extends Bson> pipeline, FindOneAndUpdateOptions options) {
+        return runFindOneAndUpdate(null, new UpdateOneModel<>(filter, pipeline, updateOptions(options)), options);
+    }
+
+    public @Nullable T findOneAndUpdate(ClientSession session, Bson filter, Bson update) {
+        return findOneAndUpdate(session, filter, update, new FindOneAndUpdateOptions());
+    }
+
+    public @Nullable T findOneAndUpdate(ClientSession session, Bson filter, Bson update, FindOneAndUpdateOptions options) {
+        if (inTransaction(session)) {
+            return collection.findOneAndUpdate(session, filter, update, options);
+        }
+        return runFindOneAndUpdate(session, new UpdateOneModel<>(filter, update, updateOptions(options)), options);
+    }
+
+    public @Nullable T findOneAndUpdate(ClientSession session, Bson filter, List<? extends Bson> pipeline) {
+        return findOneAndUpdate(session, filter, pipeline, new FindOneAndUpdateOptions());
+    }
+
+    public @Nullable T findOneAndUpdate(ClientSession session, Bson filter, List<? extends Bson> pipeline,
+                                        FindOneAndUpdateOptions options) {
+        if (inTransaction(session)) {
+            return collection.findOneAndUpdate(session, filter, pipeline, options);
+        }
+        return runFindOneAndUpdate(session, new UpdateOneModel<>(filter, pipeline, updateOptions(options)), options);
+    }
+
+    private @Nullable T runFindOneAndUpdate(@Nullable ClientSession session, UpdateOneModel<T> model,
+                                            FindOneAndUpdateOptions options) {
+        BsonValue encoded = null;
+        if (model.getUpdate() != null) {
+            encoded = model.getUpdate().toBsonDocument(collection.getDocumentClass(), collection.getCodecRegistry());
+        } else if (model.getUpdatePipeline() != null) {
+            BsonArray stages = new BsonArray();
+            for (Bson stage : model.getUpdatePipeline()) {
+                stages.add(stage == null ? null : stage.toBsonDocument(collection.getDocumentClass(), collection.getCodecRegistry()));
+            }
+            encoded = stages;
+        }
+        return findAndModify.execute(session, FindAndModifyExecutor.update(model, encoded, options));
+    }
+
+    /** What the planner checks of a findOneAndUpdate, as an updateOne model. */
+    private static UpdateOptions updateOptions(FindOneAndUpdateOptions options) {
+        return new UpdateOptions().upsert(options.isUpsert()).collation(options.getCollation())
+            .arrayFilters(options.getArrayFilters()).hint(options.getHint()).hintString(options.getHintString());
+    }
+
+    /**
+     * Whether the caller's session is in a multi-document transaction: its writes then go to the driver as they are.
+     * The server commits or aborts a transaction whole, allows no per-statement retry or write concern inside it, and
+     * labels its own retries ({@code TransientTransactionError}, {@code UnknownTransactionCommitResult}).
+     */
+    private static boolean inTransaction(ClientSession session) {
+        if (session == null) {
+            throw new IllegalArgumentException("clientSession can not be null");
+        }
+        return session.hasActiveTransaction();
     }
 
     /** The options the driver's single-write methods send at command level. */
@@ -237,8 +537,8 @@ public final class GuardedCollection<T> {
     }
 
     /** Runs one write and throws what the driver's single-document method would, typed where the guard knows more. */
-    private WriteOutcome<T> single(String operation, WriteModel<T> model, BulkWriteOptions options) {
-        WriteOutcome<T> outcome = executor.execute(List.of(model), options, operation, idempotentMultiRetries);
+    private WriteOutcome<T> single(@Nullable ClientSession session, String operation, WriteModel<T> model, BulkWriteOptions options) {
+        WriteOutcome<T> outcome = executor.execute(session, List.of(model), options, operation, idempotentMultiRetries);
         DriverExceptions.throwIfNotApplied(outcome, getNamespace(), executor.maxTimeMs());
         return outcome;
     }

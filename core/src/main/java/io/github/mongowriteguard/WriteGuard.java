@@ -20,6 +20,7 @@ import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.mongowriteguard.metrics.MicrometerGuardMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
+import io.github.mongowriteguard.internal.execution.FindAndModifyExecutor;
 
 /**
  * The entry point: configure a client through the driver's own settings builder, then wrap its collections.
@@ -125,7 +126,8 @@ public final class WriteGuard {
         int readTimeoutMs = clientSettings.getSocketSettings().getReadTimeout(TimeUnit.MILLISECONDS);
         Duration deadline = settings.resolveServerDeadline(readTimeoutMs == 0 ? null : Duration.ofMillis(readTimeoutMs));
         BulkExecutor<T> executor = new BulkExecutor<>(collection, access, runtime, Math.max(1, deadline.toMillis()));
-        return new GuardedCollection<>(collection, executor, false);
+        return new GuardedCollection<>(collection, executor, new FindAndModifyExecutor<>(executor, collection, access, runtime),
+            false);
     }
 
     @Override

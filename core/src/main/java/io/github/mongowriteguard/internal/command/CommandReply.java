@@ -23,6 +23,7 @@ public final class CommandReply {
     private static final BsonValueCodec VALUE_CODEC = new BsonValueCodec();
     private static final DecoderContext DECODER_CONTEXT = DecoderContext.builder().build();
 
+    private final RawBsonDocument document;
     private final int n;
     private final int nModified;
     private final Map<Integer, BsonValue> upserted = new HashMap<>();
@@ -35,6 +36,7 @@ public final class CommandReply {
     }
 
     private CommandReply(RawBsonDocument reply) {
+        this.document = reply;
         // One pass over the reply's bytes: the counts, each upserted {index, _id}; errors are decoded whole.
         int n = 0;
         int nModified = 0;
@@ -111,6 +113,11 @@ public final class CommandReply {
     /** Reads {@code reply}; a {@link RawBsonDocument} is read from its bytes without decoding it first. */
     public static CommandReply of(BsonDocument reply) {
         return new CommandReply(reply instanceof RawBsonDocument ? (RawBsonDocument) reply : new RawBsonDocument(reply, new BsonDocumentCodec()));
+    }
+
+    /** The whole reply, for commands whose reply has more (e.g. {@code findAndModify}'s {@code value}). */
+    public RawBsonDocument document() {
+        return document;
     }
 
     /** Documents inserted, matched (updates, upserts included) or deleted, as the server counts {@code n}. */

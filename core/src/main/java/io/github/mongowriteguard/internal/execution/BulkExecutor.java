@@ -11,6 +11,7 @@ import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 
 import com.mongodb.WriteConcern;
+import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.BulkWriteOptions;
@@ -81,12 +82,13 @@ public final class BulkExecutor<T> {
     /**
      * Runs the bulk. Throws only for bad input (before anything is sent); every write failure is in the outcome.
      *
+     * @param session                the caller's session (outside a transaction), or null for sessions of the guard's own
      * @param operation              the caller's method, for metrics ({@code bulkWrite}, {@code insertOne}, ...)
      * @param idempotentMultiRetries the caller's explicit opt-in to retry multi-document updates that are provably
      *                               idempotent
      */
-    public WriteOutcome<T> execute(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options, String operation,
-                                   boolean idempotentMultiRetries) {
+    public WriteOutcome<T> execute(@Nullable ClientSession session, List<? extends WriteModel<? extends T>> models,
+                                   BulkWriteOptions options, String operation, boolean idempotentMultiRetries) {
         long started = System.nanoTime();
         WriteConcern writeConcern = collection.getWriteConcern();
         if (!writeConcern.isAcknowledged()) {
@@ -101,7 +103,8 @@ public final class BulkExecutor<T> {
         BulkPlan plan = plan(models, options);
         WriteOutcome.Builder<T> outcome = new WriteOutcome.Builder<>(models);
         if (!plan.isEmpty()) {
-            try (Run run = new Run(plan, options.isOrdered() && plan.mode() == PlanMode.UNORDERED_ROUNDS, outcome,
+            try (Run run = new Run(session == null ? Sessions.own(access) : Sessions.callers(session), plan,
+                    options.isOrdered() && plan.mode() == PlanMode.UNORDERED_ROUNDS, outcome,
                     writeConcern.isServerDefault() ? null : writeConcern.asDocument(), commandOptions, idempotentMultiRetries)) {
                 for (Round round : plan.rounds()) {
                     run.round(round);
@@ -135,7 +138,7 @@ public final class BulkExecutor<T> {
         final @Nullable BsonDocument writeConcern;
         final CommandOptions commandOptions;
         final boolean idempotentMultiRetries;
-        final Sessions sessions = new Sessions(access);
+        final Sessions sessions;
         final OutcomeRecorder<T> recorder;
         final String writeId = HexFormat.of().formatHex(longBytes(ThreadLocalRandom.current().nextLong()));
         int commandNumber;
@@ -143,8 +146,9 @@ public final class BulkExecutor<T> {
         @Nullable String stopped;
         int stoppedAt = -1;
 
-        Run(BulkPlan plan, boolean perKeyFailures, WriteOutcome.Builder<T> outcome, @Nullable BsonDocument writeConcern,
+        Run(Sessions sessions, BulkPlan plan, boolean perKeyFailures, WriteOutcome.Builder<T> outcome, @Nullable BsonDocument writeConcern,
             CommandOptions commandOptions, boolean idempotentMultiRetries) {
+            this.sessions = sessions;
             this.plan = plan;
             this.perKeyFailures = perKeyFailures;
             this.outcome = outcome;

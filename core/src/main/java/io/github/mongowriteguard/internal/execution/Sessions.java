@@ -3,6 +3,8 @@ package io.github.mongowriteguard.internal.execution;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import com.mongodb.ClientSessionOptions;
 import com.mongodb.client.ClientSession;
 
@@ -10,20 +12,31 @@ import io.github.mongowriteguard.MongoAccess;
 
 /**
  * The explicit sessions of one guarded call: one at a time; after a copy is left possibly running, the next command
- * gets a fresh session so that it does not wait behind that copy on the server's session check-out.
+ * gets a fresh session so that it does not wait behind that copy on the server's session check-out. With the caller's
+ * own session, that one session throughout (the call stops anyway when a copy is left running), never closed here.
  */
 final class Sessions implements AutoCloseable {
-    private final MongoAccess access;
+    private final @Nullable MongoAccess access;
     private final List<ClientSession> all = new ArrayList<>();
     private ClientSession current;
 
-    Sessions(MongoAccess access) {
+    private Sessions(@Nullable MongoAccess access, @Nullable ClientSession callers) {
         this.access = access;
-        this.current = start();
+        this.current = callers != null ? callers : start();
+    }
+
+    /** Sessions the guard starts and closes. */
+    static Sessions own(MongoAccess access) {
+        return new Sessions(access, null);
+    }
+
+    /** The caller's session, outside a transaction: the guard's transaction numbers advance its own. */
+    static Sessions callers(ClientSession session) {
+        return new Sessions(null, session);
     }
 
     private ClientSession start() {
-        ClientSession session = access.startSession(ClientSessionOptions.builder().causallyConsistent(false).build());
+        ClientSession session = java.util.Objects.requireNonNull(access).startSession(ClientSessionOptions.builder().causallyConsistent(false).build());
         all.add(session);
         return session;
     }
@@ -33,7 +46,9 @@ final class Sessions implements AutoCloseable {
     }
 
     void replace() {
-        current = start();
+        if (access != null) {
+            current = start();
+        }
     }
 
     @Override

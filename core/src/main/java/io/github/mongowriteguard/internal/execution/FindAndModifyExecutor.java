@@ -1,0 +1,239 @@
+package io.github.mongowriteguard.internal.execution;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonDocumentReader;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.codecs.Codec;
+import org.bson.codecs.DecoderContext;
+import org.bson.conversions.Bson;
+import org.jspecify.annotations.Nullable;
+
+import com.mongodb.MongoTimeoutException;
+import com.mongodb.MongoWriteConcernException;
+import com.mongodb.WriteConcern;
+import com.mongodb.WriteConcernResult;
+import com.mongodb.bulk.WriteConcernError;
+import com.mongodb.client.ClientSession;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.Collation;
+import com.mongodb.client.model.FindOneAndDeleteOptions;
+import com.mongodb.client.model.FindOneAndReplaceOptions;
+import com.mongodb.client.model.FindOneAndUpdateOptions;
+import com.mongodb.client.model.ReturnDocument;
+import com.mongodb.client.model.WriteModel;
+
+import io.github.mongowriteguard.MongoAccess;
+import io.github.mongowriteguard.bulk.BulkPlan;
+import io.github.mongowriteguard.bulk.WriteRecord;
+import io.github.mongowriteguard.copies.CopyStillRunningException;
+import io.github.mongowriteguard.deadline.ServerDeadlineExceededException;
+import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.internal.ErrorCodes;
+import io.github.mongowriteguard.internal.GuardRuntime;
+import io.github.mongowriteguard.outcome.IndexOutcome;
+import io.github.mongowriteguard.outcome.WriteOutcome;
+import io.github.mongowriteguard.retry.RetryClassifier;
+
+/**
+ * {@code findOneAndUpdate}, {@code findOneAndReplace} and {@code findOneAndDelete}, guarded: one {@code findAndModify}
+ * command, a single-document write the server can retry, sent as one server copy ({@link CopySender}: its own
+ * transaction number, the server deadline, same-copy retries behind the overlap gate). The command is the driver's
+ * (driver-core {@code BaseFindAndModifyOperation} and its subclasses, field by field), the returned document is
+ * decoded with the collection's codec, and failures are what the driver throws, typed where the guard knows more.
+ *
+ * @param <T> the collection's document class
+ */
+public final class FindAndModifyExecutor<T> {
+    private final BulkExecutor<T> executor;
+    private final MongoCollection<T> collection;
+    private final MongoAccess access;
+    private final GuardRuntime runtime;
+    private final MongoDatabase database;
+    private final MongoDatabase admin;
+    private final Codec<T> codec;
+
+    public FindAndModifyExecutor(BulkExecutor<T> executor, MongoCollection<T> collection, MongoAccess access,
+                                 GuardRuntime runtime) {
+        this.executor = executor;
+        this.collection = collection;
+        this.access = access;
+        this.runtime = runtime;
+        this.database = access.getDatabase(collection.getNamespace().getDatabaseName()).withCodecRegistry(collection.getCodecRegistry());
+        this.admin = access.getDatabase("admin");
+        this.codec = collection.getCodecRegistry().get(collection.getDocumentClass());
+    }
+
+    /** The caller's {@code findOneAndX} as one write: what to check and plan, and the command's specific fields. */
+    public record Request<T>(WriteModel<T> model, @Nullable Bson projection, @Nullable Bson sort, long maxTimeMs,
+                             BsonDocument specific, @Nullable Collation collation, @Nullable Bson hint,
+                             @Nullable String hintString, @Nullable BsonValue comment, @Nullable Bson let) {
+    }
+
+    public static <T> Request<T> update(WriteModel<T> model, @Nullable BsonValue update, FindOneAndUpdateOptions options) {
+        BsonDocument specific = new BsonDocument("new", BsonBoolean.valueOf(options.getReturnDocument() == ReturnDocument.AFTER));
+        if (options.isUpsert()) {
+            specific.put("upsert", BsonBoolean.TRUE);
+        }
+        specific.put("update", update);
+        if (options.getBypassDocumentValidation() != null) {
+            specific.put("bypassDocumentValidation", BsonBoolean.valueOf(options.getBypassDocumentValidation()));
+        }
+        if (options.getArrayFilters() != null) {
+            BsonArray filters = new BsonArray();
+            options.getArrayFilters().forEach(filter -> filters.add(filter.toBsonDocument()));
+            specific.put("arrayFilters", filters);
+        }
+        return new Request<>(model, options.getProjection(), options.getSort(), options.getMaxTime(TimeUnit.MILLISECONDS),
+            specific, options.getCollation(), options.getHint(), options.getHintString(), options.getComment(), options.getLet());
+    }
+
+    public static <T> Request<T> replace(WriteModel<T> model, BsonValue replacement, FindOneAndReplaceOptions options) {
+        BsonDocument specific = new BsonDocument("new", BsonBoolean.valueOf(options.getReturnDocument() == ReturnDocument.AFTER));
+        if (options.isUpsert()) {
+            specific.put("upsert", BsonBoolean.TRUE);
+        }
+        specific.put("update", replacement);
+        if (options.getBypassDocumentValidation() != null) {
+            specific.put("bypassDocumentValidation", BsonBoolean.valueOf(options.getBypassDocumentValidation()));
+        }
+        return new Request<>(model, options.getProjection(), options.getSort(), options.getMaxTime(TimeUnit.MILLISECONDS),
+            specific, options.getCollation(), options.getHint(), options.getHintString(), options.getComment(), options.getLet());
+    }
+
+    public static <T> Request<T> delete(WriteModel<T> model, FindOneAndDeleteOptions options) {
+        return new Request<>(model, options.getProjection(), options.getSort(), options.getMaxTime(TimeUnit.MILLISECONDS),
+            new BsonDocument("remove", BsonBoolean.TRUE), options.getCollation(), options.getHint(), options.getHintString(),
+            options.getComment(), options.getLet());
+    }
+
+    /**
+     * Runs the request and returns the document the server returned (before or after the write, as asked), or null.
+     *
+     * @param session the caller's session (outside a transaction), or null for one of the guard's own
+     * @throws io.github.mongowriteguard.bulk.InvalidBulkException for bad input, before anything is sent
+     */
+    public @Nullable T execute(@Nullable ClientSession session, Request<T> request) {
+        WriteConcern writeConcern = collection.getWriteConcern();
+        if (!writeConcern.isAcknowledged()) {
+            throw new IllegalArgumentException("the collection's write concern " + writeConcern + " is unacknowledged: the"
+                + " guard cannot know the outcome of a write nobody confirms; use w:1 or w:\"majority\". Nothing was sent.");
+        }
+        // The planner checks the write as it checks a bulk's (operators, replacement fields, 16 MiB) and keys it.
+        BulkPlan plan = executor.plan(List.of(request.model()), new BulkWriteOptions());
+        long maxTimeMs = request.maxTimeMs() > 0 ? Math.min(request.maxTimeMs(), executor.maxTimeMs()) : executor.maxTimeMs();
+        WriteOutcome.Builder<T> outcome = new WriteOutcome.Builder<>(List.of(request.model()));
+        CopySender sender = new CopySender(runtime, database, admin, collection.getNamespace().getFullName(), maxTimeMs);
+        CopySender.Sent sent;
+        try (Sessions sessions = session == null ? Sessions.own(access) : Sessions.callers(session)) {
+            long txnNumber = sessions.current().getServerSession().advanceTransactionNumber();
+            String guardComment = "mwg:" + Long.toHexString(System.nanoTime()) + ":fam";
+            BsonValue comment = request.comment() != null ? request.comment()
+                : runtime.commandListener().maxWireVersion() >= 9 ? new BsonString(guardComment) : null;
+            BsonDocument body = command(request, writeConcern, comment, maxTimeMs, txnNumber);
+            sent = sender.send(sessions, body, txnNumber, false, comment == null ? null : guardComment, outcome);
+        }
+        return result(sent, plan, outcome, maxTimeMs);
+    }
+
+    /** The driver's {@code findAndModify} command, in its field order, with the guard's deadline and transaction number. */
+    private BsonDocument command(Request<T> request, WriteConcern writeConcern, @Nullable BsonValue comment, long maxTimeMs,
+                                 long txnNumber) {
+        BsonDocument command = new BsonDocument("findAndModify", new BsonString(collection.getNamespace().getCollectionName()));
+        putIfNotNull(command, "query", WriteRecord.of(request.model()).filter());
+        putIfNotNull(command, "fields", request.projection());
+        putIfNotNull(command, "sort", request.sort());
+        command.putAll(request.specific());
+        if (!writeConcern.isServerDefault()) {
+            command.put("writeConcern", writeConcern.asDocument());
+        }
+        if (request.collation() != null) {
+            command.put("collation", request.collation().asDocument());
+        }
+        if (request.hint() != null) {
+            command.put("hint", toBson(request.hint()));
+        } else if (request.hintString() != null) {
+            command.put("hint", new BsonString(request.hintString()));
+        }
+        if (comment != null) {
+            command.put("comment", comment);
+        }
+        putIfNotNull(command, "let", request.let());
+        command.put("maxTimeMS", new BsonInt64(maxTimeMs));
+        command.put("txnNumber", new BsonInt64(txnNumber));
+        return command;
+    }
+
+    private void putIfNotNull(BsonDocument command, String name, @Nullable Bson value) {
+        if (value != null) {
+            command.put(name, toBson(value));
+        }
+    }
+
+    private BsonDocument toBson(Bson bson) {
+        return bson.toBsonDocument(collection.getDocumentClass(), collection.getCodecRegistry());
+    }
+
+    private @Nullable T result(CopySender.Sent sent, BulkPlan plan, WriteOutcome.Builder<T> outcome, long maxTimeMs) {
+        SendResult result = sent.result();
+        String namespace = collection.getNamespace().getFullName();
+        switch (result.kind) {
+            case REPLY: {
+                BsonDocument reply = result.reply.document();
+                outcome.set(IndexOutcome.applied(0));
+                if (reply.isDocument("writeConcernError")) {
+                    BsonDocument error = reply.getDocument("writeConcernError");
+                    BsonDocument lastError = reply.getDocument("lastErrorObject", new BsonDocument());
+                    throw new MongoWriteConcernException(new WriteConcernError(error.getInt32("code", new BsonInt32(64)).getValue(),
+                        error.getString("codeName", new BsonString("")).getValue(), error.getString("errmsg", new BsonString("")).getValue(),
+                        error.getDocument("errInfo", new BsonDocument())),
+                        WriteConcernResult.acknowledged(lastError.getNumber("n", new BsonInt32(0)).intValue(),
+                            lastError.getBoolean("updatedExisting", BsonBoolean.FALSE).getValue(), lastError.get("upserted")),
+                        outcome.build().serverAddress(), result.reply.errorLabels());
+                }
+                if (!reply.isDocument("value")) {
+                    return null;
+                }
+                return codec.decode(new BsonDocumentReader(reply.getDocument("value")), DecoderContext.builder().build());
+            }
+            case SERVER_ERROR:
+                if (!sent.unanswered()) {
+                    outcome.set(IndexOutcome.failed(0, result.code(), "", result.error.getMessage(), null,
+                        RetryClassifier.isTransient(result.code(), result.error.hasErrorLabel("RetryableWriteError"))));
+                    if (result.code() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
+                        throw new ServerDeadlineExceededException("the server stopped this write on " + namespace
+                            + " at its deadline (maxTimeMS=" + maxTimeMs + "); it was not applied", outcome.build());
+                    }
+                    throw result.error; // what the driver throws: MongoCommandException and its subclasses
+                }
+                break;
+            case NO_SERVER:
+                if (!sent.reachedServer()) {
+                    throw (MongoTimeoutException) result.error;
+                }
+                break;
+            default:
+                break;
+        }
+        String reason = result.kind == SendResult.Kind.REFUSED
+            ? "not retried: an earlier copy is still running on the server (" + result.runningCopy + ")"
+            : "nothing proves whether the write was applied (" + result + ")";
+        outcome.set(IndexOutcome.unknown(0, reason, RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
+        WriteOutcome<T> unknown = outcome.build();
+        if (result.kind == SendResult.Kind.REFUSED) {
+            throw new CopyStillRunningException("not retried on " + namespace + ": an earlier copy of this write is still"
+                + " running on the server (" + result.runningCopy + "); starting another copy could apply it twice", result.runningCopy, unknown);
+        }
+        throw new WriteOutcomeUnknownException("the outcome of this findAndModify on " + namespace + " is unknown: " + reason,
+            unknown, result.error);
+    }
+}

@@ -1,0 +1,94 @@
+package io.github.mongowriteguard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+import org.bson.BsonDocument;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+
+import com.mongodb.client.ClientSession;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+
+import io.github.mongowriteguard.testkit.TestDeployment;
+
+/** {@link GuardedCollection} has every write method of the driver's {@link MongoCollection}, and uses sessions as it says. */
+class GuardedCollectionSurfaceTest {
+    private static final Set<String> WRITE_METHODS = Set.of("bulkWrite", "insertOne", "insertMany", "replaceOne",
+        "updateOne", "updateMany", "deleteOne", "deleteMany", "findOneAndDelete", "findOneAndReplace", "findOneAndUpdate");
+
+    /** Fails when a driver version adds a write overload: guard it (or list it as a difference in the README). */
+    @Test
+    void everyWriteOverloadOfTheDriversMongoCollection_existsOnGuardedCollection() {
+        Set<String> driver = signatures(MongoCollection.class);
+        Set<String> guard = signatures(GuardedCollection.class);
+
+        assertThat(driver).hasSizeGreaterThan(50);
+        assertThat(guard).containsAll(driver);
+    }
+
+    @Test
+    void aWriteOnTheCallersSession_advancesItsTransactionNumbers_soTheCallersLaterWritesOnItGoOn() {
+        try (TestDeployment deployment = TestDeployment.replicaSet();
+             GuardFixture fixture = new GuardFixture(deployment.connectionString(), 5_000);
+             ClientSession session = fixture.client.startSession()) {
+            MongoCollection<Document> raw = fixture.client.getDatabase("surface").getCollection("sessions");
+            GuardedCollection<Document> guarded = fixture.wrap(raw);
+
+            raw.insertOne(session, new Document("_id", 1));
+            guarded.updateOne(session, Filters.eq("_id", 1), Updates.set("v", 1));
+            raw.updateOne(session, Filters.eq("_id", 1), Updates.set("w", 2));
+            guarded.findOneAndUpdate(session, Filters.eq("_id", 1), Updates.inc("n", 1));
+            raw.deleteOne(session, Filters.eq("_id", 2));
+
+            List<BsonDocument> sent = fixture.sent;
+            assertThat(sent).allSatisfy(command ->
+                assertThat(command.getDocument("lsid")).isEqualTo(session.getServerSession().getIdentifier()));
+            assertThat(raw.find(Filters.eq("_id", 1)).first()).containsEntry("v", 1).containsEntry("w", 2);
+        }
+    }
+
+    @Test
+    void insideAMultiDocumentTransaction_theWriteIsTheDriversOwn() {
+        try (TestDeployment deployment = TestDeployment.replicaSet();
+             GuardFixture fixture = new GuardFixture(deployment.connectionString(), 5_000);
+             ClientSession session = fixture.client.startSession()) {
+            GuardedCollection<Document> guarded = fixture.wrap(fixture.client.getDatabase("surface").getCollection("tx"));
+            session.startTransaction();
+            try {
+                guarded.insertOne(session, new Document("_id", 1));
+            } catch (RuntimeException serverWithoutTransactions) {
+                // The emulator does not run transactions; what matters is what was sent.
+            } finally {
+                try {
+                    session.abortTransaction();
+                } catch (RuntimeException ignored) {
+                    // as above
+                }
+            }
+
+            assertThat(fixture.sent).singleElement().satisfies(command -> {
+                assertThat(command.getBoolean("startTransaction").getValue()).isTrue();
+                assertThat(command.containsKey("maxTimeMS")).as("no guard deadline inside a transaction").isFalse();
+            });
+        }
+    }
+
+    private static Set<String> signatures(Class<?> type) {
+        Set<String> signatures = new TreeSet<>();
+        for (Method method : type.getMethods()) {
+            if (WRITE_METHODS.contains(method.getName()) && Modifier.isPublic(method.getModifiers())) {
+                signatures.add(method.getName() + Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).toList());
+            }
+        }
+        return signatures;
+    }
+}
