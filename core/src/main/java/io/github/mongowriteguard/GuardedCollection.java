@@ -60,13 +60,20 @@ public final class GuardedCollection<T> {
     private final MongoCollection<T> collection;
     private final BulkExecutor<T> executor;
     private final FindAndModifyExecutor<T> findAndModify;
+    private final Rewrap rewrap;
     private final boolean idempotentMultiRetries;
 
+    /** Guards another collection the way this one is guarded (same guard, same client): for the {@code withX} views. */
+    interface Rewrap {
+        <X> GuardedCollection<X> wrap(MongoCollection<X> collection);
+    }
+
     GuardedCollection(MongoCollection<T> collection, BulkExecutor<T> executor, FindAndModifyExecutor<T> findAndModify,
-                      boolean idempotentMultiRetries) {
+                      Rewrap rewrap, boolean idempotentMultiRetries) {
         this.collection = collection;
         this.executor = executor;
         this.findAndModify = findAndModify;
+        this.rewrap = rewrap;
         this.idempotentMultiRetries = idempotentMultiRetries;
     }
 
@@ -78,7 +85,15 @@ public final class GuardedCollection<T> {
      * copy, started only after the overlap gate found the previous one gone.
      */
     public GuardedCollection<T> withIdempotentMultiDocumentRetries() {
-        return new GuardedCollection<>(collection, executor, findAndModify, true);
+        return new GuardedCollection<>(collection, executor, findAndModify, rewrap, true);
+    }
+
+    /**
+     * This guarded collection as the driver's {@link MongoCollection} interface: its writes go through the guard, every
+     * other method to the collection as it is. For code that takes a {@code MongoCollection}.
+     */
+    public MongoCollection<T> asMongoCollection() {
+        return new GuardedMongoCollection<>(collection, this, rewrap);
     }
 
     /** The collection behind the guard, for reads and anything the guard does not wrap. */

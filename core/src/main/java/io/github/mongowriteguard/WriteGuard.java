@@ -127,7 +127,12 @@ public final class WriteGuard {
         Duration deadline = settings.resolveServerDeadline(readTimeoutMs == 0 ? null : Duration.ofMillis(readTimeoutMs));
         BulkExecutor<T> executor = new BulkExecutor<>(collection, access, runtime, Math.max(1, deadline.toMillis()));
         return new GuardedCollection<>(collection, executor, new FindAndModifyExecutor<>(executor, collection, access, runtime),
-            false);
+            new GuardedCollection.Rewrap() {
+                @Override
+                public <X> GuardedCollection<X> wrap(MongoCollection<X> changed) {
+                    return WriteGuard.this.wrap(access, changed);
+                }
+            }, false);
     }
 
     @Override

@@ -82,6 +82,26 @@ class GuardedCollectionSurfaceTest {
         }
     }
 
+    @Test
+    void asMongoCollection_guardsEveryWrite_readsAsTheDriver_andStaysGuardedThroughWithMethods() {
+        try (TestDeployment deployment = TestDeployment.replicaSet();
+             GuardFixture fixture = new GuardFixture(deployment.connectionString(), 5_000)) {
+            MongoCollection<Document> view = fixture.wrap(fixture.client.getDatabase("surface").getCollection("view"))
+                .asMongoCollection();
+
+            view.insertOne(new Document("_id", 1));
+            view.withWriteConcern(com.mongodb.WriteConcern.MAJORITY).updateOne(Filters.eq("_id", 1), Updates.set("v", 1));
+            view.withDocumentClass(BsonDocument.class).deleteMany(Filters.eq("_id", 2));
+
+            assertThat(fixture.sent).hasSize(3).allSatisfy(command -> assertThat(command.containsKey("maxTimeMS")).isTrue());
+            assertThat(fixture.sent.get(1).getDocument("writeConcern").getString("w").getValue()).isEqualTo("majority");
+            assertThat(view.find().first()).isEqualTo(new Document("_id", 1).append("v", 1));
+            assertThat(view.getNamespace().getFullName()).isEqualTo("surface.view");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> view.withTimeout(1, java.util.concurrent.TimeUnit.SECONDS))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("withTimeout");
+        }
+    }
+
     private static Set<String> signatures(Class<?> type) {
         Set<String> signatures = new TreeSet<>();
         for (Method method : type.getMethods()) {
