@@ -22,7 +22,7 @@ import io.github.mongowriteguard.copies.CopyRecord;
 import io.github.mongowriteguard.copies.CopyStillRunningException;
 import io.github.mongowriteguard.deadline.ServerDeadlineExceededException;
 import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
-import io.github.mongowriteguard.internal.ErrorCodes;
+import io.github.mongowriteguard.internal.server.ErrorCodes;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;

@@ -1,5 +1,7 @@
 package io.github.mongowriteguard.copies;
 
+import io.github.mongowriteguard.internal.server.ErrorCodes;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -47,7 +49,6 @@ import com.mongodb.client.MongoDatabase;
  */
 public final class OverlapGate {
     private static final Logger log = LoggerFactory.getLogger(OverlapGate.class);
-    private static final int UNAUTHORIZED = 13;
     private static final List<String> WRITE_OPS = List.of("insert", "update", "remove");
     private static final List<String> WRITE_COMMANDS = List.of("insert", "update", "delete");
     private static final String GUARD_COMMENT_PREFIX = "mwg:";
@@ -130,7 +131,7 @@ public final class OverlapGate {
                 try {
                     return new Sight(runningOp(admin, copy, false), false);
                 } catch (MongoCommandException e) {
-                    if (e.getErrorCode() != UNAUTHORIZED) {
+                    if (e.getErrorCode() != ErrorCodes.UNAUTHORIZED) {
                         throw e;
                     }
                     ownOpsOnly.set(true);
@@ -138,7 +139,7 @@ public final class OverlapGate {
             }
             return new Sight(runningOp(admin, copy, true), false);
         } catch (MongoCommandException e) {
-            if (e.getErrorCode() == UNAUTHORIZED && warnedBlindUnauthorized.compareAndSet(false, true)) {
+            if (e.getErrorCode() == ErrorCodes.UNAUTHORIZED && warnedBlindUnauthorized.compareAndSet(false, true)) {
                 log.warn("mongo-write-guard: currentOp is refused for this user even with $ownOps (no inprog privilege,"
                     + " or connected through mongos, which requires inprog for currentOp); the overlap gate cannot tell"
                     + " whether an earlier copy of a write still runs and answers 'blind' (grant the inprog action to let"

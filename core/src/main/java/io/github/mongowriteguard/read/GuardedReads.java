@@ -1,5 +1,7 @@
 package io.github.mongowriteguard.read;
 
+import io.github.mongowriteguard.internal.server.ErrorCodes;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -61,9 +63,6 @@ import com.mongodb.client.model.Projections;
  */
 public final class GuardedReads<T> {
     private static final Logger log = LoggerFactory.getLogger(GuardedReads.class);
-    private static final int STALE_CONFIG = 13388;
-    private static final int MAX_TIME_MS_EXPIRED = 50;
-    private static final int EXCEEDED_TIME_LIMIT = 262;
 
     private final MongoCollection<T> collection;
     private final ReadGuardOptions options;
@@ -189,7 +188,7 @@ public final class GuardedReads<T> {
 
     /** Records StaleConfig or a timeout and returns true; returns false for every other failure. */
     private boolean recordSignal(MongoException e) {
-        if (e.getCode() == STALE_CONFIG) {
+        if (e.getCode() == ErrorCodes.STALE_CONFIG) {
             @Nullable String named = e instanceof MongoCommandException command && command.getResponse().isString("shardId")
                 ? command.getResponse().getString("shardId").getValue() : null;
             String shard = named == null ? ReadSignals.UNKNOWN_SHARD : named;
@@ -211,7 +210,7 @@ public final class GuardedReads<T> {
     private static boolean isTimeout(MongoException e) {
         return e instanceof MongoExecutionTimeoutException || e instanceof MongoSocketReadTimeoutException
             || e instanceof MongoTimeoutException || e instanceof MongoOperationTimeoutException
-            || e.getCode() == MAX_TIME_MS_EXPIRED || e.getCode() == EXCEEDED_TIME_LIMIT;
+            || e.getCode() == ErrorCodes.MAX_TIME_MS_EXPIRED || e.getCode() == ErrorCodes.EXCEEDED_TIME_LIMIT;
     }
 
     private ReadResult<T> degradedFind(Bson filter, ApproximationReason reason, @Nullable MongoException normalFailure) {

@@ -9,7 +9,7 @@ import com.mongodb.bulk.BulkWriteInsert;
 import com.mongodb.bulk.BulkWriteUpsert;
 
 import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.internal.ErrorCodes;
+import io.github.mongowriteguard.internal.server.ErrorCodes;
 import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.internal.command.WriteCommand;
 import io.github.mongowriteguard.outcome.IndexOutcome;

@@ -1,4 +1,4 @@
-package io.github.mongowriteguard.internal;
+package io.github.mongowriteguard.internal.server;
 
 import java.util.Set;
 
@@ -8,6 +8,7 @@ public final class ErrorCodes {
     public static final int MAX_TIME_MS_EXPIRED = 50;
     public static final int DUPLICATE_KEY = 11000;
     public static final int STALE_CONFIG = 13388;
+    public static final int EXCEEDED_TIME_LIMIT = 262;
 
     /**
      * Codes of an operation interrupted while it ran (the server's {@code isInterruption} category, plus
@@ -15,7 +16,7 @@ public final class ErrorCodes {
      * point (mongod's {@code write_ops_exec.cpp} fails the whole batch on them: "These have always failed the whole
      * batch"), and mongos reports a child batch's failure on statements it may have applied.
      */
-    private static final Set<Integer> INTERRUPTIONS = Set.of(24, MAX_TIME_MS_EXPIRED, 262, 279, 11600, 11601, 11602);
+    private static final Set<Integer> INTERRUPTIONS = Set.of(24, MAX_TIME_MS_EXPIRED, EXCEEDED_TIME_LIMIT, 279, 11600, 11601, 11602);
 
     private ErrorCodes() {
     }
