@@ -24,6 +24,7 @@ import io.github.mongowriteguard.testkit.TestDeployment;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 
 /** The failCommand fail point, as seen through the driver. Runs on a real deployment too (enableTestCommands). */
+@org.junit.jupiter.api.Tag("deployment") // runs against -Dmongo.uri (the real-mongodb profile)
 class FailCommandTest {
 
     private static void failPoint(MongoClient client, String mode, Document data) {
