@@ -43,6 +43,7 @@ import io.github.mongowriteguard.testkit.TestDeployment;
  * through the raw driver on one collection and through the guard on another, on the same deployment, then the stored
  * documents (as BSON, so an int32 {@code _id} differs from an int64 one), the results and the exceptions compared.
  */
+@org.junit.jupiter.api.Tag("deployment") // runs against -Dmongo.uri (the real-mongodb profile)
 class DriverParityTest {
     private TestDeployment deployment;
     private GuardFixture fixture;

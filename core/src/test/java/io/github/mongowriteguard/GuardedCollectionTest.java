@@ -36,6 +36,7 @@ import io.github.mongowriteguard.outcome.WriteStatus;
 import io.github.mongowriteguard.testkit.TestDeployment;
 
 /** The guarded collection on a replica set, through the real driver. */
+@org.junit.jupiter.api.Tag("deployment") // runs against -Dmongo.uri (the real-mongodb profile)
 class GuardedCollectionTest {
     private TestDeployment deployment;
     private GuardFixture fixture;

@@ -29,6 +29,7 @@ import io.github.mongowriteguard.testkit.TestDeployment;
  * read, so checking one out times out) are reported as not sent, safe to send again, and the driver-style methods
  * throw what the driver throws then, a {@code MongoTimeoutException}, which Spring Kafka's error handler retries.
  */
+@org.junit.jupiter.api.Tag("deployment") // runs against -Dmongo.uri (the real-mongodb profile)
 class NotSentTest {
 
     @Test

@@ -66,7 +66,7 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
         Map<String, String> hosts = new LinkedHashMap<>();
         byName.forEach((name, set) -> hosts.put(name,
             set.members().stream().map(EmulatedNode::address).collect(Collectors.joining(","))));
-        this.catalog = new ShardingCatalog(hosts);
+        this.catalog = new ShardingCatalog(hosts, builder.version);
         shardSets.forEach(set -> set.bind(catalog));
         this.router = new MongosRouter(byName, catalog, builder.staleConfigRetries);
         router.latency().roundTrip(builder.latency.roundTrip()).perDocument(builder.latency.perDocument());
@@ -119,11 +119,20 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
     }
 
     /**
-     * Migrates the chunk holding {@code document}'s shard key to {@code toShard} up to its commit; the donor keeps
-     * the moved documents as orphans until {@link ChunkMigration#deleteOrphans()}.
+     * Migrates the chunk holding {@code document}'s shard key to {@code toShard} up to its commit, with the retry
+     * history of its documents' writes; the donor keeps the moved documents as orphans until
+     * {@link ChunkMigration#deleteOrphans()}.
      */
     public ChunkMigration moveChunk(String namespace, org.bson.BsonDocument document, String toShard) {
         return router.moveChunk(namespace, document, toShard);
+    }
+
+    /**
+     * {@link #moveChunk} when the donor's oplog no longer holds the sessions' writes to the chunk: the recipient gets
+     * the dead-end sentinel, and a retry of those writes fails with {@code IncompleteTransactionHistory} (217).
+     */
+    public ChunkMigration moveChunkAfterOplogRollover(String namespace, org.bson.BsonDocument document, String toShard) {
+        return router.moveChunk(namespace, document, toShard, true);
     }
 
     /** Shard {@code i}'s primary (from 0): its fail point, stalls, engine, truth and command counters. */
@@ -158,7 +167,7 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
 
     /**
      * Shards a collection, as the {@code shardCollection} command does (an empty collection on a hashed key gets
-     * 2 chunks per shard).
+     * 2 chunks per shard in contiguous runs up to 7.0, one per shard in 8.0; see {@link ChunkMap#hashedInitialChunks}).
      */
     public ChunkMap shardCollection(String namespace, ShardKey key) {
         return router.shardCollection(namespace, key, false, 0);

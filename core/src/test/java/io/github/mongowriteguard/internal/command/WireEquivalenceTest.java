@@ -106,6 +106,7 @@ import io.github.mongowriteguard.testkit.TestDeployment;
  * <p>The fixture is this class's own {@link WireFixture} ({@code GuardFixture} is package-private to the root
  * package); like it, it is a guarded client with a listener recording the write commands.
  */
+@org.junit.jupiter.api.Tag("deployment") // runs against -Dmongo.uri (the real-mongodb profile)
 class WireEquivalenceTest {
     private static final long BASE_SEED = Long.getLong("wire.seed", 20_260_513L);
     private static final int BULKS = Integer.getInteger("wire.bulks", 200);

@@ -15,8 +15,11 @@ import org.bson.BsonValue;
  * <p>Modes: {@code "alwaysOn"}, {@code "off"}, {@code {times: n}} (the next n matching commands),
  * {@code {skip: n}} (all matching commands after the first n). Data: {@code failCommands}, {@code appName},
  * {@code errorCode}, {@code errorLabels}, {@code writeConcernError}, {@code closeConnection},
- * {@code blockConnection} with {@code blockTimeMS}. A command matches when its name is in
- * {@code failCommands} and, if {@code appName} is set, its connection's appName equals it.
+ * {@code blockConnection} with {@code blockTimeMS}, {@code failInternalCommands}. A command matches when its name
+ * is in {@code failCommands}, if {@code appName} is set its connection's appName equals it, and it does not come from
+ * an internal client (mongos or another cluster member) unless {@code failInternalCommands: true}: mongodb/mongo
+ * {@code src/mongo/db/commands.cpp} {@code shouldActivateFailCommandFailPoint} ({@code kInternalClient} session tag).
+ * A command the fail point does not match is not counted ({@code times} and {@code skip} are not used up).
  */
 public final class FailCommand {
     private FailPointMode mode = FailPointMode.OFF;
@@ -46,13 +49,22 @@ public final class FailCommand {
         data = new BsonDocument();
     }
 
+    /** {@link #evaluate(String, String, boolean)} for a client (not internal) connection. */
+    public synchronized Optional<Action> evaluate(String commandName, String appName) {
+        return evaluate(commandName, appName, false);
+    }
+
     /**
      * Decides whether this command triggers the fail point, counting it if so.
      *
-     * @param commandName the command's name
-     * @param appName     the connection's appName, or null
+     * @param commandName    the command's name
+     * @param appName        the connection's appName, or null
+     * @param internalClient whether the command comes from mongos or another cluster member
      */
-    public synchronized Optional<Action> evaluate(String commandName, String appName) {
+    public synchronized Optional<Action> evaluate(String commandName, String appName, boolean internalClient) {
+        if (internalClient && !data.getBoolean("failInternalCommands", org.bson.BsonBoolean.FALSE).getValue()) {
+            return Optional.empty();
+        }
         if (mode.isOff() || !matches(commandName, appName) || !mode.fire()) {
             return Optional.empty();
         }

@@ -28,11 +28,11 @@ import org.bson.types.ObjectId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.github.mongowriteguard.testkit.ServerVersion;
 import io.github.mongowriteguard.testkit.auth.Principal;
 import io.github.mongowriteguard.testkit.auth.ScramSha256;
 import io.github.mongowriteguard.testkit.auth.Users;
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
-import io.github.mongowriteguard.testkit.internal.Sleeps;
 import io.github.mongowriteguard.testkit.failpoint.FailCommand;
 import io.github.mongowriteguard.testkit.failpoint.OnPrimaryTransactionalWrite;
 import io.github.mongowriteguard.testkit.stall.Stall;
@@ -61,6 +61,8 @@ import io.github.mongowriteguard.testkit.wire.WireServer;
 public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EmulatedNode.class);
     private static final AtomicLong OPIDS = new AtomicLong(1000);
+    /** The emulator's op times (one clock for all nodes): a write that applied takes the next one. */
+    private static final AtomicLong OPTIMES = new AtomicLong();
     private static final Set<String> NOT_RECORDED = Set.of("hello", "ismaster", "isMaster");
     /** Commands a connection may run before it authenticates (those whose {@code requiresAuth()} is false). */
     private static final Set<String> NO_AUTHENTICATION = Set.of("hello", "ismaster", "isMaster", "saslStart",
@@ -215,6 +217,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         long maxTimeMs = command.containsKey("maxTimeMS") ? command.get("maxTimeMS").asNumber().longValue() : 0;
         OperationContext operation = new OperationContext(opid, connection, database, command, start, maxTimeMs,
             lock, changed, record);
+        if (identity.kind() != NodeIdentity.Kind.MONGOS) {
+            operation.deferDeadline();
+        }
         active.put(opid, operation);
         try {
             BsonDocument reply = run(operation);
@@ -242,24 +247,32 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     private BsonDocument run(OperationContext operation) {
         BsonDocument command = operation.command();
+        operation.lastOpBeforeRun(operation.connection().lastOp());
         BsonDocument refused = authorize(operation);
         if (refused != null) {
             return refused;
         }
-        Optional<FailCommand.Action> failure = failCommand.evaluate(operation.commandName(), operation.connection().appName());
+        Optional<FailCommand.Action> failure = failCommand.evaluate(operation.commandName(),
+            operation.connection().appName(), operation.connection().isInternal());
         if (failure.isPresent()) {
             FailCommand.Action action = failure.get();
             if (action.closeConnection()) {
                 throw new CloseConnectionSignal();
             }
             if (action.blockTimeMs() > 0) {
-                Sleeps.until(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(action.blockTimeMs()));
+                BsonDocument interrupted = block(operation, action.blockTimeMs());
+                if (interrupted != null) {
+                    return interrupted;
+                }
             }
             if (action.errorCode() != null) {
                 BsonDocument reply = StorageEngine.error(action.errorCode(), codeName(action.errorCode()),
                     "Failing command via 'failCommand' failpoint");
-                return labelled(command, reply, action);
+                return labelled(operation, reply, action);
             }
+        }
+        if (identity.kind() != NodeIdentity.Kind.MONGOS) {
+            operation.startDeadlineNow();
         }
         if (!identity.version().atLeast(io.github.mongowriteguard.testkit.ServerVersion.V4_4)
             && command.containsKey("comment") && Stall.WRITE_COMMANDS.contains(operation.commandName())) {
@@ -275,13 +288,13 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             reply = runInSession(operation, session);
             if (failure.isPresent() && failure.get().writeConcernError() != null) {
                 reply.put("writeConcernError", failure.get().writeConcernError());
-                reply = labelled(command, reply, failure.get());
+                reply = labelled(operation, reply, failure.get());
             } else {
-                reply = labelled(command, reply, null);
+                reply = labelled(operation, reply, null);
             }
             return reply;
         } catch (OperationInterruptedException e) {
-            reply = labelled(command, StorageEngine.error(e.code(), e.codeName(), e.getMessage()), null);
+            reply = labelled(operation, StorageEngine.error(e.code(), e.codeName(), e.getMessage()), null);
             return reply;
         } finally {
             if (session != null) {
@@ -291,6 +304,28 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 }
                 checkIn(session);
             }
+        }
+    }
+
+    /**
+     * The fail point's {@code blockConnection} wait: {@code opCtx->sleepFor(blockTimeMS)} in mongodb/mongo
+     * {@code src/mongo/db/commands.cpp} {@code evaluateFailCommandFailPoint}, an interruptible sleep, so {@code killOp}
+     * or {@code killSessions} ends it ({@code Interrupted}, 11601). It runs before the deadline is set, so
+     * {@code maxTimeMS} does not end it and counts only after it. Returns the error reply when killed, else null.
+     */
+    private BsonDocument block(OperationContext operation, long blockTimeMs) {
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(blockTimeMs);
+        lock.lock();
+        try {
+            operation.awaitInterruptibly(() -> false, until);
+            return null;
+        } catch (OperationInterruptedException e) {
+            return labelled(operation, StorageEngine.error(e.code(), e.codeName(), e.getMessage()), null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return StorageEngine.error(11601, "Interrupted", "operation was interrupted");
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -315,12 +350,28 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             if (txnNumber > session.txnNumber) {
                 session.txnNumber = txnNumber;
                 session.statements.clear();
+                session.statementTargets.clear();
+                session.incompleteHistory = false;
             }
-            if (RetryableStatements.of(command).allExecuted(session.statements)) {
+            RetryableStatements statements = RetryableStatements.of(command);
+            if (session.incompleteHistory && !statements.allExecuted(session.statements)) {
+                // TransactionParticipant::checkStatementExecuted: a statement not in the history of a transaction whose
+                // history is incomplete cannot be told apart from one that ran.
+                return StorageEngine.error(217, "IncompleteTransactionHistory", "Incomplete history detected for"
+                    + " transaction " + txnNumber + " on session " + session.id);
+            }
+            for (int i = 0; i < statements.stmtIds().size(); i++) {
+                session.statementTargets.putIfAbsent(statements.stmtIds().get(i), new BsonDocument("ns",
+                    new BsonString(namespace(operation.database(), command))).append("op", new BsonString(operation.commandName()))
+                    .append("item", statements.items().get(i)));
+            }
+            if (statements.allExecuted(session.statements)) {
                 CommandRecord record = operation.record();
                 if (record != null) {
                     record.end(ReceivedCommand.Outcome.RETRIED_RESULT, 0);
                 }
+                // A retry's recorded result sets the client's last op to the system's (setLastOpToSystemLastOpTime).
+                operation.connection().lastOp(OPTIMES.get());
                 return RetryableStatements.of(command).run(session.statements, null).reply();
             }
         }
@@ -358,6 +409,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         }
         if (operation.record() != null && reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
             operation.record().executed(applied);
+        }
+        if (applied > 0) {
+            operation.connection().lastOp(OPTIMES.incrementAndGet());
         }
         if (closeAfterwards) {
             throw new CloseConnectionSignal();
@@ -419,13 +473,28 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         reply.put("n", new BsonInt32(n));
     }
 
-    private BsonDocument labelled(BsonDocument command, BsonDocument reply, FailCommand.Action action) {
+    /**
+     * The reply's error labels ({@code getErrorLabels}, mongodb/mongo {@code src/mongo/db/error_labels.cpp}): a
+     * fail point's {@code errorLabels} replace the server's own; otherwise from 4.4 {@code RetryableWriteError} for a
+     * retryable code of a retryable write, never for an internal client (mongos), and from 6.0 not by mongos ("mongos
+     * should not attach RetryableWriteError label to retryable errors thrown by the config server or targeted
+     * shards"); from 6.0 mongod adds {@code NoWritesPerformed} with it when the connection had written before and this
+     * command wrote nothing ({@code isErrorWithNoWritesPerformed}: last op time before == after, both set).
+     */
+    private BsonDocument labelled(OperationContext operation, BsonDocument reply, FailCommand.Action action) {
+        BsonDocument command = operation.command();
+        ServerVersion version = identity.version();
+        boolean mongos = identity.kind() == NodeIdentity.Kind.MONGOS;
         if (action != null && action.hasErrorLabels()) {
             BsonArray labels = new BsonArray();
             action.errorLabels().forEach(label -> labels.add(new BsonString(label)));
             reply.put("errorLabels", labels);
-        } else if (identity.version().atLeast(io.github.mongowriteguard.testkit.ServerVersion.V4_4)) {
-            ErrorLabels.addServerLabels(command, reply);
+        } else if (version.atLeast(ServerVersion.V4_4) && !operation.connection().isInternal()
+            && !(mongos && version.atLeast(ServerVersion.V6_0))) {
+            long before = operation.lastOpBeforeRun();
+            boolean noWritesPerformed = !mongos && version.atLeast(ServerVersion.V6_0) && before != 0
+                && before == operation.connection().lastOp();
+            ErrorLabels.addServerLabels(command, reply, version, noWritesPerformed);
         }
         return reply;
     }
@@ -451,6 +520,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         long txnNumber = -1;
         /** Executed statements of the current txnNumber by stmtId, as mongod's oplog entries remember them. */
         final Map<Integer, BsonDocument> statements = new java.util.HashMap<>();
+        /** What each statement of the current txnNumber wrote ({@code {ns, op, item}}), as its oplog entry says. */
+        final Map<Integer, BsonDocument> statementTargets = new java.util.HashMap<>();
+        /** The history of the current txnNumber is known to be incomplete (a migration's dead-end sentinel). */
+        boolean incompleteHistory;
         long checkedOutBy;
 
         SessionState(String id) {
@@ -514,6 +587,75 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             return id.asBinary().asUuid().toString();
         }
         return id.toString();
+    }
+
+    // ---- retry history across chunk migrations ----------------------------------------------------------
+
+    /**
+     * One session's retry history of one transaction number as a chunk migration carries it: the executed statements
+     * (by stmtId, their recorded results) that wrote documents of the migrated chunk, or none with {@code incomplete}
+     * when the donor could not send it whole (mongodb/mongo {@code src/mongo/db/s/session_catalog_migration_source.cpp},
+     * {@code session_catalog_migration_destination.cpp}: the dead-end sentinel).
+     */
+    public record RetryHistory(String sessionId, BsonDocument lsid, long txnNumber, Map<Integer, BsonDocument> statements,
+                               boolean incomplete) {
+    }
+
+    /**
+     * The retry history a migration copies from this donor: per session, the executed statements of its current
+     * transaction number whose write {@code inChunk} accepts ({@code {ns, op, item}}: op {@code insert}, {@code update}
+     * or {@code delete}, item the statement's document or update/delete entry).
+     */
+    public List<RetryHistory> retryHistory(java.util.function.Predicate<BsonDocument> inChunk) {
+        List<RetryHistory> history = new ArrayList<>();
+        for (SessionState session : sessions.values()) {
+            lock.lock();
+            try {
+                Map<Integer, BsonDocument> moved = new java.util.HashMap<>();
+                session.statements.forEach((stmtId, outcome) -> {
+                    BsonDocument target = session.statementTargets.get(stmtId);
+                    if (target != null && inChunk.test(target)) {
+                        moved.put(stmtId, outcome.clone());
+                    }
+                });
+                if (!moved.isEmpty() && session.lsid != null) {
+                    history.add(new RetryHistory(session.id, session.lsid, session.txnNumber, moved, false));
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+        return history;
+    }
+
+    /**
+     * The recipient's side: the statements join the session's history (a newer transaction number already here wins),
+     * and an incomplete history marks the transaction so that a retry of a statement it lacks fails with
+     * {@code IncompleteTransactionHistory} (217) instead of running again.
+     */
+    public void receiveRetryHistory(List<RetryHistory> history) {
+        for (RetryHistory entry : history) {
+            SessionState session = sessions.computeIfAbsent(entry.sessionId(), SessionState::new);
+            lock.lock();
+            try {
+                if (session.lsid == null) {
+                    session.lsid = entry.lsid().clone();
+                }
+                if (entry.txnNumber() < session.txnNumber) {
+                    continue;
+                }
+                if (entry.txnNumber() > session.txnNumber) {
+                    session.txnNumber = entry.txnNumber();
+                    session.statements.clear();
+                    session.statementTargets.clear();
+                    session.incompleteHistory = false;
+                }
+                entry.statements().forEach((stmtId, outcome) -> session.statements.putIfAbsent(stmtId, outcome.clone()));
+                session.incompleteHistory |= entry.incomplete();
+            } finally {
+                lock.unlock();
+            }
+        }
     }
 
     // ---- stalls -----------------------------------------------------------------------------------------

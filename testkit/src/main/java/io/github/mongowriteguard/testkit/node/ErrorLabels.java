@@ -9,10 +9,13 @@ import org.bson.BsonString;
 /**
  * The error labels a 4.4+ server attaches itself (before 4.4 the driver derives them): a retryable write that
  * fails with a retryable error code, at the top level or in its write-concern error, gets
- * {@code RetryableWriteError}. The codes are the retryable-writes specification's list.
+ * {@code RetryableWriteError} ({@code ErrorCodes::isRetriableError}: the {@code RetriableError} category of mongodb/mongo
+ * {@code src/mongo/base/error_codes.yml}; ReadConcernMajorityNotAvailableYet (134) is in it too, and 6.0 adds
+ * InternalTransactionNotSupported (358) with internal transactions). From 6.0, {@code NoWritesPerformed} follows it
+ * when the command wrote nothing ({@code error_labels.cpp} {@code ErrorLabelBuilder::build}).
  */
 final class ErrorLabels {
-    static final Set<Integer> RETRYABLE_CODES = Set.of(6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436);
+    static final Set<Integer> RETRYABLE_CODES = Set.of(6, 7, 89, 91, 134, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436);
     private static final Set<String> RETRYABLE_WRITE_COMMANDS = Set.of("insert", "update", "delete", "findAndModify", "findandmodify");
 
     private ErrorLabels() {
@@ -23,20 +26,32 @@ final class ErrorLabels {
             && RETRYABLE_WRITE_COMMANDS.contains(command.getFirstKey());
     }
 
-    /** Adds {@code RetryableWriteError} to {@code reply} where a 4.4+ server would. */
-    static void addServerLabels(BsonDocument command, BsonDocument reply) {
+    /**
+     * Adds {@code RetryableWriteError} (and from 6.0 {@code NoWritesPerformed} when {@code noWritesPerformed}) to
+     * {@code reply} where a mongod of {@code version} would.
+     */
+    static void addServerLabels(BsonDocument command, BsonDocument reply,
+                                io.github.mongowriteguard.testkit.ServerVersion version, boolean noWritesPerformed) {
         if (!isRetryableWrite(command)) {
             return;
         }
         boolean retryable = reply.containsKey("code") && reply.getNumber("ok").doubleValue() == 0
-            && RETRYABLE_CODES.contains(reply.getNumber("code").intValue());
+            && isRetriable(reply.getNumber("code").intValue(), version);
         if (reply.containsKey("writeConcernError")) {
             BsonDocument wce = reply.getDocument("writeConcernError");
-            retryable |= wce.containsKey("code") && RETRYABLE_CODES.contains(wce.getNumber("code").intValue());
+            retryable |= wce.containsKey("code") && isRetriable(wce.getNumber("code").intValue(), version);
         }
         if (retryable) {
             add(reply, "RetryableWriteError");
+            if (noWritesPerformed && version.atLeast(io.github.mongowriteguard.testkit.ServerVersion.V6_0)) {
+                add(reply, "NoWritesPerformed");
+            }
         }
+    }
+
+    static boolean isRetriable(int code, io.github.mongowriteguard.testkit.ServerVersion version) {
+        return RETRYABLE_CODES.contains(code)
+            || (code == 358 && version.atLeast(io.github.mongowriteguard.testkit.ServerVersion.V6_0));
     }
 
     static void add(BsonDocument reply, String label) {

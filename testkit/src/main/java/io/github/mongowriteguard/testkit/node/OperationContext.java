@@ -22,11 +22,13 @@ public final class OperationContext {
     private final BsonDocument command;
     private final BsonDocument description;
     private final long startNanos;
-    private final long deadlineNanos;
+    private final long maxTimeMs;
+    private volatile long deadlineNanos;
     private final ReentrantLock lock;
     private final Condition changed;
     private final CommandRecord record;
     private volatile boolean killed;
+    private volatile long lastOpBeforeRun;
     private volatile long executionStartNanos;
     private volatile boolean executing;
 
@@ -38,6 +40,7 @@ public final class OperationContext {
         this.command = command;
         this.description = description(command, connection.documentSequences());
         this.startNanos = startNanos;
+        this.maxTimeMs = maxTimeMs;
         this.deadlineNanos = maxTimeMs > 0 ? startNanos + TimeUnit.MILLISECONDS.toNanos(maxTimeMs) : Long.MAX_VALUE;
         this.lock = lock;
         this.changed = changed;
@@ -91,6 +94,28 @@ public final class OperationContext {
     }
 
     /**
+     * Holds the {@code maxTimeMS} clock until {@link #startDeadlineNow()}, as mongod sets the operation's deadline only after the
+     * {@code failCommand} fail point (and its {@code blockConnection} wait) in {@code execCommandDatabase}
+     * ({@code opCtx->setDeadlineAfterNowBy} in {@code src/mongo/db/service_entry_point_common.cpp}).
+     */
+    void deferDeadline() {
+        deadlineNanos = Long.MAX_VALUE;
+    }
+
+    /** See {@link #deferDeadline()}: the deadline is {@code maxTimeMS} from now. */
+    void startDeadlineNow() {
+        if (maxTimeMs > 0) {
+            deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxTimeMs);
+        }
+    }
+
+    /** Nanoseconds left before the {@code maxTimeMS} deadline, {@link Long#MAX_VALUE} without one. */
+    public long remainingNanos() {
+        long deadline = deadlineNanos;
+        return deadline == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, deadline - System.nanoTime());
+    }
+
+    /**
      * The command leaves its waits (fail point block, session check-out) and starts executing: from now on
      * {@code currentOp} shows {@code secs_running}, as mongod's {@code CurOp::ensureStarted()} in the write path
      * ({@code performInserts} and its siblings in {@code write_ops_exec.cpp}) starts the clock that
@@ -111,6 +136,15 @@ public final class OperationContext {
     /** {@link System#nanoTime()} when the command started executing; meaningful once {@link #isExecuting()}. */
     long executionStartNanos() {
         return executionStartNanos;
+    }
+
+    /** The connection's last op time when the command arrived (0: it never wrote), for NoWritesPerformed. */
+    void lastOpBeforeRun(long opTime) {
+        this.lastOpBeforeRun = opTime;
+    }
+
+    long lastOpBeforeRun() {
+        return lastOpBeforeRun;
     }
 
     CommandRecord record() {

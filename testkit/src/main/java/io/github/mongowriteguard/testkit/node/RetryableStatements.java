@@ -62,6 +62,16 @@ final class RetryableStatements {
         return new RetryableStatements(command);
     }
 
+    /** The statement ids, one per item. */
+    List<Integer> stmtIds() {
+        return stmtIds;
+    }
+
+    /** The statements ({@code documents}, {@code updates} or {@code deletes} items; the command for findAndModify). */
+    List<BsonValue> items() {
+        return items;
+    }
+
     boolean allExecuted(Map<Integer, BsonDocument> executed) {
         return !stmtIds.isEmpty() && executed.keySet().containsAll(stmtIds);
     }

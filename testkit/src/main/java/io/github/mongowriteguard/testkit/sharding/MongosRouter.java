@@ -137,9 +137,9 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
     // ---- sharding metadata ------------------------------------------------------------------------------
 
     /**
-     * {@code shardCollection}: an empty collection on a hashed key is pre-split into {@code numInitialChunks}
-     * (default 2 per shard, as 4.4) spread round-robin; otherwise one chunk on the primary shard. Sharding is
-     * enabled on the database implicitly (a real 4.4 mongos asks for {@code enableSharding} first).
+     * {@code shardCollection}: an empty collection on a hashed key is pre-split as the emulated version does
+     * ({@link ChunkMap#hashedInitialChunks}); otherwise one chunk on the primary shard. Sharding is enabled on the
+     * database implicitly (a real 4.4 mongos asks for {@code enableSharding} first).
      */
     private BsonDocument shardCollection(BsonDocument command) {
         String namespace = command.getString(command.getFirstKey()).getValue();
@@ -171,7 +171,7 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
             documents += count.get("n", new BsonInt32(0)).asNumber().longValue();
         }
         ChunkMap map = key.isHashed() && key.fields().size() == 1 && documents == 0
-            ? ChunkMap.hashedPresplit(key, catalog.shards(), numInitialChunks > 0 ? numInitialChunks : 2 * shards.size())
+            ? ChunkMap.hashedInitialChunks(key, catalog.shards(), numInitialChunks, catalog.version())
             : ChunkMap.single(key, catalog.primaryShard());
         catalog.put(namespace, map, unique);
         return map;
@@ -321,6 +321,18 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
      * @throws IllegalArgumentException when the collection is not sharded, the shard is unknown or already owns it
      */
     public ChunkMigration moveChunk(String namespace, BsonDocument document, String toShard) {
+        return moveChunk(namespace, document, toShard, false);
+    }
+
+    /**
+     * {@link #moveChunk(String, BsonDocument, String)}, also carrying the retry history of the chunk's documents to
+     * the recipient as the session migration does (mongodb/mongo {@code src/mongo/db/s/session_catalog_migration_source.cpp}
+     * sends the oplog entries of the sessions' writes to the chunk; {@code session_catalog_migration_destination.cpp}
+     * applies them): a retry routed to the recipient returns the recorded result instead of writing again. With
+     * {@code donorOplogRolledOver} the donor cannot read that history and sends the dead-end sentinel instead: the
+     * recipient answers a retry of those sessions' statements with {@code IncompleteTransactionHistory} (217).
+     */
+    public ChunkMigration moveChunk(String namespace, BsonDocument document, String toShard, boolean donorOplogRolledOver) {
         ChunkMap map = catalog.chunkMap(namespace).orElseThrow(() ->
             new IllegalArgumentException(namespace + " is not sharded; call shardCollection first"));
         if (!shards.containsKey(toShard)) {
@@ -341,6 +353,12 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
             recipient.engine().run(database, new BsonDocument("insert", new BsonString(collection))
                 .append("documents", new BsonArray(new ArrayList<>(moved))));
         }
+        List<EmulatedNode.RetryHistory> history = donor.retryHistory(target -> writesTo(target, namespace, map.key(), chunk));
+        if (donorOplogRolledOver) {
+            history = history.stream().map(h -> new EmulatedNode.RetryHistory(h.sessionId(), h.lsid(), h.txnNumber(),
+                Map.of(), true)).toList();
+        }
+        recipient.receiveRetryHistory(history);
         List<Chunk> chunks = new ArrayList<>();
         for (Chunk c : map.chunks()) {
             chunks.add(c.equals(chunk) ? new Chunk(c.min(), c.max(), toShard) : c);
@@ -348,6 +366,17 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         catalog.put(namespace, new ChunkMap(map.key(), chunks), false);
         List<BsonValue> ids = moved.stream().map(d -> d.get("_id")).toList();
         return new ChunkMigration(namespace, chunk, toShard, ids, donor.engine(), database, collection);
+    }
+
+    /** Whether a recorded statement ({@code {ns, op, item}}) wrote a document of {@code chunk}. */
+    private static boolean writesTo(BsonDocument target, String namespace, ShardKey key, Chunk chunk) {
+        if (!target.getString("ns").getValue().equals(namespace) || !target.get("item").isDocument()) {
+            return false;
+        }
+        BsonDocument item = target.getDocument("item");
+        Optional<BsonDocument> point = target.getString("op").getValue().equals("insert")
+            ? Optional.of(key.pointOf(item)) : key.pointOfFilter(item.getDocument("q", new BsonDocument()));
+        return point.isPresent() && chunk.contains(point.get());
     }
 
     /** The filter that selects every document the command can see, so shards send no more than needed. */
@@ -451,39 +480,79 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         }
     }
 
+    /**
+     * mongos' {@code AsyncRequestsSender} retries: at most 3 times (4 sends) per child batch
+     * ({@code kMaxNumFailedHostRetryAttempts}), only for a retryable write ({@code isRetryableWrite}: a
+     * {@code txnNumber} outside a transaction gives {@code Shard::RetryPolicy::kIdempotent}, anything else
+     * {@code kNoRetry}), after a network error, a retryable command error or a retryable write-concern error
+     * ({@code handleResponse} checks all three; {@code ShardRemote::isRetriableError} with kIdempotent is the
+     * {@code RetriableError} category). From mongodb/mongo {@code src/mongo/s/async_requests_sender.cpp},
+     * {@code src/mongo/s/write_ops/batch_write_exec.cpp}, {@code src/mongo/s/client/shard_remote.cpp}.
+     */
+    public static final int MAX_SHARD_RETRIES = 3;
+
     /** Child batches of one round, sent concurrently; latency is slept per batch before the shard runs it. */
     private final class Channel implements WriteRouter.ShardChannel {
         @Override
-        public List<BsonDocument> sendAll(OperationContext operation, List<WriteRouter.Send> sends) {
+        public List<WriteRouter.Sent> sendAll(OperationContext operation, List<WriteRouter.Send> sends) {
             if (sends.size() == 1) {
-                return List.of(sendOne(operation, sends.get(0)));
+                return List.of(sendWithRetries(operation, sends.get(0)));
             }
-            List<Future<BsonDocument>> futures = new ArrayList<>();
+            List<Future<WriteRouter.Sent>> futures = new ArrayList<>();
             for (WriteRouter.Send send : sends) {
-                futures.add(executor.submit(() -> sendOne(operation, send)));
+                futures.add(executor.submit(() -> sendWithRetries(operation, send)));
             }
-            List<BsonDocument> replies = new ArrayList<>();
+            List<WriteRouter.Sent> replies = new ArrayList<>();
             for (int i = 0; i < futures.size(); i++) {
                 try {
                     replies.add(futures.get(i).get());
                 } catch (ExecutionException e) {
-                    replies.add(StorageEngine.error(1, "InternalError", "child batch to " + sends.get(i).shard()
-                        + " failed in the emulator: " + e.getCause()));
+                    replies.add(new WriteRouter.Sent(StorageEngine.error(1, "InternalError", "child batch to "
+                        + sends.get(i).shard() + " failed in the emulator: " + e.getCause()), 1));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    replies.add(StorageEngine.error(11601, "Interrupted", "mongos was interrupted"));
+                    replies.add(new WriteRouter.Sent(StorageEngine.error(11601, "Interrupted", "mongos was interrupted"), 1));
                 }
             }
             return replies;
         }
 
-        private BsonDocument sendOne(OperationContext operation, WriteRouter.Send send) {
-            long start = System.nanoTime();
-            BsonDocument reply = send(operation.connection(), send.shard(), send.database(), send.child());
-            latency.completeBatch(send.shard(), send.writes(), start);
-            return reply;
+        private WriteRouter.Sent sendWithRetries(OperationContext operation, WriteRouter.Send send) {
+            boolean retryable = isRetryableWrite(send.child());
+            for (int attempt = 1; ; attempt++) {
+                long start = System.nanoTime();
+                BsonDocument reply = send(operation.connection(), send.shard(), send.database(), send.child());
+                latency.completeBatch(send.shard(), send.writes(), start);
+                if (!retryable || attempt > MAX_SHARD_RETRIES || !isRetriableReply(reply)) {
+                    return new WriteRouter.Sent(reply, attempt);
+                }
+                stats.shardRetried();
+            }
         }
     }
+
+    private static boolean isRetryableWrite(BsonDocument child) {
+        return child.containsKey("txnNumber") && !child.containsKey("autocommit");
+    }
+
+    /** The command's status, then its write-concern status, as {@code AsyncRequestsSender::handleResponse} reads them. */
+    private static boolean isRetriableReply(BsonDocument reply) {
+        if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
+            return RETRIABLE_ERRORS.contains(reply.get("code", new BsonInt32(0)).asNumber().intValue());
+        }
+        BsonValue wce = reply.get("writeConcernError");
+        return wce != null && wce.isDocument()
+            && RETRIABLE_ERRORS.contains(wce.asDocument().get("code", new BsonInt32(0)).asNumber().intValue());
+    }
+
+    /**
+     * The {@code RetriableError} category of mongodb/mongo {@code src/mongo/base/error_codes.yml} (codes a 4.4-8.0
+     * shard can send mongos): HostUnreachable, HostNotFound, NetworkTimeout, ShutdownInProgress,
+     * ReadConcernMajorityNotAvailableYet, PrimarySteppedDown, ExceededTimeLimit, SocketException, NotWritablePrimary,
+     * InterruptedAtShutdown, InterruptedDueToReplStateChange, NotPrimaryNoSecondaryOk, NotPrimaryOrSecondary.
+     */
+    static final java.util.Set<Integer> RETRIABLE_ERRORS = java.util.Set.of(6, 7, 89, 91, 134, 189, 262, 9001, 10107,
+        11600, 11602, 13435, 13436);
 
     static String namespace(String database, BsonDocument command) {
         BsonValue target = command.get(command.getFirstKey());

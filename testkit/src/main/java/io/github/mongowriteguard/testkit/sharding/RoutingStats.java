@@ -20,6 +20,20 @@ public final class RoutingStats {
     private final ConcurrentLinkedQueue<RoutedWrite> writes = new ConcurrentLinkedQueue<>();
     private final java.util.concurrent.atomic.AtomicLong staleConfigRetries = new java.util.concurrent.atomic.AtomicLong();
 
+    private final java.util.concurrent.atomic.AtomicLong shardRetries = new java.util.concurrent.atomic.AtomicLong();
+
+    void shardRetried() {
+        shardRetries.incrementAndGet();
+    }
+
+    /**
+     * How many times mongos sent a retryable write's child batch again after a retryable error from the shard
+     * ({@code AsyncRequestsSender}, at most 3 per batch); the client never sees these sends.
+     */
+    public long shardRetries() {
+        return shardRetries.get();
+    }
+
     void staleConfigRetried() {
         staleConfigRetries.incrementAndGet();
     }
@@ -70,5 +84,6 @@ public final class RoutingStats {
     public void reset() {
         writes.clear();
         staleConfigRetries.set(0);
+        shardRetries.set(0);
     }
 }

@@ -282,12 +282,8 @@ final class ShardServer implements CommandExecutor {
         return new BsonDocument("ok", new org.bson.BsonDouble(1));
     }
 
+    /** What is left of the operation's own deadline (mongod starts it after the fail point step). */
     private static long remainingNanos(OperationContext operation) {
-        BsonValue maxTime = operation.command().get("maxTimeMS");
-        if (maxTime == null || !maxTime.isNumber() || maxTime.asNumber().longValue() <= 0) {
-            return Long.MAX_VALUE;
-        }
-        long deadline = operation.startNanos() + TimeUnit.MILLISECONDS.toNanos(maxTime.asNumber().longValue());
-        return Math.max(0, deadline - System.nanoTime());
+        return operation.remainingNanos();
     }
 }

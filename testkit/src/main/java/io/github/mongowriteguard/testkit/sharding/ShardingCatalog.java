@@ -9,6 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 import org.bson.BsonArray;
+import org.bson.BsonBinary;
 import org.bson.BsonBoolean;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
@@ -16,28 +17,45 @@ import org.bson.BsonInt32;
 import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
+import org.bson.UuidRepresentation;
 import org.bson.types.ObjectId;
 
+import io.github.mongowriteguard.testkit.ServerVersion;
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
 
 /**
  * The config server of an emulated sharded cluster: which databases are sharded and every sharded collection's
  * {@link ChunkMap}. The routing decisions use the Java maps; each change is also written as real documents into
- * {@code config.databases}, {@code config.collections} and {@code config.chunks} (4.4 field names) of the config
- * engine, so a client can {@code find} them through mongos as on a real cluster.
+ * {@code config.databases}, {@code config.collections} and {@code config.chunks} of the config engine, so a client
+ * can {@code find} them through mongos as on a real cluster. The documents have the emulated version's fields
+ * (mongodb/mongo {@code src/mongo/s/catalog/type_chunk.cpp}, {@code type_collection.cpp}): up to 4.4 a chunk is
+ * keyed by its namespace ({@code _id: "<ns>-<field>_<min>"}, {@code ns}, {@code lastmodEpoch}); from 5.0 by the
+ * collection's {@code uuid} ({@code _id} an ObjectId, no {@code ns}), and {@code config.collections} has
+ * {@code timestamp}; 7.0 adds {@code onCurrentShardSince}.
  */
 public final class ShardingCatalog implements AutoCloseable {
     private static final String CONFIG = "config";
 
     private final List<String> shards;
+    private final ServerVersion version;
     private final StorageEngine config = new StorageEngine();
+    /** Per collection, kept across chunk changes as on a real config server: epoch, uuid, creation timestamp. */
+    private final Map<String, ObjectId> epochs = new ConcurrentHashMap<>();
+    private final Map<String, java.util.UUID> uuids = new ConcurrentHashMap<>();
+    private final Map<String, BsonTimestamp> created = new ConcurrentHashMap<>();
     private final Map<String, ChunkMap> collections = new ConcurrentHashMap<>();
     private final Set<String> shardedDatabases = ConcurrentHashMap.newKeySet();
     private final Map<String, Long> versions = new ConcurrentHashMap<>();
     private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
 
-    /** @param shards shard names with their hosts, e.g. {@code shard00 -> 127.0.0.1:40001} */
+    /** A 4.4 config server. @param shards shard names with their hosts, e.g. {@code shard00 -> 127.0.0.1:40001} */
     public ShardingCatalog(Map<String, String> shards) {
+        this(shards, ServerVersion.V4_4);
+    }
+
+    /** @param shards shard names with their hosts; @param version the version whose config documents are written */
+    public ShardingCatalog(Map<String, String> shards, ServerVersion version) {
+        this.version = java.util.Objects.requireNonNull(version, "version");
         this.shards = List.copyOf(shards.keySet());
         for (Map.Entry<String, String> shard : shards.entrySet()) {
             insert("shards", new BsonDocument("_id", new BsonString(shard.getKey()))
@@ -53,6 +71,11 @@ public final class ShardingCatalog implements AutoCloseable {
 
     public String primaryShard() {
         return shards.get(0);
+    }
+
+    /** The server version the cluster emulates. */
+    public ServerVersion version() {
+        return version;
     }
 
     /** The config engine, where mongos runs commands on the {@code config} database. */
@@ -101,28 +124,53 @@ public final class ShardingCatalog implements AutoCloseable {
             }
         }
         collections.put(namespace, map);
-        versions.merge(namespace, 1L, Long::sum);
+        long collectionVersion = versions.merge(namespace, 1L, Long::sum);
+        ObjectId epoch = epochs.computeIfAbsent(namespace, ns -> new ObjectId());
+        java.util.UUID uuid = uuids.computeIfAbsent(namespace, ns -> java.util.UUID.randomUUID());
+        BsonTimestamp timestamp = created.computeIfAbsent(namespace,
+            ns -> new BsonTimestamp((int) (System.currentTimeMillis() / 1000), 1));
+        boolean byUuid = version.atLeast(ServerVersion.V5_0);
         config.run(CONFIG, new BsonDocument("delete", new BsonString("collections")).append("deletes", new BsonArray(List.of(
             new BsonDocument("q", new BsonDocument("_id", new BsonString(namespace))).append("limit", new BsonInt32(0))))));
-        ObjectId epoch = new ObjectId();
-        insert("collections", new BsonDocument("_id", new BsonString(namespace))
+        BsonDocument collection = new BsonDocument("_id", new BsonString(namespace))
             .append("lastmodEpoch", new BsonObjectId(epoch))
-            .append("lastmod", new BsonDateTime(System.currentTimeMillis()))
-            .append("dropped", BsonBoolean.FALSE)
-            .append("key", map.key().pattern())
-            .append("unique", BsonBoolean.valueOf(unique)));
+            .append("lastmod", new BsonDateTime(System.currentTimeMillis()));
+        if (byUuid) {
+            collection.append("timestamp", timestamp).append("uuid", new BsonBinary(uuid, UuidRepresentation.STANDARD));
+        } else {
+            collection.append("dropped", BsonBoolean.FALSE);
+        }
+        collection.append("key", map.key().pattern()).append("unique", BsonBoolean.valueOf(unique));
+        if (byUuid) {
+            collection.append("noBalance", BsonBoolean.FALSE);
+        } else {
+            collection.append("uuid", new BsonBinary(uuid, UuidRepresentation.STANDARD));
+        }
+        insert("collections", collection);
         config.run(CONFIG, new BsonDocument("delete", new BsonString("chunks")).append("deletes", new BsonArray(List.of(
-            new BsonDocument("q", new BsonDocument("ns", new BsonString(namespace))).append("limit", new BsonInt32(0))))));
+            new BsonDocument("q", byUuid ? new BsonDocument("uuid", new BsonBinary(uuid, UuidRepresentation.STANDARD))
+                : new BsonDocument("ns", new BsonString(namespace))).append("limit", new BsonInt32(0))))));
         BsonArray documents = new BsonArray();
-        int version = 1;
+        int minor = 0;
         for (Chunk chunk : map.chunks()) {
-            documents.add(new BsonDocument("_id", new BsonString(namespace + "-" + chunk.min().toJson()))
-                .append("ns", new BsonString(namespace))
-                .append("min", chunk.min())
+            BsonTimestamp lastmod = new BsonTimestamp((int) collectionVersion, minor++);
+            BsonDocument document = byUuid
+                ? new BsonDocument("_id", new BsonObjectId(new ObjectId()))
+                    .append("uuid", new BsonBinary(uuid, UuidRepresentation.STANDARD))
+                : new BsonDocument("_id", new BsonString(chunkId(namespace, chunk.min()))).append("ns", new BsonString(namespace));
+            document.append("min", chunk.min())
                 .append("max", chunk.max())
                 .append("shard", new BsonString(chunk.shard()))
-                .append("lastmod", new BsonTimestamp(version++, 0))
-                .append("lastmodEpoch", new BsonObjectId(epoch)));
+                .append("lastmod", lastmod);
+            if (!byUuid) {
+                document.append("lastmodEpoch", new BsonObjectId(epoch));
+            }
+            if (version.atLeast(ServerVersion.V7_0)) {
+                document.append("onCurrentShardSince", timestamp);
+            }
+            document.append("history", new BsonArray(List.of(new BsonDocument("validAfter", timestamp)
+                .append("shard", new BsonString(chunk.shard())))));
+            documents.add(document);
         }
         config.run(CONFIG, new BsonDocument("insert", new BsonString("chunks")).append("documents", documents));
         listeners.forEach(listener -> listener.accept(namespace));
@@ -132,12 +180,41 @@ public final class ShardingCatalog implements AutoCloseable {
     public synchronized void remove(String namespace) {
         if (collections.remove(namespace) != null) {
             versions.remove(namespace);
+            epochs.remove(namespace);
+            created.remove(namespace);
+            java.util.UUID uuid = uuids.remove(namespace);
             listeners.forEach(listener -> listener.accept(namespace));
             config.run(CONFIG, new BsonDocument("delete", new BsonString("collections")).append("deletes", new BsonArray(List.of(
                 new BsonDocument("q", new BsonDocument("_id", new BsonString(namespace))).append("limit", new BsonInt32(0))))));
+            BsonDocument chunks = version.atLeast(ServerVersion.V5_0) && uuid != null
+                ? new BsonDocument("uuid", new BsonBinary(uuid, UuidRepresentation.STANDARD))
+                : new BsonDocument("ns", new BsonString(namespace));
             config.run(CONFIG, new BsonDocument("delete", new BsonString("chunks")).append("deletes", new BsonArray(List.of(
-                new BsonDocument("q", new BsonDocument("ns", new BsonString(namespace))).append("limit", new BsonInt32(0))))));
+                new BsonDocument("q", chunks).append("limit", new BsonInt32(0))))));
         }
+    }
+
+    /**
+     * A 4.4 chunk's {@code _id}, {@code ChunkType::genID}: the namespace, "-", then per bound field its name, "_"
+     * and its value as the server prints it ({@code MinKey}, numbers as digits, strings quoted).
+     */
+    static String chunkId(String namespace, BsonDocument min) {
+        StringBuilder id = new StringBuilder(namespace).append('-');
+        for (Map.Entry<String, org.bson.BsonValue> field : min.entrySet()) {
+            org.bson.BsonValue value = field.getValue();
+            String text = switch (value.getBsonType()) {
+                case MIN_KEY -> "MinKey";
+                case MAX_KEY -> "MaxKey";
+                case INT32 -> String.valueOf(value.asInt32().getValue());
+                case INT64 -> String.valueOf(value.asInt64().getValue());
+                case DOUBLE -> String.valueOf(value.asDouble().getValue());
+                case STRING -> '"' + value.asString().getValue() + '"';
+                case OBJECT_ID -> "ObjectId('" + value.asObjectId().getValue().toHexString() + "')";
+                default -> value.toString();
+            };
+            id.append(field.getKey()).append('_').append(text);
+        }
+        return id.toString();
     }
 
     /** Namespaces of the sharded collections of one database. */

@@ -16,6 +16,7 @@ import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 
+import io.github.mongowriteguard.testkit.ServerVersion;
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
 import io.github.mongowriteguard.testkit.node.OperationContext;
 import io.github.mongowriteguard.testkit.wire.Bson;
@@ -44,10 +45,18 @@ final class WriteRouter {
     /** Sends one child command to one shard and returns its reply. */
     interface ShardChannel {
         /** Runs the child batches of one round concurrently and returns their replies in the same order. */
-        List<BsonDocument> sendAll(OperationContext operation, List<Send> sends);
+        List<Sent> sendAll(OperationContext operation, List<Send> sends);
     }
 
     record Send(String shard, String database, BsonDocument child, int writes) {
+    }
+
+    /**
+     * A child batch's final reply and how many times it was sent: mongos' {@code AsyncRequestsSender} sends a
+     * retryable write's batch again after a retryable error (see {@code MongosRouter}), each send one more
+     * mongos-to-shard round trip.
+     */
+    record Sent(BsonDocument reply, int attempts) {
     }
 
     private final ShardingCatalog catalog;
@@ -75,18 +84,22 @@ final class WriteRouter {
         // Target every write once; a write that cannot be targeted fails alone (mongos' target error).
         List<List<String>> targets = new ArrayList<>();
         Map<Integer, BsonDocument> targetErrors = new TreeMap<>();
+        boolean[] twoPhase = new boolean[writes.size()];
         int[] sizes = new int[writes.size()];
         for (int i = 0; i < writes.size(); i++) {
             sizes[i] = estimatedSize(commandName, writes.get(i));
             try {
-                targets.add(map.isPresent() ? target(commandName, writes.get(i), map.get()) : List.of(catalog.primaryShard()));
+                Targeted targeted = map.isPresent() ? target(commandName, writes.get(i), map.get())
+                    : new Targeted(List.of(catalog.primaryShard()), false);
+                targets.add(targeted.shards());
+                twoPhase[i] = targeted.twoPhase();
             } catch (TargetException e) {
                 targets.add(List.of());
                 targetErrors.put(i, writeError(i, e.code, e.codeName, e.getMessage()));
             }
         }
 
-        Reply reply = new Reply(commandName);
+        Reply reply = new Reply(commandName, ordered, writes.size(), catalog.version());
         List<ChildBatch> sent = new ArrayList<>();
         boolean[] done = new boolean[writes.size()];
         int round = 0;
@@ -94,6 +107,7 @@ final class WriteRouter {
         boolean stop = false;
         while (!stop) {
             // -- build one round --
+            int withoutShardKey = -1;
             Map<String, List<Integer>> batches = new LinkedHashMap<>();
             Map<String, Integer> bytes = new LinkedHashMap<>();
             for (int i = 0; i < writes.size(); i++) {
@@ -113,6 +127,13 @@ final class WriteRouter {
                     continue;
                 }
                 List<String> shards = targets.get(i);
+                if (twoPhase[i]) {
+                    // "Writes without shard key should be in their own batch" (BatchWriteOp::targetBatch).
+                    if (batches.isEmpty()) {
+                        withoutShardKey = i;
+                    }
+                    break;
+                }
                 if (ordered && !batches.isEmpty() && !batches.keySet().containsAll(shards)) {
                     break;
                 }
@@ -127,6 +148,17 @@ final class WriteRouter {
                 if (ordered && batches.size() > 1) {
                     break; // a multi-shard write is sent alone: later writes cannot be ordered across shards
                 }
+            }
+            if (withoutShardKey >= 0) {
+                round++;
+                done[withoutShardKey] = true;
+                int errorsBefore = reply.writeErrors.size();
+                modelledNanos += writeWithoutShardKey(operation, command, field, writes, withoutShardKey,
+                    targets.get(withoutShardKey), ordered, round, sent, reply);
+                if (ordered && reply.writeErrors.size() > errorsBefore) {
+                    stop = true;
+                }
+                continue;
             }
             if (batches.isEmpty()) {
                 break;
@@ -143,13 +175,17 @@ final class WriteRouter {
                 sent.add(new ChildBatch(round, batch.getKey(), batch.getValue()));
             }
             modelledNanos += slowest;
-            List<BsonDocument> replies = channel.sendAll(operation, sends);
+            List<Sent> replies = channel.sendAll(operation, sends);
 
             // -- merge the replies into the client's indices --
             int errorsBefore = reply.writeErrors.size();
             int i = 0;
             for (Map.Entry<String, List<Integer>> batch : batches.entrySet()) {
-                reply.merge(batch.getValue(), replies.get(i++));
+                Sent answer = replies.get(i++);
+                for (int retry = 1; retry < answer.attempts(); retry++) {
+                    sent.add(new ChildBatch(round, batch.getKey(), batch.getValue()));
+                }
+                reply.merge(batch.getKey(), batch.getValue(), answer.reply());
             }
             if (ordered && reply.writeErrors.size() > errorsBefore) {
                 stop = true;
@@ -162,31 +198,149 @@ final class WriteRouter {
 
     // ---- targeting ------------------------------------------------------------------------------------
 
-    private List<String> target(String commandName, BsonDocument write, ChunkMap map) {
+    /** Where one write goes; {@code twoPhase}: 7.0+'s write without shard key ({@link #writeWithoutShardKey}). */
+    private record Targeted(List<String> shards, boolean twoPhase) {
+        static Targeted to(List<String> shards) {
+            return new Targeted(shards, false);
+        }
+    }
+
+    /**
+     * mongos' targeting of one write, {@code ChunkManagerTargeter::targetInsert/targetUpdate/targetDelete}
+     * (mongodb/mongo 4.4 {@code src/mongo/s/chunk_manager_targeter.cpp}; 7.0+ {@code CollectionRoutingInfoTargeter}):
+     * <ul>
+     *   <li>an upsert needs the exact shard key in its filter: else {@code ShardKeyNotFound} (61) "Failed to target
+     *       upsert by query :: could not extract exact shard key";</li>
+     *   <li>otherwise a filter is sent to the shards owning chunks that match it ({@code _targetQuery},
+     *       {@code getShardIdsForQuery}); an update or delete that reaches one shard is allowed whatever it is;</li>
+     *   <li>a replacement reaching several shards is targeted by its replacement document's shard key;</li>
+     *   <li>an {@code updateOne} reaching several shards without an exact {@code _id}: {@code InvalidOptions} (72)
+     *       up to 6.0; a {@code deleteOne} without the shard key or an exact {@code _id}: {@code ShardKeyNotFound}
+     *       (61) up to 6.0; from 7.0 both run as a write without shard key (two phases).</li>
+     * </ul>
+     */
+    private Targeted target(String commandName, BsonDocument write, ChunkMap map) {
         ShardKey key = map.key();
         if (commandName.equals("insert")) {
-            return List.of(map.shardOf(key.pointOf(write)));
+            return Targeted.to(List.of(map.shardOf(key.pointOf(write))));
         }
+        boolean withoutShardKeyProtocol = catalog.version().atLeast(ServerVersion.V7_0);
         BsonDocument filter = write.getDocument("q", new BsonDocument());
-        Optional<BsonDocument> point = key.pointOfFilter(filter);
+        Optional<BsonDocument> point = key.pointOfFilter(ChunkMap.flattenAnd(filter));
+        if (commandName.equals("update") && write.getBoolean("upsert", BsonBoolean.FALSE).getValue()) {
+            if (point.isEmpty()) {
+                throw new TargetException(61, "ShardKeyNotFound", "Failed to target upsert by query :: could not"
+                    + " extract exact shard key");
+            }
+            return Targeted.to(List.of(map.shardOf(point.get())));
+        }
         if (point.isPresent()) {
-            return List.of(map.shardOf(point.get()));
+            return Targeted.to(List.of(map.shardOf(point.get())));
         }
         boolean many = commandName.equals("update")
             ? write.getBoolean("multi", BsonBoolean.FALSE).getValue()
             : write.get("limit", new BsonInt32(0)).asNumber().intValue() == 0;
-        if (commandName.equals("update") && write.getBoolean("upsert", BsonBoolean.FALSE).getValue()) {
-            throw new TargetException(61, "ShardKeyNotFound", "Failed to target upsert by query :: could not extract"
-                + " exact shard key from the query " + filter.toJson() + " for shard key " + key);
+        if (commandName.equals("delete")) {
+            if (!many && !isIdEquality(filter)) {
+                if (withoutShardKeyProtocol) {
+                    return twoPhaseOrSingle(map.shardsForFilter(filter, catalog.shards()));
+                }
+                throw new TargetException(61, "ShardKeyNotFound", "A single delete on a sharded collection must contain"
+                    + " an exact match on _id (and have the collection default collation) or contain the shard key"
+                    + " (and have the simple collation). Delete request: " + write.toJson() + ", shard key pattern: "
+                    + key.pattern().toJson());
+            }
+            return Targeted.to(map.shardsForFilter(filter, catalog.shards()));
         }
-        if (many || isIdEquality(filter)) {
-            return catalog.shards();
+        List<String> shards = map.shardsForFilter(filter, catalog.shards());
+        if (shards.size() == 1 || many) {
+            return Targeted.to(shards);
         }
-        throw new TargetException(72, "InvalidOptions", commandName.equals("update")
-            ? "A {multi:false} update on a sharded collection must contain an exact match on _id (and have the"
-                + " collection default collation) or contain the shard key " + key
-            : "A single delete on a sharded collection must contain an exact match on _id (and have the collection"
-                + " default collation) or contain the shard key " + key);
+        BsonValue update = write.get("u");
+        boolean replacement = update != null && update.isDocument()
+            && (update.asDocument().isEmpty() || !update.asDocument().getFirstKey().startsWith("$"));
+        if (replacement) {
+            BsonDocument replacementDocument = update.asDocument().clone();
+            if (!replacementDocument.containsKey("_id") && filter.containsKey("_id") && isIdEquality(filter)) {
+                BsonValue id = filter.get("_id");
+                replacementDocument.put("_id", id.isDocument() && id.asDocument().containsKey("$eq")
+                    ? id.asDocument().get("$eq") : id);
+            }
+            return Targeted.to(List.of(map.shardOf(key.pointOf(replacementDocument))));
+        }
+        if (isIdEquality(filter)) {
+            return Targeted.to(shards);
+        }
+        if (withoutShardKeyProtocol) {
+            return twoPhaseOrSingle(shards);
+        }
+        throw new TargetException(72, "InvalidOptions", "A {multi:false} update on a sharded collection must either"
+            + " contain an exact match on _id or must target a single shard but this update targeted _id (and have"
+            + " the collection default collation) or must target a single shard (and have the simple collation), but"
+            + " this update targeted " + shards.size() + " shards. Update request: " + write.toJson()
+            + ", shard key pattern: " + key.pattern().toJson());
+    }
+
+    private static Targeted twoPhaseOrSingle(List<String> shards) {
+        return new Targeted(shards, shards.size() > 1);
+    }
+
+    /**
+     * 7.0+'s single update or delete without shard key or {@code _id} ({@code write_without_shard_key_util.cpp},
+     * {@code cluster_query_without_shard_key_cmd.cpp}, {@code cluster_write_without_shard_key_cmd.cpp}): mongos first
+     * asks the targeted shards for one matching document ({@code _clusterQueryWithoutShardKey}), then sends the write,
+     * narrowed to that document's {@code _id}, to the shard that has it ({@code _clusterWriteWithoutShardKey}); when
+     * no shard has a match, nothing is written. Each phase's sends are round trips of this round. Returns the modelled
+     * time.
+     */
+    private long writeWithoutShardKey(OperationContext operation, BsonDocument command, String field,
+                                      List<BsonDocument> writes, int index, List<String> shards, boolean ordered,
+                                      int round, List<ChildBatch> sent, Reply reply) {
+        BsonDocument write = writes.get(index);
+        BsonDocument filter = write.getDocument("q", new BsonDocument());
+        String collection = command.getString(command.getFirstKey()).getValue();
+        List<Send> queries = new ArrayList<>();
+        long slowest = 0;
+        for (String shard : shards) {
+            queries.add(new Send(shard, operation.database(), new BsonDocument("find", new BsonString(collection))
+                .append("filter", filter).append("projection", new BsonDocument("_id", new BsonInt32(1)))
+                .append("limit", new BsonInt32(1)).append("singleBatch", BsonBoolean.TRUE), 1));
+            sent.add(new ChildBatch(round, shard, List.of(index)));
+            slowest = Math.max(slowest, latency.costNanos(shard, 1));
+        }
+        List<Sent> found = channel.sendAll(operation, queries);
+        String owner = null;
+        BsonValue id = null;
+        for (int i = 0; i < found.size() && owner == null; i++) {
+            BsonDocument answer = found.get(i).reply();
+            if (answer.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
+                reply.merge(shards.get(i), List.of(index), answer);
+                return slowest;
+            }
+            BsonArray batch = answer.getDocument("cursor", new BsonDocument()).getArray("firstBatch", new BsonArray());
+            if (!batch.isEmpty()) {
+                owner = shards.get(i);
+                id = batch.get(0).asDocument().get("_id");
+            }
+        }
+        if (owner == null) {
+            reply.merge(shards.get(0), List.of(index), new BsonDocument("n", new BsonInt32(0))
+                .append("nModified", new BsonInt32(0)).append("ok", new BsonDouble(1)));
+            return slowest;
+        }
+        BsonDocument narrowed = write.clone();
+        narrowed.put("q", new BsonDocument("$and", new BsonArray(List.of(filter, new BsonDocument("_id", id)))));
+        List<BsonDocument> one = new ArrayList<>(writes);
+        one.set(index, narrowed);
+        Send writeSend = new Send(owner, operation.database(),
+            child(operation, command, field, one, List.of(index), ordered), 1);
+        sent.add(new ChildBatch(round, owner, List.of(index)));
+        Sent answer = channel.sendAll(operation, List.of(writeSend)).get(0);
+        for (int retry = 1; retry < answer.attempts(); retry++) {
+            sent.add(new ChildBatch(round, owner, List.of(index)));
+        }
+        reply.merge(owner, List.of(index), answer.reply());
+        return slowest + latency.costNanos(owner, 1);
     }
 
     private static boolean isIdEquality(BsonDocument filter) {
@@ -276,26 +430,39 @@ final class WriteRouter {
 
     // ---- the merged reply -----------------------------------------------------------------------------
 
-    /** mongos' BatchWriteOp result: counts summed, indices translated, write errors sorted by index. */
+    /**
+     * mongos' {@code BatchWriteOp}: counts summed, indices translated, write errors sorted by index
+     * ({@code noteBatchResponse}, {@code noteBatchError}, {@code buildClientResponse} in mongodb/mongo
+     * {@code src/mongo/s/write_ops/batch_write_op.cpp}).
+     */
     private static final class Reply {
         final String commandName;
+        final boolean ordered;
+        final int writeCount;
+        final ServerVersion version;
         long n;
         long nModified;
         final Map<Integer, BsonDocument> upserted = new TreeMap<>();
         final Map<Integer, BsonDocument> writeErrors = new TreeMap<>();
         final List<BsonDocument> writeConcernErrors = new ArrayList<>();
+        final List<String> writeConcernErrorShards = new ArrayList<>();
 
-        Reply(String commandName) {
+        Reply(String commandName, boolean ordered, int writeCount, ServerVersion version) {
             this.commandName = commandName;
+            this.ordered = ordered;
+            this.writeCount = writeCount;
+            this.version = version;
         }
 
-        void merge(List<Integer> indices, BsonDocument child) {
+        void merge(String shard, List<Integer> indices, BsonDocument child) {
             if (child.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
-                // A failed child command fails each of its writes (the client sees write errors, as from mongos).
+                // noteBatchResponse turns a failed child command into noteBatchError: ORDERED, one write error at
+                // the batch's first write (the rest of the batch was not applied and is not reported); UNORDERED,
+                // the error at every write of the batch.
                 int code = child.get("code", new BsonInt32(8)).asNumber().intValue();
                 String codeName = child.getString("codeName", new BsonString("UnknownError")).getValue();
                 String message = child.getString("errmsg", new BsonString(codeName)).getValue();
-                for (int index : indices) {
+                for (int index : ordered ? indices.subList(0, 1) : indices) {
                     writeErrors.putIfAbsent(index, writeError(index, code, codeName, message));
                 }
                 return;
@@ -316,6 +483,7 @@ final class WriteRouter {
             });
             if (child.containsKey("writeConcernError")) {
                 writeConcernErrors.add(child.getDocument("writeConcernError"));
+                writeConcernErrorShards.add(shard);
             }
         }
 
@@ -332,18 +500,50 @@ final class WriteRouter {
                 errors.sort(Comparator.comparingInt(e -> e.getNumber("index").intValue()));
                 reply.put("writeErrors", new BsonArray(errors));
             }
-            if (writeConcernErrors.size() == 1) {
-                reply.put("writeConcernError", writeConcernErrors.get(0));
-            } else if (writeConcernErrors.size() > 1) {
-                // mongos reports one write-concern error: the first code, every shard's message.
-                BsonDocument first = writeConcernErrors.get(0).clone();
-                StringBuilder message = new StringBuilder("multiple errors reported :");
-                writeConcernErrors.forEach(e -> message.append(' ').append(e.getString("errmsg", new BsonString("")).getValue()));
-                first.put("errmsg", new BsonString(message.toString()));
-                reply.put("writeConcernError", first);
+            BsonDocument writeConcernError = mergedWriteConcernError();
+            if (writeConcernError != null) {
+                reply.put("writeConcernError", writeConcernError);
             }
             reply.put("ok", new BsonDouble(1));
             return reply;
+        }
+
+        /**
+         * {@code buildClientResponse}: up to 7.0 a write-concern error is reported only when no write failed, or the
+         * bulk is unordered and some write succeeded ({@code reportWCError}); from 7.1 always
+         * ({@code mergeWriteConcernErrors}). One error keeps its code, " at <shard>" appended; several become
+         * {@code WriteConcernFailed} (64), "multiple errors reported : <error> at <shard> :: and :: ..." (8.0:
+         * "Multiple errors reported :: ...").
+         */
+        private BsonDocument mergedWriteConcernError() {
+            if (writeConcernErrors.isEmpty()) {
+                return null;
+            }
+            boolean alwaysReported = version.atLeast(ServerVersion.V8_0);
+            boolean report = alwaysReported || writeErrors.isEmpty() || (!ordered && writeErrors.size() < writeCount);
+            if (!report) {
+                return null;
+            }
+            if (writeConcernErrors.size() == 1) {
+                BsonDocument only = writeConcernErrors.get(0).clone();
+                only.put("errmsg", new BsonString(only.getString("errmsg", new BsonString("")).getValue()
+                    + " at " + writeConcernErrorShards.get(0)));
+                return only;
+            }
+            StringBuilder message = new StringBuilder(alwaysReported ? "Multiple errors reported :: "
+                : "multiple errors reported : ");
+            for (int i = 0; i < writeConcernErrors.size(); i++) {
+                BsonDocument error = writeConcernErrors.get(i);
+                if (i > 0) {
+                    message.append(" :: and :: ");
+                }
+                message.append(error.getString("codeName", new BsonString("Location"
+                        + error.get("code", new BsonInt32(8)).asNumber().intValue())).getValue())
+                    .append(": ").append(error.getString("errmsg", new BsonString("")).getValue())
+                    .append(" at ").append(writeConcernErrorShards.get(i));
+            }
+            return new BsonDocument("code", new BsonInt32(64)).append("codeName", new BsonString("WriteConcernFailed"))
+                .append("errmsg", new BsonString(message.toString()));
         }
     }
 

@@ -16,6 +16,7 @@ public final class ClientConnection {
     private volatile Principal principal;
     private volatile Object authConversation;
     private volatile java.util.Set<String> documentSequences = java.util.Set.of();
+    private volatile long lastOp;
 
     ClientConnection(long id, Socket socket) {
         this.id = id;
@@ -60,6 +61,18 @@ public final class ClientConnection {
 
     public void documentSequences(java.util.Set<String> fields) {
         this.documentSequences = fields;
+    }
+
+    /**
+     * The op time of the last write this connection made, 0 before the first ({@code ReplClientInfo::getLastOp}): the
+     * server compares it before and after a command to tell that the command wrote nothing.
+     */
+    public long lastOp() {
+        return lastOp;
+    }
+
+    public void lastOp(long opTime) {
+        this.lastOp = Math.max(this.lastOp, opTime);
     }
 
     /** The SASL conversation under way on this connection, or null. */

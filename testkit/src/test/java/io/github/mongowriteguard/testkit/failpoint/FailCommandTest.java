@@ -24,6 +24,7 @@ import io.github.mongowriteguard.testkit.TestDeployment;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 
 /** The failCommand fail point, as seen through the driver. Runs on a real deployment too (enableTestCommands). */
+@org.junit.jupiter.api.Tag("deployment") // runs against -Dmongo.uri (the real-mongodb profile)
 class FailCommandTest {
 
     private static void failPoint(MongoClient client, String mode, Document data) {
@@ -199,6 +200,69 @@ class FailCommandTest {
             assertThat(inprog).allSatisfy(op -> assertThat(op).doesNotContainKey("secs_running").containsEntry("ns", "fp.block"));
             assertThat(cluster.truth().awaitIdle(c -> true, Duration.ofSeconds(10))).isTrue();
             assertThat(client.getDatabase("fp").getCollection("block").countDocuments()).isEqualTo(1);
+        }
+    }
+
+    /**
+     * mongod sets the operation's deadline only after the fail point ({@code opCtx->setDeadlineAfterNowBy} follows
+     * {@code evaluateFailCommandFailPoint} in mongodb/mongo {@code src/mongo/db/service_entry_point_common.cpp}
+     * {@code execCommandDatabase}): a block longer than {@code maxTimeMS} does not expire the command, and the
+     * deadline counts from the block's end.
+     */
+    @Test
+    void blockConnection_runsBeforeTheDeadline_maxTimeMSCountsAfterIt() {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+             MongoClient client = Clients.client(cluster.connectionString(), b -> b.retryWrites(false))) {
+            failPoint(client, new Document("times", 2), new Document("failCommands", List.of("insert"))
+                .append("blockConnection", true).append("blockTimeMS", 300));
+            Document ok = client.getDatabase("fp").runCommand(new Document("insert", "block")
+                .append("documents", List.of(new Document("v", 1))).append("maxTimeMS", 100));
+            assertThat(ok.get("ok", Number.class).intValue()).isEqualTo(1);
+
+            try (io.github.mongowriteguard.testkit.stall.StallHandle held = cluster.primary().stall(
+                io.github.mongowriteguard.testkit.stall.Stall.interruptible("fp.deadline", Duration.ofSeconds(10)))) {
+                long start = System.nanoTime();
+                assertThatThrownBy(() -> client.getDatabase("fp").runCommand(new Document("insert", "deadline")
+                    .append("documents", List.of(new Document("v", 1))).append("maxTimeMS", 100)))
+                    .isInstanceOfSatisfying(MongoException.class, e -> assertThat(e.getCode()).isEqualTo(50));
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(400));
+            }
+        }
+    }
+
+    /**
+     * The block is {@code opCtx->sleepFor(blockTimeMS)} (mongodb/mongo {@code src/mongo/db/commands.cpp}
+     * {@code evaluateFailCommandFailPoint}), an interruptible wait: killing the operation (here {@code killSessions}
+     * of its session) ends it with {@code Interrupted} (11601) and the write never runs.
+     */
+    @Test
+    void killDuringTheBlock_endsTheCommand_andNothingIsWritten() throws Exception {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+             MongoClient client = Clients.client(cluster.connectionString(), b -> b.retryWrites(false));
+             com.mongodb.client.ClientSession session = client.startSession()) {
+            failPoint(client, new Document("times", 1), new Document("failCommands", List.of("insert"))
+                .append("blockConnection", true).append("blockTimeMS", 10_000));
+            java.util.concurrent.CompletableFuture<Throwable> insert = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    client.getDatabase("fp").getCollection("killed").insertOne(session, new Document("v", 1));
+                    return null;
+                } catch (RuntimeException e) {
+                    return e;
+                }
+            });
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (client.getDatabase("admin").runCommand(new Document("currentOp", 1).append("ns", "fp.killed"))
+                .getList("inprog", Document.class).isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            long start = System.nanoTime();
+            client.getDatabase("admin").runCommand(new Document("killSessions",
+                List.of(session.getServerSession().getIdentifier())));
+
+            Throwable failure = insert.get(5, TimeUnit.SECONDS);
+            assertThat(failure).isInstanceOfSatisfying(MongoException.class, e -> assertThat(e.getCode()).isEqualTo(11601));
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+            assertThat(client.getDatabase("fp").getCollection("killed").countDocuments()).isZero();
         }
     }
 

@@ -42,12 +42,19 @@ class ShardedClusterSettingsTest {
         }
     }
 
+    /**
+     * 4.4 places the initial hashed chunks in contiguous runs per shard, not round robin: chunk i goes to
+     * {@code shards[(i / numContiguousChunksPerShard) % n]} (mongodb/mongo 4.4
+     * {@code src/mongo/db/s/config/initial_split_policy.cpp} {@code generateShardCollectionInitialChunks}; the run
+     * length from {@code src/mongo/db/s/shardsvr_shard_collection.cpp} {@code calculateTargetState}). This test used
+     * to expect shard00, shard01, shard00, shard01.
+     */
     @Test
-    void hashedPresplit_isTwoChunksPerShard_roundRobin_symmetricAroundZero() {
+    void hashedPresplit_isTwoChunksPerShard_inContiguousRuns_symmetricAroundZero() {
         ChunkMap map = ChunkMap.hashedPresplit(ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))),
             List.of("shard00", "shard01"), 4);
 
-        assertThat(map.chunks()).extracting(Chunk::shard).containsExactly("shard00", "shard01", "shard00", "shard01");
+        assertThat(map.chunks()).extracting(Chunk::shard).containsExactly("shard00", "shard00", "shard01", "shard01");
         assertThat(map.chunks().get(0).min().get("_id")).isEqualTo(new BsonMinKey());
         assertThat(map.chunks().get(1).min().get("_id")).isEqualTo(new BsonInt64(-(Long.MAX_VALUE / 4) * 2));
         assertThat(map.chunks().get(2).min().get("_id")).isEqualTo(new BsonInt64(0));

@@ -108,6 +108,11 @@ class WriteErrorsAcrossShardsTest {
         assertThat(cluster.routing().last().rounds()).isEqualTo(1);
     }
 
+    /**
+     * 4.4 mongos refuses a {@code deleteOne} without the shard key or an exact {@code _id} with
+     * {@code ShardKeyNotFound} (61), not {@code InvalidOptions} (72, which is the {@code updateOne} refusal):
+     * mongodb/mongo 4.4 {@code src/mongo/s/chunk_manager_targeter.cpp} {@code targetDelete}. This test used to expect 72.
+     */
     @Test
     void deleteOneWithoutShardKeyOrId_isRejectedAsByMongos() {
         items.insertMany(documents());
@@ -115,7 +120,10 @@ class WriteErrorsAcrossShardsTest {
         MongoBulkWriteException e = catchThrowableOfType(MongoBulkWriteException.class,
             () -> items.bulkWrite(List.of(new DeleteOneModel<>(Filters.eq("d", "d3")))));
 
-        assertThat(e.getWriteErrors()).singleElement().satisfies(error -> assertThat(error.getCode()).isEqualTo(72));
+        assertThat(e.getWriteErrors()).singleElement().satisfies(error -> {
+            assertThat(error.getCode()).isEqualTo(61);
+            assertThat(error.getMessage()).contains("A single delete on a sharded collection must contain an exact match on _id");
+        });
         assertThat(items.countDocuments()).isEqualTo(8);
     }
 

@@ -27,6 +27,7 @@ import io.github.mongowriteguard.testkit.ServerVersion;
  * <p>A target is one {@code @TestFactory} method calling {@link #specTests(SpecTarget)}: the emulated replica set
  * and the emulated sharded cluster run by default.
  */
+@org.junit.jupiter.api.Tag("deployment") // runs against -Dmongo.uri (the real-mongodb profile)
 class UnifiedSpecTest {
     private static final List<Finisher> FINISHERS = new ArrayList<>();
 
