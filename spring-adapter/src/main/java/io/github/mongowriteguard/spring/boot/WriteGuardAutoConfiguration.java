@@ -21,7 +21,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 /**
  * Guards Spring Boot's MongoDB client and template: a {@link WriteGuard} from {@code mongo.write-guard.*}, applied to
  * the Boot-built client through a {@link MongoClientSettingsBuilderCustomizer}, and a {@link GuardedMongoTemplate}
- * as the {@code MongoTemplate} bean, so {@code bulkOps(...)} runs through the guard. The guard's meters go to the
+ * as the {@code MongoTemplate} bean, so its writes run through the guard. The guard's meters go to the
  * application's {@link MeterRegistry} when there is one.
  *
  * <p>Backs off: {@code mongo.write-guard.enabled=false} leaves Boot's plain configuration; a {@link WriteGuard} bean
@@ -53,8 +53,11 @@ public class WriteGuardAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(MongoOperations.class)
-    public GuardedMongoTemplate mongoTemplate(MongoDatabaseFactory factory, MongoConverter converter, WriteGuard guard) {
-        return new GuardedMongoTemplate(factory, converter, guard);
+    public GuardedMongoTemplate mongoTemplate(MongoDatabaseFactory factory, MongoConverter converter, WriteGuard guard,
+                                             WriteGuardProperties properties) {
+        GuardedMongoTemplate template = new GuardedMongoTemplate(factory, converter, guard);
+        template.setPlainGroups(properties.plainTemplateGroups()); // mongo.write-guard.template.<group>=plain
+        return template;
     }
 
     /** Binds the guard's meters ({@code mongodb.guard.*}) to the application's registry, when Micrometer is present. */

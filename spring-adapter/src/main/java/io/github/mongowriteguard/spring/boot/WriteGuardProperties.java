@@ -1,12 +1,17 @@
 package io.github.mongowriteguard.spring.boot;
 
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import io.github.mongowriteguard.WriteGuardSettings;
 import io.github.mongowriteguard.retry.RetryPolicy;
+import io.github.mongowriteguard.spring.data.TemplateWriteGroup;
 
 /**
  * The guard's settings as Spring Boot properties under {@code mongo.write-guard}. A property left unset keeps the
@@ -37,6 +42,12 @@ public class WriteGuardProperties {
     private @Nullable Boolean strictOrdered;
 
     private final Retry retry = new Retry();
+
+    /**
+     * Per group of MongoTemplate writes (insert, replace, update, remove, find-and-modify, bulk), where they go:
+     * guarded (the default) or plain (the driver, as Spring Data sends them), e.g. {@code template.update=plain}.
+     */
+    private final Map<TemplateWriteGroup, TemplateWriteGroup.Mode> template = new EnumMap<>(TemplateWriteGroup.class);
 
     public boolean isEnabled() {
         return enabled;
@@ -80,6 +91,21 @@ public class WriteGuardProperties {
 
     public Retry getRetry() {
         return retry;
+    }
+
+    public Map<TemplateWriteGroup, TemplateWriteGroup.Mode> getTemplate() {
+        return template;
+    }
+
+    /** The groups set to {@code plain}. */
+    public Set<TemplateWriteGroup> plainTemplateGroups() {
+        Set<TemplateWriteGroup> plain = EnumSet.noneOf(TemplateWriteGroup.class);
+        template.forEach((group, mode) -> {
+            if (mode == TemplateWriteGroup.Mode.PLAIN) {
+                plain.add(group);
+            }
+        });
+        return plain;
     }
 
     /** The core settings these properties describe; unset properties keep the core's defaults. */

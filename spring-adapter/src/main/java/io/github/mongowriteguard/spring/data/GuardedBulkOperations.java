@@ -8,6 +8,7 @@ import java.util.Optional;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.dao.DataIntegrityViolationException;
@@ -234,7 +235,7 @@ public class GuardedBulkOperations implements BulkOperations {
             mapped.add(beforeSaveAndMap(holder));
         }
         try {
-            return guard.wrap(access, target).bulkWrite(mapped, new BulkWriteOptions().ordered(mode == BulkMode.ORDERED));
+            return writer(target).bulkWrite(mapped, new BulkWriteOptions().ordered(mode == BulkMode.ORDERED));
         } catch (MongoBulkWriteException e) {
             // Spring's contract: a write-concern error is a data-integrity problem, write errors a BulkOperationException.
             if (e.getWriteConcernError() != null) {
@@ -242,6 +243,18 @@ public class GuardedBulkOperations implements BulkOperations {
             }
             throw new BulkOperationException(e.getMessage(), e);
         }
+    }
+
+    /**
+     * A {@link GuardedMongoTemplate}'s collection is routed through the guard already, on the template's session when
+     * it has one (a transaction's writes then stay in the transaction). Another template's collection is wrapped here;
+     * a session-bound one of Spring's own (whose session the guard cannot see) is written as Spring writes it.
+     */
+    private MongoCollection<Document> writer(MongoCollection<Document> collection) {
+        if (RoutedCollection.isRouted(collection) || AopUtils.isAopProxy(collection)) {
+            return collection;
+        }
+        return guard.wrap(access, collection).asMongoCollection();
     }
 
     private BulkOperations update(Query query, UpdateDefinition update, boolean upsert, boolean multi) {

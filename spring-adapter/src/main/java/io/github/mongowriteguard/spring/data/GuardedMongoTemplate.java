@@ -1,10 +1,11 @@
 package io.github.mongowriteguard.spring.data;
 
+import java.util.Collection;
 import java.util.Objects;
-
-import org.springframework.util.Assert;
 import java.util.Optional;
+import java.util.Set;
 
+import org.bson.Document;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeansException;
 import org.springframework.context.ApplicationContext;
@@ -13,72 +14,125 @@ import org.springframework.data.mapping.callback.EntityCallbacks;
 import org.springframework.data.mongodb.MongoDatabaseFactory;
 import org.springframework.data.mongodb.core.BulkOperations;
 import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.SimpleMongoClientDatabaseFactory;
 import org.springframework.data.mongodb.core.convert.MongoConverter;
 import org.springframework.data.mongodb.core.mapping.MongoPersistentEntity;
+import org.springframework.util.Assert;
 
 import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoCollection;
 
 import io.github.mongowriteguard.WriteGuard;
 
 /**
- * A {@link MongoTemplate} whose {@code bulkOps(...)} run through a {@link WriteGuard}; everything else is the
- * template's own. Swap it in where the template is built and leave the call sites as they are:
+ * A {@link MongoTemplate} whose every write goes through a {@link WriteGuard}, with Spring Data's own mapping,
+ * lifecycle events, entity callbacks, {@code @Version} optimistic locking and exception translation. Swap it in where
+ * the template is built and leave the call sites as they are:
  *
  * <pre>{@code
  * WriteGuard guard = WriteGuard.create(WriteGuardSettings.defaults());
  * MongoClient client = MongoClients.create(guard.configure(MongoClientSettings.builder()
  *     .applyConnectionString(new ConnectionString(uri))).build());
  * MongoTemplate template = new GuardedMongoTemplate(new SimpleMongoClientDatabaseFactory(client, "shop"), null, guard);
+ * template.save(order);                                                   // guarded: server deadline, same-copy retries
  * template.bulkOps(BulkMode.ORDERED, StoreInventory.class).replaceOne(query, item, options().upsert()).execute();
  * }</pre>
  *
+ * <p>How: Spring Data MongoDB 5.0's template obtains every collection it reads or writes through
+ * {@code getAndPrepareCollection(db, name)}, which calls {@link #prepareCollection(MongoCollection)}
+ * (spring-data-mongodb tag 5.0.5, {@code core/MongoTemplate.java}; the 5.0.6 jar this project builds with has the
+ * same methods, checked with javap: {@code execute(String, CollectionCallback)} for
+ * insert, save, update, remove and replace, {@code executeFindOneInternal} for findAndModify, findAndReplace and
+ * findAndRemove). This template returns the collection routed through the guard there: the driver's write methods
+ * ({@link TemplateWriteGroup}) go to the guard's {@code asMongoCollection()} view, everything else to the driver's
+ * collection. Spring's code above it is unchanged, so the same documents, events, callbacks, version checks
+ * ({@code OptimisticLockingFailureException} when a versioned {@code save} modified nothing) and translated exceptions
+ * follow. {@code bulkOps(...)} returns {@link GuardedBulkOperations}.
+ *
+ * <p>Sessions: {@code withSession(...)} and {@code MongoTransactionManager} transactions bind the session through this
+ * template's database factory ({@link #getMongoDatabaseFactory()} is a wrapper of the given factory, which Spring's
+ * transaction synchronization treats as the given one), so the guard writes on the caller's session; inside a
+ * multi-document transaction the write is the driver's own call on that session.
+ *
+ * <p>Not guarded (the driver as it is, as in Spring): {@code getCollection(...)}, {@code getDb()} and
+ * {@code execute(DbCallback)} outside a transaction, and server-side writes such as aggregations with {@code $out} or
+ * {@code $merge}. {@code execute(collectionName, CollectionCallback)} hands the callback the guarded collection.
+ *
  * <p>The guard must be the one {@link WriteGuard#configure configured} on the template's client (Spring Boot's
- * auto-configuration does both); otherwise the first {@code execute()} fails with the guard's message.
- * Bulks of a {@code withSession(...)} template are Spring's own, not guarded.
+ * auto-configuration does both); otherwise the first write fails with the guard's message.
  */
 public class GuardedMongoTemplate extends MongoTemplate {
-    private final WriteGuard guard;
+    private final GuardedDatabaseFactory factory;
     private @Nullable ApplicationEventPublisher eventPublisher;
     private @Nullable EntityCallbacks entityCallbacks;
     private @Nullable WriteConcern writeConcern;
     private boolean lifecycleEvents = true;
 
     public GuardedMongoTemplate(MongoDatabaseFactory databaseFactory, @Nullable MongoConverter converter, WriteGuard guard) {
-        super(databaseFactory, converter);
-        this.guard = Objects.requireNonNull(guard, "guard");
+        this(new GuardedDatabaseFactory(databaseFactory, guard), converter);
     }
 
+    /** As {@code MongoTemplate(MongoClient, String)}, which builds a {@link SimpleMongoClientDatabaseFactory} the same way. */
     public GuardedMongoTemplate(MongoClient client, String databaseName, WriteGuard guard) {
-        super(client, databaseName);
-        this.guard = Objects.requireNonNull(guard, "guard");
+        this(new SimpleMongoClientDatabaseFactory(client, databaseName), null, guard);
     }
 
-    /** The guard the bulks run through. */
+    private GuardedMongoTemplate(GuardedDatabaseFactory factory, @Nullable MongoConverter converter) {
+        super(factory, converter);
+        this.factory = factory;
+    }
+
+    /** The guard the writes run through. */
     public WriteGuard getWriteGuard() {
-        return guard;
+        return factory.guard();
+    }
+
+    /**
+     * Sends the writes of these groups to the driver as Spring Data's {@code MongoTemplate} does (no guard); the other
+     * groups go through the guard. Applies to this template and to its {@code withSession(...)} templates.
+     */
+    public void setPlainGroups(Collection<TemplateWriteGroup> groups) {
+        factory.setPlainGroups(Objects.requireNonNull(groups, "groups"));
+    }
+
+    /** The groups sent to the driver as Spring does; empty by default. */
+    public Set<TemplateWriteGroup> getPlainGroups() {
+        return factory.plainGroups();
+    }
+
+    /**
+     * The collection as Spring prepares it (the template's read preference), routed through the guard. A collection of
+     * a session-bound database of this template's factory is routed on that session already and is returned as is.
+     */
+    @Override
+    protected MongoCollection<Document> prepareCollection(MongoCollection<Document> collection) {
+        return factory.route(super.prepareCollection(collection), null);
     }
 
     @Override
     public BulkOperations bulkOps(BulkOperations.BulkMode mode, String collectionName) {
-        return guardedBulkOps(mode, null, collectionName);
+        return factory.isGuarded(TemplateWriteGroup.BULK) ? guardedBulkOps(mode, null, collectionName)
+            : super.bulkOps(mode, collectionName);
     }
 
     @Override
     public BulkOperations bulkOps(BulkOperations.BulkMode mode, Class<?> entityClass) {
-        return guardedBulkOps(mode, entityClass, getCollectionName(entityClass));
+        return factory.isGuarded(TemplateWriteGroup.BULK) ? guardedBulkOps(mode, entityClass, getCollectionName(entityClass))
+            : super.bulkOps(mode, entityClass);
     }
 
     @Override
     public BulkOperations bulkOps(BulkOperations.BulkMode mode, @Nullable Class<?> entityType, String collectionName) {
-        return guardedBulkOps(mode, entityType, collectionName);
+        return factory.isGuarded(TemplateWriteGroup.BULK) ? guardedBulkOps(mode, entityType, collectionName)
+            : super.bulkOps(mode, entityType, collectionName);
     }
 
     private GuardedBulkOperations guardedBulkOps(BulkOperations.BulkMode mode, @Nullable Class<?> entityType, String collectionName) {
         Assert.notNull(mode, "BulkMode must not be null"); // an IllegalArgumentException, as Spring's own bulkOps throws
         Optional<? extends MongoPersistentEntity<?>> entity = entityType == null ? Optional.empty()
             : Optional.ofNullable(getConverter().getMappingContext().getPersistentEntity(entityType));
-        return new GuardedBulkOperations(this, guard, collectionName, mode, entity,
+        return new GuardedBulkOperations(this, factory.guard(), collectionName, mode, entity,
             lifecycleEvents ? eventPublisher : null, entityCallbacks, writeConcern);
     }
 

@@ -1,5 +1,6 @@
 /**
- * Spring Data MongoDB: {@code BulkOperations} and a {@code MongoTemplate} that run bulks through the guard.
+ * Spring Data MongoDB: a {@code MongoTemplate} whose every write runs through the guard ({@code GuardedMongoTemplate}),
+ * and its {@code BulkOperations}.
  */
 @NullMarked
 package io.github.mongowriteguard.spring.data;

@@ -1,0 +1,237 @@
+package io.github.mongowriteguard.spring.data;
+
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+
+import org.bson.codecs.configuration.CodecRegistry;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.InfrastructureProxy;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.support.PersistenceExceptionTranslator;
+import org.springframework.data.mongodb.MongoDatabaseFactory;
+import org.springframework.data.mongodb.SessionAwareMethodInterceptor;
+import org.springframework.util.Assert;
+
+import com.mongodb.ClientSessionOptions;
+import com.mongodb.MongoBulkWriteException;
+import com.mongodb.client.ClientSession;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+
+import io.github.mongowriteguard.GuardedBulkWriteException;
+import io.github.mongowriteguard.MongoAccess;
+import io.github.mongowriteguard.WriteGuard;
+
+/**
+ * The database factory a {@link GuardedMongoTemplate} runs on: the application's factory, and where the template's
+ * sessions are bound.
+ *
+ * <p>Why a factory: Spring Data MongoDB binds a session in one place, {@code MongoDatabaseFactory.withSession(session)}.
+ * Both {@code MongoTemplate.withSession(ClientSession)} ({@code new SessionBoundMongoTemplate(session, this)}, whose
+ * constructor calls {@code that.getMongoDatabaseFactory().withSession(session)}) and a transaction of
+ * {@code MongoTransactionManager} ({@code MongoDatabaseUtils.doGetMongoDatabase}: {@code factory.withSession(session)})
+ * ask the template's factory (spring-data-mongodb 5.0.5 tag, {@code core/MongoTemplate.java},
+ * {@code MongoDatabaseUtils.java}). Spring's own bound factory ({@code MongoDatabaseFactorySupport
+ * .ClientSessionBoundMongoDbFactory}) hands out opaque proxies that hide the session, so a collection prepared from
+ * them could not tell the guard which session to write on. This factory binds sessions itself, with Spring's public
+ * {@link SessionAwareMethodInterceptor} for databases, and hands out {@link RoutedCollection}s that carry the session.
+ *
+ * <p>It is an {@link InfrastructureProxy} of the application's factory, so Spring's transaction synchronization
+ * (which unwraps infrastructure proxies when it binds and looks up resources) finds the session of a
+ * {@code MongoTransactionManager} built on either factory.
+ */
+final class GuardedDatabaseFactory implements MongoDatabaseFactory, InfrastructureProxy {
+    private final MongoDatabaseFactory delegate;
+    private final WriteGuard guard;
+    private final MongoAccess access;
+    private final PersistenceExceptionTranslator translator = this::translate;
+    private volatile Set<TemplateWriteGroup> plain = EnumSet.noneOf(TemplateWriteGroup.class);
+
+    GuardedDatabaseFactory(MongoDatabaseFactory delegate, WriteGuard guard) {
+        Assert.notNull(delegate, "MongoDbFactory must not be null"); // MongoTemplate's own message
+        this.delegate = delegate;
+        this.guard = Objects.requireNonNull(guard, "guard");
+        // The guard's own sessions and commands use the application's factory, never a session-bound one.
+        this.access = new MongoAccess() {
+            @Override
+            public ClientSession startSession(ClientSessionOptions options) {
+                return delegate.getSession(options);
+            }
+
+            @Override
+            public MongoDatabase getDatabase(String name) {
+                return delegate.getMongoDatabase(name);
+            }
+        };
+    }
+
+    WriteGuard guard() {
+        return guard;
+    }
+
+    MongoAccess access() {
+        return access;
+    }
+
+    boolean isGuarded(TemplateWriteGroup group) {
+        return !plain.contains(group);
+    }
+
+    Set<TemplateWriteGroup> plainGroups() {
+        return plain;
+    }
+
+    void setPlainGroups(java.util.Collection<TemplateWriteGroup> groups) {
+        EnumSet<TemplateWriteGroup> copy = EnumSet.noneOf(TemplateWriteGroup.class);
+        copy.addAll(groups);
+        this.plain = java.util.Collections.unmodifiableSet(copy);
+    }
+
+    /**
+     * The collection routed through the guard, on {@code session} when given. A collection routed already (one of a
+     * session-bound database of this factory) is returned as it is.
+     *
+     * @throws IllegalStateException for a session-bound proxy this factory did not make: its session is unknown, and
+     *                               writing without it would leave the caller's session or transaction
+     */
+    <T> MongoCollection<T> route(MongoCollection<T> collection, @Nullable ClientSession session) {
+        if (RoutedCollection.isRouted(collection)) {
+            return collection;
+        }
+        if (AopUtils.isAopProxy(collection)) {
+            throw new IllegalStateException("GuardedMongoTemplate was given a session-bound collection it did not bind ("
+                + collection.getNamespace() + "); the guard cannot see its session. Bind sessions through the template"
+                + " (withSession, MongoTransactionManager) so its writes stay on the caller's session");
+        }
+        return RoutedCollection.of(collection, session, this);
+    }
+
+    @Override
+    public MongoDatabase getMongoDatabase() throws DataAccessException {
+        return delegate.getMongoDatabase();
+    }
+
+    @Override
+    public MongoDatabase getMongoDatabase(String dbName) throws DataAccessException {
+        return delegate.getMongoDatabase(dbName);
+    }
+
+    @Override
+    public PersistenceExceptionTranslator getExceptionTranslator() {
+        return translator;
+    }
+
+    @Override
+    public CodecRegistry getCodecRegistry() {
+        return delegate.getCodecRegistry();
+    }
+
+    @Override
+    public ClientSession getSession(ClientSessionOptions options) {
+        return delegate.getSession(options);
+    }
+
+    @Override
+    public MongoDatabaseFactory withSession(ClientSession session) {
+        return new SessionBound(session);
+    }
+
+    @Override
+    public boolean isTransactionActive() {
+        return delegate.isTransactionActive();
+    }
+
+    /** The application's factory: the key of Spring's transaction resources. */
+    @Override
+    public Object getWrappedObject() {
+        return delegate;
+    }
+
+    /**
+     * Spring's translation of the application's factory. Spring Data's {@code MongoExceptionTranslator} matches the
+     * driver's exceptions by their simple class name ({@code "MongoBulkWriteException"}), so the guard's
+     * {@link GuardedBulkWriteException} is translated as the driver's {@link MongoBulkWriteException} with the same
+     * result and errors, whose cause is the guard's exception (with its complete outcome).
+     */
+    private @Nullable DataAccessException translate(RuntimeException ex) {
+        RuntimeException toTranslate = ex;
+        if (ex instanceof GuardedBulkWriteException guarded) {
+            MongoBulkWriteException asDriver = new MongoBulkWriteException(guarded.getWriteResult(), guarded.getWriteErrors(),
+                guarded.getWriteConcernError(), guarded.getServerAddress(), guarded.getErrorLabels());
+            asDriver.initCause(guarded);
+            toTranslate = asDriver;
+        }
+        return delegate.getExceptionTranslator().translateExceptionIfPossible(toTranslate);
+    }
+
+    @Override
+    public String toString() {
+        return "GuardedDatabaseFactory{" + delegate + '}';
+    }
+
+    /** This factory bound to a session: databases that pass it on, collections routed on it. */
+    private final class SessionBound implements MongoDatabaseFactory {
+        private final ClientSession session;
+
+        SessionBound(ClientSession session) {
+            this.session = Objects.requireNonNull(session, "session");
+        }
+
+        @Override
+        public MongoDatabase getMongoDatabase() throws DataAccessException {
+            return bind(delegate.getMongoDatabase());
+        }
+
+        @Override
+        public MongoDatabase getMongoDatabase(String dbName) throws DataAccessException {
+            return bind(delegate.getMongoDatabase(dbName));
+        }
+
+        @Override
+        public PersistenceExceptionTranslator getExceptionTranslator() {
+            return translator;
+        }
+
+        @Override
+        public CodecRegistry getCodecRegistry() {
+            return delegate.getCodecRegistry();
+        }
+
+        @Override
+        public ClientSession getSession(ClientSessionOptions options) {
+            return delegate.getSession(options);
+        }
+
+        @Override
+        public MongoDatabaseFactory withSession(ClientSession other) {
+            return GuardedDatabaseFactory.this.withSession(other);
+        }
+
+        @Override
+        public boolean isTransactionActive() {
+            return session.hasActiveTransaction();
+        }
+
+        /**
+         * The database's methods get the session as Spring's bound factory gives it (its public
+         * {@link SessionAwareMethodInterceptor}); its collections are routed on the session.
+         */
+        private MongoDatabase bind(MongoDatabase database) {
+            ProxyFactory proxy = new ProxyFactory();
+            proxy.setTarget(database);
+            proxy.setInterfaces(MongoDatabase.class);
+            proxy.setOpaque(true);
+            proxy.addAdvice(new SessionAwareMethodInterceptor<>(session, database, ClientSession.class, MongoDatabase.class,
+                (s, db) -> bind(db), MongoCollection.class, (s, collection) -> route(collection, session)));
+            return (MongoDatabase) proxy.getProxy(MongoDatabase.class.getClassLoader());
+        }
+
+        @Override
+        public String toString() {
+            return "GuardedDatabaseFactory.SessionBound{" + delegate + '}';
+        }
+    }
+}

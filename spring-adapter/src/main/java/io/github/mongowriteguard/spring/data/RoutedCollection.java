@@ -1,0 +1,124 @@
+package io.github.mongowriteguard.spring.data;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jspecify.annotations.Nullable;
+
+import com.mongodb.client.ClientSession;
+import com.mongodb.client.MongoCollection;
+
+/**
+ * A collection as {@link GuardedMongoTemplate} hands it to Spring Data's template code: the driver's
+ * {@link MongoCollection} interface, whose write methods go to the guard's
+ * {@link io.github.mongowriteguard.GuardedCollection#asMongoCollection() view} (or, for a group set to plain, to the
+ * driver's collection), and every other method to the driver's collection. The {@code withX} methods return a routed
+ * collection again, so the write concern Spring applies per write keeps it guarded.
+ *
+ * <p>Bound to a session (a {@code withSession(...)} template, or a transaction of {@code MongoTransactionManager}),
+ * it calls the {@code ClientSession} overload of each method with that session, as Spring Data's own session proxy
+ * does: the guard then writes on the caller's session, and inside a multi-document transaction calls the driver as it
+ * is ({@code GuardedCollection}'s session overloads).
+ */
+final class RoutedCollection implements InvocationHandler {
+    /** The {@code ClientSession} overload of each {@code MongoCollection} method, if it has one. */
+    private static final Map<Method, Optional<Method>> SESSION_OVERLOADS = new ConcurrentHashMap<>();
+
+    private final MongoCollection<?> collection;
+    private final @Nullable ClientSession session;
+    private final GuardedDatabaseFactory factory;
+    private volatile @Nullable MongoCollection<?> guarded;
+
+    private RoutedCollection(MongoCollection<?> collection, @Nullable ClientSession session, GuardedDatabaseFactory factory) {
+        this.collection = collection;
+        this.session = session;
+        this.factory = factory;
+    }
+
+    @SuppressWarnings("unchecked")
+    static <T> MongoCollection<T> of(MongoCollection<T> collection, @Nullable ClientSession session, GuardedDatabaseFactory factory) {
+        return (MongoCollection<T>) Proxy.newProxyInstance(MongoCollection.class.getClassLoader(),
+            new Class<?>[] {MongoCollection.class}, new RoutedCollection(collection, session, factory));
+    }
+
+    static boolean isRouted(Object collection) {
+        return Proxy.isProxyClass(collection.getClass()) && Proxy.getInvocationHandler(collection) instanceof RoutedCollection;
+    }
+
+    @Override
+    public @Nullable Object invoke(Object proxy, Method method, @Nullable Object[] args) throws Throwable {
+        if (method.getDeclaringClass() == Object.class) {
+            return switch (method.getName()) {
+                case "equals" -> args != null && proxy == args[0];
+                case "hashCode" -> System.identityHashCode(proxy);
+                default -> toString();
+            };
+        }
+        if (MongoCollection.class.isAssignableFrom(method.getReturnType())) {
+            // withWriteConcern, withReadPreference, withDocumentClass, ...: the new collection is routed the same way
+            MongoCollection<?> changed = (MongoCollection<?>) call(collection, method, args);
+            return of(changed, session, factory);
+        }
+        TemplateWriteGroup group = TemplateWriteGroup.ofDriverMethod(method.getName());
+        Object target = group != null && factory.isGuarded(group) ? guarded() : collection;
+        return call(target, method, args);
+    }
+
+    /** The guard's view of this collection, made on first use (the guard checks its client settings there). */
+    private MongoCollection<?> guarded() {
+        MongoCollection<?> view = guarded;
+        if (view == null) {
+            view = factory.guard().wrap(factory.access(), collection).asMongoCollection();
+            guarded = view;
+        }
+        return view;
+    }
+
+    private @Nullable Object call(Object target, Method method, @Nullable Object[] args) throws Throwable {
+        Object[] arguments = args == null ? new Object[0] : args;
+        Method toCall = method;
+        if (session != null) {
+            Optional<Method> overload = sessionOverload(method);
+            if (overload.isPresent()) {
+                toCall = overload.get();
+                Object[] withSession = new Object[arguments.length + 1];
+                withSession[0] = session;
+                System.arraycopy(arguments, 0, withSession, 1, arguments.length);
+                arguments = withSession;
+            }
+        }
+        try {
+            return toCall.invoke(target, arguments);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    /** None when the method takes a session already (the caller's own) or has no session overload (withX, getters). */
+    private static Optional<Method> sessionOverload(Method method) {
+        return SESSION_OVERLOADS.computeIfAbsent(method, m -> {
+            Class<?>[] parameters = m.getParameterTypes();
+            if (parameters.length > 0 && com.mongodb.session.ClientSession.class.isAssignableFrom(parameters[0])) {
+                return Optional.empty();
+            }
+            Class<?>[] withSession = new Class<?>[parameters.length + 1];
+            withSession[0] = ClientSession.class;
+            System.arraycopy(parameters, 0, withSession, 1, parameters.length);
+            try {
+                return Optional.of(MongoCollection.class.getMethod(m.getName(), withSession));
+            } catch (NoSuchMethodException none) {
+                return Optional.empty();
+            }
+        });
+    }
+
+    @Override
+    public String toString() {
+        return "GuardedMongoTemplate collection{" + collection.getNamespace() + (session == null ? "" : ", session bound") + '}';
+    }
+}
