@@ -27,14 +27,13 @@ import io.github.mongowriteguard.testkit.engine.StorageEngine;
  * arrayFilters, collation, hint, sort}}, {@code {delete: nsIndex, filter, multi, collation, hint}};
  * {@code nsInfo: [{ns}]}, {@code ordered}, {@code errorsOnly}, {@code bypassDocumentValidation}, {@code let};
  * the reply a cursor (id 0) of per-op items {@code {ok, idx, code, errmsg, <error extra info>, n, nModified,
- * upserted: {_id}}} ({@code BulkWriteReplyItem::serialize}, {@code bulk_write_parser.cpp}), only the errors when
- * {@code errorsOnly}, and {@code nErrors}, {@code nInserted}, {@code nMatched}, {@code nModified},
- * {@code nUpserted}, {@code nDeleted} ({@code src/mongo/db/commands/query_cmd/bulk_write.cpp}: an upserting update
- * counts in {@code nUpserted}, not {@code nMatched}). An ordered command stops after its first failed op. A
- * command-level error of an op (interruption, deadline) fails the whole command, as mongod's write path rethrows
- * interruptions. Below 8.0 the command does not exist: {@code CommandNotFound} (59), {@code no such command:
- * 'bulkWrite'} ({@code service_entry_point_common.cpp}; in 7.0 it is registered only behind
- * {@code featureFlagBulkWriteCommand}, off in releases).
+ * upserted: {_id}}} ({@code BulkWriteReplyItem::serialize}, {@code query_cmd/bulk_write_parser.cpp}), only the
+ * errors when {@code errorsOnly}, and {@code nErrors}, {@code nInserted}, {@code nMatched}, {@code nModified},
+ * {@code nUpserted}, {@code nDeleted} (an upserting update counts in {@code nUpserted}, not {@code nMatched}, as the
+ * driver's result reports it). An ordered command stops after its first failed op. A command-level error of an op
+ * (interruption, deadline) fails the whole command. Below 8.0 the command does not exist: {@code CommandNotFound}
+ * (59), {@code no such command: 'bulkWrite'} (in 7.0 it is registered only behind {@code featureFlagBulkWriteCommand};
+ * not yet checked against the 7.0 sources).
  */
 final class BulkWriteCommand {
     /** Fields of the command passed on to each op's command. */
