@@ -7,7 +7,11 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 
+import com.mongodb.ClientBulkWriteException;
 import com.mongodb.MongoException;
+import com.mongodb.client.model.bulk.ClientBulkWriteResult;
+import java.util.Map;
+import java.util.TreeMap;
 import com.mongodb.MongoNamespace;
 import com.mongodb.MongoTimeoutException;
 import com.mongodb.MongoWriteConcernException;
@@ -76,7 +80,39 @@ final class DriverExceptions {
         }
     }
 
-    private static void throwIfUnknown(WriteOutcome<?> outcome, MongoNamespace namespace) {
+    /**
+     * For the client-level {@code bulkWrite} (driver-core {@code ClientBulkWriteOperation}: write errors and
+     * write-concern errors in a {@code ClientBulkWriteException} with the caller's indices and, when some write was
+     * applied, the partial result; a failed command before any write ran is thrown as it is, after one it is the
+     * exception's cause).
+     */
+    static void throwIfClientBulkNotComplete(WriteOutcome<?> outcome, String namespaces, long maxTimeMs,
+                                             ClientBulkWriteResult result) {
+        throwIfUnknown(outcome, namespaces);
+        MongoException commandError = outcome.commandError();
+        if (commandError != null && commandError.getCode() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
+            throwIfCommandFailed(outcome, namespaces, maxTimeMs);
+        }
+        throwIfNothingSent(outcome, namespaces);
+        Map<Integer, WriteError> writeErrors = new TreeMap<>();
+        boolean anyApplied = false;
+        for (IndexOutcome index : outcome.outcomes()) {
+            if (index.status() == WriteStatus.FAILED) {
+                writeErrors.put(index.index(), new WriteError(index.errorCode(), index.message(), index.details()));
+            }
+            anyApplied |= index.status() == WriteStatus.APPLIED;
+        }
+        WriteConcernError writeConcernError = writeConcernError(outcome);
+        if (commandError != null && writeErrors.isEmpty() && !anyApplied && writeConcernError == null) {
+            throw commandError;
+        }
+        if (commandError != null || !writeErrors.isEmpty() || writeConcernError != null) {
+            throw new ClientBulkWriteException(commandError, writeConcernError == null ? List.of() : List.of(writeConcernError),
+                writeErrors, anyApplied ? result : null, address(outcome));
+        }
+    }
+
+    private static void throwIfUnknown(WriteOutcome<?> outcome, Object namespace) {
         if (!outcome.stillRunning().isEmpty()) {
             CopyRecord copy = outcome.stillRunning().get(0);
             throw new CopyStillRunningException("not retried on " + namespace + ": an earlier copy of this write is still"
@@ -93,7 +129,7 @@ final class DriverExceptions {
     }
 
     /** A whole command failed: the driver's own exception, as the driver's bulk throws it (it sends nothing after). */
-    private static void throwIfCommandFailed(WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
+    private static void throwIfCommandFailed(WriteOutcome<?> outcome, Object namespace, long maxTimeMs) {
         MongoException error = outcome.commandError();
         if (error == null) {
             return;
@@ -109,7 +145,7 @@ final class DriverExceptions {
      * When no write of the call reached a server, throws what the driver throws then: a {@link MongoTimeoutException}.
      * Nothing was applied, so the caller (Spring Kafka's error handler, for one) may send it all again.
      */
-    private static void throwIfNothingSent(WriteOutcome<?> outcome, MongoNamespace namespace) {
+    private static void throwIfNothingSent(WriteOutcome<?> outcome, Object namespace) {
         boolean anyNotSent = false;
         for (IndexOutcome result : outcome.outcomes()) {
             if (result.status() == WriteStatus.FAILED && !result.wasSent()) {

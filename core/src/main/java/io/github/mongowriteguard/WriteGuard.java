@@ -20,6 +20,11 @@ import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.mongowriteguard.metrics.MicrometerGuardMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
+import io.github.mongowriteguard.internal.execution.ClientBulkExecutor;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.bson.BsonDocument;
+import com.mongodb.MongoNamespace;
 import io.github.mongowriteguard.internal.execution.FindAndModifyExecutor;
 
 /**
@@ -44,6 +49,7 @@ public final class WriteGuard {
     private final GuardCommandListener listener = new GuardCommandListener();
     private final CopyLedger copies = new CopyLedger();
     private final GuardRuntime runtime;
+    private final List<GuardEventListener> runtimeListeners;
     private volatile MongoClientSettings.@Nullable Builder configured;
 
     private WriteGuard(Builder builder) {
@@ -52,6 +58,7 @@ public final class WriteGuard {
         if (builder.meterRegistry != null) {
             listeners.add(new MicrometerGuardMetrics((MeterRegistry) builder.meterRegistry, copies));
         }
+        this.runtimeListeners = List.copyOf(listeners);
         this.runtime = new GuardRuntime(settings, listener, copies, listeners);
     }
 
@@ -102,8 +109,41 @@ public final class WriteGuard {
      *                               socket read timeout (the message says which and how to fix it)
      */
     public <T> GuardedCollection<T> wrap(MongoAccess access, MongoCollection<T> collection) {
-        Objects.requireNonNull(collection, "collection");
         Objects.requireNonNull(access, "access");
+        BulkExecutor<T> executor = new BulkExecutor<>(collection, access, runtime, serverDeadlineMs(collection));
+        return new GuardedCollection<>(collection, executor, new FindAndModifyExecutor<>(executor, collection, access, runtime),
+            new GuardedCollection.Rewrap() {
+                @Override
+                public <X> GuardedCollection<X> wrap(MongoCollection<X> changed) {
+                    return WriteGuard.this.wrap(access, changed);
+                }
+            }, false);
+    }
+
+    /**
+     * Wraps a client for its client-level bulk write ({@code MongoClient.bulkWrite}, several namespaces in one call),
+     * guarded as the collection-level {@code bulkWrite} of each namespace's writes; see {@link GuardedClient}.
+     *
+     * @throws IllegalStateException as {@link #wrap(MongoAccess, MongoCollection)}
+     */
+    public GuardedClient wrap(MongoClient client) {
+        Objects.requireNonNull(client, "client");
+        MongoAccess access = MongoAccess.of(client);
+        GuardRuntime strictRuntime = new GuardRuntime(WriteGuardSettings.builder(settings).strictOrdered(true).build(),
+            listener, copies, runtimeListeners);
+        Map<MongoNamespace, BulkExecutor<BsonDocument>> executors = new ConcurrentHashMap<>();
+        Map<MongoNamespace, BulkExecutor<BsonDocument>> strictExecutors = new ConcurrentHashMap<>();
+        long deadlineMs = serverDeadlineMs(client.getDatabase("admin").getCollection("admin", BsonDocument.class));
+        ClientBulkExecutor executor = new ClientBulkExecutor(client.getCodecRegistry(), (namespace, strict) ->
+            (strict ? strictExecutors : executors).computeIfAbsent(namespace, ns -> new BulkExecutor<>(
+                client.getDatabase(ns.getDatabaseName()).getCollection(ns.getCollectionName(), BsonDocument.class),
+                access, strict ? strictRuntime : runtime, deadlineMs)), settings.isStrictOrdered(), deadlineMs);
+        return new GuardedClient(client, executor);
+    }
+
+    /** The server deadline of every write on {@code collection}, after checking that the guard can set it. */
+    private long serverDeadlineMs(MongoCollection<?> collection) {
+        Objects.requireNonNull(collection, "collection");
         MongoClientSettings.Builder builder = configured;
         if (builder == null) {
             throw new IllegalStateException("WriteGuard.configure(MongoClientSettings.Builder) was not called: the guard reads the"
@@ -125,14 +165,7 @@ public final class WriteGuard {
         }
         int readTimeoutMs = clientSettings.getSocketSettings().getReadTimeout(TimeUnit.MILLISECONDS);
         Duration deadline = settings.resolveServerDeadline(readTimeoutMs == 0 ? null : Duration.ofMillis(readTimeoutMs));
-        BulkExecutor<T> executor = new BulkExecutor<>(collection, access, runtime, Math.max(1, deadline.toMillis()));
-        return new GuardedCollection<>(collection, executor, new FindAndModifyExecutor<>(executor, collection, access, runtime),
-            new GuardedCollection.Rewrap() {
-                @Override
-                public <X> GuardedCollection<X> wrap(MongoCollection<X> changed) {
-                    return WriteGuard.this.wrap(access, changed);
-                }
-            }, false);
+        return Math.max(1, deadline.toMillis());
     }
 
     @Override

@@ -41,6 +41,14 @@ public final class InvalidBulkException extends IllegalArgumentException {
         this.problem = problem;
     }
 
+    /**
+     * A refusal at {@code index} of the caller's list; for callers outside this package that plan parts of a larger
+     * list (a client-level bulk plans each namespace's writes) and report the caller's index.
+     */
+    public static InvalidBulkException of(int index, Problem problem, String message) {
+        return new InvalidBulkException(index, problem, message);
+    }
+
     /** Index of the offending write in the caller's list, or -1 when the problem is the list itself. */
     public int index() {
         return index;

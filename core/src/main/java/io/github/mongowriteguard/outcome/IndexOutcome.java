@@ -94,6 +94,15 @@ public final class IndexOutcome {
         return new IndexOutcome(index, WriteStatus.UNKNOWN, -1, 0, "", null, reason, retrySafe, true);
     }
 
+    /**
+     * The same outcome at another index: a client-level bulk runs each namespace's writes as a bulk of their own and
+     * reports every outcome at its index in the caller's list ({@code relatedIndex} likewise, -1 for none).
+     */
+    public IndexOutcome atIndex(int callerIndex, int callerRelatedIndex) {
+        return new IndexOutcome(callerIndex, status, callerRelatedIndex, errorCode, codeName, details, message, retrySafe,
+            sent, mayHaveChangedDocuments);
+    }
+
     /** The index in the caller's bulk. */
     public int index() {
         return index;

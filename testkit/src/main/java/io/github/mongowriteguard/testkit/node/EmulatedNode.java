@@ -378,7 +378,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         operation.checkForInterrupt();
         operation.startExecution();
         stallIfAsked(operation);
-        BsonDocument reply = answerNodeCommand(operation, command);
+        BsonDocument reply = BulkWriteCommand.isBulkWrite(command)
+            ? BulkWriteCommand.run(identity.version(), operation.database(), command,
+                (database, op) -> runInSession(operation.forStatement(database, op), session))
+            : answerNodeCommand(operation, command);
         long applied;
         boolean closeAfterwards = false;
         if (reply == null && retryableWrite) {
@@ -1253,6 +1256,11 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             case "update":
                 return reply.get("nModified", new BsonInt32(0)).asNumber().longValue()
                     + (reply.containsKey("upserted") ? reply.getArray("upserted").size() : 0);
+            case "bulkWrite":
+                return reply.get("nInserted", new BsonInt32(0)).asNumber().longValue()
+                    + reply.get("nModified", new BsonInt32(0)).asNumber().longValue()
+                    + reply.get("nUpserted", new BsonInt32(0)).asNumber().longValue()
+                    + reply.get("nDeleted", new BsonInt32(0)).asNumber().longValue();
             case "findAndModify":
             case "findandmodify":
                 BsonDocument lastError = reply.getDocument("lastErrorObject", new BsonDocument());

@@ -27,6 +27,8 @@ public final class OperationContext {
     private final ReentrantLock lock;
     private final Condition changed;
     private final CommandRecord record;
+    /** The command this one is a statement of (a {@code bulkWrite}'s op), or null. */
+    private final OperationContext parent;
     private volatile boolean killed;
     private volatile long lastOpBeforeRun;
     private volatile long executionStartNanos;
@@ -45,6 +47,31 @@ public final class OperationContext {
         this.lock = lock;
         this.changed = changed;
         this.record = record;
+        this.parent = null;
+    }
+
+    private OperationContext(OperationContext parent, String database, BsonDocument command) {
+        this.opid = parent.opid;
+        this.connection = parent.connection;
+        this.database = database;
+        this.command = command;
+        this.description = command;
+        this.startNanos = parent.startNanos;
+        this.deadlineNanos = parent.deadlineNanos;
+        this.lock = parent.lock;
+        this.changed = parent.changed;
+        this.record = null;
+        this.parent = parent;
+        this.executing = true;
+        this.executionStartNanos = parent.executionStartNanos;
+    }
+
+    /**
+     * One op of a {@code bulkWrite} run as its own single-statement command: the same opid, connection, deadline
+     * and kill flag as the whole command, no record of its own.
+     */
+    OperationContext forStatement(String statementDatabase, BsonDocument statementCommand) {
+        return new OperationContext(this, statementDatabase, statementCommand);
     }
 
     public long opid() {
@@ -152,7 +179,7 @@ public final class OperationContext {
     }
 
     boolean isKilled() {
-        return killed;
+        return killed || (parent != null && parent.isKilled());
     }
 
     void kill() {
@@ -167,7 +194,7 @@ public final class OperationContext {
 
     /** An interrupt point: throws if the deadline passed or the operation was killed. */
     public void checkForInterrupt() {
-        if (killed) {
+        if (isKilled()) {
             throw OperationInterruptedException.killed();
         }
         if (System.nanoTime() - deadlineNanos >= 0) {

@@ -1,0 +1,204 @@
+package io.github.mongowriteguard.internal.execution;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiFunction;
+
+import org.bson.BsonDocument;
+import org.bson.codecs.configuration.CodecRegistry;
+import org.jspecify.annotations.Nullable;
+
+import com.mongodb.MongoNamespace;
+import com.mongodb.bulk.BulkWriteInsert;
+import com.mongodb.bulk.BulkWriteUpsert;
+import com.mongodb.client.ClientSession;
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.WriteModel;
+import com.mongodb.client.model.bulk.ClientBulkWriteOptions;
+import com.mongodb.client.model.bulk.ClientNamespacedWriteModel;
+import com.mongodb.internal.client.model.bulk.ConcreteClientBulkWriteOptions;
+
+import io.github.mongowriteguard.bulk.BulkPlan;
+import io.github.mongowriteguard.bulk.InvalidBulkException;
+import io.github.mongowriteguard.bulk.PlanMode;
+import io.github.mongowriteguard.outcome.IndexOutcome;
+import io.github.mongowriteguard.outcome.WriteOutcome;
+import io.github.mongowriteguard.outcome.WriteStatus;
+
+/**
+ * Runs a client-level bulk (the driver's {@code MongoCluster.bulkWrite}, several namespaces in one call) with the
+ * collection-level machinery: keys are (namespace, {@code _id}), so the writes of each namespace are planned and run
+ * by that namespace's {@link BulkExecutor} exactly as a collection-level bulk of those writes (rounds, per-key order,
+ * per-key failures for an ORDERED call of keyed writes). Namespaces share no key, so running them one after the
+ * other gives what interleaved rounds would. An ORDERED call with an unkeyed write anywhere (or with
+ * {@code strictOrdered}) keeps the caller's order across namespaces: each run of consecutive writes on one namespace
+ * is the driver's ORDERED bulk, and the first write that does not apply stops the call. A failed whole command, an
+ * unknown outcome or a write no server received stops the call in every mode; later writes are SKIPPED.
+ * Everything is checked and planned before anything is sent.
+ */
+public final class ClientBulkExecutor {
+    private final CodecRegistry registry;
+    /** The executor of a namespace; {@code true} for one whose ORDERED bulks are the caller's order (strict). */
+    private final BiFunction<MongoNamespace, Boolean, BulkExecutor<BsonDocument>> executors;
+    private final boolean strictOrdered;
+    private final long maxTimeMs;
+
+    public ClientBulkExecutor(CodecRegistry registry, BiFunction<MongoNamespace, Boolean, BulkExecutor<BsonDocument>> executors,
+                              boolean strictOrdered, long maxTimeMs) {
+        this.registry = registry;
+        this.executors = executors;
+        this.strictOrdered = strictOrdered;
+        this.maxTimeMs = maxTimeMs;
+    }
+
+    public long maxTimeMs() {
+        return maxTimeMs;
+    }
+
+    /**
+     * The collection-level options the driver's client bulk sends on every command: {@code ordered},
+     * {@code bypassDocumentValidation}, {@code comment}, {@code let}.
+     *
+     * @throws IllegalArgumentException for {@code verboseResults(true)}, before anything is sent
+     */
+    public static BulkWriteOptions options(ClientBulkWriteOptions options) {
+        if (!(options instanceof ConcreteClientBulkWriteOptions given)) {
+            throw new IllegalArgumentException("unknown ClientBulkWriteOptions class " + (options == null ? "null"
+                : options.getClass().getName()) + ": use ClientBulkWriteOptions.clientBulkWriteOptions(). Nothing was sent.");
+        }
+        if (given.isVerboseResults()) {
+            throw new IllegalArgumentException("verboseResults(true) is not supported by the guard: it sends insert, update"
+                + " and delete commands, whose replies count matched and modified documents per command, not per write, so"
+                + " it cannot report each write's counts exactly. Use GuardedClient.execute(models, options) for the status"
+                + " of every write (applied, failed with its error, skipped, unknown). Nothing was sent.");
+        }
+        BulkWriteOptions converted = new BulkWriteOptions().ordered(given.isOrdered());
+        given.isBypassDocumentValidation().ifPresent(converted::bypassDocumentValidation);
+        given.getComment().ifPresent(converted::comment);
+        given.getLet().ifPresent(converted::let);
+        return converted;
+    }
+
+    /** Runs the call; throws only for bad input (before anything is sent). Every index of the caller's list has an outcome. */
+    public WriteOutcome<BsonDocument> execute(@Nullable ClientSession session, List<? extends ClientNamespacedWriteModel> models,
+                                              BulkWriteOptions options) {
+        List<ClientModels.NamespacedModel> converted = ClientModels.convert(models, registry);
+        List<WriteModel<BsonDocument>> all = new ArrayList<>(converted.size());
+        Map<MongoNamespace, List<Integer>> byNamespace = new LinkedHashMap<>();
+        for (int index = 0; index < converted.size(); index++) {
+            all.add(converted.get(index).model());
+            byNamespace.computeIfAbsent(converted.get(index).namespace(), ns -> new ArrayList<>()).add(index);
+        }
+        // Check and plan everything first: a refused write anywhere means nothing is sent anywhere.
+        boolean callersOrder = options.isOrdered() && strictOrdered;
+        for (Map.Entry<MongoNamespace, List<Integer>> entry : byNamespace.entrySet()) {
+            BulkPlan plan;
+            try {
+                plan = executors.apply(entry.getKey(), false).plan(models(all, entry.getValue()), options);
+            } catch (InvalidBulkException e) {
+                int callerIndex = e.index() < 0 ? -1 : entry.getValue().get(e.index());
+                throw InvalidBulkException.of(callerIndex, e.problem(), "at index " + callerIndex + " of the client bulk ("
+                    + entry.getKey() + "): " + e.getMessage());
+            }
+            callersOrder |= options.isOrdered() && plan.mode() != PlanMode.UNORDERED_ROUNDS;
+        }
+        WriteOutcome.Builder<BsonDocument> outcome = new WriteOutcome.Builder<>(all);
+        Stop stop = new Stop();
+        if (callersOrder) {
+            int start = 0;
+            while (start < converted.size()) {
+                MongoNamespace namespace = converted.get(start).namespace();
+                List<Integer> run = new ArrayList<>();
+                for (int index = start; index < converted.size() && converted.get(index).namespace().equals(namespace); index++) {
+                    run.add(index);
+                }
+                start += run.size();
+                runPart(session, namespace, true, all, run, options, outcome, stop);
+                if (stop.why == null) {
+                    for (int index : run) {
+                        if (outcome.get(index).status() != WriteStatus.APPLIED) {
+                            stop.at(index, "the call keeps the caller's order and stopped after index " + index + " did not apply");
+                            break;
+                        }
+                    }
+                }
+            }
+        } else {
+            for (Map.Entry<MongoNamespace, List<Integer>> entry : byNamespace.entrySet()) {
+                runPart(session, entry.getKey(), false, all, entry.getValue(), options, outcome, stop);
+            }
+        }
+        return outcome.build();
+    }
+
+    /** Why nothing more is sent, and because of which index. */
+    private static final class Stop {
+        @Nullable String why;
+        int at = -1;
+
+        void at(int index, String reason) {
+            why = reason;
+            at = index;
+        }
+    }
+
+    private void runPart(@Nullable ClientSession session, MongoNamespace namespace, boolean strict, List<WriteModel<BsonDocument>> all,
+                         List<Integer> indices, BulkWriteOptions options, WriteOutcome.Builder<BsonDocument> outcome, Stop stop) {
+        if (stop.why != null) {
+            for (int index : indices) {
+                outcome.set(IndexOutcome.skipped(index, stop.at, "not sent: " + stop.why));
+            }
+            return;
+        }
+        WriteOutcome<BsonDocument> part = executors.apply(namespace, strict)
+            .execute(session, models(all, indices), options, "clientBulkWrite", false);
+        merge(part, indices, outcome);
+        for (IndexOutcome result : part.outcomes()) {
+            boolean notSent = result.status() == WriteStatus.FAILED && !result.wasSent();
+            if (part.commandError() != null || result.status() == WriteStatus.UNKNOWN || notSent || !part.stillRunning().isEmpty()) {
+                int at = indices.get(result.index());
+                stop.at(at, "the writes on " + namespace + " stopped at index " + at + " (" + result.status()
+                    + (result.message().isEmpty() ? "" : ": " + result.message()) + ")");
+                return;
+            }
+        }
+    }
+
+    private static List<WriteModel<BsonDocument>> models(List<WriteModel<BsonDocument>> all, List<Integer> indices) {
+        List<WriteModel<BsonDocument>> part = new ArrayList<>(indices.size());
+        indices.forEach(index -> part.add(all.get(index)));
+        return part;
+    }
+
+    /** A namespace's outcome at the caller's indices. */
+    private static void merge(WriteOutcome<BsonDocument> part, List<Integer> indices, WriteOutcome.Builder<BsonDocument> outcome) {
+        for (IndexOutcome result : part.outcomes()) {
+            outcome.set(result.atIndex(indices.get(result.index()),
+                result.relatedIndex() >= 0 ? indices.get(result.relatedIndex()) : -1));
+        }
+        outcome.counts(part.insertedCount(), part.matchedCount(), part.modifiedCount(), part.deletedCount());
+        part.upserts().forEach(u -> outcome.upsert(new BulkWriteUpsert(indices.get(u.getIndex()), u.getId())));
+        part.inserts().forEach(i -> outcome.insert(new BulkWriteInsert(indices.get(i.getIndex()), i.getId())));
+        if (part.writeConcernError() != null) {
+            outcome.writeConcernError(part.writeConcernError());
+        }
+        part.copies().forEach(outcome::copy);
+        part.stillRunning().forEach(outcome::stillRunning);
+        if (part.commandError() != null) {
+            outcome.commandError(part.commandError());
+        }
+        outcome.server(part.serverAddress());
+        outcome.errorLabels(part.errorLabels());
+        for (int i = 0; i < part.rounds(); i++) {
+            outcome.round();
+        }
+        for (int i = 0; i < part.commands(); i++) {
+            outcome.command();
+        }
+        for (int i = 0; i < part.sends(); i++) {
+            outcome.send();
+        }
+    }
+}
