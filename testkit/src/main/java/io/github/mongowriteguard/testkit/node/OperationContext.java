@@ -57,6 +57,7 @@ public final class OperationContext {
         this.command = command;
         this.description = command;
         this.startNanos = parent.startNanos;
+        this.maxTimeMs = parent.maxTimeMs;
         this.deadlineNanos = parent.deadlineNanos;
         this.lock = parent.lock;
         this.changed = parent.changed;
