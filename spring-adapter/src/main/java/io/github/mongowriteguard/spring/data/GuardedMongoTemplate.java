@@ -44,17 +44,31 @@ public class GuardedMongoTemplate extends MongoTemplate {
     private @Nullable WriteConcern writeConcern;
     private boolean lifecycleEvents = true;
 
+    /**
+     * A guarded template on a database factory, as Spring Boot builds it.
+     *
+     * @param databaseFactory the factory of the client the guard was {@link WriteGuard#configure configured} on
+     * @param converter       the converter, or null for Spring Data's default
+     * @param guard           the guard the bulks run through
+     */
     public GuardedMongoTemplate(MongoDatabaseFactory databaseFactory, @Nullable MongoConverter converter, WriteGuard guard) {
         super(databaseFactory, converter);
         this.guard = Objects.requireNonNull(guard, "guard");
     }
 
+    /**
+     * A guarded template on a client and database name.
+     *
+     * @param client       a client built from settings the guard {@link WriteGuard#configure configured}
+     * @param databaseName the database
+     * @param guard        the guard the bulks run through
+     */
     public GuardedMongoTemplate(MongoClient client, String databaseName, WriteGuard guard) {
         super(client, databaseName);
         this.guard = Objects.requireNonNull(guard, "guard");
     }
 
-    /** The guard the bulks run through. */
+    /** {@return the guard the bulks run through} */
     public WriteGuard getWriteGuard() {
         return guard;
     }

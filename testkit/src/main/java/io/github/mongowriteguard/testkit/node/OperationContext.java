@@ -40,26 +40,32 @@ public final class OperationContext {
         this.record = record;
     }
 
+    /** {@return the operation id {@code currentOp} and {@code killOp} use} */
     public long opid() {
         return opid;
     }
 
+    /** {@return the client connection the command came on} */
     public ClientConnection connection() {
         return connection;
     }
 
+    /** {@return the command's database ({@code $db})} */
     public String database() {
         return database;
     }
 
+    /** {@return the command as received} */
     public BsonDocument command() {
         return command;
     }
 
+    /** {@return the command's name (its first field)} */
     public String commandName() {
         return command.getFirstKey();
     }
 
+    /** {@return {@link System#nanoTime()} when the command started} */
     public long startNanos() {
         return startNanos;
     }
