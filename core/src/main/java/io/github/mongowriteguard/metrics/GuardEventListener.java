@@ -64,7 +64,10 @@ public interface GuardEventListener {
     record AttemptStarted(String namespace, int attempt, boolean sameCopy) {
     }
 
-    /** @param namespace {@code db.collection}; @param maxTimeMs the deadline the write carried */
+    /**
+     * @param namespace {@code db.collection}
+     * @param maxTimeMs the deadline the write carried
+     */
     record DeadlineHit(String namespace, long maxTimeMs) {
     }
 
