@@ -16,10 +16,27 @@ import com.mongodb.client.MongoDatabase;
  * resend with the same pair is the same server copy, which the server runs at most once.
  */
 public interface MongoAccess {
+    /**
+     * Starts an explicit session; the guard sends every write command of a call in one.
+     *
+     * @param options the session options (the guard asks for causally consistent sessions off)
+     * @return a new session, closed by the guard
+     */
     ClientSession startSession(ClientSessionOptions options);
 
+    /**
+     * {@return the database the guard sends its write commands to}
+     *
+     * @param name the database's name
+     */
     MongoDatabase getDatabase(String name);
 
+    /**
+     * Adapts a driver client.
+     *
+     * @param client the client the guard was {@link WriteGuard#configure configured} on
+     * @return sessions and databases of {@code client}
+     */
     static MongoAccess of(MongoClient client) {
         Objects.requireNonNull(client, "client");
         return new MongoAccess() {

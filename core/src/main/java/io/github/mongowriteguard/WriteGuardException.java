@@ -13,12 +13,18 @@ public class WriteGuardException extends MongoClientException {
     private static final long serialVersionUID = 1L;
     private final transient @Nullable WriteOutcome<?> outcome;
 
+    /**
+     * A guard exception with the outcome of the call.
+     *
+     * @param message what happened, and what the caller can do
+     * @param outcome what became of every write of the call, or null before planning
+     */
     public WriteGuardException(String message, @Nullable WriteOutcome<?> outcome) {
         super(message);
         this.outcome = outcome;
     }
 
-    /** What became of every write of the guarded call (null only for exceptions raised before planning). */
+    /** {@return what became of every write of the guarded call (null only for exceptions raised before planning)} */
     public @Nullable WriteOutcome<?> outcome() {
         return outcome;
     }

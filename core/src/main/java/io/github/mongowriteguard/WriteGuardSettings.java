@@ -48,46 +48,77 @@ public final class WriteGuardSettings {
         this.retryPolicy = builder.retryPolicy;
     }
 
-    /** A builder with every default: deadline derived as 2/3 of the socket read timeout, 10 s without one, not strict. */
+    /**
+     * A builder with every default: deadline derived as 2/3 of the socket read timeout, 10 s without one, not strict.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** A builder starting from {@code existing}'s values. */
+    /**
+     * A builder starting from {@code existing}'s values.
+     *
+     * @param existing the settings to start from
+     * @return a new builder
+     */
     public static Builder builder(WriteGuardSettings existing) {
         Objects.requireNonNull(existing, "existing");
         return new Builder(existing);
     }
 
-    /** Settings with every default. */
+    /**
+     * Settings with every default.
+     *
+     * @return the default settings
+     */
     public static WriteGuardSettings defaults() {
         return builder().build();
     }
 
-    /** The explicit server deadline, if one was set; otherwise it is derived, see {@link #resolveServerDeadline}. */
+    /**
+     * The explicit server deadline, if one was set; otherwise it is derived, see {@link #resolveServerDeadline}.
+     *
+     * @return the explicit deadline, or empty when it is derived
+     */
     public Optional<Duration> getServerDeadline() {
         return Optional.ofNullable(serverDeadline);
     }
 
-    /** Share of the socket read timeout given to the server when no explicit deadline is set; default 2/3. */
+    /**
+     * Share of the socket read timeout given to the server when no explicit deadline is set; default 2/3.
+     *
+     * @return a share strictly between 0 and 1
+     */
     public double getServerDeadlineFraction() {
         return serverDeadlineFraction;
     }
 
-    /** Server deadline when there is neither an explicit deadline nor a socket read timeout; default 10 s. */
+    /**
+     * Server deadline when there is neither an explicit deadline nor a socket read timeout; default 10 s.
+     *
+     * @return the fallback deadline
+     */
     public Duration getDefaultServerDeadline() {
         return defaultServerDeadline;
     }
 
     /**
-     * Whether an ordered bulk runs as the driver's ORDERED bulk, exactly as given (no rounds, no superseding);
-     * default {@code false}. Unordered bulks are not affected.
+     * Whether an ordered bulk runs as the driver's ORDERED bulk, exactly as given (no rounds); default
+     * {@code false}. Unordered bulks are not affected.
+     *
+     * @return true for the driver's ORDERED meaning
      */
     public boolean isStrictOrdered() {
         return strictOrdered;
     }
 
-    /** How writes that failed in a way that is safe to retry are retried. */
+    /**
+     * How writes that failed in a way that is safe to retry are retried.
+     *
+     * @return the retry policy
+     */
     public RetryPolicy getRetryPolicy() {
         return retryPolicy;
     }
@@ -201,6 +232,7 @@ public final class WriteGuardSettings {
          * @param serverDeadline at least 1 ms, or {@code null} to derive it again (the default)
          * @throws IllegalArgumentException if zero, negative or under 1 ms ({@code maxTimeMS} counts whole
          *                                  milliseconds and 0 means no limit)
+         * @return this builder
          */
         public Builder serverDeadline(@Nullable Duration serverDeadline) {
             if (serverDeadline != null) {
@@ -214,6 +246,8 @@ public final class WriteGuardSettings {
          * Share of the socket read timeout given to the server when no explicit deadline is set; default 2/3.
          *
          * @throws IllegalArgumentException unless strictly between 0 and 1
+         * @param serverDeadlineFraction the share, strictly between 0 and 1
+         * @return this builder
          */
         public Builder serverDeadlineFraction(double serverDeadlineFraction) {
             if (!(serverDeadlineFraction > 0.0 && serverDeadlineFraction < 1.0)) {
@@ -229,6 +263,8 @@ public final class WriteGuardSettings {
          * default 10 s.
          *
          * @throws IllegalArgumentException if null, zero, negative or under 1 ms
+         * @param defaultServerDeadline the fallback deadline, at least 1 ms
+         * @return this builder
          */
         public Builder defaultServerDeadline(Duration defaultServerDeadline) {
             if (defaultServerDeadline == null) {
@@ -242,6 +278,9 @@ public final class WriteGuardSettings {
         /**
          * Run ordered bulks as the driver's ORDERED bulk, exactly as given; default {@code false}.
          * Costs about one mongos-to-shard round trip per change of target shard.
+         *
+         * @param strictOrdered true for the driver's ORDERED bulk
+         * @return this builder
          */
         public Builder strictOrdered(boolean strictOrdered) {
             this.strictOrdered = strictOrdered;
@@ -252,13 +291,20 @@ public final class WriteGuardSettings {
          * How the guard retries writes that failed in a way that is safe to retry; default
          * {@link RetryPolicy#defaults()} (3 attempts, exponential backoff with jitter). {@link RetryPolicy#none()}
          * sends every write once.
+         *
+         * @param retryPolicy the policy
+         * @return this builder
          */
         public Builder retryPolicy(RetryPolicy retryPolicy) {
             this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
             return this;
         }
 
-        /** The settings. No rule joins two settings yet, so this does not throw. */
+        /**
+         * The settings. No rule joins two settings yet, so this does not throw.
+         *
+         * @return the settings
+         */
         public WriteGuardSettings build() {
             return new WriteGuardSettings(this);
         }

@@ -30,7 +30,15 @@ public final class CopyLedger {
     private final AtomicInteger running = new AtomicInteger();
     private final AtomicInteger maxRunning = new AtomicInteger();
 
-    /** Starts tracking a copy before its first send. */
+    /**
+     * Starts tracking a copy before its first send.
+     *
+     * @param namespace the collection's namespace
+     * @param lsid      the session id the copy is sent in
+     * @param txnNumber the copy's transaction number; null for a write sent without one (a multi-document write)
+     * @param comment   the comment that names the copy on the server, if any
+     * @return the copy, to be told of each attempt and send
+     */
     public Copy start(String namespace, String lsid, @Nullable Long txnNumber, @Nullable String comment) {
         expire();
         Copy copy = new Copy(namespace, lsid, txnNumber, comment);
@@ -38,7 +46,11 @@ public final class CopyLedger {
         return copy;
     }
 
-    /** Copies the server may still be running now. */
+    /**
+     * Copies the server may still be running now.
+     *
+     * @return a snapshot of each such copy
+     */
     public List<CopyRecord> possiblyRunning() {
         expire();
         List<CopyRecord> result = new ArrayList<>();
@@ -50,12 +62,20 @@ public final class CopyLedger {
         return result;
     }
 
-    /** The number of copies the server may be running now, across every write of this guard. */
+    /**
+     * The number of copies the server may be running now, across every write of this guard.
+     *
+     * @return the count, 0 when no client gave up on a copy that may still run
+     */
     public int possiblyRunningCount() {
         return running.get();
     }
 
-    /** The largest number of copies that may have been running at once, across every write of this guard. */
+    /**
+     * The largest number of copies that may have been running at once, across every write of this guard.
+     *
+     * @return the highest count seen since the guard was built
+     */
     public int maxPossiblyRunning() {
         return maxRunning.get();
     }
@@ -93,10 +113,12 @@ public final class CopyLedger {
             this.comment = comment;
         }
 
+        /** {@return the session id the copy is sent in} */
         public String lsid() {
             return lsid;
         }
 
+        /** {@return the copy's transaction number, or null for a write sent without one} */
         public @Nullable Long txnNumber() {
             return txnNumber;
         }
@@ -110,6 +132,7 @@ public final class CopyLedger {
             attempts++;
         }
 
+        /** This copy was sent (again); the first send is the copy's start time. */
         public synchronized void sent() {
             sends++;
             if (firstSent == null) {
@@ -154,14 +177,17 @@ public final class CopyLedger {
             }
         }
 
+        /** {@return whether the server may still be running this copy} */
         public synchronized boolean isPossiblyRunning() {
             return possiblyRunning;
         }
 
+        /** {@return how often this copy was sent} */
         public synchronized int sends() {
             return sends;
         }
 
+        /** {@return this copy as it is now} */
         public synchronized CopyRecord snapshot() {
             return new CopyRecord(namespace, lsid, txnNumber, comment, attempts, sends,
                 firstSent == null ? Instant.now() : firstSent, possiblyRunning, serverOpId, secsRunning);

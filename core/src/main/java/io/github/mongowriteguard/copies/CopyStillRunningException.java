@@ -10,13 +10,22 @@ import io.github.mongowriteguard.outcome.WriteOutcome;
  */
 public final class CopyStillRunningException extends WriteGuardException {
     private static final long serialVersionUID = 1L;
+    /** The copy that still runs. */
     private final CopyRecord copy;
 
+    /**
+     * A retry refused because {@code copy} still runs.
+     *
+     * @param message what runs and what the caller can do
+     * @param copy    the copy the gate found running
+     * @param outcome what became of every write of the call
+     */
     public CopyStillRunningException(String message, CopyRecord copy, WriteOutcome<?> outcome) {
         super(message, outcome);
         this.copy = copy;
     }
 
+    /** {@return the copy that still runs (server opid, seconds running)} */
     public CopyRecord copy() {
         return copy;
     }

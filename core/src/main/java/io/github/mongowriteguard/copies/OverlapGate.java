@@ -57,6 +57,11 @@ public final class OverlapGate {
     private final AtomicBoolean ownOpsOnly = new AtomicBoolean();
     private final AtomicBoolean warnedBlindUnauthorized = new AtomicBoolean();
 
+    /**
+     * A gate that waits for an attempt's server deadline plus {@code grace} before asking {@code currentOp}.
+     *
+     * @param grace the wait after the deadline ({@link io.github.mongowriteguard.retry.RetryPolicy#gateGrace()})
+     */
     public OverlapGate(Duration grace) {
         this.grace = grace;
     }
@@ -85,6 +90,7 @@ public final class OverlapGate {
      * @param copy            the copy whose last attempt ended without an answer
      * @param lastSendNanos   {@link System#nanoTime()} when the last attempt was sent
      * @param maxTimeMs       the server deadline that attempt carried
+     * @return whether the attempt may start, and why
      */
     public Verdict beforeRetry(MongoDatabase admin, CopyLedger.Copy copy, long lastSendNanos, long maxTimeMs) {
         if (!copy.isPossiblyRunning()) {

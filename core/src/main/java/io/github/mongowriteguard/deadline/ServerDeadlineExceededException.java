@@ -11,6 +11,12 @@ import io.github.mongowriteguard.outcome.WriteOutcome;
 public final class ServerDeadlineExceededException extends WriteGuardException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * The server stopped the write at its deadline.
+     *
+     * @param message what was stopped
+     * @param outcome what became of every write of the call
+     */
     public ServerDeadlineExceededException(String message, WriteOutcome<?> outcome) {
         super(message, outcome);
     }

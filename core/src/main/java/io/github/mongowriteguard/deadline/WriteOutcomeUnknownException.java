@@ -12,6 +12,13 @@ import io.github.mongowriteguard.outcome.WriteOutcome;
 public final class WriteOutcomeUnknownException extends WriteGuardException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * The client stopped waiting before the server answered.
+     *
+     * @param message what is unknown
+     * @param outcome what became of every write of the call
+     * @param cause   the driver's exception, if any
+     */
     public WriteOutcomeUnknownException(String message, WriteOutcome<?> outcome, @Nullable Throwable cause) {
         super(message, outcome);
         if (cause != null) {

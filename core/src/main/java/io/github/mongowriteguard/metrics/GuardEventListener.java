@@ -10,19 +10,35 @@ import java.time.Duration;
  */
 public interface GuardEventListener {
 
-    /** A guarded call (a bulk or a single-document method) ended. */
+    /**
+     * A guarded call (a bulk or a single-document method) ended.
+     *
+     * @param event the call: namespace, operation, outcome, duration
+     */
     default void writeCompleted(WriteCompleted event) {
     }
 
-    /** An attempt of a write command starts: the first one, or a retry after backoff and the gate. */
+    /**
+     * An attempt of a write command starts: the first one, or a retry after backoff and the gate.
+     *
+     * @param event the attempt
+     */
     default void attemptStarted(AttemptStarted event) {
     }
 
-    /** The server stopped a write at its deadline ({@code MaxTimeMSExpired}). */
+    /**
+     * The server stopped a write at its deadline ({@code MaxTimeMSExpired}).
+     *
+     * @param event the write the server stopped
+     */
     default void deadlineHit(DeadlineHit event) {
     }
 
-    /** The overlap gate decided about a retry. */
+    /**
+     * The overlap gate decided about a retry.
+     *
+     * @param event the gate's verdict and how long it waited
+     */
     default void gateDecided(GateDecided event) {
     }
 
@@ -48,7 +64,10 @@ public interface GuardEventListener {
     record AttemptStarted(String namespace, int attempt, boolean sameCopy) {
     }
 
-    /** @param namespace {@code db.collection}; @param maxTimeMs the deadline the write carried */
+    /**
+     * @param namespace {@code db.collection}
+     * @param maxTimeMs the deadline the write carried
+     */
     record DeadlineHit(String namespace, long maxTimeMs) {
     }
 

@@ -30,11 +30,17 @@ import io.micrometer.core.instrument.Timer;
  * </table>
  */
 public final class MicrometerGuardMetrics implements GuardEventListener {
+    /** The prefix of every meter name: {@value}. */
     public static final String PREFIX = "mongodb.guard.";
 
     private final MeterRegistry registry;
 
-    /** Registers the copy gauges at once; other meters appear with their first event. */
+    /**
+     * Registers the copy gauges at once; other meters appear with their first event.
+     *
+     * @param registry where the meters go
+     * @param copies   the guard's copy ledger, read by the gauges
+     */
     public MicrometerGuardMetrics(MeterRegistry registry, CopyLedger copies) {
         this.registry = Objects.requireNonNull(registry, "registry");
         Gauge.builder(PREFIX + "copies.running", copies, CopyLedger::possiblyRunningCount)

@@ -22,6 +22,11 @@ public final class MicrometerReadMetrics implements ReadGuardListener {
 
     private final MeterRegistry registry;
 
+    /**
+     * Read meters ({@code mongodb.guard.read.*}) in {@code registry}, created with their first event.
+     *
+     * @param registry where the meters go
+     */
     public MicrometerReadMetrics(MeterRegistry registry) {
         this.registry = Objects.requireNonNull(registry, "registry");
     }

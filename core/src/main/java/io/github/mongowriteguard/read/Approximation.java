@@ -15,6 +15,14 @@ import java.util.Objects;
  */
 public record Approximation(ApproximationReason reason, StaleReadDiagnosis diagnosis, int duplicatesRemoved,
                             int conflictingDuplicates) {
+    /**
+     * Checks that the reason and the diagnosis are given.
+     *
+     * @param reason                why the degraded read ran
+     * @param diagnosis             what the signals say about the cluster
+     * @param duplicatesRemoved     copies dropped because another copy with the same {@code _id} was kept
+     * @param conflictingDuplicates of those, copies whose content differed from the kept one
+     */
     public Approximation {
         Objects.requireNonNull(reason, "reason");
         Objects.requireNonNull(diagnosis, "diagnosis");

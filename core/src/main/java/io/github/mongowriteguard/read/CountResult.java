@@ -14,15 +14,21 @@ public final class CountResult {
         this.approximation = approximation;
     }
 
+    /** {@return the count} */
     public long count() {
         return count;
     }
 
+    /** {@return true when the count was read with {@code readConcern: "available"} and may be off} */
     public boolean isApproximate() {
         return approximation != null;
     }
 
-    /** Why the count is approximate; empty for an exact count. */
+    /**
+     * Why the count is approximate; empty for an exact count.
+     *
+     * @return the approximation, or empty
+     */
     public Optional<Approximation> approximation() {
         return Optional.ofNullable(approximation);
     }

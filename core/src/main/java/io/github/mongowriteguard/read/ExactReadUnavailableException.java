@@ -12,11 +12,19 @@ public class ExactReadUnavailableException extends MongoClientException {
     private static final long serialVersionUID = 1L;
     private final transient StaleReadDiagnosis diagnosis;
 
+    /**
+     * The exact read failed with a signal of stale routing metadata.
+     *
+     * @param message   what failed
+     * @param diagnosis what the signals say: which shard and node, and why
+     * @param cause     the driver's exception
+     */
     public ExactReadUnavailableException(String message, StaleReadDiagnosis diagnosis, Throwable cause) {
         super(message + ": " + diagnosis.message(), cause);
         this.diagnosis = diagnosis;
     }
 
+    /** {@return which shard and node, and why} */
     public StaleReadDiagnosis diagnosis() {
         return diagnosis;
     }

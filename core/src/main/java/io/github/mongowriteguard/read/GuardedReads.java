@@ -77,7 +77,13 @@ public final class GuardedReads<T> {
         this.signals = new AtomicReference<>(ReadSignals.none(namespace).withReadTarget(describe(collection.getReadPreference())));
     }
 
-    /** Guarded reads with {@link ReadGuardOptions#defaults()}: exact reads only. */
+    /**
+     * Guarded reads with {@link ReadGuardOptions#defaults()}: exact reads only.
+     *
+     * @param <T>        the collection's document class
+     * @param collection the collection
+     * @return guarded reads of {@code collection}
+     */
     public static <T> GuardedReads<T> wrap(MongoCollection<T> collection) {
         return wrap(collection, ReadGuardOptions.defaults());
     }
@@ -85,15 +91,22 @@ public final class GuardedReads<T> {
     /**
      * Guarded reads of {@code collection} with its read preference and codecs. The collection (immutable in the
      * driver) is kept; the options decide whether approximate answers are allowed.
+     *
+     * @param <T>        the collection's document class
+     * @param collection the collection
+     * @param options    whether and how reads degrade
+     * @return guarded reads of {@code collection}
      */
     public static <T> GuardedReads<T> wrap(MongoCollection<T> collection, ReadGuardOptions options) {
         return new GuardedReads<>(Objects.requireNonNull(collection, "collection"), Objects.requireNonNull(options, "options"));
     }
 
+    /** {@return the driver's collection these reads use} */
     public MongoCollection<T> unwrap() {
         return collection;
     }
 
+    /** {@return the options} */
     public ReadGuardOptions options() {
         return options;
     }
@@ -105,6 +118,8 @@ public final class GuardedReads<T> {
      * @throws ExactReadUnavailableException when the exact read failed with such a signal and no approximate
      *                                       answer is allowed, or the degraded read failed as well
      * @throws MongoException                for any other failure, as the driver raised it
+     * @param filter the query filter
+     * @return the documents, and whether they are exact
      */
     public ReadResult<T> find(Bson filter) {
         Objects.requireNonNull(filter, "filter");
@@ -126,8 +141,11 @@ public final class GuardedReads<T> {
     }
 
     /**
-     * An exact count, never approximate. @throws ExactReadUnavailableException when the count failed with
-     * StaleConfig or a timeout
+     * An exact count, never approximate.
+     *
+     * @param filter the query filter
+     * @return the number of matching documents
+     * @throws ExactReadUnavailableException when the count failed with StaleConfig or a timeout
      */
     public long countExact(Bson filter) {
         return count(filter, CountAccuracy.EXACT).count();
@@ -137,6 +155,10 @@ public final class GuardedReads<T> {
      * A count; approximate only when {@code accuracy} is {@link CountAccuracy#APPROXIMATE_ALLOWED} and the options
      * turn degraded reads on (otherwise it behaves as {@link #countExact}). An approximate count counts distinct
      * {@code _id}s read with {@code readConcern: "available"}.
+     *
+     * @param filter   the query filter
+     * @param accuracy whether an approximate count is acceptable
+     * @return the count, and whether it is exact
      */
     public CountResult count(Bson filter, CountAccuracy accuracy) {
         Objects.requireNonNull(filter, "filter");
@@ -164,18 +186,28 @@ public final class GuardedReads<T> {
     /**
      * Adds a signal the reads cannot see themselves: the primary of {@code shard} is alive but does not complete
      * writes (e.g. writes to it end in server deadlines). It sharpens {@link #diagnose()}.
+     *
+     * @param shard the shard id
      */
     public void reportPrimaryNotAcceptingWrites(String shard) {
         Objects.requireNonNull(shard, "shard");
         signals.updateAndGet(s -> s.withPrimaryNotAcceptingWrites(shard));
     }
 
-    /** The signals observed so far. */
+    /**
+     * The signals observed so far.
+     *
+     * @return the signals
+     */
     public ReadSignals signals() {
         return signals.get();
     }
 
-    /** What the signals observed so far say: which shard, which node, why. */
+    /**
+     * What the signals observed so far say: which shard, which node, why.
+     *
+     * @return the diagnosis
+     */
     public StaleReadDiagnosis diagnose() {
         return StaleReadDiagnosis.of(signals.get());
     }

@@ -13,6 +13,12 @@ public final class ReadGuardEvents {
      * @param shard     the shard id the error named, or {@link ReadSignals#UNKNOWN_SHARD}
      */
     public record StaleConfigEvent(String namespace, String shard) {
+        /**
+         * Checks that every component is given.
+         *
+         * @param namespace {@code db.collection}
+         * @param shard     the shard id the error named, or {@link ReadSignals#UNKNOWN_SHARD}
+         */
         public StaleConfigEvent {
             Objects.requireNonNull(namespace, "namespace");
             Objects.requireNonNull(shard, "shard");
@@ -29,6 +35,12 @@ public final class ReadGuardEvents {
      * @param kind      the driver exception's simple class name, e.g. {@code MongoExecutionTimeoutException}
      */
     public record ReadTimeoutEvent(String namespace, String kind) {
+        /**
+         * Checks that every component is given.
+         *
+         * @param namespace {@code db.collection}
+         * @param kind      the driver exception's simple class name
+         */
         public ReadTimeoutEvent {
             Objects.requireNonNull(namespace, "namespace");
             Objects.requireNonNull(kind, "kind");
@@ -49,6 +61,15 @@ public final class ReadGuardEvents {
      */
     public record DegradedReadEvent(String namespace, ApproximationReason reason, int documents, int duplicatesRemoved,
                                     Duration elapsed) {
+        /**
+         * Checks that every component is given.
+         *
+         * @param namespace         {@code db.collection}
+         * @param reason            why the degraded read ran
+         * @param documents         documents returned after de-duplication
+         * @param duplicatesRemoved copies removed by {@code _id}
+         * @param elapsed           time of the degraded read
+         */
         public DegradedReadEvent {
             Objects.requireNonNull(namespace, "namespace");
             Objects.requireNonNull(reason, "reason");

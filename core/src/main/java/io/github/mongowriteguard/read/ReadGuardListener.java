@@ -19,15 +19,27 @@ public interface ReadGuardListener {
     ReadGuardListener NONE = new ReadGuardListener() {
     };
 
-    /** A normal read failed with StaleConfig (13388). */
+    /**
+     * A normal read failed with StaleConfig (13388).
+     *
+     * @param event the namespace and the shard the error named
+     */
     default void staleConfig(ReadGuardEvents.StaleConfigEvent event) {
     }
 
-    /** A normal read timed out (maxTimeMS, socket read, server selection). */
+    /**
+     * A normal read timed out (maxTimeMS, socket read, server selection).
+     *
+     * @param event the namespace and the kind of timeout
+     */
     default void readTimedOut(ReadGuardEvents.ReadTimeoutEvent event) {
     }
 
-    /** A degraded read answered approximately. */
+    /**
+     * A degraded read answered approximately.
+     *
+     * @param event what the degraded read returned
+     */
     default void degradedRead(ReadGuardEvents.DegradedReadEvent event) {
     }
 }

@@ -39,30 +39,52 @@ public final class ReadGuardOptions {
         this.clock = builder.clock;
     }
 
-    /** Degraded reads off, 5 s for each read, 30 s of expected failure after a stale signal. */
+    /**
+     * Degraded reads off, 5 s for each read, 30 s of expected failure after a stale signal.
+     *
+     * @return the default options
+     */
     public static ReadGuardOptions defaults() {
         return DEFAULTS;
     }
 
+    /** {@return a builder with every default} */
     public static Builder builder() {
         return new Builder();
     }
 
+    /**
+     * {@return a builder starting from {@code existing}'s values}
+     *
+     * @param existing the options to start from
+     */
     public static Builder builder(ReadGuardOptions existing) {
         return new Builder(existing);
     }
 
-    /** Whether reads may fall back to approximate answers, default false. */
+    /**
+     * Whether reads may fall back to approximate answers, default false.
+     *
+     * @return true when approximate answers are allowed
+     */
     public boolean isDegradedReads() {
         return degradedReads;
     }
 
-    /** The server deadline ({@code maxTimeMS}) of the normal, exact read, default 5 s. */
+    /**
+     * The server deadline ({@code maxTimeMS}) of the normal, exact read, default 5 s.
+     *
+     * @return the deadline of the exact read
+     */
     public Duration getNormalReadTimeout() {
         return normalReadTimeout;
     }
 
-    /** The server deadline of the degraded read, default 5 s. */
+    /**
+     * The server deadline of the degraded read, default 5 s.
+     *
+     * @return the deadline of the degraded read
+     */
     public Duration getDegradedReadTimeout() {
         return degradedReadTimeout;
     }
@@ -70,6 +92,8 @@ public final class ReadGuardOptions {
     /**
      * Where degraded reads go; null (the default) means the collection's own read preference when it is not
      * {@code primary}, else {@code secondaryPreferred}.
+     *
+     * @return the read preference of degraded reads, or null
      */
     public @Nullable ReadPreference getDegradedReadPreference() {
         return degradedReadPreference;
@@ -78,15 +102,19 @@ public final class ReadGuardOptions {
     /**
      * After a normal read of a collection failed with a stale signal, how long reads of it go straight to the
      * degraded path before the normal read is tried again, default 30 s (the refresh limit of a secondary).
+     *
+     * @return how long a stale signal sends reads straight to the degraded path
      */
     public Duration getExpectFailureFor() {
         return expectFailureFor;
     }
 
+    /** {@return the listener told of stale signals and degraded reads (a no-op by default)} */
     public ReadGuardListener getListener() {
         return listener;
     }
 
+    /** {@return the clock for {@link #getExpectFailureFor()}} */
     public Clock getClock() {
         return clock;
     }
@@ -142,27 +170,48 @@ public final class ReadGuardOptions {
             this.clock = existing.clock;
         }
 
-        /** Opt in to approximate answers for reads that can accept them. */
+        /**
+         * Opt in to approximate answers for reads that can accept them.
+         *
+         * @param enabled true to allow approximate answers
+         * @return this builder
+         */
         public Builder degradedReads(boolean enabled) {
             this.degradedReads = enabled;
             return this;
         }
 
-        /** @throws IllegalArgumentException unless positive */
+        /**
+         * The server deadline of the normal, exact read; default 5 s.
+         *
+         * @param timeout a positive duration
+         * @return this builder
+         * @throws IllegalArgumentException unless positive
+         */
         public Builder normalReadTimeout(Duration timeout) {
             this.normalReadTimeout = positive("normalReadTimeout", timeout);
             return this;
         }
 
-        /** @throws IllegalArgumentException unless positive */
+        /**
+         * The server deadline of the degraded read; default 5 s.
+         *
+         * @param timeout a positive duration
+         * @return this builder
+         * @throws IllegalArgumentException unless positive
+         */
         public Builder degradedReadTimeout(Duration timeout) {
             this.degradedReadTimeout = positive("degradedReadTimeout", timeout);
             return this;
         }
 
         /**
-         * Where degraded reads go (the driver's class, immutable). @throws IllegalArgumentException for
-         * {@code primary}: degraded reads are for secondaries
+         * Where degraded reads go (the driver's class, immutable); default: the collection's own read preference when it
+         * is not {@code primary}, else {@code secondaryPreferred}.
+         *
+         * @param preference a read preference other than {@code primary}, or null for the default
+         * @return this builder
+         * @throws IllegalArgumentException for {@code primary}: degraded reads are for secondaries
          */
         public Builder degradedReadPreference(@Nullable ReadPreference preference) {
             if (preference != null && preference.equals(ReadPreference.primary())) {
@@ -173,7 +222,13 @@ public final class ReadGuardOptions {
             return this;
         }
 
-        /** Zero: always try the normal read first. @throws IllegalArgumentException if negative */
+        /**
+         * After a stale signal, how long reads go straight to the degraded path; default 30 s.
+         *
+         * @param duration zero to always try the normal read first
+         * @return this builder
+         * @throws IllegalArgumentException if negative
+         */
         public Builder expectFailureFor(Duration duration) {
             Objects.requireNonNull(duration, "expectFailureFor");
             if (duration.isNegative()) {
@@ -184,18 +239,34 @@ public final class ReadGuardOptions {
             return this;
         }
 
+        /**
+         * Who is told of stale signals, timeouts and degraded reads, e.g. {@code MicrometerReadMetrics}.
+         *
+         * @param listener the listener
+         * @return this builder
+         */
         public Builder listener(ReadGuardListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener");
             return this;
         }
 
-        /** The clock for {@link #expectFailureFor}, default the system clock. */
+        /**
+         * The clock for {@link #expectFailureFor}, default the system clock.
+         *
+         * @param clock the clock
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 
-        /** @throws IllegalStateException when a degraded read preference is set but degraded reads are off */
+        /**
+         * The options.
+         *
+         * @return the options
+         * @throws IllegalStateException when a degraded read preference is set but degraded reads are off
+         */
         public ReadGuardOptions build() {
             if (degradedReadPreference != null && !degradedReads) {
                 throw new IllegalStateException("degradedReadPreference (" + degradedReadPreference + ") is set but"

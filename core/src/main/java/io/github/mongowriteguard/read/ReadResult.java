@@ -36,21 +36,34 @@ public final class ReadResult<T> {
         return new ReadResult<>(documents, Objects.requireNonNull(approximation, "approximation"));
     }
 
-    /** The documents, unmodifiable; each {@code _id} at most once in an approximate result. */
+    /**
+     * The documents, unmodifiable; each {@code _id} at most once in an approximate result.
+     *
+     * @return the documents
+     */
     public List<T> documents() {
         return documents;
     }
 
+    /** {@return the number of documents} */
     public int size() {
         return documents.size();
     }
 
-    /** True when the documents were read with {@code readConcern: "available"} and may be out of date. */
+    /**
+     * True when the documents were read with {@code readConcern: "available"} and may be out of date.
+     *
+     * @return whether the result is approximate
+     */
     public boolean isApproximate() {
         return approximation != null;
     }
 
-    /** Why the result is approximate; empty for an exact result. */
+    /**
+     * Why the result is approximate; empty for an exact result.
+     *
+     * @return the approximation, or empty
+     */
     public Optional<Approximation> approximation() {
         return Optional.ofNullable(approximation);
     }

@@ -40,12 +40,25 @@ public record StaleReadDiagnosis(Cause cause, @Nullable String shard, @Nullable 
         READ_TIMEOUTS
     }
 
+    /**
+     * Checks that the cause and the signals are given.
+     *
+     * @param cause   the most likely cause
+     * @param shard   the shard the signals point at, or null when unknown
+     * @param node    the node the reads were aimed at, or null when unknown
+     * @param signals what was observed
+     */
     public StaleReadDiagnosis {
         Objects.requireNonNull(cause, "cause");
         Objects.requireNonNull(signals, "signals");
     }
 
-    /** Turns the signals into a diagnosis. */
+    /**
+     * Turns the signals into a diagnosis.
+     *
+     * @param signals what was observed
+     * @return the diagnosis
+     */
     public static StaleReadDiagnosis of(ReadSignals signals) {
         Objects.requireNonNull(signals, "signals");
         Optional<String> staleShard = signals.staleConfigByShard().entrySet().stream()
@@ -67,7 +80,11 @@ public record StaleReadDiagnosis(Cause cause, @Nullable String shard, @Nullable 
         return new StaleReadDiagnosis(Cause.READ_TIMEOUTS, null, signals.readTarget(), signals);
     }
 
-    /** The diagnosis as sentences an operator can act on. */
+    /**
+     * The diagnosis as sentences an operator can act on.
+     *
+     * @return the diagnosis in plain language
+     */
     public String message() {
         String ns = signals.namespace();
         String aimed = node == null ? "" : " aimed at " + node;

@@ -20,7 +20,12 @@ public final class IdempotentUpdates {
     private IdempotentUpdates() {
     }
 
-    /** True when {@code update} is an operator document using only idempotent operators. */
+    /**
+     * True when {@code update} is an operator document using only idempotent operators.
+     *
+     * @param update an update document or pipeline
+     * @return false for a pipeline, a replacement or any non-idempotent operator
+     */
     public static boolean isProvablyIdempotent(BsonValue update) {
         if (!update.isDocument() || update.asDocument().isEmpty()) {
             return false; // a pipeline or a replacement
@@ -33,7 +38,12 @@ public final class IdempotentUpdates {
         return true;
     }
 
-    /** The first operator that is not idempotent, for messages, or null. */
+    /**
+     * The first operator that is not idempotent, for messages, or null.
+     *
+     * @param update an update document
+     * @return the operator, e.g. {@code $inc}, or null when every operator is idempotent
+     */
     public static @org.jspecify.annotations.Nullable String firstNonIdempotent(BsonDocument update) {
         for (String operator : update.keySet()) {
             if (!IDEMPOTENT.contains(operator)) {

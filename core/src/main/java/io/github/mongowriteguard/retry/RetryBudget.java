@@ -25,6 +25,12 @@ public final class RetryBudget {
     }
 
     /**
+     * The budget of a Kafka consumer: a poll of {@code maxPollRecords} records must be handled within
+     * {@code maxPollInterval}, or the consumer leaves the group.
+     *
+     * @param maxPollRecords  {@code max.poll.records}
+     * @param maxPollInterval {@code max.poll.interval.ms}
+     * @return the budget
      * @throws IllegalArgumentException for a non-positive record count or interval
      */
     public static RetryBudget forConsumer(int maxPollRecords, Duration maxPollInterval) {
@@ -38,7 +44,15 @@ public final class RetryBudget {
         return new RetryBudget(maxPollRecords, maxPollInterval);
     }
 
-    /** The worst time one record can take: every attempt to its end, every backoff at its longest, every gate wait. */
+    /**
+     * The worst time one record can take: every attempt to its end, every backoff at its longest, every gate wait.
+     *
+     * @param attempts         attempts in all
+     * @param longestAttempt   the longest one attempt takes
+     * @param totalBackoff     the waits between attempts, added up
+     * @param gateWaitPerRetry the gate's wait before each retry
+     * @return the worst time
+     */
     public Duration worstPerRecord(int attempts, Duration longestAttempt, Duration totalBackoff, Duration gateWaitPerRetry) {
         return longestAttempt.multipliedBy(attempts).plus(totalBackoff).plus(gateWaitPerRetry.multipliedBy(Math.max(0, attempts - 1)));
     }
@@ -48,6 +62,8 @@ public final class RetryBudget {
      * the longest the client waits).
      *
      * @throws IllegalStateException with the numbers when a poll's worst case does not fit
+     * @param policy         the guard's policy
+     * @param longestAttempt the socket read timeout
      */
     public void check(RetryPolicy policy, Duration longestAttempt) {
         check("the guard's " + policy, policy.maxAttempts(), longestAttempt, policy.maxTotalBackoff(), policy.gateGrace());
@@ -58,6 +74,11 @@ public final class RetryBudget {
      * most {@code totalBackoff}, and {@code gateWaitPerRetry} before each retry.
      *
      * @throws IllegalStateException with the numbers when a poll's worst case does not fit
+     * @param what             what is checked, for the message
+     * @param attempts         executions in all
+     * @param longestAttempt   the longest one execution takes
+     * @param totalBackoff     the waits between executions, added up
+     * @param gateWaitPerRetry a wait before each retry
      */
     public void check(String what, int attempts, Duration longestAttempt, Duration totalBackoff, Duration gateWaitPerRetry) {
         Duration perRecord = worstPerRecord(attempts, longestAttempt, totalBackoff, gateWaitPerRetry);
@@ -77,6 +98,7 @@ public final class RetryBudget {
      *
      * @param executions  application executions (a Kafka handler's attempts) or the guard's attempts
      * @param retryWrites whether the raw driver resends once after a network error
+     * @return sends and copies of the raw driver and of the guard
      */
     public static WorstCase worstCase(int executions, boolean retryWrites) {
         return new WorstCase(executions, retryWrites ? 2 * executions : executions, executions, executions, 1);

@@ -33,7 +33,13 @@ public final class RetryClassifier {
     private RetryClassifier() {
     }
 
-    /** True when a server error with this code (or the {@code RetryableWriteError} label) may succeed if sent again. */
+    /**
+     * True when a server error with this code (or the {@code RetryableWriteError} label) may succeed if sent again.
+     *
+     * @param code                     the server's error code
+     * @param retryableWriteErrorLabel whether the reply had the {@code RetryableWriteError} label
+     * @return true when sending it again may succeed
+     */
     public static boolean isTransient(int code, boolean retryableWriteErrorLabel) {
         return retryableWriteErrorLabel || TRANSIENT_CODES.contains(code);
     }

@@ -42,19 +42,30 @@ public final class RetryPolicy {
         this.intervals = builder.intervals;
     }
 
+    /** {@return a builder with every default} */
     public static Builder builder() {
         return new Builder();
     }
 
+    /**
+     * {@return a builder starting from {@code existing}'s values}
+     *
+     * @param existing the policy to start from
+     */
     public static Builder builder(RetryPolicy existing) {
         return new Builder(existing);
     }
 
+    /** {@return the default policy: 3 attempts, 100 ms doubling up to 5 s, jitter 0.5, gate grace 100 ms} */
     public static RetryPolicy defaults() {
         return builder().build();
     }
 
-    /** One attempt: nothing is retried. */
+    /**
+     * One attempt: nothing is retried.
+     *
+     * @return a policy of one attempt
+     */
     public static RetryPolicy none() {
         return NONE;
     }
@@ -64,6 +75,8 @@ public final class RetryPolicy {
      * classification: the config's exception and result predicates are not used.
      *
      * @throws IllegalArgumentException if the config's backoff cannot be read (a result-dependent interval)
+     * @param config a resilience4j retry configuration
+     * @return a policy with its attempts and backoff
      */
     public static RetryPolicy from(RetryConfig config) {
         Objects.requireNonNull(config, "config");
@@ -76,29 +89,44 @@ public final class RetryPolicy {
         return builder.build();
     }
 
-    /** Attempts in all, the first one included; 1 means no retry. */
+    /**
+     * Attempts in all, the first one included; 1 means no retry.
+     *
+     * @return 1 to 10
+     */
     public int maxAttempts() {
         return maxAttempts;
     }
 
+    /** {@return the wait before the first retry} */
     public Duration initialBackoff() {
         return initialBackoff;
     }
 
+    /** {@return the factor applied to the wait after each retry} */
     public double multiplier() {
         return multiplier;
     }
 
+    /** {@return the longest wait between two attempts} */
     public Duration maxBackoff() {
         return maxBackoff;
     }
 
-    /** The randomization factor: each wait is drawn from [1 - jitter, 1 + jitter] x the exponential value. */
+    /**
+     * The randomization factor: each wait is drawn from [1 - jitter, 1 + jitter] x the exponential value.
+     *
+     * @return in [0, 1)
+     */
     public double jitter() {
         return jitter;
     }
 
-    /** How long after an attempt's server deadline the gate waits before checking that no copy still runs. */
+    /**
+     * How long after an attempt's server deadline the gate waits before checking that no copy still runs.
+     *
+     * @return the grace
+     */
     public Duration gateGrace() {
         return gateGrace;
     }
@@ -106,6 +134,9 @@ public final class RetryPolicy {
     /**
      * The longest wait before attempt {@code attempt + 1} (jitter at its top), for budgets. For a policy made from
      * a resilience4j config, the largest of 32 draws of its interval function.
+     *
+     * @param attempt the attempt that just failed, from 1
+     * @return the longest wait
      */
     public Duration maxBackoffAfter(int attempt) {
         if (intervals != null) {
@@ -119,7 +150,11 @@ public final class RetryPolicy {
         return Duration.ofMillis((long) Math.min(maxBackoff.toMillis(), value * (1 + jitter)));
     }
 
-    /** The sum of the longest waits between all attempts. */
+    /**
+     * The sum of the longest waits between all attempts.
+     *
+     * @return the sum, zero for one attempt
+     */
     public Duration maxTotalBackoff() {
         Duration total = Duration.ZERO;
         for (int attempt = 1; attempt < maxAttempts; attempt++) {
@@ -128,7 +163,13 @@ public final class RetryPolicy {
         return total;
     }
 
-    /** The resilience4j configuration the guard drives its attempts with (results are retried, never exceptions). */
+    /**
+     * The resilience4j configuration the guard drives its attempts with (results are retried, never exceptions).
+     *
+     * @param <T>         the result type
+     * @param retryResult which results call for another attempt
+     * @return the configuration
+     */
     public <T> RetryConfig toRetryConfig(java.util.function.Predicate<T> retryResult) {
         IntervalFunction interval = intervals != null ? intervals::apply
             : jitter == 0 ? IntervalFunction.ofExponentialBackoff(Math.max(1, initialBackoff.toMillis()), multiplier,
@@ -194,7 +235,13 @@ public final class RetryPolicy {
             this.intervals = existing.intervals;
         }
 
-        /** @throws IllegalArgumentException below 1 or above 10 */
+        /**
+         * Attempts in all, the first one included; default 3.
+         *
+         * @param maxAttempts 1 (no retry) to 10
+         * @return this builder
+         * @throws IllegalArgumentException below 1 or above 10
+         */
         public Builder maxAttempts(int maxAttempts) {
             if (maxAttempts < 1 || maxAttempts > 10) {
                 throw new IllegalArgumentException("maxAttempts (" + maxAttempts + ") must be 1 to 10; every attempt may hold a"
@@ -204,12 +251,24 @@ public final class RetryPolicy {
             return this;
         }
 
+        /**
+         * The wait before the first retry; default 100 ms.
+         *
+         * @param initialBackoff a positive duration
+         * @return this builder
+         */
         public Builder initialBackoff(Duration initialBackoff) {
             this.initialBackoff = positive("initialBackoff", initialBackoff);
             return this;
         }
 
-        /** @throws IllegalArgumentException below 1 */
+        /**
+         * The factor applied to the wait after each retry; default 2.
+         *
+         * @param multiplier at least 1
+         * @return this builder
+         * @throws IllegalArgumentException below 1
+         */
         public Builder multiplier(double multiplier) {
             if (!(multiplier >= 1.0)) {
                 throw new IllegalArgumentException("multiplier (" + multiplier + ") must be at least 1; use e.g. 2");
@@ -218,12 +277,24 @@ public final class RetryPolicy {
             return this;
         }
 
+        /**
+         * The longest wait between two attempts; default 5 s.
+         *
+         * @param maxBackoff a positive duration, not below the initial backoff
+         * @return this builder
+         */
         public Builder maxBackoff(Duration maxBackoff) {
             this.maxBackoff = positive("maxBackoff", maxBackoff);
             return this;
         }
 
-        /** @throws IllegalArgumentException outside [0, 1) */
+        /**
+         * The randomization factor of each wait; default 0.5.
+         *
+         * @param jitter in [0, 1): each wait is drawn from [1 - jitter, 1 + jitter] x the exponential value
+         * @return this builder
+         * @throws IllegalArgumentException outside [0, 1)
+         */
         public Builder jitter(double jitter) {
             if (!(jitter >= 0 && jitter < 1)) {
                 throw new IllegalArgumentException("jitter (" + jitter + ") must be in [0, 1); use e.g. 0.5 so that"
@@ -233,6 +304,14 @@ public final class RetryPolicy {
             return this;
         }
 
+        /**
+         * How long after an attempt's server deadline the overlap gate waits before asking {@code currentOp}; default
+         * 100 ms.
+         *
+         * @param gateGrace zero or more
+         * @return this builder
+         * @throws IllegalArgumentException if negative
+         */
         public Builder gateGrace(Duration gateGrace) {
             Objects.requireNonNull(gateGrace, "gateGrace");
             if (gateGrace.isNegative()) {
@@ -243,6 +322,9 @@ public final class RetryPolicy {
         }
 
         /**
+         * The policy.
+         *
+         * @return the policy
          * @throws IllegalStateException if maxBackoff is below initialBackoff
          */
         public RetryPolicy build() {

@@ -16,20 +16,36 @@ import io.github.mongowriteguard.testkit.truth.ServerTruth;
  */
 public interface EmulatedCluster extends AutoCloseable {
 
-    /** A builder for an emulated replica set (a primary with sessions, retryable writes and fail points). */
+    /**
+     * A builder for an emulated replica set (a primary with sessions, retryable writes and fail points).
+     *
+     * @return a new builder
+     */
     static EmulatedReplicaSet.Builder replicaSet() {
         return EmulatedReplicaSet.builder();
     }
 
-    /** A builder for an emulated sharded cluster (mongos endpoints in front of shards with chunk routing). */
+    /**
+     * A builder for an emulated sharded cluster (mongos endpoints in front of shards with chunk routing).
+     *
+     * @return a new builder
+     */
     static EmulatedShardedCluster.Builder sharded() {
         return EmulatedShardedCluster.builder();
     }
 
-    /** A connection string the driver can use, e.g. {@code mongodb://127.0.0.1:40123/?replicaSet=rs0}. */
+    /**
+     * A connection string the driver can use, e.g. {@code mongodb://127.0.0.1:40123/?replicaSet=rs0}.
+     *
+     * @return the connection string
+     */
     String connectionString();
 
-    /** What the server side saw: commands, copies, documents applied. */
+    /**
+     * What the server side saw: commands, copies, documents applied.
+     *
+     * @return the server-side truth
+     */
     ServerTruth truth();
 
     /** Stops listening and drops all data. Commands still held by stalls are released. */

@@ -21,6 +21,7 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         primary.users(builder.users);
     }
 
+    /** {@return a builder with every default (same as {@link EmulatedCluster#replicaSet()})} */
     public static Builder builder() {
         return new Builder();
     }
@@ -30,7 +31,11 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         return "mongodb://" + primary.address() + "/?replicaSet=" + setName;
     }
 
-    /** The primary: fail points, stalls, kills and its own truth. */
+    /**
+     * The primary: fail points, stalls, kills and its own truth.
+     *
+     * @return the primary node
+     */
     public EmulatedNode primary() {
         return primary;
     }
@@ -80,13 +85,23 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
             return this;
         }
 
-        /** The server version to report and follow, default 4.4 (wire version 9). */
+        /**
+         * The server version to report and follow, default 4.4 (wire version 9).
+         *
+         * @param version the version
+         * @return this builder
+         */
         public Builder serverVersion(ServerVersion version) {
             this.version = Objects.requireNonNull(version, "serverVersion");
             return this;
         }
 
-        /** The loopback port, default 0 (any free port). */
+        /**
+         * The loopback port, default 0 (any free port).
+         *
+         * @param port 0 or 1 to 65535
+         * @return this builder
+         */
         public Builder port(int port) {
             if (port < 0 || port > 65535) {
                 throw new IllegalArgumentException("port (" + port + ") must be 0 (any free port) or 1-65535");
@@ -95,6 +110,11 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
             return this;
         }
 
+        /**
+         * Starts the primary on a loopback port.
+         *
+         * @return the running replica set; close it to stop it
+         */
         public EmulatedReplicaSet start() {
             return new EmulatedReplicaSet(this);
         }

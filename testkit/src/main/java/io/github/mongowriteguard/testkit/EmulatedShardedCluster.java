@@ -78,6 +78,7 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
         }
     }
 
+    /** {@return a builder with every default (same as {@link EmulatedCluster#sharded()})} */
     public static Builder builder() {
         return new Builder();
     }
@@ -107,12 +108,22 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
         return ServerTruth.union(mongos.stream().map(EmulatedNode::truth).toList());
     }
 
-    /** Shard {@code i} (from 0) as a replica set: its secondaries, restarts, stalled primary, routing metadata. */
+    /**
+     * Shard {@code i} (from 0) as a replica set: its secondaries, restarts, stalled primary, routing metadata.
+     *
+     * @param i the shard's index
+     * @return the shard's replica set
+     */
     public ShardReplicaSet shardSet(int i) {
         return shardSets.get(i);
     }
 
-    /** The shard named e.g. {@code shard01} as a replica set. */
+    /**
+     * The shard named e.g. {@code shard01} as a replica set.
+     *
+     * @param name the shard's name
+     * @return the shard's replica set
+     */
     public ShardReplicaSet shardSet(String name) {
         return shardSets.stream().filter(s -> s.name().equals(name)).findFirst()
             .orElseThrow(() -> new IllegalArgumentException("no shard " + name + "; shards are " + shardNames()));
@@ -140,27 +151,46 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
         return shards.get(i);
     }
 
-    /** The shard named e.g. {@code shard01}. */
+    /**
+     * The shard named e.g. {@code shard01}.
+     *
+     * @param name the shard's name
+     * @return the shard's primary
+     */
     public EmulatedNode shard(String name) {
         return shards.stream().filter(s -> s.name().equals(name)).findFirst()
             .orElseThrow(() -> new IllegalArgumentException("no shard " + name + "; shards are " + shardNames()));
     }
 
+    /** {@return the shards' names, {@code shard00}, {@code shard01}, ...} */
     public List<String> shardNames() {
         return catalog.shards();
     }
 
-    /** Mongos endpoint {@code i} (from 0). */
+    /**
+     * Mongos endpoint {@code i} (from 0).
+     *
+     * @param i the endpoint's index
+     * @return the endpoint
+     */
     public EmulatedNode mongos(int i) {
         return mongos.get(i);
     }
 
-    /** The write commands mongos routed: rounds and child batches per client command. */
+    /**
+     * The write commands mongos routed: rounds and child batches per client command.
+     *
+     * @return the routing statistics
+     */
     public RoutingStats routing() {
         return router.routing();
     }
 
-    /** The simulated cost of child batches; changes apply to the next batch. */
+    /**
+     * The simulated cost of child batches; changes apply to the next batch.
+     *
+     * @return the latency model
+     */
     public ShardLatency latency() {
         return router.latency();
     }
@@ -179,6 +209,9 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
      *
      * @throws IllegalArgumentException when the collection is not sharded, the chunks do not cover the key space, or
      *                                  a chunk names an unknown shard
+     * @param namespace {@code db.collection}, sharded
+     * @param chunks    chunks covering the whole key space
+     * @return the new routing table
      */
     public ChunkMap placeChunks(String namespace, List<Chunk> chunks) {
         ChunkMap current = chunkMap(namespace);
@@ -187,7 +220,13 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
         return map;
     }
 
-    /** The routing table of a sharded collection. @throws IllegalArgumentException if it is not sharded */
+    /**
+     * The routing table of a sharded collection.
+     *
+     * @param namespace {@code db.collection}
+     * @return its chunks and shard key
+     * @throws IllegalArgumentException if it is not sharded
+     */
     public ChunkMap chunkMap(String namespace) {
         return catalog.chunkMap(namespace).orElseThrow(() ->
             new IllegalArgumentException(namespace + " is not sharded; call shardCollection first"));
@@ -244,7 +283,13 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
             return this;
         }
 
-        /** How many mongos endpoints, default 1. @throws IllegalArgumentException below 1 or above 16 */
+        /**
+         * How many mongos endpoints, default 1.
+         *
+         * @param count 1 to 16
+         * @return this builder
+         * @throws IllegalArgumentException below 1 or above 16
+         */
         public Builder mongos(int count) {
             if (count < 1 || count > 16) {
                 throw new IllegalArgumentException("mongos (" + count + ") must be 1-16");
@@ -255,7 +300,11 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
 
         /**
          * Members per shard replica set, default 1 (a primary only); the others are secondaries named
-         * {@code shard00-1}, {@code shard00-2}, ... @throws IllegalArgumentException below 1 or above 7
+         * {@code shard00-1}, {@code shard00-2}, ...
+         *
+         * @param count 1 to 7
+         * @return this builder
+         * @throws IllegalArgumentException below 1 or above 7
          */
         public Builder nodesPerShard(int count) {
             if (count < 1 || count > 7) {
@@ -267,7 +316,11 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
 
         /**
          * How long a secondary waits for its primary's {@code _flushRoutingTableCacheUpdates} during a refresh,
-         * default 30 s as on a real server; tests scale it down. @throws IllegalArgumentException unless positive
+         * default 30 s as on a real server; tests scale it down.
+         *
+         * @param limit a positive duration
+         * @return this builder
+         * @throws IllegalArgumentException unless positive
          */
         public Builder routingRefreshLimit(java.time.Duration limit) {
             Objects.requireNonNull(limit, "routingRefreshLimit");
@@ -280,7 +333,11 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
 
         /**
          * How many times mongos resends a read after {@code StaleConfig} before the error reaches the client,
-         * default 10. @throws IllegalArgumentException below 0 or above 100
+         * default 10.
+         *
+         * @param retries 0 to 100
+         * @return this builder
+         * @throws IllegalArgumentException below 0 or above 100
          */
         public Builder staleConfigRetries(int retries) {
             if (retries < 0 || retries > 100) {
@@ -290,32 +347,58 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
             return this;
         }
 
-        /** The server version every node reports, default 4.4. */
+        /**
+         * The server version every node reports, default 4.4.
+         *
+         * @param version the version
+         * @return this builder
+         */
         public Builder serverVersion(ServerVersion version) {
             this.version = Objects.requireNonNull(version, "serverVersion");
             return this;
         }
 
-        /** Simulated mongos-to-shard round trip per child batch, default zero. */
+        /**
+         * Simulated mongos-to-shard round trip per child batch, default zero.
+         *
+         * @param roundTrip the round trip
+         * @return this builder
+         */
         public Builder roundTrip(java.time.Duration roundTrip) {
             latency.roundTrip(roundTrip);
             return this;
         }
 
-        /** Simulated cost per write in a child batch, default zero. */
+        /**
+         * Simulated cost per write in a child batch, default zero.
+         *
+         * @param perDocument the cost of one write
+         * @return this builder
+         */
         public Builder perDocument(java.time.Duration perDocument) {
             latency.perDocument(perDocument);
             return this;
         }
 
-        /** Multiplies the child-batch cost (round trip and documents) of shard {@code i}, default 1. */
+        /**
+         * Multiplies the child-batch cost (round trip and documents) of shard {@code i}, default 1.
+         *
+         * @param shard  the shard's index
+         * @param factor the multiplier, at least 1
+         * @return this builder
+         */
         public Builder slowFactor(int shard, double factor) {
             latency.slowFactor(shardName(shard), factor); // validates the factor now
             slowFactors.put(shard, factor);
             return this;
         }
 
-        /** @throws IllegalStateException when a slow factor names a shard beyond {@link #shards(int)} */
+        /**
+         * Starts the shards and the mongos endpoints on loopback ports.
+         *
+         * @return the running cluster; close it to stop it
+         * @throws IllegalStateException when a slow factor names a shard beyond {@link #shards(int)}
+         */
         public EmulatedShardedCluster start() {
             for (int shard : slowFactors.keySet()) {
                 if (shard < 0 || shard >= shards) {

@@ -11,6 +11,12 @@ public final class Main {
     private Main() {
     }
 
+    /**
+     * Starts the emulated deployment and serves until the JVM is stopped.
+     *
+     * @param args {@code [--port N] [--version 4.4] [--shards S [--mongos M]]}
+     * @throws InterruptedException when interrupted while serving
+     */
     public static void main(String[] args) throws InterruptedException {
         EmulatedReplicaSet.Builder builder = EmulatedCluster.replicaSet();
         EmulatedShardedCluster.Builder sharded = null;

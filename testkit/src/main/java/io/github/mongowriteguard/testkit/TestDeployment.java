@@ -20,7 +20,11 @@ public final class TestDeployment implements AutoCloseable {
         this.emulated = emulated;
     }
 
-    /** A real deployment if {@code -Dmongo.uri} is given, else an emulated replica set. */
+    /**
+     * A real deployment if {@code -Dmongo.uri} is given, else an emulated replica set.
+     *
+     * @return the deployment; close it after the test
+     */
     public static TestDeployment replicaSet() {
         String uri = System.getProperty(URI_PROPERTY, "").trim();
         if (!uri.isEmpty()) {
@@ -30,15 +34,21 @@ public final class TestDeployment implements AutoCloseable {
         return new TestDeployment(cluster.connectionString(), cluster);
     }
 
+    /** {@return the connection string of the deployment (the real one as given)} */
     public String connectionString() {
         return connectionString;
     }
 
-    /** The emulator, when the test runs on one. */
+    /**
+     * The emulator, when the test runs on one.
+     *
+     * @return the emulated replica set, or empty on a real deployment
+     */
     public Optional<EmulatedReplicaSet> emulated() {
         return Optional.ofNullable(emulated);
     }
 
+    /** {@return whether the test runs on the emulator, so emulator-only truth can be asserted} */
     public boolean isEmulated() {
         return emulated != null;
     }

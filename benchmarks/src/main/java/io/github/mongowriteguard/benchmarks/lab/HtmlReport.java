@@ -14,9 +14,15 @@ final class HtmlReport {
     private HtmlReport() {
     }
 
+    /** The report for whatever scenarios ran; a scenario that did not run is left out. */
+    static String render(Lab.Results results, String commandLine) {
+        return render(results.roundTrips(), results.latency(), results.retries(), results.overhead(), results.staleReads(),
+            commandLine);
+    }
+
     /** The report for whatever scenarios ran; a null result is left out. */
     static String render(RoundTrips.Result roundTrips, Latency.Result latency, Retries.Result retries, Overhead.Result overhead,
-                         String commandLine) {
+                         StaleReads.Result staleReads, String commandLine) {
         StringBuilder html = new StringBuilder();
         html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>mongo-write-guard lab report</title>\n")
             .append("<style>body{font-family:sans-serif;max-width:1100px;margin:24px auto;color:#222}")
@@ -40,6 +46,9 @@ final class HtmlReport {
                 .append(fmt(millis, 2)).append("</td></tr>"));
             html.append("</table><p>guarded / driver = <b>").append(fmt(overhead.ratio(), 2)).append("</b> (")
                 .append(overhead.docs()).append(" upserts per bulk, ").append(overhead.runs()).append(" interleaved runs)</p>\n");
+        }
+        if (staleReads != null) {
+            staleReadsSection(html, staleReads);
         }
         html.append("</body></html>\n");
         return html.toString();
@@ -168,6 +177,24 @@ final class HtmlReport {
             svg.append(text(left + aw + 6, y + 33, "article " + fmt(row.articleMillis(), 0) + " ms", "start"));
         }
         return svg.append("</svg>").toString();
+    }
+
+    private static void staleReadsSection(StringBuilder html, StaleReads.Result r) {
+        html.append("<h2 id=\"stale-reads\">Reads on a shard whose primary cannot write</h2>\n<p>2 shards x 3 nodes, 2,000 documents;"
+            + " refresh limit ").append(r.refreshLimitMs()).append(" ms (30 s scaled), client maxTimeMS ").append(r.maxTimeMs())
+            .append(" ms.</p>\n");
+        if (!r.rows().isEmpty()) {
+            html.append("<table><tr><th>step</th><th>read aimed at</th><th>outcome</th><th>ms</th><th>detail</th></tr>");
+            for (StaleReads.Row row : r.rows()) {
+                html.append("<tr><td>").append(esc(row.step())).append("</td><td class=\"text\">").append(esc(row.node()))
+                    .append("</td><td class=\"text\">").append(esc(row.outcome())).append("</td><td>").append(row.millis())
+                    .append("</td><td class=\"text\">").append(esc(row.detail())).append("</td></tr>");
+            }
+            html.append("</table>\n");
+        }
+        if (r.note() != null) {
+            html.append("<p class=\"note\">").append(esc(r.note())).append("</p>\n");
+        }
     }
 
     private static void retriesSection(StringBuilder html, Retries.Result r) {

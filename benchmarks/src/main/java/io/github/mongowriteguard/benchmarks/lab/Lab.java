@@ -1,21 +1,38 @@
 package io.github.mongowriteguard.benchmarks.lab;
 
-import java.io.IOException;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.UnmatchedArgumentException;
+
 /**
  * The lab: runs the articles' scenarios on the embedded emulated cluster (or, with {@code --uri}, on a real
- * deployment, skipping what needs the emulator) and prints what the server saw. Progress goes to stderr; stdout
- * carries the tables, or with {@code --json} exactly one JSON object.
+ * deployment, skipping what needs the emulator) and prints what the server saw. Progress goes to stderr (a progress
+ * bar on a terminal, a few phase lines elsewhere); stdout carries the tables, or with {@code --json} exactly one JSON
+ * object. The command line is picocli's: {@code java -jar lab.jar help [COMMAND]} or {@code --help} on any command.
  *
  * <pre>
  * java -jar benchmarks/target/lab.jar                        # every scenario, tables, lab-report.html
@@ -23,114 +40,374 @@ import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
  * java -jar benchmarks/target/lab.jar latency --json         # part 1: Little's-law table, measured
  * java -jar benchmarks/target/lab.jar retries --stall both   # part 2: sends, copies, documents per retry
  * java -jar benchmarks/target/lab.jar overhead               # guard vs raw driver on one replica set
+ * java -jar benchmarks/target/lab.jar stale-reads            # part 6: reads on a shard whose primary cannot write
  * java -jar benchmarks/target/lab.jar jmh -f 1 -wi 1 -i 3    # the JMH benchmarks
  * java -jar benchmarks/target/lab.jar serve                  # an emulated replica set until stopped
  * </pre>
  */
-public final class Lab {
-    private Lab() {
+@Command(name = "java -jar lab.jar", sortOptions = false, usageHelpAutoWidth = true, abbreviateSynopsis = true,
+    synopsisSubcommandLabel = "[COMMAND]",
+    description = {"Runs the articles' scenarios on the embedded emulated cluster and prints what the server saw.",
+        "Without a command: every scenario (roundtrips, latency, retries, overhead, stale-reads) at the articles'"
+            + " parameters, the tables, and the HTML report (--report). Every option of every scenario applies."},
+    subcommands = {Lab.RoundTripsCommand.class, Lab.LatencyCommand.class, Lab.RetriesCommand.class,
+        Lab.OverheadCommand.class, Lab.StaleReadsCommand.class, Lab.ServeCommand.class, Lab.JmhCommand.class,
+        HelpCommand.class},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:done", "1:a scenario failed (the stack trace says why)", "2:invalid command line"})
+public final class Lab implements Callable<Integer> {
+
+    /** The scenarios in the order the full run runs and prints them; {@code key} names each in the full run's JSON. */
+    enum Scenario {
+        ROUNDTRIPS("roundtrips", "roundtrips"), LATENCY("latency", "latency"), RETRIES("retries", "retries"),
+        OVERHEAD("overhead", "overhead"), STALE_READS("stale-reads", "staleReads");
+
+        final String command;
+        final String key;
+
+        Scenario(String command, String key) {
+            this.command = command;
+            this.key = key;
+        }
     }
 
-    public static void main(String[] args) throws Exception {
-        if (args.length > 0 && args[0].equals("stale-reads")) {
-            // Seed part 6: reads on a shard whose primary cannot write (its own options, see StaleReads).
-            StaleReads.run(System.out, java.util.Arrays.asList(args).contains("--json"), args);
-            return;
-        }
-        LabOptions options;
-        try {
-            options = LabOptions.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("lab: " + e.getMessage());
-            System.exit(2);
-            return;
-        }
-        switch (options.command()) {
-            case "help" -> System.out.print(LabOptions.usage());
-            case "serve" -> serve(System.out);
-            case "jmh" -> org.openjdk.jmh.Main.main(options.rest().toArray(new String[0]));
-            default -> {
-                int code = run(options, System.out, new Progress(System.err), String.join(" ", args));
-                System.exit(code);
+    /** What the scenarios of one run found; a scenario that did not run is null. */
+    record Results(RoundTrips.Result roundTrips, Latency.Result latency, Retries.Result retries, Overhead.Result overhead,
+                   StaleReads.Result staleReads) {
+    }
+
+    /** {@code -h}/{@code --help} on every command. */
+    static final class HelpOption {
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+        boolean help;
+    }
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    Options.Output output;
+    @Mixin
+    Options.Bulk bulk;
+    @Mixin
+    Options.Sharding sharding;
+    @Mixin
+    Options.LatencyModel latency;
+    @Mixin
+    Options.OverheadRuns overhead;
+    @Mixin
+    Options.RetryScenario retries;
+    @Mixin
+    Options.StaleRead staleReads;
+
+    @Option(names = "--report", paramLabel = "FILE", description = "Where the full run writes its HTML report. Default: ${DEFAULT-VALUE}.")
+    Path report = Path.of("lab-report.html");
+
+    @Mixin
+    HelpOption help;
+
+    Lab(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    public static void main(String[] args) {
+        System.exit(commandLine(System.out, System.err).execute(args));
+    }
+
+    /**
+     * The lab's command line writing to {@code out} and {@code err}: usage errors print the message (naming the
+     * option), picocli's suggestions for a mistyped name and where to find help, and exit with 2.
+     */
+    static CommandLine commandLine(PrintStream out, PrintStream err) {
+        CommandLine cli = new CommandLine(new Lab(out, err));
+        cli.setCaseInsensitiveEnumValuesAllowed(true);
+        cli.setExpandAtFiles(false);
+        cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
+        cli.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+        // Everything after "jmh" goes to JMH as it is, its own options (-f, -wi, -h ...) included.
+        cli.getSubcommands().get("jmh").setUnmatchedOptionsArePositionalParams(true).setStopAtPositional(true);
+        cli.setParameterExceptionHandler((e, args) -> {
+            CommandLine failed = e.getCommandLine();
+            PrintWriter w = failed.getErr();
+            w.println("lab: " + e.getMessage());
+            if (!UnmatchedArgumentException.printSuggestions(e, w)) {
+                String command = failed == cli ? "" : failed.getCommandName() + " ";
+                w.println("see: java -jar lab.jar " + command + "--help");
             }
+            w.flush();
+            return failed.getCommandSpec().exitCodeOnInvalidInput();
+        });
+        return cli;
+    }
+
+    /** The full run: every scenario with every option; both stalls unless {@code --stall} says one. */
+    @Override
+    public Integer call() throws Exception {
+        Options.Config config = new Options.Config(output, bulk, sharding, latency, overhead, retries, staleReads);
+        return run(spec, EnumSet.allOf(Scenario.class), config, Options.StallKind.BOTH, report);
+    }
+
+    @Command(name = "roundtrips", sortOptions = false,
+        description = "Part 1: mongos-to-shard round trips of one hashed-key bulk per client, next to 1+(n-1)(1-1/S),"
+            + " and for S = 2..8.")
+    static final class RoundTripsCommand implements Callable<Integer> {
+        @ParentCommand
+        Lab lab;
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        Options.Output output;
+        @Mixin
+        Options.Bulk bulk;
+        @Mixin
+        Options.Sharding sharding;
+        @Mixin
+        HelpOption help;
+
+        @Override
+        public Integer call() throws Exception {
+            return lab.run(spec, EnumSet.of(Scenario.ROUNDTRIPS), Options.Config.defaults().with(output).with(bulk).with(sharding),
+                Options.StallKind.UNINTERRUPTIBLE, null);
         }
     }
 
-    /** Runs one scenario or all of them and prints tables or one JSON object. @return the exit code */
-    static int run(LabOptions options, PrintStream out, Progress progress, String argsLine) throws Exception {
-        String command = options.command();
-        boolean all = command.equals("all");
-        if (options.text("uri") != null) {
-            progress.step("running against the deployment given by --uri (its address is not printed)");
-        }
-        RoundTrips.Result roundTrips = all || command.equals("roundtrips") ? RoundTrips.run(options, progress) : null;
-        Latency.Result latency = all || command.equals("latency") ? Latency.run(options, progress) : null;
-        LabOptions retryOptions = all && !options.given("stall") ? withBothStalls(options) : options;
-        Retries.Result retries = all || command.equals("retries") ? Retries.run(retryOptions, progress) : null;
-        Overhead.Result overhead = all || command.equals("overhead") ? Overhead.run(options, progress) : null;
+    @Command(name = "latency", sortOptions = false,
+        description = "Part 1: wall time per bulk, every shard normal and one shard slow; Little's-law bulks in flight.")
+    static final class LatencyCommand implements Callable<Integer> {
+        @ParentCommand
+        Lab lab;
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        Options.Output output;
+        @Mixin
+        Options.Bulk bulk;
+        @Mixin
+        Options.Sharding sharding;
+        @Mixin
+        Options.LatencyModel latency;
+        @Mixin
+        HelpOption help;
 
-        String report = null;
-        if (all) {
-            Path path = Path.of(options.text("report"));
-            String commandLine = "java -jar lab.jar" + (argsLine.isBlank() ? "" : " " + argsLine.replaceAll("--uri(=|\\s+)\\S+", "--uri <hidden>"));
-            Files.writeString(path, HtmlReport.render(roundTrips, latency, retries, overhead, commandLine), StandardCharsets.UTF_8);
-            report = path.toString();
-            progress.step("report written to %s", path.toAbsolutePath());
+        @Override
+        public Integer call() throws Exception {
+            return lab.run(spec, EnumSet.of(Scenario.LATENCY),
+                Options.Config.defaults().with(output).with(bulk).with(sharding).with(latency), Options.StallKind.UNINTERRUPTIBLE, null);
         }
-        String json = Json.write(json(command, roundTrips, latency, retries, overhead, report));
-        if (options.text("json-out") != null) {
-            Path path = Path.of(options.text("json-out"));
-            Files.writeString(path, json + "\n", StandardCharsets.UTF_8);
-            progress.step("JSON written to %s", path.toAbsolutePath());
+    }
+
+    @Command(name = "retries", sortOptions = false,
+        description = "Part 2: sends, server copies and documents per application retry, raw driver vs guarded.")
+    static final class RetriesCommand implements Callable<Integer> {
+        @ParentCommand
+        Lab lab;
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        Options.Output output;
+        @Mixin
+        Options.RetryScenario retries;
+        @Mixin
+        HelpOption help;
+
+        @Override
+        public Integer call() throws Exception {
+            return lab.run(spec, EnumSet.of(Scenario.RETRIES), Options.Config.defaults().with(output).with(retries),
+                Options.StallKind.UNINTERRUPTIBLE, null);
         }
-        if (options.flag("json")) {
+    }
+
+    @Command(name = "overhead", sortOptions = false,
+        description = "Guarded vs raw driver on one replica set, interleaved runs, the ratio of the medians.")
+    static final class OverheadCommand implements Callable<Integer> {
+        @ParentCommand
+        Lab lab;
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        Options.Output output;
+        @Mixin
+        Options.Bulk bulk;
+        @Mixin
+        Options.OverheadRuns overhead;
+        @Mixin
+        HelpOption help;
+
+        @Override
+        public Integer call() throws Exception {
+            return lab.run(spec, EnumSet.of(Scenario.OVERHEAD), Options.Config.defaults().with(output).with(bulk).with(overhead),
+                Options.StallKind.UNINTERRUPTIBLE, null);
+        }
+    }
+
+    @Command(name = "stale-reads", sortOptions = false,
+        description = "Part 6: reads on a shard whose primary cannot write, normal and through the guard's degraded read.")
+    static final class StaleReadsCommand implements Callable<Integer> {
+        @ParentCommand
+        Lab lab;
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        Options.Output output;
+        @Mixin
+        Options.StaleRead staleReads;
+        @Mixin
+        HelpOption help;
+
+        @Override
+        public Integer call() throws Exception {
+            return lab.run(spec, EnumSet.of(Scenario.STALE_READS), Options.Config.defaults().with(output).with(staleReads),
+                Options.StallKind.UNINTERRUPTIBLE, null);
+        }
+    }
+
+    @Command(name = "serve", description = "Start the emulated replica set and print its URI; serve until stopped (Ctrl-C).")
+    static final class ServeCommand implements Callable<Integer> {
+        @ParentCommand
+        Lab lab;
+        @Mixin
+        HelpOption help;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            serve(lab.out);
+            return 0;
+        }
+    }
+
+    @Command(name = "jmh",
+        description = {"Run the JMH benchmarks. Every argument goes to org.openjdk.jmh.Main as it is:",
+            "  jmh PlanBenchmark -f 1 -wi 1 -i 3    one class, fewer iterations",
+            "  jmh -h                               JMH's own options (-prof gc, -rf json, ...)"})
+    static final class JmhCommand implements Callable<Integer> {
+        @Parameters(paramLabel = "JMH-ARGS", description = "Arguments for JMH.")
+        List<String> args = new ArrayList<>();
+
+        @Override
+        public Integer call() throws Exception {
+            org.openjdk.jmh.Main.main(args.toArray(new String[0]));
+            return 0;
+        }
+    }
+
+    /**
+     * Runs the given scenarios, prints their tables or one JSON object, writes {@code --json-out} and (for the full
+     * run) the report.
+     *
+     * @param stallFallback the retries' stall when {@code --stall} was not given
+     * @param report        where to write the HTML report, or null for none
+     * @return the exit code
+     */
+    int run(CommandSpec command, Set<Scenario> scenarios, Options.Config config, Options.StallKind stallFallback, Path report)
+        throws Exception {
+        config.validate(command);
+        Progress progress = Progress.to(err, config.output().progress);
+        Results results;
+        try {
+            results = runScenarios(scenarios, config, stallFallback, progress);
+        } finally {
+            progress.close(); // the bar ends here; notes below are plain lines
+        }
+        String reportPath = null;
+        if (report != null) {
+            String args = String.join(" ", command.commandLine().getParseResult().originalArgs());
+            String commandLine = "java -jar lab.jar" + (args.isBlank() ? "" : " " + hideUri(args));
+            Files.writeString(report, HtmlReport.render(results, commandLine), StandardCharsets.UTF_8);
+            reportPath = report.toString();
+            progress.note("report written to %s", report.toAbsolutePath());
+        }
+        String json = LabJson.write(json(scenarios, results, reportPath));
+        if (config.output().jsonOut != null) {
+            Files.writeString(config.output().jsonOut, json + "\n", StandardCharsets.UTF_8);
+            progress.note("JSON written to %s", config.output().jsonOut.toAbsolutePath());
+        }
+        if (config.output().json) {
             out.println(json);
         } else {
-            if (roundTrips != null) {
-                roundTrips.print(out);
-            }
-            if (latency != null) {
-                latency.print(out);
-            }
-            if (retries != null) {
-                retries.print(out);
-            }
-            if (overhead != null) {
-                overhead.print(out);
-            }
-            if (report != null) {
-                out.printf("%nreport: %s%n", report);
+            print(results, out);
+            if (reportPath != null) {
+                out.printf("%nreport: %s%n", reportPath);
             }
         }
         out.flush();
         return 0;
     }
 
-    /** One scenario's object as it is, or for the full run one object with a field per scenario. */
-    static Map<String, Object> json(String command, RoundTrips.Result roundTrips, Latency.Result latency, Retries.Result retries,
-                                    Overhead.Result overhead, String report) {
-        switch (command) {
-            case "roundtrips":
-                return roundTrips.toJson();
-            case "latency":
-                return latency.toJson();
-            case "retries":
-                return retries.toJson();
-            case "overhead":
-                return overhead.toJson();
-            default:
-                Map<String, Object> json = new LinkedHashMap<>();
-                json.put("roundtrips", roundTrips.toJson());
-                json.put("latency", latency.toJson());
-                json.put("retries", retries.toJson());
-                json.put("overhead", overhead.toJson());
-                json.put("report", report);
-                return json;
+    /** Runs the scenarios in order, with one progress bar (or phase lines) across all of them. */
+    static Results runScenarios(Set<Scenario> scenarios, Options.Config config, Options.StallKind stallFallback,
+                                Progress progress) throws Exception {
+        if (config.uri() != null) {
+            progress.note("running against the deployment given by --uri (its address is not printed)");
+        }
+        long units = 0;
+        for (Scenario scenario : scenarios) {
+            units += switch (scenario) {
+                case ROUNDTRIPS -> RoundTrips.units(config);
+                case LATENCY -> Latency.units(config);
+                case RETRIES -> Retries.units(config, stallFallback);
+                case OVERHEAD -> Overhead.units(config);
+                case STALE_READS -> StaleReads.units(config);
+            };
+        }
+        progress.start(units);
+        return new Results(
+            scenarios.contains(Scenario.ROUNDTRIPS) ? RoundTrips.run(config, progress) : null,
+            scenarios.contains(Scenario.LATENCY) ? Latency.run(config, progress) : null,
+            scenarios.contains(Scenario.RETRIES) ? Retries.run(config, stallFallback, progress) : null,
+            scenarios.contains(Scenario.OVERHEAD) ? Overhead.run(config, progress) : null,
+            scenarios.contains(Scenario.STALE_READS) ? StaleReads.run(config, progress) : null);
+    }
+
+    static void print(Results results, PrintStream out) {
+        if (results.roundTrips() != null) {
+            results.roundTrips().print(out);
+        }
+        if (results.latency() != null) {
+            results.latency().print(out);
+        }
+        if (results.retries() != null) {
+            results.retries().print(out);
+        }
+        if (results.overhead() != null) {
+            results.overhead().print(out);
+        }
+        if (results.staleReads() != null) {
+            results.staleReads().print(out);
         }
     }
 
-    private static LabOptions withBothStalls(LabOptions options) {
-        return options.withStall("both");
+    /** One scenario's object as it is, or for several one object with a field per scenario and the report's path. */
+    static Map<String, Object> json(Set<Scenario> scenarios, Results results, String report) {
+        if (scenarios.size() == 1) {
+            return switch (scenarios.iterator().next()) {
+                case ROUNDTRIPS -> results.roundTrips().toJson();
+                case LATENCY -> results.latency().toJson();
+                case RETRIES -> results.retries().toJson();
+                case OVERHEAD -> results.overhead().toJson();
+                case STALE_READS -> results.staleReads().toJson();
+            };
+        }
+        Map<String, Object> json = new LinkedHashMap<>();
+        for (Scenario scenario : scenarios) {
+            json.put(scenario.key, switch (scenario) {
+                case ROUNDTRIPS -> results.roundTrips().toJson();
+                case LATENCY -> results.latency().toJson();
+                case RETRIES -> results.retries().toJson();
+                case OVERHEAD -> results.overhead().toJson();
+                case STALE_READS -> results.staleReads().toJson();
+            });
+        }
+        json.put("report", report);
+        return json;
+    }
+
+    /** The command line as the report shows it: a connection string may hold a password, so it is never printed. */
+    static String hideUri(String args) {
+        return args.replaceAll("--uri(=|\\s+)\\S+", "--uri <hidden>");
     }
 
     static void serve(PrintStream out) throws InterruptedException {
@@ -141,6 +418,7 @@ public final class Lab {
             stopped.countDown();
         }));
         out.println(cluster.connectionString());
+        out.flush();
         stopped.await();
     }
 }

@@ -99,17 +99,27 @@ final class Latency {
     private Latency() {
     }
 
-    static Result run(LabOptions options, Progress progress) {
-        int shards = options.intValue("shards");
-        int docs = options.intValue("docs");
-        int seed = options.intValue("seed");
-        double rtt = options.decimal("rtt-ms");
-        double perDoc = options.decimal("per-doc-ms");
-        double factor = options.decimal("slow-shard-factor");
-        double arrival = options.decimal("arrival-per-s");
-        int repetitions = options.intValue("repetitions");
+    /** The bulks this scenario writes, for the progress bar. */
+    static long units(Options.Config config) {
+        int repetitions = config.latency().repetitions;
+        if (config.uri() != null) {
+            return (long) CLIENTS.size() * (1 + repetitions);
+        }
+        long warmUps = CLIENTS.stream().mapToLong(c -> c.equals("spring-ordered") ? WARM_UP_RUNS_ORDERED : WARM_UP_RUNS).sum();
+        return warmUps + (long) SHARD_STATES.size() * repetitions * CLIENTS.size();
+    }
+
+    static Result run(Options.Config config, Progress progress) {
+        int shards = config.sharding().shards;
+        int docs = config.bulk().docs;
+        int seed = config.sharding().seed;
+        double rtt = config.latency().rttMs;
+        double perDoc = config.latency().perDocMs;
+        double factor = config.latency().slowShardFactor;
+        double arrival = config.latency().arrivalPerSecond;
+        int repetitions = config.latency().repetitions;
         List<Document> documents = Workload.stock(docs, seed);
-        String uri = options.text("uri");
+        String uri = config.uri();
         if (uri != null) {
             return onRealCluster(uri, shards, docs, rtt, perDoc, factor, arrival, repetitions, documents, progress);
         }
@@ -120,21 +130,24 @@ final class Latency {
                 .roundTrip(nanos(rtt)).perDocument(nanos(perDoc)).start();
              BulkClients clients = new BulkClients(cluster.connectionString(), RoundTrips.DATABASE)) {
             cluster.latency().roundTrip(Duration.ZERO).perDocument(Duration.ZERO);
+            progress.phase("latency: warming up %s (%d, %d and %d unmeasured bulks, latency model off)",
+                String.join(", ", CLIENTS), WARM_UP_RUNS_ORDERED, WARM_UP_RUNS, WARM_UP_RUNS);
             for (String client : CLIENTS) {
                 clients.shardHashedId(collection(client));
                 int warmUps = client.equals("spring-ordered") ? WARM_UP_RUNS_ORDERED : WARM_UP_RUNS;
                 for (int warmUp = 1; warmUp <= warmUps; warmUp++) {
-                    progress.step("latency: warming up %s, %d of %d (latency model off, not counted)", client, warmUp, warmUps);
                     clients.write(client, collection(client), documents); // connections, sessions, JIT
+                    progress.step("latency: warming up %s, %d of %d", client, warmUp, warmUps);
                 }
             }
             cluster.latency().roundTrip(nanos(rtt)).perDocument(nanos(perDoc));
             for (String state : SHARD_STATES) {
                 cluster.latency().slowFactor(slowShard, state.equals("slow") ? factor : 1.0);
+                progress.phase("latency: %s, %d interleaved runs per client", state.equals("slow")
+                    ? "one shard " + trim(factor) + "x slower" : "every shard normal", repetitions);
                 for (int rep = 1; rep <= repetitions; rep++) {
                     // Interleaved: each repetition runs every client once, so drift hits them alike.
                     for (String client : CLIENTS) {
-                        progress.step("latency: %s shard, %s, run %d of %d", state, client, rep, repetitions);
                         cluster.routing().reset();
                         long start = System.nanoTime();
                         clients.write(client, collection(client), documents);
@@ -142,6 +155,7 @@ final class Latency {
                         samples.computeIfAbsent(client + "/" + state, k -> new ArrayList<>()).add(millis);
                         lastWrite.put(client + "/" + state, cluster.routing().writes(RoundTrips.DATABASE + "." + collection(client))
                             .stream().reduce((a, b) -> b).orElse(null));
+                        progress.step("latency: %s shard, %s, run %d of %d", state, client, rep, repetitions);
                     }
                 }
             }
@@ -187,21 +201,23 @@ final class Latency {
                                         double arrival, int repetitions, List<Document> documents, Progress progress) {
         String database = "mongo_write_guard_lab";
         Map<String, List<Double>> samples = new LinkedHashMap<>();
+        progress.phase("latency (real deployment): %d interleaved runs per client", repetitions);
         try (BulkClients clients = new BulkClients(uri, database)) {
             for (String client : CLIENTS) {
                 try {
                     clients.shardHashedId(collection(client));
                 } catch (RuntimeException e) {
-                    progress.step("could not shard %s (%s); measuring anyway", collection(client), e.getClass().getSimpleName());
+                    progress.note("could not shard %s (%s); measuring anyway", collection(client), e.getClass().getSimpleName());
                 }
                 clients.write(client, collection(client), documents);
+                progress.step("latency (real deployment): warming up %s", client);
             }
             for (int rep = 1; rep <= repetitions; rep++) {
                 for (String client : CLIENTS) {
-                    progress.step("latency (real deployment): %s, run %d of %d", client, rep, repetitions);
                     long start = System.nanoTime();
                     clients.write(client, collection(client), documents);
                     samples.computeIfAbsent(client, k -> new ArrayList<>()).add((System.nanoTime() - start) / 1e6);
+                    progress.step("latency (real deployment): %s, run %d of %d", client, rep, repetitions);
                 }
             }
             CLIENTS.forEach(c -> clients.raw().getDatabase(database).getCollection(collection(c)).drop());

@@ -55,10 +55,15 @@ final class Overhead {
     private Overhead() {
     }
 
-    static Result run(LabOptions options, Progress progress) {
-        int docs = options.intValue("docs");
-        int runs = options.intValue("runs");
-        String uri = options.text("uri");
+    /** Warm-up and measured rounds (each writes one bulk per client), for the progress bar. */
+    static long units(Options.Config config) {
+        return WARM_UP_RUNS + (long) config.overhead().runs;
+    }
+
+    static Result run(Options.Config config, Progress progress) {
+        int docs = config.bulk().docs;
+        int runs = config.overhead().runs;
+        String uri = config.uri();
         List<Document> documents = Workload.stock(docs, 7);
         Map<String, List<Double>> samples = new LinkedHashMap<>();
         if (uri != null) {
@@ -80,10 +85,12 @@ final class Overhead {
 
     private static void measure(BulkClients clients, List<Document> documents, int runs, Map<String, List<Double>> samples,
                                 Progress progress) {
-        for (int i = 0; i < WARM_UP_RUNS; i++) {
+        progress.phase("overhead: %d ReplaceOne upserts per bulk, %d warm-up and %d measured runs per client, interleaved",
+            documents.size(), WARM_UP_RUNS, runs);
+        for (int i = 1; i <= WARM_UP_RUNS; i++) {
             CLIENTS.forEach(c -> clients.write(c, collection(c), documents));
+            progress.step("overhead: warm-up %d of %d", i, WARM_UP_RUNS);
         }
-        long lastReport = System.nanoTime();
         for (int run = 1; run <= runs; run++) {
             // Alternate which client goes first, so neither always runs on a warmer or a busier machine.
             List<String> order = run % 2 == 0 ? CLIENTS : List.of(CLIENTS.get(1), CLIENTS.get(0));
@@ -92,10 +99,7 @@ final class Overhead {
                 clients.write(client, collection(client), documents);
                 samples.computeIfAbsent(client, k -> new ArrayList<>()).add((System.nanoTime() - start) / 1e6);
             }
-            if (System.nanoTime() - lastReport > 2_000_000_000L || run == runs) {
-                progress.step("overhead: %d docs, run %d of %d", documents.size(), run, runs);
-                lastReport = System.nanoTime();
-            }
+            progress.step("overhead: %d docs, run %d of %d", documents.size(), run, runs);
         }
     }
 

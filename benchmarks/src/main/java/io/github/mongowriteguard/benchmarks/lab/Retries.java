@@ -93,23 +93,33 @@ final class Retries {
     private Retries() {
     }
 
-    static Result run(LabOptions options, Progress progress) throws InterruptedException {
-        int attempts = options.intValue("app-attempts");
-        int socketTimeoutMs = options.intValue("socket-timeout-ms");
-        if (options.text("uri") != null) {
+    /** The runs this scenario makes, for the progress bar. */
+    static long units(Options.Config config, Options.StallKind fallback) {
+        return config.uri() != null ? 0 : 3L * stalls(config.retries().stallOr(fallback)).size();
+    }
+
+    private static List<String> stalls(Options.StallKind stall) {
+        return stall == Options.StallKind.BOTH ? List.of("uninterruptible", "interruptible") : List.of(stall.label());
+    }
+
+    /** @param fallback the stall when {@code --stall} was not given: uninterruptible alone, both in the full run */
+    static Result run(Options.Config config, Options.StallKind fallback, Progress progress) throws InterruptedException {
+        int attempts = config.retries().appAttempts;
+        int socketTimeoutMs = config.retries().socketTimeoutMs;
+        if (config.uri() != null) {
             return new Result(attempts, socketTimeoutMs, List.of(), "skipped on a real deployment: the scenario needs the"
                 + " emulator's stalls and its server-side count of copies (ServerTruth)");
         }
-        String stall = options.text("stall");
-        List<String> stalls = stall.equals("both") ? List.of("uninterruptible", "interruptible") : List.of(stall);
         List<Row> rows = new ArrayList<>();
-        for (String kind : stalls) {
+        for (String kind : stalls(config.retries().stallOr(fallback))) {
+            progress.phase("retries: %d attempts of one insert held by an %s stall (raw driver with and without"
+                + " retryWrites, guarded)", attempts, kind);
             for (boolean retryWrites : List.of(true, false)) {
-                progress.step("retries: raw driver, retryWrites=%s, %s stall", retryWrites, kind);
                 rows.add(runOne("raw", kind, retryWrites, attempts, socketTimeoutMs));
+                progress.step("retries: raw driver, retryWrites=%s, %s stall", retryWrites, kind);
             }
-            progress.step("retries: guarded, %s stall", kind);
             rows.add(runOne("guarded", kind, true, attempts, socketTimeoutMs));
+            progress.step("retries: guarded, %s stall", kind);
         }
         return new Result(attempts, socketTimeoutMs, rows, null);
     }

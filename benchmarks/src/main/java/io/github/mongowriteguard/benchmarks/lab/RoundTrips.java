@@ -93,34 +93,43 @@ final class RoundTrips {
     private RoundTrips() {
     }
 
-    static Result run(LabOptions options, Progress progress) {
-        int shards = options.intValue("shards");
-        int docs = options.intValue("docs");
-        int seed = options.intValue("seed");
+    /** The bulks this scenario writes, for the progress bar. */
+    static long units(Options.Config config) {
+        return config.uri() != null ? BulkClients.ALL.size()
+            : (long) SWEEP_SHARDS.size() * SWEEP_CLIENTS.size() + BulkClients.ALL.size();
+    }
+
+    static Result run(Options.Config config, Progress progress) {
+        int shards = config.sharding().shards;
+        int docs = config.bulk().docs;
+        int seed = config.sharding().seed;
         List<Document> documents = Workload.stock(docs, seed);
-        String uri = options.text("uri");
+        String uri = config.uri();
         if (uri != null) {
             return onRealCluster(uri, shards, docs, seed, documents, progress);
         }
         // The sweep runs first: it also warms the JIT up for the wall times of the rows below.
+        progress.phase("roundtrips: one bulk of %d documents per client on S = %d..%d shards (%s)", docs,
+            SWEEP_SHARDS.get(0), SWEEP_SHARDS.get(SWEEP_SHARDS.size() - 1), String.join(", ", SWEEP_CLIENTS));
         List<SweepPoint> sweep = new ArrayList<>();
         for (int s : SWEEP_SHARDS) {
-            progress.step("roundtrips: sweep S=%d (%s)", s, String.join(", ", SWEEP_CLIENTS));
             Map<String, Integer> measured = new LinkedHashMap<>();
             try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(s).start();
                  BulkClients clients = new BulkClients(cluster.connectionString(), DATABASE)) {
                 for (String client : SWEEP_CLIENTS) {
                     measured.put(client, measure(cluster, clients, client, documents).roundTrips());
+                    progress.step("roundtrips: S=%d, %s", s, client);
                 }
             }
             sweep.add(new SweepPoint(s, Formula.orderedRoundTrips(docs, s), measured));
         }
+        progress.phase("roundtrips: S=%d, %d documents, %s", shards, docs, String.join(", ", BulkClients.ALL));
         List<Row> rows = new ArrayList<>();
         try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(shards).start();
              BulkClients clients = new BulkClients(cluster.connectionString(), DATABASE)) {
             for (String client : BulkClients.ALL) {
-                progress.step("roundtrips: S=%d, %d docs, %s", shards, docs, client);
                 rows.add(measure(cluster, clients, client, documents));
+                progress.step("roundtrips: S=%d, %d docs, %s", shards, docs, client);
             }
         }
         return new Result(shards, docs, seed, Formula.orderedRoundTrips(docs, shards), rows, sweep, null);
@@ -143,19 +152,20 @@ final class RoundTrips {
     private static Result onRealCluster(String uri, int shards, int docs, int seed, List<Document> documents, Progress progress) {
         List<Row> rows = new ArrayList<>();
         String database = "mongo_write_guard_lab";
+        progress.phase("roundtrips (real deployment): one bulk of %d documents per client", docs);
         try (BulkClients clients = new BulkClients(uri, database)) {
             for (String client : BulkClients.ALL) {
-                progress.step("roundtrips (real deployment): %s", client);
                 String collection = "stock_" + client.replace('-', '_');
                 try {
                     clients.shardHashedId(collection);
                 } catch (RuntimeException e) {
-                    progress.step("could not shard %s (%s); measuring anyway", collection, e.getClass().getSimpleName());
+                    progress.note("could not shard %s (%s); measuring anyway", collection, e.getClass().getSimpleName());
                 }
                 long start = System.nanoTime();
                 clients.write(client, collection, documents);
                 rows.add(new Row(client, null, null, (System.nanoTime() - start) / 1e6));
                 clients.raw().getDatabase(database).getCollection(collection).drop();
+                progress.step("roundtrips (real deployment): %s", client);
             }
         }
         return new Result(shards, docs, seed, Formula.orderedRoundTrips(docs, shards), rows, List.of(),

@@ -3,6 +3,7 @@ package io.github.mongowriteguard.benchmarks.lab;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -42,9 +43,10 @@ import io.github.mongowriteguard.testkit.stall.StallHandle;
  *
  * <pre>
  * java -jar benchmarks/target/lab.jar stale-reads [--json] [--refresh-limit-ms 1500] [--max-time-ms 3000]
+ * java -jar benchmarks/target/lab.jar                   # the full run includes it
  * </pre>
  */
-public final class StaleReads {
+final class StaleReads {
     private static final String NS = "demo.store_inventory";
 
     private StaleReads() {
@@ -54,22 +56,69 @@ public final class StaleReads {
     record Row(String step, String node, String outcome, long millis, String detail) {
     }
 
+    /** The table, or a note saying why the scenario was skipped (no rows). */
+    record Result(long refreshLimitMs, long maxTimeMs, List<Row> rows, String note) {
+        Map<String, Object> toJson() {
+            Map<String, Object> json = new LinkedHashMap<>();
+            json.put("scenario", "stale-reads");
+            json.put("refreshLimitMs", refreshLimitMs);
+            json.put("maxTimeMs", maxTimeMs);
+            List<Object> list = new ArrayList<>();
+            for (Row row : rows) {
+                Map<String, Object> r = new LinkedHashMap<>();
+                r.put("step", row.step());
+                r.put("node", row.node());
+                r.put("outcome", row.outcome());
+                r.put("ms", row.millis());
+                r.put("detail", row.detail());
+                list.add(r);
+            }
+            json.put("rows", list);
+            if (note != null) {
+                json.put("note", note);
+            }
+            return json;
+        }
+
+        void print(PrintStream out) {
+            out.printf("%nstale-reads: seed part 6 on 2 shards x 3 nodes, 2,000 documents; refresh limit %d ms (30 s scaled),"
+                + " client maxTimeMS %d ms%n", refreshLimitMs, maxTimeMs);
+            out.printf("%-24s %-52s %-44s %7s  %s%n", "step", "read aimed at", "outcome", "ms", "detail");
+            for (Row row : rows) {
+                out.printf("%-24s %-52s %-44s %7d  %s%n", row.step(), row.node(), row.outcome(), row.millis(), row.detail());
+            }
+            if (note != null) {
+                out.println("note: " + note);
+            }
+        }
+    }
+
+    /** The cluster's setup and the five reads, for the progress bar. */
+    static long units(Options.Config config) {
+        return config.uri() != null ? 0 : 6;
+    }
+
     /**
-     * Runs the procedure and prints the table (or JSON with {@code json}).
+     * Runs the procedure.
      *
-     * @param args {@code --refresh-limit-ms N} (the secondary's 30 s refresh limit, scaled; default 1500) and
-     *             {@code --max-time-ms N} (the seed's maxTimeMS 60000, scaled; default 3000)
-     * @return the rows
+     * @param config {@code --refresh-limit-ms} (the secondary's 30 s refresh limit, scaled) and {@code --max-time-ms}
+     *               (the seed's maxTimeMS 60000, scaled); with {@code --uri} the scenario is skipped: it needs the
+     *               emulator's stalls, restarts and migrations
      */
-    public static List<Row> run(PrintStream out, boolean json, String[] args) {
-        long refreshLimitMs = option(args, "--refresh-limit-ms", 1_500);
-        long maxTimeMs = option(args, "--max-time-ms", 3_000);
+    static Result run(Options.Config config, Progress progress) {
+        long refreshLimitMs = config.staleReads().refreshLimitMs;
+        long maxTimeMs = config.staleReads().maxTimeMs;
+        if (config.uri() != null) {
+            return new Result(refreshLimitMs, maxTimeMs, List.of(), "skipped on a real deployment: the scenario stalls a"
+                + " shard primary's writes, restarts a secondary and leaves a migration's orphans, which only the emulator does");
+        }
+        progress.phase("stale-reads: 2 shards x 3 nodes, 2,000 documents, a migration leaving orphans, secondary a1 restarted");
         List<Row> rows = new ArrayList<>();
         try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(2).nodesPerShard(3)
                  .routingRefreshLimit(Duration.ofMillis(refreshLimitMs)).start();
              MongoClient client = MongoClients.create(MongoClientSettings.builder()
                  .applyConnectionString(new ConnectionString(cluster.connectionString()))
-                 .applyToSocketSettings(s -> s.readTimeout((int) (maxTimeMs * 3), TimeUnit.MILLISECONDS))
+                 .applyToSocketSettings(s -> s.readTimeout((int) Math.min(Integer.MAX_VALUE, maxTimeMs * 3), TimeUnit.MILLISECONDS))
                  .build())) {
             client.getDatabase("admin").runCommand(new Document("shardCollection", NS).append("key", new Document("_id", "hashed")));
             MongoCollection<Document> inventory = client.getDatabase("demo").getCollection("store_inventory");
@@ -102,16 +151,20 @@ public final class StaleReads {
             onA1.get();
             onA2.get();
             shardA.restart(a1);
+            progress.step("stale-reads: cluster ready, a1 restarted");
             long a1Stale = shardA.staleConfigReplies(a1);
             long a2Stale = shardA.staleConfigReplies(a2);
             long retries = cluster.routing().staleConfigRetries();
+            progress.phase("stale-reads: reads on a1 and a2 while shard A's primary cannot write, then after it resumes");
             try (StallHandle stalled = shardA.stallPrimaryWrites()) {
                 rows.add(read("primary writes stalled", "a1 (restarted)", onA1,
                     () -> "a1 rejected " + (shardA.staleConfigReplies(a1) - a1Stale) + " reads as stale (metadata UNKNOWN), mongos retried StaleConfig "
                         + (cluster.routing().staleConfigRetries() - retries) + " times; a1 logged "
                         + shardA.refreshLog(a1).size() + " refresh failure(s)"));
+                progress.step("stale-reads: read on a1, primary stalled");
                 rows.add(read("primary writes stalled", "a2 (not restarted)", onA2,
                     () -> "a2 rejected " + (shardA.staleConfigReplies(a2) - a2Stale) + " reads as stale"));
+                progress.step("stale-reads: read on a2, primary stalled");
                 GuardedReads<Document> guarded = GuardedReads.wrap(inventory.withReadPreference(
                         ReadPreference.secondary(List.of(new TagSet(new Tag("node", "a1")), new TagSet()))),
                     ReadGuardOptions.builder().degradedReads(true).normalReadTimeout(Duration.ofMillis(maxTimeMs)).build());
@@ -123,14 +176,16 @@ public final class StaleReads {
                     screen.isApproximate() ? "approximate" : "exact", millis, screen.size() + " documents, " + distinct
                         + " distinct _id, " + screen.approximation().map(a -> a.duplicatesRemoved()).orElse(0)
                         + " orphan duplicates removed (" + migration.movedIds().size() + " orphans on " + migration.from() + ")"));
+                progress.step("stale-reads: guarded degraded read, primary stalled");
                 stalled.release();
                 rows.add(read("primary resumed", "a1 (restarted)", onA1, () -> "a1 holds routing version "
                     + shardA.routingVersion(a1, NS).orElse(-1)));
+                progress.step("stale-reads: read on a1, primary resumed");
                 rows.add(read("primary resumed", "a2 (not restarted)", onA2, () -> ""));
+                progress.step("stale-reads: read on a2, primary resumed");
             }
         }
-        print(out, json, rows, refreshLimitMs, maxTimeMs);
-        return rows;
+        return new Result(refreshLimitMs, maxTimeMs, rows, null);
     }
 
     private static io.github.mongowriteguard.testkit.sharding.Chunk chunkOf(EmulatedShardedCluster cluster, Document document) {
@@ -158,43 +213,5 @@ public final class StaleReads {
 
     private static long elapsed(long startNanos) {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
-    }
-
-    private static void print(PrintStream out, boolean json, List<Row> rows, long refreshLimitMs, long maxTimeMs) {
-        if (json) {
-            StringBuilder text = new StringBuilder("{\"scenario\":\"stale-reads\",\"refreshLimitMs\":").append(refreshLimitMs)
-                .append(",\"maxTimeMs\":").append(maxTimeMs).append(",\"rows\":[");
-            for (int i = 0; i < rows.size(); i++) {
-                Row row = rows.get(i);
-                text.append(i == 0 ? "" : ",").append("{\"step\":").append(quote(row.step())).append(",\"node\":")
-                    .append(quote(row.node())).append(",\"outcome\":").append(quote(row.outcome())).append(",\"ms\":")
-                    .append(row.millis()).append(",\"detail\":").append(quote(row.detail())).append('}');
-            }
-            out.println(text.append("]}"));
-            return;
-        }
-        out.printf("stale-reads: seed part 6 on 2 shards x 3 nodes, 2,000 documents; refresh limit %d ms (30 s scaled),"
-            + " client maxTimeMS %d ms%n", refreshLimitMs, maxTimeMs);
-        out.printf("%-24s %-52s %-36s %7s  %s%n", "step", "read aimed at", "outcome", "ms", "detail");
-        for (Row row : rows) {
-            out.printf("%-24s %-52s %-36s %7d  %s%n", row.step(), row.node(), row.outcome(), row.millis(), row.detail());
-        }
-    }
-
-    private static String quote(String text) {
-        return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-    }
-
-    private static long option(String[] args, String name, long fallback) {
-        for (int i = 0; i < args.length - 1; i++) {
-            if (args[i].equals(name)) {
-                long value = Long.parseLong(args[i + 1]);
-                if (value <= 0) {
-                    throw new IllegalArgumentException(name + " (" + value + ") must be positive");
-                }
-                return value;
-            }
-        }
-        return fallback;
     }
 }

@@ -2,11 +2,14 @@ package io.github.mongowriteguard.benchmarks.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+
+import tools.jackson.databind.JsonNode;
 
 /** The shape of --json and of the HTML report, from results built by hand (no cluster, no timing). */
 class JsonAndReportTest {
@@ -43,9 +46,20 @@ class JsonAndReportTest {
         return new Overhead.Result(1000, 15, medians, 1.2, null);
     }
 
+    static StaleReads.Result staleReads() {
+        return new StaleReads.Result(1500, 3000, List.of(
+            new StaleReads.Row("primary writes stalled", "a1 (restarted)", "failed: MongoExecutionTimeoutException (50)", 3008,
+                "a1 rejected 11 reads as stale"),
+            new StaleReads.Row("primary resumed", "a2 (not restarted)", "answered", 4, "")), null);
+    }
+
+    static Lab.Results all() {
+        return new Lab.Results(roundTrips(), latency(), retries(), overhead(), staleReads());
+    }
+
     @Test
     void roundTripsJson_hasTheDocumentedFields() {
-        String json = Json.write(roundTrips().toJson());
+        String json = LabJson.write(roundTrips().toJson());
         assertThat(json).startsWith("{\"shards\":5,\"docs\":1000,\"seed\":1,\"formula\":800.2,\"results\":[");
         assertThat(json).contains("{\"client\":\"guarded\",\"roundTrips\":5,\"rounds\":1,\"millis\":110}");
         assertThat(json).contains("{\"client\":\"spring-ordered\",\"roundTrips\":811,\"rounds\":811,\"millis\":950}");
@@ -53,7 +67,7 @@ class JsonAndReportTest {
 
     @Test
     void latencyJson_hasClientShardMillisAndInFlight() {
-        String json = Json.write(latency().toJson());
+        String json = LabJson.write(latency().toJson());
         assertThat(json).contains("\"results\":[{\"client\":\"spring-ordered\",\"shard\":\"normal\",\"millis\":1500,\"inFlight\":30,");
         assertThat(json).contains("{\"client\":\"guarded\",\"shard\":\"slow\",\"millis\":450,\"inFlight\":9,");
         assertThat(json).contains("\"slowestShardBoundMillis\":null");
@@ -61,18 +75,35 @@ class JsonAndReportTest {
 
     @Test
     void retriesJson_hasTheServerSideCounts() {
-        String json = Json.write(retries().toJson());
+        String json = LabJson.write(retries().toJson());
         assertThat(json).contains("{\"client\":\"raw\",\"stall\":\"uninterruptible\",\"retryWrites\":true,\"appAttempts\":4,"
             + "\"sends\":8,\"copies\":4,\"maxConcurrentCopies\":4,\"documents\":4,");
         assertThat(json).contains("\"copyIntervalsMs\":[[0,200],[200,400]]");
     }
 
     @Test
+    void staleReadsJson_keepsItsShape() {
+        String json = LabJson.write(staleReads().toJson());
+        assertThat(json).startsWith("{\"scenario\":\"stale-reads\",\"refreshLimitMs\":1500,\"maxTimeMs\":3000,\"rows\":[")
+            .contains("{\"step\":\"primary resumed\",\"node\":\"a2 (not restarted)\",\"outcome\":\"answered\",\"ms\":4,\"detail\":\"\"}")
+            .doesNotContain("\"note\"");
+    }
+
+    @Test
     void fullRunJson_isOneObjectWithAFieldPerScenario() {
-        String json = Json.write(Lab.json("all", roundTrips(), latency(), retries(), overhead(), "lab-report.html"));
+        String json = LabJson.write(Lab.json(EnumSet.allOf(Lab.Scenario.class), all(), "lab-report.html"));
         assertThat(json).startsWith("{\"roundtrips\":{").endsWith("\"report\":\"lab-report.html\"}");
-        assertThat(json).contains("\"latency\":{", "\"retries\":{", "\"overhead\":{\"docs\":1000,\"runs\":15,");
+        assertThat(json).contains("\"latency\":{", "\"retries\":{", "\"overhead\":{\"docs\":1000,\"runs\":15,",
+            "\"staleReads\":{\"scenario\":\"stale-reads\",");
         assertThat(json.chars().filter(c -> c == '\n')).isEmpty();
+        JsonNode tree = LabJson.MAPPER.readTree(json);
+        assertThat(tree.propertyNames()).containsExactly("roundtrips", "latency", "retries", "overhead", "staleReads", "report");
+    }
+
+    @Test
+    void oneScenarioJson_isThatScenariosObject() {
+        assertThat(Lab.json(EnumSet.of(Lab.Scenario.OVERHEAD), all(), null)).isEqualTo(overhead().toJson());
+        assertThat(Lab.json(EnumSet.of(Lab.Scenario.STALE_READS), all(), null)).isEqualTo(staleReads().toJson());
     }
 
     @Test
@@ -82,25 +113,28 @@ class JsonAndReportTest {
         value.put("nan", Double.NaN);
         value.put("list", List.of(1, 2.5, true));
         value.put("none", null);
-        assertThat(Json.write(value))
-            .isEqualTo("{\"text\":\"a \\\"quoted\\\"\\\\ line\\n\\u0001\",\"nan\":null,\"list\":[1,2.5,true],\"none\":null}");
+        value.put("decimals", List.of(800.2, 1000.0, 0.000001, 1e20, Double.POSITIVE_INFINITY));
+        assertThat(LabJson.write(value))
+            .isEqualTo("{\"text\":\"a \\\"quoted\\\"\\\\ line\\n\\u0001\",\"nan\":null,\"list\":[1,2.5,true],\"none\":null,"
+                + "\"decimals\":[800.2,1000,0.000001,100000000000000000000,null]}");
     }
 
     @Test
     void report_isSelfContainedAndHasTheThreeCharts() {
-        String html = HtmlReport.render(roundTrips(), latency(), retries(), overhead(), "java -jar lab.jar");
+        String html = HtmlReport.render(all(), "java -jar lab.jar");
         assertThat(html).startsWith("<!DOCTYPE html>").endsWith("</html>\n");
         assertThat(html).contains("<svg id=\"chart-roundtrips\"", "<svg id=\"chart-latency\"", "<svg id=\"chart-retries\"");
         assertThat(html).contains("class=\"series-formula\"", "class=\"series-driver-ordered\"", "class=\"series-spring-ordered\"",
             "class=\"series-guarded\"");
         assertThat(html).contains("class=\"bar-measured\"", "class=\"bar-article\"", "class=\"timeline\"");
+        assertThat(html).contains("<h2 id=\"stale-reads\">", "failed: MongoExecutionTimeoutException (50)");
         assertThat(html).doesNotContain("<script", "http://cdn", "https://", "<link");
     }
 
     @Test
     void report_leavesOutScenariosThatDidNotRun() {
-        String html = HtmlReport.render(null, null, retries(), null, "java -jar lab.jar retries");
-        assertThat(html).contains("chart-retries").doesNotContain("chart-roundtrips", "chart-latency");
+        String html = HtmlReport.render(new Lab.Results(null, null, retries(), null, null), "java -jar lab.jar retries");
+        assertThat(html).contains("chart-retries").doesNotContain("chart-roundtrips", "chart-latency", "stale-reads");
     }
 
     @Test

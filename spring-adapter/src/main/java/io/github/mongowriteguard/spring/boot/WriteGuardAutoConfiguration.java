@@ -32,11 +32,29 @@ import io.micrometer.core.instrument.MeterRegistry;
 @AutoConfiguration(
     afterName = "org.springframework.boot.mongodb.autoconfigure.MongoAutoConfiguration",
     beforeName = "org.springframework.boot.data.mongodb.autoconfigure.DataMongoAutoConfiguration")
+/**
+ * Guards Spring Boot's MongoDB client and template: a {@link WriteGuard} from {@code mongo.write-guard.*}, applied to
+ * the Boot-built client through a {@link MongoClientSettingsBuilderCustomizer}, and a {@link GuardedMongoTemplate}
+ * as the {@code MongoTemplate} bean, so {@code bulkOps(...)} runs through the guard. The guard's meters go to the
+ * application's {@link MeterRegistry} when there is one.
+ *
+ * <p>Backs off: {@code mongo.write-guard.enabled=false} leaves Boot's plain configuration; a {@link WriteGuard} bean
+ * of the application replaces the auto-configured one; a {@code MongoOperations} bean of the application is kept
+ * (wrap it yourself with {@link GuardedMongoTemplate}). A {@code MongoClient} bean of the application is not built by
+ * Boot, so the customizer does not reach it: call {@code guard.configure(builder)} where it is built.
+ */
 @ConditionalOnClass({MongoTemplate.class, MongoClientSettingsBuilderCustomizer.class, WriteGuard.class})
 @ConditionalOnProperty(prefix = "mongo.write-guard", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(WriteGuardProperties.class)
 public class WriteGuardAutoConfiguration {
 
+    /**
+     * The guard, from {@code mongo.write-guard.*} and every {@link WriteGuardBuilderCustomizer} bean in order.
+     *
+     * @param properties  the {@code mongo.write-guard.*} properties
+     * @param customizers the application's customizers (and the meter-registry binding)
+     * @return the guard
+     */
     @Bean
     @ConditionalOnMissingBean
     public WriteGuard writeGuard(WriteGuardProperties properties, ObjectProvider<WriteGuardBuilderCustomizer> customizers) {
@@ -45,12 +63,25 @@ public class WriteGuardAutoConfiguration {
         return builder.build();
     }
 
-    /** Registers the guard's command listener on the client Boot builds; the guard reads its socket timeout there. */
+    /**
+     * Registers the guard's command listener on the client Boot builds; the guard reads its socket timeout there.
+     *
+     * @param guard the guard
+     * @return a customizer that calls {@link WriteGuard#configure} on Boot's client settings
+     */
     @Bean
     public MongoClientSettingsBuilderCustomizer writeGuardMongoClientSettingsBuilderCustomizer(WriteGuard guard) {
         return guard::configure;
     }
 
+    /**
+     * The {@code MongoTemplate} bean, guarded: its {@code bulkOps(...)} run through the guard.
+     *
+     * @param factory   Boot's database factory
+     * @param converter Boot's converter
+     * @param guard     the guard configured on Boot's client
+     * @return the guarded template
+     */
     @Bean
     @ConditionalOnMissingBean(MongoOperations.class)
     public GuardedMongoTemplate mongoTemplate(MongoDatabaseFactory factory, MongoConverter converter, WriteGuard guard,

@@ -8,5 +8,10 @@ import io.github.mongowriteguard.WriteGuard;
  */
 @FunctionalInterface
 public interface WriteGuardBuilderCustomizer {
+    /**
+     * Changes the builder before the guard is built.
+     *
+     * @param builder the auto-configured guard's builder, its settings already taken from the properties
+     */
     void customize(WriteGuard.Builder builder);
 }

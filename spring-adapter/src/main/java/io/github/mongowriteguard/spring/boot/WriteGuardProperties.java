@@ -53,42 +53,74 @@ public class WriteGuardProperties {
         return enabled;
     }
 
+    /**
+     * Sets whether to guard the auto-configured client and MongoTemplate.
+     *
+     * @param enabled false gives Spring Boot's plain MongoTemplate
+     */
     public void setEnabled(boolean enabled) {
         this.enabled = enabled;
     }
 
+    /**
+     * {@return the explicit server deadline (maxTimeMS) for every write, or null to derive it from the socket read timeout}
+     */
     public @Nullable Duration getServerDeadline() {
         return serverDeadline;
     }
 
+    /**
+     * Sets an explicit server deadline for every write; it must be below the socket read timeout.
+     *
+     * @param serverDeadline the deadline, or null to derive it from the socket read timeout
+     */
     public void setServerDeadline(@Nullable Duration serverDeadline) {
         this.serverDeadline = serverDeadline;
     }
 
+    /** {@return the share of the socket read timeout given to the server, or null for the default 2/3} */
     public @Nullable Double getServerDeadlineFraction() {
         return serverDeadlineFraction;
     }
 
+    /**
+     * Sets the share of the socket read timeout given to the server when no explicit deadline is set.
+     *
+     * @param serverDeadlineFraction a share in (0, 1), or null for the default 2/3
+     */
     public void setServerDeadlineFraction(@Nullable Double serverDeadlineFraction) {
         this.serverDeadlineFraction = serverDeadlineFraction;
     }
 
+    /** {@return the server deadline used when the client has no socket read timeout, or null for the default 10 s} */
     public @Nullable Duration getDefaultServerDeadline() {
         return defaultServerDeadline;
     }
 
+    /**
+     * Sets the server deadline used when the client has no socket read timeout and no explicit deadline is set.
+     *
+     * @param defaultServerDeadline the deadline, or null for the default 10 s
+     */
     public void setDefaultServerDeadline(@Nullable Duration defaultServerDeadline) {
         this.defaultServerDeadline = defaultServerDeadline;
     }
 
+    /** {@return whether ordered bulks run as the driver's ORDERED bulk, or null for the default false} */
     public @Nullable Boolean getStrictOrdered() {
         return strictOrdered;
     }
 
+    /**
+     * Sets whether ordered bulks run as the driver's ORDERED bulk, exactly as given.
+     *
+     * @param strictOrdered true for the driver's ORDERED meaning (and its round trips), or null for the default false
+     */
     public void setStrictOrdered(@Nullable Boolean strictOrdered) {
         this.strictOrdered = strictOrdered;
     }
 
+    /** {@return the retry properties ({@code mongo.write-guard.retry.*})} */
     public Retry getRetry() {
         return retry;
     }
@@ -146,55 +178,97 @@ public class WriteGuardProperties {
         /** How long after an attempt's server deadline the overlap gate waits before checking that no copy still runs. Default 100ms. */
         private @Nullable Duration gateGrace;
 
+        /** {@return the attempts in all, the first included, or null for the default 3} */
         public @Nullable Integer getMaxAttempts() {
             return maxAttempts;
         }
 
+        /**
+         * Sets the attempts in all, the first included.
+         *
+         * @param maxAttempts 1 to 10 (1: no retry), or null for the default 3
+         */
         public void setMaxAttempts(@Nullable Integer maxAttempts) {
             this.maxAttempts = maxAttempts;
         }
 
+        /** {@return the wait before the first retry, or null for the default 100 ms} */
         public @Nullable Duration getInitialBackoff() {
             return initialBackoff;
         }
 
+        /**
+         * Sets the wait before the first retry.
+         *
+         * @param initialBackoff the wait, or null for the default 100 ms
+         */
         public void setInitialBackoff(@Nullable Duration initialBackoff) {
             this.initialBackoff = initialBackoff;
         }
 
+        /** {@return the factor applied to the wait after each retry, or null for the default 2} */
         public @Nullable Double getMultiplier() {
             return multiplier;
         }
 
+        /**
+         * Sets the factor applied to the wait after each retry.
+         *
+         * @param multiplier at least 1, or null for the default 2
+         */
         public void setMultiplier(@Nullable Double multiplier) {
             this.multiplier = multiplier;
         }
 
+        /** {@return the longest wait between two attempts, or null for the default 5 s} */
         public @Nullable Duration getMaxBackoff() {
             return maxBackoff;
         }
 
+        /**
+         * Sets the longest wait between two attempts.
+         *
+         * @param maxBackoff the longest wait, or null for the default 5 s
+         */
         public void setMaxBackoff(@Nullable Duration maxBackoff) {
             this.maxBackoff = maxBackoff;
         }
 
+        /** {@return the randomization factor of each wait, or null for the default 0.5} */
         public @Nullable Double getJitter() {
             return jitter;
         }
 
+        /**
+         * Sets the randomization factor: each wait is drawn from [1 - jitter, 1 + jitter] x the exponential value.
+         *
+         * @param jitter in [0, 1), or null for the default 0.5
+         */
         public void setJitter(@Nullable Double jitter) {
             this.jitter = jitter;
         }
 
+        /**
+         * {@return how long after an attempt's server deadline the overlap gate waits, or null for the default 100 ms}
+         */
         public @Nullable Duration getGateGrace() {
             return gateGrace;
         }
 
+        /**
+         * Sets how long after an attempt's server deadline the overlap gate waits before checking that no copy still runs.
+         *
+         * @param gateGrace the grace, or null for the default 100 ms
+         */
         public void setGateGrace(@Nullable Duration gateGrace) {
             this.gateGrace = gateGrace;
         }
 
-        /** The core policy; unset properties keep {@link RetryPolicy#defaults()}. */
+        /**
+         * The core policy; unset properties keep {@link RetryPolicy#defaults()}.
+         *
+         * @return the policy, validated by the core
+         */
         public RetryPolicy toPolicy() {
             RetryPolicy.Builder builder = RetryPolicy.builder();
             if (maxAttempts != null) {

@@ -98,6 +98,7 @@ public class GuardedBulkOperations implements BulkOperations {
      *                        exception translator and the database factory (sessions and databases for the guard)
      * @param guard           a guard whose {@link WriteGuard#configure} was applied to the template's client
      * @param collectionName  the collection
+     * @param mode            ORDERED or UNORDERED, as in Spring Data
      * @param entity          the mapped entity of the bulk, if any (field names, {@code @Id})
      * @param eventPublisher  where lifecycle events go; null for none
      * @param entityCallbacks entity callbacks; null for none

@@ -69,6 +69,13 @@ public class GuardedMongoTemplate extends MongoTemplate {
     private @Nullable WriteConcern writeConcern;
     private boolean lifecycleEvents = true;
 
+    /**
+     * A guarded template on a database factory, as Spring Boot builds it.
+     *
+     * @param databaseFactory the factory of the client the guard was {@link WriteGuard#configure configured} on
+     * @param converter       the converter, or null for Spring Data's default
+     * @param guard           the guard the bulks run through
+     */
     public GuardedMongoTemplate(MongoDatabaseFactory databaseFactory, @Nullable MongoConverter converter, WriteGuard guard) {
         this(new GuardedDatabaseFactory(databaseFactory, guard), converter);
     }

@@ -86,6 +86,12 @@ public final class GuardedErrorHandlers {
         BATCH
     }
 
+    /**
+     * A builder for a handler whose backoff and attempts come from the guard's policy.
+     *
+     * @param policy the guard's retry policy ({@code guard.settings().getRetryPolicy()})
+     * @return the builder
+     */
     public static Builder builder(RetryPolicy policy) {
         return new Builder(policy);
     }
@@ -94,10 +100,13 @@ public final class GuardedErrorHandlers {
      * The core's {@link RetryBudget} check for a consumer: {@code max.poll.records} (Kafka's default 500) and
      * {@code max.poll.interval.ms} (default 300,000) are read from the consumer's configuration.
      *
-     * @param longestAttempt the longest one attempt can take: the client's socket read timeout
+     * @param consumerConfig      the consumer's configuration ({@code ConsumerFactory.getConfigurationProperties()})
+     * @param policy              the guard's retry policy
+     * @param longestAttempt      the longest one attempt can take: the client's socket read timeout
      * @param deadLetterPerRecord the longest the recoverer takes for one record (a dead-letter send waits for its
      *                            acknowledgement in the consumer thread), counted once per record of a poll;
      *                            {@link Duration#ZERO} to leave it out
+     * @param type                whether the listener writes one record per call or one bulk per poll
      * @throws IllegalStateException with the numbers when a poll's worst case does not fit
      */
     public static void checkRetryBudget(Map<String, ?> consumerConfig, RetryPolicy policy, Duration longestAttempt,
@@ -142,13 +151,24 @@ public final class GuardedErrorHandlers {
             this.policy = Objects.requireNonNull(policy, "policy");
         }
 
-        /** Where records go when retries are exhausted or not allowed, e.g. a {@code DeadLetterPublishingRecoverer}. Default: logged and skipped (Spring's default). */
+        /**
+         * Where records go when retries are exhausted or not allowed, e.g. a {@code DeadLetterPublishingRecoverer}.
+         * Default: logged and skipped (Spring's default).
+         *
+         * @param recoverer the recoverer
+         * @return this builder
+         */
         public Builder recoverer(ConsumerRecordRecoverer recoverer) {
             this.recoverer = Objects.requireNonNull(recoverer, "recoverer");
             return this;
         }
 
-        /** Per-record recovery for batch listeners that write one bulk write per record, in record order. Default false. */
+        /**
+         * Per-record recovery for batch listeners that write one bulk write per record, in record order. Default false.
+         *
+         * @param enabled true to recover only the records whose write was not applied
+         * @return this builder
+         */
         public Builder recoverBatchByBulkIndex(boolean enabled) {
             this.recoverBatchByBulkIndex = enabled;
             return this;
@@ -157,6 +177,11 @@ public final class GuardedErrorHandlers {
         /**
          * Checks at {@link #build()} that a poll's worst case fits {@code max.poll.interval.ms}
          * ({@link GuardedErrorHandlers#checkRetryBudget}), without the recoverer's time.
+         *
+         * @param consumerConfig the consumer's configuration
+         * @param longestAttempt the longest one attempt can take: the client's socket read timeout
+         * @param type           whether the listener writes one record per call or one bulk per poll
+         * @return this builder
          */
         public Builder retryBudget(Map<String, ?> consumerConfig, Duration longestAttempt, ListenerType type) {
             return retryBudget(consumerConfig, longestAttempt, Duration.ZERO, type);
@@ -165,6 +190,12 @@ public final class GuardedErrorHandlers {
         /**
          * Checks at {@link #build()} that a poll's worst case, dead-lettering included, fits
          * {@code max.poll.interval.ms} ({@link GuardedErrorHandlers#checkRetryBudget}).
+         *
+         * @param consumerConfig      the consumer's configuration
+         * @param longestAttempt      the longest one attempt can take: the client's socket read timeout
+         * @param deadLetterPerRecord the longest the recoverer takes for one record
+         * @param type                whether the listener writes one record per call or one bulk per poll
+         * @return this builder
          */
         public Builder retryBudget(Map<String, ?> consumerConfig, Duration longestAttempt, Duration deadLetterPerRecord,
                                    ListenerType type) {
@@ -178,6 +209,8 @@ public final class GuardedErrorHandlers {
         /**
          * The backoff: the policy's initial wait, multiplier and longest wait; its jitter as a share of the initial
          * wait (Spring's jitter is in milliseconds); {@code maxAttempts - 1} retries.
+         *
+         * @return a new backoff
          */
         public ExponentialBackOff backOff() {
             ExponentialBackOff backOff = new ExponentialBackOff(Math.max(1, policy.initialBackoff().toMillis()), policy.multiplier());
@@ -188,6 +221,9 @@ public final class GuardedErrorHandlers {
         }
 
         /**
+         * Builds the handler, after the retry-budget check when one was given.
+         *
+         * @return the handler: the guard's final exceptions are not retried
          * @throws IllegalStateException when a retry budget was given and a poll's worst case does not fit
          */
         public DefaultErrorHandler build() {

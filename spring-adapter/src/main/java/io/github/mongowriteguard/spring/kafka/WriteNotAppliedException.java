@@ -11,12 +11,18 @@ public class WriteNotAppliedException extends RuntimeException {
     private static final long serialVersionUID = 1L;
     private final transient IndexOutcome outcome;
 
+    /**
+     * The record at {@code outcome.index()} of the listener's bulk was not applied.
+     *
+     * @param outcome the core's outcome of the record's write
+     * @param cause   the exception the listener threw for the whole batch
+     */
     public WriteNotAppliedException(IndexOutcome outcome, Throwable cause) {
         super("write at bulk index " + outcome.index() + " not applied: " + outcome, cause);
         this.outcome = outcome;
     }
 
-    /** The core's outcome of this record's write. */
+    /** {@return the core's outcome of this record's write} */
     public IndexOutcome outcome() {
         return outcome;
     }

@@ -32,6 +32,10 @@ public final class StorageEngine implements AutoCloseable {
     /**
      * Runs a command that carries no session, deadline or routing fields (the node removed them). Engine errors
      * become the server's error reply ({@code ok: 0, code, codeName, errmsg}).
+     *
+     * @param database the database
+     * @param command  the command
+     * @return the reply
      */
     public BsonDocument run(String database, BsonDocument command) {
         String name = command.getFirstKey();
@@ -48,6 +52,14 @@ public final class StorageEngine implements AutoCloseable {
         }
     }
 
+    /**
+     * A server error reply.
+     *
+     * @param code     the error code
+     * @param codeName the code name, or null for {@code UnknownError}
+     * @param message  the message, or null for the code name
+     * @return {@code {ok: 0, errmsg, code, codeName}}
+     */
     public static BsonDocument error(int code, String codeName, String message) {
         return new BsonDocument("ok", new BsonDouble(0))
             .append("errmsg", new BsonString(message == null ? codeName : message))

@@ -28,6 +28,7 @@ public final class FailCommand {
     /** What one triggered evaluation asks the server to do, in mongod's order: close, block, error. */
     public record Action(boolean closeConnection, long blockTimeMs, Integer errorCode, List<String> errorLabels,
                          BsonDocument writeConcernError) {
+        /** {@return whether the fail point gives the error labels itself (else the server adds its own)} */
         public boolean hasErrorLabels() {
             return errorLabels != null;
         }
@@ -37,6 +38,7 @@ public final class FailCommand {
      * Applies a {@code configureFailPoint} command.
      *
      * @throws IllegalArgumentException when the mode is not understood
+     * @param command the command, with {@code mode} and {@code data}
      */
     public synchronized void configure(BsonDocument command) {
         FailPointMode newMode = FailPointMode.parse(command.get("mode"));
@@ -44,6 +46,7 @@ public final class FailCommand {
         mode = newMode;
     }
 
+    /** Turns the fail point off, as {@code mode: "off"} does. */
     public synchronized void off() {
         mode = FailPointMode.OFF;
         data = new BsonDocument();

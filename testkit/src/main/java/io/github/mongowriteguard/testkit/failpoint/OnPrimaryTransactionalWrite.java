@@ -23,6 +23,7 @@ public final class OnPrimaryTransactionalWrite {
      * Applies a {@code configureFailPoint} command.
      *
      * @throws IllegalArgumentException when the mode is not understood
+     * @param command the command, with {@code mode} and {@code data}
      */
     public synchronized void configure(BsonDocument command) {
         FailPointMode newMode = FailPointMode.parse(command.get("mode"));
@@ -30,11 +31,16 @@ public final class OnPrimaryTransactionalWrite {
         mode = newMode;
     }
 
+    /** {@return whether the fail point is on} */
     public synchronized boolean isOn() {
         return !mode.isOff();
     }
 
-    /** Evaluates the fail point for one statement, counting it. */
+    /**
+     * Evaluates the fail point for one statement, counting it.
+     *
+     * @return what to do, or empty when the fail point does not fire
+     */
     public synchronized Optional<Action> evaluate() {
         if (mode.isOff() || !mode.fire()) {
             return Optional.empty();

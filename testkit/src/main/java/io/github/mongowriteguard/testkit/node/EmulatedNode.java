@@ -102,12 +102,20 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      *
      * @param name     a label for logs and truth, e.g. {@code "rs0"}
      * @param port     the loopback port, 0 for any free one
+     * @param identity what it answers {@code hello} as
      */
     public EmulatedNode(String name, NodeIdentity identity, int port) {
         this(name, identity, port, null);
     }
 
-    /** Starts a node whose commands run in {@code executor} (null: the node's own storage engine). */
+    /**
+     * Starts a node whose commands run in {@code executor} (null: the node's own storage engine).
+     *
+     * @param name     a label for logs and truth
+     * @param identity what it answers {@code hello} as
+     * @param port     the loopback port, 0 for any free one
+     * @param executor where its commands run, or null
+     */
     public EmulatedNode(String name, NodeIdentity identity, int port, CommandExecutor executor) {
         this.name = name;
         this.identity = identity;
@@ -116,34 +124,53 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         this.hosts = List.of(server.address());
     }
 
-    /** {@code 127.0.0.1:port}. */
+    /**
+     * {@code 127.0.0.1:port}.
+     *
+     * @return the address
+     */
     public String address() {
         return server.address();
     }
 
+    /** {@return the node's label, e.g. {@code shard00-1}} */
     public String name() {
         return name;
     }
 
+    /** {@return who the node says it is in {@code hello}} */
     public NodeIdentity identity() {
         return identity;
     }
 
-    /** The members a replica-set member announces in {@code hello} (itself by default). */
+    /**
+     * The members a replica-set member announces in {@code hello} (itself by default).
+     *
+     * @param members the members' addresses
+     */
     public void hosts(List<String> members) {
         this.hosts = List.copyOf(members);
     }
 
-    /** The replica-set member tags announced in {@code hello} (e.g. {@code {node: "a1"}}), as a reconfig sets them. */
+    /**
+     * The replica-set member tags announced in {@code hello} (e.g. {@code {node: "a1"}}), as a reconfig sets them.
+     *
+     * @param memberTags the tags
+     */
     public void tags(Map<String, String> memberTags) {
         this.tags = Map.copyOf(memberTags);
     }
 
+    /** {@return the replica-set member tags announced in {@code hello}} */
     public Map<String, String> tags() {
         return tags;
     }
 
-    /** The address a secondary names as its primary in {@code hello}. */
+    /**
+     * The address a secondary names as its primary in {@code hello}.
+     *
+     * @param address the primary's address
+     */
     public void primaryAddress(String address) {
         this.primaryAddress = address;
     }
@@ -165,17 +192,29 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         return truth;
     }
 
-    /** The node's {@code failCommand} fail point (also settable with {@code configureFailPoint}). */
+    /**
+     * The node's {@code failCommand} fail point (also settable with {@code configureFailPoint}).
+     *
+     * @return the fail point
+     */
     public FailCommand failCommand() {
         return failCommand;
     }
 
-    /** The node's {@code onPrimaryTransactionalWrite} fail point (also settable with {@code configureFailPoint}). */
+    /**
+     * The node's {@code onPrimaryTransactionalWrite} fail point (also settable with {@code configureFailPoint}).
+     *
+     * @return the fail point
+     */
     public OnPrimaryTransactionalWrite onPrimaryTransactionalWrite() {
         return onPrimaryTransactionalWrite;
     }
 
-    /** The storage engine, for commands that must bypass the emulated server (seeding data in tests). */
+    /**
+     * The storage engine, for commands that must bypass the emulated server (seeding data in tests).
+     *
+     * @return the engine
+     */
     public StorageEngine engine() {
         return engine;
     }
@@ -183,6 +222,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     /**
      * Installs a stall; it applies to commands that reach the stall step from now on, and ends when the
      * returned handle is released or closed.
+     *
+     * @param stall the stall
+     * @return the handle that ends it
      */
     public StallHandle stall(Stall stall) {
         ActiveStall active = new ActiveStall(stall);
@@ -190,7 +232,12 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         return active;
     }
 
-    /** How many times each command arrived, as {@code serverStatus().metrics.commands.<name>.total}. */
+    /**
+     * How many times each command arrived, as {@code serverStatus().metrics.commands.<name>.total}.
+     *
+     * @param commandName the command's name
+     * @return how many times it arrived
+     */
     public long commandCount(String commandName) {
         long[] counter = commandCounters.get(commandName);
         return counter == null ? 0 : counter[0];
@@ -714,7 +761,12 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     // ---- kill and currentOp -----------------------------------------------------------------------------
 
-    /** Marks an operation killed; it ends at its next interrupt point. */
+    /**
+     * Marks an operation killed; it ends at its next interrupt point.
+     *
+     * @param opid the operation id
+     * @return whether such an operation was running
+     */
     public boolean killOp(long opid) {
         OperationContext operation = active.get(opid);
         if (operation == null) {
@@ -1278,7 +1330,13 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         return new BsonDocument("ok", new BsonDouble(1));
     }
 
-    /** Waits until every operation on this node has ended (for orderly shutdown in tests). */
+    /**
+     * Waits until every operation on this node has ended (for orderly shutdown in tests).
+     *
+     * @param timeout the longest wait
+     * @return whether every operation ended in time
+     * @throws InterruptedException when interrupted while waiting
+     */
     public boolean awaitNoOperations(Duration timeout) throws InterruptedException {
         long until = System.nanoTime() + timeout.toNanos();
         while (!active.isEmpty()) {

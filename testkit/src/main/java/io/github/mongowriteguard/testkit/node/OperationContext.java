@@ -75,18 +75,22 @@ public final class OperationContext {
         return new OperationContext(this, statementDatabase, statementCommand);
     }
 
+    /** {@return the operation id {@code currentOp} and {@code killOp} use} */
     public long opid() {
         return opid;
     }
 
+    /** {@return the client connection the command came on} */
     public ClientConnection connection() {
         return connection;
     }
 
+    /** {@return the command's database ({@code $db})} */
     public String database() {
         return database;
     }
 
+    /** {@return the command as received} */
     public BsonDocument command() {
         return command;
     }
@@ -117,6 +121,7 @@ public final class OperationContext {
         return command.getFirstKey();
     }
 
+    /** {@return {@link System#nanoTime()} when the command started} */
     public long startNanos() {
         return startNanos;
     }

@@ -10,10 +10,18 @@ import java.util.List;
  * @param indices the writes it carried, as indices into the client's command (its bulk)
  */
 public record ChildBatch(int round, String shard, List<Integer> indices) {
+    /**
+     * Copies the indices (the record is immutable).
+     *
+     * @param round   the round it belonged to, from 1
+     * @param shard   the shard it went to
+     * @param indices the writes it carried, as indices into the client's command
+     */
     public ChildBatch {
         indices = List.copyOf(indices);
     }
 
+    /** {@return how many writes the batch carried} */
     public int size() {
         return indices.size();
     }

@@ -14,6 +14,14 @@ import org.bson.BsonDocument;
  * }</pre>
  */
 public record Chunk(BsonDocument min, BsonDocument max, String shard) {
+    /**
+     * Copies the bounds (the record is immutable).
+     *
+     * @param min   the lower bound, included
+     * @param max   the upper bound, excluded
+     * @param shard the shard that owns the range
+     * @throws IllegalArgumentException unless {@code min} is below {@code max}
+     */
     public Chunk {
         Objects.requireNonNull(min, "min");
         Objects.requireNonNull(max, "max");
@@ -25,16 +33,23 @@ public record Chunk(BsonDocument min, BsonDocument max, String shard) {
         }
     }
 
-    /** Whether {@code point} (see {@link ShardKey#pointOf}) lies in {@code [min, max)}. */
+    /**
+     * Whether {@code point} (see {@link ShardKey#pointOf}) lies in {@code [min, max)}.
+     *
+     * @param point a point of the key space
+     * @return true when the chunk holds it
+     */
     public boolean contains(BsonDocument point) {
         return ShardKey.comparePoints(min, point) <= 0 && ShardKey.comparePoints(point, max) < 0;
     }
 
+    /** {@return a copy of the lower bound, included} */
     @Override
     public BsonDocument min() {
         return min.clone();
     }
 
+    /** {@return a copy of the upper bound, excluded} */
     @Override
     public BsonDocument max() {
         return max.clone();

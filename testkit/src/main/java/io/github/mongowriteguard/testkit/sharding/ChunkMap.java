@@ -27,6 +27,10 @@ public final class ChunkMap {
     private final List<Chunk> chunks;
 
     /**
+     * A routing table of contiguous chunks.
+     *
+     * @param key    the shard key
+     * @param chunks chunks covering the key space from MinKey to MaxKey, in any order
      * @throws IllegalArgumentException when the chunks leave a gap, overlap, or do not reach MinKey and MaxKey
      */
     public ChunkMap(ShardKey key, List<Chunk> chunks) {
@@ -49,7 +53,13 @@ public final class ChunkMap {
         this.chunks = List.copyOf(sorted);
     }
 
-    /** One chunk over the whole key space, as {@code shardCollection} creates on a ranged key. */
+    /**
+     * One chunk over the whole key space, as {@code shardCollection} creates on a ranged key.
+     *
+     * @param key   the shard key
+     * @param shard the shard owning it all
+     * @return the map
+     */
     public static ChunkMap single(ShardKey key, String shard) {
         return new ChunkMap(key, List.of(new Chunk(key.bound(new BsonMinKey()), key.bound(new BsonMaxKey()), shard)));
     }
@@ -57,6 +67,11 @@ public final class ChunkMap {
     /**
      * Chunks of a single-field key split at the given points; chunk {@code i} goes to {@code shards.get(i)}, so
      * {@code shards} has one entry more than {@code splitPoints}. For a hashed key the points are {@code NumberLong}s.
+     *
+     * @param key         a single-field shard key
+     * @param splitPoints the bounds between chunks, ascending
+     * @param shards      the owner of each chunk
+     * @return the map
      */
     public static ChunkMap splitAt(ShardKey key, List<? extends BsonValue> splitPoints, List<String> shards) {
         if (key.fields().size() != 1) {
@@ -206,16 +221,26 @@ public final class ChunkMap {
         return points.stream().map(BsonInt64::new).toList();
     }
 
+    /** {@return the shard key} */
     public ShardKey key() {
         return key;
     }
 
-    /** The chunks in key order. */
+    /**
+     * The chunks in key order.
+     *
+     * @return the chunks
+     */
     public List<Chunk> chunks() {
         return chunks;
     }
 
-    /** The shard owning a point of the key space (see {@link ShardKey#pointOf}). */
+    /**
+     * The shard owning a point of the key space (see {@link ShardKey#pointOf}).
+     *
+     * @param point a point of the key space
+     * @return the owning shard's name
+     */
     public String shardOf(BsonDocument point) {
         int low = 0;
         int high = chunks.size() - 1;

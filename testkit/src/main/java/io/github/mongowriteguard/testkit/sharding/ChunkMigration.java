@@ -37,29 +37,44 @@ public final class ChunkMigration {
         this.collection = collection;
     }
 
+    /** {@return the migrated collection, {@code db.collection}} */
     public String namespace() {
         return namespace;
     }
 
-    /** The chunk as it was before the move (its shard is the donor). */
+    /**
+     * The chunk as it was before the move (its shard is the donor).
+     *
+     * @return the chunk
+     */
     public Chunk chunk() {
         return chunk;
     }
 
+    /** {@return the donor shard's name} */
     public String from() {
         return chunk.shard();
     }
 
+    /** {@return the recipient shard's name} */
     public String to() {
         return to;
     }
 
-    /** The {@code _id}s of the moved documents: the orphans on the donor until {@link #deleteOrphans()}. */
+    /**
+     * The {@code _id}s of the moved documents: the orphans on the donor until {@link #deleteOrphans()}.
+     *
+     * @return the ids
+     */
     public List<BsonValue> movedIds() {
         return movedIds;
     }
 
-    /** The delete phase (the range deleter): removes the orphans from the donor. Idempotent. @return documents removed */
+    /**
+     * The delete phase (the range deleter): removes the orphans from the donor. Idempotent.
+     *
+     * @return the documents removed (0 after the first call)
+     */
     public synchronized int deleteOrphans() {
         if (deleted || movedIds.isEmpty()) {
             deleted = true;

@@ -12,6 +12,14 @@ import java.util.Objects;
  * @param version   1 after shardCollection, then one more per change
  */
 public record CollectionRouting(String namespace, ChunkMap chunks, long version) {
+    /**
+     * Checks the components.
+     *
+     * @param namespace {@code db.collection}
+     * @param chunks    the chunks at that version
+     * @param version   1 after shardCollection, then one more per change
+     * @throws IllegalArgumentException for a version below 1
+     */
     public CollectionRouting {
         Objects.requireNonNull(namespace, "namespace");
         Objects.requireNonNull(chunks, "chunks");
@@ -20,7 +28,13 @@ public record CollectionRouting(String namespace, ChunkMap chunks, long version)
         }
     }
 
-    /** Whether {@code shard} owns the document at this version (an orphan is a document it does not own). */
+    /**
+     * Whether {@code shard} owns the document at this version (an orphan is a document it does not own).
+     *
+     * @param shard    the shard's name
+     * @param document the document
+     * @return true when the document's chunk is on {@code shard}
+     */
     public boolean owns(String shard, org.bson.BsonDocument document) {
         return chunks.shardOfDocument(document).equals(shard);
     }

@@ -61,15 +61,23 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
     private final StorageEngine scratch = new StorageEngine();
     private final WriteRouter writes;
 
-    /** @param shards the shards by name, in order; the first is the primary shard of every database */
+    /**
+     * A router over single-node shards.
+     *
+     * @param shards  the shards by name, in order; the first is the primary shard of every database
+     * @param catalog the config server's catalog
+     */
     public MongosRouter(Map<String, EmulatedNode> shards, ShardingCatalog catalog) {
         this(single(shards), catalog, DEFAULT_STALE_CONFIG_RETRIES);
     }
 
     /**
+     * A router over shards that are replica sets.
+     *
      * @param sets               the shards as replica sets, in order; the first is every database's primary shard
      * @param staleConfigRetries how many times a read is sent again after {@code StaleConfig} before the error
      *                           reaches the client (10, as mongos' {@code kMaxNumStaleVersionRetries})
+     * @param catalog            the config server's catalog
      */
     public MongosRouter(Map<String, ShardReplicaSet> sets, ShardingCatalog catalog, int staleConfigRetries) {
         this.sets = new LinkedHashMap<>(sets);
@@ -86,14 +94,17 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         return sets;
     }
 
+    /** {@return what this router routed} */
     public RoutingStats routing() {
         return stats;
     }
 
+    /** {@return the latency model of its child batches} */
     public ShardLatency latency() {
         return latency;
     }
 
+    /** {@return the config server's catalog} */
     public ShardingCatalog catalog() {
         return catalog;
     }
@@ -159,7 +170,15 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         return ok().append("collectionsharded", new BsonString(namespace));
     }
 
-    /** The Java form of {@code shardCollection}; {@code numInitialChunks} 0 means the default. */
+    /**
+     * The Java form of {@code shardCollection}; {@code numInitialChunks} 0 means the default.
+     *
+     * @param namespace        {@code db.collection}
+     * @param key              the shard key
+     * @param unique           whether the key is unique
+     * @param numInitialChunks chunks of an empty hashed collection, 0 for 2 per shard
+     * @return the collection's chunks
+     */
     public ChunkMap shardCollection(String namespace, ShardKey key, boolean unique, int numInitialChunks) {
         String database = namespace.substring(0, namespace.indexOf('.'));
         String collection = namespace.substring(namespace.indexOf('.') + 1);
@@ -319,6 +338,10 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
      * until {@link ChunkMigration#deleteOrphans()} runs the range deleter.
      *
      * @throws IllegalArgumentException when the collection is not sharded, the shard is unknown or already owns it
+     * @param namespace {@code db.collection}, sharded
+     * @param document  a document (or shard-key point) of the chunk to move
+     * @param toShard   the recipient shard's name
+     * @return the migration
      */
     public ChunkMigration moveChunk(String namespace, BsonDocument document, String toShard) {
         return moveChunk(namespace, document, toShard, false);

@@ -19,35 +19,65 @@ import java.util.TreeMap;
  */
 public record RoutedWrite(String namespace, String commandName, boolean ordered, int writes, List<ChildBatch> batches,
                           java.time.Duration modelledTime) {
+    /**
+     * Copies the batches (the record is immutable).
+     *
+     * @param namespace    {@code db.collection}
+     * @param commandName  {@code insert}, {@code update} or {@code delete}
+     * @param ordered      the command's {@code ordered} flag
+     * @param writes       how many writes the client command carried
+     * @param batches      every child batch in the order mongos sent them
+     * @param modelledTime the time the bulk costs by the latency model
+     */
     public RoutedWrite {
         batches = List.copyOf(batches);
     }
 
-    /** Rounds: mongos waits for every reply of a round before it targets the next. */
+    /**
+     * Rounds: mongos waits for every reply of a round before it targets the next.
+     *
+     * @return the number of rounds
+     */
     public int rounds() {
         return batches.stream().mapToInt(ChildBatch::round).max().orElse(0);
     }
 
-    /** Child batches, i.e. mongos-to-shard round trips. */
+    /**
+     * Child batches, i.e. mongos-to-shard round trips.
+     *
+     * @return the number of child batches
+     */
     public int childBatches() {
         return batches.size();
     }
 
-    /** Child batches per shard, in shard-name order. */
+    /**
+     * Child batches per shard, in shard-name order.
+     *
+     * @return child batches by shard name
+     */
     public Map<String, Integer> childBatchesPerShard() {
         Map<String, Integer> counts = new TreeMap<>();
         batches.forEach(b -> counts.merge(b.shard(), 1, Integer::sum));
         return counts;
     }
 
-    /** Writes sent per shard (a broadcast write counts once on every shard), in shard-name order. */
+    /**
+     * Writes sent per shard (a broadcast write counts once on every shard), in shard-name order.
+     *
+     * @return writes by shard name
+     */
     public Map<String, Integer> documentsPerShard() {
         Map<String, Integer> counts = new TreeMap<>();
         batches.forEach(b -> counts.merge(b.shard(), b.size(), Integer::sum));
         return counts;
     }
 
-    /** The child batches of each round, by round number. */
+    /**
+     * The child batches of each round, by round number.
+     *
+     * @return the batches by round
+     */
     public Map<Integer, List<ChildBatch>> byRound() {
         Map<Integer, List<ChildBatch>> rounds = new LinkedHashMap<>();
         batches.forEach(b -> rounds.computeIfAbsent(b.round(), r -> new java.util.ArrayList<>()).add(b));

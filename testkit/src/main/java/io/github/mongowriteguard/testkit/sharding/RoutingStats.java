@@ -38,7 +38,11 @@ public final class RoutingStats {
         staleConfigRetries.incrementAndGet();
     }
 
-    /** How many times mongos sent a shard read again after {@code StaleConfig} (its log's StaleConfig lines). */
+    /**
+     * How many times mongos sent a shard read again after {@code StaleConfig} (its log's StaleConfig lines).
+     *
+     * @return the count since the cluster started or the last {@link #reset()}
+     */
     public long staleConfigRetries() {
         return staleConfigRetries.get();
     }
@@ -47,17 +51,31 @@ public final class RoutingStats {
         writes.add(write);
     }
 
-    /** The routed write commands in completion order. */
+    /**
+     * The routed write commands in completion order.
+     *
+     * @return the writes
+     */
     public List<RoutedWrite> writes() {
         return new ArrayList<>(writes);
     }
 
-    /** The routed write commands on one namespace. */
+    /**
+     * The routed write commands on one namespace.
+     *
+     * @param namespace {@code db.collection}
+     * @return its writes
+     */
     public List<RoutedWrite> writes(String namespace) {
         return writes.stream().filter(w -> w.namespace().equals(namespace)).toList();
     }
 
-    /** The most recently completed routed write. @throws IllegalStateException when there is none */
+    /**
+     * The most recently completed routed write.
+     *
+     * @return the write
+     * @throws IllegalStateException when there is none
+     */
     public RoutedWrite last() {
         List<RoutedWrite> all = writes();
         if (all.isEmpty()) {
@@ -66,21 +84,34 @@ public final class RoutingStats {
         return all.get(all.size() - 1);
     }
 
-    /** Total child batches (mongos-to-shard round trips) of all recorded writes. */
+    /**
+     * Total child batches (mongos-to-shard round trips) of all recorded writes.
+     *
+     * @return the total
+     */
     public long childBatches() {
         return writes.stream().mapToLong(RoutedWrite::childBatches).sum();
     }
 
-    /** Total rounds of all recorded writes. */
+    /**
+     * Total rounds of all recorded writes.
+     *
+     * @return the total
+     */
     public long rounds() {
         return writes.stream().mapToLong(RoutedWrite::rounds).sum();
     }
 
-    /** The summed {@link RoutedWrite#modelledTime()} of all recorded writes. */
+    /**
+     * The summed {@link RoutedWrite#modelledTime()} of all recorded writes.
+     *
+     * @return the total
+     */
     public java.time.Duration modelledTime() {
         return writes.stream().map(RoutedWrite::modelledTime).reduce(java.time.Duration.ZERO, java.time.Duration::plus);
     }
 
+    /** Forgets the recorded writes and StaleConfig retries, e.g. between the phases of a test. */
     public void reset() {
         writes.clear();
         staleConfigRetries.set(0);

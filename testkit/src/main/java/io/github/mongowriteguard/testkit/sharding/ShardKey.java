@@ -46,8 +46,12 @@ public final class ShardKey {
     }
 
     /**
+     * A shard key from its pattern, e.g. {@code {_id: "hashed"}} or {@code {storeId: 1, productId: 1}}.
+     *
+     * @param pattern the pattern
+     * @return the key
      * @throws IllegalArgumentException for an empty pattern, a direction other than 1 or "hashed", or two hashed
-     *                                  fields
+     *                                 fields
      */
     public static ShardKey of(BsonDocument pattern) {
         Objects.requireNonNull(pattern, "pattern");
@@ -57,20 +61,31 @@ public final class ShardKey {
         return new ShardKey(pattern);
     }
 
-    /** The pattern as given, e.g. {@code {_id: "hashed"}}. */
+    /**
+     * The pattern as given, e.g. {@code {_id: "hashed"}}.
+     *
+     * @return a copy of the pattern
+     */
     public BsonDocument pattern() {
         return pattern.clone();
     }
 
+    /** {@return the key's field names in pattern order} */
     public List<String> fields() {
         return fields;
     }
 
+    /** {@return whether one field of the key is hashed} */
     public boolean isHashed() {
         return hashedField != null;
     }
 
-    /** The point of an inserted document: its key fields in pattern order; a missing field counts as null. */
+    /**
+     * The point of an inserted document: its key fields in pattern order; a missing field counts as null.
+     *
+     * @param document the document
+     * @return the point, hashed fields as {@code NumberLong} hashes
+     */
     public BsonDocument pointOf(BsonDocument document) {
         BsonDocument point = new BsonDocument();
         for (String field : fields) {
@@ -83,6 +98,9 @@ public final class ShardKey {
     /**
      * The point a write's filter pins down, when it has an equality on every key field ({@code {f: v}} or
      * {@code {f: {$eq: v}}}); empty when the write must be broadcast.
+     *
+     * @param filter the write's filter
+     * @return the point, or empty
      */
     public Optional<BsonDocument> pointOfFilter(BsonDocument filter) {
         BsonDocument point = new BsonDocument();

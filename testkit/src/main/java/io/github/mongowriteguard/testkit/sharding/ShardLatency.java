@@ -23,19 +23,37 @@ public final class ShardLatency {
     private volatile long perDocumentNanos;
     private final Map<String, Double> slowFactors = new ConcurrentHashMap<>();
 
-    /** The fixed part of every child batch, default zero. @throws IllegalArgumentException if negative */
+    /**
+     * The fixed part of every child batch, default zero.
+     *
+     * @param roundTrip zero or more
+     * @return this model
+     * @throws IllegalArgumentException if negative
+     */
     public ShardLatency roundTrip(Duration roundTrip) {
         this.roundTripNanos = nonNegative("roundTrip", roundTrip);
         return this;
     }
 
-    /** The cost of each write in a child batch, default zero. @throws IllegalArgumentException if negative */
+    /**
+     * The cost of each write in a child batch, default zero.
+     *
+     * @param perDocument zero or more
+     * @return this model
+     * @throws IllegalArgumentException if negative
+     */
     public ShardLatency perDocument(Duration perDocument) {
         this.perDocumentNanos = nonNegative("perDocument", perDocument);
         return this;
     }
 
-    /** Multiplies the whole batch cost on one shard (default 1), e.g. 10 for the articles' slow shard. */
+    /**
+     * Multiplies the whole batch cost on one shard (default 1), e.g. 10 for the articles' slow shard.
+     *
+     * @param shard  the shard's name
+     * @param factor at least 1
+     * @return this model
+     */
     public ShardLatency slowFactor(String shard, double factor) {
         Objects.requireNonNull(shard, "shard");
         if (!(factor >= 0)) {
@@ -45,19 +63,32 @@ public final class ShardLatency {
         return this;
     }
 
+    /** {@return the fixed part of every child batch} */
     public Duration roundTrip() {
         return Duration.ofNanos(roundTripNanos);
     }
 
+    /** {@return the cost of each write in a child batch} */
     public Duration perDocument() {
         return Duration.ofNanos(perDocumentNanos);
     }
 
+    /**
+     * {@return the multiplier of {@code shard}'s batch cost, 1 unless set}
+     *
+     * @param shard the shard's name
+     */
     public double slowFactor(String shard) {
         return slowFactors.getOrDefault(shard, 1.0);
     }
 
-    /** The simulated time of one child batch of {@code documents} writes on {@code shard}. */
+    /**
+     * The simulated time of one child batch of {@code documents} writes on {@code shard}.
+     *
+     * @param shard     the shard's name
+     * @param documents the writes in the batch
+     * @return the time in nanoseconds
+     */
     public long costNanos(String shard, int documents) {
         return (long) ((roundTripNanos + (double) documents * perDocumentNanos) * slowFactor(shard));
     }

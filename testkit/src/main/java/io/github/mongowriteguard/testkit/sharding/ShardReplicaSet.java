@@ -51,6 +51,13 @@ public final class ShardReplicaSet implements AutoCloseable {
     /**
      * Starts the members of shard {@code name} (used by {@code EmulatedShardedCluster}); {@link #bind} completes
      * the wiring once the catalog exists. Refreshes of secondaries wait for their primary on {@code refreshThreads}.
+     *
+     * @param name           the shard's name
+     * @param nodes          members, the primary included
+     * @param version        the server version
+     * @param refreshLimit   how long a secondary waits for its primary during a refresh
+     * @param refreshThreads where refreshes run
+     * @return the shard
      */
     public static ShardReplicaSet start(String name, int nodes, ServerVersion version, Duration refreshLimit,
                                  ExecutorService refreshThreads) {
@@ -78,7 +85,11 @@ public final class ShardReplicaSet implements AutoCloseable {
         return set;
     }
 
-    /** Connects the members to the config server's catalog; the primary learns committed chunk changes. */
+    /**
+     * Connects the members to the config server's catalog; the primary learns committed chunk changes.
+     *
+     * @param catalog the config server's catalog
+     */
     public void bind(ShardingCatalog catalog) {
         ShardServer primaryServer = servers.get(primary());
         servers.forEach((node, server) -> server.bind(node, primary(), primaryServer, catalog));
@@ -87,36 +98,62 @@ public final class ShardReplicaSet implements AutoCloseable {
         }
     }
 
-    /** The shard's name, which is also the replica set name. */
+    /**
+     * The shard's name, which is also the replica set name.
+     *
+     * @return the name
+     */
     public String name() {
         return name;
     }
 
+    /** {@return the shard's primary} */
     public EmulatedNode primary() {
         return members.get(0);
     }
 
-    /** Secondary {@code i} (from 0). */
+    /**
+     * Secondary {@code i} (from 0).
+     *
+     * @param i the secondary's index
+     * @return the secondary
+     */
     public EmulatedNode secondary(int i) {
         return secondaries().get(i);
     }
 
+    /** {@return the shard's secondaries, in order} */
     public List<EmulatedNode> secondaries() {
         return members.subList(1, members.size());
     }
 
-    /** Every member, the primary first. */
+    /**
+     * Every member, the primary first.
+     *
+     * @return the members
+     */
     public List<EmulatedNode> members() {
         return List.copyOf(members);
     }
 
-    /** The member whose tags hold {@code key: value}. @throws IllegalArgumentException if none does */
+    /**
+     * The member whose tags hold {@code key: value}.
+     *
+     * @param key   the tag's name
+     * @param value the tag's value
+     * @return the member
+     * @throws IllegalArgumentException if none does
+     */
     public EmulatedNode memberTagged(String key, String value) {
         return members.stream().filter(m -> value.equals(m.tags().get(key))).findFirst()
             .orElseThrow(() -> new IllegalArgumentException("no member of " + name + " is tagged " + key + ":" + value));
     }
 
-    /** {@code mongodb://h1,h2,h3/?replicaSet=shard00}, for a client that talks to the shard directly. */
+    /**
+     * {@code mongodb://h1,h2,h3/?replicaSet=shard00}, for a client that talks to the shard directly.
+     *
+     * @return the connection string
+     */
     public String connectionString() {
         return "mongodb://" + members.stream().map(EmulatedNode::address).collect(Collectors.joining(","))
             + "/?replicaSet=" + name;
@@ -125,6 +162,8 @@ public final class ShardReplicaSet implements AutoCloseable {
     /**
      * Restarts a member's mongod as far as routing goes: its in-memory routing metadata is emptied (every sharded
      * collection is UNKNOWN until the member refreshes); data and the primary's {@code config.cache.*} stay.
+     *
+     * @param member the member to restart
      */
     public void restart(EmulatedNode member) {
         server(member).restart();
@@ -134,12 +173,20 @@ public final class ShardReplicaSet implements AutoCloseable {
      * The part 5 state: the primary stays alive and answers {@code hello} (so no election), but every write on it
      * hangs, including the {@code config.cache.*} write a secondary's refresh waits for. Closing the handle
      * resumes the writes.
+     *
+     * @return the handle that resumes the writes
      */
     public StallHandle stallPrimaryWrites() {
         return primary().stall(new Stall("*", Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofDays(1)));
     }
 
-    /** The collection version a member holds in memory, empty when UNKNOWN. */
+    /**
+     * The collection version a member holds in memory, empty when UNKNOWN.
+     *
+     * @param member    the member
+     * @param namespace {@code db.collection}
+     * @return the version, or empty
+     */
     public OptionalLong routingVersion(EmulatedNode member, String namespace) {
         return server(member).version(namespace);
     }
@@ -147,12 +194,20 @@ public final class ShardReplicaSet implements AutoCloseable {
     /**
      * How many versioned reads a member rejected as stale (each starts a refresh and ends in StaleConfig, or in
      * MaxTimeMSExpired when the read's own deadline ends the refresh first).
+     *
+     * @param member the member
+     * @return the count
      */
     public long staleConfigReplies(EmulatedNode member) {
         return server(member).staleConfigReplies();
     }
 
-    /** The member's refresh-failure log lines ("Failed to refresh metadata for ..."). */
+    /**
+     * The member's refresh-failure log lines ("Failed to refresh metadata for ...").
+     *
+     * @param member the member
+     * @return the lines
+     */
     public List<String> refreshLog(EmulatedNode member) {
         return server(member).refreshLog();
     }

@@ -64,11 +64,16 @@ public final class ShardingCatalog implements AutoCloseable {
         }
     }
 
-    /** The shard names in order; the first is every database's primary shard. */
+    /**
+     * The shard names in order; the first is every database's primary shard.
+     *
+     * @return the names
+     */
     public List<String> shards() {
         return shards;
     }
 
+    /** {@return the primary shard of every database: the first shard} */
     public String primaryShard() {
         return shards.get(0);
     }
@@ -83,6 +88,11 @@ public final class ShardingCatalog implements AutoCloseable {
         return config;
     }
 
+    /**
+     * Enables sharding for a database, as {@code enableSharding} does.
+     *
+     * @param database the database
+     */
     public void enableSharding(String database) {
         if (shardedDatabases.add(database)) {
             insert("databases", new BsonDocument("_id", new BsonString(database))
@@ -91,16 +101,31 @@ public final class ShardingCatalog implements AutoCloseable {
         }
     }
 
+    /**
+     * {@return whether sharding was enabled for {@code database}}
+     *
+     * @param database the database
+     */
     public boolean isShardingEnabled(String database) {
         return shardedDatabases.contains(database);
     }
 
-    /** The routing table of {@code db.collection}, empty when the collection is not sharded. */
+    /**
+     * The routing table of {@code db.collection}, empty when the collection is not sharded.
+     *
+     * @param namespace {@code db.collection}
+     * @return its chunks, or empty
+     */
     public Optional<ChunkMap> chunkMap(String namespace) {
         return Optional.ofNullable(collections.get(namespace));
     }
 
-    /** The routing table of {@code db.collection} with its version, empty when the collection is not sharded. */
+    /**
+     * The routing table of {@code db.collection} with its version, empty when the collection is not sharded.
+     *
+     * @param namespace {@code db.collection}
+     * @return its routing table, or empty
+     */
     public Optional<CollectionRouting> routing(String namespace) {
         synchronized (this) {
             ChunkMap map = collections.get(namespace);
@@ -111,12 +136,20 @@ public final class ShardingCatalog implements AutoCloseable {
     /**
      * Called with the namespace after every change of a collection's chunks (or its drop), while the change is
      * being committed: the shard primaries that took part learn the new version as part of the commit.
+     *
+     * @param listener called with the namespace
      */
     public void onChange(Consumer<String> listener) {
         listeners.add(listener);
     }
 
-    /** Records a sharded collection (or replaces its chunks, one version more) and rewrites its config documents. */
+    /**
+     * Records a sharded collection (or replaces its chunks, one version more) and rewrites its config documents.
+     *
+     * @param namespace {@code db.collection}
+     * @param map       its chunks
+     * @param unique    whether the shard key is unique
+     */
     public synchronized void put(String namespace, ChunkMap map, boolean unique) {
         for (Chunk chunk : map.chunks()) {
             if (!shards.contains(chunk.shard())) {
@@ -176,7 +209,11 @@ public final class ShardingCatalog implements AutoCloseable {
         listeners.forEach(listener -> listener.accept(namespace));
     }
 
-    /** Forgets a dropped collection's routing table and config documents. */
+    /**
+     * Forgets a dropped collection's routing table and config documents.
+     *
+     * @param namespace {@code db.collection}
+     */
     public synchronized void remove(String namespace) {
         if (collections.remove(namespace) != null) {
             versions.remove(namespace);

@@ -22,6 +22,22 @@ public final class CommandRecord {
     private volatile boolean executed;
     private volatile long applied;
 
+    /**
+     * A command that just arrived.
+     *
+     * @param opid         the operation id
+     * @param node         the node's label
+     * @param connectionId the connection it came on
+     * @param appName      the connection's application name, or null
+     * @param database     the command's database
+     * @param commandName  the command's name
+     * @param namespace    {@code db.collection} it writes to or reads, or null
+     * @param txnId        the session and transaction number it carried
+     * @param comment      its {@code comment}, or null
+     * @param maxTimeMs    its {@code maxTimeMS}, or null
+     * @param documents    how many statements or documents it carried
+     * @param startNanos   {@link System#nanoTime()} at its arrival
+     */
     public CommandRecord(long opid, String node, long connectionId, String appName, String database,
                          String commandName, String namespace, TxnId txnId, BsonValue comment, Long maxTimeMs,
                          int documents, long startNanos) {
@@ -39,29 +55,44 @@ public final class CommandRecord {
         this.startNanos = startNanos;
     }
 
+    /**
+     * The engine ran the command (a resend answered from the session's stored result did not).
+     *
+     * @param appliedDocuments documents it wrote
+     */
     public void executed(long appliedDocuments) {
         this.executed = true;
         this.applied = appliedDocuments;
     }
 
+    /**
+     * The command ended.
+     *
+     * @param outcome   how
+     * @param errorCode the server error code, 0 for none
+     */
     public void end(ReceivedCommand.Outcome outcome, int errorCode) {
         this.outcome = outcome;
         this.errorCode = errorCode;
         this.endNanos = System.nanoTime();
     }
 
+    /** {@return whether the command is still running} */
     public boolean running() {
         return endNanos < 0;
     }
 
+    /** {@return the session and transaction number it carried} */
     public TxnId txnId() {
         return txnId;
     }
 
+    /** {@return the command's name} */
     public String commandName() {
         return commandName;
     }
 
+    /** {@return the command as it is now} */
     public ReceivedCommand snapshot() {
         return new ReceivedCommand(opid, node, connectionId, appName, database, commandName, namespace, txnId,
             comment, maxTimeMs, documents, startNanos, endNanos, outcome, errorCode, executed, applied);

@@ -32,14 +32,28 @@ public record ReceivedCommand(long opid, String node, long connectionId, String 
 
     /** How a command ended. */
     public enum Outcome {
-        RUNNING, OK, ERROR, CONNECTION_CLOSED, RETRIED_RESULT
+        /** Still running. */
+        RUNNING,
+        /** Answered {@code ok: 1} (write errors may be in the reply). */
+        OK,
+        /** Answered with an error ({@code ok: 0}). */
+        ERROR,
+        /** The connection was closed without a reply (a fail point). */
+        CONNECTION_CLOSED,
+        /** Answered from the session's stored result of an earlier execution; not run again. */
+        RETRIED_RESULT
     }
 
+    /** {@return whether the command was still running when the snapshot was taken} */
     public boolean running() {
         return endNanos < 0;
     }
 
-    /** True when the command carried a {@code txnNumber} (a retryable write or a transaction). */
+    /**
+     * True when the command carried a {@code txnNumber} (a retryable write or a transaction).
+     *
+     * @return whether it carried a {@code txnNumber}
+     */
     public boolean hasTxnNumber() {
         return txnId.txnNumber() != null;
     }

@@ -25,21 +25,40 @@ import java.util.function.Predicate;
 public final class ServerTruth {
     private final Collection<CommandRecord> records;
 
-    /** A view over the given records; the emulator keeps adding to them. */
+    /**
+     * A view over the given records; the emulator keeps adding to them.
+     *
+     * @param records a node's record store ({@link #newStore()})
+     */
     public ServerTruth(Collection<CommandRecord> records) {
         this.records = records;
     }
 
-    /** A truth that joins several nodes' records (a sharded cluster). */
+    /**
+     * A truth that joins several nodes' records (a sharded cluster).
+     *
+     * @param parts each node's truth
+     * @return the joined truth
+     */
     public static ServerTruth union(List<ServerTruth> parts) {
         return new ServerTruth(new UnionCollection(parts));
     }
 
-    /** Every recorded command, in arrival order per node. */
+    /**
+     * Every recorded command, in arrival order per node.
+     *
+     * @return snapshots of the commands
+     */
     public List<ReceivedCommand> commands() {
         return commands(c -> true);
     }
 
+    /**
+     * The recorded commands that match {@code filter}.
+     *
+     * @param filter which commands count
+     * @return snapshots of those commands
+     */
     public List<ReceivedCommand> commands(Predicate<ReceivedCommand> filter) {
         List<ReceivedCommand> result = new ArrayList<>();
         for (CommandRecord record : records) {
@@ -52,12 +71,22 @@ public final class ServerTruth {
         return result;
     }
 
-    /** Commands of the given name, e.g. {@code "insert"}. */
+    /**
+     * Commands of the given name, e.g. {@code "insert"}.
+     *
+     * @param commandName the command's name
+     * @return snapshots of those commands
+     */
     public List<ReceivedCommand> commands(String commandName) {
         return commands(c -> c.commandName().equals(commandName));
     }
 
-    /** The matching commands grouped by the copy they belong to, in order of each copy's first command. */
+    /**
+     * The matching commands grouped by the copy they belong to, in order of each copy's first command.
+     *
+     * @param filter which commands count
+     * @return the commands by copy
+     */
     public Map<TxnId, List<ReceivedCommand>> copies(Predicate<ReceivedCommand> filter) {
         Map<TxnId, List<ReceivedCommand>> copies = new LinkedHashMap<>();
         for (ReceivedCommand command : commands(filter)) {
@@ -69,6 +98,9 @@ public final class ServerTruth {
     /**
      * The largest number of copies that were running at the same moment: a copy runs from its first command's
      * arrival until its last command ended (a copy still running counts until now).
+     *
+     * @param filter which commands count
+     * @return the largest number of copies running at once
      */
     public int maxConcurrentCopies(Predicate<ReceivedCommand> filter) {
         List<long[]> events = new ArrayList<>();
@@ -94,14 +126,24 @@ public final class ServerTruth {
         return max;
     }
 
-    /** Copies with at least one matching command still running now. */
+    /**
+     * Copies with at least one matching command still running now.
+     *
+     * @param filter which commands count
+     * @return the number of copies running now
+     */
     public int runningCopies(Predicate<ReceivedCommand> filter) {
         return (int) copies(filter).values().stream()
             .filter(copy -> copy.stream().anyMatch(ReceivedCommand::running))
             .count();
     }
 
-    /** Documents written by the matching commands (inserted, modified, upserted, deleted). */
+    /**
+     * Documents written by the matching commands (inserted, modified, upserted, deleted).
+     *
+     * @param filter which commands count
+     * @return the documents
+     */
     public long documentsApplied(Predicate<ReceivedCommand> filter) {
         return commands(filter).stream().mapToLong(ReceivedCommand::applied).sum();
     }
@@ -111,6 +153,9 @@ public final class ServerTruth {
      * finished on the server.
      *
      * @return true if idle, false if the timeout passed first
+     * @param filter  which commands count
+     * @param timeout the longest wait
+     * @throws InterruptedException when interrupted while waiting
      */
     public boolean awaitIdle(Predicate<ReceivedCommand> filter, Duration timeout) throws InterruptedException {
         long until = System.nanoTime() + timeout.toNanos();
@@ -167,7 +212,11 @@ public final class ServerTruth {
         }
     }
 
-    /** A fresh, thread-safe record store for one node. */
+    /**
+     * A fresh, thread-safe record store for one node.
+     *
+     * @return an empty store
+     */
     public static Collection<CommandRecord> newStore() {
         return new ConcurrentLinkedQueue<>();
     }

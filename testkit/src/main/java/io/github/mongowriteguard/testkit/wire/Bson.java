@@ -18,6 +18,12 @@ public final class Bson {
     private Bson() {
     }
 
+    /**
+     * Encodes a document as BSON bytes.
+     *
+     * @param document the document
+     * @return its bytes
+     */
     public static byte[] encode(BsonDocument document) {
         try (BasicOutputBuffer buffer = new BasicOutputBuffer();
              BsonBinaryWriter writer = new BsonBinaryWriter(buffer)) {
@@ -26,11 +32,22 @@ public final class Bson {
         }
     }
 
+    /**
+     * Decodes one document from BSON bytes.
+     *
+     * @param bytes the bytes of one document
+     * @return the document
+     */
     public static BsonDocument decode(byte[] bytes) {
         return decode(ByteBuffer.wrap(bytes));
     }
 
-    /** Decodes one document starting at the buffer's position and advances the position past it. */
+    /**
+     * Decodes one document starting at the buffer's position and advances the position past it.
+     *
+     * @param buffer the buffer, positioned at a document
+     * @return the document
+     */
     public static BsonDocument decode(ByteBuffer buffer) {
         ByteBuffer slice = buffer.slice().order(ByteOrder.LITTLE_ENDIAN);
         int length = slice.getInt(0);

@@ -23,7 +23,13 @@ public final class ClientConnection {
         this.socket = socket;
     }
 
-    /** For commands that the testkit runs in-process (mongos to shard), with no socket behind them. */
+    /**
+     * For commands that the testkit runs in-process (mongos to shard), with no socket behind them.
+     *
+     * @param id      the connection id
+     * @param appName the application name the commands carry, or null
+     * @return the connection
+     */
     public static ClientConnection internal(long id, String appName) {
         return internal(id, appName, null);
     }
@@ -88,15 +94,21 @@ public final class ClientConnection {
         return id;
     }
 
-    /** The {@code client.application.name} of the handshake, or null. */
+    /** {@return the {@code client.application.name} of the handshake, or null} */
     public String appName() {
         return appName;
     }
 
+    /**
+     * Records the application name the handshake gave.
+     *
+     * @param name the {@code client.application.name}
+     */
     public void appName(String name) {
         this.appName = name;
     }
 
+    /** {@return the client's address, or {@code internal} for an in-process connection} */
     public String peer() {
         return socket == null ? "internal" : socket.getInetAddress().getHostAddress() + ":" + socket.getPort();
     }

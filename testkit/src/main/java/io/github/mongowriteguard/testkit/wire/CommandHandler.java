@@ -9,6 +9,10 @@ public interface CommandHandler {
      * Runs one command and returns its reply.
      *
      * @throws CloseConnectionSignal to drop the connection without a reply
+     * @param connection the client connection
+     * @param database   the command's database ({@code $db})
+     * @param command    the command
+     * @return the reply
      */
     BsonDocument handle(ClientConnection connection, String database, BsonDocument command);
 
@@ -16,6 +20,7 @@ public interface CommandHandler {
     final class CloseConnectionSignal extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
+        /** A signal to close the connection; it carries no stack trace. */
         public CloseConnectionSignal() {
             super("close connection", null, false, false);
         }

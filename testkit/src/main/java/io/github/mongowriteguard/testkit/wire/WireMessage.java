@@ -52,15 +52,21 @@ public final class WireMessage {
         return sequenceFields;
     }
 
+    /** {@return the command's database ({@code $db})} */
     public String database() {
         return database;
     }
 
+    /** {@return the command document, document sequences folded in} */
     public BsonDocument body() {
         return body;
     }
 
-    /** True for an unacknowledged OP_MSG ({@code w: 0}): the server sends no reply. */
+    /**
+     * True for an unacknowledged OP_MSG ({@code w: 0}): the server sends no reply.
+     *
+     * @return whether the client expects no reply
+     */
     public boolean moreToCome() {
         return moreToCome;
     }

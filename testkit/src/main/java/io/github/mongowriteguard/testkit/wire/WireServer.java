@@ -34,7 +34,13 @@ public final class WireServer implements AutoCloseable {
     private final Thread acceptor;
     private volatile boolean closed;
 
-    /** Binds to 127.0.0.1 on the given port (0: any free port) and starts accepting. */
+    /**
+     * Binds to 127.0.0.1 on the given port (0: any free port) and starts accepting.
+     *
+     * @param name    a label for logs
+     * @param port    the port
+     * @param handler runs each command
+     */
     public WireServer(String name, int port, CommandHandler handler) {
         this.name = name;
         this.handler = handler;
@@ -50,11 +56,16 @@ public final class WireServer implements AutoCloseable {
         acceptor.start();
     }
 
-    /** {@code 127.0.0.1:port}, the address the server announces in {@code hello}. */
+    /**
+     * {@code 127.0.0.1:port}, the address the server announces in {@code hello}.
+     *
+     * @return the address
+     */
     public String address() {
         return "127.0.0.1:" + serverSocket.getLocalPort();
     }
 
+    /** {@return the port the server is bound to} */
     public int port() {
         return serverSocket.getLocalPort();
     }

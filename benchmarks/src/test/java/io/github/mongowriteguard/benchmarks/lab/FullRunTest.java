@@ -1,0 +1,79 @@
+package io.github.mongowriteguard.benchmarks.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The full run, every scenario, at tiny parameters (a few seconds): it includes stale-reads, steps the progress bar
+ * exactly as far as it planned, and prints a few phase lines when stderr is not a terminal.
+ */
+class FullRunTest {
+
+    @Test
+    void everyScenarioRuns_andTheProgressPlanMatchesTheSteps() throws Exception {
+        Options.Config config = Options.Config.defaults();
+        config.bulk().docs = 20;
+        config.latency().rttMs = 0;
+        config.latency().perDocMs = 0;
+        config.latency().repetitions = 1;
+        config.overhead().runs = 1;
+        config.retries().appAttempts = 1;
+        config.retries().socketTimeoutMs = 100;
+        config.retries().stall = Options.StallKind.INTERRUPTIBLE;
+        config.staleReads().refreshLimitMs = 200;
+        config.staleReads().maxTimeMs = 400;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Progress progress = Progress.to(new PrintStream(err, true, StandardCharsets.UTF_8), Progress.Mode.LINES);
+        Lab.Results results;
+        try (progress) {
+            results = Lab.runScenarios(EnumSet.allOf(Lab.Scenario.class), config, Options.StallKind.BOTH, progress);
+        }
+        assertThat(progress.done()).isEqualTo(progress.planned());
+        assertThat(results.roundTrips().rows()).hasSize(4);
+        assertThat(results.latency().rows()).hasSize(6);
+        assertThat(results.retries().rows()).hasSize(3);
+        assertThat(results.overhead().medianMillis()).containsOnlyKeys("driver-ordered", "guarded");
+        assertThat(results.staleReads().rows()).hasSize(5);
+        String lines = err.toString(StandardCharsets.UTF_8);
+        assertThat(lines.split("\n")).hasSizeBetween(8, 15);
+        assertThat(lines).contains("stale-reads:").doesNotContain("\r");
+    }
+
+    @Test
+    void oneScenario_printsOneJsonObject_andWritesTheSameToJsonOut(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("overhead.json");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Lab.commandLine(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8))
+            .execute("overhead", "--docs", "10", "--runs", "1", "--json", "--json-out", file.toString(), "--progress", "lines");
+        assertThat(code).isZero();
+        String stdout = out.toString(StandardCharsets.UTF_8);
+        assertThat(stdout.lines()).hasSize(1);
+        JsonNode json = LabJson.MAPPER.readTree(stdout);
+        assertThat(json.get("docs").asInt()).isEqualTo(10);
+        assertThat(json.get("results")).hasSize(2);
+        assertThat(Files.readString(file)).isEqualTo(stdout);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("overhead:", "JSON written to");
+    }
+
+    @Test
+    void staleReads_onARealDeployment_isSkippedAndSaysWhy() throws Exception {
+        Options.Config config = Options.Config.defaults();
+        config.output().uri = "mongodb://127.0.0.1:1/";
+        StaleReads.Result result = StaleReads.run(config, Progress.silent());
+        assertThat(result.rows()).isEmpty();
+        assertThat(result.note()).contains("skipped on a real deployment");
+        assertThat(StaleReads.units(config)).isZero();
+    }
+}

@@ -1,0 +1,62 @@
+package io.github.mongowriteguard.spring.boot.actuate;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.springframework.boot.actuate.info.Info;
+import org.springframework.boot.actuate.info.InfoContributor;
+
+import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.WriteGuardSettings;
+import io.github.mongowriteguard.retry.RetryPolicy;
+
+/**
+ * The guard under {@code mongoWriteGuard} in {@code /actuator/info}: its settings (server deadline, strict ordering,
+ * retry policy) and what it saw (copies possibly running, the most at once, gate refusals, deadline hits). Turned off
+ * with {@code management.info.mongo-write-guard.enabled=false}.
+ */
+public class WriteGuardInfoContributor implements InfoContributor {
+    private final WriteGuard guard;
+    private final WriteGuardEventCounts counts;
+
+    /**
+     * A contributor for {@code guard}.
+     *
+     * @param guard  the guard
+     * @param counts the counts of its gate and deadline events
+     */
+    public WriteGuardInfoContributor(WriteGuard guard, WriteGuardEventCounts counts) {
+        this.guard = guard;
+        this.counts = counts;
+    }
+
+    @Override
+    public void contribute(Info.Builder builder) {
+        WriteGuardSettings settings = guard.settings();
+        RetryPolicy retry = settings.getRetryPolicy();
+        Map<String, Object> settingsMap = new LinkedHashMap<>();
+        settingsMap.put("serverDeadline", settings.getServerDeadline().map(Object::toString)
+            .orElse("derived: " + settings.getServerDeadlineFraction() + " of the socket read timeout, "
+                + settings.getDefaultServerDeadline() + " without one"));
+        settingsMap.put("strictOrdered", settings.isStrictOrdered());
+        Map<String, Object> retryMap = new LinkedHashMap<>();
+        retryMap.put("maxAttempts", retry.maxAttempts());
+        retryMap.put("initialBackoff", retry.initialBackoff().toString());
+        retryMap.put("multiplier", retry.multiplier());
+        retryMap.put("maxBackoff", retry.maxBackoff().toString());
+        retryMap.put("jitter", retry.jitter());
+        retryMap.put("gateGrace", retry.gateGrace().toString());
+        settingsMap.put("retry", retryMap);
+
+        Map<String, Object> info = new LinkedHashMap<>();
+        info.put("settings", settingsMap);
+        try {
+            info.put("copiesPossiblyRunning", guard.copies().possiblyRunningCount());
+            info.put("maxConcurrentCopies", guard.copies().maxPossiblyRunning());
+        } catch (RuntimeException e) {
+            info.put("copies", "unknown: " + e.getClass().getSimpleName());
+        }
+        info.putAll(WriteGuardHealthIndicator.eventDetails(counts));
+        builder.withDetail("mongoWriteGuard", info);
+    }
+}
