@@ -80,7 +80,12 @@ public final class OverlapGate {
          * for every {@code currentOp}), or its connection was closed or timed out. Only the server deadline has
          * passed. (Replaces the former {@code DEADLINE_ONLY}.)
          */
-        BLIND
+        BLIND;
+
+        /** The metric tag value: the name in lower case with dashes ({@code proceed}, {@code refused}, ...). */
+        public String tag() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
     }
 
     /**

@@ -1,5 +1,8 @@
 package io.github.mongowriteguard.metrics;
 
+import io.github.mongowriteguard.bulk.PlanMode;
+import io.github.mongowriteguard.copies.OverlapGate;
+
 import java.time.Duration;
 
 /**
@@ -45,15 +48,15 @@ public interface GuardEventListener {
     /**
      * @param namespace   {@code db.collection}
      * @param operation   {@code bulkWrite}, {@code insertOne}, ...
-     * @param outcome     {@code success}, {@code failure}, {@code unknown} or {@code partial}
+     * @param outcome     how the call ended
      * @param duration    wall time of the call
      * @param rounds      rounds run
      * @param commands    write commands (copies) started
      * @param sends       sends in all
-     * @param planMode    how the bulk was planned ({@code UNORDERED_ROUNDS}, {@code PRESERVE_ORDER}, {@code STRICT_ORDERED})
+     * @param planMode    how the bulk was planned
      */
-    record WriteCompleted(String namespace, String operation, String outcome, Duration duration, int rounds, int commands,
-                          int sends, String planMode) {
+    record WriteCompleted(String namespace, String operation, CallOutcome outcome, Duration duration, int rounds,
+                          int commands, int sends, PlanMode planMode) {
     }
 
     /**
@@ -73,10 +76,9 @@ public interface GuardEventListener {
 
     /**
      * @param namespace {@code db.collection}
-     * @param verdict   {@code proceed}, {@code refused} (a copy still runs), {@code killed} (a running copy was
-     *                  stopped first) or {@code blind} (the gate could not see: {@code currentOp} not permitted or failed)
+     * @param verdict   what the gate decided; the {@code verdict} tag is {@link OverlapGate.Verdict#tag()}
      * @param waited    how long the gate waited
      */
-    record GateDecided(String namespace, String verdict, Duration waited) {
+    record GateDecided(String namespace, OverlapGate.Verdict verdict, Duration waited) {
     }
 }

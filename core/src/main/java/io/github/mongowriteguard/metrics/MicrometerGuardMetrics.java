@@ -1,5 +1,8 @@
 package io.github.mongowriteguard.metrics;
 
+import io.github.mongowriteguard.bulk.PlanMode;
+import io.github.mongowriteguard.copies.OverlapGate;
+
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -55,12 +58,12 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
     public void writeCompleted(WriteCompleted event) {
         Timer.builder(PREFIX + "writes")
             .description("Guarded writes")
-            .tag("namespace", event.namespace()).tag("operation", event.operation()).tag("outcome", event.outcome())
+            .tag("namespace", event.namespace()).tag("operation", event.operation()).tag("outcome", event.outcome().tag())
             .register(registry).record(event.duration().toNanos(), TimeUnit.NANOSECONDS);
         Counter.builder(PREFIX + "sends").tag("namespace", event.namespace()).register(registry).increment(event.sends());
         Counter.builder(PREFIX + "copies.started").tag("namespace", event.namespace()).register(registry).increment(event.commands());
         DistributionSummary.builder(PREFIX + "rounds").tag("namespace", event.namespace()).register(registry).record(event.rounds());
-        if (event.planMode().equals("STRICT_ORDERED")) {
+        if (event.planMode() == PlanMode.STRICT_ORDERED) {
             Counter.builder(PREFIX + "strict.ordered").tag("namespace", event.namespace()).register(registry).increment();
         }
     }
@@ -78,9 +81,9 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
 
     @Override
     public void gateDecided(GateDecided event) {
-        Timer.builder(PREFIX + "gate").tag("namespace", event.namespace()).tag("verdict", event.verdict())
+        Timer.builder(PREFIX + "gate").tag("namespace", event.namespace()).tag("verdict", event.verdict().tag())
             .register(registry).record(event.waited().toNanos(), TimeUnit.NANOSECONDS);
-        if (event.verdict().equals("refused")) {
+        if (event.verdict() == OverlapGate.Verdict.REFUSED) {
             Counter.builder(PREFIX + "gate.refusals").tag("namespace", event.namespace()).register(registry).increment();
         }
     }

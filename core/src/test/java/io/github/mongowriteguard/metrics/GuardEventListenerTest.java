@@ -53,7 +53,7 @@ class GuardEventListenerTest {
             assertThat(heard).singleElement().satisfies(event -> {
                 assertThat(event.namespace()).isEqualTo("ev.c");
                 assertThat(event.operation()).isEqualTo("insertOne");
-                assertThat(event.outcome()).isEqualTo("success");
+                assertThat(event.outcome()).isEqualTo(CallOutcome.SUCCESS);
             });
             assertThat(client.getDatabase("ev").getCollection("c").countDocuments()).isEqualTo(1);
         }

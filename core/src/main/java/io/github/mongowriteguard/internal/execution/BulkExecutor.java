@@ -24,6 +24,7 @@ import io.github.mongowriteguard.bulk.PlanMode;
 import io.github.mongowriteguard.bulk.PlanOptions;
 import io.github.mongowriteguard.bulk.Round;
 import io.github.mongowriteguard.internal.GuardRuntime;
+import io.github.mongowriteguard.metrics.CallOutcome;
 import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.mongowriteguard.internal.command.CommandOptions;
 import io.github.mongowriteguard.internal.command.WriteCommand;
@@ -114,19 +115,19 @@ public final class BulkExecutor<T> {
         WriteOutcome<T> result = outcome.build();
         runtime.events().writeCompleted(new GuardEventListener.WriteCompleted(namespace, operation, outcomeTag(result),
             java.time.Duration.ofNanos(System.nanoTime() - started), result.rounds(), result.commands(), result.sends(),
-            plan.mode().name()));
+            plan.mode()));
         return result;
     }
 
-    private static String outcomeTag(WriteOutcome<?> outcome) {
+    private static CallOutcome outcomeTag(WriteOutcome<?> outcome) {
         if (outcome.isComplete()) {
-            return "success";
+            return CallOutcome.SUCCESS;
         }
         if (outcome.hasUnknown()) {
-            return "unknown";
+            return CallOutcome.UNKNOWN;
         }
         boolean anyApplied = outcome.outcomes().stream().anyMatch(o -> o.status() == WriteStatus.APPLIED);
-        return anyApplied ? "partial" : "failure";
+        return anyApplied ? CallOutcome.PARTIAL : CallOutcome.FAILURE;
     }
 
     /** The state of one bulk while it runs: the round loop, and when the call stops. */

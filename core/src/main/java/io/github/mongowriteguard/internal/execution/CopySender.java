@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.internal.execution;
 
 import java.time.Duration;
-import java.util.Locale;
 
 import org.bson.BsonDocument;
 import org.bson.RawBsonDocument;
@@ -98,8 +97,8 @@ final class CopySender {
             }
             long gateStart = System.nanoTime();
             OverlapGate.Verdict verdict = runtime.gate().beforeRetry(admin, copy, sentAt, maxTimeMs);
-            events.gateDecided(new GuardEventListener.GateDecided(namespace, verdict.name().toLowerCase(Locale.ROOT)
-                .replace('_', '-'), Duration.ofNanos(System.nanoTime() - gateStart)));
+            events.gateDecided(new GuardEventListener.GateDecided(namespace, verdict,
+                Duration.ofNanos(System.nanoTime() - gateStart)));
             if (verdict == OverlapGate.Verdict.REFUSED) {
                 result = result.refused(copy.snapshot());
                 break;

@@ -1,5 +1,6 @@
 package io.github.mongowriteguard.internal.execution;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -40,6 +41,8 @@ import io.github.mongowriteguard.deadline.ServerDeadlineExceededException;
 import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
 import io.github.mongowriteguard.internal.GuardRuntime;
+import io.github.mongowriteguard.metrics.CallOutcome;
+import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.retry.RetryClassifier;
@@ -74,7 +77,7 @@ public final class FindAndModifyExecutor<T> {
     }
 
     /** The caller's {@code findOneAndX} as one write: what to check and plan, and the command's specific fields. */
-    public record Request<T>(WriteModel<T> model, @Nullable Bson projection, @Nullable Bson sort, long maxTimeMs,
+    public record Request<T>(String operation, WriteModel<T> model, @Nullable Bson projection, @Nullable Bson sort, long maxTimeMs,
                              BsonDocument specific, @Nullable Collation collation, @Nullable Bson hint,
                              @Nullable String hintString, @Nullable BsonValue comment, @Nullable Bson let) {
     }
@@ -93,8 +96,9 @@ public final class FindAndModifyExecutor<T> {
             options.getArrayFilters().forEach(filter -> filters.add(filter.toBsonDocument()));
             specific.put("arrayFilters", filters);
         }
-        return new Request<>(model, options.getProjection(), options.getSort(), options.getMaxTime(TimeUnit.MILLISECONDS),
-            specific, options.getCollation(), options.getHint(), options.getHintString(), options.getComment(), options.getLet());
+        return new Request<>("findOneAndUpdate", model, options.getProjection(), options.getSort(),
+            options.getMaxTime(TimeUnit.MILLISECONDS), specific, options.getCollation(), options.getHint(),
+            options.getHintString(), options.getComment(), options.getLet());
     }
 
     public static <T> Request<T> replace(WriteModel<T> model, BsonValue replacement, FindOneAndReplaceOptions options) {
@@ -106,13 +110,14 @@ public final class FindAndModifyExecutor<T> {
         if (options.getBypassDocumentValidation() != null) {
             specific.put("bypassDocumentValidation", BsonBoolean.valueOf(options.getBypassDocumentValidation()));
         }
-        return new Request<>(model, options.getProjection(), options.getSort(), options.getMaxTime(TimeUnit.MILLISECONDS),
-            specific, options.getCollation(), options.getHint(), options.getHintString(), options.getComment(), options.getLet());
+        return new Request<>("findOneAndReplace", model, options.getProjection(), options.getSort(),
+            options.getMaxTime(TimeUnit.MILLISECONDS), specific, options.getCollation(), options.getHint(),
+            options.getHintString(), options.getComment(), options.getLet());
     }
 
     public static <T> Request<T> delete(WriteModel<T> model, FindOneAndDeleteOptions options) {
-        return new Request<>(model, options.getProjection(), options.getSort(), options.getMaxTime(TimeUnit.MILLISECONDS),
-            new BsonDocument("remove", BsonBoolean.TRUE), options.getCollation(), options.getHint(), options.getHintString(),
+        return new Request<>("findOneAndDelete", model, options.getProjection(), options.getSort(),
+            options.getMaxTime(TimeUnit.MILLISECONDS), new BsonDocument("remove", BsonBoolean.TRUE), options.getCollation(), options.getHint(), options.getHintString(),
             options.getComment(), options.getLet());
     }
 
@@ -123,6 +128,7 @@ public final class FindAndModifyExecutor<T> {
      * @throws io.github.mongowriteguard.bulk.InvalidBulkException for bad input, before anything is sent
      */
     public @Nullable T execute(@Nullable ClientSession session, Request<T> request) {
+        long started = System.nanoTime();
         WriteConcern writeConcern = collection.getWriteConcern();
         if (!writeConcern.isAcknowledged()) {
             throw new IllegalArgumentException("the collection's write concern " + writeConcern + " is unacknowledged: the"
@@ -142,7 +148,15 @@ public final class FindAndModifyExecutor<T> {
             BsonDocument body = command(request, writeConcern, comment, maxTimeMs, txnNumber);
             sent = sender.send(sessions, body, txnNumber, false, comment == null ? null : guardComment, outcome);
         }
-        return result(sent, plan, outcome, maxTimeMs);
+        try {
+            return result(sent, plan, outcome, maxTimeMs);
+        } finally {
+            WriteOutcome<T> done = outcome.build();
+            runtime.events().writeCompleted(new GuardEventListener.WriteCompleted(collection.getNamespace().getFullName(),
+                request.operation(), done.isComplete() ? CallOutcome.SUCCESS : done.hasUnknown() ? CallOutcome.UNKNOWN
+                    : CallOutcome.FAILURE, Duration.ofNanos(System.nanoTime() - started), 1, done.commands(), done.sends(),
+                plan.mode()));
+        }
     }
 
     /** The driver's {@code findAndModify} command, in its field order, with the guard's deadline and transaction number. */
@@ -218,6 +232,7 @@ public final class FindAndModifyExecutor<T> {
                 break;
             case NO_SERVER:
                 if (!sent.reachedServer()) {
+                    outcome.set(IndexOutcome.notSent(0, result.code(), "not sent: no attempt reached a server"));
                     throw (MongoTimeoutException) result.error;
                 }
                 break;

@@ -1,5 +1,6 @@
 package io.github.mongowriteguard.spring.boot.actuate;
 
+import io.github.mongowriteguard.copies.OverlapGate;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
@@ -62,9 +63,9 @@ public final class WriteGuardEventCounts implements GuardEventListener {
 
     @Override
     public void gateDecided(GateDecided event) {
-        if ("refused".equals(event.verdict())) {
+        if (event.verdict() == OverlapGate.Verdict.REFUSED) {
             gateRefusals.incrementAndGet();
-        } else if ("deadline-only".equals(event.verdict())) {
+        } else if (event.verdict() == OverlapGate.Verdict.BLIND) {
             gateWithoutCurrentOp.incrementAndGet();
             lastGateWithoutCurrentOp.set(clock.instant());
         }
