@@ -30,6 +30,11 @@ public final class OnPrimaryTransactionalWrite {
         mode = newMode;
     }
 
+    public synchronized void off() {
+        mode = FailPointMode.OFF;
+        data = new BsonDocument();
+    }
+
     public synchronized boolean isOn() {
         return !mode.isOff();
     }
