@@ -242,6 +242,11 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         };
     }
 
+    /** Heals any partition of {@code member} (nothing happens when it is not partitioned). */
+    public void heal(EmulatedNode member) {
+        replication().heal(member);
+    }
+
     /** The documents of the writes rolled back so far, as rollback files list them ({@code {op, ns, o}}). */
     public List<BsonDocument> rolledBack() {
         return single != null ? List.of() : replication.rolledBack();
