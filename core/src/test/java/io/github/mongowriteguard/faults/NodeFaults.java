@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.faults;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Random;
 import java.util.Set;
 
@@ -142,9 +141,5 @@ final class NodeFaults {
     private static Runnable stall(EmulatedNode node, Stall stall) {
         StallHandle handle = node.stall(stall);
         return handle::release;
-    }
-
-    static List<String> names(List<Fault> faults) {
-        return faults.stream().map(Enum::name).toList();
     }
 }
