@@ -1,24 +1,58 @@
 package io.github.mongowriteguard.testkit;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
+import java.util.stream.Collectors;
+
+import org.bson.BsonDocument;
 
 import io.github.mongowriteguard.testkit.auth.Users;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.NodeIdentity;
+import io.github.mongowriteguard.testkit.replication.MemberState;
+import io.github.mongowriteguard.testkit.replication.PartitionMode;
+import io.github.mongowriteguard.testkit.replication.ReplicaSetCoordinator;
 import io.github.mongowriteguard.testkit.truth.ServerTruth;
 
 /**
- * An emulated replica set: a primary that announces itself with {@code setName}, so the driver discovers a
- * replica set, attaches {@code lsid} to commands and {@code txnNumber} to retryable writes.
+ * An emulated replica set. By default one member, a primary that announces itself with {@code setName}, so the driver
+ * discovers a replica set, attaches {@code lsid} to commands and {@code txnNumber} to retryable writes.
+ *
+ * <p>With {@link Builder#members(int) members(3)} it replicates: every member has its own data and oplog, secondaries
+ * apply the primary's oplog (documents and retryable-write records), {@code w: "majority"} waits for them, and the set
+ * elects a new primary when the primary steps down, stops or is partitioned away; what a deposed primary wrote alone is
+ * rolled back when it rejoins.
+ *
+ * <pre>{@code
+ * try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().members(3).electionTimeout(Duration.ofMillis(300)).start()) {
+ *     EmulatedNode old = set.primary();
+ *     set.pauseReplication(set.secondaries().get(0));  // leave w:1 writes unreplicated on one secondary
+ *     set.stepDown(Duration.ofSeconds(60), Duration.ZERO, true);
+ *     EmulatedNode next = set.awaitPrimary(Duration.ofSeconds(5));
+ *     set.restart(old);
+ *     try (EmulatedReplicaSet.Partition cut = set.partition(next, PartitionMode.BLACK_HOLE)) { ... }
+ * }
+ * }</pre>
  */
 public final class EmulatedReplicaSet implements EmulatedCluster {
-    private final EmulatedNode primary;
+    private final EmulatedNode single;
+    private final ReplicaSetCoordinator replication;
     private final String setName;
+    private final Users users;
 
     private EmulatedReplicaSet(Builder builder) {
         this.setName = builder.setName;
-        this.primary = new EmulatedNode(builder.setName, NodeIdentity.primary(builder.setName, builder.version), builder.port);
-        primary.users(builder.users);
+        this.users = builder.users;
+        if (builder.members == 1) {
+            this.single = new EmulatedNode(builder.setName, NodeIdentity.primary(builder.setName, builder.version), builder.port);
+            single.users(builder.users);
+            this.replication = null;
+        } else {
+            this.single = null;
+            this.replication = new ReplicaSetCoordinator(builder.setName, builder.version, builder.members,
+                builder.electionTimeout, builder.users);
+        }
     }
 
     /** {@return a builder with every default (same as {@link EmulatedCluster#replicaSet()})} */
@@ -26,33 +60,220 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         return new Builder();
     }
 
+    /** {@code mongodb://h1,h2,h3/?replicaSet=rs0}: every member, so the driver finds the primary after a failover. */
     @Override
     public String connectionString() {
-        return "mongodb://" + primary.address() + "/?replicaSet=" + setName;
+        return "mongodb://" + members().stream().map(EmulatedNode::address).collect(Collectors.joining(","))
+            + "/?replicaSet=" + setName;
     }
 
     /**
-     * The primary: fail points, stalls, kills and its own truth.
+     * The primary: fail points, stalls, kills and its own truth. In a replicating set, the member that is primary now.
      *
      * @return the primary node
+     * @throws IllegalStateException while the set has no primary (an election is due; see {@link #awaitPrimary})
      */
     public EmulatedNode primary() {
+        if (single != null) {
+            return single;
+        }
+        EmulatedNode primary = replication.primary();
+        if (primary == null) {
+            throw new IllegalStateException(setName + " has no primary now (an election is due); call awaitPrimary");
+        }
         return primary;
     }
 
+    /** Every member, in a fixed order (member 0 is the first primary). */
+    public List<EmulatedNode> members() {
+        return single != null ? List.of(single) : replication.nodes();
+    }
+
+    /** Member {@code i} (from 0). */
+    public EmulatedNode member(int i) {
+        return members().get(i);
+    }
+
+    /** The members that are secondaries now. */
+    public List<EmulatedNode> secondaries() {
+        return members().stream().filter(m -> single == null && replication.state(m) == MemberState.SECONDARY).toList();
+    }
+
+    /** A member's state now. */
+    public MemberState state(EmulatedNode member) {
+        return single != null ? MemberState.PRIMARY : replication.state(member);
+    }
+
+    /** The union of every member's truth: a retry on a new primary is the same copy as its original. */
     @Override
     public ServerTruth truth() {
-        return primary.truth();
+        return single != null ? single.truth() : ServerTruth.union(members().stream().map(EmulatedNode::truth).toList());
     }
 
     /** The users the set authenticates (authorization is on once one exists); users may be added while it runs. */
     public Users users() {
-        return primary.users();
+        return users;
+    }
+
+    /** Whether the set replicates (more than one member). */
+    public boolean replicates() {
+        return replication != null;
+    }
+
+    // ---- replication, elections and faults (members(2+) only) ---------------------------------------------
+
+    /**
+     * {@code replSetStepDown} on the primary: kills its writes, waits up to {@code catchUpPeriod} for a majority and an
+     * electable secondary to reach its last write (unless {@code force}, which steps down after that period anyway),
+     * steps down and stays unelectable for {@code stepDownPeriod}. A caught-up secondary is elected at once; otherwise
+     * an election follows after the election timeout.
+     *
+     * @throws IllegalStateException with the server's error when the stepdown fails (e.g. {@code ExceededTimeLimit})
+     */
+    public void stepDown(Duration stepDownPeriod, Duration catchUpPeriod, boolean force) {
+        BsonDocument reply = replication().stepDown(primary(), stepDownPeriod, catchUpPeriod, force);
+        if (reply.getNumber("ok").intValue() != 1) {
+            throw new IllegalStateException("replSetStepDown failed: " + reply.toJson());
+        }
+    }
+
+    /** {@code replSetStepDown: 60} with the default catch-up period of 10 s, not forced. */
+    public void stepDown() {
+        stepDown(Duration.ofSeconds(60), Duration.ofSeconds(10), false);
+    }
+
+    /** {@code replSetStepUp} on {@code member}: it becomes primary now if it can win an election. */
+    public void stepUp(EmulatedNode member) {
+        BsonDocument reply = replication().stepUp(member);
+        if (reply.getNumber("ok").intValue() != 1) {
+            throw new IllegalStateException("replSetStepUp failed: " + reply.toJson());
+        }
+    }
+
+    /** Waits until a primary is elected and reachable. @throws IllegalStateException after the timeout */
+    public EmulatedNode awaitPrimary(Duration timeout) {
+        if (single != null) {
+            return single;
+        }
+        try {
+            EmulatedNode primary = replication.awaitPrimary(timeout);
+            if (primary == null) {
+                throw new IllegalStateException(setName + " elected no primary within " + timeout);
+            }
+            return primary;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for a primary", e);
+        }
+    }
+
+    /**
+     * Stops replication to a secondary ({@code true}) or resumes it, as the {@code stopReplProducer} fail point does:
+     * writes the primary takes meanwhile stay unreplicated on it, so {@code w: "majority"} waits and a forced failover
+     * can roll back {@code w: 1} writes. Survives restarts of the member.
+     */
+    public void pauseReplication(EmulatedNode secondary, boolean paused) {
+        replication().pauseReplication(secondary, paused);
+    }
+
+    /** {@link #pauseReplication(EmulatedNode, boolean) pauseReplication(secondary, true)}. */
+    public void pauseReplication(EmulatedNode secondary) {
+        pauseReplication(secondary, true);
+    }
+
+    /** {@link #pauseReplication(EmulatedNode, boolean) pauseReplication(secondary, false)}. */
+    public void resumeReplication(EmulatedNode secondary) {
+        pauseReplication(secondary, false);
+    }
+
+    /** Waits until every reachable, replicating member holds the primary's whole oplog. @return false after the timeout */
+    public boolean awaitReplication(Duration timeout) {
+        if (single != null) {
+            return true;
+        }
+        try {
+            return replication.awaitReplication(timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Stops a member at once (kill -9): connections closed, running operations lost, its oplog kept for {@link #start}. */
+    public void stop(EmulatedNode member) {
+        replication().stop(member);
+    }
+
+    /** Starts a stopped member: it recovers from its oplog and rejoins as a secondary. */
+    public void start(EmulatedNode member) {
+        replication().start(member);
+    }
+
+    /** {@link #stop} then {@link #start}: majority-committed data and retryable-write records survive. */
+    public void restart(EmulatedNode member) {
+        stop(member);
+        start(member);
+    }
+
+    /** A network partition around one member, until {@link Partition#heal()} (or {@code close()}). */
+    public interface Partition extends AutoCloseable {
+        EmulatedNode member();
+
+        void heal();
+
+        @Override
+        default void close() {
+            heal();
+        }
+    }
+
+    /** Cuts {@code member} off from clients and the other members (connections closed, or a black hole). */
+    public Partition partition(EmulatedNode member, PartitionMode mode) {
+        ReplicaSetCoordinator coordinator = replication();
+        coordinator.partition(member, mode);
+        return new Partition() {
+            @Override
+            public EmulatedNode member() {
+                return member;
+            }
+
+            @Override
+            public void heal() {
+                coordinator.heal(member);
+            }
+        };
+    }
+
+    /** Heals any partition of {@code member} (nothing happens when it is not partitioned). */
+    public void heal(EmulatedNode member) {
+        replication().heal(member);
+    }
+
+    /** The documents of the writes rolled back so far, as rollback files list them ({@code {op, ns, o}}). */
+    public List<BsonDocument> rolledBack() {
+        return single != null ? List.of() : replication.rolledBack();
+    }
+
+    /** How many oplog entries a member holds (its last applied optime's index). */
+    public int oplogSize(EmulatedNode member) {
+        return replication().oplogSize(member);
+    }
+
+    private ReplicaSetCoordinator replication() {
+        if (replication == null) {
+            throw new UnsupportedOperationException("a single-member set does not replicate, elect or restart;"
+                + " start one with EmulatedCluster.replicaSet().members(3)");
+        }
+        return replication;
     }
 
     @Override
     public void close() {
-        primary.close();
+        if (single != null) {
+            single.close();
+        } else {
+            replication.close();
+        }
     }
 
     @Override
@@ -65,6 +286,8 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         private String setName = "rs0";
         private ServerVersion version = ServerVersion.V4_4;
         private int port;
+        private int members = 1;
+        private Duration electionTimeout = Duration.ofSeconds(10);
         private final Users users = new Users();
 
         private Builder() {
@@ -97,7 +320,7 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         }
 
         /**
-         * The loopback port, default 0 (any free port).
+         * The loopback port of a single-member set, default 0 (any free port).
          *
          * @param port 0 or 1 to 65535
          * @return this builder
@@ -111,11 +334,50 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         }
 
         /**
-         * Starts the primary on a loopback port.
+         * How many members, default 1 (a primary that does not replicate). With 2-7 the set replicates, elects and
+         * can restart and partition members (each on a port of its own).
+         *
+         * @param count 1 to 7
+         * @return this builder
+         * @throws IllegalArgumentException outside 1-7
+         */
+        public Builder members(int count) {
+            if (count < 1 || count > 7) {
+                throw new IllegalArgumentException("members (" + count + ") must be 1-7");
+            }
+            this.members = count;
+            return this;
+        }
+
+        /**
+         * How long the members wait without a reachable primary before they elect one, and how long a primary that
+         * cannot see a majority stays primary; default 10 s (mongod's {@code electionTimeoutMillis}). Tests scale it
+         * down.
+         *
+         * @param timeout positive
+         * @return this builder
+         * @throws IllegalArgumentException unless positive
+         */
+        public Builder electionTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "electionTimeout");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("electionTimeout (" + timeout + ") must be positive");
+            }
+            this.electionTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Starts the set on loopback ports.
          *
          * @return the running replica set; close it to stop it
+         * @throws IllegalStateException when a port is given for a set of several members
          */
         public EmulatedReplicaSet start() {
+            if (members > 1 && port != 0) {
+                throw new IllegalStateException("port (" + port + ") applies to a single-member set; a set of " + members
+                    + " members binds each member to a free port (read them from members())");
+            }
             return new EmulatedReplicaSet(this);
         }
     }

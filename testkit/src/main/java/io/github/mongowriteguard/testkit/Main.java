@@ -3,9 +3,9 @@ package io.github.mongowriteguard.testkit;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * {@code java -jar testkit/target/testkit.jar [--port N] [--version 4.4] [--shards S [--mongos M]]}: starts an
- * emulated replica set (or, with {@code --shards}, a sharded cluster), prints its connection string and serves
- * until stopped (Ctrl-C).
+ * {@code java -jar testkit/target/testkit.jar [--port N] [--version 4.4] [--members N] [--shards S [--mongos M]]}:
+ * starts an emulated replica set (of N replicating members with {@code --members}; or, with {@code --shards}, a sharded
+ * cluster), prints its connection string and serves until stopped (Ctrl-C).
  */
 public final class Main {
     private Main() {
@@ -30,6 +30,9 @@ public final class Main {
                     version = ServerVersion.parse(args[++i]);
                     builder.serverVersion(version);
                     break;
+                case "--members":
+                    builder.members(Integer.parseInt(args[++i]));
+                    break;
                 case "--shards":
                     sharded = sharded != null ? sharded : EmulatedCluster.sharded();
                     sharded.shards(Integer.parseInt(args[++i]));
@@ -41,7 +44,7 @@ public final class Main {
                 case "--help":
                 case "-h":
                     System.out.println("usage: java -jar testkit.jar [--port N] [--version 4.2|4.4|5.0|6.0|7.0|8.0]"
-                        + " [--shards S [--mongos M]]");
+                        + " [--members N] [--shards S [--mongos M]]");
                     return;
                 default:
                     System.err.println("unknown option " + args[i] + "; try --help");

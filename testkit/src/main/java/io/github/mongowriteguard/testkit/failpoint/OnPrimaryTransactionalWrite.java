@@ -31,6 +31,13 @@ public final class OnPrimaryTransactionalWrite {
         mode = newMode;
     }
 
+    /** Turns the fail point off. */
+    public synchronized void off() {
+        mode = FailPointMode.OFF;
+        data = new BsonDocument();
+    }
+
+
     /** {@return whether the fail point is on} */
     public synchronized boolean isOn() {
         return !mode.isOff();

@@ -75,7 +75,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     private final String name;
     private final NodeIdentity identity;
-    private final StorageEngine engine = new StorageEngine();
+    private volatile StorageEngine engine = new StorageEngine();
     private final CommandExecutor executor;
     private final Introspection introspection = new Introspection();
     private final ChangeStreams changeStreams = new ChangeStreams();
@@ -96,6 +96,12 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private volatile Map<String, String> tags = Map.of();
     private volatile String primaryAddress;
     private volatile Users users = new Users();
+    private volatile Membership membership;
+    private final java.util.concurrent.atomic.AtomicReference<LostReplies> lostReplies = new java.util.concurrent.atomic.AtomicReference<>();
+
+    /** Replies to lose: the next {@code left} replies to one of {@code commands} (empty: any command). */
+    private record LostReplies(Set<String> commands, java.util.concurrent.atomic.AtomicInteger left) {
+    }
 
     /**
      * Starts a node with the storage engine as its executor.
@@ -211,12 +217,134 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     }
 
     /**
-     * The storage engine, for commands that must bypass the emulated server (seeding data in tests).
+     * The storage engine, for commands that must bypass the emulated server (seeding data in tests). In a replicating
+     * set (several members) what is written here bypasses the oplog: it is neither replicated nor kept by a restart.
      *
      * @return the engine
      */
     public StorageEngine engine() {
         return engine;
+    }
+
+    // ---- the replication layer's hooks ------------------------------------------------------------------
+
+    /** Makes this node a member of a replicating set; its role then comes from {@code member}, not its identity. */
+    public void membership(Membership member) {
+        this.membership = member;
+    }
+
+    /** The node's replica-set role, or null when it has a fixed identity. */
+    public Membership membership() {
+        return membership;
+    }
+
+    /** Replaces the node's data (the replication layer rebuilds it from the oplog after a rollback or a restart). */
+    public void replaceEngine(StorageEngine rebuilt) {
+        this.engine = java.util.Objects.requireNonNull(rebuilt, "rebuilt");
+    }
+
+    /**
+     * Kills the running operations {@code which} selects: each ends at its next interrupt point with the error of
+     * {@code reason} (an uninterruptible one runs to its end).
+     *
+     * @return how many were killed
+     */
+    public int killOperations(OperationInterruptedException.KillReason reason,
+                              java.util.function.Predicate<OperationContext> which) {
+        int killed = 0;
+        for (OperationContext operation : active.values()) {
+            if (which.test(operation)) {
+                operation.kill(reason);
+                killed++;
+            }
+        }
+        return killed;
+    }
+
+    /**
+     * What a restarted mongod no longer has in memory: its sessions (the retryable-write records come back from the
+     * oplog through {@link #applyRetryRecord}), its fail points, its running operations (killed at shutdown).
+     */
+    public void restarted() {
+        killOperations(OperationInterruptedException.KillReason.SHUTDOWN, operation -> true);
+        sessions.clear();
+        failCommand.off();
+        onPrimaryTransactionalWrite.off();
+        lostReplies.set(null);
+    }
+
+    /** Forgets every retryable-write record (before they are rebuilt from the oplog); sessions stay known. */
+    public void clearRetryRecords() {
+        for (SessionState session : sessions.values()) {
+            synchronized (session) {
+                session.txnNumber = -1;
+                session.statements.clear();
+            }
+        }
+    }
+
+    /**
+     * Applies a retryable-write record from the oplog, as a secondary updates {@code config.transactions} from the
+     * oplog entries that carry {@code lsid}, {@code txnNumber} and {@code stmtId}
+     * ({@code src/mongo/db/repl/session_update_tracker.cpp}).
+     */
+    public void applyRetryRecord(String sessionId, BsonDocument lsid, long txnNumber, int stmtId, BsonDocument outcome) {
+        SessionState session = sessions.computeIfAbsent(sessionId, SessionState::new);
+        synchronized (session) {
+            if (session.lsid == null) {
+                session.lsid = lsid;
+            }
+            if (txnNumber > session.txnNumber) {
+                session.txnNumber = txnNumber;
+                session.statements.clear();
+            }
+            if (txnNumber == session.txnNumber) {
+                session.statements.put(stmtId, outcome);
+            }
+        }
+    }
+
+    /**
+     * The next {@code times} replies to any of {@code commandNames} (none named: any command but the handshake) are
+     * lost: the command runs to its end (its writes are applied), then the connection is closed instead of answering,
+     * as when the network fails just after the server replied. Works for every command, multi-document writes included;
+     * the emulator's own network fault, no server fail point does it.
+     */
+    public void loseReplies(int times, String... commandNames) {
+        if (times < 0) {
+            throw new IllegalArgumentException("times (" + times + ") must not be negative");
+        }
+        lostReplies.set(times == 0 ? null : new LostReplies(Set.of(commandNames), new java.util.concurrent.atomic.AtomicInteger(times)));
+    }
+
+    /** Stops losing replies. */
+    public void stopLosingReplies() {
+        lostReplies.set(null);
+    }
+
+    private boolean loseReply(String commandName) {
+        LostReplies lost = lostReplies.get();
+        if (lost == null || NOT_RECORDED.contains(commandName)
+            || (!lost.commands().isEmpty() && !lost.commands().contains(commandName))) {
+            return false;
+        }
+        int left = lost.left().getAndDecrement();
+        if (left <= 1) {
+            lostReplies.compareAndSet(lost, null);
+        }
+        return left >= 1;
+    }
+
+    /** A request to a node that cannot be reached: no answer, the connection closed (at once, or once a black hole heals). */
+    private static CloseConnectionSignal unreachable(ClientConnection connection, Membership member) {
+        while (member.reach() == Membership.Reach.BLACKHOLED) {
+            Sleeps.until(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(10));
+            if (Thread.currentThread().isInterrupted()) {
+                break;
+            }
+        }
+        connection.close();
+        return new CloseConnectionSignal();
     }
 
     /**
@@ -248,6 +376,11 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     @Override
     public BsonDocument handle(ClientConnection connection, String database, BsonDocument command) {
         String commandName = command.getFirstKey();
+        Membership member = membership;
+        long incarnation = member == null ? 0 : member.incarnation();
+        if (member != null && member.reach() != Membership.Reach.SERVING) {
+            throw unreachable(connection, member);
+        }
         count(commandName, false);
         if (commandName.equals("hello") || commandName.equalsIgnoreCase("isMaster")) {
             return hello(connection, command);
@@ -274,9 +407,18 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             if (reply.get("ok", new BsonInt32(1)).asNumber().doubleValue() != 1) {
                 count(commandName, true);
             }
+            if (member != null && (member.reach() != Membership.Reach.SERVING || member.incarnation() != incarnation)) {
+                // Partitioned or restarted while the command ran: its answer never reaches the client.
+                closedAfterRun(record);
+                throw unreachable(connection, member);
+            }
+            if (loseReply(commandName)) {
+                closedAfterRun(record);
+                throw new CloseConnectionSignal();
+            }
             return reply;
         } catch (CloseConnectionSignal signal) {
-            if (record != null) {
+            if (record != null && record.running()) {
                 record.end(ReceivedCommand.Outcome.CONNECTION_CLOSED, 0);
             }
             connection.close();
@@ -321,6 +463,13 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         if (identity.kind() != NodeIdentity.Kind.MONGOS) {
             operation.startDeadlineNow();
         }
+        Membership member = membership;
+        if (member != null && !member.isWritablePrimary()) {
+            BsonDocument notPrimary = notPrimary(operation);
+            if (notPrimary != null) {
+                return labelled(operation, notPrimary, null);
+            }
+        }
         if (!identity.version().atLeast(io.github.mongowriteguard.testkit.ServerVersion.V4_4)
             && command.containsKey("comment") && Stall.WRITE_COMMANDS.contains(operation.commandName())) {
             return StorageEngine.error(40415, "Location40415",
@@ -333,16 +482,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 session = checkOut(operation);
             }
             reply = runInSession(operation, session);
-            if (failure.isPresent() && failure.get().writeConcernError() != null) {
-                reply.put("writeConcernError", failure.get().writeConcernError());
-                reply = labelled(operation, reply, failure.get());
-            } else {
-                reply = labelled(operation, reply, null);
-            }
-            return reply;
         } catch (OperationInterruptedException e) {
-            reply = labelled(operation, StorageEngine.error(e.code(), e.codeName(), e.getMessage()), null);
-            return reply;
+            reply = StorageEngine.error(e.code(), e.codeName(), e.getMessage());
+            return labelled(operation, reply, null);
         } finally {
             if (session != null) {
                 // End the record before the session is free, so a waiting resend always ends after its original.
@@ -351,6 +493,53 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 }
                 checkIn(session);
             }
+        }
+        if (failure.isPresent() && failure.get().writeConcernError() != null) {
+            // The fail point's writeConcernError replaces the wait (service_entry_point_common.cpp, _waitForWriteConcern).
+            reply.put("writeConcernError", failure.get().writeConcernError());
+            return labelled(operation, reply, failure.get());
+        }
+        if (member != null && Membership.WRITE_COMMANDS.contains(operation.commandName())
+            && reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
+            // After the session is checked in, as mongod waits for write concern once the command has run.
+            BsonDocument writeConcernError = member.awaitWriteConcern(operation);
+            if (writeConcernError != null) {
+                reply.put("writeConcernError", writeConcernError);
+            }
+        }
+        return labelled(operation, reply, null);
+    }
+
+    /**
+     * The dispatch check of a member that is not the primary ({@code service_entry_point_common.cpp}, after the
+     * {@code failCommand} fail point): writes fail with {@code NotWritablePrimary} (10107), reads without a
+     * {@code $readPreference} that allows secondaries with {@code NotPrimaryNoSecondaryOk} (13435).
+     */
+    private BsonDocument notPrimary(OperationContext operation) {
+        String commandName = operation.commandName();
+        boolean modern = identity.version().atLeast(io.github.mongowriteguard.testkit.ServerVersion.V5_0);
+        if (Membership.WRITE_COMMANDS.contains(commandName)) {
+            return StorageEngine.error(10107, "NotWritablePrimary", modern ? "not primary" : "not master");
+        }
+        boolean aggregateRead = commandName.equals("aggregate") && !Introspection.isCurrentOpPipeline(operation.command())
+            && !Introspection.isListLocalSessionsPipeline(operation.command());
+        if ((Membership.SECONDARY_OK_COMMANDS.contains(commandName) || aggregateRead) && !secondaryOk(operation.command())) {
+            return StorageEngine.error(13435, "NotPrimaryNoSecondaryOk",
+                modern ? "not primary and secondaryOk=false" : "not master and slaveOk=false");
+        }
+        return null;
+    }
+
+    private static boolean secondaryOk(BsonDocument command) {
+        BsonValue preference = command.get("$readPreference");
+        return preference != null && preference.isDocument()
+            && !preference.asDocument().getString("mode", new BsonString("primary")).getValue().equals("primary");
+    }
+
+    /** The command ran (its record says whether it wrote), then the connection closed instead of answering. */
+    private static void closedAfterRun(CommandRecord record) {
+        if (record != null) {
+            record.end(ReceivedCommand.Outcome.CONNECTION_CLOSED, 0);
         }
     }
 
@@ -424,6 +613,25 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         }
         operation.checkForInterrupt();
         operation.startExecution();
+        Membership member = membership;
+        if (member != null && Membership.WRITE_COMMANDS.contains(operation.commandName())) {
+            BsonDocument refused = member.beginWrite(operation);
+            if (refused != null) {
+                member.endWrite(operation);
+                return refused;
+            }
+            try {
+                return execute(operation, session, retryableWrite, member);
+            } finally {
+                member.endWrite(operation);
+            }
+        }
+        return execute(operation, session, retryableWrite, null);
+    }
+
+    /** Runs the command once the session is checked out: stalls, then the node's own answer or the executor. */
+    private BsonDocument execute(OperationContext operation, SessionState session, boolean retryableWrite, Membership member) {
+        BsonDocument command = operation.command();
         stallIfAsked(operation);
         BsonDocument reply = BulkWriteCommand.isBulkWrite(command)
             ? BulkWriteCommand.run(identity.version(), operation.database(), command,
@@ -435,8 +643,19 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             // Statement by statement, so a resend (or mongos' next round on this shard) skips what already ran.
             BsonDocument stripped = strip(command);
             TransactionalWriteGate gate = onPrimaryTransactionalWrite.isOn() ? new TransactionalWriteGate(session) : null;
-            RetryableStatements.Result result = RetryableStatements.of(command)
-                .run(session.statements, single -> executor.execute(operation, single.apply(stripped)), gate);
+            long txnNumber = session.txnNumber;
+            RetryableStatements statements = RetryableStatements.of(command);
+            if (member != null) {
+                statements.recordingTo((stmtId, outcome) -> member.statementRecorded(operation, session.id, session.lsid,
+                    txnNumber, stmtId, outcome));
+            }
+            RetryableStatements.Result result = statements.run(session.statements, single -> {
+                if (member != null) {
+                    // The previous statement, its effects and its record, is one oplog entry.
+                    member.flush(operation);
+                }
+                return executor.execute(operation, single.apply(stripped));
+            }, gate);
             reply = result.reply();
             applied = result.applied();
             closeAfterwards = gate != null && gate.closeConnection;
@@ -569,11 +788,11 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         volatile long lastUse = System.currentTimeMillis();
         long txnNumber = -1;
         /** Executed statements of the current txnNumber by stmtId, as mongod's oplog entries remember them. */
-        final Map<Integer, BsonDocument> statements = new java.util.HashMap<>();
+        final Map<Integer, BsonDocument> statements = new ConcurrentHashMap<>();
         /** What each statement of the current txnNumber wrote ({@code {ns, op, item}}), as its oplog entry says. */
-        final Map<Integer, BsonDocument> statementTargets = new java.util.HashMap<>();
+        final Map<Integer, BsonDocument> statementTargets = new ConcurrentHashMap<>();
         /** The history of the current txnNumber is known to be incomplete (a migration's dead-end sentinel). */
-        boolean incompleteHistory;
+        volatile boolean incompleteHistory;
         long checkedOutBy;
 
         SessionState(String id) {
@@ -904,9 +1123,15 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         if (command.getBoolean("helloOk", BsonBoolean.FALSE).getValue()) {
             reply.append("helloOk", BsonBoolean.TRUE);
         }
+        Membership member = membership;
+        if (member != null) {
+            describeMember(member, legacy, reply);
+        }
         boolean secondary = identity.kind() == NodeIdentity.Kind.REPLICA_SET_SECONDARY;
-        reply.append(legacy ? "ismaster" : "isWritablePrimary", BsonBoolean.valueOf(!secondary));
-        switch (identity.kind()) {
+        if (member == null) {
+            reply.append(legacy ? "ismaster" : "isWritablePrimary", BsonBoolean.valueOf(!secondary));
+        }
+        switch (member != null ? NodeIdentity.Kind.STANDALONE : identity.kind()) {
             case REPLICA_SET_PRIMARY:
             case REPLICA_SET_SECONDARY:
                 BsonArray members = new BsonArray();
@@ -952,14 +1177,49 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         return reply;
     }
 
+    /**
+     * {@code hello} of a member of a replicating set: its current state, the primary it knows, and the primary's
+     * {@code electionId}, which grows with the term ({@code OID::fromTerm}), so the driver takes the newest primary.
+     */
+    private void describeMember(Membership member, boolean legacy, BsonDocument reply) {
+        boolean primary = member.isWritablePrimary();
+        reply.append(legacy ? "ismaster" : "isWritablePrimary", BsonBoolean.valueOf(primary));
+        BsonArray members = new BsonArray();
+        member.hosts().forEach(host -> members.add(new BsonString(host)));
+        reply.append("hosts", members)
+            .append("setName", new BsonString(identity.setName()))
+            .append("setVersion", new BsonInt32(1))
+            .append("secondary", BsonBoolean.valueOf(member.isSecondary()));
+        String primaryAddress = member.primaryAddress();
+        if (primaryAddress != null) {
+            reply.append("primary", new BsonString(primaryAddress));
+        }
+        reply.append("me", new BsonString(address()));
+        if (!tags.isEmpty()) {
+            BsonDocument tagDocument = new BsonDocument();
+            tags.forEach((k, v) -> tagDocument.append(k, new BsonString(v)));
+            reply.append("tags", tagDocument);
+        }
+        ObjectId memberElectionId = member.electionId();
+        if (primary && memberElectionId != null) {
+            reply.append("electionId", new BsonObjectId(memberElectionId));
+        }
+    }
+
     private BsonDocument configureFailPoint(String database, BsonDocument command) {
         if (!database.equals("admin")) {
             return StorageEngine.error(13, "Unauthorized", "configureFailPoint may only be run against the admin database.");
         }
         String failPoint = command.get("configureFailPoint").asString().getValue();
+        Membership member = membership;
+        BsonDocument replicationFailPoint = member == null ? null : member.configureFailPoint(failPoint, command);
+        if (replicationFailPoint != null) {
+            return replicationFailPoint;
+        }
         if (!failPoint.equals("failCommand") && !failPoint.equals("onPrimaryTransactionalWrite")) {
             return StorageEngine.error(2, "BadValue", "Cannot find failpoint: " + failPoint
-                + " (the testkit emulates failCommand and onPrimaryTransactionalWrite)");
+                + " (the testkit emulates failCommand, onPrimaryTransactionalWrite and, on members of a replicating set,"
+                + " stopReplProducer)");
         }
         try {
             if (failPoint.equals("failCommand")) {
@@ -1023,6 +1283,13 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                     return changeStreams.open(operation.database(), command);
                 }
                 return null;
+            case "replSetStepDown":
+            case "replSetGetStatus":
+            case "replSetStepUp":
+            case "replSetFreeze":
+                return membership != null ? membership.command(operation)
+                    : StorageEngine.error(76, "NoReplicationEnabled", "this node's replica set does not replicate"
+                        + " (the testkit's single-member set; start one with members(3))");
             case "getMore":
                 return changeStreams.owns(command) ? changeStreams.getMore(operation, command) : null;
             case "killCursors":

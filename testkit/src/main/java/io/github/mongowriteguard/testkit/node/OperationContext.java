@@ -31,6 +31,8 @@ public final class OperationContext {
     private final OperationContext parent;
     private volatile boolean killed;
     private volatile long lastOpBeforeRun;
+    private volatile OperationInterruptedException.KillReason killReason = OperationInterruptedException.KillReason.KILLED;
+    private volatile Object replicationState;
     private volatile long executionStartNanos;
     private volatile boolean executing;
 
@@ -180,6 +182,36 @@ public final class OperationContext {
         return lastOpBeforeRun;
     }
 
+    /** Nanoseconds until the {@code maxTimeMS} deadline ({@link Long#MAX_VALUE} without one); 0 once it passed. */
+    public long remainingNanos() {
+        if (deadlineNanos == Long.MAX_VALUE) {
+            return Long.MAX_VALUE;
+        }
+        return Math.max(0, deadlineNanos - System.nanoTime());
+    }
+
+    /** Whether the operation was killed ({@code killOp}, {@code killSessions}, a stepdown or shutdown). */
+    public boolean killed() {
+        return isKilled();
+    }
+
+    /** The error the operation ends with at its next interrupt point, once killed. */
+    public OperationInterruptedException killError() {
+        if (!killed && parent != null) {
+            return parent.killError();
+        }
+        return OperationInterruptedException.of(killReason);
+    }
+
+    /** The replication layer's state of this operation (its term, pending oplog entries); null elsewhere. */
+    public Object replicationState() {
+        return replicationState;
+    }
+
+    public void replicationState(Object state) {
+        this.replicationState = state;
+    }
+
     CommandRecord record() {
         return record;
     }
@@ -189,8 +221,16 @@ public final class OperationContext {
     }
 
     void kill() {
+        kill(OperationInterruptedException.KillReason.KILLED);
+    }
+
+    /** Marks the operation killed for {@code reason}; it ends at its next interrupt point with the matching error. */
+    void kill(OperationInterruptedException.KillReason reason) {
         lock.lock();
         try {
+            if (!killed) {
+                killReason = reason;
+            }
             killed = true;
             changed.signalAll();
         } finally {
@@ -201,7 +241,7 @@ public final class OperationContext {
     /** An interrupt point: throws if the deadline passed or the operation was killed. */
     public void checkForInterrupt() {
         if (isKilled()) {
-            throw OperationInterruptedException.killed();
+            throw killError();
         }
         if (System.nanoTime() - deadlineNanos >= 0) {
             throw OperationInterruptedException.maxTimeExpired();

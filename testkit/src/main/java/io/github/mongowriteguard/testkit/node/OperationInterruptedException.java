@@ -31,4 +31,34 @@ public final class OperationInterruptedException extends RuntimeException {
     static OperationInterruptedException killed() {
         return new OperationInterruptedException(11601, "Interrupted", "operation was interrupted");
     }
+
+    /** Why an operation was killed, as mongod reports it at the operation's next interrupt point. */
+    public enum KillReason {
+        /** {@code killOp}, {@code killSessions}: {@code Interrupted} (11601). */
+        KILLED,
+        /** A stepdown (or step-up) killed the write: {@code InterruptedDueToReplStateChange} (11602). */
+        REPL_STATE_CHANGE,
+        /** The node is shutting down: {@code InterruptedAtShutdown} (11600). */
+        SHUTDOWN;
+
+        OperationInterruptedException exception() {
+            return switch (this) {
+                case KILLED -> killed();
+                case REPL_STATE_CHANGE -> new OperationInterruptedException(11602, "InterruptedDueToReplStateChange",
+                    "operation was interrupted");
+                case SHUTDOWN -> new OperationInterruptedException(11600, "InterruptedAtShutdown",
+                    "interrupted at shutdown");
+            };
+        }
+    }
+
+    /** The exception an operation killed for {@code reason} ends with. */
+    public static OperationInterruptedException of(KillReason reason) {
+        return reason.exception();
+    }
+
+    /** {@code MaxTimeMSExpired} (50): the operation's deadline passed while it waited. */
+    public static OperationInterruptedException deadline() {
+        return maxTimeExpired();
+    }
 }

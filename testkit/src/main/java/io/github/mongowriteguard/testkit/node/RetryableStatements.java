@@ -33,8 +33,14 @@ final class RetryableStatements {
         BsonDocument beforeStatement();
     }
 
+    /** Told of every statement recorded as executed (the replication layer logs it with the statement's effects). */
+    interface Recorder {
+        void recorded(int stmtId, BsonDocument outcome);
+    }
+
     private final String commandName;
     private final String field;
+    private Recorder recorder = (stmtId, outcome) -> { };
     private final List<BsonValue> items;
     private final List<Integer> stmtIds;
     private final boolean ordered;
@@ -72,6 +78,17 @@ final class RetryableStatements {
         return items;
     }
 
+    /** Reports each statement recorded as executed to {@code listener}. */
+    RetryableStatements recordingTo(Recorder listener) {
+        this.recorder = listener;
+        return this;
+    }
+
+    private void record(Map<Integer, BsonDocument> executed, int stmtId, BsonDocument outcome) {
+        executed.put(stmtId, outcome);
+        recorder.recorded(stmtId, outcome);
+    }
+
     boolean allExecuted(Map<Integer, BsonDocument> executed) {
         return !stmtIds.isEmpty() && executed.keySet().containsAll(stmtIds);
     }
@@ -99,7 +116,7 @@ final class RetryableStatements {
             }
             BsonDocument reply = runner.apply(UnaryOperator.identity());
             if (isOk(reply)) {
-                executed.put(stmtIds.get(0), reply.clone());
+                record(executed, stmtIds.get(0), reply.clone());
             }
             return new Result(reply, EmulatedNode.applied(commandName, reply));
         }
@@ -152,7 +169,7 @@ final class RetryableStatements {
                 if (!upserts.isEmpty()) {
                     outcome.put("upsertedId", upserts.get(0).asDocument().get("_id"));
                 }
-                executed.put(stmtIds.get(i), outcome);
+                record(executed, stmtIds.get(i), outcome);
                 applied += EmulatedNode.applied(commandName, reply);
             }
             n += outcome.getNumber("n").longValue();
@@ -195,7 +212,7 @@ final class RetryableStatements {
         int n = 0;
         for (int i = 0; i < end; i++) {
             if (!failed.contains(i)) {
-                executed.put(stmtIds.get(i), inserted);
+                record(executed, stmtIds.get(i), inserted);
                 n++;
             }
         }
