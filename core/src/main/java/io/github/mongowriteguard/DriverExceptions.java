@@ -119,10 +119,12 @@ final class DriverExceptions {
                 + " running on the server and ignores its deadline (" + copy + "); starting another copy could apply it twice."
                 + " Dead-letter the write; the running copy may still apply it", copy, outcome);
         }
-        if (outcome.hasUnknown()) {
-            long unknown = outcome.counts().get(WriteStatus.UNKNOWN);
-            String reason = outcome.outcomes().stream().filter(o -> o.status() == WriteStatus.UNKNOWN).findFirst()
-                .map(IndexOutcome::message).orElse("");
+        // Writes whose only doubt is a failed write concern are reported as the driver reports a write-concern error.
+        long unknown = outcome.outcomes().stream().filter(o -> o.status() == WriteStatus.UNKNOWN && !o.writeConcernFailed())
+            .count();
+        if (unknown > 0) {
+            String reason = outcome.outcomes().stream().filter(o -> o.status() == WriteStatus.UNKNOWN && !o.writeConcernFailed())
+                .findFirst().map(IndexOutcome::message).orElse("");
             throw new WriteOutcomeUnknownException(unknown + " of " + outcome.outcomes().size() + " writes on " + namespace
                 + " have an unknown outcome (" + reason + "); see outcome()", outcome, outcome.commandError());
         }

@@ -25,15 +25,16 @@ public final class IndexOutcome {
     private final boolean retrySafe;
     private final boolean sent;
     private final boolean mayHaveChangedDocuments;
+    private final boolean writeConcernFailed;
 
     private IndexOutcome(int index, WriteStatus status, int relatedIndex, int errorCode, String codeName,
                          @Nullable BsonDocument details, @Nullable String message, boolean retrySafe, boolean sent) {
-        this(index, status, relatedIndex, errorCode, codeName, details, message, retrySafe, sent, false);
+        this(index, status, relatedIndex, errorCode, codeName, details, message, retrySafe, sent, false, false);
     }
 
     private IndexOutcome(int index, WriteStatus status, int relatedIndex, int errorCode, String codeName,
                          @Nullable BsonDocument details, @Nullable String message, boolean retrySafe, boolean sent,
-                         boolean mayHaveChangedDocuments) {
+                         boolean mayHaveChangedDocuments, boolean writeConcernFailed) {
         this.index = index;
         this.status = Objects.requireNonNull(status, "status");
         this.relatedIndex = relatedIndex;
@@ -44,6 +45,7 @@ public final class IndexOutcome {
         this.retrySafe = retrySafe;
         this.sent = sent;
         this.mayHaveChangedDocuments = mayHaveChangedDocuments;
+        this.writeConcernFailed = writeConcernFailed;
     }
 
     public static IndexOutcome applied(int index) {
@@ -72,7 +74,17 @@ public final class IndexOutcome {
      */
     public static IndexOutcome failedMultiDocument(int index, int code, String codeName, String message,
                                                    @Nullable BsonDocument details) {
-        return new IndexOutcome(index, WriteStatus.FAILED, -1, code, codeName, details, message, false, true, true);
+        return new IndexOutcome(index, WriteStatus.FAILED, -1, code, codeName, details, message, false, true, true, false);
+    }
+
+    /**
+     * A write the server applied on the primary whose write concern then failed (a write-concern error, after the
+     * guard resent the copy for a retryable one): UNKNOWN, since a write no majority had is rolled back if the primary
+     * fails over. {@link #writeConcernFailed()} is true; the driver-style methods report the write-concern error as the
+     * driver does.
+     */
+    public static IndexOutcome writeConcernFailed(int index, String reason, boolean retrySafe) {
+        return new IndexOutcome(index, WriteStatus.UNKNOWN, -1, 0, "", null, reason, retrySafe, true, false, true);
     }
 
     /**
@@ -100,7 +112,7 @@ public final class IndexOutcome {
      */
     public IndexOutcome atIndex(int callerIndex, int callerRelatedIndex) {
         return new IndexOutcome(callerIndex, status, callerRelatedIndex, errorCode, codeName, details, message, retrySafe,
-            sent, mayHaveChangedDocuments);
+            sent, mayHaveChangedDocuments, writeConcernFailed);
     }
 
     /** The index in the caller's bulk. */
@@ -156,6 +168,15 @@ public final class IndexOutcome {
         return mayHaveChangedDocuments;
     }
 
+    /**
+     * True for an UNKNOWN write that the primary applied but whose write concern failed: it stays unless a failover
+     * rolls it back before it replicates. Such writes do not stop the call (the driver's bulk goes on after a
+     * write-concern error) and are reported as a write-concern error, not an unknown outcome.
+     */
+    public boolean writeConcernFailed() {
+        return writeConcernFailed;
+    }
+
     /** False for a write no attempt of which reached a server ({@link #notSent}, every SKIPPED write). */
     public boolean wasSent() {
         return sent;
@@ -170,7 +191,7 @@ public final class IndexOutcome {
         return index == that.index && status == that.status && relatedIndex == that.relatedIndex
             && errorCode == that.errorCode && retrySafe == that.retrySafe && sent == that.sent && message.equals(that.message)
             && codeName.equals(that.codeName) && details.equals(that.details)
-            && mayHaveChangedDocuments == that.mayHaveChangedDocuments;
+            && mayHaveChangedDocuments == that.mayHaveChangedDocuments && writeConcernFailed == that.writeConcernFailed;
     }
 
     @Override
@@ -186,6 +207,9 @@ public final class IndexOutcome {
         }
         if (mayHaveChangedDocuments) {
             text.append(" may have changed documents");
+        }
+        if (writeConcernFailed) {
+            text.append(" applied on the primary, write concern failed");
         }
         if (!sent && status != WriteStatus.SKIPPED) {
             text.append(" not sent");

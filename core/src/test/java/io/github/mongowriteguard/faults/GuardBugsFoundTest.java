@@ -36,8 +36,9 @@ import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.sharding.ShardKey;
 
 /**
- * Guard bugs the fault suite found, each reduced to a deterministic test that fails until the guard is fixed (the guard
- * is not changed on this branch), with the fault-suite seed that found it.
+ * Guard bugs the fault suite found, each reduced to a deterministic regression test, with the fault-suite seed that
+ * found it (both fixed: a write-concern error is resent when retryable and leaves the write UNKNOWN otherwise; a
+ * lost shard answer behind mongos is UNKNOWN, not FAILED).
  */
 class GuardBugsFoundTest {
 
@@ -116,8 +117,9 @@ class GuardBugsFoundTest {
             try (MongoClient client = client(guard, cluster.connectionString())) {
                 client.getDatabase("bugs").getCollection("counters").insertOne(new Document("_id", "k").append("n", 0));
                 GuardedCollection<Document> counters = guard.wrap(client, client.getDatabase("bugs").getCollection("counters"));
+                // Every answer lost: mongos' own resends (up to 3 per child batch) and the guard's (same copy) included.
                 for (int shard = 0; shard < 2; shard++) {
-                    cluster.shard(shard).loseReplies(3, "update");
+                    cluster.shard(shard).loseReplies(100, "update");
                 }
 
                 WriteOutcome<Document> outcome = counters.execute(List.of(new UpdateOneModel<>(Filters.eq("_id", "k"),
@@ -127,6 +129,16 @@ class GuardBugsFoundTest {
                 assertThat(counters.unwrap().find().first().getInteger("n")).as("the shard applied it once").isEqualTo(1);
                 assertThat(inc.status()).as(inc.toString()).isEqualTo(WriteStatus.UNKNOWN);
                 assertThat(inc.retrySafe()).as("a new copy of an $inc applies it twice").isFalse();
+
+                // A few answers lost: a later send of the same copy gets the recorded result, which proves it applied.
+                for (int shard = 0; shard < 2; shard++) {
+                    cluster.shard(shard).loseReplies(0, "update");
+                    cluster.shard(shard).loseReplies(5, "update");
+                }
+                WriteOutcome<Document> proven = counters.execute(List.of(new UpdateOneModel<>(Filters.eq("_id", "k"),
+                    Updates.inc("n", 1))), new BulkWriteOptions());
+                assertThat(proven.outcome(0).status()).as(proven.outcome(0).toString()).isEqualTo(WriteStatus.APPLIED);
+                assertThat(counters.unwrap().find().first().getInteger("n")).as("applied once more, not twice").isEqualTo(2);
             }
         }
     }

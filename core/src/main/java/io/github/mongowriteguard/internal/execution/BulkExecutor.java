@@ -165,7 +165,7 @@ public final class BulkExecutor<T> {
                 int previous = plan.previousOnKey(index);
                 if (stopped != null) {
                     skipAfterStop(index);
-                } else if (perKeyFailures && previous >= 0 && outcome.get(previous).status() != WriteStatus.APPLIED) {
+                } else if (perKeyFailures && previous >= 0 && !applied(outcome.get(previous))) {
                     outcome.set(IndexOutcome.skipped(index, previous, "not run: the earlier write on the same key (index "
                         + previous + ") is " + outcome.get(previous).status()));
                 } else {
@@ -189,7 +189,7 @@ public final class BulkExecutor<T> {
                 } else if (command.ordered()) {
                     for (int position = 0; position < command.size(); position++) {
                         int index = command.index(position);
-                        if (outcome.get(index).status() != WriteStatus.APPLIED) {
+                        if (!applied(outcome.get(index))) {
                             stop(index, "the bulk keeps the caller's order and stopped after index " + index
                                 + " did not apply");
                             break;
@@ -208,6 +208,11 @@ public final class BulkExecutor<T> {
                 : runtime.commandListener().maxWireVersion() >= 9 ? new BsonString(guardComment) : null;
             BsonDocument body = command.toCommand(txnNumber, maxTimeMs, writeConcern, comment);
             return sender.send(sessions, body, txnNumber, idempotentMultiRetries, comment == null ? null : guardComment, outcome);
+        }
+
+        /** Applied as far as ORDERED goes: a write-concern error stops no driver bulk, so it stops no key either. */
+        private boolean applied(IndexOutcome result) {
+            return result.status() == WriteStatus.APPLIED || result.writeConcernFailed();
         }
 
         private void stop(int index, String why) {

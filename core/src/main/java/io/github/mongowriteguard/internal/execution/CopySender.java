@@ -85,6 +85,10 @@ final class CopySender {
             reachedServer |= result.kind != SendResult.Kind.NO_SERVER;
             if (result.kind == SendResult.Kind.GAVE_UP) {
                 unanswered = true;
+            } else if (result.lostAnswer()) {
+                // mongos lost a shard's answer: as after a socket timeout, the shard may still be applying the copy.
+                unanswered = true;
+                copy.clientGaveUp();
             } else if (result.provesOutcome()) {
                 unanswered = false;
                 copy.markEnded();

@@ -205,6 +205,9 @@ public final class FindAndModifyExecutor<T> {
                 BsonDocument reply = result.reply.document();
                 outcome.set(IndexOutcome.applied(0));
                 if (reply.isDocument("writeConcernError")) {
+                    outcome.set(IndexOutcome.writeConcernFailed(0, "applied on the primary, but its write concern failed:"
+                        + " a failover before it replicates rolls it back", RetrySafety.ofNewCopy(plan, 0,
+                            collection.getCodecRegistry())));
                     BsonDocument error = reply.getDocument("writeConcernError");
                     BsonDocument lastError = reply.getDocument("lastErrorObject", new BsonDocument());
                     throw new MongoWriteConcernException(new WriteConcernError(error.getInt32("code", new BsonInt32(64)).getValue(),

@@ -3,6 +3,10 @@ package io.github.mongowriteguard.internal.execution;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.jspecify.annotations.Nullable;
 
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
 import com.mongodb.bulk.BulkWriteInsert;
@@ -14,6 +18,7 @@ import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.internal.command.WriteCommand;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
+import io.github.mongowriteguard.outcome.WriteStatus;
 import io.github.mongowriteguard.retry.RetryClassifier;
 
 /**
@@ -92,10 +97,14 @@ final class OutcomeRecorder<T> {
         }
     }
 
-    /** A reply can still leave statements unknown: the call stops as after a network error. */
+    /**
+     * A reply can still leave statements unknown: the call stops as after a network error. Not for a write-concern
+     * error, after which the driver's bulk goes on too.
+     */
     private @Nullable String outcomeOfCommand(WriteCommand command) {
         for (int position = 0; position < command.size(); position++) {
-            if (outcome.get(command.index(position)).status() == io.github.mongowriteguard.outcome.WriteStatus.UNKNOWN) {
+            IndexOutcome result = outcome.get(command.index(position));
+            if (result.status() == WriteStatus.UNKNOWN && !result.writeConcernFailed()) {
                 return unknownStops(command);
             }
         }
@@ -117,7 +126,10 @@ final class OutcomeRecorder<T> {
                     continue;
                 }
                 boolean transientError = RetryClassifier.isTransient(error.code(), false);
-                if (unanswered && transientError) {
+                if (ErrorCodes.isLostAnswer(error.code())) {
+                    unknown(index, "mongos lost the shard's answer (" + error.code() + " " + error.codeName() + "): the"
+                        + " shard may have applied it");
+                } else if (unanswered && transientError) {
                     unknown(index, "an earlier send of this copy timed out on the client; the last send's " + error.code()
                         + " (" + error.codeName() + ") does not show what the earlier one did");
                 } else if (command.size() > 1 && ErrorCodes.isInterruption(error.code())) {
@@ -158,6 +170,18 @@ final class OutcomeRecorder<T> {
         }
         if (reply.writeConcernError() != null) {
             outcome.writeConcernError(reply.writeConcernError());
+            // Applied on the primary, durability not confirmed: a failover before it replicates rolls it back.
+            BsonDocument error = reply.writeConcernError();
+            String reason = "applied on the primary, but its write concern failed ("
+                + error.getNumber("code", new BsonInt32(0)).intValue() + " "
+                + error.getString("codeName", new BsonString("")).getValue() + "): a failover before it replicates rolls"
+                + " it back";
+            for (int position = 0; position < command.size(); position++) {
+                int index = command.index(position);
+                if (outcome.get(index).status() == WriteStatus.APPLIED) {
+                    outcome.set(IndexOutcome.writeConcernFailed(index, reason, RetrySafety.ofNewCopy(plan, index, registry)));
+                }
+            }
         }
         if (reply.errorCount() > 0 || reply.writeConcernError() != null) {
             outcome.errorLabels(reply.errorLabels());

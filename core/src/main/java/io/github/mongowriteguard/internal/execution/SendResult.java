@@ -97,6 +97,19 @@ final class SendResult implements Retryable {
         return false;
     }
 
+    /** A reply in which mongos says it lost a shard's answer for some statement: the shard may have applied it. */
+    boolean lostAnswer() {
+        if (kind != Kind.REPLY) {
+            return false;
+        }
+        for (int position : reply.errorPositions()) {
+            if (ErrorCodes.isLostAnswer(reply.error(position).code())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     int code() {
         return error == null ? 0 : error.getCode();
     }
@@ -116,7 +129,12 @@ final class SendResult implements Retryable {
                         return true;
                     }
                 }
-                return false;
+                // A retryable write-concern error (PrimarySteppedDown while waiting for the majority, ...): the
+                // retryable-writes specification resends, so the new primary returns the recorded result or applies it.
+                org.bson.BsonDocument writeConcernError = reply.writeConcernError();
+                return writeConcernError != null && RetryClassifier.isTransient(
+                    writeConcernError.getNumber("code", new org.bson.BsonInt32(0)).intValue(),
+                    reply.errorLabels().contains("RetryableWriteError"));
             default:
                 return false;
         }

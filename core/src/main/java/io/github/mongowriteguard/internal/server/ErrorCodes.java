@@ -18,7 +18,20 @@ public final class ErrorCodes {
      */
     private static final Set<Integer> INTERRUPTIONS = Set.of(24, MAX_TIME_MS_EXPIRED, EXCEEDED_TIME_LIMIT, 279, 11600, 11601, 11602);
 
+    /**
+     * Codes with which mongos reports that it lost a shard's answer (a child batch's connection failed or timed out):
+     * {@code HostUnreachable}, {@code HostNotFound}, {@code NetworkTimeout}, {@code NetworkInterfaceExceededTimeLimit},
+     * {@code SocketException}. mongos turns such a child batch failure into one write error per statement
+     * ({@code BatchWriteOp::noteBatchError}); the shard may have applied them.
+     */
+    private static final Set<Integer> LOST_ANSWERS = Set.of(6, 7, 89, 202, 9001);
+
     private ErrorCodes() {
+    }
+
+    /** Whether a statement error with {@code code} means the answer was lost, not that the write did not apply. */
+    public static boolean isLostAnswer(int code) {
+        return LOST_ANSWERS.contains(code);
     }
 
     /** Whether {@code code} means the operation was interrupted while it ran. */

@@ -182,14 +182,6 @@ public final class OperationContext {
         return lastOpBeforeRun;
     }
 
-    /** Nanoseconds until the {@code maxTimeMS} deadline ({@link Long#MAX_VALUE} without one); 0 once it passed. */
-    public long remainingNanos() {
-        if (deadlineNanos == Long.MAX_VALUE) {
-            return Long.MAX_VALUE;
-        }
-        return Math.max(0, deadlineNanos - System.nanoTime());
-    }
-
     /** Whether the operation was killed ({@code killOp}, {@code killSessions}, a stepdown or shutdown). */
     public boolean killed() {
         return isKilled();
