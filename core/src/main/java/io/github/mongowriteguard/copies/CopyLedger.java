@@ -123,11 +123,16 @@ public final class CopyLedger {
             return txnNumber;
         }
 
-        /** The {@code comment} the copy was sent with, or null. */
+        /**
+         * The {@code comment} the copy was sent with, or null.
+         *
+         * @return the comment, or null
+         */
         public @Nullable String comment() {
             return comment;
         }
 
+        /** An attempt to send this copy starts; counted in the record's {@code attempts}. */
         public synchronized void attempt() {
             attempts++;
         }

@@ -82,7 +82,11 @@ public final class OverlapGate {
          */
         BLIND;
 
-        /** The metric tag value: the name in lower case with dashes ({@code proceed}, {@code refused}, ...). */
+        /**
+         * The metric tag value: the name in lower case with dashes ({@code proceed}, {@code refused}, ...).
+         *
+         * @return the tag value
+         */
         public String tag() {
             return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
         }

@@ -13,7 +13,11 @@ public enum CallOutcome {
     /** Nothing proves whether some write was applied. */
     UNKNOWN;
 
-    /** The tag value: the name in lower case ({@code success}, {@code partial}, ...). */
+    /**
+     * The tag value: the name in lower case ({@code success}, {@code partial}, ...).
+     *
+     * @return the tag value
+     */
     public String tag() {
         return name().toLowerCase(Locale.ROOT);
     }

@@ -84,22 +84,40 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         return primary;
     }
 
-    /** Every member, in a fixed order (member 0 is the first primary). */
+    /**
+     * Every member, in a fixed order (member 0 is the first primary).
+     *
+     * @return the members, member 0 first
+     */
     public List<EmulatedNode> members() {
         return single != null ? List.of(single) : replication.nodes();
     }
 
-    /** Member {@code i} (from 0). */
+    /**
+     * Member {@code i} (from 0).
+     *
+     * @param i the member's index, from 0
+     * @return the member
+     */
     public EmulatedNode member(int i) {
         return members().get(i);
     }
 
-    /** The members that are secondaries now. */
+    /**
+     * The members that are secondaries now.
+     *
+     * @return the secondaries; none for a single-member set
+     */
     public List<EmulatedNode> secondaries() {
         return members().stream().filter(m -> single == null && replication.state(m) == MemberState.SECONDARY).toList();
     }
 
-    /** A member's state now. */
+    /**
+     * A member's state now.
+     *
+     * @param member a member of this set
+     * @return its state; {@code PRIMARY} for a single-member set
+     */
     public MemberState state(EmulatedNode member) {
         return single != null ? MemberState.PRIMARY : replication.state(member);
     }
@@ -110,12 +128,20 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         return single != null ? single.truth() : ServerTruth.union(members().stream().map(EmulatedNode::truth).toList());
     }
 
-    /** The users the set authenticates (authorization is on once one exists); users may be added while it runs. */
+    /**
+     * The users the set authenticates (authorization is on once one exists); users may be added while it runs.
+     *
+     * @return the users, shared by every member
+     */
     public Users users() {
         return users;
     }
 
-    /** Whether the set replicates (more than one member). */
+    /**
+     * Whether the set replicates (more than one member).
+     *
+     * @return true when the set has more than one member
+     */
     public boolean replicates() {
         return replication != null;
     }
@@ -129,6 +155,9 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
      * an election follows after the election timeout.
      *
      * @throws IllegalStateException with the server's error when the stepdown fails (e.g. {@code ExceededTimeLimit})
+     * @param stepDownPeriod how long the stepped-down primary stays unelectable
+     * @param catchUpPeriod  how long to wait for a majority and an electable secondary to catch up
+     * @param force          whether to step down after {@code catchUpPeriod} even when no secondary caught up
      */
     public void stepDown(Duration stepDownPeriod, Duration catchUpPeriod, boolean force) {
         BsonDocument reply = replication().stepDown(primary(), stepDownPeriod, catchUpPeriod, force);
@@ -142,7 +171,12 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         stepDown(Duration.ofSeconds(60), Duration.ofSeconds(10), false);
     }
 
-    /** {@code replSetStepUp} on {@code member}: it becomes primary now if it can win an election. */
+    /**
+     * {@code replSetStepUp} on {@code member}: it becomes primary now if it can win an election.
+     *
+     * @param member the member to elect
+     * @throws IllegalStateException with the server's error when the step-up fails
+     */
     public void stepUp(EmulatedNode member) {
         BsonDocument reply = replication().stepUp(member);
         if (reply.getNumber("ok").intValue() != 1) {
@@ -150,7 +184,13 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         }
     }
 
-    /** Waits until a primary is elected and reachable. @throws IllegalStateException after the timeout */
+    /**
+     * Waits until a primary is elected and reachable.
+     *
+     * @param timeout how long to wait
+     * @return the primary (the only member of a single-member set, at once)
+     * @throws IllegalStateException after the timeout, or when the wait is interrupted
+     */
     public EmulatedNode awaitPrimary(Duration timeout) {
         if (single != null) {
             return single;
@@ -171,22 +211,38 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
      * Stops replication to a secondary ({@code true}) or resumes it, as the {@code stopReplProducer} fail point does:
      * writes the primary takes meanwhile stay unreplicated on it, so {@code w: "majority"} waits and a forced failover
      * can roll back {@code w: 1} writes. Survives restarts of the member.
+     *
+     * @param secondary the secondary to stop or resume replicating to
+     * @param paused    true to stop replication to it, false to resume it
      */
     public void pauseReplication(EmulatedNode secondary, boolean paused) {
         replication().pauseReplication(secondary, paused);
     }
 
-    /** {@link #pauseReplication(EmulatedNode, boolean) pauseReplication(secondary, true)}. */
+    /**
+     * {@link #pauseReplication(EmulatedNode, boolean) pauseReplication(secondary, true)}.
+     *
+     * @param secondary the secondary to stop replicating to
+     */
     public void pauseReplication(EmulatedNode secondary) {
         pauseReplication(secondary, true);
     }
 
-    /** {@link #pauseReplication(EmulatedNode, boolean) pauseReplication(secondary, false)}. */
+    /**
+     * {@link #pauseReplication(EmulatedNode, boolean) pauseReplication(secondary, false)}.
+     *
+     * @param secondary the secondary to resume replicating to
+     */
     public void resumeReplication(EmulatedNode secondary) {
         pauseReplication(secondary, false);
     }
 
-    /** Waits until every reachable, replicating member holds the primary's whole oplog. @return false after the timeout */
+    /**
+     * Waits until every reachable, replicating member holds the primary's whole oplog.
+     *
+     * @param timeout how long to wait
+     * @return true once they do (at once for a single-member set), false after the timeout or when interrupted
+     */
     public boolean awaitReplication(Duration timeout) {
         if (single != null) {
             return true;
@@ -199,17 +255,29 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         }
     }
 
-    /** Stops a member at once (kill -9): connections closed, running operations lost, its oplog kept for {@link #start}. */
+    /**
+     * Stops a member at once (kill -9): connections closed, running operations lost, its oplog kept for {@link #start}.
+     *
+     * @param member the member to stop
+     */
     public void stop(EmulatedNode member) {
         replication().stop(member);
     }
 
-    /** Starts a stopped member: it recovers from its oplog and rejoins as a secondary. */
+    /**
+     * Starts a stopped member: it recovers from its oplog and rejoins as a secondary.
+     *
+     * @param member the stopped member to start
+     */
     public void start(EmulatedNode member) {
         replication().start(member);
     }
 
-    /** {@link #stop} then {@link #start}: majority-committed data and retryable-write records survive. */
+    /**
+     * {@link #stop} then {@link #start}: majority-committed data and retryable-write records survive.
+     *
+     * @param member the member to restart
+     */
     public void restart(EmulatedNode member) {
         stop(member);
         start(member);
@@ -217,8 +285,12 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
 
     /** A network partition around one member, until {@link Partition#heal()} (or {@code close()}). */
     public interface Partition extends AutoCloseable {
+        /** {@return the partitioned member} */
         EmulatedNode member();
 
+        /**
+         * Ends the partition: the member is reachable again.
+         */
         void heal();
 
         @Override
@@ -227,7 +299,13 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         }
     }
 
-    /** Cuts {@code member} off from clients and the other members (connections closed, or a black hole). */
+    /**
+     * Cuts {@code member} off from clients and the other members (connections closed, or a black hole).
+     *
+     * @param member the member to cut off
+     * @param mode   whether its connections are closed or its requests and replies are lost
+     * @return the partition, to heal it
+     */
     public Partition partition(EmulatedNode member, PartitionMode mode) {
         ReplicaSetCoordinator coordinator = replication();
         coordinator.partition(member, mode);
@@ -244,17 +322,30 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         };
     }
 
-    /** Heals any partition of {@code member} (nothing happens when it is not partitioned). */
+    /**
+     * Heals any partition of {@code member} (nothing happens when it is not partitioned).
+     *
+     * @param member the member to reconnect
+     */
     public void heal(EmulatedNode member) {
         replication().heal(member);
     }
 
-    /** The documents of the writes rolled back so far, as rollback files list them ({@code {op, ns, o}}). */
+    /**
+     * The documents of the writes rolled back so far, as rollback files list them ({@code {op, ns, o}}).
+     *
+     * @return the rolled-back writes' documents; none for a single-member set
+     */
     public List<BsonDocument> rolledBack() {
         return single != null ? List.of() : replication.rolledBack();
     }
 
-    /** How many oplog entries a member holds (its last applied optime's index). */
+    /**
+     * How many oplog entries a member holds (its last applied optime's index).
+     *
+     * @param member a member of this set
+     * @return the number of entries in its oplog
+     */
     public int oplogSize(EmulatedNode member) {
         return replication().oplogSize(member);
     }
@@ -296,13 +387,23 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         /**
          * Adds a user in {@code admin} (SCRAM-SHA-256) with built-in roles (see {@link Users}); with one user,
          * authorization is on and every client must authenticate ({@code mongodb://user:password@host/?authSource=admin}).
+         *
+         * @param name     the user name
+         * @param password the user's password
+         * @param roles    built-in role names
+         * @return this builder
          */
         public Builder user(String name, String password, String... roles) {
             users.add(name, password, roles);
             return this;
         }
 
-        /** The replica set name, default {@code rs0}. */
+        /**
+         * The replica set name, default {@code rs0}.
+         *
+         * @param name the replica set name
+         * @return this builder
+         */
         public Builder setName(String name) {
             this.setName = Objects.requireNonNull(name, "setName");
             return this;

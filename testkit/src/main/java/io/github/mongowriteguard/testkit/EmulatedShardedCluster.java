@@ -98,12 +98,18 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
     /**
      * The users the mongos endpoints authenticate (authorization is on once one exists); the shards trust mongos
      * and see each operation's user as mongos' impersonated-user metadata tells them.
+     *
+     * @return the users of the mongos endpoints
      */
     public Users users() {
         return mongos.get(0).users();
     }
 
-    /** The commands the mongos endpoints received from clients. */
+    /**
+     * The commands the mongos endpoints received from clients.
+     *
+     * @return the union of every mongos endpoint's truth
+     */
     public ServerTruth mongosTruth() {
         return ServerTruth.union(mongos.stream().map(EmulatedNode::truth).toList());
     }
@@ -133,6 +139,11 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
      * Migrates the chunk holding {@code document}'s shard key to {@code toShard} up to its commit, with the retry
      * history of its documents' writes; the donor keeps the moved documents as orphans until
      * {@link ChunkMigration#deleteOrphans()}.
+     *
+     * @param namespace {@code db.collection}, sharded
+     * @param document  a document whose shard key selects the chunk
+     * @param toShard   the recipient shard's name
+     * @return the migration, to delete the donor's orphans
      */
     public ChunkMigration moveChunk(String namespace, org.bson.BsonDocument document, String toShard) {
         return router.moveChunk(namespace, document, toShard);
@@ -141,12 +152,22 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
     /**
      * {@link #moveChunk} when the donor's oplog no longer holds the sessions' writes to the chunk: the recipient gets
      * the dead-end sentinel, and a retry of those writes fails with {@code IncompleteTransactionHistory} (217).
+     *
+     * @param namespace {@code db.collection}, sharded
+     * @param document  a document whose shard key selects the chunk
+     * @param toShard   the recipient shard's name
+     * @return the migration, to delete the donor's orphans
      */
     public ChunkMigration moveChunkAfterOplogRollover(String namespace, org.bson.BsonDocument document, String toShard) {
         return router.moveChunk(namespace, document, toShard, true);
     }
 
-    /** Shard {@code i}'s primary (from 0): its fail point, stalls, engine, truth and command counters. */
+    /**
+     * Shard {@code i}'s primary (from 0): its fail point, stalls, engine, truth and command counters.
+     *
+     * @param i the shard's index
+     * @return the shard's primary
+     */
     public EmulatedNode shard(int i) {
         return shards.get(i);
     }
@@ -198,6 +219,10 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
     /**
      * Shards a collection, as the {@code shardCollection} command does (an empty collection on a hashed key gets
      * 2 chunks per shard in contiguous runs up to 7.0, one per shard in 8.0; see {@link ChunkMap#hashedInitialChunks}).
+     *
+     * @param namespace {@code db.collection}
+     * @param key       the shard key
+     * @return the collection's routing table
      */
     public ChunkMap shardCollection(String namespace, ShardKey key) {
         return router.shardCollection(namespace, key, false, 0);
@@ -268,13 +293,24 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
         /**
          * Adds a user in {@code admin} (SCRAM-SHA-256) with built-in roles (see {@link Users}); with one user,
          * authorization is on at every mongos and clients must authenticate.
+         *
+         * @param name     the user name
+         * @param password the user's password
+         * @param roles    built-in role names
+         * @return this builder
          */
         public Builder user(String name, String password, String... roles) {
             users.add(name, password, roles);
             return this;
         }
 
-        /** How many shards, default 2. @throws IllegalArgumentException below 1 or above 64 */
+        /**
+         * How many shards, default 2.
+         *
+         * @param count the number of shards, 1 to 64
+         * @return this builder
+         * @throws IllegalArgumentException below 1 or above 64
+         */
         public Builder shards(int count) {
             if (count < 1 || count > 64) {
                 throw new IllegalArgumentException("shards (" + count + ") must be 1-64");

@@ -81,6 +81,7 @@ public class WriteGuardAutoConfiguration {
      * @param converter Boot's converter
      * @param guard     the guard configured on Boot's client
      * @return the guarded template
+     * @param properties the {@code mongo.write-guard.*} properties; {@code template.<group>=plain} groups skip the guard
      */
     @Bean
     @ConditionalOnMissingBean(MongoOperations.class)

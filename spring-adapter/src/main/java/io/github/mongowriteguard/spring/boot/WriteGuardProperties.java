@@ -49,6 +49,7 @@ public class WriteGuardProperties {
      */
     private final Map<TemplateWriteGroup, TemplateWriteGroup.Mode> template = new EnumMap<>(TemplateWriteGroup.class);
 
+    /** {@return whether to guard the auto-configured client and MongoTemplate} */
     public boolean isEnabled() {
         return enabled;
     }
@@ -125,11 +126,16 @@ public class WriteGuardProperties {
         return retry;
     }
 
+    /** {@return the mode of each group of MongoTemplate writes set in {@code mongo.write-guard.template.*}} */
     public Map<TemplateWriteGroup, TemplateWriteGroup.Mode> getTemplate() {
         return template;
     }
 
-    /** The groups set to {@code plain}. */
+    /**
+     * The groups set to {@code plain}.
+     *
+     * @return the groups whose writes go to the driver
+     */
     public Set<TemplateWriteGroup> plainTemplateGroups() {
         Set<TemplateWriteGroup> plain = EnumSet.noneOf(TemplateWriteGroup.class);
         template.forEach((group, mode) -> {
@@ -140,7 +146,11 @@ public class WriteGuardProperties {
         return plain;
     }
 
-    /** The core settings these properties describe; unset properties keep the core's defaults. */
+    /**
+     * The core settings these properties describe; unset properties keep the core's defaults.
+     *
+     * @return the settings
+     */
     public WriteGuardSettings toSettings() {
         WriteGuardSettings.Builder builder = WriteGuardSettings.builder();
         if (serverDeadline != null) {

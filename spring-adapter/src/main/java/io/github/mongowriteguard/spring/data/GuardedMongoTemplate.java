@@ -80,7 +80,13 @@ public class GuardedMongoTemplate extends MongoTemplate {
         this(new GuardedDatabaseFactory(databaseFactory, guard), converter);
     }
 
-    /** As {@code MongoTemplate(MongoClient, String)}, which builds a {@link SimpleMongoClientDatabaseFactory} the same way. */
+    /**
+     * As {@code MongoTemplate(MongoClient, String)}, which builds a {@link SimpleMongoClientDatabaseFactory} the same way.
+     *
+     * @param client       the client the guard was {@link WriteGuard#configure configured} on
+     * @param databaseName the database's name
+     * @param guard        the guard the bulks run through
+     */
     public GuardedMongoTemplate(MongoClient client, String databaseName, WriteGuard guard) {
         this(new SimpleMongoClientDatabaseFactory(client, databaseName), null, guard);
     }
@@ -90,7 +96,11 @@ public class GuardedMongoTemplate extends MongoTemplate {
         this.factory = factory;
     }
 
-    /** The guard the writes run through. */
+    /**
+     * The guard the writes run through.
+     *
+     * @return the guard
+     */
     public WriteGuard getWriteGuard() {
         return factory.guard();
     }
@@ -98,12 +108,18 @@ public class GuardedMongoTemplate extends MongoTemplate {
     /**
      * Sends the writes of these groups to the driver as Spring Data's {@code MongoTemplate} does (no guard); the other
      * groups go through the guard. Applies to this template and to its {@code withSession(...)} templates.
+     *
+     * @param groups the groups whose writes go to the driver
      */
     public void setPlainGroups(Collection<TemplateWriteGroup> groups) {
         factory.setPlainGroups(Objects.requireNonNull(groups, "groups"));
     }
 
-    /** The groups sent to the driver as Spring does; empty by default. */
+    /**
+     * The groups sent to the driver as Spring does; empty by default.
+     *
+     * @return the groups sent to the driver
+     */
     public Set<TemplateWriteGroup> getPlainGroups() {
         return factory.plainGroups();
     }

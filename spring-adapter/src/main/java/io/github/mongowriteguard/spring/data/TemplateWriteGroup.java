@@ -37,7 +37,11 @@ public enum TemplateWriteGroup {
         this.driverMethods = List.of(driverMethods);
     }
 
-    /** The driver's {@code MongoCollection} methods of this group. */
+    /**
+     * The driver's {@code MongoCollection} methods of this group.
+     *
+     * @return the method names
+     */
     public List<String> driverMethods() {
         return driverMethods;
     }
@@ -54,7 +58,9 @@ public enum TemplateWriteGroup {
 
     /** Where a group's writes go: through the guard (the default), or to the driver as Spring Data sends them. */
     public enum Mode {
+        /** Through the guard. */
         GUARDED,
+        /** To the driver, as Spring Data sends them. */
         PLAIN
     }
 }

@@ -60,12 +60,24 @@ public final class ScramSha256 {
         private Principal principal;
         private boolean finished;
 
+        /**
+         * Starts a conversation for a user of {@code db}.
+         *
+         * @param users the users to authenticate against
+         * @param db    the database the client authenticates in
+         */
         public Conversation(Users users, String db) {
             this.users = users;
             this.db = db;
         }
 
-        /** The server-first message for the client-first message. @throws Failure for a malformed message or an unknown user */
+        /**
+         * The server-first message for the client-first message.
+         *
+         * @param clientFirstMessage the client-first message: gs2 header {@code n,,}, user name and client nonce
+         * @return the server-first message: combined nonce, salt and iteration count
+         * @throws Failure for a malformed message or an unknown user
+         */
         public byte[] start(byte[] clientFirstMessage) {
             String clientFirst = new String(clientFirstMessage, StandardCharsets.UTF_8);
             if (!clientFirst.startsWith("n,,")) {
@@ -90,7 +102,13 @@ public final class ScramSha256 {
             return serverFirst.getBytes(StandardCharsets.UTF_8);
         }
 
-        /** Checks the client's proof and returns the server-final message. @throws Failure when the proof is wrong */
+        /**
+         * Checks the client's proof and returns the server-final message.
+         *
+         * @param clientFinalMessage the client-final message, ending with the client proof
+         * @return the server-final message with the server signature
+         * @throws Failure when the message is malformed, the nonce differs or the proof is wrong
+         */
         public byte[] finish(byte[] clientFinalMessage) {
             if (user == null) {
                 throw new Failure("saslContinue before saslStart");
@@ -124,11 +142,16 @@ public final class ScramSha256 {
                 .getBytes(StandardCharsets.UTF_8);
         }
 
-        /** The authenticated user once {@link #finish} succeeded, else null. */
+        /**
+         * The authenticated user once {@link #finish} succeeded, else null.
+         *
+         * @return the user, or null
+         */
         public Principal principal() {
             return principal;
         }
 
+        /** {@return whether {@link #finish} succeeded} */
         public boolean finished() {
             return finished;
         }

@@ -50,12 +50,24 @@ public final class Users {
      *
      * @param roles built-in role names (see the class comment)
      * @throws IllegalArgumentException for an unknown role or an empty name or password
+     * @param user     the user name
+     * @param password the user's password
+     * @return this registry
      */
     public Users add(String user, String password, String... roles) {
         return add(user, "admin", password, List.of(roles));
     }
 
-    /** Creates (or replaces) a user in database {@code db}. */
+    /**
+     * Creates (or replaces) a user in database {@code db}.
+     *
+     * @param user     the user name
+     * @param db       the database the user is created in
+     * @param password the user's password
+     * @param roles    built-in role names (see the class comment)
+     * @return this registry
+     * @throws IllegalArgumentException for an unknown role or an empty name or password
+     */
     public Users add(String user, String db, String password, List<String> roles) {
         if (user == null || user.isEmpty() || password == null || password.isEmpty()) {
             throw new IllegalArgumentException("a user needs a name and a password");
@@ -73,7 +85,11 @@ public final class Users {
         return this;
     }
 
-    /** Whether authorization is enabled (at least one user exists). */
+    /**
+     * Whether authorization is enabled (at least one user exists).
+     *
+     * @return true once a user exists
+     */
     public boolean enabled() {
         return !users.isEmpty();
     }

@@ -52,7 +52,13 @@ public final class FailCommand {
         data = new BsonDocument();
     }
 
-    /** {@link #evaluate(String, String, boolean)} for a client (not internal) connection. */
+    /**
+     * {@link #evaluate(String, String, boolean)} for a client (not internal) connection.
+     *
+     * @param commandName the command's name
+     * @param appName     the connection's appName, or null
+     * @return what the fail point makes the command do, or empty when it does not fire
+     */
     public synchronized Optional<Action> evaluate(String commandName, String appName) {
         return evaluate(commandName, appName, false);
     }
@@ -63,6 +69,7 @@ public final class FailCommand {
      * @param commandName    the command's name
      * @param appName        the connection's appName, or null
      * @param internalClient whether the command comes from mongos or another cluster member
+     * @return what the fail point makes the command do, or empty when it does not fire
      */
     public synchronized Optional<Action> evaluate(String commandName, String appName, boolean internalClient) {
         if (internalClient && !data.getBoolean("failInternalCommands", org.bson.BsonBoolean.FALSE).getValue()) {

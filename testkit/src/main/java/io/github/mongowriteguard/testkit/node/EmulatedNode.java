@@ -186,16 +186,23 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     /**
      * The users this node authenticates (SCRAM-SHA-256); authorization is on once one exists. Shards of an emulated
      * cluster keep none: they trust mongos, which authenticates clients.
+     *
+     * @param nodeUsers the users; none for a shard
      */
     public void users(Users nodeUsers) {
         this.users = java.util.Objects.requireNonNull(nodeUsers, "users");
     }
 
+    /** {@return the users this node authenticates} */
     public Users users() {
         return users;
     }
 
-    /** Commands this node received, grouped into copies by (lsid, txnNumber). */
+    /**
+     * Commands this node received, grouped into copies by (lsid, txnNumber).
+     *
+     * @return the node's truth
+     */
     public ServerTruth truth() {
         return truth;
     }
@@ -230,17 +237,29 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     // ---- the replication layer's hooks ------------------------------------------------------------------
 
-    /** Makes this node a member of a replicating set; its role then comes from {@code member}, not its identity. */
+    /**
+     * Makes this node a member of a replicating set; its role then comes from {@code member}, not its identity.
+     *
+     * @param member the node's role in the set
+     */
     public void membership(Membership member) {
         this.membership = member;
     }
 
-    /** The node's replica-set role, or null when it has a fixed identity. */
+    /**
+     * The node's replica-set role, or null when it has a fixed identity.
+     *
+     * @return the role, or null
+     */
     public Membership membership() {
         return membership;
     }
 
-    /** Replaces the node's data (the replication layer rebuilds it from the oplog after a rollback or a restart). */
+    /**
+     * Replaces the node's data (the replication layer rebuilds it from the oplog after a rollback or a restart).
+     *
+     * @param rebuilt the rebuilt engine
+     */
     public void replaceEngine(StorageEngine rebuilt) {
         this.engine = java.util.Objects.requireNonNull(rebuilt, "rebuilt");
     }
@@ -250,6 +269,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * {@code reason} (an uninterruptible one runs to its end).
      *
      * @return how many were killed
+     * @param reason why they are killed, which decides their error
+     * @param which  selects the operations to kill
      */
     public int killOperations(OperationInterruptedException.KillReason reason,
                               java.util.function.Predicate<OperationContext> which) {
@@ -289,6 +310,12 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * Applies a retryable-write record from the oplog, as a secondary updates {@code config.transactions} from the
      * oplog entries that carry {@code lsid}, {@code txnNumber} and {@code stmtId}
      * ({@code src/mongo/db/repl/session_update_tracker.cpp}).
+     *
+     * @param sessionId the session's id, as this node keys its sessions
+     * @param lsid      the session's {@code lsid}
+     * @param txnNumber the write's transaction number
+     * @param stmtId    the statement's id
+     * @param outcome   the statement's result, as a retry gets it
      */
     public void applyRetryRecord(String sessionId, BsonDocument lsid, long txnNumber, int stmtId, BsonDocument outcome) {
         SessionState session = sessions.computeIfAbsent(sessionId, SessionState::new);
@@ -311,6 +338,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * lost: the command runs to its end (its writes are applied), then the connection is closed instead of answering,
      * as when the network fails just after the server replied. Works for every command, multi-document writes included;
      * the emulator's own network fault, no server fail point does it.
+     *
+     * @param times        how many replies to lose; 0 loses none
+     * @param commandNames the commands whose replies are lost; none for any command but the handshake
+     * @throws IllegalArgumentException when {@code times} is negative
      */
     public void loseReplies(int times, String... commandNames) {
         if (times < 0) {
@@ -876,6 +907,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * The retry history a migration copies from this donor: per session, the executed statements of its current
      * transaction number whose write {@code inChunk} accepts ({@code {ns, op, item}}: op {@code insert}, {@code update}
      * or {@code delete}, item the statement's document or update/delete entry).
+     *
+     * @param inChunk accepts the statement targets that lie in the migrated chunk
+     * @return one entry per session with statements to copy
      */
     public List<RetryHistory> retryHistory(java.util.function.Predicate<BsonDocument> inChunk) {
         List<RetryHistory> history = new ArrayList<>();
@@ -903,6 +937,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * The recipient's side: the statements join the session's history (a newer transaction number already here wins),
      * and an incomplete history marks the transaction so that a retry of a statement it lacks fails with
      * {@code IncompleteTransactionHistory} (217) instead of running again.
+     *
+     * @param history the retry history the donor sent
      */
     public void receiveRetryHistory(List<RetryHistory> history) {
         for (RetryHistory entry : history) {
@@ -997,7 +1033,12 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         return true;
     }
 
-    /** Kills every running operation of the given sessions (all sessions when empty), whoever owns them. */
+    /**
+     * Kills every running operation of the given sessions, whoever owns them.
+     *
+     * @param sessionIds the sessions' ids; all sessions when empty
+     * @return how many operations were killed
+     */
     public int killSessions(Set<String> sessionIds) {
         if (sessionIds.isEmpty()) {
             return killSessions(List.of(SessionMatch.ALL));
@@ -1005,7 +1046,12 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         return killSessions(sessionIds.stream().map(id -> new SessionMatch(id, null)).toList());
     }
 
-    /** Kills every running operation whose session matches one of {@code patterns}; returns how many. */
+    /**
+     * Kills every running operation whose session matches one of {@code patterns}.
+     *
+     * @param patterns the session patterns
+     * @return how many operations were killed
+     */
     public int killSessions(List<SessionMatch> patterns) {
         int killed = 0;
         for (OperationContext operation : active.values()) {
@@ -1022,7 +1068,11 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         return killed;
     }
 
-    /** The running operations as {@code $currentOp} shows them to a user with {@code inprog}, not truncated. */
+    /**
+     * The running operations as {@code $currentOp} shows them to a user with {@code inprog}, not truncated.
+     *
+     * @return one {@code currentOp} document per running operation
+     */
     public List<BsonDocument> currentOps() {
         return currentOps(false, null);
     }
@@ -1036,6 +1086,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      *
      * @param truncate  {@code truncateOps}
      * @param ownOpsOf  only the operations of this user ({@code $ownOps} / {@code allUsers: false}), or null for all
+     * @return one {@code currentOp} document per selected running operation
      */
     public List<BsonDocument> currentOps(boolean truncate, Principal ownOpsOf) {
         List<BsonDocument> ops = new ArrayList<>();

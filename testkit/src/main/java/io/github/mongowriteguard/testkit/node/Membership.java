@@ -38,24 +38,49 @@ public interface Membership {
         BLACKHOLED
     }
 
+    /** {@return how the network treats the node now} */
     Reach reach();
 
-    /** Increases with every restart of the node: an operation of an earlier incarnation no longer answers. */
+    /**
+     * Increases with every restart of the node: an operation of an earlier incarnation no longer answers.
+     *
+     * @return the incarnation number
+     */
     long incarnation();
 
-    /** Whether the node is the primary and accepts writes. */
+    /**
+     * Whether the node is the primary and accepts writes.
+     *
+     * @return true when the node is a writable primary
+     */
     boolean isWritablePrimary();
 
-    /** Whether the node is a secondary (neither primary, nor down, nor in rollback). */
+    /**
+     * Whether the node is a secondary (neither primary, nor down, nor in rollback).
+     *
+     * @return true when the node is a secondary
+     */
     boolean isSecondary();
 
-    /** Every member's address, for {@code hello}'s {@code hosts}. */
+    /**
+     * Every member's address, for {@code hello}'s {@code hosts}.
+     *
+     * @return the members' addresses
+     */
     List<String> hosts();
 
-    /** The primary this member knows of (itself when primary), or null. */
+    /**
+     * The primary this member knows of (itself when primary), or null.
+     *
+     * @return the primary's address, or null
+     */
     String primaryAddress();
 
-    /** The primary's {@code electionId} (from its term), or null when not primary. */
+    /**
+     * The primary's {@code electionId} (from its term), or null when not primary.
+     *
+     * @return the election id, or null
+     */
     ObjectId electionId();
 
     /**
@@ -64,19 +89,35 @@ public interface Membership {
      * checks that the node is still the primary. {@link #endWrite} is always called afterwards.
      *
      * @return null to run the write, or the error reply it fails with
+     * @param operation the write command's operation
      */
     BsonDocument beginWrite(OperationContext operation);
 
     /**
      * Commits what the write applied so far to the oplog (with the retryable-write records of its statements) and lets
      * other writes run; called between the statements of a command and at its end.
+     *
+     * @param operation the write command's operation
      */
     void flush(OperationContext operation);
 
-    /** Flushes and releases what {@link #beginWrite} took. */
+    /**
+     * Flushes and releases what {@link #beginWrite} took.
+     *
+     * @param operation the write command's operation
+     */
     void endWrite(OperationContext operation);
 
-    /** A statement of a retryable write ran on this primary: its record goes to the oplog with its effects. */
+    /**
+     * A statement of a retryable write ran on this primary: its record goes to the oplog with its effects.
+     *
+     * @param operation the write's operation
+     * @param sessionId the session's id
+     * @param lsid      the session's {@code lsid}
+     * @param txnNumber the write's transaction number
+     * @param stmtId    the statement's id
+     * @param outcome   the statement's result, as a retry gets it
+     */
     void statementRecorded(OperationContext operation, String sessionId, BsonDocument lsid, long txnNumber, int stmtId,
                            BsonDocument outcome);
 
@@ -84,12 +125,24 @@ public interface Membership {
      * Waits for the command's write concern after it ran (and after its session was checked in).
      *
      * @return null when satisfied, or the {@code writeConcernError} to attach to the reply
+     * @param operation the command's operation
      */
     BsonDocument awaitWriteConcern(OperationContext operation);
 
-    /** Replication commands ({@code replSetStepDown}, {@code replSetGetStatus}): the reply, or null for other commands. */
+    /**
+     * Replication commands ({@code replSetStepDown}, {@code replSetGetStatus}).
+     *
+     * @param operation the command's operation
+     * @return the reply, or null for other commands
+     */
     BsonDocument command(OperationContext operation);
 
-    /** {@code configureFailPoint} for a replication fail point ({@code stopReplProducer}): the reply, or null for others. */
+    /**
+     * {@code configureFailPoint} for a replication fail point ({@code stopReplProducer}).
+     *
+     * @param failPoint the fail point's name
+     * @param command   the {@code configureFailPoint} command
+     * @return the reply, or null for other fail points
+     */
     BsonDocument configureFailPoint(String failPoint, BsonDocument command);
 }

@@ -119,6 +119,7 @@ public final class OperationContext {
         return body;
     }
 
+    /** {@return the command's name, its first field} */
     public String commandName() {
         return command.getFirstKey();
     }
@@ -144,7 +145,11 @@ public final class OperationContext {
         }
     }
 
-    /** Nanoseconds left before the {@code maxTimeMS} deadline, {@link Long#MAX_VALUE} without one. */
+    /**
+     * Nanoseconds left before the {@code maxTimeMS} deadline, {@link Long#MAX_VALUE} without one.
+     *
+     * @return the nanoseconds left, 0 once the deadline passed
+     */
     public long remainingNanos() {
         long deadline = deadlineNanos;
         return deadline == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, deadline - System.nanoTime());
@@ -182,12 +187,20 @@ public final class OperationContext {
         return lastOpBeforeRun;
     }
 
-    /** Whether the operation was killed ({@code killOp}, {@code killSessions}, a stepdown or shutdown). */
+    /**
+     * Whether the operation was killed ({@code killOp}, {@code killSessions}, a stepdown or shutdown).
+     *
+     * @return true once killed
+     */
     public boolean killed() {
         return isKilled();
     }
 
-    /** The error the operation ends with at its next interrupt point, once killed. */
+    /**
+     * The error the operation ends with at its next interrupt point, once killed.
+     *
+     * @return the error
+     */
     public OperationInterruptedException killError() {
         if (!killed && parent != null) {
             return parent.killError();
@@ -195,11 +208,20 @@ public final class OperationContext {
         return OperationInterruptedException.of(killReason);
     }
 
-    /** The replication layer's state of this operation (its term, pending oplog entries); null elsewhere. */
+    /**
+     * The replication layer's state of this operation (its term, pending oplog entries); null elsewhere.
+     *
+     * @return the state, or null
+     */
     public Object replicationState() {
         return replicationState;
     }
 
+    /**
+     * Sets the replication layer's state of this operation.
+     *
+     * @param state the state
+     */
     public void replicationState(Object state) {
         this.replicationState = state;
     }

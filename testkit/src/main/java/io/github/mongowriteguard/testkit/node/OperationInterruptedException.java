@@ -52,12 +52,21 @@ public final class OperationInterruptedException extends RuntimeException {
         }
     }
 
-    /** The exception an operation killed for {@code reason} ends with. */
+    /**
+     * The exception an operation killed for {@code reason} ends with.
+     *
+     * @param reason why the operation was killed
+     * @return the exception
+     */
     public static OperationInterruptedException of(KillReason reason) {
         return reason.exception();
     }
 
-    /** {@code MaxTimeMSExpired} (50): the operation's deadline passed while it waited. */
+    /**
+     * {@code MaxTimeMSExpired} (50): the operation's deadline passed while it waited.
+     *
+     * @return the exception
+     */
     public static OperationInterruptedException deadline() {
         return maxTimeExpired();
     }

@@ -19,12 +19,15 @@ public interface ShardOperations {
      *
      * @param truncate  {@code truncateOps}
      * @param ownOpsOf  only this user's operations, or null for every user's
+     * @return the shards' operations as {@code currentOp} documents
      */
     List<BsonDocument> shardCurrentOps(boolean truncate, Principal ownOpsOf);
 
     /**
      * Kills the matching sessions' operations on every host of every shard, as mongos' {@code killSessionsRemote}
      * fans {@code killAllSessionsByPattern} out after killing its own ({@code src/mongo/s/kill_sessions_remote.cpp}).
+     *
+     * @param patterns the sessions to kill
      */
     void killSessionsOnShards(List<SessionMatch> patterns);
 }

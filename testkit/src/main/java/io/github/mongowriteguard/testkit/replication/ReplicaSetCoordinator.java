@@ -83,6 +83,12 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
     /**
      * Starts {@code size} members named {@code <setName>-0}, {@code <setName>-1}, ..., member 0 elected primary in
      * term 1 (as after {@code replSetInitiate}), the others secondaries replicating from it.
+     *
+     * @param setName         the replica set's name
+     * @param version         the server version the members emulate
+     * @param size            the number of members
+     * @param electionTimeout how long the members go without a reachable primary before an election
+     * @param users           the users every member authenticates
      */
     public ReplicaSetCoordinator(String setName, ServerVersion version, int size, Duration electionTimeout, Users users) {
         this.setName = setName;
@@ -110,6 +116,7 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
 
     // ---- queries ------------------------------------------------------------------------------------------
 
+    /** {@return every member's node, in member order} */
     public List<EmulatedNode> nodes() {
         return members.stream().map(m -> m.node).toList();
     }
@@ -126,7 +133,11 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
         return members.size() / 2 + 1;
     }
 
-    /** The primary, or null while there is none (an election is due). */
+    /**
+     * The primary, or null while there is none (an election is due).
+     *
+     * @return the primary's node, or null
+     */
     public EmulatedNode primary() {
         lock.lock();
         try {
@@ -136,11 +147,21 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
         }
     }
 
+    /**
+     * A member's state now.
+     *
+     * @param node a member's node
+     * @return its state
+     */
     public MemberState state(EmulatedNode node) {
         return member(node).state;
     }
 
-    /** The documents of the writes rolled back so far ({@code {op, ns, o}}, as rollback files hold them). */
+    /**
+     * The documents of the writes rolled back so far ({@code {op, ns, o}}, as rollback files hold them).
+     *
+     * @return an unmodifiable view of the documents
+     */
     public List<BsonDocument> rolledBack() {
         return Collections.unmodifiableList(rolledBack);
     }
@@ -651,7 +672,11 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
 
     // ---- faults -------------------------------------------------------------------------------------------
 
-    /** Stops a member at once, as {@code kill -9}: connections closed, running operations lost; its oplog is kept. */
+    /**
+     * Stops a member at once, as {@code kill -9}: connections closed, running operations lost; its oplog is kept.
+     *
+     * @param node the member's node
+     */
     public void stop(EmulatedNode node) {
         Member member = member(node);
         lock.lock();
@@ -678,6 +703,8 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
      * Starts a stopped member: it recovers its data and retryable-write records from its oplog (everything it had
      * applied; what was not majority-committed may still be rolled back once it syncs from the primary) and rejoins as
      * a secondary.
+     *
+     * @param node the member's node
      */
     public void start(EmulatedNode node) {
         Member member = member(node);
@@ -710,7 +737,12 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
         }
     }
 
-    /** Cuts a member off from clients and the other members until {@link #heal}. */
+    /**
+     * Cuts a member off from clients and the other members until {@link #heal}.
+     *
+     * @param node the member's node
+     * @param mode whether its connections are closed or its requests and replies are lost
+     */
     public void partition(EmulatedNode node, PartitionMode mode) {
         Member member = member(node);
         member.partition = java.util.Objects.requireNonNull(mode, "mode");
@@ -718,28 +750,57 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
         signal();
     }
 
+    /**
+     * Ends a member's partition (nothing happens when it is not partitioned).
+     *
+     * @param node the member's node
+     */
     public void heal(EmulatedNode node) {
         member(node).partition = null;
         signal();
     }
 
-    /** Stops ({@code true}) or resumes replication to a secondary, as the {@code stopReplProducer} fail point does. */
+    /**
+     * Stops ({@code true}) or resumes replication to a secondary, as the {@code stopReplProducer} fail point does.
+     *
+     * @param node   the secondary's node
+     * @param paused true to stop replication to it, false to resume it
+     */
     public void pauseReplication(EmulatedNode node, boolean paused) {
         member(node).paused = paused;
         signal();
     }
 
-    /** {@code replSetStepDown} from Java; the reply as the command gives it. */
+    /**
+     * {@code replSetStepDown} from Java; the reply as the command gives it.
+     *
+     * @param node           the primary's node
+     * @param stepDownPeriod how long it stays unelectable
+     * @param catchUpPeriod  how long it waits for a majority and an electable secondary to catch up
+     * @param force          whether to step down after {@code catchUpPeriod} even when no secondary caught up
+     * @return the command's reply
+     */
     public BsonDocument stepDown(EmulatedNode node, Duration stepDownPeriod, Duration catchUpPeriod, boolean force) {
         return stepDown(member(node), -1, stepDownPeriod.toNanos(), catchUpPeriod.toNanos(), force);
     }
 
-    /** {@code replSetStepUp} from Java: elect this member now, if it can win. */
+    /**
+     * {@code replSetStepUp} from Java: elect this member now, if it can win.
+     *
+     * @param node the member's node
+     * @return the command's reply
+     */
     public BsonDocument stepUp(EmulatedNode node) {
         return stepUp(member(node));
     }
 
-    /** Waits until a primary is elected and reachable. @return it, or null after the timeout */
+    /**
+     * Waits until a primary is elected and reachable.
+     *
+     * @param timeout how long to wait
+     * @return the primary's node, or null after the timeout
+     * @throws InterruptedException when interrupted while waiting
+     */
     public EmulatedNode awaitPrimary(Duration timeout) throws InterruptedException {
         long until = System.nanoTime() + timeout.toNanos();
         lock.lock();
@@ -761,6 +822,8 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
      * Waits until every member that is up, reachable and replicating holds the primary's whole oplog.
      *
      * @return false after the timeout
+     * @param timeout how long to wait
+     * @throws InterruptedException when interrupted while waiting
      */
     public boolean awaitReplication(Duration timeout) throws InterruptedException {
         long until = System.nanoTime() + timeout.toNanos();
@@ -793,7 +856,12 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
         }
     }
 
-    /** How many oplog entries a member holds. */
+    /**
+     * How many oplog entries a member holds.
+     *
+     * @param node a member's node
+     * @return the number of entries in its oplog
+     */
     public int oplogSize(EmulatedNode node) {
         lock.lock();
         try {

@@ -99,6 +99,11 @@ public final class ChunkMap {
      * ({@code generateShardCollectionInitialChunks}: chunk i on {@code shards[(i / numContiguousChunksPerShard) % n]},
      * the run length computed by {@code shardsvr_shard_collection.cpp} {@code calculateTargetState}); with fewer
      * chunks than shards the first chunk is on the primary shard (the first).
+     *
+     * @param key       the hashed shard key
+     * @param shards    the shard names, the primary shard first
+     * @param numChunks how many chunks
+     * @return the routing table
      */
     public static ChunkMap hashedPresplit(ShardKey key, List<String> shards, int numChunks) {
         List<BsonInt64> splitPoints = hashedSplitPoints(key, numChunks);
@@ -133,6 +138,12 @@ public final class ChunkMap {
      *       with a default-constructed {@code std::default_random_engine}, the same permutation every time;
      *       {@link #shuffledLikeLibstdcxx}).</li>
      * </ul>
+     *
+     * @param key              the hashed shard key
+     * @param shards           the shard names
+     * @param numInitialChunks the requested number of chunks (0: 2 per shard); ignored from 8.0
+     * @param version          the emulated server version
+     * @return the routing table
      */
     public static ChunkMap hashedInitialChunks(ShardKey key, List<String> shards, int numInitialChunks,
                                                io.github.mongowriteguard.testkit.ServerVersion version) {
@@ -264,6 +275,10 @@ public final class ChunkMap {
      * first key field's equality, {@code $in} or {@code $gt}/{@code $gte}/{@code $lt}/{@code $lte} bounds (equality
      * and {@code $in} only for a hashed field) select the chunks whose range on that field meets them; any other
      * filter reaches every shard that owns a chunk.
+     *
+     * @param filter     the query filter
+     * @param shardOrder every shard's name, in the order wanted
+     * @return the matching shards' names, in {@code shardOrder}
      */
     public List<String> shardsForFilter(BsonDocument filter, List<String> shardOrder) {
         filter = flattenAnd(filter);
@@ -389,7 +404,12 @@ public final class ChunkMap {
         return new BsonValue[] {at, at};
     }
 
-    /** The shard an inserted document goes to. */
+    /**
+     * The shard an inserted document goes to.
+     *
+     * @param document the document
+     * @return the name of the shard owning its shard key
+     */
     public String shardOfDocument(BsonDocument document) {
         return shardOf(key.pointOf(document));
     }

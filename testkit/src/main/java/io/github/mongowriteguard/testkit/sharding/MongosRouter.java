@@ -354,6 +354,12 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
      * applies them): a retry routed to the recipient returns the recorded result instead of writing again. With
      * {@code donorOplogRolledOver} the donor cannot read that history and sends the dead-end sentinel instead: the
      * recipient answers a retry of those sessions' statements with {@code IncompleteTransactionHistory} (217).
+     *
+     * @param namespace            {@code db.collection}, sharded
+     * @param document             a document whose shard key selects the chunk
+     * @param toShard              the recipient shard's name
+     * @param donorOplogRolledOver whether the donor lost the history and sends the dead-end sentinel
+     * @return the migration, to delete the donor's orphans
      */
     public ChunkMigration moveChunk(String namespace, BsonDocument document, String toShard, boolean donorOplogRolledOver) {
         ChunkMap map = catalog.chunkMap(namespace).orElseThrow(() ->

@@ -29,6 +29,8 @@ public final class RoutingStats {
     /**
      * How many times mongos sent a retryable write's child batch again after a retryable error from the shard
      * ({@code AsyncRequestsSender}, at most 3 per batch); the client never sees these sends.
+     *
+     * @return the number of such sends
      */
     public long shardRetries() {
         return shardRetries.get();

@@ -48,12 +48,21 @@ public final class ShardingCatalog implements AutoCloseable {
     private final Map<String, Long> versions = new ConcurrentHashMap<>();
     private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
 
-    /** A 4.4 config server. @param shards shard names with their hosts, e.g. {@code shard00 -> 127.0.0.1:40001} */
+    /**
+     * A 4.4 config server.
+     *
+     * @param shards shard names with their hosts, e.g. {@code shard00 -> 127.0.0.1:40001}
+     */
     public ShardingCatalog(Map<String, String> shards) {
         this(shards, ServerVersion.V4_4);
     }
 
-    /** @param shards shard names with their hosts; @param version the version whose config documents are written */
+    /**
+     * A config server of a given version.
+     *
+     * @param shards  shard names with their hosts
+     * @param version the version whose config documents are written
+     */
     public ShardingCatalog(Map<String, String> shards, ServerVersion version) {
         this.version = java.util.Objects.requireNonNull(version, "version");
         this.shards = List.copyOf(shards.keySet());
@@ -78,12 +87,20 @@ public final class ShardingCatalog implements AutoCloseable {
         return shards.get(0);
     }
 
-    /** The server version the cluster emulates. */
+    /**
+     * The server version the cluster emulates.
+     *
+     * @return the version
+     */
     public ServerVersion version() {
         return version;
     }
 
-    /** The config engine, where mongos runs commands on the {@code config} database. */
+    /**
+     * The config engine, where mongos runs commands on the {@code config} database.
+     *
+     * @return the config engine
+     */
     public StorageEngine configEngine() {
         return config;
     }
@@ -254,7 +271,12 @@ public final class ShardingCatalog implements AutoCloseable {
         return id.toString();
     }
 
-    /** Namespaces of the sharded collections of one database. */
+    /**
+     * Namespaces of the sharded collections of one database.
+     *
+     * @param database the database's name
+     * @return the namespaces, sorted
+     */
     public List<String> shardedCollections(String database) {
         return collections.keySet().stream().filter(ns -> ns.startsWith(database + ".")).sorted().toList();
     }

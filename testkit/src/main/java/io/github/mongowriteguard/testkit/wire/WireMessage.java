@@ -47,6 +47,8 @@ public final class WireMessage {
      * The fields of {@link #body()} that arrived as OP_MSG document sequences (kind-1 sections), e.g. an insert's
      * {@code documents} as the driver's bulk path sends them. The server's {@code OpMsgRequest} keeps them apart
      * from the body, and {@code currentOp} shows the body only.
+     *
+     * @return the names of those fields
      */
     public java.util.Set<String> sequenceFields() {
         return sequenceFields;
