@@ -34,6 +34,7 @@ public final class Progress implements AutoCloseable {
     private final Mode mode;
     private final long startNanos = System.nanoTime();
     private ProgressBar bar;
+    private ClosingConsumer consumer;
     private long planned;
     private long done;
     private boolean closed;
@@ -67,7 +68,7 @@ public final class Progress implements AutoCloseable {
                 .setTaskName("lab")
                 .setInitialMax(planned)
                 .setStyle(ProgressBarStyle.ASCII)
-                .setConsumer(new ConsoleProgressBarConsumer(err))
+                .setConsumer(consumer = new ClosingConsumer(err))
                 .setUpdateIntervalMillis(250)
                 .continuousUpdate()
                 .hideEta() // steps differ in length by three orders of magnitude: an ETA from their rate would mislead
@@ -138,9 +139,30 @@ public final class Progress implements AutoCloseable {
             bar.setExtraMessage("done");
             bar.close();
             bar = null;
+            if (!consumer.closed) {
+                // progressbar 0.10's update action ends the line only from its second run: a bar closed before its first
+                // scheduled refresh leaves the line open, and the next note would be printed on it.
+                err.println();
+                err.flush();
+            }
         }
         if (mode == Mode.LINES && planned > 0) {
             line("done");
+        }
+    }
+
+    /** The console consumer, telling whether the library ended the bar's line itself. */
+    private static final class ClosingConsumer extends ConsoleProgressBarConsumer {
+        private volatile boolean closed;
+
+        ClosingConsumer(PrintStream out) {
+            super(out);
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            super.close();
         }
     }
 
