@@ -1,19 +1,32 @@
 package io.github.mongowriteguard;
 
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 
 import org.bson.BsonDocument;
+import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.model.bulk.ClientBulkWriteOptions;
 import com.mongodb.client.model.bulk.ClientBulkWriteResult;
+import com.mongodb.client.model.bulk.ClientBulkWriteResult.VerboseResults;
+import com.mongodb.client.model.bulk.ClientDeleteResult;
+import com.mongodb.client.model.bulk.ClientInsertOneResult;
+import com.mongodb.client.model.bulk.ClientUpdateResult;
 import com.mongodb.client.model.bulk.ClientNamespacedWriteModel;
+import com.mongodb.internal.client.model.bulk.ConcreteClientDeleteResult;
+import com.mongodb.internal.client.model.bulk.ConcreteClientInsertOneResult;
+import com.mongodb.internal.client.model.bulk.ConcreteClientUpdateResult;
 
 import io.github.mongowriteguard.internal.execution.ClientBulkExecutor;
+import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 
 /**
@@ -28,9 +41,11 @@ import io.github.mongowriteguard.outcome.WriteOutcome;
  * apply, as the driver's ORDERED client bulk does. Everything is checked before anything is sent.
  *
  * <p>The guard sends {@code insert}/{@code update}/{@code delete} commands, not server 8.0's {@code bulkWrite}
- * command, so it also works against servers before 8.0 (where the driver refuses). {@code verboseResults(true)} is
- * refused (those commands count matched and modified documents per command, not per write); {@link #execute} gives
- * the status of every write. Inside a multi-document transaction the call is the driver's own.
+ * command, so it also works against servers before 8.0 (where the driver refuses). Those commands count matched,
+ * modified and deleted documents per command, so with {@code verboseResults(true)} every update, replace and delete
+ * is sent in a command of its own (inserts are grouped as usual: their ids are known), and the result holds each
+ * applied write's own insert, update or delete result, as the driver's does. {@link #execute} gives the status of
+ * every write. Inside a multi-document transaction the call is the driver's own.
  */
 public final class GuardedClient {
     private final MongoClient client;
@@ -66,8 +81,7 @@ public final class GuardedClient {
      * @throws com.mongodb.MongoCommandException    when a whole command failed before any write applied: the
      *                                              driver's own exception
      * @throws IllegalArgumentException             for input the guard refuses, before anything is sent
-     *                                              ({@link io.github.mongowriteguard.bulk.InvalidBulkException},
-     *                                              {@code verboseResults(true)})
+     *                                              ({@link io.github.mongowriteguard.bulk.InvalidBulkException})
      */
     public ClientBulkWriteResult bulkWrite(List<? extends ClientNamespacedWriteModel> models, ClientBulkWriteOptions options) {
         return run(null, models, options);
@@ -96,21 +110,55 @@ public final class GuardedClient {
      * documents encoded as the client encodes them.
      */
     public WriteOutcome<BsonDocument> execute(List<? extends ClientNamespacedWriteModel> models, ClientBulkWriteOptions options) {
-        return executor.execute(null, models, ClientBulkExecutor.options(options));
+        return executor.execute(null, models, ClientBulkExecutor.options(options), ClientBulkExecutor.verbose(options));
     }
 
     private ClientBulkWriteResult run(@Nullable ClientSession session, List<? extends ClientNamespacedWriteModel> models,
                                       ClientBulkWriteOptions options) {
-        WriteOutcome<BsonDocument> outcome = executor.execute(session, models, ClientBulkExecutor.options(options));
+        boolean verbose = ClientBulkExecutor.verbose(options);
+        WriteOutcome<BsonDocument> outcome = executor.execute(session, models, ClientBulkExecutor.options(options), verbose);
         ClientBulkWriteResult result = new Summary(outcome.insertedCount(), outcome.upserts().size(), outcome.matchedCount(),
-            outcome.modifiedCount(), outcome.deletedCount());
+            outcome.modifiedCount(), outcome.deletedCount(), verbose ? verboseResults(outcome) : null);
         DriverExceptions.throwIfClientBulkNotComplete(outcome, "the namespaces of a client bulk", executor.maxTimeMs(), result);
         return result;
     }
 
+    /**
+     * Each applied write's own result at its index of the caller's list, as the driver's verbose result holds it
+     * (driver-core {@code ClientBulkWriteOperation.ResultAccumulator}): an insert's {@code _id}; an update's or
+     * replacement's {@code n} as its matched count (an upsert counts 1), {@code nModified} and upserted {@code _id}; a
+     * delete's {@code n}. Each update and delete was sent alone, so its command's counts are its own.
+     */
+    private static VerboseResults verboseResults(WriteOutcome<BsonDocument> outcome) {
+        Map<Integer, ClientInsertOneResult> inserts = new TreeMap<>();
+        Map<Integer, ClientUpdateResult> updates = new TreeMap<>();
+        Map<Integer, ClientDeleteResult> deletes = new TreeMap<>();
+        outcome.inserts().forEach(insert -> inserts.put(insert.getIndex(), new ConcreteClientInsertOneResult(insert.getId())));
+        Map<Integer, BsonValue> upserted = new HashMap<>();
+        outcome.upserts().forEach(upsert -> upserted.put(upsert.getIndex(), upsert.getId()));
+        for (IndexOutcome index : outcome.outcomes()) {
+            WriteOutcome.StatementCounts counts = outcome.statementCounts(index.index());
+            if (counts == null) {
+                continue;
+            }
+            if (counts.delete()) {
+                deletes.put(index.index(), new ConcreteClientDeleteResult(counts.n()));
+            } else {
+                updates.put(index.index(), new ConcreteClientUpdateResult(counts.n(), counts.modified(), upserted.get(index.index())));
+            }
+        }
+        return new Verbose(Collections.unmodifiableMap(inserts), Collections.unmodifiableMap(updates),
+            Collections.unmodifiableMap(deletes));
+    }
+
+    /** The per-write results of a verbose client bulk. */
+    private record Verbose(Map<Integer, ClientInsertOneResult> getInsertResults, Map<Integer, ClientUpdateResult> getUpdateResults,
+                           Map<Integer, ClientDeleteResult> getDeleteResults) implements VerboseResults {
+    }
+
     /** The counts of an acknowledged client bulk, as the driver's summary result reports them. */
-    private record Summary(long insertedCount, long upsertedCount, long matchedCount, long modifiedCount, long deletedCount)
-        implements ClientBulkWriteResult {
+    private record Summary(long insertedCount, long upsertedCount, long matchedCount, long modifiedCount, long deletedCount,
+                           @Nullable VerboseResults verbose) implements ClientBulkWriteResult {
         @Override
         public boolean isAcknowledged() {
             return true;
@@ -143,7 +191,7 @@ public final class GuardedClient {
 
         @Override
         public Optional<VerboseResults> getVerboseResults() {
-            return Optional.empty();
+            return Optional.ofNullable(verbose);
         }
     }
 }

@@ -94,7 +94,7 @@ class ClientBulkWriteTest {
         }
     }
 
-    record Bulk(Mode mode, List<Op> ops) {
+    record Bulk(Mode mode, List<Op> ops, boolean verbose) {
         List<ClientNamespacedWriteModel> models(String db, List<Integer> indices) {
             return indices.stream().map(i -> ops.get(i).model(db)).toList();
         }
@@ -108,8 +108,11 @@ class ClientBulkWriteTest {
         }
     }
 
-    /** What a call ended with: failed indices with their codes, and the counts. */
-    record Result(Map<Integer, Integer> errors, List<Long> counts) {
+    /**
+     * What a call ended with: failed indices with their codes, the counts, and (verbose calls) each index's own result
+     * as text, at the indices of the whole bulk.
+     */
+    record Result(Map<Integer, Integer> errors, List<Long> counts, Map<Integer, String> verbose) {
     }
 
     static Bulk bulk(long seed) {
@@ -125,7 +128,7 @@ class ClientBulkWriteTest {
         if (mode == Mode.ORDERED_UNKEYED && ops.stream().allMatch(op -> op.kind().keyed())) {
             ops.set(random.nextInt(size), new Op(COLLECTIONS.get(random.nextInt(2)), Kind.UPDATE_MANY, 0, random.nextInt(5), false));
         }
-        return new Bulk(mode, ops);
+        return new Bulk(mode, ops, random.nextBoolean());
     }
 
     @Test
@@ -151,15 +154,24 @@ class ClientBulkWriteTest {
         GuardedClient guarded = fixture.guard.wrap(fixture.client);
         Map<Mode, Integer> errors = new TreeMap<>();
         int sent = 0;
+        int verboseBulks = 0;
+        int verboseResults = 0;
         for (long seed = firstSeed; seed < firstSeed + BULKS_PER_TARGET; seed++) {
             Bulk bulk = bulk(seed);
             reset(fixture.client);
-            ClientBulkWriteOptions options = ClientBulkWriteOptions.clientBulkWriteOptions().ordered(bulk.mode() != Mode.UNORDERED);
+            ClientBulkWriteOptions options = ClientBulkWriteOptions.clientBulkWriteOptions().ordered(bulk.mode() != Mode.UNORDERED)
+                .verboseResults(bulk.verbose());
             fixture.sent.clear();
             Result guard = run(() -> guarded.bulkWrite(bulk.models("g", bulk.all()), options), bulk.all());
             assertThat(fixture.sent).as("seed " + seed).isNotEmpty()
                 .allSatisfy(command -> assertThat(command).containsKey("maxTimeMS").containsKey("lsid"));
             sent += fixture.sent.size();
+            if (bulk.verbose()) {
+                verboseBulks++;
+                assertThat(fixture.sent).as("seed " + seed + ": every update and delete alone in its command")
+                    .filteredOn(command -> !command.containsKey("insert"))
+                    .allSatisfy(command -> assertThat(command.getArray(command.containsKey("update") ? "updates" : "deletes")).hasSize(1));
+            }
             Result oracle = oracle(fixture.client, bulk);
             String context = "seed " + seed + " " + bulk;
             assertThat(guard).as(context).isEqualTo(oracle);
@@ -167,18 +179,23 @@ class ClientBulkWriteTest {
                 assertThat(documents(fixture.client, "g", collection)).as(context + " " + collection)
                     .isEqualTo(documents(fixture.client, "r", collection));
             }
+            verboseResults += guard.verbose().size();
             if (!guard.errors().isEmpty()) {
                 errors.merge(bulk.mode(), 1, Integer::sum);
             }
         }
         assertThat(errors).as("bulks with write errors per mode").hasSize(3);
-        System.out.println("client bulks: " + BULKS_PER_TARGET + " bulks, " + sent + " guarded commands, bulks with write errors "
-            + errors);
+        assertThat(verboseBulks).as("verbose bulks").isBetween(BULKS_PER_TARGET / 4, BULKS_PER_TARGET * 3 / 4);
+        assertThat(verboseResults).as("per-index results compared").isGreaterThan(verboseBulks);
+        System.out.println("client bulks: " + BULKS_PER_TARGET + " bulks (" + verboseBulks + " verbose, " + verboseResults
+            + " per-index results), " + sent
+            + " guarded commands, bulks with write errors " + errors);
     }
 
     /** The contract's oracle with the raw driver's client bulk on the twin database. */
     private static Result oracle(MongoClient client, Bulk bulk) {
         Map<Integer, Integer> errors = new TreeMap<>();
+        Map<Integer, String> verbose = new TreeMap<>();
         long[] counts = new long[5];
         List<List<Integer>> calls = new ArrayList<>();
         boolean ordered = bulk.mode() != Mode.UNORDERED;
@@ -222,13 +239,14 @@ class ClientBulkWriteTest {
         }
         for (List<Integer> call : calls) {
             Result part = run(() -> client.bulkWrite(bulk.models("r", call),
-                ClientBulkWriteOptions.clientBulkWriteOptions().ordered(ordered)), call);
+                ClientBulkWriteOptions.clientBulkWriteOptions().ordered(ordered).verboseResults(bulk.verbose())), call);
             errors.putAll(part.errors());
+            verbose.putAll(part.verbose());
             for (int i = 0; i < 5; i++) {
                 counts[i] += part.counts().get(i);
             }
         }
-        return new Result(errors, List.of(counts[0], counts[1], counts[2], counts[3], counts[4]));
+        return new Result(errors, List.of(counts[0], counts[1], counts[2], counts[3], counts[4]), verbose);
     }
 
     private static Result run(java.util.function.Supplier<ClientBulkWriteResult> call, List<Integer> indices) {
@@ -243,7 +261,22 @@ class ClientBulkWriteTest {
         }
         List<Long> counts = result == null ? List.of(0L, 0L, 0L, 0L, 0L) : List.of(result.getInsertedCount(),
             result.getUpsertedCount(), result.getMatchedCount(), result.getModifiedCount(), result.getDeletedCount());
-        return new Result(errors, counts);
+        return new Result(errors, counts, verbose(result, indices));
+    }
+
+    /** Each index's own result (insert id; matched, modified, upserted id; deleted), at the bulk's indices; empty when not verbose. */
+    static Map<Integer, String> verbose(ClientBulkWriteResult result, List<Integer> indices) {
+        Map<Integer, String> verbose = new TreeMap<>();
+        if (result == null || result.getVerboseResults().isEmpty()) {
+            return verbose;
+        }
+        ClientBulkWriteResult.VerboseResults results = result.getVerboseResults().get();
+        results.getInsertResults().forEach((index, insert) -> verbose.put(indices.get(index),
+            "insert " + insert.getInsertedId().orElse(null)));
+        results.getUpdateResults().forEach((index, update) -> verbose.put(indices.get(index), "update matched="
+            + update.getMatchedCount() + " modified=" + update.getModifiedCount() + " upserted=" + update.getUpsertedId().orElse(null)));
+        results.getDeleteResults().forEach((index, delete) -> verbose.put(indices.get(index), "delete " + delete.getDeletedCount()));
+        return verbose;
     }
 
     private static void reset(MongoClient client) {
@@ -290,14 +323,42 @@ class ClientBulkWriteTest {
     }
 
     @Test
-    void verboseResults_refusedBeforeAnythingIsSent() {
+    void verboseResults_eachWritesOwnResult_asTheDriversOnTwinData_andInThePartialResult() {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().serverVersion(ServerVersion.V8_0).start();
              GuardFixture fixture = new GuardFixture(cluster.connectionString(), 5_000)) {
             GuardedClient guarded = fixture.guard.wrap(fixture.client);
-            assertThatThrownBy(() -> guarded.bulkWrite(List.of(ClientNamespacedWriteModel.insertOne(new MongoNamespace("g.a"),
-                    new Document("_id", 1))), ClientBulkWriteOptions.clientBulkWriteOptions().verboseResults(true)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("verboseResults");
-            assertThat(fixture.sent).isEmpty();
+            reset(fixture.client);
+            java.util.function.Function<String, List<ClientNamespacedWriteModel>> models = db -> List.of(
+                ClientNamespacedWriteModel.insertOne(new MongoNamespace(db, "a"), new Document("_id", 10)),
+                ClientNamespacedWriteModel.updateOne(new MongoNamespace(db, "a"), Filters.eq("_id", 1), Updates.set("v", 1)),
+                ClientNamespacedWriteModel.updateOne(new MongoNamespace(db, "b"), Filters.eq("_id", 2), Updates.set("v", 9)),
+                ClientNamespacedWriteModel.insertOne(new MongoNamespace(db, "b"), new Document("_id", 0)),
+                ClientNamespacedWriteModel.updateOne(new MongoNamespace(db, "b"), Filters.eq("_id", 7), Updates.set("v", 1),
+                    ClientUpdateOneOptions.clientUpdateOneOptions().upsert(true)),
+                ClientNamespacedWriteModel.updateMany(new MongoNamespace(db, "a"), Filters.gte("v", 0), Updates.set("w", 1)),
+                ClientNamespacedWriteModel.deleteOne(new MongoNamespace(db, "a"), Filters.eq("_id", 4)),
+                ClientNamespacedWriteModel.deleteMany(new MongoNamespace(db, "b"), Filters.lte("v", 1)),
+                ClientNamespacedWriteModel.insertOne(new MongoNamespace(db, "a"), new Document("_id", 11)));
+            ClientBulkWriteOptions options = ClientBulkWriteOptions.clientBulkWriteOptions().ordered(false).verboseResults(true);
+            List<Integer> all = List.of(0, 1, 2, 3, 4, 5, 6, 7, 8);
+            fixture.sent.clear();
+
+            Result guard = run(() -> guarded.bulkWrite(models.apply("g"), options), all);
+            Result driver = run(() -> fixture.client.bulkWrite(models.apply("r"), options), all);
+
+            assertThat(guard).isEqualTo(driver);
+            assertThat(guard.errors()).containsOnlyKeys(3);
+            assertThat(guard.verbose()).containsOnlyKeys(0, 1, 2, 4, 5, 6, 7, 8)
+                .containsEntry(4, "update matched=1 modified=0 upserted=BsonInt32{value=7}")
+                .containsEntry(6, "delete 0");
+            // Inserts grouped as usual; every update and delete in a command of its own.
+            assertThat(fixture.sent).extracting(command -> command.getFirstKey() + ":" + command.getArray(
+                    command.containsKey("insert") ? "documents" : command.containsKey("update") ? "updates" : "deletes").size())
+                .containsExactlyInAnyOrder("insert:2", "update:1", "update:1", "delete:1", "update:1", "update:1", "insert:1",
+                    "delete:1");
+            for (String collection : COLLECTIONS) {
+                assertThat(documents(fixture.client, "g", collection)).isEqualTo(documents(fixture.client, "r", collection));
+            }
         }
     }
 

@@ -50,6 +50,19 @@ public final class WriteOutcome<T> {
     private final @Nullable MongoException commandError;
     private final @Nullable ServerAddress serverAddress;
     private final Set<String> errorLabels;
+    private final Map<Integer, StatementCounts> statementCounts;
+
+    /**
+     * What the server reported for one update, replace or delete sent in a command of its own (a client-level bulk
+     * with {@code verboseResults(true)}): that command's {@code n} (documents matched or upserted, or deleted) and
+     * {@code nModified}, which are then the write's own.
+     *
+     * @param delete   true for a delete, false for an update or replace
+     * @param n        the command's {@code n}
+     * @param modified the command's {@code nModified} (0 for a delete)
+     */
+    public record StatementCounts(boolean delete, long n, long modified) {
+    }
 
     WriteOutcome(Builder<T> builder) {
         this.models = builder.models;
@@ -69,6 +82,18 @@ public final class WriteOutcome<T> {
         this.commandError = builder.commandError;
         this.serverAddress = builder.serverAddress;
         this.errorLabels = Set.copyOf(builder.errorLabels);
+        this.statementCounts = Map.copyOf(builder.statementCounts);
+    }
+
+    /**
+     * The counts of an applied update, replace or delete that was sent in a command of its own, or null (an insert, a
+     * write that shared its command with others, a write that did not apply).
+     *
+     * @param index an index of the caller's bulk
+     * @return the counts of that write alone, or null
+     */
+    public @Nullable StatementCounts statementCounts(int index) {
+        return statementCounts.get(index);
     }
 
     /** One outcome per index of the caller's bulk, in index order. */
@@ -235,6 +260,7 @@ public final class WriteOutcome<T> {
         private @Nullable MongoException commandError;
         private @Nullable ServerAddress serverAddress;
         private final Set<String> errorLabels = new HashSet<>();
+        private final Map<Integer, StatementCounts> statementCounts = new java.util.HashMap<>();
 
         public Builder(List<? extends WriteModel<? extends T>> models) {
             this.models = models;
@@ -255,6 +281,12 @@ public final class WriteOutcome<T> {
             this.matched += matched;
             this.modified += modified;
             this.deleted += deleted;
+            return this;
+        }
+
+        /** The counts of the write at {@code index}, sent alone in its command. */
+        public Builder<T> statementCounts(int index, StatementCounts counts) {
+            statementCounts.put(index, counts);
             return this;
         }
 

@@ -126,9 +126,19 @@ public final class WriteCommandEncoder<T> {
      *                every command as the driver sends them
      */
     public List<WriteCommand> encode(BulkPlan plan, List<Integer> indices, boolean ordered, CommandOptions options) {
+        return encode(plan, indices, ordered, options, false);
+    }
+
+    /**
+     * As {@link #encode(BulkPlan, List, boolean, CommandOptions)}; with {@code alone}, every update, replace and delete
+     * is a command of its own (in the same order), so that the command's counts are the statement's (inserts are
+     * grouped as usual: their ids are known).
+     */
+    public List<WriteCommand> encode(BulkPlan plan, List<Integer> indices, boolean ordered, CommandOptions options,
+                                     boolean alone) {
         List<WriteCommand> commands = new ArrayList<>();
         if (ordered) {
-            encodeRuns(plan, indices, true, options, commands);
+            encodeRuns(plan, indices, true, options, alone, commands);
             return commands;
         }
         // Unordered: the driver's types in the order each first appears, each type's statements in the caller's order.
@@ -137,18 +147,19 @@ public final class WriteCommandEncoder<T> {
             byType.computeIfAbsent(Bucket.of(plan.kind(index)).driverType(), type -> new ArrayList<>()).add(index);
         }
         for (List<Integer> sameType : byType.values()) {
-            encodeRuns(plan, sameType, false, options, commands);
+            encodeRuns(plan, sameType, false, options, alone, commands);
         }
         return commands;
     }
 
     /** One command per run of statements of one bucket, cut where a command is full. */
-    private void encodeRuns(BulkPlan plan, List<Integer> indices, boolean ordered, CommandOptions options,
+    private void encodeRuns(BulkPlan plan, List<Integer> indices, boolean ordered, CommandOptions options, boolean alone,
                             List<WriteCommand> commands) {
         CommandWriter open = null;
         for (int index : indices) {
             Bucket bucket = Bucket.of(plan.kind(index));
-            if (open == null || open.bucket != bucket || !open.tryAdd(index, plan)) {
+            boolean ownCommand = alone && bucket != Bucket.INSERTS;
+            if (open == null || open.bucket != bucket || ownCommand || !open.tryAdd(index, plan)) {
                 if (open != null) {
                     commands.add(open.finish()); // another kind of write, or this command is full
                 }

@@ -90,6 +90,17 @@ public final class BulkExecutor<T> {
      */
     public WriteOutcome<T> execute(@Nullable ClientSession session, List<? extends WriteModel<? extends T>> models,
                                    BulkWriteOptions options, String operation, boolean idempotentMultiRetries) {
+        return execute(session, models, options, operation, idempotentMultiRetries, false);
+    }
+
+    /**
+     * As {@link #execute(ClientSession, List, BulkWriteOptions, String, boolean)}; with {@code statementCounts}, every
+     * update, replace and delete goes in a command of its own (the rounds, their order and every other rule unchanged),
+     * so each applied one has its own counts in {@link WriteOutcome#statementCounts(int)}.
+     */
+    public WriteOutcome<T> execute(@Nullable ClientSession session, List<? extends WriteModel<? extends T>> models,
+                                   BulkWriteOptions options, String operation, boolean idempotentMultiRetries,
+                                   boolean statementCounts) {
         long started = System.nanoTime();
         WriteConcern writeConcern = collection.getWriteConcern();
         if (!writeConcern.isAcknowledged()) {
@@ -106,7 +117,8 @@ public final class BulkExecutor<T> {
         if (!plan.isEmpty()) {
             try (Run run = new Run(session == null ? Sessions.own(access) : Sessions.callers(session), plan,
                     options.isOrdered() && plan.mode() == PlanMode.UNORDERED_ROUNDS, outcome,
-                    writeConcern.isServerDefault() ? null : writeConcern.asDocument(), commandOptions, idempotentMultiRetries)) {
+                    writeConcern.isServerDefault() ? null : writeConcern.asDocument(), commandOptions, idempotentMultiRetries,
+                    statementCounts)) {
                 for (Round round : plan.rounds()) {
                     run.round(round);
                 }
@@ -139,6 +151,8 @@ public final class BulkExecutor<T> {
         final @Nullable BsonDocument writeConcern;
         final CommandOptions commandOptions;
         final boolean idempotentMultiRetries;
+        /** Every update, replace and delete in a command of its own. */
+        final boolean statementCounts;
         final Sessions sessions;
         final OutcomeRecorder<T> recorder;
         final String writeId = HexFormat.of().formatHex(longBytes(ThreadLocalRandom.current().nextLong()));
@@ -148,8 +162,9 @@ public final class BulkExecutor<T> {
         int stoppedAt = -1;
 
         Run(Sessions sessions, BulkPlan plan, boolean perKeyFailures, WriteOutcome.Builder<T> outcome, @Nullable BsonDocument writeConcern,
-            CommandOptions commandOptions, boolean idempotentMultiRetries) {
+            CommandOptions commandOptions, boolean idempotentMultiRetries, boolean statementCounts) {
             this.sessions = sessions;
+            this.statementCounts = statementCounts;
             this.plan = plan;
             this.perKeyFailures = perKeyFailures;
             this.outcome = outcome;
@@ -176,7 +191,7 @@ public final class BulkExecutor<T> {
                 return;
             }
             outcome.round();
-            for (WriteCommand command : encoder.encode(plan, runnable, round.isOrdered(), commandOptions)) {
+            for (WriteCommand command : encoder.encode(plan, runnable, round.isOrdered(), commandOptions, statementCounts)) {
                 if (stopped != null) {
                     for (int position = 0; position < command.size(); position++) {
                         skipAfterStop(command.index(position));

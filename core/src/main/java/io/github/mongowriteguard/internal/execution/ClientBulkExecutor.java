@@ -59,21 +59,13 @@ public final class ClientBulkExecutor {
 
     /**
      * The collection-level options the driver's client bulk sends on every command: {@code ordered},
-     * {@code bypassDocumentValidation}, {@code comment}, {@code let}.
+     * {@code bypassDocumentValidation}, {@code comment}, {@code let}. ({@code verboseResults} is read with
+     * {@link #verbose(ClientBulkWriteOptions)}.)
      *
-     * @throws IllegalArgumentException for {@code verboseResults(true)}, before anything is sent
+     * @throws IllegalArgumentException for options of a class the guard cannot read, before anything is sent
      */
     public static BulkWriteOptions options(ClientBulkWriteOptions options) {
-        if (!(options instanceof ConcreteClientBulkWriteOptions given)) {
-            throw new IllegalArgumentException("unknown ClientBulkWriteOptions class " + (options == null ? "null"
-                : options.getClass().getName()) + ": use ClientBulkWriteOptions.clientBulkWriteOptions(). Nothing was sent.");
-        }
-        if (given.isVerboseResults()) {
-            throw new IllegalArgumentException("verboseResults(true) is not supported by the guard: it sends insert, update"
-                + " and delete commands, whose replies count matched and modified documents per command, not per write, so"
-                + " it cannot report each write's counts exactly. Use GuardedClient.execute(models, options) for the status"
-                + " of every write (applied, failed with its error, skipped, unknown). Nothing was sent.");
-        }
+        ConcreteClientBulkWriteOptions given = concrete(options);
         BulkWriteOptions converted = new BulkWriteOptions().ordered(given.isOrdered());
         given.isBypassDocumentValidation().ifPresent(converted::bypassDocumentValidation);
         given.getComment().ifPresent(converted::comment);
@@ -81,9 +73,36 @@ public final class ClientBulkExecutor {
         return converted;
     }
 
-    /** Runs the call; throws only for bad input (before anything is sent). Every index of the caller's list has an outcome. */
+    /**
+     * Whether the caller asked for {@code verboseResults(true)}: then every update, replace and delete is sent in a
+     * command of its own, so that command's {@code n} and {@code nModified} are the write's own counts.
+     */
+    public static boolean verbose(ClientBulkWriteOptions options) {
+        return concrete(options).isVerboseResults();
+    }
+
+    private static ConcreteClientBulkWriteOptions concrete(ClientBulkWriteOptions options) {
+        if (!(options instanceof ConcreteClientBulkWriteOptions given)) {
+            throw new IllegalArgumentException("unknown ClientBulkWriteOptions class " + (options == null ? "null"
+                : options.getClass().getName()) + ": use ClientBulkWriteOptions.clientBulkWriteOptions(). Nothing was sent.");
+        }
+        return given;
+    }
+
+    /** As {@link #execute(ClientSession, List, BulkWriteOptions, boolean)} without per-write counts. */
     public WriteOutcome<BsonDocument> execute(@Nullable ClientSession session, List<? extends ClientNamespacedWriteModel> models,
                                               BulkWriteOptions options) {
+        return execute(session, models, options, false);
+    }
+
+    /**
+     * Runs the call; throws only for bad input (before anything is sent). Every index of the caller's list has an outcome.
+     *
+     * @param statementCounts send every update, replace and delete in a command of its own, so that each applied one
+     *                        has its own counts ({@link WriteOutcome#statementCounts(int)}): {@code verboseResults}
+     */
+    public WriteOutcome<BsonDocument> execute(@Nullable ClientSession session, List<? extends ClientNamespacedWriteModel> models,
+                                              BulkWriteOptions options, boolean statementCounts) {
         List<ClientModels.NamespacedModel> converted = ClientModels.convert(models, registry);
         List<WriteModel<BsonDocument>> all = new ArrayList<>(converted.size());
         Map<MongoNamespace, List<Integer>> byNamespace = new LinkedHashMap<>();
@@ -115,7 +134,7 @@ public final class ClientBulkExecutor {
                     run.add(index);
                 }
                 start += run.size();
-                runPart(session, namespace, true, all, run, options, outcome, stop);
+                runPart(session, namespace, true, all, run, options, statementCounts, outcome, stop);
                 if (stop.why == null) {
                     for (int index : run) {
                         if (outcome.get(index).status() != WriteStatus.APPLIED) {
@@ -127,7 +146,7 @@ public final class ClientBulkExecutor {
             }
         } else {
             for (Map.Entry<MongoNamespace, List<Integer>> entry : byNamespace.entrySet()) {
-                runPart(session, entry.getKey(), false, all, entry.getValue(), options, outcome, stop);
+                runPart(session, entry.getKey(), false, all, entry.getValue(), options, statementCounts, outcome, stop);
             }
         }
         return outcome.build();
@@ -145,7 +164,8 @@ public final class ClientBulkExecutor {
     }
 
     private void runPart(@Nullable ClientSession session, MongoNamespace namespace, boolean strict, List<WriteModel<BsonDocument>> all,
-                         List<Integer> indices, BulkWriteOptions options, WriteOutcome.Builder<BsonDocument> outcome, Stop stop) {
+                         List<Integer> indices, BulkWriteOptions options, boolean statementCounts,
+                         WriteOutcome.Builder<BsonDocument> outcome, Stop stop) {
         if (stop.why != null) {
             for (int index : indices) {
                 outcome.set(IndexOutcome.skipped(index, stop.at, "not sent: " + stop.why));
@@ -153,7 +173,7 @@ public final class ClientBulkExecutor {
             return;
         }
         WriteOutcome<BsonDocument> part = executors.apply(namespace, strict)
-            .execute(session, models(all, indices), options, "clientBulkWrite", false);
+            .execute(session, models(all, indices), options, "clientBulkWrite", false, statementCounts);
         merge(part, indices, outcome);
         for (IndexOutcome result : part.outcomes()) {
             boolean notSent = result.status() == WriteStatus.FAILED && !result.wasSent();
@@ -181,6 +201,12 @@ public final class ClientBulkExecutor {
         outcome.counts(part.insertedCount(), part.matchedCount(), part.modifiedCount(), part.deletedCount());
         part.upserts().forEach(u -> outcome.upsert(new BulkWriteUpsert(indices.get(u.getIndex()), u.getId())));
         part.inserts().forEach(i -> outcome.insert(new BulkWriteInsert(indices.get(i.getIndex()), i.getId())));
+        for (int i = 0; i < indices.size(); i++) {
+            WriteOutcome.StatementCounts counts = part.statementCounts(i);
+            if (counts != null) {
+                outcome.statementCounts(indices.get(i), counts);
+            }
+        }
         if (part.writeConcernError() != null) {
             outcome.writeConcernError(part.writeConcernError());
         }

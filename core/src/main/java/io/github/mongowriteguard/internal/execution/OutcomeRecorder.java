@@ -123,6 +123,7 @@ final class OutcomeRecorder<T> {
                     && plan.hasOwnAssignedId(index) && resent) {
                     // The guard gave this insert its _id; only an earlier copy of this very write can have used it.
                     outcome.set(IndexOutcome.applied(index, "applied by an earlier copy (duplicate key on the _id the guard assigned)"));
+                    recordIdOf(command, position, index, reply);
                     continue;
                 }
                 boolean transientError = RetryClassifier.isTransient(error.code(), false);
@@ -155,6 +156,11 @@ final class OutcomeRecorder<T> {
             } else {
                 outcome.set(IndexOutcome.applied(index));
                 recordIdOf(command, position, index, reply);
+                if (command.size() == 1 && command.kind() != WriteCommand.Kind.INSERT) {
+                    // Alone in its command: the command's counts are this write's own (verbose client results).
+                    outcome.statementCounts(index, new WriteOutcome.StatementCounts(command.kind() == WriteCommand.Kind.DELETE,
+                        reply.n(), reply.nModified()));
+                }
             }
         }
         switch (command.kind()) {
