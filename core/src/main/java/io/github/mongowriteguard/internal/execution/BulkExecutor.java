@@ -23,6 +23,7 @@ import io.github.mongowriteguard.bulk.BulkPlanner;
 import io.github.mongowriteguard.bulk.PlanMode;
 import io.github.mongowriteguard.bulk.PlanOptions;
 import io.github.mongowriteguard.bulk.Round;
+import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.metrics.CallOutcome;
 import io.github.mongowriteguard.metrics.GuardEventListener;
@@ -90,6 +91,27 @@ public final class BulkExecutor<T> {
      */
     public WriteOutcome<T> execute(@Nullable ClientSession session, List<? extends WriteModel<? extends T>> models,
                                    BulkWriteOptions options, String operation, boolean idempotentMultiRetries) {
+        return execute(session, models, options, operation, idempotentMultiRetries, result -> {
+        });
+    }
+
+    /**
+     * Runs the bulk as {@link #execute(ClientSession, List, BulkWriteOptions, String, boolean)}, then {@code check}:
+     * the driver-style exception it throws for the outcome is thrown inside the call's observation, which records it.
+     */
+    public WriteOutcome<T> execute(@Nullable ClientSession session, List<? extends WriteModel<? extends T>> models,
+                                   BulkWriteOptions options, String operation, boolean idempotentMultiRetries,
+                                   java.util.function.Consumer<? super WriteOutcome<T>> check) {
+        return runtime.observer().observe(namespace, operation, sink -> {
+            WriteOutcome<T> result = run(session, models, options, operation, idempotentMultiRetries, sink);
+            check.accept(result);
+            return result;
+        });
+    }
+
+    private WriteOutcome<T> run(@Nullable ClientSession session, List<? extends WriteModel<? extends T>> models,
+                                BulkWriteOptions options, String operation, boolean idempotentMultiRetries,
+                                CallObserver.OutcomeSink sink) {
         long started = System.nanoTime();
         WriteConcern writeConcern = collection.getWriteConcern();
         if (!writeConcern.isAcknowledged()) {
@@ -113,7 +135,9 @@ public final class BulkExecutor<T> {
             }
         }
         WriteOutcome<T> result = outcome.build();
-        runtime.events().writeCompleted(new GuardEventListener.WriteCompleted(namespace, operation, outcomeTag(result),
+        CallOutcome callOutcome = outcomeTag(result);
+        sink.outcome(callOutcome);
+        runtime.events().writeCompleted(new GuardEventListener.WriteCompleted(namespace, operation, callOutcome,
             java.time.Duration.ofNanos(System.nanoTime() - started), result.rounds(), result.commands(), result.sends(),
             plan.mode()));
         return result;
