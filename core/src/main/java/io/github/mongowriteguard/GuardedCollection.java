@@ -182,8 +182,8 @@ public final class GuardedCollection<T> {
 
     private BulkWriteResult runBulkWrite(@Nullable ClientSession session, List<? extends WriteModel<? extends T>> models,
                                          BulkWriteOptions options) {
-        WriteOutcome<T> outcome = executor.execute(session, models, options, "bulkWrite", idempotentMultiRetries);
-        DriverExceptions.throwIfNotComplete(outcome, getNamespace(), executor.maxTimeMs());
+        WriteOutcome<T> outcome = executor.execute(session, models, options, "bulkWrite", idempotentMultiRetries,
+            done -> DriverExceptions.throwIfNotComplete(done, getNamespace(), executor.maxTimeMs()));
         return outcome.toBulkWriteResult();
     }
 
@@ -245,8 +245,8 @@ public final class GuardedCollection<T> {
         }
         WriteOutcome<T> outcome = executor.execute(session, models, new BulkWriteOptions().ordered(options.isOrdered())
             .bypassDocumentValidation(options.getBypassDocumentValidation()).comment(options.getComment()),
-            "insertMany", idempotentMultiRetries);
-        DriverExceptions.throwIfNotComplete(outcome, getNamespace(), executor.maxTimeMs());
+            "insertMany", idempotentMultiRetries,
+            done -> DriverExceptions.throwIfNotComplete(done, getNamespace(), executor.maxTimeMs()));
         Map<Integer, BsonValue> ids = new HashMap<>();
         outcome.inserts().forEach(insert -> ids.put(insert.getIndex(), insert.getId()));
         return InsertManyResult.acknowledged(ids);
@@ -553,9 +553,8 @@ public final class GuardedCollection<T> {
 
     /** Runs one write and throws what the driver's single-document method would, typed where the guard knows more. */
     private WriteOutcome<T> single(@Nullable ClientSession session, String operation, WriteModel<T> model, BulkWriteOptions options) {
-        WriteOutcome<T> outcome = executor.execute(session, List.of(model), options, operation, idempotentMultiRetries);
-        DriverExceptions.throwIfNotApplied(outcome, getNamespace(), executor.maxTimeMs());
-        return outcome;
+        return executor.execute(session, List.of(model), options, operation, idempotentMultiRetries,
+            done -> DriverExceptions.throwIfNotApplied(done, getNamespace(), executor.maxTimeMs()));
     }
 
     @Override

@@ -14,11 +14,15 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import io.github.mongowriteguard.copies.CopyLedger;
+import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.GuardCommandListener;
+import io.github.mongowriteguard.internal.MicrometerCallObserver;
 import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.mongowriteguard.metrics.MicrometerGuardMetrics;
+import io.github.mongowriteguard.metrics.GuardObservationConvention;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
 import io.github.mongowriteguard.internal.execution.ClientBulkExecutor;
 import java.util.Map;
@@ -50,6 +54,7 @@ public final class WriteGuard {
     private final CopyLedger copies = new CopyLedger();
     private final GuardRuntime runtime;
     private final List<GuardEventListener> runtimeListeners;
+    private final CallObserver observer;
     private volatile MongoClientSettings.@Nullable Builder configured;
 
     private WriteGuard(Builder builder) {
@@ -59,7 +64,9 @@ public final class WriteGuard {
             listeners.add(new MicrometerGuardMetrics((MeterRegistry) builder.meterRegistry, copies));
         }
         this.runtimeListeners = List.copyOf(listeners);
-        this.runtime = new GuardRuntime(settings, listener, copies, listeners);
+        this.observer = builder.observationRegistry == null ? CallObserver.NONE
+            : MicrometerCallObserver.create(builder.observationRegistry, builder.observationConvention);
+        this.runtime = new GuardRuntime(settings, listener, copies, listeners, observer);
     }
 
     public static WriteGuard create() {
@@ -130,7 +137,7 @@ public final class WriteGuard {
         Objects.requireNonNull(client, "client");
         MongoAccess access = MongoAccess.of(client);
         GuardRuntime strictRuntime = new GuardRuntime(WriteGuardSettings.builder(settings).strictOrdered(true).build(),
-            listener, copies, runtimeListeners);
+            listener, copies, runtimeListeners, observer);
         Map<MongoNamespace, BulkExecutor<BsonDocument>> executors = new ConcurrentHashMap<>();
         Map<MongoNamespace, BulkExecutor<BsonDocument>> strictExecutors = new ConcurrentHashMap<>();
         long deadlineMs = serverDeadlineMs(client.getDatabase("admin").getCollection("admin", BsonDocument.class));
@@ -178,6 +185,8 @@ public final class WriteGuard {
         private WriteGuardSettings settings = WriteGuardSettings.defaults();
         private final List<GuardEventListener> listeners = new ArrayList<>();
         private @Nullable Object meterRegistry;
+        private @Nullable Object observationRegistry;
+        private @Nullable Object observationConvention;
 
         private Builder() {
         }
@@ -193,6 +202,34 @@ public final class WriteGuard {
          */
         public Builder meterRegistry(MeterRegistry registry) {
             this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /**
+         * Runs each guarded call inside a Micrometer Observation of this registry: named {@code mongodb.guard.write},
+         * contextual name {@code guarded <operation> <namespace>}, low-cardinality key values {@code db.namespace},
+         * {@code mongodb.guard.operation} and {@code mongodb.guard.outcome} only (see
+         * {@link io.github.mongowriteguard.metrics.DefaultGuardObservationConvention}). The observation is in scope
+         * while the call runs, so command observations that take the current observation as parent nest under it.
+         * Without a registry the guard observes nothing and needs no Micrometer on the class path.
+         *
+         * @param registry the application's observation registry
+         * @return this builder
+         */
+        public Builder observationRegistry(ObservationRegistry registry) {
+            this.observationRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /**
+         * Replaces the default names and key values of the guard's observations.
+         *
+         * @param convention the convention to use instead of
+         *                   {@link io.github.mongowriteguard.metrics.DefaultGuardObservationConvention}
+         * @return this builder
+         */
+        public Builder observationConvention(GuardObservationConvention convention) {
+            this.observationConvention = Objects.requireNonNull(convention, "convention");
             return this;
         }
 

@@ -13,8 +13,9 @@ import io.github.resilience4j.retry.Retry;
 
 /**
  * What every collection of one guard shares: its settings, the command listener it registered, the copy ledger, the
- * overlap gate, the resilience4j {@link Retry} that paces attempts, and the event listeners (each call guarded, so a
- * listener that throws never breaks a write).
+ * overlap gate, the resilience4j {@link Retry} that paces attempts, the call observer (one Observation per call when
+ * the guard has an ObservationRegistry), and the event listeners (each call guarded, so a listener that throws never
+ * breaks a write).
  */
 public final class GuardRuntime {
     private static final Logger log = LoggerFactory.getLogger(GuardRuntime.class);
@@ -25,9 +26,10 @@ public final class GuardRuntime {
     private final OverlapGate gate;
     private final Retry retry;
     private final GuardEventListener events;
+    private final CallObserver observer;
 
     public GuardRuntime(WriteGuardSettings settings, GuardCommandListener commandListener, CopyLedger ledger,
-                        List<GuardEventListener> listeners) {
+                        List<GuardEventListener> listeners, CallObserver observer) {
         this.settings = settings;
         this.commandListener = commandListener;
         this.ledger = ledger;
@@ -35,6 +37,7 @@ public final class GuardRuntime {
         this.retry = Retry.of("mongodb-write-guard", settings.getRetryPolicy().toRetryConfig(
             result -> ((io.github.mongowriteguard.internal.execution.Retryable) result).worthRetrying()));
         this.events = safe(List.copyOf(listeners));
+        this.observer = observer;
     }
 
     public WriteGuardSettings settings() {
@@ -59,6 +62,11 @@ public final class GuardRuntime {
 
     public GuardEventListener events() {
         return events;
+    }
+
+    /** Runs each guarded call inside a Micrometer Observation when the guard has an ObservationRegistry. */
+    public CallObserver observer() {
+        return observer;
     }
 
     /** One listener that calls them all and logs, never throws, what a listener throws. */

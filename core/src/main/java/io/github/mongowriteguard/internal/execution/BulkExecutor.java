@@ -23,6 +23,7 @@ import io.github.mongowriteguard.bulk.BulkPlanner;
 import io.github.mongowriteguard.bulk.PlanMode;
 import io.github.mongowriteguard.bulk.PlanOptions;
 import io.github.mongowriteguard.bulk.Round;
+import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.metrics.CallOutcome;
 import io.github.mongowriteguard.metrics.GuardEventListener;
@@ -90,7 +91,8 @@ public final class BulkExecutor<T> {
      */
     public WriteOutcome<T> execute(@Nullable ClientSession session, List<? extends WriteModel<? extends T>> models,
                                    BulkWriteOptions options, String operation, boolean idempotentMultiRetries) {
-        return execute(session, models, options, operation, idempotentMultiRetries, false);
+        return execute(session, models, options, operation, idempotentMultiRetries, false, result -> {
+        });
     }
 
     /**
@@ -101,6 +103,34 @@ public final class BulkExecutor<T> {
     public WriteOutcome<T> execute(@Nullable ClientSession session, List<? extends WriteModel<? extends T>> models,
                                    BulkWriteOptions options, String operation, boolean idempotentMultiRetries,
                                    boolean statementCounts) {
+        return execute(session, models, options, operation, idempotentMultiRetries, statementCounts, result -> {
+        });
+    }
+
+    /**
+     * Runs the bulk as {@link #execute(ClientSession, List, BulkWriteOptions, String, boolean)}, then {@code check}:
+     * the driver-style exception it throws for the outcome is thrown inside the call's observation, which records it.
+     */
+    public WriteOutcome<T> execute(@Nullable ClientSession session, List<? extends WriteModel<? extends T>> models,
+                                   BulkWriteOptions options, String operation, boolean idempotentMultiRetries,
+                                   java.util.function.Consumer<? super WriteOutcome<T>> check) {
+        return execute(session, models, options, operation, idempotentMultiRetries, false, check);
+    }
+
+    /** The two above together: statement counts and a check inside the observation. */
+    public WriteOutcome<T> execute(@Nullable ClientSession session, List<? extends WriteModel<? extends T>> models,
+                                   BulkWriteOptions options, String operation, boolean idempotentMultiRetries,
+                                   boolean statementCounts, java.util.function.Consumer<? super WriteOutcome<T>> check) {
+        return runtime.observer().observe(namespace, operation, sink -> {
+            WriteOutcome<T> result = run(session, models, options, operation, idempotentMultiRetries, statementCounts, sink);
+            check.accept(result);
+            return result;
+        });
+    }
+
+    private WriteOutcome<T> run(@Nullable ClientSession session, List<? extends WriteModel<? extends T>> models,
+                                BulkWriteOptions options, String operation, boolean idempotentMultiRetries,
+                                boolean statementCounts, CallObserver.OutcomeSink sink) {
         long started = System.nanoTime();
         WriteConcern writeConcern = collection.getWriteConcern();
         if (!writeConcern.isAcknowledged()) {
@@ -125,7 +155,9 @@ public final class BulkExecutor<T> {
             }
         }
         WriteOutcome<T> result = outcome.build();
-        runtime.events().writeCompleted(new GuardEventListener.WriteCompleted(namespace, operation, outcomeTag(result),
+        CallOutcome callOutcome = outcomeTag(result);
+        sink.outcome(callOutcome);
+        runtime.events().writeCompleted(new GuardEventListener.WriteCompleted(namespace, operation, callOutcome,
             java.time.Duration.ofNanos(System.nanoTime() - started), result.rounds(), result.commands(), result.sends(),
             plan.mode()));
         return result;

@@ -40,6 +40,7 @@ import io.github.mongowriteguard.copies.CopyStillRunningException;
 import io.github.mongowriteguard.deadline.ServerDeadlineExceededException;
 import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
+import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.metrics.CallOutcome;
 import io.github.mongowriteguard.metrics.GuardEventListener;
@@ -128,6 +129,11 @@ public final class FindAndModifyExecutor<T> {
      * @throws io.github.mongowriteguard.bulk.InvalidBulkException for bad input, before anything is sent
      */
     public @Nullable T execute(@Nullable ClientSession session, Request<T> request) {
+        return runtime.observer().observe(collection.getNamespace().getFullName(), request.operation(),
+            sink -> execute(session, request, sink));
+    }
+
+    private @Nullable T execute(@Nullable ClientSession session, Request<T> request, CallObserver.OutcomeSink sink) {
         long started = System.nanoTime();
         WriteConcern writeConcern = collection.getWriteConcern();
         if (!writeConcern.isAcknowledged()) {
@@ -152,9 +158,11 @@ public final class FindAndModifyExecutor<T> {
             return result(sent, plan, outcome, maxTimeMs);
         } finally {
             WriteOutcome<T> done = outcome.build();
+            CallOutcome callOutcome = done.isComplete() ? CallOutcome.SUCCESS : done.hasUnknown() ? CallOutcome.UNKNOWN
+                : CallOutcome.FAILURE;
+            sink.outcome(callOutcome);
             runtime.events().writeCompleted(new GuardEventListener.WriteCompleted(collection.getNamespace().getFullName(),
-                request.operation(), done.isComplete() ? CallOutcome.SUCCESS : done.hasUnknown() ? CallOutcome.UNKNOWN
-                    : CallOutcome.FAILURE, Duration.ofNanos(System.nanoTime() - started), 1, done.commands(), done.sends(),
+                request.operation(), callOutcome, Duration.ofNanos(System.nanoTime() - started), 1, done.commands(), done.sends(),
                 plan.mode()));
         }
     }

@@ -17,12 +17,14 @@ import org.springframework.data.mongodb.core.convert.MongoConverter;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.spring.data.GuardedMongoTemplate;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 
 /**
  * Guards Spring Boot's MongoDB client and template: a {@link WriteGuard} from {@code mongo.write-guard.*}, applied to
  * the Boot-built client through a {@link MongoClientSettingsBuilderCustomizer}, and a {@link GuardedMongoTemplate}
  * as the {@code MongoTemplate} bean, so its writes run through the guard. The guard's meters go to the
- * application's {@link MeterRegistry} when there is one.
+ * application's {@link MeterRegistry} when there is one, and each guarded call is an Observation
+ * ({@code mongodb.guard.write}) of the application's {@link ObservationRegistry} when there is one.
  *
  * <p>Backs off: {@code mongo.write-guard.enabled=false} leaves Boot's plain configuration; a {@link WriteGuard} bean
  * of the application replaces the auto-configured one; a {@code MongoOperations} bean of the application is kept
@@ -32,17 +34,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 @AutoConfiguration(
     afterName = "org.springframework.boot.mongodb.autoconfigure.MongoAutoConfiguration",
     beforeName = "org.springframework.boot.data.mongodb.autoconfigure.DataMongoAutoConfiguration")
-/**
- * Guards Spring Boot's MongoDB client and template: a {@link WriteGuard} from {@code mongo.write-guard.*}, applied to
- * the Boot-built client through a {@link MongoClientSettingsBuilderCustomizer}, and a {@link GuardedMongoTemplate}
- * as the {@code MongoTemplate} bean, so {@code bulkOps(...)} runs through the guard. The guard's meters go to the
- * application's {@link MeterRegistry} when there is one.
- *
- * <p>Backs off: {@code mongo.write-guard.enabled=false} leaves Boot's plain configuration; a {@link WriteGuard} bean
- * of the application replaces the auto-configured one; a {@code MongoOperations} bean of the application is kept
- * (wrap it yourself with {@link GuardedMongoTemplate}). A {@code MongoClient} bean of the application is not built by
- * Boot, so the customizer does not reach it: call {@code guard.configure(builder)} where it is built.
- */
 @ConditionalOnClass({MongoTemplate.class, MongoClientSettingsBuilderCustomizer.class, WriteGuard.class})
 @ConditionalOnProperty(prefix = "mongo.write-guard", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(WriteGuardProperties.class)
@@ -99,6 +90,19 @@ public class WriteGuardAutoConfiguration {
         @Bean
         WriteGuardBuilderCustomizer writeGuardMeterRegistryCustomizer(ObjectProvider<MeterRegistry> registries) {
             return builder -> registries.ifAvailable(builder::meterRegistry);
+        }
+    }
+
+    /**
+     * Runs each guarded call inside an Observation ({@code mongodb.guard.write}) of the application's
+     * {@link ObservationRegistry}, when there is one, so traces show guarded writes beside the driver's commands.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(ObservationRegistry.class)
+    static class WriteGuardObservationConfiguration {
+        @Bean
+        WriteGuardBuilderCustomizer writeGuardObservationRegistryCustomizer(ObjectProvider<ObservationRegistry> registries) {
+            return builder -> registries.ifAvailable(builder::observationRegistry);
         }
     }
 }

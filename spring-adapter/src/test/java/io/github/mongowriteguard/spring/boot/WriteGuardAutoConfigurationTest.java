@@ -25,6 +25,9 @@ import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
 
 class WriteGuardAutoConfigurationTest {
     private static EmulatedReplicaSet cluster;
@@ -109,6 +112,20 @@ class WriteGuardAutoConfigurationTest {
             context.getBean(MongoTemplate.class).bulkOps(BulkMode.UNORDERED, "metered").insert(new Document("_id", 1)).execute();
 
             assertThat(context.getBean(MeterRegistry.class).find("mongodb.guard.writes").timers()).isNotEmpty();
+        });
+    }
+
+    @Test
+    void observationRegistry_whenPresent_observesEachGuardedCall() {
+        runner().withBean(ObservationRegistry.class, TestObservationRegistry::create).run(context -> {
+            context.getBean(MongoTemplate.class).bulkOps(BulkMode.ORDERED, "observed").insert(new Document("_id", 1)).execute();
+
+            TestObservationRegistry registry = (TestObservationRegistry) context.getBean(ObservationRegistry.class);
+            TestObservationRegistryAssert.assertThat(registry).hasObservationWithNameEqualTo("mongodb.guard.write").that()
+                .hasContextualNameEqualTo("guarded bulkWrite boot.observed")
+                .hasLowCardinalityKeyValue("db.namespace", "boot.observed")
+                .hasLowCardinalityKeyValue("mongodb.guard.outcome", "success")
+                .hasBeenStarted().hasBeenStopped();
         });
     }
 

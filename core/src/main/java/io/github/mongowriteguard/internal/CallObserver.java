@@ -1,0 +1,40 @@
+package io.github.mongowriteguard.internal;
+
+import java.util.function.Function;
+
+import io.github.mongowriteguard.metrics.CallOutcome;
+
+/**
+ * Runs one guarded call inside an observation (see {@link MicrometerCallObserver}), or as it is ({@link #NONE}).
+ * This interface names no Micrometer type, so the core runs without Micrometer on the class path.
+ */
+public interface CallObserver {
+
+    /** Observes nothing. */
+    CallObserver NONE = new CallObserver() {
+        @Override
+        public <R> R observe(String namespace, String operation, Function<OutcomeSink, R> call) {
+            return call.apply(outcome -> {
+            });
+        }
+    };
+
+    /**
+     * Runs {@code call}, which reports its outcome to the sink before it returns (or throws, when it knows it).
+     *
+     * @param namespace {@code db.collection}
+     * @param operation the caller's method
+     * @param call      the guarded call
+     * @param <R>       what the call returns
+     * @return what the call returned
+     */
+    <R> R observe(String namespace, String operation, Function<OutcomeSink, R> call);
+
+    /** Where a call reports how it ended. */
+    interface OutcomeSink {
+        /**
+         * @param outcome how the call ended
+         */
+        void outcome(CallOutcome outcome);
+    }
+}

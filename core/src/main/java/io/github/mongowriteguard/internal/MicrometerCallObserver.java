@@ -1,0 +1,53 @@
+package io.github.mongowriteguard.internal;
+
+import java.util.Objects;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.mongowriteguard.metrics.DefaultGuardObservationConvention;
+import io.github.mongowriteguard.metrics.GuardObservationContext;
+import io.github.mongowriteguard.metrics.GuardObservationConvention;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+
+/**
+ * One Micrometer {@link Observation} per guarded call: started before anything is sent, in scope while the call runs
+ * (the registry's current observation, so command observations that take it as parent nest under it), stopped when
+ * it ends, with {@link Observation#error} for what the call throws.
+ */
+public final class MicrometerCallObserver implements CallObserver {
+    private final ObservationRegistry registry;
+    private final @Nullable GuardObservationConvention convention;
+
+    private MicrometerCallObserver(ObservationRegistry registry, @Nullable GuardObservationConvention convention) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.convention = convention;
+    }
+
+    /**
+     * Takes {@code Object}s so that callers without Micrometer on the class path never load its types.
+     *
+     * @param registry   an {@link ObservationRegistry}
+     * @param convention a {@link GuardObservationConvention}, or null for {@link DefaultGuardObservationConvention}
+     * @return the observer
+     */
+    public static CallObserver create(Object registry, @Nullable Object convention) {
+        return new MicrometerCallObserver((ObservationRegistry) registry, (GuardObservationConvention) convention);
+    }
+
+    @Override
+    public <R> R observe(String namespace, String operation, Function<OutcomeSink, R> call) {
+        GuardObservationContext context = new GuardObservationContext(namespace, operation);
+        Observation observation = Observation.createNotStarted(convention, DefaultGuardObservationConvention.INSTANCE,
+            () -> context, registry).start();
+        try {
+            return observation.scoped(() -> call.apply(context::setOutcome));
+        } catch (RuntimeException | Error e) {
+            observation.error(e);
+            throw e;
+        } finally {
+            observation.stop();
+        }
+    }
+}

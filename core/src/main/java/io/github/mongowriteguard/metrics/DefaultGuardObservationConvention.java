@@ -1,0 +1,44 @@
+package io.github.mongowriteguard.metrics;
+
+import io.micrometer.common.KeyValues;
+
+/**
+ * The default observation of a guarded call: named {@value #NAME}, contextual name
+ * {@code guarded <operation> <namespace>}, and only low-cardinality key values: {@value #NAMESPACE},
+ * {@value #OPERATION} and {@value #OUTCOME} ({@link CallOutcome#tag()}; {@code failure} when the call threw before
+ * anything was sent). No high-cardinality key values.
+ */
+public class DefaultGuardObservationConvention implements GuardObservationConvention {
+    /** The observation's name: {@value}. */
+    public static final String NAME = "mongodb.guard.write";
+    /** The namespace key ({@code db.collection}), as OpenTelemetry's database conventions name it: {@value}. */
+    public static final String NAMESPACE = "db.namespace";
+    /** The caller's method key: {@value}. */
+    public static final String OPERATION = "mongodb.guard.operation";
+    /** The outcome key: {@value}. */
+    public static final String OUTCOME = "mongodb.guard.outcome";
+
+    /** The shared instance. */
+    public static final DefaultGuardObservationConvention INSTANCE = new DefaultGuardObservationConvention();
+
+    /** For subclasses that change some of the names; otherwise use {@link #INSTANCE}. */
+    public DefaultGuardObservationConvention() {
+    }
+
+    @Override
+    public String getName() {
+        return NAME;
+    }
+
+    @Override
+    public String getContextualName(GuardObservationContext context) {
+        return "guarded " + context.getOperation() + " " + context.getNamespace();
+    }
+
+    @Override
+    public KeyValues getLowCardinalityKeyValues(GuardObservationContext context) {
+        CallOutcome outcome = context.getOutcome();
+        return KeyValues.of(NAMESPACE, context.getNamespace(), OPERATION, context.getOperation(),
+            OUTCOME, (outcome == null ? CallOutcome.FAILURE : outcome).tag());
+    }
+}

@@ -1,0 +1,62 @@
+package io.github.mongowriteguard.metrics;
+
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
+
+import io.micrometer.observation.Observation;
+
+/**
+ * What a {@link GuardObservationConvention} sees of one guarded call: the namespace, the caller's method and, once
+ * the call ends, its {@link CallOutcome}. It carries no document contents, ids or connection strings.
+ */
+public final class GuardObservationContext extends Observation.Context {
+    private final String namespace;
+    private final String operation;
+    private @Nullable CallOutcome outcome;
+
+    /**
+     * @param namespace {@code db.collection}
+     * @param operation the caller's method: {@code bulkWrite}, {@code insertOne}, {@code findOneAndUpdate}, ...
+     */
+    public GuardObservationContext(String namespace, String operation) {
+        this.namespace = Objects.requireNonNull(namespace, "namespace");
+        this.operation = Objects.requireNonNull(operation, "operation");
+    }
+
+    /**
+     * The namespace written to.
+     *
+     * @return {@code db.collection}
+     */
+    public String getNamespace() {
+        return namespace;
+    }
+
+    /**
+     * The caller's method.
+     *
+     * @return {@code bulkWrite}, {@code insertOne}, {@code clientBulkWrite} (one observation per namespace), ...
+     */
+    public String getOperation() {
+        return operation;
+    }
+
+    /**
+     * How the call ended; null while it runs, and when it threw before anything was sent (bad input).
+     *
+     * @return the outcome, or null
+     */
+    public @Nullable CallOutcome getOutcome() {
+        return outcome;
+    }
+
+    /**
+     * Set by the guard when the call ends.
+     *
+     * @param outcome how the call ended
+     */
+    public void setOutcome(CallOutcome outcome) {
+        this.outcome = Objects.requireNonNull(outcome, "outcome");
+    }
+}
