@@ -33,7 +33,6 @@ import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.Date;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -188,64 +187,6 @@ final class DocumentShortcuts {
             throw new IllegalStateException("a measured value has a type the shortcuts do not convert: " + value.getClass());
         }
         return bson;
-    }
-
-    /**
-     * Whether the standard codecs write {@code value} as exactly {@code bson}: the same types, documents with the same
-     * fields in the same order. Compares in place, without converting {@code value}.
-     */
-    static boolean writesAs(@Nullable Object value, BsonValue bson) {
-        if (value == null) {
-            return bson.isNull();
-        } else if (value instanceof Integer) {
-            return bson.isInt32() && bson.asInt32().getValue() == (Integer) value;
-        } else if (value instanceof Long) {
-            return bson.isInt64() && bson.asInt64().getValue() == (Long) value;
-        } else if (value instanceof String) {
-            return bson.isString() && bson.asString().getValue().equals(value);
-        } else if (value instanceof ObjectId) {
-            return bson.isObjectId() && bson.asObjectId().getValue().equals(value);
-        } else if (value instanceof Double) {
-            return bson.isDouble() && bson.equals(new BsonDouble((Double) value));
-        } else if (value instanceof Boolean) {
-            return bson.isBoolean() && bson.asBoolean().getValue() == (Boolean) value;
-        } else if (value instanceof Decimal128) {
-            return bson.isDecimal128() && bson.asDecimal128().getValue().equals(value);
-        } else if (value.getClass() == Date.class) {
-            return bson.isDateTime() && bson.asDateTime().getValue() == ((Date) value).getTime();
-        } else if (value.getClass() == Document.class) {
-            return bson.isDocument() && sameFields((Document) value, bson.asDocument());
-        } else if (value instanceof List) {
-            return bson.isArray() && sameElements((List<?>) value, bson.asArray().getValues());
-        }
-        return false;
-    }
-
-    private static boolean sameFields(Document document, BsonDocument bson) {
-        if (document.size() != bson.size()) {
-            return false;
-        }
-        Iterator<Map.Entry<String, BsonValue>> others = bson.entrySet().iterator();
-        for (Map.Entry<String, Object> field : document.entrySet()) {
-            Map.Entry<String, BsonValue> other = others.next();
-            if (!field.getKey().equals(other.getKey()) || !writesAs(field.getValue(), other.getValue())) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static boolean sameElements(List<?> list, List<BsonValue> bson) {
-        if (list.size() != bson.size()) {
-            return false;
-        }
-        Iterator<BsonValue> others = bson.iterator();
-        for (Object element : list) {
-            if (!writesAs(element, others.next())) {
-                return false;
-            }
-        }
-        return true;
     }
 
     // BSON: document = int32 length, elements, 0x00; element = type byte, cstring name, value.

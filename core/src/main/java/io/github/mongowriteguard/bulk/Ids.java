@@ -32,14 +32,6 @@ final class Ids {
     }
 
     /**
-     * Whether two values are the same BSON: same types, and embedded documents with the same fields in the same order
-     * (as the server's check that an update keeps {@code _id} compares them; {@link BsonDocument#equals} ignores order).
-     */
-    static boolean identical(BsonValue a, BsonValue b) {
-        return inOrder(a, b, BsonValue::equals);
-    }
-
-    /**
      * Walks two values side by side: documents field by field (the same names in the same order), arrays element by
      * element; any other pair of values is compared by {@code values}.
      */

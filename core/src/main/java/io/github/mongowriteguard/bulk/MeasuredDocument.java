@@ -53,12 +53,4 @@ final class MeasuredDocument {
         }
         return bsonId != null ? bsonId : DocumentShortcuts.toBson(javaId);
     }
-
-    /** Whether the document has an _id that is exactly {@code other} (types and field order included). */
-    boolean idIs(BsonValue other) {
-        if (!hasId) {
-            return false;
-        }
-        return bsonId != null ? Ids.identical(bsonId, other) : DocumentShortcuts.writesAs(javaId, other);
-    }
 }
