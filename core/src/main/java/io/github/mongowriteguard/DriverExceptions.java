@@ -4,8 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.bson.BsonDocument;
-import org.bson.BsonInt32;
-import org.bson.BsonString;
 
 import com.mongodb.ClientBulkWriteException;
 import com.mongodb.MongoException;
@@ -26,6 +24,7 @@ import io.github.mongowriteguard.copies.CopyRecord;
 import io.github.mongowriteguard.copies.CopyStillRunningException;
 import io.github.mongowriteguard.deadline.ServerDeadlineExceededException;
 import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
@@ -168,10 +167,7 @@ final class DriverExceptions {
         if (error == null) {
             return null;
         }
-        return new WriteConcernError(error.get("code", new BsonInt32(64)).asNumber().intValue(),
-            error.getString("codeName", new BsonString("")).getValue(),
-            error.getString("errmsg", new BsonString("")).getValue(),
-            error.getDocument("errInfo", new BsonDocument()));
+        return CommandReply.toWriteConcernError(error);
     }
 
     /** As the driver's {@code translateBulkWriteResult} for one write. */

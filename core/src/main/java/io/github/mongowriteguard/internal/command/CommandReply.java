@@ -5,6 +5,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 import org.bson.BsonBinaryReader;
+
+import com.mongodb.bulk.WriteConcernError;
+
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
@@ -160,6 +163,14 @@ public final class CommandReply {
     /** The reply's top-level error labels (e.g. {@code RetryableWriteError} on a write-concern error). */
     public java.util.Set<String> errorLabels() {
         return java.util.Collections.unmodifiableSet(errorLabels);
+    }
+
+    /** A reply's {@code writeConcernError} document as the driver's {@link WriteConcernError}. */
+    public static WriteConcernError toWriteConcernError(BsonDocument error) {
+        return new WriteConcernError(error.get("code", new BsonInt32(64)).asNumber().intValue(),
+            error.getString("codeName", new BsonString("")).getValue(),
+            error.getString("errmsg", new BsonString("")).getValue(),
+            error.getDocument("errInfo", new BsonDocument()));
     }
 
     /** The write-concern error, or null. */

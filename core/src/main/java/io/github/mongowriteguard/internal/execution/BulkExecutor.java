@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 import org.bson.BsonDocument;
-import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 
@@ -132,12 +131,7 @@ public final class BulkExecutor<T> {
                                 BulkWriteOptions options, String operation, boolean idempotentMultiRetries,
                                 boolean statementCounts, CallObserver.OutcomeSink sink) {
         long started = System.nanoTime();
-        WriteConcern writeConcern = collection.getWriteConcern();
-        if (!writeConcern.isAcknowledged()) {
-            throw new IllegalArgumentException("the collection's write concern " + writeConcern
-                + " is unacknowledged: the guard cannot know the outcome of a write nobody confirms; use w:1 or"
-                + " w:\"majority\" (collection.withWriteConcern(WriteConcern.W1)). Nothing was sent.");
-        }
+        WriteConcern writeConcern = requireAcknowledged(collection.getWriteConcern());
         if (idempotentMultiRetries) {
             MultiRetryOptIn.check(models, collection.getDocumentClass(), collection.getCodecRegistry());
         }
@@ -155,7 +149,7 @@ public final class BulkExecutor<T> {
             }
         }
         WriteOutcome<T> result = outcome.build();
-        CallOutcome callOutcome = outcomeTag(result);
+        CallOutcome callOutcome = callOutcome(result);
         sink.outcome(callOutcome);
         runtime.events().writeCompleted(new GuardEventListener.WriteCompleted(namespace, operation, callOutcome,
             java.time.Duration.ofNanos(System.nanoTime() - started), result.rounds(), result.commands(), result.sends(),
@@ -163,7 +157,18 @@ public final class BulkExecutor<T> {
         return result;
     }
 
-    private static CallOutcome outcomeTag(WriteOutcome<?> outcome) {
+    /** The collection's write concern, refused when unacknowledged: nobody would confirm the outcome. */
+    static WriteConcern requireAcknowledged(WriteConcern writeConcern) {
+        if (!writeConcern.isAcknowledged()) {
+            throw new IllegalArgumentException("the collection's write concern " + writeConcern
+                + " is unacknowledged: the guard cannot know the outcome of a write nobody confirms; use w:1 or"
+                + " w:\"majority\" (collection.withWriteConcern(WriteConcern.W1)). Nothing was sent.");
+        }
+        return writeConcern;
+    }
+
+    /** How a call ended, for its event and observation. */
+    static CallOutcome callOutcome(WriteOutcome<?> outcome) {
         if (outcome.isComplete()) {
             return CallOutcome.SUCCESS;
         }
@@ -250,9 +255,7 @@ public final class BulkExecutor<T> {
         private CopySender.Sent send(int roundNumber, WriteCommand command) {
             Long txnNumber = command.retryable() ? sessions.current().getServerSession().advanceTransactionNumber() : null;
             String guardComment = "mwg:" + writeId + ":" + roundNumber + "." + (++commandNumber);
-            // The caller's comment is sent as given; without one, the guard's names the copy (servers 4.4+ take it).
-            BsonValue comment = commandOptions.comment() != null ? commandOptions.comment()
-                : runtime.commandListener().maxWireVersion() >= 9 ? new BsonString(guardComment) : null;
+            BsonValue comment = sender.comment(commandOptions.comment(), guardComment);
             BsonDocument body = command.toCommand(txnNumber, maxTimeMs, writeConcern, comment);
             return sender.send(sessions, body, txnNumber, idempotentMultiRetries, comment == null ? null : guardComment, outcome);
         }

@@ -3,6 +3,8 @@ package io.github.mongowriteguard.internal.execution;
 import java.time.Duration;
 
 import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
 import org.jspecify.annotations.Nullable;
 
@@ -53,6 +55,17 @@ final class CopySender {
         this.admin = admin;
         this.namespace = namespace;
         this.maxTimeMs = maxTimeMs;
+    }
+
+    /**
+     * The comment a command carries: the caller's as given; without one, the guard's, which names the copy (servers
+     * 4.4+ take a comment on write commands), or none.
+     */
+    @Nullable BsonValue comment(@Nullable BsonValue callers, String guards) {
+        if (callers != null) {
+            return callers;
+        }
+        return runtime.commandListener().maxWireVersion() >= 9 ? new BsonString(guards) : null;
     }
 
     /**

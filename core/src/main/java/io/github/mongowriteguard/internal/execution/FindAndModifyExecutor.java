@@ -21,7 +21,6 @@ import com.mongodb.MongoTimeoutException;
 import com.mongodb.MongoWriteConcernException;
 import com.mongodb.WriteConcern;
 import com.mongodb.WriteConcernResult;
-import com.mongodb.bulk.WriteConcernError;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
@@ -36,6 +35,7 @@ import com.mongodb.client.model.WriteModel;
 import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.WriteRecord;
+import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.copies.CopyStillRunningException;
 import io.github.mongowriteguard.deadline.ServerDeadlineExceededException;
 import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
@@ -135,11 +135,7 @@ public final class FindAndModifyExecutor<T> {
 
     private @Nullable T execute(@Nullable ClientSession session, Request<T> request, CallObserver.OutcomeSink sink) {
         long started = System.nanoTime();
-        WriteConcern writeConcern = collection.getWriteConcern();
-        if (!writeConcern.isAcknowledged()) {
-            throw new IllegalArgumentException("the collection's write concern " + writeConcern + " is unacknowledged: the"
-                + " guard cannot know the outcome of a write nobody confirms; use w:1 or w:\"majority\". Nothing was sent.");
-        }
+        WriteConcern writeConcern = BulkExecutor.requireAcknowledged(collection.getWriteConcern());
         // The planner checks the write as it checks a bulk's (operators, replacement fields, 16 MiB) and keys it.
         BulkPlan plan = executor.plan(List.of(request.model()), new BulkWriteOptions());
         long maxTimeMs = request.maxTimeMs() > 0 ? Math.min(request.maxTimeMs(), executor.maxTimeMs()) : executor.maxTimeMs();
@@ -149,8 +145,7 @@ public final class FindAndModifyExecutor<T> {
         try (Sessions sessions = session == null ? Sessions.own(access) : Sessions.callers(session)) {
             long txnNumber = sessions.current().getServerSession().advanceTransactionNumber();
             String guardComment = "mwg:" + Long.toHexString(System.nanoTime()) + ":fam";
-            BsonValue comment = request.comment() != null ? request.comment()
-                : runtime.commandListener().maxWireVersion() >= 9 ? new BsonString(guardComment) : null;
+            BsonValue comment = sender.comment(request.comment(), guardComment);
             BsonDocument body = command(request, writeConcern, comment, maxTimeMs, txnNumber);
             sent = sender.send(sessions, body, txnNumber, false, comment == null ? null : guardComment, outcome);
         }
@@ -158,8 +153,7 @@ public final class FindAndModifyExecutor<T> {
             return result(sent, plan, outcome, maxTimeMs);
         } finally {
             WriteOutcome<T> done = outcome.build();
-            CallOutcome callOutcome = done.isComplete() ? CallOutcome.SUCCESS : done.hasUnknown() ? CallOutcome.UNKNOWN
-                : CallOutcome.FAILURE;
+            CallOutcome callOutcome = BulkExecutor.callOutcome(done);
             sink.outcome(callOutcome);
             runtime.events().writeCompleted(new GuardEventListener.WriteCompleted(collection.getNamespace().getFullName(),
                 request.operation(), callOutcome, Duration.ofNanos(System.nanoTime() - started), 1, done.commands(), done.sends(),
@@ -213,14 +207,11 @@ public final class FindAndModifyExecutor<T> {
                 BsonDocument reply = result.reply.document();
                 outcome.set(IndexOutcome.applied(0));
                 if (reply.isDocument("writeConcernError")) {
-                    outcome.set(IndexOutcome.writeConcernFailed(0, "applied on the primary, but its write concern failed:"
-                        + " a failover before it replicates rolls it back", RetrySafety.ofNewCopy(plan, 0,
-                            collection.getCodecRegistry())));
                     BsonDocument error = reply.getDocument("writeConcernError");
+                    outcome.set(IndexOutcome.writeConcernFailed(0, OutcomeRecorder.writeConcernFailedReason(error),
+                        RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
                     BsonDocument lastError = reply.getDocument("lastErrorObject", new BsonDocument());
-                    throw new MongoWriteConcernException(new WriteConcernError(error.getInt32("code", new BsonInt32(64)).getValue(),
-                        error.getString("codeName", new BsonString("")).getValue(), error.getString("errmsg", new BsonString("")).getValue(),
-                        error.getDocument("errInfo", new BsonDocument())),
+                    throw new MongoWriteConcernException(CommandReply.toWriteConcernError(error),
                         WriteConcernResult.acknowledged(lastError.getNumber("n", new BsonInt32(0)).intValue(),
                             lastError.getBoolean("updatedExisting", BsonBoolean.FALSE).getValue(), lastError.get("upserted")),
                         outcome.build().serverAddress(), result.reply.errorLabels());

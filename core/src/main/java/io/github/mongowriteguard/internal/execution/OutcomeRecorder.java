@@ -177,11 +177,7 @@ final class OutcomeRecorder<T> {
         if (reply.writeConcernError() != null) {
             outcome.writeConcernError(reply.writeConcernError());
             // Applied on the primary, durability not confirmed: a failover before it replicates rolls it back.
-            BsonDocument error = reply.writeConcernError();
-            String reason = "applied on the primary, but its write concern failed ("
-                + error.getNumber("code", new BsonInt32(0)).intValue() + " "
-                + error.getString("codeName", new BsonString("")).getValue() + "): a failover before it replicates rolls"
-                + " it back";
+            String reason = writeConcernFailedReason(reply.writeConcernError());
             for (int position = 0; position < command.size(); position++) {
                 int index = command.index(position);
                 if (outcome.get(index).status() == WriteStatus.APPLIED) {
@@ -229,6 +225,13 @@ final class OutcomeRecorder<T> {
 
     private void unknown(int index, String reason) {
         outcome.set(IndexOutcome.unknown(index, reason, RetrySafety.ofNewCopy(plan, index, registry)));
+    }
+
+    /** Why a write the primary applied is UNKNOWN after a write-concern error. */
+    static String writeConcernFailedReason(BsonDocument error) {
+        return "applied on the primary, but its write concern failed (" + error.getNumber("code", new BsonInt32(0)).intValue()
+            + " " + error.getString("codeName", new BsonString("")).getValue() + "): a failover before it replicates"
+            + " rolls it back";
     }
 
     private static String describe(MongoException e) {
