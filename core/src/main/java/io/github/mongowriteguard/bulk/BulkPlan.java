@@ -78,26 +78,47 @@ public final class BulkPlan {
         return shared;
     }
 
+    /**
+     * How the plan runs the caller's bulk.
+     *
+     * @return the mode: unordered rounds, or one ORDERED round as given ({@link #reason()} says why)
+     */
     public PlanMode mode() {
         return mode;
     }
 
-    /** Why the plan has this mode and this many rounds, in one or two sentences. */
+    /**
+     * Why the plan has this mode and this many rounds.
+     *
+     * @return one or two sentences, for logs and exception messages
+     */
     public String reason() {
         return reason;
     }
 
-    /** Number of writes in the caller's bulk. */
+    /**
+     * The number of writes in the caller's bulk.
+     *
+     * @return the number of writes, 0 for an empty bulk
+     */
     public int size() {
         return facts.length;
     }
 
-    /** Whether the caller's bulk was empty: then there is no round. */
+    /**
+     * Whether the caller's bulk was empty: then there is no round.
+     *
+     * @return {@code true} when the bulk had no write
+     */
     public boolean isEmpty() {
         return facts.length == 0;
     }
 
-    /** The rounds, first to last; each one driver {@code bulkWrite}. Unmodifiable. */
+    /**
+     * The rounds, first to last; each one driver {@code bulkWrite}.
+     *
+     * @return the rounds, unmodifiable; empty for an empty bulk
+     */
     public List<Round> rounds() {
         return rounds;
     }
@@ -106,6 +127,10 @@ public final class BulkPlan {
      * Index of the previous write on the same {@code _id}, or -1 (first on its {@code _id}, or unkeyed). In an
      * ordered request, an executor skips write {@code index} when that write did not apply: the guard's failures are
      * per {@code _id}.
+     *
+     * @param index the write's index in the caller's bulk
+     * @return the index of the previous write on the same {@code _id}, or -1
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
      */
     public int previousOnKey(int index) {
         return previousOnKey[checkIndex(index)];
@@ -116,7 +141,10 @@ public final class BulkPlan {
      * copy the plan took, so the server gets the very filter that was planned, even if the caller's filter object
      * changed since.
      *
+     * @param index  the write's index in the caller's bulk
+     * @param writer the writer, positioned at the value of the {@code q} field of the statement being encoded
      * @throws IllegalArgumentException for an insert, which has no filter
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
      */
     public void writeFilter(int index, BsonWriter writer) {
         BsonDocument filter = facts[checkIndex(index)].filter();
@@ -126,12 +154,24 @@ public final class BulkPlan {
         FILTER_CODEC.encode(writer, filter, ENCODER_CONTEXT);
     }
 
-    /** The kind of write {@code index}. */
+    /**
+     * The kind of write {@code index}.
+     *
+     * @param index the write's index in the caller's bulk
+     * @return its kind: the driver model it was given as
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
+     */
     public WriteKind kind(int index) {
         return facts[checkIndex(index)].kind;
     }
 
-    /** The caller's write {@code index}, as the guard read it: what the encoder sends. */
+    /**
+     * The caller's write {@code index}, as the guard read it: what the encoder sends.
+     *
+     * @param index the write's index in the caller's bulk
+     * @return the guard's record of the write, with its assigned {@code _id} if it got one
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
+     */
     public WriteRecord<?> write(int index) {
         return facts[checkIndex(index)].write;
     }
@@ -140,6 +180,10 @@ public final class BulkPlan {
      * Whether write {@code index} is an insert whose {@code _id} the guard assigned before the first send, and no other
      * write of the bulk names that {@code _id}: a duplicate-key error on it after an earlier send of the same copy can
      * only come from that earlier send.
+     *
+     * @param index the write's index in the caller's bulk
+     * @return {@code true} for an insert with a guard-assigned {@code _id} no other write of the bulk names
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
      */
     public boolean hasOwnAssignedId(int index) {
         WriteFacts write = facts[checkIndex(index)];
@@ -147,19 +191,35 @@ public final class BulkPlan {
                 && !sharedKeys[write.keyNumber];
     }
 
-    /** The round (1 = first) that sends write {@code index}. */
+    /**
+     * The round that sends write {@code index}.
+     *
+     * @param index the write's index in the caller's bulk
+     * @return the round number, 1 for the first round
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
+     */
     public int roundOf(int index) {
         return roundOf[checkIndex(index)];
     }
 
-    /** What the plan does with write {@code index}, and why. */
+    /**
+     * What the plan does with write {@code index}, and why.
+     *
+     * @param index the write's index in the caller's bulk
+     * @return the decision, built when called
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
+     */
     public WriteDecision decision(int index) {
         WriteFacts write = facts[checkIndex(index)];
         return new WriteDecision(index, write.kind, write.isKeyed(), write.id, write.filter(), roundOf[index],
                 previousOnKey[index], reasonFor(index));
     }
 
-    /** {@link #decision(int)} for every write, in index order; each built when read. */
+    /**
+     * {@link #decision(int)} for every write, in index order.
+     *
+     * @return an unmodifiable list view whose elements are built when read
+     */
     public List<WriteDecision> decisions() {
         return new DecisionList();
     }
@@ -169,6 +229,8 @@ public final class BulkPlan {
      * {@code shardCount} shards, writes scattered uniformly: {@code 1 + (n - 1)(1 - 1/S)} for an ORDERED round of n
      * writes, one per 100,000 writes for an UNORDERED round. An estimate for logs and dashboards, not a promise.
      *
+     * @param shardCount the number of shards the collection is spread over (1 for an unsharded collection)
+     * @return the expected number of mongos-to-shard round trips of all rounds together
      * @throws IllegalArgumentException if {@code shardCount} is below 1
      */
     public double expectedRoundTrips(int shardCount) {

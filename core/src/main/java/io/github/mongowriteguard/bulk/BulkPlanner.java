@@ -57,7 +57,14 @@ public final class BulkPlanner<T> {
         this.shortcuts = new DocumentShortcuts(codecRegistry);
     }
 
-    /** A planner for {@code collection}'s document class and codecs; ids assigned by the collection's codec. */
+    /**
+     * A planner for {@code collection}'s document class and codecs; ids assigned by the collection's codec.
+     *
+     * @param <T>        the collection's document class
+     * @param collection the collection the bulk is for; only its document class and codec registry are read
+     * @return the planner
+     * @throws NullPointerException if {@code collection} is null
+     */
     public static <T> BulkPlanner<T> forCollection(MongoCollection<T> collection) {
         Objects.requireNonNull(collection, "collection");
         return of(collection.getDocumentClass(), collection.getCodecRegistry());
@@ -67,13 +74,27 @@ public final class BulkPlanner<T> {
      * A planner for documents of {@code documentClass}, encoded with {@code codecRegistry}; ids assigned by that
      * class's codec ({@link IdAssigner#fromCodec}).
      *
+     * @param <T>           the document class
+     * @param documentClass the class of the bulk's documents
+     * @param codecRegistry the registry that encodes them (the collection's)
+     * @return the planner
      * @throws org.bson.codecs.configuration.CodecConfigurationException if the registry has no codec for the class
      */
     public static <T> BulkPlanner<T> of(Class<T> documentClass, CodecRegistry codecRegistry) {
         return new BulkPlanner<>(documentClass, codecRegistry, IdAssigner.fromCodec(documentClass, codecRegistry));
     }
 
-    /** As {@link #of(Class, CodecRegistry)}, with ids assigned by {@code idAssigner}. */
+    /**
+     * As {@link #of(Class, CodecRegistry)}, with ids assigned by {@code idAssigner}.
+     *
+     * @param <T>           the document class
+     * @param documentClass the class of the bulk's documents
+     * @param codecRegistry the registry that encodes them (the collection's)
+     * @param idAssigner    what puts an {@code _id} into an inserted document that has none
+     * @return the planner
+     * @throws org.bson.codecs.configuration.CodecConfigurationException if the registry has no codec for the class
+     * @throws NullPointerException if an argument is null
+     */
     public static <T> BulkPlanner<T> of(Class<T> documentClass, CodecRegistry codecRegistry, IdAssigner<T> idAssigner) {
         return new BulkPlanner<>(documentClass, codecRegistry, idAssigner);
     }

@@ -44,6 +44,7 @@ public interface IdAssigner<T> {
      * documents without an {@code _id}, after every check that does not need the new ids has passed. An exception
      * thrown here propagates out of {@link BulkPlanner#plan}; documents already given an id keep it.
      *
+     * @param document the caller's document to insert, without {@code _id}; changed in place
      * @return the {@code _id} now in the document, or {@code null} to leave the document without one (the driver or
      *         the server will then generate it when the write is sent)
      */
@@ -60,6 +61,12 @@ public interface IdAssigner<T> {
      * </ul>
      * When the document cannot keep the id (an immutable type, or a codec that generates none), the id is left to the
      * driver: the planner then treats the insert as touching a new document of its own.
+     *
+     * @param <T>           the document class
+     * @param documentClass the class of the bulk's documents
+     * @param codecRegistry the registry holding the codec of {@code documentClass}
+     * @return the assigner
+     * @throws org.bson.codecs.configuration.CodecConfigurationException if the registry has no codec for the class
      */
     static <T> IdAssigner<T> fromCodec(Class<T> documentClass, CodecRegistry codecRegistry) {
         Objects.requireNonNull(documentClass, "documentClass");
@@ -97,7 +104,12 @@ public interface IdAssigner<T> {
         return written.get("_id");
     }
 
-    /** Leaves documents without {@code _id} as they are: the driver generates the id when the write is sent. */
+    /**
+     * Leaves documents without {@code _id} as they are: the driver generates the id when the write is sent.
+     *
+     * @param <T> the document class
+     * @return an assigner that assigns nothing
+     */
     static <T> IdAssigner<T> none() {
         return document -> null;
     }

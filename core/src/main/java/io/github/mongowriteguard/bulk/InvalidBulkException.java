@@ -32,7 +32,9 @@ public final class InvalidBulkException extends IllegalArgumentException {
         DOCUMENT_TOO_LARGE
     }
 
+    /** The offending write's index in the caller's list, or -1 when the problem is the list itself. */
     private final int index;
+    /** What is wrong. */
     private final Problem problem;
 
     InvalidBulkException(int index, Problem problem, String message) {
@@ -44,17 +46,30 @@ public final class InvalidBulkException extends IllegalArgumentException {
     /**
      * A refusal at {@code index} of the caller's list; for callers outside this package that plan parts of a larger
      * list (a client-level bulk plans each namespace's writes) and report the caller's index.
+     *
+     * @param index   the offending write's index in the caller's list, or -1 when the problem is the list itself
+     * @param problem what is wrong
+     * @param message the message: the index, the problem and the fix, and that nothing was sent
+     * @return the exception, to throw
      */
     public static InvalidBulkException of(int index, Problem problem, String message) {
         return new InvalidBulkException(index, problem, message);
     }
 
-    /** Index of the offending write in the caller's list, or -1 when the problem is the list itself. */
+    /**
+     * Where the problem is.
+     *
+     * @return the index of the offending write in the caller's list, or -1 when the problem is the list itself
+     */
     public int index() {
         return index;
     }
 
-    /** What is wrong, for code that reacts to it. */
+    /**
+     * What is wrong, for code that reacts to it.
+     *
+     * @return the problem
+     */
     public Problem problem() {
         return problem;
     }

@@ -28,12 +28,20 @@ public final class PlanOptions {
         this.strictOrdered = builder.strictOrdered;
     }
 
-    /** An ordered request, not strict: the driver's default. */
+    /**
+     * An ordered request, not strict: the driver's default.
+     *
+     * @return the shared instance
+     */
     public static PlanOptions ordered() {
         return ORDERED;
     }
 
-    /** An unordered request. */
+    /**
+     * An unordered request.
+     *
+     * @return the shared instance
+     */
     public static PlanOptions unordered() {
         return UNORDERED;
     }
@@ -41,6 +49,11 @@ public final class PlanOptions {
     /**
      * Reads {@code ordered} from the caller's driver options and {@code strictOrdered} from the guard's settings.
      * The driver options are read once, never kept.
+     *
+     * @param bulkWriteOptions the caller's driver options; only {@code ordered} is read
+     * @param settings         the guard's settings; only {@code strictOrdered} is read
+     * @return the options
+     * @throws NullPointerException if an argument is null
      */
     public static PlanOptions from(BulkWriteOptions bulkWriteOptions, WriteGuardSettings settings) {
         Objects.requireNonNull(bulkWriteOptions, "bulkWriteOptions");
@@ -48,18 +61,32 @@ public final class PlanOptions {
         return builder().ordered(bulkWriteOptions.isOrdered()).strictOrdered(settings.isStrictOrdered()).build();
     }
 
-    /** A builder with the defaults: ordered, not strict. */
+    /**
+     * A builder with the defaults: ordered, not strict.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** A builder starting from {@code existing}'s values. */
+    /**
+     * A builder starting from {@code existing}'s values.
+     *
+     * @param existing the options to start from
+     * @return a new builder
+     * @throws NullPointerException if {@code existing} is null
+     */
     public static Builder builder(PlanOptions existing) {
         Objects.requireNonNull(existing, "existing");
         return new Builder().ordered(existing.ordered).strictOrdered(existing.strictOrdered);
     }
 
-    /** Whether the caller asked for an ORDERED bulk; default {@code true}, as in the driver. */
+    /**
+     * Whether the caller asked for an ORDERED bulk.
+     *
+     * @return {@code true} for an ordered request; default {@code true}, as in the driver
+     */
     public boolean isOrdered() {
         return ordered;
     }
@@ -67,6 +94,8 @@ public final class PlanOptions {
     /**
      * Whether an ordered request runs as the driver's ORDERED bulk exactly as given; default {@code false}.
      * Has no effect on an unordered request.
+     *
+     * @return {@code true} when an ordered request keeps the driver's strict ORDERED semantics
      */
     public boolean isStrictOrdered() {
         return strictOrdered;
@@ -102,18 +131,33 @@ public final class PlanOptions {
         private Builder() {
         }
 
-        /** Whether the caller asked for an ORDERED bulk; default {@code true}. */
+        /**
+         * Whether the caller asked for an ORDERED bulk; default {@code true}.
+         *
+         * @param ordered {@code false} for an unordered request
+         * @return this builder
+         */
         public Builder ordered(boolean ordered) {
             this.ordered = ordered;
             return this;
         }
 
-        /** Run an ordered request as the driver's ORDERED bulk, exactly as given; default {@code false}. */
+        /**
+         * Run an ordered request as the driver's ORDERED bulk, exactly as given; default {@code false}.
+         *
+         * @param strictOrdered {@code true} to keep the driver's ORDERED semantics (and its round trips)
+         * @return this builder
+         */
         public Builder strictOrdered(boolean strictOrdered) {
             this.strictOrdered = strictOrdered;
             return this;
         }
 
+        /**
+         * The options set so far.
+         *
+         * @return new, immutable options
+         */
         public PlanOptions build() {
             return new PlanOptions(this);
         }

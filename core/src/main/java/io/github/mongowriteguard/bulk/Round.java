@@ -28,7 +28,11 @@ public final class Round {
         this.indices = indices; // built for this round alone and never changed
     }
 
-    /** 1 for the first round. */
+    /**
+     * This round's place in its plan.
+     *
+     * @return 1 for the first round
+     */
     public int number() {
         return number;
     }
@@ -36,22 +40,38 @@ public final class Round {
     /**
      * Whether this round must run as an ORDERED bulk: only in {@link PlanMode#PRESERVE_ORDER} and
      * {@link PlanMode#STRICT_ORDERED} plans, which have exactly one round.
+     *
+     * @return {@code true} for an ORDERED round
      */
     public boolean isOrdered() {
         return ordered;
     }
 
-    /** Number of writes in this round. */
+    /**
+     * The number of writes in this round.
+     *
+     * @return the number of writes, at least 1
+     */
     public int size() {
         return indices.length;
     }
 
-    /** The writes of this round, as indices in the caller's list, ascending. Unmodifiable. */
+    /**
+     * The writes of this round, as indices in the caller's list.
+     *
+     * @return the indices, ascending; unmodifiable
+     */
     public List<Integer> indices() {
         return new IndexList(indices);
     }
 
-    /** The index of the {@code position}-th write of this round. */
+    /**
+     * The index of the {@code position}-th write of this round, without boxing.
+     *
+     * @param position the write's position in this round, 0 for the first
+     * @return its index in the caller's list
+     * @throws ArrayIndexOutOfBoundsException if {@code position} is not below {@link #size()}
+     */
     public int index(int position) {
         return indices[position];
     }

@@ -41,11 +41,20 @@ public final class WriteDecision {
         this.reason = reason;
     }
 
-    /** The write's index in the caller's list. */
+    /**
+     * Which write this is.
+     *
+     * @return the write's index in the caller's list
+     */
     public int index() {
         return index;
     }
 
+    /**
+     * The kind of the write.
+     *
+     * @return the driver model it was given as
+     */
     public WriteKind kind() {
         return kind;
     }
@@ -53,22 +62,36 @@ public final class WriteDecision {
     /**
      * Whether the write touches exactly one document named by {@code _id} (including an insert left without
      * {@code _id}, whose document no other write can name).
+     *
+     * @return {@code true} for a keyed write, which keeps its order only among the writes on its {@code _id}
      */
     public boolean isKeyed() {
         return keyed;
     }
 
-    /** The {@code _id} the write is keyed by; empty when unkeyed or for an insert left without {@code _id}. */
+    /**
+     * The {@code _id} the write is keyed by.
+     *
+     * @return a copy of the {@code _id}; empty when unkeyed or for an insert left without {@code _id}
+     */
     public Optional<BsonValue> id() {
         return Optional.ofNullable(id).map(Ids::copy);
     }
 
-    /** The whole filter as sent, e.g. {@code {_id: 5, region: "eu"}}; empty for inserts. */
+    /**
+     * The whole filter as sent, e.g. {@code {_id: 5, region: "eu"}}.
+     *
+     * @return a copy of the filter; empty for inserts
+     */
     public Optional<BsonDocument> filter() {
         return Optional.ofNullable(filter).map(BsonDocument::clone);
     }
 
-    /** The round (1 = first) that runs this write. */
+    /**
+     * The round that runs this write.
+     *
+     * @return the round number, 1 for the first round
+     */
     public int round() {
         return round;
     }
@@ -76,12 +99,18 @@ public final class WriteDecision {
     /**
      * Index of the previous write on the same {@code _id}, or -1. In an ordered request, if that write does not apply,
      * this one is not run ("skipped because index i failed").
+     *
+     * @return the index of the previous write on the same {@code _id} in the caller's list, or -1
      */
     public int previousOnKey() {
         return previousOnKey;
     }
 
-    /** Why, in one sentence: e.g. {@code round 2: after #1 on the same _id 5}. */
+    /**
+     * Why the write runs where it does.
+     *
+     * @return one sentence, e.g. {@code round 2: after #1 on the same _id 5}
+     */
     public String reason() {
         return reason;
     }

@@ -9,11 +9,17 @@ package io.github.mongowriteguard.bulk;
  * }</pre>
  */
 public enum WriteKind {
+    /** {@code InsertOneModel}: one document, keyed by its {@code _id} (assigned by the guard when missing). */
     INSERT_ONE("InsertOneModel"),
+    /** {@code ReplaceOneModel}: at most one document; keyed when its filter is {@code _id} equality. */
     REPLACE_ONE("ReplaceOneModel"),
+    /** {@code UpdateOneModel}: at most one document; keyed when its filter is {@code _id} equality. */
     UPDATE_ONE("UpdateOneModel"),
+    /** {@code UpdateManyModel}: any number of documents; always unkeyed. */
     UPDATE_MANY("UpdateManyModel"),
+    /** {@code DeleteOneModel}: at most one document; keyed when its filter is {@code _id} equality. */
     DELETE_ONE("DeleteOneModel"),
+    /** {@code DeleteManyModel}: any number of documents; always unkeyed. */
     DELETE_MANY("DeleteManyModel");
 
     private final String modelName;
@@ -22,12 +28,20 @@ public enum WriteKind {
         this.modelName = modelName;
     }
 
-    /** The driver's class name for this kind, e.g. {@code ReplaceOneModel}: what the caller wrote. */
+    /**
+     * The driver's class name for this kind: what the caller wrote.
+     *
+     * @return the simple class name, e.g. {@code ReplaceOneModel}
+     */
     public String modelName() {
         return modelName;
     }
 
-    /** Whether this kind can change more than one document. */
+    /**
+     * Whether this kind can change more than one document.
+     *
+     * @return {@code true} for {@link #UPDATE_MANY} and {@link #DELETE_MANY}
+     */
     public boolean isMulti() {
         return this == UPDATE_MANY || this == DELETE_MANY;
     }

@@ -105,6 +105,8 @@ public final class WriteRecord<T> {
     /**
      * Reads a model.
      *
+     * @param <T>   the collection's document class
+     * @param model the caller's write model; its option objects are read now and never kept
      * @return the record, or {@code null} for a model class this version of the guard does not know (the planner
      *         refuses it with a message naming the class)
      */
@@ -139,56 +141,111 @@ public final class WriteRecord<T> {
         return null;
     }
 
-    /** The caller's model, as given. */
+    /**
+     * The caller's model, as given.
+     *
+     * @return the model
+     */
     public WriteModel<? extends T> model() {
         return model;
     }
 
+    /**
+     * The kind of write: one per driver model class.
+     *
+     * @return the kind
+     */
     public WriteKind kind() {
         return kind;
     }
 
-    /** The document to insert, or the replacement; null for updates and deletes (and when the caller passed null). */
+    /**
+     * The document to insert, or the replacement.
+     *
+     * @return the caller's document; null for updates and deletes (and when the caller passed null)
+     */
     public @Nullable T document() {
         return document;
     }
 
-    /** The caller's filter; null for inserts (and when the caller passed null). */
+    /**
+     * The caller's filter.
+     *
+     * @return the filter; null for inserts (and when the caller passed null)
+     */
     public @Nullable Bson filter() {
         return filter;
     }
 
-    /** The update document of an update; null for a pipeline update and for other kinds. */
+    /**
+     * The update document of an update.
+     *
+     * @return the update document; null for a pipeline update and for other kinds
+     */
     public @Nullable Bson update() {
         return update;
     }
 
-    /** The update pipeline of an update; null for an update document and for other kinds. */
+    /**
+     * The update pipeline of an update.
+     *
+     * @return the pipeline stages; null for an update document and for other kinds
+     */
     public @Nullable List<? extends Bson> pipeline() {
         return pipeline;
     }
 
+    /**
+     * The {@code upsert} option of a replacement or an update.
+     *
+     * @return {@code true} when the write inserts a document if its filter matches none; {@code false} for inserts and
+     *         deletes
+     */
     public boolean upsert() {
         return upsert;
     }
 
+    /**
+     * The write's own collation (a write with one is unkeyed: its {@code _id} equality may not be the index's).
+     *
+     * @return the collation; null when none, and for inserts
+     */
     public @Nullable Collation collation() {
         return collation;
     }
 
+    /**
+     * The index hint, as a document.
+     *
+     * @return the hint; null when none (or given as a name, {@link #hintString()}), and for inserts
+     */
     public @Nullable Bson hint() {
         return hint;
     }
 
+    /**
+     * The index hint, as an index name.
+     *
+     * @return the index name; null when none (or given as a document, {@link #hint()}), and for inserts
+     */
     public @Nullable String hintString() {
         return hintString;
     }
 
+    /**
+     * The array filters of an update.
+     *
+     * @return the array filters; null when none, and for other kinds
+     */
     public @Nullable List<? extends Bson> arrayFilters() {
         return arrayFilters;
     }
 
-    /** The sort of an updateOne or replaceOne (server 8.0); null when none. */
+    /**
+     * The sort of an updateOne or replaceOne (server 8.0), which chooses the document when the filter matches several.
+     *
+     * @return the sort; null when none, and for other kinds
+     */
     public @Nullable Bson sort() {
         return sort;
     }
