@@ -1,5 +1,6 @@
 package io.github.mongowriteguard.samples.orders.demo;
 
+import java.time.Duration;
 import java.util.List;
 
 import org.bson.BsonDocument;
@@ -39,7 +40,7 @@ public class DemoInfrastructure {
     }
 
     @Bean
-    MongoConnectionDetails emulatedClusterConnection(EmulatedShardedCluster cluster, @Value("${orders.socket-timeout}") java.time.Duration socketTimeout) {
+    MongoConnectionDetails emulatedClusterConnection(EmulatedShardedCluster cluster, @Value("${orders.socket-timeout}") Duration socketTimeout) {
         ConnectionString connection = new ConnectionString(cluster.connectionString() + "shop?socketTimeoutMS=" + socketTimeout.toMillis());
         return () -> connection;
     }

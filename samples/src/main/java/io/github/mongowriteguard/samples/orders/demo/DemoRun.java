@@ -7,8 +7,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.StreamSupport;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -135,12 +137,12 @@ public class DemoRun implements ApplicationRunner {
     }
 
     private static String measurements(Meter meter) {
-        return java.util.stream.StreamSupport.stream(meter.measure().spliterator(), false)
-            .map(m -> m.getStatistic().name().toLowerCase(java.util.Locale.ROOT) + "=" + format(m.getValue()))
+        return StreamSupport.stream(meter.measure().spliterator(), false)
+            .map(m -> m.getStatistic().name().toLowerCase(Locale.ROOT) + "=" + format(m.getValue()))
             .collect(Collectors.joining(" "));
     }
 
     private static String format(double value) {
-        return value == Math.rint(value) ? String.valueOf((long) value) : String.format(java.util.Locale.ROOT, "%.3f", value);
+        return value == Math.rint(value) ? String.valueOf((long) value) : String.format(Locale.ROOT, "%.3f", value);
     }
 }
