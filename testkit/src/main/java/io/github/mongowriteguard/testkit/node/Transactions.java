@@ -87,8 +87,11 @@ final class Transactions {
 
     private final ReentrantLock nodeLock;
     private final Condition changed;
-    /** Serializes a transaction's check-and-lock of documents with the writes outside transactions. */
-    private final ReentrantLock gate = new ReentrantLock();
+    /**
+     * Writes outside transactions hold it shared while they run; a transaction's check-and-lock of documents holds it
+     * exclusively, so a write that was already running when a transaction locked its document is seen as a conflict.
+     */
+    private final java.util.concurrent.locks.ReentrantReadWriteLock gate = new java.util.concurrent.locks.ReentrantReadWriteLock();
     private final Map<String, Txn> bySession = new ConcurrentHashMap<>();
     private final Map<DocKey, Txn> locks = new ConcurrentHashMap<>();
     private final io.github.mongowriteguard.testkit.ServerVersion version;
@@ -269,7 +272,7 @@ final class Transactions {
             }
         });
         before.keySet().stream().filter(id -> !after.containsKey(id)).forEach(changed::add);
-        gate.lock();
+        gate.writeLock().lock();
         try {
             Map<BsonValue, BsonDocument> committed = changed.isEmpty() ? Map.of() : main.documents(database, collection);
             Map<BsonValue, BsonDocument> snapshot = txn.base.getOrDefault(namespace, Map.of());
@@ -287,7 +290,7 @@ final class Transactions {
                 txn.written.add(key);
             }
         } finally {
-            gate.unlock();
+            gate.writeLock().unlock();
         }
         return reply;
     }
@@ -331,20 +334,18 @@ final class Transactions {
      * @return the write's reply
      */
     BsonDocument outside(OperationContext operation, StorageEngine main, java.util.function.Supplier<BsonDocument> write) {
-        if (locks.isEmpty() || !WRITES.contains(operation.commandName())) {
+        if (!WRITES.contains(operation.commandName())) {
             return write.get();
         }
         while (true) {
             reap();
-            gate.lock();
-            boolean blocked;
+            gate.readLock().lock();
             try {
-                blocked = targetsLocked(operation, main);
-                if (!blocked) {
+                if (locks.isEmpty() || !targetsLocked(operation, main)) {
                     return write.get();
                 }
             } finally {
-                gate.unlock();
+                gate.readLock().unlock();
             }
             nodeLock.lock();
             try {
