@@ -630,8 +630,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     private BsonDocument runInSession(OperationContext operation, SessionState session) {
         BsonDocument command = operation.command();
-        if (session != null && Transactions.isTransactionCommand(command)) {
-            return inTransaction(operation, session);
+        if (Transactions.isTransactionCommand(command) && identity.kind() != NodeIdentity.Kind.MONGOS) {
+            return session != null ? inTransaction(operation, session) : Transactions.withoutSession(command);
         }
         boolean retryableWrite = session != null && ErrorLabels.isRetryableWrite(command);
         if (retryableWrite) {

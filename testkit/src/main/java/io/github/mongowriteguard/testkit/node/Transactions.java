@@ -115,6 +115,19 @@ final class Transactions {
         return TimeUnit.NANOSECONDS.toSeconds(lifetimeLimitNanos);
     }
 
+    /**
+     * The answer to a command of a transaction that carries no session ({@code initializeOperationSessionInfo}: a
+     * transaction number needs a session id; commit and abort must run within a transaction).
+     */
+    static BsonDocument withoutSession(BsonDocument command) {
+        if (COMMIT_OR_ABORT.contains(command.getFirstKey())) {
+            return StorageEngine.error(125, "CommandFailed", command.getFirstKey() + " must be run within a transaction");
+        }
+        return StorageEngine.error(72, "InvalidOptions", command.containsKey("txnNumber")
+            ? "Transaction number requires a session ID to also be specified"
+            : "'autocommit' field requires a transaction number to also be specified");
+    }
+
     /** A command that belongs to a multi-document transaction ({@code autocommit} present, or commit/abort). */
     static boolean isTransactionCommand(BsonDocument command) {
         return command.containsKey("autocommit") || COMMIT_OR_ABORT.contains(command.getFirstKey());
@@ -154,6 +167,9 @@ final class Transactions {
         BsonDocument command = operation.command();
         String name = operation.commandName();
         reap();
+        if (COMMIT_OR_ABORT.contains(name) && !command.containsKey("txnNumber")) {
+            return StorageEngine.error(125, "CommandFailed", name + " must be run within a transaction");
+        }
         if (!command.containsKey("txnNumber")) {
             return StorageEngine.error(72, "InvalidOptions", "'autocommit' field requires a transaction number to also be specified");
         }
@@ -274,6 +290,9 @@ final class Transactions {
         before.keySet().stream().filter(id -> !after.containsKey(id)).forEach(changed::add);
         gate.writeLock().lock();
         try {
+            if (txn.state != State.IN_PROGRESS) {
+                throw new Aborting(noSuchTransaction(txn.txnNumber, txn.txnNumber));
+            }
             Map<BsonValue, BsonDocument> committed = changed.isEmpty() ? Map.of() : main.documents(database, collection);
             Map<BsonValue, BsonDocument> snapshot = txn.base.getOrDefault(namespace, Map.of());
             for (BsonValue id : changed) {
@@ -410,10 +429,8 @@ final class Transactions {
             }
             txn.state = state;
             txn.written.forEach(key -> locks.remove(key, txn));
-            if (txn.snapshot != null) {
-                txn.snapshot.close();
-            }
-            txn.base = null;
+            // The copy is left to the garbage collector: a statement of the session may still be running on it when the
+            // reaper ends the transaction; it then finds the transaction ended before it locks anything.
         }
         nodeLock.lock();
         try {
