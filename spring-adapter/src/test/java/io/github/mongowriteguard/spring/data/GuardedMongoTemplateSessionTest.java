@@ -166,6 +166,105 @@ class GuardedMongoTemplateSessionTest {
         assertTransaction(writes(sent));
         assertThat(GuardedMongoTemplateTest.statements(writes(sent)))
             .isEqualTo(GuardedMongoTemplateTest.statements(writes(plainSent)));
+        assertThat(stored("guarded", "items")).isEqualTo(stored("plain", "items")).hasSize(3);
+    }
+
+    @Test
+    void transaction_rollsBackOnAnException_andAnOptimisticLockingFailureInside_exactlyAsThePlainTemplate() {
+        List<Object> outcomes = new ArrayList<>();
+        for (String database : List.of("guarded", "plain")) {
+            MongoTemplate template = template(database);
+            TransactionTemplate transactions = new TransactionTemplate(new MongoTransactionManager(template.getMongoDatabaseFactory()));
+            outcomes.add(thrown(() -> transactions.executeWithoutResult(status -> {
+                everyWriteInTransaction(template);
+                throw new IllegalStateException("the service gives up");
+            })));
+            outcomes.add(thrown(() -> transactions.executeWithoutResult(status -> {
+                template.insert(new Item("x", 1, "X"));
+                template.save(new Versioned("v1", "stale", 2L));
+            })));
+            outcomes.add(transactions.execute(status -> template.save(new Versioned("v1", "V4", 3L))));
+        }
+        assertThat(outcomes.subList(3, 6)).isEqualTo(outcomes.subList(0, 3));
+        assertThat(outcomes.get(0)).isEqualTo(IllegalStateException.class);
+        assertThat(outcomes.get(1)).isEqualTo(org.springframework.dao.OptimisticLockingFailureException.class);
+        assertThat(stored("guarded", "items")).isEqualTo(stored("plain", "items")).isEmpty();
+        assertThat(stored("guarded", "versioned")).isEqualTo(stored("plain", "versioned"))
+            .containsExactly(new Document("_id", "v1").append("name", "V4").append("version", 4L)
+                .append("_class", Versioned.class.getName()));
+    }
+
+    @Test
+    void transactionalAnnotation_withMongoTransactionManager_commitsAndRollsBackAsThePlainTemplate() {
+        List<Object> outcomes = new ArrayList<>();
+        for (String database : List.of("guarded", "plain")) {
+            try (org.springframework.context.annotation.AnnotationConfigApplicationContext context =
+                     new org.springframework.context.annotation.AnnotationConfigApplicationContext()) {
+                context.registerBean(MongoTemplate.class, () -> template(database));
+                context.registerBean(MongoTransactionManager.class,
+                    () -> new MongoTransactionManager(context.getBean(MongoTemplate.class).getMongoDatabaseFactory()));
+                context.register(TransactionalConfig.class, TransactionalItems.class);
+                context.refresh();
+                TransactionalItems items = context.getBean(TransactionalItems.class);
+                outcomes.add(items.insertTwo("t1", "t2"));
+                outcomes.add(thrown(() -> items.insertThenFail("t3")));
+                outcomes.add(thrown(() -> items.insertTwo("t4", "t1")));
+            }
+        }
+        assertThat(outcomes.subList(3, 6)).isEqualTo(outcomes.subList(0, 3));
+        assertThat(outcomes.get(1)).isEqualTo(IllegalStateException.class);
+        assertThat(outcomes.get(2)).isEqualTo(org.springframework.dao.DuplicateKeyException.class);
+        assertThat(stored("guarded", "items")).isEqualTo(stored("plain", "items"))
+            .extracting(document -> document.get("_id")).containsExactly("t1", "t2");
+        assertThat(sent).filteredOn(command -> command.getFirstKey().equals("insert"))
+            .allSatisfy(command -> assertThat(command.getBoolean("autocommit").getValue()).isFalse());
+    }
+
+    @org.springframework.context.annotation.Configuration
+    @org.springframework.transaction.annotation.EnableTransactionManagement
+    static class TransactionalConfig {
+    }
+
+    /** A service whose methods are {@code @Transactional} on whichever template the context holds. */
+    static class TransactionalItems {
+        private final MongoTemplate template;
+
+        TransactionalItems(MongoTemplate template) {
+            this.template = template;
+        }
+
+        @org.springframework.transaction.annotation.Transactional
+        public List<Item> insertTwo(String first, String second) {
+            template.insert(new Item(first, 1, first));
+            template.insert(new Item(second, 2, second));
+            return template.findAll(Item.class);
+        }
+
+        @org.springframework.transaction.annotation.Transactional
+        public void insertThenFail(String id) {
+            template.insert(new Item(id, 3, id));
+            throw new IllegalStateException("rolled back");
+        }
+    }
+
+    private static MongoTemplate template(String database) {
+        return database.equals("guarded")
+            ? new GuardedMongoTemplate(new SimpleMongoClientDatabaseFactory(guardedClient, "guarded"), null, guard)
+            : new MongoTemplate(new SimpleMongoClientDatabaseFactory(plainClient, "plain"));
+    }
+
+    private static Object thrown(Runnable call) {
+        try {
+            call.run();
+            return "no exception";
+        } catch (RuntimeException e) {
+            return e.getClass();
+        }
+    }
+
+    private static List<Document> stored(String database, String collection) {
+        return plainClient.getDatabase(database).getCollection(collection).find().sort(new Document("_id", 1))
+            .into(new ArrayList<>());
     }
 
     @Test
@@ -178,18 +277,14 @@ class GuardedMongoTemplateSessionTest {
 
     /**
      * Runs {@link #everyWrite} in a {@code MongoTransactionManager} transaction on {@code factory} (or on the template's
-     * own factory). The emulator runs each write but not the transaction itself; only what is sent is checked.
+     * own factory), committed by the emulator's multi-document transactions.
      */
     private static void inTransaction(MongoDatabaseFactory factory, Function<MongoDatabaseFactory, MongoTemplate> templates,
                                       boolean managerOnTemplatesFactory) {
         MongoTemplate template = templates.apply(factory);
         MongoTransactionManager manager = new MongoTransactionManager(
             managerOnTemplatesFactory ? template.getMongoDatabaseFactory() : factory);
-        try {
-            new TransactionTemplate(manager).executeWithoutResult(status -> everyWriteInTransaction(template));
-        } catch (RuntimeException emulatorRunsNoTransactions) {
-            // commitTransaction: what matters here is what was sent
-        }
+        new TransactionTemplate(manager).executeWithoutResult(status -> everyWriteInTransaction(template));
     }
 
     /** The writes of {@link #everyWrite} (reads in a transaction would only repeat the emulator's view). */

@@ -25,7 +25,14 @@ import io.netty.channel.embedded.EmbeddedChannel;
  * time, like a single global write lock.
  */
 public final class StorageEngine implements AutoCloseable {
-    private final MemoryBackend backend = new MemoryBackend();
+    private final Backend backend = new Backend();
+
+    /** The in-memory backend, with its database names readable. */
+    private static final class Backend extends MemoryBackend {
+        java.util.Set<String> databaseNames() {
+            return listDatabaseNames();
+        }
+    }
     private final EmbeddedChannel channel = new EmbeddedChannel();
     private final ReentrantLock lock = new ReentrantLock();
 
@@ -50,6 +57,102 @@ public final class StorageEngine implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Runs {@code work} while no command runs on this engine (the engine's lock is reentrant, so {@code work} may run
+     * commands): several commands applied as one step.
+     *
+     * @param work what to run
+     * @param <T>  its result
+     * @return its result
+     */
+    public <T> T atomically(java.util.function.Supplier<T> work) {
+        lock.lock();
+        try {
+            return work.get();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The documents of every collection, by namespace ({@code db.collection}) and {@code _id}, as one consistent
+     * picture.
+     *
+     * @return the documents
+     */
+    public java.util.Map<String, java.util.Map<org.bson.BsonValue, BsonDocument>> documents() {
+        return atomically(() -> {
+            java.util.Map<String, java.util.Map<org.bson.BsonValue, BsonDocument>> all = new java.util.LinkedHashMap<>();
+            for (String database : new java.util.TreeSet<>(backend.databaseNames())) {
+                for (String collection : collections(database)) {
+                    all.put(database + "." + collection, documents(database, collection));
+                }
+            }
+            return all;
+        });
+    }
+
+    /**
+     * The documents of one collection by {@code _id} (empty when it does not exist).
+     *
+     * @param database   the database
+     * @param collection the collection
+     * @return the documents
+     */
+    public java.util.Map<org.bson.BsonValue, BsonDocument> documents(String database, String collection) {
+        return atomically(() -> {
+            java.util.Map<org.bson.BsonValue, BsonDocument> documents = new java.util.LinkedHashMap<>();
+            if (!backend.databaseNames().contains(database)) {
+                return documents;
+            }
+            de.bwaldvogel.mongo.MongoCollection<?> engineCollection =
+                backend.resolveDatabase(database).resolveCollection(collection, false);
+            if (engineCollection != null) {
+                engineCollection.queryAllAsStream().map(StorageEngine::fromEngine)
+                    .forEach(document -> documents.put(document.get("_id"), document));
+            }
+            return documents;
+        });
+    }
+
+    /**
+     * The {@code _id}s of the documents of one collection that {@code filter} matches, as the engine's query language
+     * matches them.
+     *
+     * @param database   the database
+     * @param collection the collection
+     * @param filter     the filter
+     * @return the matching documents' {@code _id}s
+     */
+    public java.util.List<org.bson.BsonValue> matchingIds(String database, String collection, BsonDocument filter) {
+        return atomically(() -> {
+            if (!backend.databaseNames().contains(database)) {
+                return java.util.List.of();
+            }
+            de.bwaldvogel.mongo.MongoCollection<?> engineCollection =
+                backend.resolveDatabase(database).resolveCollection(collection, false);
+            if (engineCollection == null) {
+                return java.util.List.of();
+            }
+            return engineCollection.handleQueryAsStream(toEngine(filter)).map(StorageEngine::fromEngine)
+                .map(document -> document.get("_id")).toList();
+        });
+    }
+
+    private java.util.List<String> collections(String database) {
+        BsonDocument reply = run(database, new BsonDocument("listCollections", new BsonInt32(1)));
+        java.util.List<String> names = new java.util.ArrayList<>();
+        if (reply.containsKey("cursor")) {
+            for (org.bson.BsonValue entry : reply.getDocument("cursor").getArray("firstBatch")) {
+                String name = entry.asDocument().getString("name").getValue();
+                if (!name.startsWith("system.")) {
+                    names.add(name);
+                }
+            }
+        }
+        return names;
     }
 
     /**

@@ -100,6 +100,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private volatile Users users = new Users();
     private volatile Membership membership;
     private final java.util.concurrent.atomic.AtomicReference<LostReplies> lostReplies = new java.util.concurrent.atomic.AtomicReference<>();
+    private final Transactions transactions;
 
     /** Replies to lose: the next {@code left} replies to one of {@code commands} (empty: any command). */
     private record LostReplies(Set<String> commands, java.util.concurrent.atomic.AtomicInteger left) {
@@ -128,6 +129,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         this.name = name;
         this.identity = identity;
         this.executor = executor != null ? executor : (operation, command) -> engine.run(operation.database(), command);
+        this.transactions = new Transactions(identity.version(), lock, changed);
         this.server = new WireServer(name, port, this);
         this.hosts = List.of(server.address());
     }
@@ -233,6 +235,21 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      */
     public StorageEngine engine() {
         return engine;
+    }
+
+    /**
+     * mongod's {@code transactionLifetimeLimitSeconds} (60 by default): a transaction open longer is aborted, its
+     * writes discarded; also set by {@code setParameter: 1, transactionLifetimeLimitSeconds: n} on {@code admin}.
+     *
+     * @param seconds the limit, at least 1
+     */
+    public void transactionLifetimeLimitSeconds(long seconds) {
+        transactions.lifetimeLimitSeconds(seconds);
+    }
+
+    /** {@return the multi-document transactions open on this node now} */
+    public int openTransactions() {
+        return transactions.open();
     }
 
     // ---- the replication layer's hooks ------------------------------------------------------------------
@@ -508,6 +525,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             return StorageEngine.error(40415, "Location40415",
                 "BSON field '" + operation.commandName() + ".comment' is an unknown field.");
         }
+        if (identity.kind() == NodeIdentity.Kind.MONGOS && Transactions.isTransactionCommand(command)) {
+            return StorageEngine.error(115, "CommandNotSupported", "the emulated mongos does not run multi-document"
+                + " transactions (testkit: transactions are emulated on replica-set primaries only)");
+        }
         SessionState session = null;
         BsonDocument reply = null;
         try {
@@ -532,7 +553,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             reply.put("writeConcernError", failure.get().writeConcernError());
             return labelled(operation, reply, failure.get());
         }
-        if (member != null && Membership.WRITE_COMMANDS.contains(operation.commandName())
+        if (member != null && (Membership.WRITE_COMMANDS.contains(operation.commandName())
+            || operation.commandName().equals("commitTransaction") || operation.commandName().equals("abortTransaction"))
             && reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
             // After the session is checked in, as mongod waits for write concern once the command has run.
             BsonDocument writeConcernError = member.awaitWriteConcern(operation);
@@ -608,9 +630,13 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     private BsonDocument runInSession(OperationContext operation, SessionState session) {
         BsonDocument command = operation.command();
+        if (Transactions.isTransactionCommand(command) && identity.kind() != NodeIdentity.Kind.MONGOS) {
+            return session != null ? inTransaction(operation, session) : Transactions.withoutSession(command);
+        }
         boolean retryableWrite = session != null && ErrorLabels.isRetryableWrite(command);
         if (retryableWrite) {
             long txnNumber = command.getNumber("txnNumber").longValue();
+            transactions.newerTxnNumber(session.id, txnNumber);
             if (txnNumber < session.txnNumber) {
                 return StorageEngine.error(225, "TransactionTooOld", "Retryable write with txnNumber " + txnNumber
                     + " is prohibited on session " + session.id + " because a newer retryable write with txnNumber "
@@ -654,12 +680,69 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 return refused;
             }
             try {
-                return execute(operation, session, retryableWrite, member);
+                return transactions.outside(operation, engine, () -> execute(operation, session, retryableWrite, member));
             } finally {
                 member.endWrite(operation);
             }
         }
+        if (identity.kind() != NodeIdentity.Kind.MONGOS) {
+            return transactions.outside(operation, engine, () -> execute(operation, session, retryableWrite, null));
+        }
         return execute(operation, session, retryableWrite, null);
+    }
+
+    /**
+     * A command of a multi-document transaction (see {@link Transactions}): refused on a secondary; a new transaction
+     * number on the session ends the retryable-write history of the previous one; a commit applies the transaction's
+     * documents as one write (one oplog entry on a replicating primary) and then waits for its write concern.
+     */
+    private BsonDocument inTransaction(OperationContext operation, SessionState session) {
+        BsonDocument command = operation.command();
+        Membership member = membership;
+        if (member != null && !member.isWritablePrimary()) {
+            return StorageEngine.error(10107, "NotWritablePrimary", "not primary");
+        }
+        operation.checkForInterrupt();
+        operation.startExecution();
+        long sessionNumber = session.txnNumber;
+        if (command.getBoolean("startTransaction", BsonBoolean.FALSE).getValue() && command.containsKey("txnNumber")
+            && command.getNumber("txnNumber").longValue() > session.txnNumber) {
+            session.txnNumber = command.getNumber("txnNumber").longValue();
+            session.statements.clear();
+            session.statementTargets.clear();
+            session.incompleteHistory = false;
+        }
+        return transactions.run(operation, session.id, sessionNumber, engine, this::strip,
+            writes -> commitWrites(operation, writes));
+    }
+
+    private BsonDocument commitWrites(OperationContext operation, List<Transactions.Write> writes) {
+        Membership member = membership;
+        if (member != null) {
+            BsonDocument refused = member.beginWrite(operation);
+            if (refused != null) {
+                member.endWrite(operation);
+                return refused;
+            }
+        }
+        try {
+            java.util.function.Supplier<BsonDocument> applyAll = () -> {
+                for (Transactions.Write write : writes) {
+                    OperationContext statement = operation.forStatement(write.database(), write.command());
+                    statement.replicationState(operation.replicationState());
+                    executor.execute(statement, write.command());
+                }
+                return null;
+            };
+            // A replicating primary's apply lock keeps the writes together (one oplog entry); a single node's engine lock.
+            BsonDocument refused = member != null ? applyAll.get() : engine.atomically(applyAll);
+            operation.connection().lastOp(OPTIMES.incrementAndGet());
+            return refused;
+        } finally {
+            if (member != null) {
+                member.endWrite(operation);
+            }
+        }
     }
 
     /** Runs the command once the session is checked out: stalls, then the node's own answer or the executor. */
@@ -797,6 +880,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             boolean noWritesPerformed = !mongos && version.atLeast(ServerVersion.V6_0) && before != 0
                 && before == operation.connection().lastOp();
             ErrorLabels.addServerLabels(command, reply, version, noWritesPerformed);
+        }
+        if ((action == null || !action.hasErrorLabels()) && !mongos) {
+            ErrorLabels.addTransactionLabels(command, reply, version, operation.connection().isInternal());
         }
         return reply;
     }
@@ -1286,7 +1372,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         return ok();
     }
 
-    private BsonDocument strip(BsonDocument command) {
+    BsonDocument strip(BsonDocument command) {
         BsonDocument stripped = new BsonDocument();
         for (Map.Entry<String, BsonValue> entry : command.entrySet()) {
             if (!STRIPPED.contains(entry.getKey())) {
@@ -1310,6 +1396,13 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             case "buildInfo":
             case "buildinfo":
                 return buildInfo();
+            case "setParameter":
+                if (command.containsKey("transactionLifetimeLimitSeconds") && identity.kind() != NodeIdentity.Kind.MONGOS) {
+                    long was = transactions.lifetimeLimitSeconds();
+                    transactions.lifetimeLimitSeconds(command.getNumber("transactionLifetimeLimitSeconds").longValue());
+                    return ok().append("was", new BsonInt32((int) was));
+                }
+                return null;
             case "serverStatus":
                 return serverStatus();
             case "currentOp":

@@ -49,6 +49,47 @@ final class ErrorLabels {
         }
     }
 
+    /**
+     * The labels of a transaction's command ({@code autocommit} present), {@code ErrorLabelBuilder::build} in
+     * mongodb/mongo {@code src/mongo/db/error_labels.cpp}: {@code TransientTransactionError} for WriteConflict (112),
+     * LockTimeout (24), the snapshot errors, and {@code NoSuchTransaction} (251, on commit or abort only without a
+     * write-concern error) or any retryable code on other statements; otherwise {@code RetryableWriteError} for a
+     * retryable code (or write-concern error code) of {@code commitTransaction}/{@code abortTransaction}, never to an
+     * internal client. {@code UnknownTransactionCommitResult} is the driver's own label, not the server's.
+     */
+    static void addTransactionLabels(BsonDocument command, BsonDocument reply,
+                                     io.github.mongowriteguard.testkit.ServerVersion version, boolean internalClient) {
+        if (!command.containsKey("autocommit") || !command.containsKey("txnNumber")) {
+            return;
+        }
+        boolean failed = reply.containsKey("code") && reply.getNumber("ok").doubleValue() == 0;
+        boolean commitOrAbort = command.getFirstKey().equals("commitTransaction")
+            || command.getFirstKey().equals("abortTransaction");
+        boolean hasWce = reply.containsKey("writeConcernError");
+        if (failed) {
+            int code = reply.getNumber("code").intValue();
+            boolean transient_ = TRANSIENT_CODES.contains(code)
+                || (commitOrAbort ? code == 251 && !hasWce : isRetriable(code, version) || code == 251);
+            if (transient_) {
+                add(reply, "TransientTransactionError");
+                return;
+            }
+        }
+        if (commitOrAbort && !internalClient) {
+            boolean retryable = failed && isRetriable(reply.getNumber("code").intValue(), version);
+            if (hasWce) {
+                BsonDocument wce = reply.getDocument("writeConcernError");
+                retryable |= wce.containsKey("code") && isRetriable(wce.getNumber("code").intValue(), version);
+            }
+            if (retryable) {
+                add(reply, "RetryableWriteError");
+            }
+        }
+    }
+
+    /** WriteConflict, LockTimeout and the snapshot errors SnapshotUnavailable, SnapshotTooOld, StaleChunkHistory. */
+    private static final Set<Integer> TRANSIENT_CODES = Set.of(112, 24, 246, 239, 241);
+
     static boolean isRetriable(int code, io.github.mongowriteguard.testkit.ServerVersion version) {
         return RETRYABLE_CODES.contains(code)
             || (code == 358 && version.atLeast(io.github.mongowriteguard.testkit.ServerVersion.V6_0));
