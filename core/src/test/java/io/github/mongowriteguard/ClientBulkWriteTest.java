@@ -31,8 +31,8 @@ import com.mongodb.client.model.bulk.ClientNamespacedWriteModel;
 import com.mongodb.client.model.bulk.ClientReplaceOneOptions;
 import com.mongodb.client.model.bulk.ClientUpdateOneOptions;
 
-import io.github.mongowriteguard.copies.CopyStillRunningException;
-import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.exception.CopyStillRunningException;
+import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
@@ -371,7 +371,7 @@ class ClientBulkWriteTest {
                     ClientNamespacedWriteModel.insertOne(new MongoNamespace("g.a"), new Document("_id", 1)),
                     ClientNamespacedWriteModel.insertOne(new MongoNamespace("g.b"), new Document("_id", 1)),
                     ClientNamespacedWriteModel.updateOne(new MongoNamespace("g.b"), Filters.eq("_id", 1), new Document("v", 2)))))
-                .isInstanceOfSatisfying(io.github.mongowriteguard.bulk.InvalidBulkException.class,
+                .isInstanceOfSatisfying(io.github.mongowriteguard.exception.InvalidBulkException.class,
                     e -> assertThat(e.index()).isEqualTo(2));
             assertThat(fixture.sent).isEmpty();
         }

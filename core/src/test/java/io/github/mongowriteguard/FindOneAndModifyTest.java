@@ -29,8 +29,8 @@ import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.Updates;
 
-import io.github.mongowriteguard.copies.CopyStillRunningException;
-import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.exception.CopyStillRunningException;
+import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.retry.RetryPolicy;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;

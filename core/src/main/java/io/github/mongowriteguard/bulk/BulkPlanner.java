@@ -2,7 +2,8 @@ package io.github.mongowriteguard.bulk;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.WriteModel;
-import io.github.mongowriteguard.bulk.InvalidBulkException.Problem;
+import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
+import io.github.mongowriteguard.exception.InvalidBulkException;
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;

@@ -1,5 +1,6 @@
 package io.github.mongowriteguard.copies;
 
+import io.github.mongowriteguard.exception.CopyStillRunningException;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
 
 import java.time.Duration;

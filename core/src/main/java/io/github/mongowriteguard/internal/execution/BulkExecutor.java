@@ -22,6 +22,8 @@ import io.github.mongowriteguard.bulk.BulkPlanner;
 import io.github.mongowriteguard.bulk.PlanMode;
 import io.github.mongowriteguard.bulk.PlanOptions;
 import io.github.mongowriteguard.bulk.Round;
+import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
+import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.metrics.CallOutcome;
@@ -160,7 +162,7 @@ public final class BulkExecutor<T> {
     /** The collection's write concern, refused when unacknowledged: nobody would confirm the outcome. */
     static WriteConcern requireAcknowledged(WriteConcern writeConcern) {
         if (!writeConcern.isAcknowledged()) {
-            throw new IllegalArgumentException("the collection's write concern " + writeConcern
+            throw new InvalidBulkException(-1, Problem.UNACKNOWLEDGED_WRITE_CONCERN, "the collection's write concern " + writeConcern
                 + " is unacknowledged: the guard cannot know the outcome of a write nobody confirms; use w:1 or"
                 + " w:\"majority\" (collection.withWriteConcern(WriteConcern.W1)). Nothing was sent.");
         }

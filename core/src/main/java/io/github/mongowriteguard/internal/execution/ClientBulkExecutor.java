@@ -21,7 +21,8 @@ import com.mongodb.client.model.bulk.ClientNamespacedWriteModel;
 import com.mongodb.internal.client.model.bulk.ConcreteClientBulkWriteOptions;
 
 import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.InvalidBulkException;
+import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
+import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.bulk.PlanMode;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
@@ -83,7 +84,7 @@ public final class ClientBulkExecutor {
 
     private static ConcreteClientBulkWriteOptions concrete(ClientBulkWriteOptions options) {
         if (!(options instanceof ConcreteClientBulkWriteOptions given)) {
-            throw new IllegalArgumentException("unknown ClientBulkWriteOptions class " + (options == null ? "null"
+            throw new InvalidBulkException(-1, Problem.UNSUPPORTED_OPTIONS, "unknown ClientBulkWriteOptions class " + (options == null ? "null"
                 : options.getClass().getName()) + ": use ClientBulkWriteOptions.clientBulkWriteOptions(). Nothing was sent.");
         }
         return given;
@@ -118,7 +119,7 @@ public final class ClientBulkExecutor {
                 plan = executors.apply(entry.getKey(), false).plan(models(all, entry.getValue()), options);
             } catch (InvalidBulkException e) {
                 int callerIndex = e.index() < 0 ? -1 : entry.getValue().get(e.index());
-                throw InvalidBulkException.of(callerIndex, e.problem(), "at index " + callerIndex + " of the client bulk ("
+                throw new InvalidBulkException(callerIndex, e.problem(), "at index " + callerIndex + " of the client bulk ("
                     + entry.getKey() + "): " + e.getMessage());
             }
             callersOrder |= options.isOrdered() && plan.mode() != PlanMode.UNORDERED_ROUNDS;

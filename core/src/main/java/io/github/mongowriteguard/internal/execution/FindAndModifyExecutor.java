@@ -36,9 +36,9 @@ import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.WriteRecord;
 import io.github.mongowriteguard.internal.command.CommandReply;
-import io.github.mongowriteguard.copies.CopyStillRunningException;
-import io.github.mongowriteguard.deadline.ServerDeadlineExceededException;
-import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.exception.CopyStillRunningException;
+import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
+import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
 import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.GuardRuntime;
@@ -126,7 +126,7 @@ public final class FindAndModifyExecutor<T> {
      * Runs the request and returns the document the server returned (before or after the write, as asked), or null.
      *
      * @param session the caller's session (outside a transaction), or null for one of the guard's own
-     * @throws io.github.mongowriteguard.bulk.InvalidBulkException for bad input, before anything is sent
+     * @throws io.github.mongowriteguard.exception.InvalidBulkException for bad input, before anything is sent
      */
     public @Nullable T execute(@Nullable ClientSession session, Request<T> request) {
         return runtime.observer().observe(collection.getNamespace().getFullName(), request.operation(),

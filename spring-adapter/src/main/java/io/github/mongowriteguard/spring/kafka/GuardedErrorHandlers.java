@@ -15,12 +15,12 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.util.backoff.ExponentialBackOff;
 
-import io.github.mongowriteguard.GuardedBulkWriteException;
-import io.github.mongowriteguard.WriteGuardException;
-import io.github.mongowriteguard.bulk.InvalidBulkException;
-import io.github.mongowriteguard.copies.CopyStillRunningException;
-import io.github.mongowriteguard.deadline.ServerDeadlineExceededException;
-import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.exception.GuardedBulkWriteException;
+import io.github.mongowriteguard.exception.WriteGuardException;
+import io.github.mongowriteguard.exception.InvalidBulkException;
+import io.github.mongowriteguard.exception.CopyStillRunningException;
+import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
+import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;

@@ -26,9 +26,9 @@ import com.mongodb.ServerAddress;
 import com.mongodb.bulk.BulkWriteError;
 import com.mongodb.client.model.InsertOneModel;
 
-import io.github.mongowriteguard.GuardedBulkWriteException;
-import io.github.mongowriteguard.deadline.ServerDeadlineExceededException;
-import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.exception.GuardedBulkWriteException;
+import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
+import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.retry.RetryPolicy;
