@@ -30,6 +30,7 @@ import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.GuardCommandListener;
 import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.internal.MicrometerCallObserver;
+import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
 import io.github.mongowriteguard.internal.execution.ClientBulkExecutor;
 import io.github.mongowriteguard.internal.execution.FindAndModifyExecutor;
@@ -62,7 +63,7 @@ import io.micrometer.observation.ObservationRegistry;
 public final class WriteGuard {
     private final WriteGuardSettings settings;
     private final GuardCommandListener listener = new GuardCommandListener();
-    private final CopyLedger copies = new CopyLedger();
+    private final LiveCopyLedger copies = new LiveCopyLedger();
     private final GuardRuntime runtime;
     private final List<GuardEventListener> runtimeListeners;
     private final CallObserver observer;
