@@ -27,7 +27,7 @@ import java.util.Objects;
  *
  * <pre>{@code
  * BulkPlanner<Document> planner = BulkPlanner.forCollection(collection);
- * BulkPlan plan = planner.plan(models, PlanOptions.from(bulkWriteOptions, settings));
+ * BulkPlan plan = planner.plan(models, PlanOptions.from(bulkWriteOptions, settings.isStrictOrdered()));
  * for (Round round : plan.rounds()) {
  *     // one bulkWrite per round, ordered(round.isOrdered())
  * }

@@ -34,8 +34,8 @@ public final class GuardRuntime {
         this.commandListener = commandListener;
         this.ledger = ledger;
         this.gate = new OverlapGate(settings.getRetryPolicy().gateGrace());
-        this.retry = Retry.of("mongodb-write-guard", settings.getRetryPolicy().toRetryConfig(
-            result -> ((io.github.mongowriteguard.internal.execution.Retryable) result).worthRetrying()));
+        this.retry = Retry.of("mongodb-write-guard", settings.getRetryPolicy().<Retryable>toRetryConfig(
+            Retryable::worthRetrying));
         this.events = safe(List.copyOf(listeners));
         this.observer = observer;
     }

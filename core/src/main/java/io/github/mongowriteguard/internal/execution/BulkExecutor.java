@@ -81,7 +81,7 @@ public final class BulkExecutor<T> {
     }
 
     public BulkPlan plan(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        return planner.plan(models, PlanOptions.from(options, runtime.settings()));
+        return planner.plan(models, PlanOptions.from(options, runtime.settings().isStrictOrdered()));
     }
 
     /**

@@ -13,7 +13,6 @@ import com.mongodb.client.model.WriteModel;
 
 import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
 import io.github.mongowriteguard.exception.InvalidBulkException;
-import io.github.mongowriteguard.retry.IdempotentUpdates;
 
 /**
  * Checks the explicit opt-in to retry multi-document writes before anything is sent: every {@code updateMany} must

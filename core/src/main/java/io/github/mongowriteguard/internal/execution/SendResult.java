@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 import com.mongodb.MongoException;
 
 import io.github.mongowriteguard.copies.CopyRecord;
+import io.github.mongowriteguard.internal.Retryable;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
 import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.retry.RetryClassifier;
