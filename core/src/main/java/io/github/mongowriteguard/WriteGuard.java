@@ -97,12 +97,12 @@ public final class WriteGuard {
         return new Builder();
     }
 
-    public WriteGuardSettings settings() {
+    public WriteGuardSettings getSettings() {
         return settings;
     }
 
     /** The live view of server copies of this guard's writes: which may still be running now. */
-    public CopyLedger copies() {
+    public CopyLedger getCopies() {
         return copies;
     }
 

@@ -301,7 +301,7 @@ class ClientBulkWriteTest {
     void stalledServer_socketTimeout_oneServerCopy_andTheOtherNamespaceIsNotSent() throws Exception {
         WriteGuard guard = WriteGuard.create(WriteGuardSettings.builder().serverDeadline(Duration.ofMillis(150)).build());
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().serverVersion(ServerVersion.V8_0).start();
-             GuardFixture fixture = new GuardFixture(cluster.connectionString(), guard.settings(), 300, b -> { });
+             GuardFixture fixture = new GuardFixture(cluster.connectionString(), guard.getSettings(), 300, b -> { });
              StallHandle stall = cluster.primary().stall(Stall.uninterruptible("g.a", Duration.ofMillis(1_500)))) {
             GuardedClient guarded = fixture.guard.wrap(fixture.client);
             List<ClientNamespacedWriteModel> models = List.of(

@@ -10,7 +10,7 @@ import java.util.List;
  * send of it gets a server answer or {@code currentOp} shows it gone.
  *
  * <pre>{@code
- * guard.copies().possiblyRunning().forEach(copy -> log.warn("still on the server: {}", copy));
+ * guard.getCopies().possiblyRunning().forEach(copy -> log.warn("still on the server: {}", copy));
  * }</pre>
  *
  * <p>Copies that ended are forgotten; possibly-running ones are kept for {@link #RETENTION} at most.

@@ -33,7 +33,7 @@ public final class GuardRuntime {
         this.settings = settings;
         this.commandListener = commandListener;
         this.ledger = ledger;
-        this.gate = new OverlapGate(settings.getRetryPolicy().gateGrace());
+        this.gate = new OverlapGate(settings.getRetryPolicy().getGateGrace());
         this.retry = Retry.of("mongodb-write-guard", settings.getRetryPolicy().<Retryable>toRetryConfig(
             Retryable::worthRetrying));
         this.events = safe(List.copyOf(listeners));

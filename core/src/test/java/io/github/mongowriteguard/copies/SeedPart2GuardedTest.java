@@ -98,7 +98,7 @@ class SeedPart2GuardedTest {
                 ServerTruth truth = deployment.truth();
                 assertThat(truth.maxConcurrentCopies(INSERTS)).isEqualTo(1);
                 assertThat(truth.commands(INSERTS).size()).isLessThanOrEqualTo(EXECUTIONS);
-                assertThat(guard.copies().possiblyRunning()).hasSize(1);
+                assertThat(guard.getCopies().possiblyRunning()).hasSize(1);
                 assertThat(meters.get("mongodb.guard.gate.refusals").counter().count()).isEqualTo(1);
                 assertThat(meters.get("mongodb.guard.copies.running").gauge().value()).isEqualTo(1);
                 assertThat(meters.get("mongodb.guard.writes").tag("outcome", "unknown").timer().count()).isEqualTo(1);

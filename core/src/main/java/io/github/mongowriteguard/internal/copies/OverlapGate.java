@@ -62,7 +62,7 @@ public final class OverlapGate {
     /**
      * A gate that waits for an attempt's server deadline plus {@code grace} before asking {@code currentOp}.
      *
-     * @param grace the wait after the deadline ({@link io.github.mongowriteguard.retry.RetryPolicy#gateGrace()})
+     * @param grace the wait after the deadline ({@link io.github.mongowriteguard.retry.RetryPolicy#getGateGrace()})
      */
     public OverlapGate(Duration grace) {
         this.grace = grace;

@@ -98,8 +98,8 @@ final class CopySender {
             events.attemptStarted(new GuardEventListener.AttemptStarted(namespace, attempt, attempt > 1 && retryable));
             long sentAt = System.nanoTime();
             result = sendOnce(session, body, copy, tally);
-            reachedServer |= result.kind != SendResult.Kind.NO_SERVER;
-            if (result.kind == SendResult.Kind.GAVE_UP) {
+            reachedServer |= result.ending != SendResult.Ending.NO_SERVER;
+            if (result.ending == SendResult.Ending.GAVE_UP) {
                 unanswered = true;
             } else if (result.lostAnswer()) {
                 // mongos lost a shard's answer: as after a socket timeout, the shard may still be applying the copy.
@@ -138,7 +138,7 @@ final class CopySender {
         }
         retryContext.onComplete();
         tally.copy(copy.snapshot());
-        if (result.kind == SendResult.Kind.REFUSED) {
+        if (result.ending == SendResult.Ending.REFUSED) {
             tally.stillRunning(result.runningCopy);
         }
         if (copy.isPossiblyRunning()) {

@@ -204,7 +204,7 @@ public final class FindAndModifyExecutor<T> {
     private @Nullable T result(CopySender.Sent sent, BulkPlan plan, RecordedWriteOutcome.Builder<T> outcome, long maxTimeMs) {
         SendResult result = sent.result();
         String namespace = collection.getNamespace().getFullName();
-        switch (result.kind) {
+        switch (result.ending) {
             case REPLY: {
                 BsonDocument reply = result.reply.document();
                 outcome.set(RecordedIndexOutcome.applied(0));
@@ -243,12 +243,12 @@ public final class FindAndModifyExecutor<T> {
             default:
                 break;
         }
-        String reason = result.kind == SendResult.Kind.REFUSED
+        String reason = result.ending == SendResult.Ending.REFUSED
             ? "not retried: an earlier copy is still running on the server (" + result.runningCopy + ")"
             : "nothing proves whether the write was applied (" + result + ")";
         outcome.set(RecordedIndexOutcome.unknown(0, reason, RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
         WriteOutcome<T> unknown = outcome.build();
-        if (result.kind == SendResult.Kind.REFUSED) {
+        if (result.ending == SendResult.Ending.REFUSED) {
             throw new CopyStillRunningException("not retried on " + namespace + ": an earlier copy of this write is still"
                 + " running on the server (" + result.runningCopy + "); starting another copy could apply it twice", result.runningCopy, unknown);
         }

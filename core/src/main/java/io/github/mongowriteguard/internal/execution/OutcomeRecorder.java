@@ -55,7 +55,7 @@ final class OutcomeRecorder<T> {
      */
     @Nullable String record(WriteCommand command, CopySender.Sent sent) {
         SendResult result = sent.result();
-        switch (result.kind) {
+        switch (result.ending) {
             case REPLY:
                 classify(command, result.reply, sent.resent(), sent.unanswered());
                 return outcomeOfCommand(command);
@@ -82,7 +82,7 @@ final class OutcomeRecorder<T> {
                 }
                 // An earlier attempt reached a server: handled as any failure below.
             default:
-                if (result.kind == SendResult.Kind.SERVER_ERROR) {
+                if (result.ending == SendResult.Ending.SERVER_ERROR) {
                     outcome.commandError(result.error);
                 }
                 if (sent.unanswered()) {
@@ -121,7 +121,7 @@ final class OutcomeRecorder<T> {
             int index = command.index(position);
             CommandReply.StatementError error = reply.error(position);
             if (error != null) {
-                if (error.code() == ErrorCodes.DUPLICATE_KEY && command.kind() == WriteCommand.Kind.INSERT
+                if (error.code() == ErrorCodes.DUPLICATE_KEY && command.type() == WriteCommand.CommandType.INSERT
                     && plan.hasOwnAssignedId(index) && resent) {
                     // The guard gave this insert its _id; only an earlier copy of this very write can have used it.
                     outcome.set(RecordedIndexOutcome.applied(index, "applied by an earlier copy (duplicate key on the _id the guard assigned)"));
@@ -158,14 +158,14 @@ final class OutcomeRecorder<T> {
             } else {
                 outcome.set(RecordedIndexOutcome.applied(index));
                 recordIdOf(command, position, index, reply);
-                if (command.size() == 1 && command.kind() != WriteCommand.Kind.INSERT) {
+                if (command.size() == 1 && command.type() != WriteCommand.CommandType.INSERT) {
                     // Alone in its command: the command's counts are this write's own (verbose client results).
-                    outcome.statementCounts(index, new WriteOutcome.StatementCounts(command.kind() == WriteCommand.Kind.DELETE,
+                    outcome.statementCounts(index, new WriteOutcome.StatementCounts(command.type() == WriteCommand.CommandType.DELETE,
                         reply.n(), reply.nModified()));
                 }
             }
         }
-        switch (command.kind()) {
+        switch (command.type()) {
             case INSERT:
                 outcome.counts(reply.n(), 0, 0, 0);
                 break;
@@ -193,7 +193,7 @@ final class OutcomeRecorder<T> {
     }
 
     private void recordIdOf(WriteCommand command, int position, int index, CommandReply reply) {
-        if (command.kind() == WriteCommand.Kind.INSERT) {
+        if (command.type() == WriteCommand.CommandType.INSERT) {
             plan.decision(index).id().ifPresent(id -> outcome.insert(new BulkWriteInsert(index, id)));
         } else if (reply.upsertedId(position) != null) {
             outcome.upsert(new BulkWriteUpsert(index, reply.upsertedId(position)));
