@@ -39,7 +39,9 @@ public final class InvalidBulkException extends IllegalArgumentException {
         UNSUPPORTED_OPTIONS
     }
 
+    /** The index of the refused write in the caller's list, or -1. */
     private final int index;
+    /** What is wrong. */
     private final Problem problem;
 
     /**
@@ -55,12 +57,20 @@ public final class InvalidBulkException extends IllegalArgumentException {
         this.problem = problem;
     }
 
-    /** Index of the offending write in the caller's list, or -1 when the problem is the list itself. */
+    /**
+     * The index of the offending write.
+     *
+     * @return its index in the caller's list, or -1 when the problem is the list or the call itself
+     */
     public int index() {
         return index;
     }
 
-    /** What is wrong, for code that reacts to it. */
+    /**
+     * What is wrong, for code that reacts to it.
+     *
+     * @return the problem
+     */
     public Problem problem() {
         return problem;
     }
