@@ -72,16 +72,16 @@ public final class GuardedClient {
      * @throws com.mongodb.ClientBulkWriteException when writes failed (indices of the caller's list) or a write-concern
      *                                              error was reported, or a whole command failed after some write
      *                                              applied (its cause); the partial result when some write applied
-     * @throws io.github.mongowriteguard.deadline.WriteOutcomeUnknownException when nothing proves whether some write
+     * @throws io.github.mongowriteguard.exception.WriteOutcomeUnknownException when nothing proves whether some write
      *                                              was applied; its {@code outcome()} has every index
-     * @throws io.github.mongowriteguard.copies.CopyStillRunningException when a retry was refused because a copy still
+     * @throws io.github.mongowriteguard.exception.CopyStillRunningException when a retry was refused because a copy still
      *                                              runs on the server
-     * @throws io.github.mongowriteguard.deadline.ServerDeadlineExceededException when the server stopped a command at
+     * @throws io.github.mongowriteguard.exception.ServerDeadlineExceededException when the server stopped a command at
      *                                              the guard's deadline
      * @throws com.mongodb.MongoCommandException    when a whole command failed before any write applied: the
      *                                              driver's own exception
      * @throws IllegalArgumentException             for input the guard refuses, before anything is sent
-     *                                              ({@link io.github.mongowriteguard.bulk.InvalidBulkException})
+     *                                              ({@link io.github.mongowriteguard.exception.InvalidBulkException})
      */
     public ClientBulkWriteResult bulkWrite(List<? extends ClientNamespacedWriteModel> models, ClientBulkWriteOptions options) {
         return run(null, models, options);

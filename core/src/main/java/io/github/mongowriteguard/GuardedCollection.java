@@ -37,8 +37,9 @@ import com.mongodb.client.result.InsertOneResult;
 import com.mongodb.client.result.UpdateResult;
 
 import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.copies.CopyStillRunningException;
-import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.exception.CopyStillRunningException;
+import io.github.mongowriteguard.exception.GuardedBulkWriteException;
+import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
 import io.github.mongowriteguard.internal.execution.FindAndModifyExecutor;
 import io.github.mongowriteguard.outcome.WriteOutcome;
@@ -122,7 +123,7 @@ public final class GuardedCollection<T> {
      * Runs a bulk and returns its complete outcome; write errors, deadlines and unknown outcomes are in the
      * outcome, not thrown.
      *
-     * @throws io.github.mongowriteguard.bulk.InvalidBulkException for bad input, before anything is sent
+     * @throws io.github.mongowriteguard.exception.InvalidBulkException for bad input, before anything is sent
      */
     public WriteOutcome<T> execute(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
         return executor.execute(null, models, options, "bulkWrite", idempotentMultiRetries);

@@ -39,16 +39,6 @@ public interface MongoAccess {
      */
     static MongoAccess of(MongoClient client) {
         Objects.requireNonNull(client, "client");
-        return new MongoAccess() {
-            @Override
-            public ClientSession startSession(ClientSessionOptions options) {
-                return client.startSession(options);
-            }
-
-            @Override
-            public MongoDatabase getDatabase(String name) {
-                return client.getDatabase(name);
-            }
-        };
+        return new ClientAccess(client);
     }
 }

@@ -1,35 +1,44 @@
 package io.github.mongowriteguard;
 
 import java.time.Duration;
-import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-
-import com.mongodb.MongoClientSettings;
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoCollection;
-
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
+import org.bson.BsonDocument;
+import org.bson.codecs.configuration.CodecRegistry;
 import org.jspecify.annotations.Nullable;
+
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoNamespace;
+import com.mongodb.ReadConcern;
+import com.mongodb.ReadPreference;
+import com.mongodb.WriteConcern;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.connection.ClusterSettings;
+import com.mongodb.connection.ClusterDescription;
+import com.mongodb.connection.ServerDescription;
+import com.mongodb.selector.ServerSelector;
 
 import io.github.mongowriteguard.copies.CopyLedger;
 import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.GuardCommandListener;
-import io.github.mongowriteguard.internal.MicrometerCallObserver;
 import io.github.mongowriteguard.internal.GuardRuntime;
-import io.github.mongowriteguard.metrics.GuardEventListener;
-import io.github.mongowriteguard.metrics.MicrometerGuardMetrics;
-import io.github.mongowriteguard.metrics.GuardObservationConvention;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.observation.ObservationRegistry;
+import io.github.mongowriteguard.internal.MicrometerCallObserver;
+import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
 import io.github.mongowriteguard.internal.execution.ClientBulkExecutor;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import org.bson.BsonDocument;
-import com.mongodb.MongoNamespace;
 import io.github.mongowriteguard.internal.execution.FindAndModifyExecutor;
+import io.github.mongowriteguard.metrics.GuardEventListener;
+import io.github.mongowriteguard.metrics.GuardObservationConvention;
+import io.github.mongowriteguard.metrics.MicrometerGuardMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 
 /**
  * The entry point: configure a client through the driver's own settings builder, then wrap its collections.
@@ -43,19 +52,25 @@ import io.github.mongowriteguard.internal.execution.FindAndModifyExecutor;
  * GuardedCollection<Document> inventory = guard.wrap(client, client.getDatabase("shop").getCollection("inventory"));
  * }</pre>
  *
- * <p>{@link #configure} registers the guard's command listener and remembers the builder: when a collection is
- * wrapped, the guard reads the socket read timeout from it and sets every write's {@code maxTimeMS} below it
- * (by default two thirds of it: 20 s for 30 s). A client without a socket read timeout (the driver's default)
- * gets {@link WriteGuardSettings#getDefaultServerDeadline()} as the server deadline.
+ * <p>{@link #configure} registers the guard's command listener and reads, once, what the guard needs from the
+ * builder: the socket read timeout, below which every write's {@code maxTimeMS} is set (by default two thirds of
+ * it: 20 s for 30 s), and whether the client uses Client-Side Operation Timeout. A client without a socket read
+ * timeout (the driver's default) gets {@link WriteGuardSettings#getDefaultServerDeadline()} as the server deadline.
+ * One guard may be configured on several builders; each client keeps what was read from its own builder, and a
+ * client built without {@code configure} is refused by {@code wrap}. Guarded collections of one client, namespace,
+ * document class, codec registry and read/write concerns share one planner and encoder.
  */
 public final class WriteGuard {
     private final WriteGuardSettings settings;
     private final GuardCommandListener listener = new GuardCommandListener();
-    private final CopyLedger copies = new CopyLedger();
+    private final LiveCopyLedger copies = new LiveCopyLedger();
     private final GuardRuntime runtime;
     private final List<GuardEventListener> runtimeListeners;
     private final CallObserver observer;
-    private volatile MongoClientSettings.@Nullable Builder configured;
+    /** What {@link #configure} read from each builder, one per client this guard may wrap. */
+    private final List<ClientBinding> bindings = new CopyOnWriteArrayList<>();
+    /** Executors by collection identity, so that wrapping the same collection again costs no planner or encoder. */
+    private final Map<ExecutorKey, Executors<?>> executors = new ConcurrentHashMap<>();
 
     private WriteGuard(Builder builder) {
         this.settings = builder.settings;
@@ -82,43 +97,78 @@ public final class WriteGuard {
         return new Builder();
     }
 
-    public WriteGuardSettings settings() {
+    public WriteGuardSettings getSettings() {
         return settings;
     }
 
     /** The live view of server copies of this guard's writes: which may still be running now. */
-    public CopyLedger copies() {
+    public CopyLedger getCopies() {
         return copies;
     }
 
     /**
-     * Registers the guard on the client's settings builder; call it after the socket settings are applied and
-     * before building the client.
+     * Registers the guard on the client's settings builder and reads from it, once, the socket read timeout and the
+     * Client-Side Operation Timeout; call it after the socket settings are applied and before building the client
+     * (later changes to the builder are not seen by the guard).
      *
      * @return the same builder
      */
     public MongoClientSettings.Builder configure(MongoClientSettings.Builder builder) {
         Objects.requireNonNull(builder, "builder");
-        builder.addCommandListener(listener);
-        this.configured = builder;
+        MongoClientSettings read = builder.build();
+        ServerSelector selector = read.getClusterSettings().getServerSelector();
+        if (selector instanceof ClientBinding earlier) {
+            selector = earlier.delegate; // configured again: keep the application's own selector only
+        }
+        ClientBinding binding = new ClientBinding(read.getTimeout(TimeUnit.MILLISECONDS),
+            read.getSocketSettings().getReadTimeout(TimeUnit.MILLISECONDS), selector);
+        if (!read.getCommandListeners().contains(listener)) {
+            builder.addCommandListener(listener);
+        }
+        // The driver keeps the cluster's server selector in the public ClusterDescription.getClusterSettings() of the
+        // client (its listeners it replaces): the binding rides there, so wrap(client) finds what was read here.
+        ServerSelector marker = binding;
+        builder.applyToClusterSettings(cluster -> cluster.serverSelector(marker));
+        bindings.add(binding);
         return builder;
     }
 
-    /** Wraps a collection of a client built from the builder given to {@link #configure}. */
+    /**
+     * Wraps a collection of a client built from a builder given to {@link #configure}.
+     *
+     * @throws IllegalStateException if the client was not built from a builder given to this guard's
+     *                               {@link #configure}, or the settings do not fit the client's socket read timeout
+     */
     public <T> GuardedCollection<T> wrap(MongoClient client, MongoCollection<T> collection) {
         return wrap(MongoAccess.of(client), collection);
     }
 
     /**
-     * Wraps a collection whose sessions and database come from {@code access}.
+     * Wraps a collection whose sessions and database come from {@code access}. An {@code access} that is not
+     * {@link MongoAccess#of(MongoClient)} does not say its client: the guard must then have been configured on
+     * exactly one client.
      *
-     * @throws IllegalStateException if {@link #configure} was not called, or the settings do not fit the client's
-     *                               socket read timeout (the message says which and how to fix it)
+     * @throws IllegalStateException if {@link #configure} was not called (or, for an {@code access} that does not name
+     *                               its client, was called on several builders), or the settings do not fit the
+     *                               client's socket read timeout (the message says which and how to fix it)
      */
     public <T> GuardedCollection<T> wrap(MongoAccess access, MongoCollection<T> collection) {
         Objects.requireNonNull(access, "access");
-        BulkExecutor<T> executor = new BulkExecutor<>(collection, access, runtime, serverDeadlineMs(collection));
-        return new GuardedCollection<>(collection, executor, new FindAndModifyExecutor<>(executor, collection, access, runtime),
+        Objects.requireNonNull(collection, "collection");
+        ClientBinding binding = access instanceof ClientAccess clientAccess ? bindingOf(clientAccess.client())
+            : onlyBinding();
+        long deadlineMs = serverDeadlineMs(binding, collection);
+        ExecutorKey key = new ExecutorKey(access instanceof ClientAccess clientAccess ? clientAccess.client()
+            : access, collection, deadlineMs);
+        if (executors.size() >= MAX_CACHED_EXECUTORS && !executors.containsKey(key)) {
+            executors.clear(); // many namespaces or short-lived accesses: start again rather than grow without bound
+        }
+        @SuppressWarnings("unchecked") // the key holds the document class
+        Executors<T> cached = (Executors<T>) executors.computeIfAbsent(key, k -> {
+            BulkExecutor<T> executor = new BulkExecutor<>(collection, access, runtime, deadlineMs);
+            return new Executors<>(executor, new FindAndModifyExecutor<>(executor, collection, access, runtime));
+        });
+        return new GuardedCollection<>(collection, cached.bulk(), cached.findAndModify(),
             new GuardedCollection.Rewrap() {
                 @Override
                 public <X> GuardedCollection<X> wrap(MongoCollection<X> changed) {
@@ -131,35 +181,64 @@ public final class WriteGuard {
      * Wraps a client for its client-level bulk write ({@code MongoClient.bulkWrite}, several namespaces in one call),
      * guarded as the collection-level {@code bulkWrite} of each namespace's writes; see {@link GuardedClient}.
      *
-     * @throws IllegalStateException as {@link #wrap(MongoAccess, MongoCollection)}
+     * @throws IllegalStateException as {@link #wrap(MongoClient, MongoCollection)}
      */
     public GuardedClient wrap(MongoClient client) {
         Objects.requireNonNull(client, "client");
         MongoAccess access = MongoAccess.of(client);
         GuardRuntime strictRuntime = new GuardRuntime(WriteGuardSettings.builder(settings).strictOrdered(true).build(),
             listener, copies, runtimeListeners, observer);
-        Map<MongoNamespace, BulkExecutor<BsonDocument>> executors = new ConcurrentHashMap<>();
-        Map<MongoNamespace, BulkExecutor<BsonDocument>> strictExecutors = new ConcurrentHashMap<>();
-        long deadlineMs = serverDeadlineMs(client.getDatabase("admin").getCollection("admin", BsonDocument.class));
+        Map<MongoNamespace, BulkExecutor<BsonDocument>> perNamespace = new ConcurrentHashMap<>();
+        Map<MongoNamespace, BulkExecutor<BsonDocument>> strictPerNamespace = new ConcurrentHashMap<>();
+        long deadlineMs = serverDeadlineMs(bindingOf(client),
+            client.getDatabase("admin").getCollection("admin", BsonDocument.class));
         ClientBulkExecutor executor = new ClientBulkExecutor(client.getCodecRegistry(), (namespace, strict) ->
-            (strict ? strictExecutors : executors).computeIfAbsent(namespace, ns -> new BulkExecutor<>(
+            (strict ? strictPerNamespace : perNamespace).computeIfAbsent(namespace, ns -> new BulkExecutor<>(
                 client.getDatabase(ns.getDatabaseName()).getCollection(ns.getCollectionName(), BsonDocument.class),
                 access, strict ? strictRuntime : runtime, deadlineMs)), settings.isStrictOrdered(), deadlineMs);
         return new GuardedClient(client, executor);
     }
 
-    /** The server deadline of every write on {@code collection}, after checking that the guard can set it. */
-    private long serverDeadlineMs(MongoCollection<?> collection) {
-        Objects.requireNonNull(collection, "collection");
-        MongoClientSettings.Builder builder = configured;
-        if (builder == null) {
-            throw new IllegalStateException("WriteGuard.configure(MongoClientSettings.Builder) was not called: the guard reads the"
-                + " client's socket read timeout there to choose each write's maxTimeMS; call it before building the client");
+    /** What {@link #configure} read from the builder {@code client} was built from. */
+    private ClientBinding bindingOf(MongoClient client) {
+        ClusterSettings clusterSettings = client.getClusterDescription().getClusterSettings();
+        if (clusterSettings != null && clusterSettings.getServerSelector() instanceof ClientBinding binding
+            && bindings.contains(binding)) {
+            return binding;
         }
-        MongoClientSettings clientSettings = builder.build();
-        if (clientSettings.getTimeout(TimeUnit.MILLISECONDS) != null) {
+        if (bindings.isEmpty()) {
+            throw notConfigured();
+        }
+        throw new IllegalStateException("this client was not built from a MongoClientSettings.Builder given to this guard's"
+            + " configure(...): the guard would not see its commands nor know its socket read timeout; build the client"
+            + " with MongoClients.create(guard.configure(builder).build()) (and set no serverSelector on the builder after"
+            + " configure), or wrap it with the guard that configured it");
+    }
+
+    /** The one binding, for an access that does not say which client it belongs to. */
+    private ClientBinding onlyBinding() {
+        List<ClientBinding> configured = List.copyOf(bindings);
+        if (configured.isEmpty()) {
+            throw notConfigured();
+        }
+        if (configured.size() > 1) {
+            throw new IllegalStateException("this guard was configured on " + configured.size() + " client settings"
+                + " builders and this MongoAccess does not say which client it belongs to; use one WriteGuard per client,"
+                + " or wrap through MongoAccess.of(client) or wrap(MongoClient, MongoCollection)");
+        }
+        return configured.get(0);
+    }
+
+    private static IllegalStateException notConfigured() {
+        return new IllegalStateException("WriteGuard.configure(MongoClientSettings.Builder) was not called: the guard reads the"
+            + " client's socket read timeout there to choose each write's maxTimeMS; call it before building the client");
+    }
+
+    /** The server deadline of every write on {@code collection}, after checking that the guard can set it. */
+    private long serverDeadlineMs(ClientBinding binding, MongoCollection<?> collection) {
+        if (binding.timeoutMs() != null) {
             throw new IllegalStateException("the client uses Client-Side Operation Timeout (timeoutMS="
-                + clientSettings.getTimeout(TimeUnit.MILLISECONDS) + "): the driver then sets maxTimeMS itself; remove"
+                + binding.timeoutMs() + "): the driver then sets maxTimeMS itself; remove"
                 + " timeoutMS from the client settings and let the guard set the server deadline from the socket read timeout");
         }
         Long collectionTimeout = collection.getTimeout(TimeUnit.MILLISECONDS);
@@ -170,9 +249,90 @@ public final class WriteGuard {
                 + " not honour it; wrap the collection without withTimeout, and set serverDeadline in WriteGuardSettings"
                 + " to choose the deadline");
         }
-        int readTimeoutMs = clientSettings.getSocketSettings().getReadTimeout(TimeUnit.MILLISECONDS);
+        int readTimeoutMs = binding.readTimeoutMs();
         Duration deadline = settings.resolveServerDeadline(readTimeoutMs == 0 ? null : Duration.ofMillis(readTimeoutMs));
         return Math.max(1, deadline.toMillis());
+    }
+
+    private static final int MAX_CACHED_EXECUTORS = 1024;
+
+    /**
+     * What {@link #configure} read from one builder (immutable), and the marker by which {@code wrap} recognises the
+     * client built from it: the builder's cluster-level server selector, which selects as the application's own one
+     * did (or keeps every server offered, which is what no selector does). Compared by identity.
+     */
+    private static final class ClientBinding implements ServerSelector {
+        private final @Nullable Long timeoutMs;
+        private final int readTimeoutMs;
+        private final @Nullable ServerSelector delegate;
+
+        ClientBinding(@Nullable Long timeoutMs, int readTimeoutMs, @Nullable ServerSelector delegate) {
+            this.timeoutMs = timeoutMs;
+            this.readTimeoutMs = readTimeoutMs;
+            this.delegate = delegate;
+        }
+
+        @Nullable Long timeoutMs() {
+            return timeoutMs;
+        }
+
+        int readTimeoutMs() {
+            return readTimeoutMs;
+        }
+
+        @Override
+        public List<ServerDescription> select(ClusterDescription clusterDescription) {
+            return delegate == null ? clusterDescription.getServerDescriptions() : delegate.select(clusterDescription);
+        }
+
+        @Override
+        public String toString() {
+            return delegate == null ? "WriteGuard(no server selector)" : "WriteGuard(" + delegate + ")";
+        }
+    }
+
+    /** The planner- and encoder-holding executors of one guarded collection. */
+    private record Executors<T>(BulkExecutor<T> bulk, FindAndModifyExecutor<T> findAndModify) {
+    }
+
+    /**
+     * Which collections may share executors: same client (or access), namespace, document class, codec registry (by
+     * identity) and read/write concerns and read preference, as a new {@code getCollection} of the same name returns.
+     */
+    private static final class ExecutorKey {
+        private final Object owner;
+        private final MongoNamespace namespace;
+        private final Class<?> documentClass;
+        private final CodecRegistry codecRegistry;
+        private final WriteConcern writeConcern;
+        private final ReadConcern readConcern;
+        private final ReadPreference readPreference;
+        private final long deadlineMs;
+
+        ExecutorKey(Object owner, MongoCollection<?> collection, long deadlineMs) {
+            this.owner = owner;
+            this.namespace = collection.getNamespace();
+            this.documentClass = collection.getDocumentClass();
+            this.codecRegistry = collection.getCodecRegistry();
+            this.writeConcern = collection.getWriteConcern();
+            this.readConcern = collection.getReadConcern();
+            this.readPreference = collection.getReadPreference();
+            this.deadlineMs = deadlineMs;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ExecutorKey other && owner == other.owner && codecRegistry == other.codecRegistry
+                && documentClass == other.documentClass && deadlineMs == other.deadlineMs
+                && namespace.equals(other.namespace) && writeConcern.equals(other.writeConcern)
+                && readConcern.equals(other.readConcern) && readPreference.equals(other.readPreference);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(System.identityHashCode(owner), namespace, documentClass, System.identityHashCode(codecRegistry),
+                writeConcern, readConcern, readPreference);
+        }
     }
 
     @Override

@@ -31,8 +31,8 @@ import com.mongodb.client.model.bulk.ClientNamespacedWriteModel;
 import com.mongodb.client.model.bulk.ClientReplaceOneOptions;
 import com.mongodb.client.model.bulk.ClientUpdateOneOptions;
 
-import io.github.mongowriteguard.copies.CopyStillRunningException;
-import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.exception.CopyStillRunningException;
+import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
@@ -301,7 +301,7 @@ class ClientBulkWriteTest {
     void stalledServer_socketTimeout_oneServerCopy_andTheOtherNamespaceIsNotSent() throws Exception {
         WriteGuard guard = WriteGuard.create(WriteGuardSettings.builder().serverDeadline(Duration.ofMillis(150)).build());
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().serverVersion(ServerVersion.V8_0).start();
-             GuardFixture fixture = new GuardFixture(cluster.connectionString(), guard.settings(), 300, b -> { });
+             GuardFixture fixture = new GuardFixture(cluster.connectionString(), guard.getSettings(), 300, b -> { });
              StallHandle stall = cluster.primary().stall(Stall.uninterruptible("g.a", Duration.ofMillis(1_500)))) {
             GuardedClient guarded = fixture.guard.wrap(fixture.client);
             List<ClientNamespacedWriteModel> models = List.of(
@@ -371,7 +371,7 @@ class ClientBulkWriteTest {
                     ClientNamespacedWriteModel.insertOne(new MongoNamespace("g.a"), new Document("_id", 1)),
                     ClientNamespacedWriteModel.insertOne(new MongoNamespace("g.b"), new Document("_id", 1)),
                     ClientNamespacedWriteModel.updateOne(new MongoNamespace("g.b"), Filters.eq("_id", 1), new Document("v", 2)))))
-                .isInstanceOfSatisfying(io.github.mongowriteguard.bulk.InvalidBulkException.class,
+                .isInstanceOfSatisfying(io.github.mongowriteguard.exception.InvalidBulkException.class,
                     e -> assertThat(e.index()).isEqualTo(2));
             assertThat(fixture.sent).isEmpty();
         }

@@ -43,6 +43,7 @@ import com.mongodb.event.CommandStartedEvent;
 
 import io.github.mongowriteguard.DifferentialBulk.Mode;
 import io.github.mongowriteguard.DifferentialBulk.Op;
+import io.github.mongowriteguard.exception.GuardedBulkWriteException;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;

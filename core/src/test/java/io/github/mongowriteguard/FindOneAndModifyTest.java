@@ -29,8 +29,8 @@ import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.Updates;
 
-import io.github.mongowriteguard.copies.CopyStillRunningException;
-import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.exception.CopyStillRunningException;
+import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.retry.RetryPolicy;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
@@ -157,7 +157,7 @@ class FindOneAndModifyTest {
     void afterASocketTimeout_theGuardResendsTheSameCopy_andNeverStartsASecond() throws Exception {
         WriteGuard guard = WriteGuard.create(WriteGuardSettings.builder().retryPolicy(RetryPolicy.builder().maxAttempts(3)
             .initialBackoff(Duration.ofMillis(10)).gateGrace(Duration.ofMillis(20)).build()).build());
-        try (GuardFixture slow = new GuardFixture(cluster.connectionString(), guard.settings(), 300, b -> { })) {
+        try (GuardFixture slow = new GuardFixture(cluster.connectionString(), guard.getSettings(), 300, b -> { })) {
             GuardedCollection<Document> stalled = slow.wrap(slow.client.getDatabase("fam").getCollection("guard"));
             Throwable thrown;
             try (StallHandle stall = cluster.primary().stall(Stall.uninterruptible("fam.guard", Duration.ofMillis(1_500)))) {

@@ -31,6 +31,7 @@ import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
 import com.mongodb.client.result.InsertManyResult;
 
+import io.github.mongowriteguard.exception.GuardedBulkWriteException;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 import io.github.mongowriteguard.testkit.TestDeployment;

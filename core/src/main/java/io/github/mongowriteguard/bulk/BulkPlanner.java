@@ -2,7 +2,8 @@ package io.github.mongowriteguard.bulk;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.WriteModel;
-import io.github.mongowriteguard.bulk.InvalidBulkException.Problem;
+import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
+import io.github.mongowriteguard.exception.InvalidBulkException;
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -26,7 +27,7 @@ import java.util.Objects;
  *
  * <pre>{@code
  * BulkPlanner<Document> planner = BulkPlanner.forCollection(collection);
- * BulkPlan plan = planner.plan(models, PlanOptions.from(bulkWriteOptions, settings));
+ * BulkPlan plan = planner.plan(models, PlanOptions.from(bulkWriteOptions, settings.isStrictOrdered()));
  * for (Round round : plan.rounds()) {
  *     // one bulkWrite per round, ordered(round.isOrdered())
  * }

@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.bulk;
 
 import com.mongodb.client.model.BulkWriteOptions;
-import io.github.mongowriteguard.WriteGuardSettings;
 
 import java.util.Objects;
 
@@ -11,7 +10,7 @@ import java.util.Objects;
  *
  * <p>Immutable. Usually derived from the caller's driver options and the guard's settings:
  * <pre>{@code
- * PlanOptions options = PlanOptions.from(new BulkWriteOptions().ordered(false), settings);
+ * PlanOptions options = PlanOptions.from(new BulkWriteOptions().ordered(false), settings.isStrictOrdered());
  * PlanOptions quick = PlanOptions.ordered();          // the driver's default
  * }</pre>
  */
@@ -47,18 +46,17 @@ public final class PlanOptions {
     }
 
     /**
-     * Reads {@code ordered} from the caller's driver options and {@code strictOrdered} from the guard's settings.
-     * The driver options are read once, never kept.
+     * Reads {@code ordered} from the caller's driver options, read once, never kept; {@code strictOrdered} is the
+     * guard's setting ({@code WriteGuardSettings.isStrictOrdered()}).
      *
      * @param bulkWriteOptions the caller's driver options; only {@code ordered} is read
-     * @param settings         the guard's settings; only {@code strictOrdered} is read
+     * @param strictOrdered    the guard's {@code strictOrdered} setting
      * @return the options
-     * @throws NullPointerException if an argument is null
+     * @throws NullPointerException if {@code bulkWriteOptions} is null
      */
-    public static PlanOptions from(BulkWriteOptions bulkWriteOptions, WriteGuardSettings settings) {
+    public static PlanOptions from(BulkWriteOptions bulkWriteOptions, boolean strictOrdered) {
         Objects.requireNonNull(bulkWriteOptions, "bulkWriteOptions");
-        Objects.requireNonNull(settings, "settings");
-        return builder().ordered(bulkWriteOptions.isOrdered()).strictOrdered(settings.isStrictOrdered()).build();
+        return builder().ordered(bulkWriteOptions.isOrdered()).strictOrdered(strictOrdered).build();
     }
 
     /**

@@ -1,14 +1,7 @@
 package io.github.mongowriteguard.copies;
 
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
-
-import org.jspecify.annotations.Nullable;
 
 /**
  * The guard's live view of server copies: every write command it sends is one copy, named by its
@@ -17,185 +10,33 @@ import org.jspecify.annotations.Nullable;
  * send of it gets a server answer or {@code currentOp} shows it gone.
  *
  * <pre>{@code
- * guard.copies().possiblyRunning().forEach(copy -> log.warn("still on the server: {}", copy));
+ * guard.getCopies().possiblyRunning().forEach(copy -> log.warn("still on the server: {}", copy));
  * }</pre>
  *
  * <p>Copies that ended are forgotten; possibly-running ones are kept for {@link #RETENTION} at most.
  */
-public final class CopyLedger {
+public interface CopyLedger {
     /** How long a copy that may still be running is remembered. */
-    public static final Duration RETENTION = Duration.ofMinutes(10);
-
-    private final Map<String, Copy> open = new ConcurrentHashMap<>();
-    private final AtomicInteger running = new AtomicInteger();
-    private final AtomicInteger maxRunning = new AtomicInteger();
-
-    /**
-     * Starts tracking a copy before its first send.
-     *
-     * @param namespace the collection's namespace
-     * @param lsid      the session id the copy is sent in
-     * @param txnNumber the copy's transaction number; null for a write sent without one (a multi-document write)
-     * @param comment   the comment that names the copy on the server, if any
-     * @return the copy, to be told of each attempt and send
-     */
-    public Copy start(String namespace, String lsid, @Nullable Long txnNumber, @Nullable String comment) {
-        expire();
-        Copy copy = new Copy(namespace, lsid, txnNumber, comment);
-        open.put(copy.key, copy);
-        return copy;
-    }
+    Duration RETENTION = Duration.ofMinutes(10);
 
     /**
      * Copies the server may still be running now.
      *
      * @return a snapshot of each such copy
      */
-    public List<CopyRecord> possiblyRunning() {
-        expire();
-        List<CopyRecord> result = new ArrayList<>();
-        for (Copy copy : open.values()) {
-            if (copy.possiblyRunning) {
-                result.add(copy.snapshot());
-            }
-        }
-        return result;
-    }
+    List<CopyRecord> possiblyRunning();
 
     /**
      * The number of copies the server may be running now, across every write of this guard.
      *
      * @return the count, 0 when no client gave up on a copy that may still run
      */
-    public int possiblyRunningCount() {
-        return running.get();
-    }
+    int possiblyRunningCount();
 
     /**
      * The largest number of copies that may have been running at once, across every write of this guard.
      *
      * @return the highest count seen since the guard was built
      */
-    public int maxPossiblyRunning() {
-        return maxRunning.get();
-    }
-
-    private void expire() {
-        Instant oldest = Instant.now().minus(RETENTION);
-        open.values().removeIf(copy -> {
-            if (copy.firstSent != null && copy.firstSent.isBefore(oldest)) {
-                copy.markEnded();
-                return true;
-            }
-            return false;
-        });
-    }
-
-    /** One copy while its write runs; the executor reports its sends here. */
-    public final class Copy {
-        private final String key;
-        private final String namespace;
-        private final String lsid;
-        private final @Nullable Long txnNumber;
-        private final @Nullable String comment;
-        private @Nullable Instant firstSent;
-        private int attempts;
-        private int sends;
-        private boolean possiblyRunning;
-        private @Nullable String serverOpId;
-        private long secsRunning = -1;
-
-        private Copy(String namespace, String lsid, @Nullable Long txnNumber, @Nullable String comment) {
-            this.key = lsid + "#" + (txnNumber == null ? "op" + System.nanoTime() : txnNumber);
-            this.namespace = namespace;
-            this.lsid = lsid;
-            this.txnNumber = txnNumber;
-            this.comment = comment;
-        }
-
-        /** {@return the session id the copy is sent in} */
-        public String lsid() {
-            return lsid;
-        }
-
-        /** {@return the copy's transaction number, or null for a write sent without one} */
-        public @Nullable Long txnNumber() {
-            return txnNumber;
-        }
-
-        /**
-         * The {@code comment} the copy was sent with, or null.
-         *
-         * @return the comment, or null
-         */
-        public @Nullable String comment() {
-            return comment;
-        }
-
-        /** An attempt to send this copy starts; counted in the record's {@code attempts}. */
-        public synchronized void attempt() {
-            attempts++;
-        }
-
-        /** This copy was sent (again); the first send is the copy's start time. */
-        public synchronized void sent() {
-            sends++;
-            if (firstSent == null) {
-                firstSent = Instant.now();
-            }
-        }
-
-        /** The client stopped waiting: the server may still be running this copy. */
-        public synchronized void clientGaveUp() {
-            if (!possiblyRunning) {
-                possiblyRunning = true;
-                int now = running.incrementAndGet();
-                maxRunning.accumulateAndGet(now, Math::max);
-            }
-        }
-
-        /** A server answer or {@code currentOp} showed this copy is no longer running. */
-        public synchronized void markEnded() {
-            if (possiblyRunning) {
-                possiblyRunning = false;
-                running.decrementAndGet();
-            }
-            serverOpId = null;
-        }
-
-        /**
-         * {@code currentOp} showed the copy running.
-         *
-         * @param opid the operation id as the server shows it: a number on mongod, {@code "<shard>:<opid>"} through
-         *             mongos
-         * @param secs {@code secs_running}, or -1 when not shown (the operation still waits to execute)
-         */
-        public synchronized void seenRunning(String opid, long secs) {
-            serverOpId = opid;
-            secsRunning = secs;
-        }
-
-        /** The copy is done with: forgotten unless it may still be running. */
-        public void close() {
-            if (!isPossiblyRunning()) {
-                open.remove(key);
-            }
-        }
-
-        /** {@return whether the server may still be running this copy} */
-        public synchronized boolean isPossiblyRunning() {
-            return possiblyRunning;
-        }
-
-        /** {@return how often this copy was sent} */
-        public synchronized int sends() {
-            return sends;
-        }
-
-        /** {@return this copy as it is now} */
-        public synchronized CopyRecord snapshot() {
-            return new CopyRecord(namespace, lsid, txnNumber, comment, attempts, sends,
-                firstSent == null ? Instant.now() : firstSent, possiblyRunning, serverOpId, secsRunning);
-        }
-    }
+    int maxPossiblyRunning();
 }

@@ -6,8 +6,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.github.mongowriteguard.WriteGuardSettings;
-import io.github.mongowriteguard.copies.CopyLedger;
-import io.github.mongowriteguard.copies.OverlapGate;
+import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
+import io.github.mongowriteguard.internal.copies.OverlapGate;
 import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.resilience4j.retry.Retry;
 
@@ -22,20 +22,20 @@ public final class GuardRuntime {
 
     private final WriteGuardSettings settings;
     private final GuardCommandListener commandListener;
-    private final CopyLedger ledger;
+    private final LiveCopyLedger ledger;
     private final OverlapGate gate;
     private final Retry retry;
     private final GuardEventListener events;
     private final CallObserver observer;
 
-    public GuardRuntime(WriteGuardSettings settings, GuardCommandListener commandListener, CopyLedger ledger,
+    public GuardRuntime(WriteGuardSettings settings, GuardCommandListener commandListener, LiveCopyLedger ledger,
                         List<GuardEventListener> listeners, CallObserver observer) {
         this.settings = settings;
         this.commandListener = commandListener;
         this.ledger = ledger;
-        this.gate = new OverlapGate(settings.getRetryPolicy().gateGrace());
-        this.retry = Retry.of("mongodb-write-guard", settings.getRetryPolicy().toRetryConfig(
-            result -> ((io.github.mongowriteguard.internal.execution.Retryable) result).worthRetrying()));
+        this.gate = new OverlapGate(settings.getRetryPolicy().getGateGrace());
+        this.retry = Retry.of("mongodb-write-guard", settings.getRetryPolicy().<Retryable>toRetryConfig(
+            Retryable::worthRetrying));
         this.events = safe(List.copyOf(listeners));
         this.observer = observer;
     }
@@ -48,7 +48,7 @@ public final class GuardRuntime {
         return commandListener;
     }
 
-    public CopyLedger ledger() {
+    public LiveCopyLedger ledger() {
         return ledger;
     }
 

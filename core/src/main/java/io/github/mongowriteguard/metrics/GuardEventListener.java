@@ -1,7 +1,7 @@
 package io.github.mongowriteguard.metrics;
 
 import io.github.mongowriteguard.bulk.PlanMode;
-import io.github.mongowriteguard.copies.OverlapGate;
+import io.github.mongowriteguard.copies.GateVerdict;
 
 import java.time.Duration;
 
@@ -76,9 +76,9 @@ public interface GuardEventListener {
 
     /**
      * @param namespace {@code db.collection}
-     * @param verdict   what the gate decided; the {@code verdict} tag is {@link OverlapGate.Verdict#tag()}
+     * @param verdict   what the gate decided; the {@code verdict} tag is {@link GateVerdict#tag()}
      * @param waited    how long the gate waited
      */
-    record GateDecided(String namespace, OverlapGate.Verdict verdict, Duration waited) {
+    record GateDecided(String namespace, GateVerdict verdict, Duration waited) {
     }
 }

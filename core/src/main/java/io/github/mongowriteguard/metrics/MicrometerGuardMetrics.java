@@ -1,7 +1,7 @@
 package io.github.mongowriteguard.metrics;
 
 import io.github.mongowriteguard.bulk.PlanMode;
-import io.github.mongowriteguard.copies.OverlapGate;
+import io.github.mongowriteguard.copies.GateVerdict;
 
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -83,7 +83,7 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
     public void gateDecided(GateDecided event) {
         Timer.builder(PREFIX + "gate").tag("namespace", event.namespace()).tag("verdict", event.verdict().tag())
             .register(registry).record(event.waited().toNanos(), TimeUnit.NANOSECONDS);
-        if (event.verdict() == OverlapGate.Verdict.REFUSED) {
+        if (event.verdict() == GateVerdict.REFUSED) {
             Counter.builder(PREFIX + "gate.refusals").tag("namespace", event.namespace()).register(registry).increment();
         }
     }

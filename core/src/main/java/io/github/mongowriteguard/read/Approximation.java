@@ -2,6 +2,8 @@ package io.github.mongowriteguard.read;
 
 import java.util.Objects;
 
+import io.github.mongowriteguard.outcome.StaleReadDiagnosis;
+
 /**
  * Why and how a result is approximate: it was read with {@code readConcern: "available"}, which skips the shard
  * version check, so it may miss writes not yet replicated, include documents a migration already moved, and

@@ -1,5 +1,7 @@
 package io.github.mongowriteguard.read;
 
+import io.github.mongowriteguard.exception.ExactReadUnavailableException;
+
 /** What a count may be. Counts that must add up (payments, settlement) stay {@link #EXACT}. */
 public enum CountAccuracy {
     /** Only an exact count; when the normal read fails, {@link ExactReadUnavailableException} is thrown. */

@@ -1,6 +1,9 @@
 package io.github.mongowriteguard.read;
 
+import io.github.mongowriteguard.exception.ExactReadUnavailableException;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
+import io.github.mongowriteguard.outcome.ReadSignals;
+import io.github.mongowriteguard.outcome.StaleReadDiagnosis;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -3,6 +3,8 @@ package io.github.mongowriteguard.read;
 import java.time.Duration;
 import java.util.Objects;
 
+import io.github.mongowriteguard.outcome.ReadSignals;
+
 /** The immutable events of {@link ReadGuardListener}. Tag-safe values only: namespaces, shard ids, enums. */
 public final class ReadGuardEvents {
     private ReadGuardEvents() {

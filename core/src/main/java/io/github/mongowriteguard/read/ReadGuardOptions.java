@@ -240,7 +240,7 @@ public final class ReadGuardOptions {
         }
 
         /**
-         * Who is told of stale signals, timeouts and degraded reads, e.g. {@code MicrometerReadMetrics}.
+         * Who is told of stale signals, timeouts and degraded reads, e.g. {@link MicrometerReadMetrics}.
          *
          * @param listener the listener
          * @return this builder

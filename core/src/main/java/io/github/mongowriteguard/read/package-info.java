@@ -6,7 +6,7 @@
  * {@code StaleConfig} or, as the application sees it, with timeouts. {@link io.github.mongowriteguard.read.GuardedReads}
  * gives reads an opt-in degraded mode for screens that can accept approximate answers: it reads with
  * {@code readConcern: "available"} on secondaries, removes orphan duplicates by {@code _id}, and returns a
- * {@link io.github.mongowriteguard.read.ReadResult} flagged approximate. {@link io.github.mongowriteguard.read.StaleReadDiagnosis}
+ * {@link io.github.mongowriteguard.read.ReadResult} flagged approximate. {@link io.github.mongowriteguard.outcome.StaleReadDiagnosis}
  * turns the signals into a plain message, and {@link io.github.mongowriteguard.read.ReadGuardListener} exposes the
  * counts for a metrics layer.
  */
@@ -14,3 +14,5 @@
 package io.github.mongowriteguard.read;
 
 import org.jspecify.annotations.NullMarked;
+
+import io.github.mongowriteguard.outcome.StaleReadDiagnosis;

@@ -66,7 +66,7 @@ public final class RetryBudget {
      * @param longestAttempt the socket read timeout
      */
     public void check(RetryPolicy policy, Duration longestAttempt) {
-        check("the guard's " + policy, policy.maxAttempts(), longestAttempt, policy.maxTotalBackoff(), policy.gateGrace());
+        check("the guard's " + policy, policy.getMaxAttempts(), longestAttempt, policy.getMaxTotalBackoff(), policy.getGateGrace());
     }
 
     /**

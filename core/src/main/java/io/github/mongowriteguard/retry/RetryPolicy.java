@@ -94,22 +94,22 @@ public final class RetryPolicy {
      *
      * @return 1 to 10
      */
-    public int maxAttempts() {
+    public int getMaxAttempts() {
         return maxAttempts;
     }
 
     /** {@return the wait before the first retry} */
-    public Duration initialBackoff() {
+    public Duration getInitialBackoff() {
         return initialBackoff;
     }
 
     /** {@return the factor applied to the wait after each retry} */
-    public double multiplier() {
+    public double getMultiplier() {
         return multiplier;
     }
 
     /** {@return the longest wait between two attempts} */
-    public Duration maxBackoff() {
+    public Duration getMaxBackoff() {
         return maxBackoff;
     }
 
@@ -118,7 +118,7 @@ public final class RetryPolicy {
      *
      * @return in [0, 1)
      */
-    public double jitter() {
+    public double getJitter() {
         return jitter;
     }
 
@@ -127,7 +127,7 @@ public final class RetryPolicy {
      *
      * @return the grace
      */
-    public Duration gateGrace() {
+    public Duration getGateGrace() {
         return gateGrace;
     }
 
@@ -155,7 +155,7 @@ public final class RetryPolicy {
      *
      * @return the sum, zero for one attempt
      */
-    public Duration maxTotalBackoff() {
+    public Duration getMaxTotalBackoff() {
         Duration total = Duration.ZERO;
         for (int attempt = 1; attempt < maxAttempts; attempt++) {
             total = total.plus(maxBackoffAfter(attempt));

@@ -1,5 +1,6 @@
 package io.github.mongowriteguard.architecture;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -10,6 +11,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaField;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.domain.JavaType;
 import com.tngtech.archunit.core.domain.JavaMethod;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ConditionEvents;
@@ -26,6 +31,7 @@ import com.tngtech.archunit.core.importer.ImportOption;
 class ArchitectureTest {
     private static final JavaClasses CORE = new ClassFileImporter()
         .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        .withImportOption(location -> !location.contains("/testkit/")) // the emulator is another module
         .importPackages("io.github.mongowriteguard");
 
     @Test
@@ -67,5 +73,80 @@ class ArchitectureTest {
     @Test
     void internalSubpackages_haveNoCycles() {
         slices().matching("io.github.mongowriteguard.internal.(*)..").should().beFreeOfCycles().check(CORE);
+    }
+
+    /**
+     * What a user types, catches or reads never names an internal type: no public constructor, method or field of a
+     * public type outside {@code internal} takes, returns or holds one (type arguments included), and no such type
+     * extends or implements one.
+     */
+    @Test
+    void publicTypesOfPublicPackages_exposeNoInternalTypeInAPublicSignature() {
+        classes().that().arePublic().and().resideOutsideOfPackage("io.github.mongowriteguard.internal..")
+            .should(new ArchCondition<JavaClass>("expose no internal type in a public signature") {
+                @Override
+                public void check(JavaClass type, ConditionEvents events) {
+                    if (!isExported(type)) {
+                        return;
+                    }
+                    List<JavaClass> supertypes = new ArrayList<>(type.getRawInterfaces());
+                    type.getRawSuperclass().ifPresent(supertypes::add);
+                    for (JavaClass supertype : supertypes) {
+                        report(events, type, type.getName() + " extends " + supertype.getName(), supertype);
+                    }
+                    List<JavaCodeUnit> units = new ArrayList<>(type.getCodeUnits());
+                    for (JavaCodeUnit unit : units) {
+                        if (!unit.getModifiers().contains(JavaModifier.PUBLIC) || unit.getModifiers().contains(JavaModifier.SYNTHETIC)) {
+                            continue;
+                        }
+                        for (JavaType parameter : unit.getParameterTypes()) {
+                            for (JavaClass involved : parameter.getAllInvolvedRawTypes()) {
+                                report(events, type, unit.getFullName() + " takes " + involved.getName(), involved);
+                            }
+                        }
+                        for (JavaClass involved : unit.getReturnType().getAllInvolvedRawTypes()) {
+                            report(events, type, unit.getFullName() + " returns " + involved.getName(), involved);
+                        }
+                    }
+                    for (JavaField field : type.getFields()) {
+                        if (field.getModifiers().contains(JavaModifier.PUBLIC)) {
+                            for (JavaClass involved : field.getType().getAllInvolvedRawTypes()) {
+                                report(events, type, field.getFullName() + " holds " + involved.getName(), involved);
+                            }
+                        }
+                    }
+                }
+
+                /** Public, and every enclosing type public too: a user can name it. */
+                private boolean isExported(JavaClass type) {
+                    for (JavaClass t = type; t != null; t = t.getEnclosingClass().orElse(null)) {
+                        if (!t.getModifiers().contains(JavaModifier.PUBLIC)) {
+                            return false;
+                        }
+                    }
+                    return true;
+                }
+
+                private void report(ConditionEvents events, JavaClass type, String what, JavaClass involved) {
+                    if (involved.getPackageName().startsWith("io.github.mongowriteguard.internal")) {
+                        events.add(SimpleConditionEvent.violated(type, what));
+                    }
+                }
+            })
+            .check(CORE);
+    }
+
+    /** The capability packages (and {@code internal}, one slice) import each other in one direction only. */
+    @Test
+    void corePackages_haveNoCycles() {
+        slices().matching("io.github.mongowriteguard.(*)..").should().beFreeOfCycles().check(CORE);
+    }
+
+    /** Every exception the guard throws is in {@code io.github.mongowriteguard.exception}: one place to catch from. */
+    @Test
+    void exceptions_liveInTheExceptionPackage() {
+        classes().that().areAssignableTo(Throwable.class)
+            .should().resideInAPackage("io.github.mongowriteguard.exception")
+            .check(CORE);
     }
 }

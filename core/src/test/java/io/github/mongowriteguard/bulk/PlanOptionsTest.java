@@ -22,7 +22,7 @@ class PlanOptionsTest {
     void from_readsOrderedFromDriverOptions_andStrictFromSettings() {
         WriteGuardSettings strict = WriteGuardSettings.builder().strictOrdered(true).build();
 
-        PlanOptions options = PlanOptions.from(new BulkWriteOptions().ordered(false), strict);
+        PlanOptions options = PlanOptions.from(new BulkWriteOptions().ordered(false), strict.isStrictOrdered());
 
         assertThat(options.isOrdered()).isFalse();
         assertThat(options.isStrictOrdered()).isTrue();

@@ -30,6 +30,8 @@ import com.mongodb.event.CommandStartedEvent;
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
+import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
+import io.github.mongowriteguard.internal.copies.OverlapGate;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 import io.github.mongowriteguard.retry.RetryPolicy;
@@ -46,7 +48,7 @@ import io.github.mongowriteguard.testkit.stall.StallMode;
  * through mongos (string opids {@code "<shard>:<opid>"}), with write commands larger than 1,000 bytes (which
  * {@code currentOp} truncates to {@code {$truncated, comment}}), for an application user without {@code inprog}
  * (mongod: {@code $ownOps}; mongos: refused whatever it asks), and with its own {@code currentOp} failing (issue 14,
- * class 3): it answers {@link OverlapGate.Verdict#BLIND}, never an exception.
+ * class 3): it answers {@link GateVerdict#BLIND}, never an exception.
  */
 class OverlapGateTest {
     private static final String NS = "gate.records";
@@ -66,10 +68,10 @@ class OverlapGateTest {
             // No deadline on the server: only the gate's kill stops it.
             Sent copy = sendAndGiveUp(deployment.uri(null), 5L, "mwg:test:1.1", 0);
 
-            OverlapGate.Verdict verdict = new OverlapGate(Duration.ofMillis(50))
+            GateVerdict verdict = new OverlapGate(Duration.ofMillis(50))
                 .beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
 
-            assertThat(verdict).isEqualTo(OverlapGate.Verdict.KILLED);
+            assertThat(verdict).isEqualTo(GateVerdict.KILLED);
             assertThat(copy.copy.isPossiblyRunning()).isFalse();
             assertThat(deployment.truth().awaitIdle(c -> c.commandName().equals("insert"), Duration.ofSeconds(5))).isTrue();
         }
@@ -83,10 +85,10 @@ class OverlapGateTest {
              StallHandle stall = deployment.stalled().stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
             Sent copy = sendAndGiveUp(deployment.uri(null), 5L, "mwg:test:1.1");
 
-            OverlapGate.Verdict verdict = new OverlapGate(Duration.ofMillis(50))
+            GateVerdict verdict = new OverlapGate(Duration.ofMillis(50))
                 .beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
 
-            assertThat(verdict).isEqualTo(OverlapGate.Verdict.REFUSED);
+            assertThat(verdict).isEqualTo(GateVerdict.REFUSED);
             CopyRecord record = copy.copy.snapshot();
             assertThat(record.possiblyRunning()).isTrue();
             assertThat(record.serverOpId()).matches(topology == Topology.SHARDED ? "shard00:\\d+" : "\\d+");
@@ -102,14 +104,14 @@ class OverlapGateTest {
              StallHandle stall = deployment.stalled().stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(2)))) {
             Sent running = sendAndGiveUp(deployment.uri(null), 5L, "mwg:test:1.1");
             // The gate asks about another copy of the same session: another guard comment.
-            CopyLedger.Copy other = new CopyLedger().start(NS, running.copy.lsid(), 4L, "mwg:test:1.0");
+            LiveCopyLedger.Copy other = new LiveCopyLedger().start(NS, running.copy.lsid(), 4L, "mwg:test:1.0");
             other.sent();
             other.clientGaveUp();
 
-            OverlapGate.Verdict verdict = new OverlapGate(Duration.ofMillis(50))
+            GateVerdict verdict = new OverlapGate(Duration.ofMillis(50))
                 .beforeRetry(gateClient.getDatabase("admin"), other, running.sentAt, MAX_TIME_MS);
 
-            assertThat(verdict).isEqualTo(OverlapGate.Verdict.PROCEED);
+            assertThat(verdict).isEqualTo(GateVerdict.PROCEED);
             stall.release();
         }
     }
@@ -123,9 +125,9 @@ class OverlapGateTest {
             Sent copy = sendAndGiveUp(deployment.uri("app"), 5L, "mwg:test:1.1");
 
             OverlapGate gate = new OverlapGate(Duration.ofMillis(50));
-            OverlapGate.Verdict verdict = gate.beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
+            GateVerdict verdict = gate.beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
 
-            assertThat(verdict).isEqualTo(OverlapGate.Verdict.REFUSED);
+            assertThat(verdict).isEqualTo(GateVerdict.REFUSED);
             assertThat(copy.copy.snapshot().serverOpId()).matches("\\d+");
             List<BsonDocument> currentOps = sent.commands("currentOp");
             assertThat(currentOps.get(0)).doesNotContainKey("$ownOps");
@@ -143,15 +145,15 @@ class OverlapGateTest {
              StallHandle stall = deployment.stalled().stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
             Sent copy = sendAndGiveUp(deployment.uri("app"), 5L, "mwg:test:1.1");
 
-            OverlapGate.Verdict blind = new OverlapGate(Duration.ofMillis(50))
+            GateVerdict blind = new OverlapGate(Duration.ofMillis(50))
                 .beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
-            assertThat(blind).isEqualTo(OverlapGate.Verdict.BLIND);
+            assertThat(blind).isEqualTo(GateVerdict.BLIND);
             assertThat(copy.copy.isPossiblyRunning()).isTrue();
 
             // A user granted inprog (clusterMonitor) sees the shard's copy through the same mongos.
-            OverlapGate.Verdict seen = new OverlapGate(Duration.ofMillis(50))
+            GateVerdict seen = new OverlapGate(Duration.ofMillis(50))
                 .beforeRetry(monitorClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
-            assertThat(seen).isEqualTo(OverlapGate.Verdict.REFUSED);
+            assertThat(seen).isEqualTo(GateVerdict.REFUSED);
             assertThat(copy.copy.snapshot().serverOpId()).matches("shard00:\\d+");
             stall.release();
         }
@@ -168,10 +170,10 @@ class OverlapGateTest {
             Sent copy = sendAndGiveUp(deployment.uri(null), 5L, "mwg:test:1.1");
             failCurrentOp(gateClient, fault);
 
-            OverlapGate.Verdict verdict = new OverlapGate(Duration.ofMillis(50))
+            GateVerdict verdict = new OverlapGate(Duration.ofMillis(50))
                 .beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
 
-            assertThat(verdict).isEqualTo(OverlapGate.Verdict.BLIND);
+            assertThat(verdict).isEqualTo(GateVerdict.BLIND);
             assertThat(copy.copy.isPossiblyRunning()).isTrue();
             stall.release();
         }
@@ -224,12 +226,12 @@ class OverlapGateTest {
     void copyNoLongerRunning_proceeds() throws Exception {
         try (Deployment deployment = Deployment.start(Topology.SHARDED, false);
              MongoClient gateClient = client(deployment.uri(null), null)) {
-            CopyLedger.Copy copy = new CopyLedger().start(NS, java.util.UUID.randomUUID().toString(), 1L, "mwg:test:1.1");
+            LiveCopyLedger.Copy copy = new LiveCopyLedger().start(NS, java.util.UUID.randomUUID().toString(), 1L, "mwg:test:1.1");
             copy.sent();
             copy.clientGaveUp();
 
             assertThat(new OverlapGate(Duration.ofMillis(10)).beforeRetry(gateClient.getDatabase("admin"), copy,
-                System.nanoTime(), 10)).isEqualTo(OverlapGate.Verdict.PROCEED);
+                System.nanoTime(), 10)).isEqualTo(GateVerdict.PROCEED);
             assertThat(copy.isPossiblyRunning()).isFalse();
         }
     }
@@ -237,7 +239,7 @@ class OverlapGateTest {
     // ---- helpers ------------------------------------------------------------------------------------------
 
     /** One copy sent by hand as the guard sends it (runCommand body, lsid, txnNumber, maxTimeMS, comment). */
-    private record Sent(CopyLedger.Copy copy, long sentAt) {
+    private record Sent(LiveCopyLedger.Copy copy, long sentAt) {
     }
 
     /** Sends a > 1,000-byte retryable insert that the stalled node holds, and gives up on it at the socket timeout. */
@@ -249,7 +251,7 @@ class OverlapGateTest {
     private static Sent sendAndGiveUp(String uri, long txnNumber, String comment, long maxTimeMs) throws Exception {
         try (MongoClient writer = client(uri, null); ClientSession session = writer.startSession()) {
             String lsid = session.getServerSession().getIdentifier().getBinary("id").asUuid().toString();
-            CopyLedger.Copy copy = new CopyLedger().start(NS, lsid, txnNumber, comment);
+            LiveCopyLedger.Copy copy = new LiveCopyLedger().start(NS, lsid, txnNumber, comment);
             BsonDocument insert = new BsonDocument("insert", new BsonString("records"))
                 .append("documents", new org.bson.BsonArray(List.of(new BsonDocument("_id", new BsonString("large"))
                     .append("pad", new BsonString(PADDING)))))

@@ -21,7 +21,8 @@ import com.mongodb.client.MongoCollection;
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
-import io.github.mongowriteguard.deadline.ServerDeadlineExceededException;
+import io.github.mongowriteguard.exception.CopyStillRunningException;
+import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
 import io.github.mongowriteguard.retry.RetryPolicy;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
@@ -97,7 +98,7 @@ class SeedPart2GuardedTest {
                 ServerTruth truth = deployment.truth();
                 assertThat(truth.maxConcurrentCopies(INSERTS)).isEqualTo(1);
                 assertThat(truth.commands(INSERTS).size()).isLessThanOrEqualTo(EXECUTIONS);
-                assertThat(guard.copies().possiblyRunning()).hasSize(1);
+                assertThat(guard.getCopies().possiblyRunning()).hasSize(1);
                 assertThat(meters.get("mongodb.guard.gate.refusals").counter().count()).isEqualTo(1);
                 assertThat(meters.get("mongodb.guard.copies.running").gauge().value()).isEqualTo(1);
                 assertThat(meters.get("mongodb.guard.writes").tag("outcome", "unknown").timer().count()).isEqualTo(1);

@@ -16,6 +16,8 @@ import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import io.github.mongowriteguard.exception.ExactReadUnavailableException;
+import io.github.mongowriteguard.outcome.StaleReadDiagnosis;
 import io.github.mongowriteguard.testkit.sharding.ChunkMigration;
 import io.github.mongowriteguard.testkit.stall.StallHandle;
 

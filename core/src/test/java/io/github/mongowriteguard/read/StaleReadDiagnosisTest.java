@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
+import io.github.mongowriteguard.outcome.ReadSignals;
+import io.github.mongowriteguard.outcome.StaleReadDiagnosis;
+
 /** From signals to a plain message. */
 class StaleReadDiagnosisTest {
     private static final ReadSignals NONE = ReadSignals.none("demo.store_inventory").withReadTarget("secondary [node:a1]");

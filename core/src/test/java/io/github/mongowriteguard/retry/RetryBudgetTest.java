@@ -30,7 +30,7 @@ class RetryBudgetTest {
         RetryBudget budget = RetryBudget.forConsumer(10, Duration.ofMinutes(5));
 
         // 3 x 5 s + (150 + 300 ms) + 2 x 100 ms gate = 15.65 s per record, 156.5 s per poll: fits in 300 s.
-        assertThat(budget.worstPerRecord(3, Duration.ofSeconds(5), policy.maxTotalBackoff(), policy.gateGrace()))
+        assertThat(budget.worstPerRecord(3, Duration.ofSeconds(5), policy.getMaxTotalBackoff(), policy.getGateGrace()))
             .isEqualTo(Duration.ofMillis(15_650));
         assertThatCode(() -> budget.check(policy, Duration.ofSeconds(5))).doesNotThrowAnyException();
         assertThatThrownBy(() -> RetryBudget.forConsumer(100, Duration.ofMinutes(5)).check(policy, Duration.ofSeconds(5)))

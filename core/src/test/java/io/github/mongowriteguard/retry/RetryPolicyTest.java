@@ -16,18 +16,18 @@ class RetryPolicyTest {
     void defaults_areASmallNumberOfAttemptsWithExponentialBackoffAndJitter() {
         RetryPolicy policy = RetryPolicy.defaults();
 
-        assertThat(policy.maxAttempts()).isEqualTo(3);
-        assertThat(policy.initialBackoff()).isEqualTo(Duration.ofMillis(100));
-        assertThat(policy.multiplier()).isEqualTo(2.0);
-        assertThat(policy.jitter()).isEqualTo(0.5);
+        assertThat(policy.getMaxAttempts()).isEqualTo(3);
+        assertThat(policy.getInitialBackoff()).isEqualTo(Duration.ofMillis(100));
+        assertThat(policy.getMultiplier()).isEqualTo(2.0);
+        assertThat(policy.getJitter()).isEqualTo(0.5);
         assertThat(policy.maxBackoffAfter(1)).isEqualTo(Duration.ofMillis(150));
         assertThat(policy.maxBackoffAfter(2)).isEqualTo(Duration.ofMillis(300));
     }
 
     @Test
     void none_isOneAttempt() {
-        assertThat(RetryPolicy.none().maxAttempts()).isEqualTo(1);
-        assertThat(RetryPolicy.none().maxTotalBackoff()).isZero();
+        assertThat(RetryPolicy.none().getMaxAttempts()).isEqualTo(1);
+        assertThat(RetryPolicy.none().getMaxTotalBackoff()).isZero();
     }
 
     @Test
@@ -68,7 +68,7 @@ class RetryPolicyTest {
 
         RetryPolicy policy = RetryPolicy.from(config);
 
-        assertThat(policy.maxAttempts()).isEqualTo(5);
+        assertThat(policy.getMaxAttempts()).isEqualTo(5);
         assertThat(policy.maxBackoffAfter(1)).isEqualTo(Duration.ofMillis(50));
         assertThat(policy.maxBackoffAfter(3)).isEqualTo(Duration.ofMillis(200));
     }

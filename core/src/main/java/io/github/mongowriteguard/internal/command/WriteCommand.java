@@ -23,14 +23,14 @@ import org.jspecify.annotations.Nullable;
  * every send: a resend with the same transaction number is the same server copy, never a new one.
  */
 public final class WriteCommand {
-    /** The kind of a write command. */
-    public enum Kind {
+    /** Which write command: insert, update or delete. */
+    public enum CommandType {
         INSERT("insert", "documents"), UPDATE("update", "updates"), DELETE("delete", "deletes");
 
         private final String commandName;
         private final String statementsField;
 
-        Kind(String commandName, String statementsField) {
+        CommandType(String commandName, String statementsField) {
             this.commandName = commandName;
             this.statementsField = statementsField;
         }
@@ -44,7 +44,7 @@ public final class WriteCommand {
         }
     }
 
-    private final Kind kind;
+    private final CommandType type;
     private final String collection;
     private final boolean ordered;
     /** The command without its per-send fields: {@code {<command>: <collection>, ordered: .., <statements>: [...]}}. */
@@ -52,8 +52,8 @@ public final class WriteCommand {
     private final int[] indices;
     private final boolean retryable;
 
-    WriteCommand(Kind kind, String collection, boolean ordered, RawBsonDocument base, int[] indices, boolean retryable) {
-        this.kind = kind;
+    WriteCommand(CommandType type, String collection, boolean ordered, RawBsonDocument base, int[] indices, boolean retryable) {
+        this.type = type;
         this.collection = collection;
         this.ordered = ordered;
         this.base = base;
@@ -61,8 +61,8 @@ public final class WriteCommand {
         this.retryable = retryable;
     }
 
-    public Kind kind() {
-        return kind;
+    public CommandType type() {
+        return type;
     }
 
     public boolean ordered() {
@@ -119,7 +119,7 @@ public final class WriteCommand {
 
     @Override
     public String toString() {
-        return kind.commandName() + "(" + indices.length + " statements, ordered=" + ordered + ", retryable=" + retryable
+        return type.commandName() + "(" + indices.length + " statements, ordered=" + ordered + ", retryable=" + retryable
             + ", indices=" + (indices.length <= 8 ? Arrays.toString(indices) : indices[0] + ".." + indices[indices.length - 1]) + ")";
     }
 }

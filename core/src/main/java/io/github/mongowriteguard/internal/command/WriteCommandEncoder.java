@@ -53,17 +53,17 @@ public final class WriteCommandEncoder<T> {
 
     /** The driver's request types, each its own command; plus whether the statements may touch many documents. */
     private enum Bucket {
-        INSERTS(WriteCommand.Kind.INSERT, false),
-        UPDATES(WriteCommand.Kind.UPDATE, false),
-        MULTI_UPDATES(WriteCommand.Kind.UPDATE, true),
-        REPLACEMENTS(WriteCommand.Kind.UPDATE, false),
-        DELETES(WriteCommand.Kind.DELETE, false),
-        MULTI_DELETES(WriteCommand.Kind.DELETE, true);
+        INSERTS(WriteCommand.CommandType.INSERT, false),
+        UPDATES(WriteCommand.CommandType.UPDATE, false),
+        MULTI_UPDATES(WriteCommand.CommandType.UPDATE, true),
+        REPLACEMENTS(WriteCommand.CommandType.UPDATE, false),
+        DELETES(WriteCommand.CommandType.DELETE, false),
+        MULTI_DELETES(WriteCommand.CommandType.DELETE, true);
 
-        final WriteCommand.Kind kind;
+        final WriteCommand.CommandType kind;
         final boolean multi;
 
-        Bucket(WriteCommand.Kind kind, boolean multi) {
+        Bucket(WriteCommand.CommandType kind, boolean multi) {
             this.kind = kind;
             this.multi = multi;
         }

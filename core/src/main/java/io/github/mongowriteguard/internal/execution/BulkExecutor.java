@@ -22,8 +22,12 @@ import io.github.mongowriteguard.bulk.BulkPlanner;
 import io.github.mongowriteguard.bulk.PlanMode;
 import io.github.mongowriteguard.bulk.PlanOptions;
 import io.github.mongowriteguard.bulk.Round;
+import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
+import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.GuardRuntime;
+import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
+import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.metrics.CallOutcome;
 import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.mongowriteguard.internal.command.CommandOptions;
@@ -77,7 +81,7 @@ public final class BulkExecutor<T> {
     }
 
     public BulkPlan plan(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        return planner.plan(models, PlanOptions.from(options, runtime.settings()));
+        return planner.plan(models, PlanOptions.from(options, runtime.settings().isStrictOrdered()));
     }
 
     /**
@@ -137,7 +141,7 @@ public final class BulkExecutor<T> {
         }
         CommandOptions commandOptions = CommandOptions.from(options, collection.getDocumentClass(), collection.getCodecRegistry());
         BulkPlan plan = plan(models, options);
-        WriteOutcome.Builder<T> outcome = new WriteOutcome.Builder<>(models);
+        RecordedWriteOutcome.Builder<T> outcome = new RecordedWriteOutcome.Builder<>(models);
         if (!plan.isEmpty()) {
             try (Run run = new Run(session == null ? Sessions.own(access) : Sessions.callers(session), plan,
                     options.isOrdered() && plan.mode() == PlanMode.UNORDERED_ROUNDS, outcome,
@@ -160,7 +164,7 @@ public final class BulkExecutor<T> {
     /** The collection's write concern, refused when unacknowledged: nobody would confirm the outcome. */
     static WriteConcern requireAcknowledged(WriteConcern writeConcern) {
         if (!writeConcern.isAcknowledged()) {
-            throw new IllegalArgumentException("the collection's write concern " + writeConcern
+            throw new InvalidBulkException(-1, Problem.UNACKNOWLEDGED_WRITE_CONCERN, "the collection's write concern " + writeConcern
                 + " is unacknowledged: the guard cannot know the outcome of a write nobody confirms; use w:1 or"
                 + " w:\"majority\" (collection.withWriteConcern(WriteConcern.W1)). Nothing was sent.");
         }
@@ -184,7 +188,7 @@ public final class BulkExecutor<T> {
         final BulkPlan plan;
         /** An ordered request run in rounds: after a write on a key does not apply, that key's later writes are skipped. */
         final boolean perKeyFailures;
-        final WriteOutcome.Builder<T> outcome;
+        final RecordedWriteOutcome.Builder<T> outcome;
         final @Nullable BsonDocument writeConcern;
         final CommandOptions commandOptions;
         final boolean idempotentMultiRetries;
@@ -198,7 +202,7 @@ public final class BulkExecutor<T> {
         @Nullable String stopped;
         int stoppedAt = -1;
 
-        Run(Sessions sessions, BulkPlan plan, boolean perKeyFailures, WriteOutcome.Builder<T> outcome, @Nullable BsonDocument writeConcern,
+        Run(Sessions sessions, BulkPlan plan, boolean perKeyFailures, RecordedWriteOutcome.Builder<T> outcome, @Nullable BsonDocument writeConcern,
             CommandOptions commandOptions, boolean idempotentMultiRetries, boolean statementCounts) {
             this.sessions = sessions;
             this.statementCounts = statementCounts;
@@ -218,7 +222,7 @@ public final class BulkExecutor<T> {
                 if (stopped != null) {
                     skipAfterStop(index);
                 } else if (perKeyFailures && previous >= 0 && !applied(outcome.get(previous))) {
-                    outcome.set(IndexOutcome.skipped(index, previous, "not run: the earlier write on the same key (index "
+                    outcome.set(RecordedIndexOutcome.skipped(index, previous, "not run: the earlier write on the same key (index "
                         + previous + ") is " + outcome.get(previous).status()));
                 } else {
                     runnable.add(index);
@@ -271,7 +275,7 @@ public final class BulkExecutor<T> {
         }
 
         private void skipAfterStop(int index) {
-            outcome.set(IndexOutcome.skipped(index, stoppedAt, "not sent: " + stopped));
+            outcome.set(RecordedIndexOutcome.skipped(index, stoppedAt, "not sent: " + stopped));
         }
 
         @Override

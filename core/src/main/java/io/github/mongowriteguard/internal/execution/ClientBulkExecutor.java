@@ -21,8 +21,11 @@ import com.mongodb.client.model.bulk.ClientNamespacedWriteModel;
 import com.mongodb.internal.client.model.bulk.ConcreteClientBulkWriteOptions;
 
 import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.InvalidBulkException;
+import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
+import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.bulk.PlanMode;
+import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
+import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
@@ -83,7 +86,7 @@ public final class ClientBulkExecutor {
 
     private static ConcreteClientBulkWriteOptions concrete(ClientBulkWriteOptions options) {
         if (!(options instanceof ConcreteClientBulkWriteOptions given)) {
-            throw new IllegalArgumentException("unknown ClientBulkWriteOptions class " + (options == null ? "null"
+            throw new InvalidBulkException(-1, Problem.UNSUPPORTED_OPTIONS, "unknown ClientBulkWriteOptions class " + (options == null ? "null"
                 : options.getClass().getName()) + ": use ClientBulkWriteOptions.clientBulkWriteOptions(). Nothing was sent.");
         }
         return given;
@@ -118,12 +121,12 @@ public final class ClientBulkExecutor {
                 plan = executors.apply(entry.getKey(), false).plan(models(all, entry.getValue()), options);
             } catch (InvalidBulkException e) {
                 int callerIndex = e.index() < 0 ? -1 : entry.getValue().get(e.index());
-                throw InvalidBulkException.of(callerIndex, e.problem(), "at index " + callerIndex + " of the client bulk ("
+                throw new InvalidBulkException(callerIndex, e.problem(), "at index " + callerIndex + " of the client bulk ("
                     + entry.getKey() + "): " + e.getMessage());
             }
             callersOrder |= options.isOrdered() && plan.mode() != PlanMode.UNORDERED_ROUNDS;
         }
-        WriteOutcome.Builder<BsonDocument> outcome = new WriteOutcome.Builder<>(all);
+        RecordedWriteOutcome.Builder<BsonDocument> outcome = new RecordedWriteOutcome.Builder<>(all);
         Stop stop = new Stop();
         if (callersOrder) {
             int start = 0;
@@ -165,10 +168,10 @@ public final class ClientBulkExecutor {
 
     private void runPart(@Nullable ClientSession session, MongoNamespace namespace, boolean strict, List<WriteModel<BsonDocument>> all,
                          List<Integer> indices, BulkWriteOptions options, boolean statementCounts,
-                         WriteOutcome.Builder<BsonDocument> outcome, Stop stop) {
+                         RecordedWriteOutcome.Builder<BsonDocument> outcome, Stop stop) {
         if (stop.why != null) {
             for (int index : indices) {
-                outcome.set(IndexOutcome.skipped(index, stop.at, "not sent: " + stop.why));
+                outcome.set(RecordedIndexOutcome.skipped(index, stop.at, "not sent: " + stop.why));
             }
             return;
         }
@@ -193,9 +196,9 @@ public final class ClientBulkExecutor {
     }
 
     /** A namespace's outcome at the caller's indices. */
-    private static void merge(WriteOutcome<BsonDocument> part, List<Integer> indices, WriteOutcome.Builder<BsonDocument> outcome) {
+    private static void merge(WriteOutcome<BsonDocument> part, List<Integer> indices, RecordedWriteOutcome.Builder<BsonDocument> outcome) {
         for (IndexOutcome result : part.outcomes()) {
-            outcome.set(result.atIndex(indices.get(result.index()),
+            outcome.set(RecordedIndexOutcome.atIndex(result, indices.get(result.index()),
                 result.relatedIndex() >= 0 ? indices.get(result.relatedIndex()) : -1));
         }
         outcome.counts(part.insertedCount(), part.matchedCount(), part.modifiedCount(), part.deletedCount());

@@ -36,7 +36,7 @@ import com.mongodb.internal.client.model.bulk.ConcreteClientUpdateManyModel;
 import com.mongodb.internal.client.model.bulk.ConcreteClientUpdateOneModel;
 import com.mongodb.internal.client.model.bulk.ConcreteClientUpdateOneOptions;
 
-import io.github.mongowriteguard.bulk.InvalidBulkException;
+import io.github.mongowriteguard.exception.InvalidBulkException;
 
 /**
  * A client-level write model ({@code ClientNamespacedWriteModel}) as the collection-level model of the same write,
@@ -57,14 +57,14 @@ public final class ClientModels {
     /** @throws InvalidBulkException for a null list or element, or a model kind this driver version does not have */
     public static List<NamespacedModel> convert(List<? extends ClientNamespacedWriteModel> models, CodecRegistry registry) {
         if (models == null) {
-            throw InvalidBulkException.of(-1, InvalidBulkException.Problem.NULL_MODELS,
+            throw new InvalidBulkException(-1, InvalidBulkException.Problem.NULL_MODELS,
                 "Invalid bulk write: the list of write models is null. Nothing was sent.");
         }
         List<NamespacedModel> converted = new ArrayList<>(models.size());
         for (int index = 0; index < models.size(); index++) {
             ClientNamespacedWriteModel model = models.get(index);
             if (!(model instanceof AbstractClientNamespacedWriteModel namespaced)) {
-                throw InvalidBulkException.of(index, InvalidBulkException.Problem.NULL_ELEMENT,
+                throw new InvalidBulkException(index, InvalidBulkException.Problem.NULL_ELEMENT,
                     "Invalid bulk write: the model at index " + index + " is " + (model == null ? "null"
                         : "of an unknown class " + model.getClass().getName()) + ". Nothing was sent.");
             }
@@ -124,7 +124,7 @@ public final class ClientModels {
     }
 
     private static InvalidBulkException unknown(int index, Object model) {
-        return InvalidBulkException.of(index, InvalidBulkException.Problem.UNSUPPORTED_MODEL, "Invalid bulk write: the guard does"
+        return new InvalidBulkException(index, InvalidBulkException.Problem.UNSUPPORTED_MODEL, "Invalid bulk write: the guard does"
             + " not know the client write model at index " + index + " (" + model.getClass().getName() + "). Nothing was sent.");
     }
 

@@ -18,8 +18,11 @@ import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoDatabase;
 
 import io.github.mongowriteguard.copies.CopyLedger;
-import io.github.mongowriteguard.copies.OverlapGate;
+import io.github.mongowriteguard.copies.GateVerdict;
+import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
+import io.github.mongowriteguard.internal.copies.OverlapGate;
 import io.github.mongowriteguard.internal.GuardRuntime;
+import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.resilience4j.retry.Retry;
@@ -77,12 +80,12 @@ final class CopySender {
      * @param copyName     the guard's comment naming the copy, or null
      */
     Sent send(Sessions sessions, BsonDocument body, @Nullable Long txnNumber, boolean retryAllowed, @Nullable String copyName,
-              WriteOutcome.Builder<?> tally) {
+              RecordedWriteOutcome.Builder<?> tally) {
         ClientSession session = sessions.current();
         boolean retryable = txnNumber != null;
-        CopyLedger ledger = runtime.ledger();
+        LiveCopyLedger ledger = runtime.ledger();
         GuardEventListener events = runtime.events();
-        CopyLedger.Copy copy = ledger.start(namespace, lsid(session), txnNumber, copyName);
+        LiveCopyLedger.Copy copy = ledger.start(namespace, lsid(session), txnNumber, copyName);
         tally.command();
         Retry.Context<SendResult> retryContext = runtime.retry().context();
         SendResult result;
@@ -95,8 +98,8 @@ final class CopySender {
             events.attemptStarted(new GuardEventListener.AttemptStarted(namespace, attempt, attempt > 1 && retryable));
             long sentAt = System.nanoTime();
             result = sendOnce(session, body, copy, tally);
-            reachedServer |= result.kind != SendResult.Kind.NO_SERVER;
-            if (result.kind == SendResult.Kind.GAVE_UP) {
+            reachedServer |= result.ending != SendResult.Ending.NO_SERVER;
+            if (result.ending == SendResult.Ending.GAVE_UP) {
                 unanswered = true;
             } else if (result.lostAnswer()) {
                 // mongos lost a shard's answer: as after a socket timeout, the shard may still be applying the copy.
@@ -113,15 +116,15 @@ final class CopySender {
                 break;
             }
             long gateStart = System.nanoTime();
-            OverlapGate.Verdict verdict = runtime.gate().beforeRetry(admin, copy, sentAt, maxTimeMs);
+            GateVerdict verdict = runtime.gate().beforeRetry(admin, copy, sentAt, maxTimeMs);
             events.gateDecided(new GuardEventListener.GateDecided(namespace, verdict,
                 Duration.ofNanos(System.nanoTime() - gateStart)));
-            if (verdict == OverlapGate.Verdict.REFUSED) {
+            if (verdict == GateVerdict.REFUSED) {
                 result = result.refused(copy.snapshot());
                 break;
             }
             if (!retryable) {
-                if (verdict == OverlapGate.Verdict.BLIND && unanswered) {
+                if (verdict == GateVerdict.BLIND && unanswered) {
                     // A new copy of a multi-document write may only start once the old one is shown gone.
                     result = result.blind();
                     break;
@@ -135,7 +138,7 @@ final class CopySender {
         }
         retryContext.onComplete();
         tally.copy(copy.snapshot());
-        if (result.kind == SendResult.Kind.REFUSED) {
+        if (result.ending == SendResult.Ending.REFUSED) {
             tally.stillRunning(result.runningCopy);
         }
         if (copy.isPossiblyRunning()) {
@@ -145,7 +148,7 @@ final class CopySender {
         return new Sent(result, attempt > 1, reachedServer, unanswered);
     }
 
-    private SendResult sendOnce(ClientSession session, BsonDocument body, CopyLedger.Copy copy, WriteOutcome.Builder<?> tally) {
+    private SendResult sendOnce(ClientSession session, BsonDocument body, LiveCopyLedger.Copy copy, RecordedWriteOutcome.Builder<?> tally) {
         copy.sent();
         tally.send();
         try {

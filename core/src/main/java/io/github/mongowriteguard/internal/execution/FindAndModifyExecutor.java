@@ -36,9 +36,11 @@ import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.WriteRecord;
 import io.github.mongowriteguard.internal.command.CommandReply;
-import io.github.mongowriteguard.copies.CopyStillRunningException;
-import io.github.mongowriteguard.deadline.ServerDeadlineExceededException;
-import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.exception.CopyStillRunningException;
+import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
+import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
+import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
 import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.GuardRuntime;
@@ -126,7 +128,7 @@ public final class FindAndModifyExecutor<T> {
      * Runs the request and returns the document the server returned (before or after the write, as asked), or null.
      *
      * @param session the caller's session (outside a transaction), or null for one of the guard's own
-     * @throws io.github.mongowriteguard.bulk.InvalidBulkException for bad input, before anything is sent
+     * @throws io.github.mongowriteguard.exception.InvalidBulkException for bad input, before anything is sent
      */
     public @Nullable T execute(@Nullable ClientSession session, Request<T> request) {
         return runtime.observer().observe(collection.getNamespace().getFullName(), request.operation(),
@@ -139,7 +141,7 @@ public final class FindAndModifyExecutor<T> {
         // The planner checks the write as it checks a bulk's (operators, replacement fields, 16 MiB) and keys it.
         BulkPlan plan = executor.plan(List.of(request.model()), new BulkWriteOptions());
         long maxTimeMs = request.maxTimeMs() > 0 ? Math.min(request.maxTimeMs(), executor.maxTimeMs()) : executor.maxTimeMs();
-        WriteOutcome.Builder<T> outcome = new WriteOutcome.Builder<>(List.of(request.model()));
+        RecordedWriteOutcome.Builder<T> outcome = new RecordedWriteOutcome.Builder<>(List.of(request.model()));
         CopySender sender = new CopySender(runtime, database, admin, collection.getNamespace().getFullName(), maxTimeMs);
         CopySender.Sent sent;
         try (Sessions sessions = session == null ? Sessions.own(access) : Sessions.callers(session)) {
@@ -199,16 +201,16 @@ public final class FindAndModifyExecutor<T> {
         return bson.toBsonDocument(collection.getDocumentClass(), collection.getCodecRegistry());
     }
 
-    private @Nullable T result(CopySender.Sent sent, BulkPlan plan, WriteOutcome.Builder<T> outcome, long maxTimeMs) {
+    private @Nullable T result(CopySender.Sent sent, BulkPlan plan, RecordedWriteOutcome.Builder<T> outcome, long maxTimeMs) {
         SendResult result = sent.result();
         String namespace = collection.getNamespace().getFullName();
-        switch (result.kind) {
+        switch (result.ending) {
             case REPLY: {
                 BsonDocument reply = result.reply.document();
-                outcome.set(IndexOutcome.applied(0));
+                outcome.set(RecordedIndexOutcome.applied(0));
                 if (reply.isDocument("writeConcernError")) {
                     BsonDocument error = reply.getDocument("writeConcernError");
-                    outcome.set(IndexOutcome.writeConcernFailed(0, OutcomeRecorder.writeConcernFailedReason(error),
+                    outcome.set(RecordedIndexOutcome.writeConcernFailed(0, OutcomeRecorder.writeConcernFailedReason(error),
                         RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
                     BsonDocument lastError = reply.getDocument("lastErrorObject", new BsonDocument());
                     throw new MongoWriteConcernException(CommandReply.toWriteConcernError(error),
@@ -223,7 +225,7 @@ public final class FindAndModifyExecutor<T> {
             }
             case SERVER_ERROR:
                 if (!sent.unanswered()) {
-                    outcome.set(IndexOutcome.failed(0, result.code(), "", result.error.getMessage(), null,
+                    outcome.set(RecordedIndexOutcome.failed(0, result.code(), "", result.error.getMessage(), null,
                         RetryClassifier.isTransient(result.code(), result.error.hasErrorLabel("RetryableWriteError"))));
                     if (result.code() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
                         throw new ServerDeadlineExceededException("the server stopped this write on " + namespace
@@ -234,19 +236,19 @@ public final class FindAndModifyExecutor<T> {
                 break;
             case NO_SERVER:
                 if (!sent.reachedServer()) {
-                    outcome.set(IndexOutcome.notSent(0, result.code(), "not sent: no attempt reached a server"));
+                    outcome.set(RecordedIndexOutcome.notSent(0, result.code(), "not sent: no attempt reached a server"));
                     throw (MongoTimeoutException) result.error;
                 }
                 break;
             default:
                 break;
         }
-        String reason = result.kind == SendResult.Kind.REFUSED
+        String reason = result.ending == SendResult.Ending.REFUSED
             ? "not retried: an earlier copy is still running on the server (" + result.runningCopy + ")"
             : "nothing proves whether the write was applied (" + result + ")";
-        outcome.set(IndexOutcome.unknown(0, reason, RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
+        outcome.set(RecordedIndexOutcome.unknown(0, reason, RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
         WriteOutcome<T> unknown = outcome.build();
-        if (result.kind == SendResult.Kind.REFUSED) {
+        if (result.ending == SendResult.Ending.REFUSED) {
             throw new CopyStillRunningException("not retried on " + namespace + ": an earlier copy of this write is still"
                 + " running on the server (" + result.runningCopy + "); starting another copy could apply it twice", result.runningCopy, unknown);
         }

@@ -11,7 +11,8 @@ import org.bson.conversions.Bson;
 
 import com.mongodb.client.model.WriteModel;
 
-import io.github.mongowriteguard.retry.IdempotentUpdates;
+import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
+import io.github.mongowriteguard.exception.InvalidBulkException;
 
 /**
  * Checks the explicit opt-in to retry multi-document writes before anything is sent: every {@code updateMany} must
@@ -33,19 +34,20 @@ final class MultiRetryOptIn {
                 continue; // the planner refuses it with its message
             }
             if (write.kind() == WriteKind.DELETE_MANY) {
-                throw new IllegalArgumentException("index " + index + ": deleteMany is never retried, even with the idempotent"
+                throw new InvalidBulkException(index, Problem.NOT_IDEMPOTENT, "index " + index + ": deleteMany is never retried, even with the idempotent"
                     + " multi-document retry opt-in: a second run deletes documents that arrived in between. Remove the opt-in"
                     + " for this call, or delete by _id. Nothing was sent.");
             }
             if (write.kind() == WriteKind.UPDATE_MANY) {
                 Bson document = write.update();
                 if (document == null) {
-                    throw new IllegalArgumentException("index " + index + ": an updateMany with a pipeline is not provably"
+                    throw new InvalidBulkException(index, Problem.NOT_IDEMPOTENT, "index " + index + ": an updateMany with a pipeline is not provably"
                         + " idempotent and is never retried; remove the opt-in for this call. Nothing was sent.");
                 }
                 BsonDocument operators = document.toBsonDocument(documentClass, registry);
                 if (!IdempotentUpdates.isProvablyIdempotent(operators)) {
-                    throw new IllegalArgumentException("index " + index + ": updateMany with " + IdempotentUpdates.firstNonIdempotent(operators)
+                    throw new InvalidBulkException(index, Problem.NOT_IDEMPOTENT,
+                        "index " + index + ": updateMany with " + IdempotentUpdates.firstNonIdempotent(operators)
                         + " is not idempotent: a retry would apply it again. Only $set, $unset, $min, $max, $addToSet, $pull,"
                         + " $setOnInsert and $currentDate may be retried; remove the opt-in for this call or rewrite the update."
                         + " Nothing was sent.");

@@ -13,6 +13,8 @@ import com.mongodb.bulk.BulkWriteInsert;
 import com.mongodb.bulk.BulkWriteUpsert;
 
 import io.github.mongowriteguard.bulk.BulkPlan;
+import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
+import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
 import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.internal.command.WriteCommand;
@@ -37,10 +39,10 @@ import io.github.mongowriteguard.retry.RetryClassifier;
  */
 final class OutcomeRecorder<T> {
     private final BulkPlan plan;
-    private final WriteOutcome.Builder<T> outcome;
+    private final RecordedWriteOutcome.Builder<T> outcome;
     private final CodecRegistry registry;
 
-    OutcomeRecorder(BulkPlan plan, WriteOutcome.Builder<T> outcome, CodecRegistry registry) {
+    OutcomeRecorder(BulkPlan plan, RecordedWriteOutcome.Builder<T> outcome, CodecRegistry registry) {
         this.plan = plan;
         this.outcome = outcome;
         this.registry = registry;
@@ -53,7 +55,7 @@ final class OutcomeRecorder<T> {
      */
     @Nullable String record(WriteCommand command, CopySender.Sent sent) {
         SendResult result = sent.result();
-        switch (result.kind) {
+        switch (result.ending) {
             case REPLY:
                 classify(command, result.reply, sent.resent(), sent.unanswered());
                 return outcomeOfCommand(command);
@@ -72,7 +74,7 @@ final class OutcomeRecorder<T> {
             case NO_SERVER:
                 if (!sent.reachedServer()) {
                     for (int position = 0; position < command.size(); position++) {
-                        outcome.set(IndexOutcome.notSent(command.index(position), result.code(), "not sent: no attempt"
+                        outcome.set(RecordedIndexOutcome.notSent(command.index(position), result.code(), "not sent: no attempt"
                             + " reached a server (" + result.error.getClass().getSimpleName() + ": none could be selected,"
                             + " or no connection was free, in time)"));
                     }
@@ -80,7 +82,7 @@ final class OutcomeRecorder<T> {
                 }
                 // An earlier attempt reached a server: handled as any failure below.
             default:
-                if (result.kind == SendResult.Kind.SERVER_ERROR) {
+                if (result.ending == SendResult.Ending.SERVER_ERROR) {
                     outcome.commandError(result.error);
                 }
                 if (sent.unanswered()) {
@@ -119,10 +121,10 @@ final class OutcomeRecorder<T> {
             int index = command.index(position);
             CommandReply.StatementError error = reply.error(position);
             if (error != null) {
-                if (error.code() == ErrorCodes.DUPLICATE_KEY && command.kind() == WriteCommand.Kind.INSERT
+                if (error.code() == ErrorCodes.DUPLICATE_KEY && command.type() == WriteCommand.CommandType.INSERT
                     && plan.hasOwnAssignedId(index) && resent) {
                     // The guard gave this insert its _id; only an earlier copy of this very write can have used it.
-                    outcome.set(IndexOutcome.applied(index, "applied by an earlier copy (duplicate key on the _id the guard assigned)"));
+                    outcome.set(RecordedIndexOutcome.applied(index, "applied by an earlier copy (duplicate key on the _id the guard assigned)"));
                     recordIdOf(command, position, index, reply);
                     continue;
                 }
@@ -139,10 +141,10 @@ final class OutcomeRecorder<T> {
                 } else if (!command.retryable()) {
                     // A multi-document write is not atomic: what it changed before the error (earlier in its scan, or on
                     // other shards, whose counts mongos adds to the reply's) stays changed.
-                    outcome.set(IndexOutcome.failedMultiDocument(index, error.code(), error.codeName(), error.message(),
+                    outcome.set(RecordedIndexOutcome.failedMultiDocument(index, error.code(), error.codeName(), error.message(),
                         error.details()));
                 } else {
-                    outcome.set(IndexOutcome.failed(index, error.code(), error.codeName(), error.message(), error.details(),
+                    outcome.set(RecordedIndexOutcome.failed(index, error.code(), error.codeName(), error.message(), error.details(),
                         transientError));
                 }
             } else if (command.ordered() && firstError >= 0 && position > firstError) {
@@ -150,20 +152,20 @@ final class OutcomeRecorder<T> {
                     unknown(index, "the server interrupted the batch of index " + command.index(firstError)
                         + ", which may have applied this write before the interruption point");
                 } else {
-                    outcome.set(IndexOutcome.skipped(index, command.index(firstError),
+                    outcome.set(RecordedIndexOutcome.skipped(index, command.index(firstError),
                         "not run: the bulk keeps the caller's order and stopped after index " + command.index(firstError) + " failed"));
                 }
             } else {
-                outcome.set(IndexOutcome.applied(index));
+                outcome.set(RecordedIndexOutcome.applied(index));
                 recordIdOf(command, position, index, reply);
-                if (command.size() == 1 && command.kind() != WriteCommand.Kind.INSERT) {
+                if (command.size() == 1 && command.type() != WriteCommand.CommandType.INSERT) {
                     // Alone in its command: the command's counts are this write's own (verbose client results).
-                    outcome.statementCounts(index, new WriteOutcome.StatementCounts(command.kind() == WriteCommand.Kind.DELETE,
+                    outcome.statementCounts(index, new WriteOutcome.StatementCounts(command.type() == WriteCommand.CommandType.DELETE,
                         reply.n(), reply.nModified()));
                 }
             }
         }
-        switch (command.kind()) {
+        switch (command.type()) {
             case INSERT:
                 outcome.counts(reply.n(), 0, 0, 0);
                 break;
@@ -181,7 +183,7 @@ final class OutcomeRecorder<T> {
             for (int position = 0; position < command.size(); position++) {
                 int index = command.index(position);
                 if (outcome.get(index).status() == WriteStatus.APPLIED) {
-                    outcome.set(IndexOutcome.writeConcernFailed(index, reason, RetrySafety.ofNewCopy(plan, index, registry)));
+                    outcome.set(RecordedIndexOutcome.writeConcernFailed(index, reason, RetrySafety.ofNewCopy(plan, index, registry)));
                 }
             }
         }
@@ -191,7 +193,7 @@ final class OutcomeRecorder<T> {
     }
 
     private void recordIdOf(WriteCommand command, int position, int index, CommandReply reply) {
-        if (command.kind() == WriteCommand.Kind.INSERT) {
+        if (command.type() == WriteCommand.CommandType.INSERT) {
             plan.decision(index).id().ifPresent(id -> outcome.insert(new BulkWriteInsert(index, id)));
         } else if (reply.upsertedId(position) != null) {
             outcome.upsert(new BulkWriteUpsert(index, reply.upsertedId(position)));
@@ -206,8 +208,8 @@ final class OutcomeRecorder<T> {
         boolean partial = !command.retryable() && ErrorCodes.isInterruption(code);
         for (int position = 0; position < command.size(); position++) {
             outcome.set(partial
-                ? IndexOutcome.failedMultiDocument(command.index(position), code, codeName, describe(result.error), null)
-                : IndexOutcome.failed(command.index(position), code, codeName, describe(result.error), null, retrySafe));
+                ? RecordedIndexOutcome.failedMultiDocument(command.index(position), code, codeName, describe(result.error), null)
+                : RecordedIndexOutcome.failed(command.index(position), code, codeName, describe(result.error), null, retrySafe));
         }
     }
 
@@ -224,7 +226,7 @@ final class OutcomeRecorder<T> {
     }
 
     private void unknown(int index, String reason) {
-        outcome.set(IndexOutcome.unknown(index, reason, RetrySafety.ofNewCopy(plan, index, registry)));
+        outcome.set(RecordedIndexOutcome.unknown(index, reason, RetrySafety.ofNewCopy(plan, index, registry)));
     }
 
     /** Why a write the primary applied is UNKNOWN after a write-concern error. */

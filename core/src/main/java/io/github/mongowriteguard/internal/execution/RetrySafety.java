@@ -6,7 +6,6 @@ import org.bson.conversions.Bson;
 
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.WriteRecord;
-import io.github.mongowriteguard.retry.IdempotentUpdates;
 
 /**
  * Whether a write whose outcome is unknown may be sent again by the caller. The caller's resend is a new server copy

@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 import com.mongodb.MongoException;
 
 import io.github.mongowriteguard.copies.CopyRecord;
+import io.github.mongowriteguard.internal.Retryable;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
 import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.retry.RetryClassifier;
@@ -13,7 +14,7 @@ import io.github.mongowriteguard.retry.RetryClassifier;
 /** What one send of a write command came back with. */
 final class SendResult implements Retryable {
 
-    enum Kind {
+    enum Ending {
         /** The server answered with {@code ok: 1} (statement write errors included). */
         REPLY,
         /** The server answered with an error for the whole command. */
@@ -28,41 +29,41 @@ final class SendResult implements Retryable {
         BLIND
     }
 
-    final Kind kind;
-    /** The server's reply, parsed once, for {@link Kind#REPLY} (kept when a refusal replaces the result). */
+    final Ending ending;
+    /** The server's reply, parsed once, for {@link Ending#REPLY} (kept when a refusal replaces the result). */
     final @Nullable CommandReply reply;
     final @Nullable MongoException error;
     final @Nullable CopyRecord runningCopy;
 
-    private SendResult(Kind kind, @Nullable CommandReply reply, @Nullable MongoException error, @Nullable CopyRecord runningCopy) {
-        this.kind = kind;
+    private SendResult(Ending ending, @Nullable CommandReply reply, @Nullable MongoException error, @Nullable CopyRecord runningCopy) {
+        this.ending = ending;
         this.reply = reply;
         this.error = error;
         this.runningCopy = runningCopy;
     }
 
     static SendResult reply(BsonDocument reply) {
-        return new SendResult(Kind.REPLY, CommandReply.of(reply), null, null);
+        return new SendResult(Ending.REPLY, CommandReply.of(reply), null, null);
     }
 
     static SendResult serverError(MongoException error) {
-        return new SendResult(Kind.SERVER_ERROR, null, error, null);
+        return new SendResult(Ending.SERVER_ERROR, null, error, null);
     }
 
     static SendResult gaveUp(MongoException error) {
-        return new SendResult(Kind.GAVE_UP, null, error, null);
+        return new SendResult(Ending.GAVE_UP, null, error, null);
     }
 
     static SendResult noServer(MongoException error) {
-        return new SendResult(Kind.NO_SERVER, null, error, null);
+        return new SendResult(Ending.NO_SERVER, null, error, null);
     }
 
     SendResult refused(CopyRecord copy) {
-        return new SendResult(Kind.REFUSED, reply, error, copy);
+        return new SendResult(Ending.REFUSED, reply, error, copy);
     }
 
     SendResult blind() {
-        return new SendResult(Kind.BLIND, reply, error, null);
+        return new SendResult(Ending.BLIND, reply, error, null);
     }
 
     /**
@@ -72,7 +73,7 @@ final class SendResult implements Retryable {
      * which may have held the session the resend waited for.
      */
     boolean provesOutcome() {
-        if (kind != Kind.REPLY) {
+        if (ending != Ending.REPLY) {
             return false;
         }
         for (int position : reply.errorPositions()) {
@@ -88,10 +89,10 @@ final class SendResult implements Retryable {
      * mongos, which turns a failed child batch into one write error per statement) statement errors with that code.
      */
     boolean hitDeadline() {
-        if (kind == Kind.SERVER_ERROR) {
+        if (ending == Ending.SERVER_ERROR) {
             return error.getCode() == ErrorCodes.MAX_TIME_MS_EXPIRED;
         }
-        if (kind == Kind.REPLY) {
+        if (ending == Ending.REPLY) {
             return reply.errorPositions().stream().anyMatch(position -> reply.error(position).code() == ErrorCodes.MAX_TIME_MS_EXPIRED);
         }
         return false;
@@ -99,7 +100,7 @@ final class SendResult implements Retryable {
 
     /** A reply in which mongos says it lost a shard's answer for some statement: the shard may have applied it. */
     boolean lostAnswer() {
-        if (kind != Kind.REPLY) {
+        if (ending != Ending.REPLY) {
             return false;
         }
         for (int position : reply.errorPositions()) {
@@ -117,7 +118,7 @@ final class SendResult implements Retryable {
     /** True when sending the same command again is useful (safety is decided by the caller: no multi-document writes). */
     @Override
     public boolean worthRetrying() {
-        switch (kind) {
+        switch (ending) {
             case GAVE_UP:
             case NO_SERVER:
                 return true;
@@ -142,6 +143,6 @@ final class SendResult implements Retryable {
 
     @Override
     public String toString() {
-        return kind + (error == null ? "" : " " + error.getClass().getSimpleName() + " " + error.getCode());
+        return ending + (error == null ? "" : " " + error.getClass().getSimpleName() + " " + error.getCode());
     }
 }

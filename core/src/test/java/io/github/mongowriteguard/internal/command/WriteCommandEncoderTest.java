@@ -58,8 +58,8 @@ class WriteCommandEncoderTest {
 
         List<WriteCommand> commands = encoder.encode(plan(models), indices(models.size()), true, CommandOptions.NONE);
 
-        assertThat(commands).extracting(WriteCommand::kind)
-            .containsExactly(WriteCommand.Kind.UPDATE, WriteCommand.Kind.UPDATE, WriteCommand.Kind.DELETE);
+        assertThat(commands).extracting(WriteCommand::type)
+            .containsExactly(WriteCommand.CommandType.UPDATE, WriteCommand.CommandType.UPDATE, WriteCommand.CommandType.DELETE);
         assertThat(commands).extracting(WriteCommand::size).containsExactly(100_000, 1, 1);
         assertThat(commands).allSatisfy(command -> assertThat(command.ordered()).isTrue());
     }

@@ -9,10 +9,13 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.mongodb.autoconfigure.MongoClientSettingsBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
 import org.springframework.data.mongodb.MongoDatabaseFactory;
 import org.springframework.data.mongodb.core.MongoOperations;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.convert.MongoConverter;
+
+import com.mongodb.MongoClientSettings;
 
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.spring.data.GuardedMongoTemplate;
@@ -55,14 +58,28 @@ public class WriteGuardAutoConfiguration {
     }
 
     /**
-     * Registers the guard's command listener on the client Boot builds; the guard reads its socket timeout there.
+     * Registers the guard's command listener on the client Boot builds; the guard reads its socket timeout there, once,
+     * so this customizer runs after every other one ({@link Ordered#LOWEST_PRECEDENCE}).
      *
      * @param guard the guard
      * @return a customizer that calls {@link WriteGuard#configure} on Boot's client settings
      */
     @Bean
     public MongoClientSettingsBuilderCustomizer writeGuardMongoClientSettingsBuilderCustomizer(WriteGuard guard) {
-        return guard::configure;
+        return new ConfigureLast(guard);
+    }
+
+    /** {@link WriteGuard#configure}, after the application's and Boot's own customizers. */
+    private record ConfigureLast(WriteGuard guard) implements MongoClientSettingsBuilderCustomizer, Ordered {
+        @Override
+        public void customize(MongoClientSettings.Builder builder) {
+            guard.configure(builder);
+        }
+
+        @Override
+        public int getOrder() {
+            return Ordered.LOWEST_PRECEDENCE;
+        }
     }
 
     /**

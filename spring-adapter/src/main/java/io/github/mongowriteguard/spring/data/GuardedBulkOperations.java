@@ -50,9 +50,10 @@ import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.WriteModel;
 
-import io.github.mongowriteguard.GuardedBulkWriteException;
+import io.github.mongowriteguard.exception.GuardedBulkWriteException;
 import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 
 /**
  * Spring Data's {@link BulkOperations}, run through a {@link WriteGuard}: the same mapping as Spring's own

@@ -21,7 +21,7 @@ import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 
-import io.github.mongowriteguard.GuardedBulkWriteException;
+import io.github.mongowriteguard.exception.GuardedBulkWriteException;
 import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.WriteGuard;
 

@@ -15,12 +15,12 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.util.backoff.ExponentialBackOff;
 
-import io.github.mongowriteguard.GuardedBulkWriteException;
-import io.github.mongowriteguard.WriteGuardException;
-import io.github.mongowriteguard.bulk.InvalidBulkException;
-import io.github.mongowriteguard.copies.CopyStillRunningException;
-import io.github.mongowriteguard.deadline.ServerDeadlineExceededException;
-import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.exception.GuardedBulkWriteException;
+import io.github.mongowriteguard.exception.WriteGuardException;
+import io.github.mongowriteguard.exception.InvalidBulkException;
+import io.github.mongowriteguard.exception.CopyStillRunningException;
+import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
+import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
@@ -36,7 +36,7 @@ import io.github.mongowriteguard.retry.RetryPolicy;
  * <pre>{@code
  * @Bean
  * DefaultErrorHandler errorHandler(KafkaTemplate<Object, Object> template, ConsumerFactory<?, ?> consumers, WriteGuard guard) {
- *     return GuardedErrorHandlers.builder(guard.settings().getRetryPolicy())
+ *     return GuardedErrorHandlers.builder(guard.getSettings().getRetryPolicy())
  *         .recoverer(new DeadLetterPublishingRecoverer(template))
  *         // the socket read timeout, and the longest one dead-letter send takes
  *         .retryBudget(consumers.getConfigurationProperties(), Duration.ofSeconds(30), Duration.ofMillis(20), ListenerType.BATCH)
@@ -89,7 +89,7 @@ public final class GuardedErrorHandlers {
     /**
      * A builder for a handler whose backoff and attempts come from the guard's policy.
      *
-     * @param policy the guard's retry policy ({@code guard.settings().getRetryPolicy()})
+     * @param policy the guard's retry policy ({@code guard.getSettings().getRetryPolicy()})
      * @return the builder
      */
     public static Builder builder(RetryPolicy policy) {
@@ -116,14 +116,14 @@ public final class GuardedErrorHandlers {
         String what = "the guard's " + policy + (deadLetterPerRecord.isZero() ? ""
             : " (backoffs include " + deadLetterPerRecord.toMillis() + " ms of dead-lettering per record)");
         if (type == ListenerType.RECORD) {
-            RetryBudget.forConsumer(maxPollRecords, interval).check(what, policy.maxAttempts(), longestAttempt,
-                policy.maxTotalBackoff().plus(deadLetterPerRecord), policy.gateGrace());
+            RetryBudget.forConsumer(maxPollRecords, interval).check(what, policy.getMaxAttempts(), longestAttempt,
+                policy.getMaxTotalBackoff().plus(deadLetterPerRecord), policy.getGateGrace());
             return;
         }
         try {
             // One guarded bulk per poll; every record of the poll may be dead-lettered after it.
-            RetryBudget.forConsumer(1, interval).check(what, policy.maxAttempts(), longestAttempt,
-                policy.maxTotalBackoff().plus(deadLetterPerRecord.multipliedBy(maxPollRecords)), policy.gateGrace());
+            RetryBudget.forConsumer(1, interval).check(what, policy.getMaxAttempts(), longestAttempt,
+                policy.getMaxTotalBackoff().plus(deadLetterPerRecord.multipliedBy(maxPollRecords)), policy.getGateGrace());
         } catch (IllegalStateException e) {
             throw new IllegalStateException("batch listener: the " + maxPollRecords + " records of a poll are one guarded bulk,"
                 + " so the budget counts 1 write per poll: " + e.getMessage());
@@ -213,10 +213,10 @@ public final class GuardedErrorHandlers {
          * @return a new backoff
          */
         public ExponentialBackOff backOff() {
-            ExponentialBackOff backOff = new ExponentialBackOff(Math.max(1, policy.initialBackoff().toMillis()), policy.multiplier());
-            backOff.setMaxInterval(Math.max(1, policy.maxBackoff().toMillis()));
-            backOff.setJitter(Math.round(policy.jitter() * policy.initialBackoff().toMillis()));
-            backOff.setMaxAttempts(policy.maxAttempts() - 1L);
+            ExponentialBackOff backOff = new ExponentialBackOff(Math.max(1, policy.getInitialBackoff().toMillis()), policy.getMultiplier());
+            backOff.setMaxInterval(Math.max(1, policy.getMaxBackoff().toMillis()));
+            backOff.setJitter(Math.round(policy.getJitter() * policy.getInitialBackoff().toMillis()));
+            backOff.setMaxAttempts(policy.getMaxAttempts() - 1L);
             return backOff;
         }
 

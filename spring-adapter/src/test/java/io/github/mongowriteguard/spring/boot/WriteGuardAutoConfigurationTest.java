@@ -70,7 +70,7 @@ class WriteGuardAutoConfigurationTest {
                 "mongo.write-guard.retry.max-attempts=4", "mongo.write-guard.retry.initial-backoff=200ms",
                 "mongo.write-guard.retry.multiplier=3", "mongo.write-guard.retry.max-backoff=2s",
                 "mongo.write-guard.retry.jitter=0.25", "mongo.write-guard.retry.gate-grace=20ms")
-            .run(context -> assertThat(context.getBean(WriteGuard.class).settings()).isEqualTo(WriteGuardSettings.builder()
+            .run(context -> assertThat(context.getBean(WriteGuard.class).getSettings()).isEqualTo(WriteGuardSettings.builder()
                 .serverDeadline(Duration.ofMillis(500)).serverDeadlineFraction(0.5).defaultServerDeadline(Duration.ofSeconds(3))
                 .strictOrdered(true)
                 .retryPolicy(RetryPolicy.builder().maxAttempts(4).initialBackoff(Duration.ofMillis(200)).multiplier(3)
@@ -80,7 +80,7 @@ class WriteGuardAutoConfigurationTest {
 
     @Test
     void unsetProperties_keepTheCoreDefaults() {
-        runner().run(context -> assertThat(context.getBean(WriteGuard.class).settings()).isEqualTo(WriteGuardSettings.defaults()));
+        runner().run(context -> assertThat(context.getBean(WriteGuard.class).getSettings()).isEqualTo(WriteGuardSettings.defaults()));
     }
 
     @Test

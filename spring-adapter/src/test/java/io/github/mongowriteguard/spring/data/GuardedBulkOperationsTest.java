@@ -45,9 +45,9 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 
-import io.github.mongowriteguard.GuardedBulkWriteException;
+import io.github.mongowriteguard.exception.GuardedBulkWriteException;
 import io.github.mongowriteguard.WriteGuard;
-import io.github.mongowriteguard.WriteGuardException;
+import io.github.mongowriteguard.exception.WriteGuardException;
 import io.github.mongowriteguard.WriteGuardSettings;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;

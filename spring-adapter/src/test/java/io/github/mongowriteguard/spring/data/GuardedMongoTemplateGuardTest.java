@@ -40,8 +40,8 @@ import com.mongodb.client.MongoClients;
 
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
-import io.github.mongowriteguard.copies.CopyStillRunningException;
-import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.exception.CopyStillRunningException;
+import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.retry.RetryPolicy;
 import io.github.mongowriteguard.spring.boot.WriteGuardAutoConfiguration;
 import io.github.mongowriteguard.spring.data.TemplateEntities.Item;

@@ -95,7 +95,7 @@ public class InventoryApplication {
         if (writeGuard == null) {
             return new DefaultErrorHandler(deadLetters, new FixedBackOff(0L, 3L));
         }
-        return GuardedErrorHandlers.builder(writeGuard.settings().getRetryPolicy())
+        return GuardedErrorHandlers.builder(writeGuard.getSettings().getRetryPolicy())
             .recoverer(deadLetters)
             .retryBudget(consumers.getConfigurationProperties(), Duration.ofMillis(socketTimeoutMs), DEAD_LETTER_SEND, ListenerType.BATCH)
             .recoverBatchByBulkIndex(true)

@@ -26,9 +26,11 @@ import com.mongodb.ServerAddress;
 import com.mongodb.bulk.BulkWriteError;
 import com.mongodb.client.model.InsertOneModel;
 
-import io.github.mongowriteguard.GuardedBulkWriteException;
-import io.github.mongowriteguard.deadline.ServerDeadlineExceededException;
-import io.github.mongowriteguard.deadline.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.exception.GuardedBulkWriteException;
+import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
+import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
+import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.retry.RetryPolicy;
@@ -87,8 +89,8 @@ class GuardedErrorHandlersTest {
         DefaultErrorHandler handler = GuardedErrorHandlers.builder(POLICY)
             .recoverer((record, e) -> recovered.add(record.value() + ": " + e.getMessage()))
             .recoverBatchByBulkIndex(true).build();
-        WriteOutcome.Builder<Document> outcome = new WriteOutcome.Builder<>(models(3));
-        outcome.set(IndexOutcome.applied(0)).set(IndexOutcome.failed(1, 11000, "DuplicateKey", "E11000 duplicate key", null, false)).set(IndexOutcome.applied(2));
+        RecordedWriteOutcome.Builder<Document> outcome = new RecordedWriteOutcome.Builder<>(models(3));
+        outcome.set(RecordedIndexOutcome.applied(0)).set(RecordedIndexOutcome.failed(1, 11000, "DuplicateKey", "E11000 duplicate key", null, false)).set(RecordedIndexOutcome.applied(2));
         TopicPartition partition = new TopicPartition("t", 0);
         ConsumerRecords<String, String> records = new ConsumerRecords<>(Map.of(partition, List.of(
             new ConsumerRecord<>("t", 0, 0, "k", "r0"), new ConsumerRecord<>("t", 0, 1, "k", "r1"), new ConsumerRecord<>("t", 0, 2, "k", "r2"))),
@@ -114,9 +116,9 @@ class GuardedErrorHandlersTest {
     }
 
     private static WriteOutcome<Document> outcome(int n) {
-        WriteOutcome.Builder<Document> builder = new WriteOutcome.Builder<>(models(n));
+        RecordedWriteOutcome.Builder<Document> builder = new RecordedWriteOutcome.Builder<>(models(n));
         for (int i = 0; i < n; i++) {
-            builder.set(IndexOutcome.unknown(i, "the client stopped waiting", true));
+            builder.set(RecordedIndexOutcome.unknown(i, "the client stopped waiting", true));
         }
         return builder.build();
     }

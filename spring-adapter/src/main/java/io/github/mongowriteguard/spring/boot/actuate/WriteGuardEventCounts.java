@@ -1,6 +1,6 @@
 package io.github.mongowriteguard.spring.boot.actuate;
 
-import io.github.mongowriteguard.copies.OverlapGate;
+import io.github.mongowriteguard.copies.GateVerdict;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
@@ -63,9 +63,9 @@ public final class WriteGuardEventCounts implements GuardEventListener {
 
     @Override
     public void gateDecided(GateDecided event) {
-        if (event.verdict() == OverlapGate.Verdict.REFUSED) {
+        if (event.verdict() == GateVerdict.REFUSED) {
             gateRefusals.incrementAndGet();
-        } else if (event.verdict() == OverlapGate.Verdict.BLIND) {
+        } else if (event.verdict() == GateVerdict.BLIND) {
             gateWithoutCurrentOp.incrementAndGet();
             lastGateWithoutCurrentOp.set(clock.instant());
         }

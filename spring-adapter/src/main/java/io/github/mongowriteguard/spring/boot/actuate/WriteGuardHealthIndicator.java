@@ -19,7 +19,7 @@ import io.github.mongowriteguard.copies.CopyRecord;
  * is down (the driver's own indicator says that), and {@code UNKNOWN} does not change the application's aggregate
  * status with Spring Boot's default order, so a slow write cannot take an instance out of a load balancer.
  *
- * <p>Details: {@code copiesPossiblyRunning} and {@code maxConcurrentCopies} ({@link WriteGuard#copies()}),
+ * <p>Details: {@code copiesPossiblyRunning} and {@code maxConcurrentCopies} ({@link WriteGuard#getCopies()}),
  * {@code gateRefusals}, {@code deadlineHits} and {@code gateWithoutCurrentOp} ({@link WriteGuardEventCounts}), and up
  * to {@value #LISTED_COPIES} of the copies possibly running (namespace, first send, attempts, sends, server opid).
  * Turned off with {@code management.health.mongo-write-guard.enabled=false}.
@@ -48,7 +48,7 @@ public class WriteGuardHealthIndicator implements HealthIndicator {
         List<CopyRecord> running;
         int maxConcurrent;
         try {
-            ledger = guard.copies();
+            ledger = guard.getCopies();
             running = ledger.possiblyRunning();
             maxConcurrent = ledger.maxPossiblyRunning();
         } catch (RuntimeException e) {

@@ -32,7 +32,7 @@ public class WriteGuardInfoContributor implements InfoContributor {
 
     @Override
     public void contribute(Info.Builder builder) {
-        WriteGuardSettings settings = guard.settings();
+        WriteGuardSettings settings = guard.getSettings();
         RetryPolicy retry = settings.getRetryPolicy();
         Map<String, Object> settingsMap = new LinkedHashMap<>();
         settingsMap.put("serverDeadline", settings.getServerDeadline().map(Object::toString)
@@ -40,19 +40,19 @@ public class WriteGuardInfoContributor implements InfoContributor {
                 + settings.getDefaultServerDeadline() + " without one"));
         settingsMap.put("strictOrdered", settings.isStrictOrdered());
         Map<String, Object> retryMap = new LinkedHashMap<>();
-        retryMap.put("maxAttempts", retry.maxAttempts());
-        retryMap.put("initialBackoff", retry.initialBackoff().toString());
-        retryMap.put("multiplier", retry.multiplier());
-        retryMap.put("maxBackoff", retry.maxBackoff().toString());
-        retryMap.put("jitter", retry.jitter());
-        retryMap.put("gateGrace", retry.gateGrace().toString());
+        retryMap.put("maxAttempts", retry.getMaxAttempts());
+        retryMap.put("initialBackoff", retry.getInitialBackoff().toString());
+        retryMap.put("multiplier", retry.getMultiplier());
+        retryMap.put("maxBackoff", retry.getMaxBackoff().toString());
+        retryMap.put("jitter", retry.getJitter());
+        retryMap.put("gateGrace", retry.getGateGrace().toString());
         settingsMap.put("retry", retryMap);
 
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("settings", settingsMap);
         try {
-            info.put("copiesPossiblyRunning", guard.copies().possiblyRunningCount());
-            info.put("maxConcurrentCopies", guard.copies().maxPossiblyRunning());
+            info.put("copiesPossiblyRunning", guard.getCopies().possiblyRunningCount());
+            info.put("maxConcurrentCopies", guard.getCopies().maxPossiblyRunning());
         } catch (RuntimeException e) {
             info.put("copies", "unknown: " + e.getClass().getSimpleName());
         }

@@ -1,6 +1,5 @@
-package io.github.mongowriteguard.deadline;
+package io.github.mongowriteguard.exception;
 
-import io.github.mongowriteguard.WriteGuardException;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 
 /**

@@ -1,4 +1,4 @@
-package io.github.mongowriteguard.retry;
+package io.github.mongowriteguard.internal.execution;
 
 import java.util.Set;
 
@@ -13,7 +13,7 @@ import org.bson.BsonValue;
  * replacements or pipelines. Deletes by filter are never retried: a second run deletes documents
  * that arrived in between.
  */
-public final class IdempotentUpdates {
+final class IdempotentUpdates {
     private static final Set<String> IDEMPOTENT = Set.of("$set", "$unset", "$min", "$max", "$addToSet", "$pull",
         "$currentDate", "$setOnInsert");
 

@@ -1,6 +1,6 @@
-package io.github.mongowriteguard.copies;
+package io.github.mongowriteguard.exception;
 
-import io.github.mongowriteguard.WriteGuardException;
+import io.github.mongowriteguard.copies.CopyRecord;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 
 /**

@@ -1,4 +1,4 @@
-package io.github.mongowriteguard.retry;
+package io.github.mongowriteguard.internal.execution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,6 +1,8 @@
-package io.github.mongowriteguard.read;
+package io.github.mongowriteguard.exception;
 
 import com.mongodb.MongoClientException;
+
+import io.github.mongowriteguard.outcome.StaleReadDiagnosis;
 
 /**
  * The normal (exact) read failed with a signal of stale routing metadata ({@code StaleConfig}, or a timeout on

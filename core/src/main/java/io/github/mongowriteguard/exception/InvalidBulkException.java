@@ -1,8 +1,9 @@
-package io.github.mongowriteguard.bulk;
+package io.github.mongowriteguard.exception;
 
 /**
- * A bulk write that the guard refuses before anything is sent: the message names the write's index, the problem and
- * the fix.
+ * A write the guard refuses before anything is sent (a bulk, or a single-document write, which the guard runs as a bulk
+ * of one): the message names the write's index, the problem and the fix. Where the driver itself refuses the same input
+ * with an {@code IllegalArgumentException}, this is one too.
  *
  * <pre>{@code
  * try {
@@ -29,37 +30,37 @@ public final class InvalidBulkException extends IllegalArgumentException {
         /** A replacement document with a top-level field starting with {@code $}. */
         REPLACEMENT_WITH_OPERATORS,
         /** A document over the 16 MiB BSON limit. */
-        DOCUMENT_TOO_LARGE
+        DOCUMENT_TOO_LARGE,
+        /** An unacknowledged write concern ({@code w:0}): nobody would confirm the outcome. */
+        UNACKNOWLEDGED_WRITE_CONCERN,
+        /** A multi-document write under the idempotent-retry opt-in that is not provably idempotent. */
+        NOT_IDEMPOTENT,
+        /** An options object of a class the guard does not know. */
+        UNSUPPORTED_OPTIONS
     }
 
-    /** The offending write's index in the caller's list, or -1 when the problem is the list itself. */
+    /** The index of the refused write in the caller's list, or -1. */
     private final int index;
     /** What is wrong. */
     private final Problem problem;
 
-    InvalidBulkException(int index, Problem problem, String message) {
+    /**
+     * A refusal of the write at {@code index} of the caller's list.
+     *
+     * @param index   the index in the caller's list, or -1 for a problem of the whole call
+     * @param problem what is wrong
+     * @param message the problem and its fix, ending with "Nothing was sent."
+     */
+    public InvalidBulkException(int index, Problem problem, String message) {
         super(message);
         this.index = index;
         this.problem = problem;
     }
 
     /**
-     * A refusal at {@code index} of the caller's list; for callers outside this package that plan parts of a larger
-     * list (a client-level bulk plans each namespace's writes) and report the caller's index.
+     * The index of the offending write.
      *
-     * @param index   the offending write's index in the caller's list, or -1 when the problem is the list itself
-     * @param problem what is wrong
-     * @param message the message: the index, the problem and the fix, and that nothing was sent
-     * @return the exception, to throw
-     */
-    public static InvalidBulkException of(int index, Problem problem, String message) {
-        return new InvalidBulkException(index, problem, message);
-    }
-
-    /**
-     * Where the problem is.
-     *
-     * @return the index of the offending write in the caller's list, or -1 when the problem is the list itself
+     * @return its index in the caller's list, or -1 when the problem is the list or the call itself
      */
     public int index() {
         return index;

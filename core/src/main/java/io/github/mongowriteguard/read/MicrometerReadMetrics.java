@@ -1,11 +1,11 @@
-package io.github.mongowriteguard.metrics;
+package io.github.mongowriteguard.read;
 
 import java.util.Objects;
 
-import io.github.mongowriteguard.read.ReadGuardEvents;
-import io.github.mongowriteguard.read.ReadGuardListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+
+import io.github.mongowriteguard.metrics.MicrometerGuardMetrics;
 
 /**
  * Meters for guarded reads, under {@code mongodb.guard.read.}: {@code staleconfig} (tags {@code namespace},

@@ -1,5 +1,7 @@
-package io.github.mongowriteguard.copies;
+package io.github.mongowriteguard.internal.copies;
 
+import io.github.mongowriteguard.copies.GateVerdict;
+import io.github.mongowriteguard.exception.CopyStillRunningException;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
 
 import java.time.Duration;
@@ -44,7 +46,7 @@ import com.mongodb.client.MongoDatabase;
  * </ul>
  *
  * <p>The gate never throws: when it cannot tell whether the copy still runs (its own {@code currentOp} fails, is
- * refused even with {@code $ownOps}, or its connection is closed or times out) it answers {@link Verdict#BLIND} and
+ * refused even with {@code $ownOps}, or its connection is closed or times out) it answers {@link GateVerdict#BLIND} and
  * the caller decides what a blind retry may do.
  */
 public final class OverlapGate {
@@ -60,36 +62,10 @@ public final class OverlapGate {
     /**
      * A gate that waits for an attempt's server deadline plus {@code grace} before asking {@code currentOp}.
      *
-     * @param grace the wait after the deadline ({@link io.github.mongowriteguard.retry.RetryPolicy#gateGrace()})
+     * @param grace the wait after the deadline ({@link io.github.mongowriteguard.retry.RetryPolicy#getGateGrace()})
      */
     public OverlapGate(Duration grace) {
         this.grace = grace;
-    }
-
-    /** What the gate decided. */
-    public enum Verdict {
-        /** {@code currentOp} shows no running copy: go on. */
-        PROCEED,
-        /** A running copy was killed and {@code currentOp} shows it gone: go on. */
-        KILLED,
-        /** A copy still runs after the kill: do not start another attempt. */
-        REFUSED,
-        /**
-         * The gate could not tell whether the copy still runs: its own {@code currentOp} (or the one after a kill)
-         * failed, was refused even with {@code $ownOps} (no {@code inprog} privilege, or a mongos, which requires it
-         * for every {@code currentOp}), or its connection was closed or timed out. Only the server deadline has
-         * passed. (Replaces the former {@code DEADLINE_ONLY}.)
-         */
-        BLIND;
-
-        /**
-         * The metric tag value: the name in lower case with dashes ({@code proceed}, {@code refused}, ...).
-         *
-         * @return the tag value
-         */
-        public String tag() {
-            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
-        }
     }
 
     /**
@@ -101,36 +77,36 @@ public final class OverlapGate {
      * @param maxTimeMs       the server deadline that attempt carried
      * @return whether the attempt may start, and why
      */
-    public Verdict beforeRetry(MongoDatabase admin, CopyLedger.Copy copy, long lastSendNanos, long maxTimeMs) {
+    public GateVerdict beforeRetry(MongoDatabase admin, LiveCopyLedger.Copy copy, long lastSendNanos, long maxTimeMs) {
         if (!copy.isPossiblyRunning()) {
-            return Verdict.PROCEED;
+            return GateVerdict.PROCEED;
         }
         if (!sleepUntil(lastSendNanos + TimeUnit.MILLISECONDS.toNanos(maxTimeMs) + grace.toNanos())) {
-            return Verdict.BLIND;
+            return GateVerdict.BLIND;
         }
         Sight first = look(admin, copy);
         if (first.blind()) {
-            return Verdict.BLIND;
+            return GateVerdict.BLIND;
         }
         if (first.running == null) {
             copy.markEnded();
-            return Verdict.PROCEED;
+            return GateVerdict.PROCEED;
         }
         seen(copy, first.running);
         killSession(admin, copy);
         if (!sleepUntil(System.nanoTime() + grace.toNanos())) {
-            return Verdict.BLIND;
+            return GateVerdict.BLIND;
         }
         Sight second = look(admin, copy);
         if (second.blind()) {
-            return Verdict.BLIND;
+            return GateVerdict.BLIND;
         }
         if (second.running == null) {
             copy.markEnded();
-            return Verdict.KILLED;
+            return GateVerdict.KILLED;
         }
         seen(copy, second.running);
-        return Verdict.REFUSED;
+        return GateVerdict.REFUSED;
     }
 
     /** What one look showed: the copy's operation, none, or nothing could be seen. */
@@ -140,7 +116,7 @@ public final class OverlapGate {
     }
 
     /** Asks {@code currentOp}, with {@code $ownOps: true} when the user lacks {@code inprog}; never throws. */
-    private Sight look(MongoDatabase admin, CopyLedger.Copy copy) {
+    private Sight look(MongoDatabase admin, LiveCopyLedger.Copy copy) {
         try {
             if (!ownOpsOnly.get()) {
                 try {
@@ -172,7 +148,7 @@ public final class OverlapGate {
     }
 
     /** The {@code currentOp} entry of the copy, or null when the server shows none. */
-    private static @Nullable BsonDocument runningOp(MongoDatabase admin, CopyLedger.Copy copy, boolean ownOps) {
+    private static @Nullable BsonDocument runningOp(MongoDatabase admin, LiveCopyLedger.Copy copy, boolean ownOps) {
         BsonDocument command = new BsonDocument("currentOp", new BsonInt32(1));
         if (ownOps) {
             command.append("$ownOps", BsonBoolean.TRUE);
@@ -195,7 +171,7 @@ public final class OverlapGate {
      * Whether an operation on the copy's session is the copy: a write whose visible {@code comment} and
      * {@code txnNumber} (where {@code currentOp} did not truncate them away) do not name another copy.
      */
-    static boolean isTheCopy(BsonDocument op, CopyLedger.Copy copy) {
+    static boolean isTheCopy(BsonDocument op, LiveCopyLedger.Copy copy) {
         BsonValue commandValue = op.get("command");
         BsonDocument command = commandValue != null && commandValue.isDocument() ? commandValue.asDocument() : new BsonDocument();
         boolean truncated = command.containsKey("$truncated");
@@ -217,7 +193,7 @@ public final class OverlapGate {
             || txnNumber.asNumber().longValue() == copy.txnNumber();
     }
 
-    private static void seen(CopyLedger.Copy copy, BsonDocument op) {
+    private static void seen(LiveCopyLedger.Copy copy, BsonDocument op) {
         copy.seenRunning(opid(op.get("opid")), secsRunning(op.get("secs_running")));
     }
 
@@ -237,7 +213,7 @@ public final class OverlapGate {
         return value != null && value.isNumber() ? value.asNumber().longValue() : -1;
     }
 
-    private static void killSession(MongoDatabase admin, CopyLedger.Copy copy) {
+    private static void killSession(MongoDatabase admin, LiveCopyLedger.Copy copy) {
         try {
             admin.runCommand(new BsonDocument("killSessions",
                 new BsonArray(List.of(new BsonDocument("id", uuid(copy.lsid()))))), ReadPreference.primary(), BsonDocument.class);

@@ -1,11 +1,9 @@
-package io.github.mongowriteguard.metrics;
+package io.github.mongowriteguard.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-import io.github.mongowriteguard.read.ApproximationReason;
-import io.github.mongowriteguard.read.ReadGuardEvents;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 class MicrometerReadMetricsTest {

@@ -1,7 +1,6 @@
-package io.github.mongowriteguard.deadline;
+package io.github.mongowriteguard.exception;
 
 import org.jspecify.annotations.Nullable;
-import io.github.mongowriteguard.WriteGuardException;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 
 /**

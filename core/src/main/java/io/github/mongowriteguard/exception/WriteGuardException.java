@@ -1,4 +1,4 @@
-package io.github.mongowriteguard;
+package io.github.mongowriteguard.exception;
 
 import org.jspecify.annotations.Nullable;
 import com.mongodb.MongoClientException;

@@ -1,4 +1,4 @@
-package io.github.mongowriteguard;
+package io.github.mongowriteguard.exception;
 
 import org.jspecify.annotations.Nullable;
 import java.util.List;
@@ -20,12 +20,26 @@ public final class GuardedBulkWriteException extends MongoBulkWriteException {
     private static final long serialVersionUID = 1L;
     private final transient WriteOutcome<?> outcome;
 
+    /**
+     * The driver's exception for {@code outcome}.
+     *
+     * @param outcome           the complete outcome of the call
+     * @param errors            every write error, at the caller's indices
+     * @param writeConcernError the first write-concern error, or null
+     * @param serverAddress     the server that answered
+     * @param errorLabels       the error labels of the replies
+     */
     public GuardedBulkWriteException(WriteOutcome<?> outcome, List<BulkWriteError> errors, @Nullable WriteConcernError writeConcernError,
                                      ServerAddress serverAddress, Set<String> errorLabels) {
         super(outcome.toBulkWriteResult(), errors, writeConcernError, serverAddress, errorLabels);
         this.outcome = outcome;
     }
 
+    /**
+     * What the call did, index by index.
+     *
+     * @return the complete outcome
+     */
     public WriteOutcome<?> outcome() {
         return outcome;
     }

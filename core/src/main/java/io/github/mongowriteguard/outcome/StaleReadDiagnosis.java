@@ -1,4 +1,4 @@
-package io.github.mongowriteguard.read;
+package io.github.mongowriteguard.outcome;
 
 import java.util.Comparator;
 import java.util.Map;

@@ -1,0 +1,355 @@
+package io.github.mongowriteguard.internal.outcome;
+
+import org.jspecify.annotations.Nullable;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+import org.bson.BsonDocument;
+
+import java.util.HashSet;
+import java.util.Set;
+
+import com.mongodb.MongoException;
+import com.mongodb.ServerAddress;
+import com.mongodb.bulk.BulkWriteInsert;
+import io.github.mongowriteguard.copies.CopyRecord;
+import com.mongodb.bulk.BulkWriteResult;
+import com.mongodb.bulk.BulkWriteUpsert;
+import com.mongodb.client.model.WriteModel;
+
+import io.github.mongowriteguard.outcome.IndexOutcome;
+import io.github.mongowriteguard.outcome.WriteOutcome;
+import io.github.mongowriteguard.outcome.WriteStatus;
+
+/**
+ * The {@link WriteOutcome} of a guarded call, and its {@link Builder}, which the executors fill while the call runs.
+ * Not API.
+ *
+ * @param <T> the collection's document class
+ */
+public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
+    private final List<? extends WriteModel<? extends T>> models;
+    private final List<IndexOutcome> outcomes;
+    private final int inserted;
+    private final int matched;
+    private final int modified;
+    private final int deleted;
+    private final List<BulkWriteUpsert> upserts;
+    private final List<BulkWriteInsert> inserts;
+    private final int rounds;
+    private final int commands;
+    private final int sends;
+    private final @Nullable BsonDocument writeConcernError;
+    private final List<CopyRecord> copies;
+    private final List<CopyRecord> stillRunning;
+    private final @Nullable MongoException commandError;
+    private final @Nullable ServerAddress serverAddress;
+    private final Set<String> errorLabels;
+    private final Map<Integer, WriteOutcome.StatementCounts> statementCounts;
+
+    private RecordedWriteOutcome(Builder<T> builder) {
+        this.models = builder.models;
+        this.outcomes = Collections.unmodifiableList(new ArrayList<>(builder.outcomes));
+        this.inserted = builder.inserted;
+        this.matched = builder.matched;
+        this.modified = builder.modified;
+        this.deleted = builder.deleted;
+        this.upserts = List.copyOf(builder.upserts);
+        this.inserts = List.copyOf(builder.inserts);
+        this.rounds = builder.rounds;
+        this.commands = builder.commands;
+        this.sends = builder.sends;
+        this.writeConcernError = builder.writeConcernError;
+        this.copies = List.copyOf(builder.copies);
+        this.stillRunning = List.copyOf(builder.stillRunning);
+        this.commandError = builder.commandError;
+        this.serverAddress = builder.serverAddress;
+        this.errorLabels = Set.copyOf(builder.errorLabels);
+        this.statementCounts = Map.copyOf(builder.statementCounts);
+    }
+
+    /**
+     * The counts of an applied update, replace or delete that was sent in a command of its own, or null (an insert, a
+     * write that shared its command with others, a write that did not apply).
+     *
+     * @param index an index of the caller's bulk
+     * @return the counts of that write alone, or null
+     */
+    public WriteOutcome.@Nullable StatementCounts statementCounts(int index) {
+        return statementCounts.get(index);
+    }
+
+    /** One outcome per index of the caller's bulk, in index order. */
+    public List<IndexOutcome> outcomes() {
+        return outcomes;
+    }
+
+    public IndexOutcome outcome(int index) {
+        return outcomes.get(index);
+    }
+
+    /** The number of writes with each status. */
+    public Map<WriteStatus, Integer> counts() {
+        Map<WriteStatus, Integer> counts = new EnumMap<>(WriteStatus.class);
+        for (WriteStatus status : WriteStatus.values()) {
+            counts.put(status, 0);
+        }
+        outcomes.forEach(o -> counts.merge(o.status(), 1, Integer::sum));
+        return counts;
+    }
+
+    /** True when every write was applied. */
+    public boolean isComplete() {
+        return outcomes.stream().allMatch(o -> o.status() == WriteStatus.APPLIED);
+    }
+
+    public boolean hasUnknown() {
+        return outcomes.stream().anyMatch(o -> o.status() == WriteStatus.UNKNOWN);
+    }
+
+    public boolean hasFailures() {
+        return outcomes.stream().anyMatch(o -> o.status() == WriteStatus.FAILED);
+    }
+
+    public int insertedCount() {
+        return inserted;
+    }
+
+    public int matchedCount() {
+        return matched;
+    }
+
+    public int modifiedCount() {
+        return modified;
+    }
+
+    public int deletedCount() {
+        return deleted;
+    }
+
+    /** Upserts, with the index each write had in the caller's bulk. */
+    public List<BulkWriteUpsert> upserts() {
+        return upserts;
+    }
+
+    /** Inserts applied, with their index in the caller's bulk and their {@code _id}. */
+    public List<BulkWriteInsert> inserts() {
+        return inserts;
+    }
+
+    /** Rounds run (each one unordered bulk, or the one ordered bulk when order had to be kept). */
+    public int rounds() {
+        return rounds;
+    }
+
+    /** Write commands (distinct server copies) the guard started. */
+    public int commands() {
+        return commands;
+    }
+
+    /** Times those commands were sent: a resend of the same copy counts here, not in {@link #commands()}. */
+    public int sends() {
+        return sends;
+    }
+
+    /**
+     * The first write-concern error the server reported, or null. The writes it concerns were applied on the
+     * primary; their durability was not confirmed.
+     */
+    public @Nullable BsonDocument writeConcernError() {
+        return writeConcernError;
+    }
+
+    /**
+     * The server copies this call started, one per write command (a retry of a single-document write resends the
+     * same copy): sends, attempts, and whether each may still be running.
+     */
+    public List<CopyRecord> copies() {
+        return copies;
+    }
+
+    /**
+     * The error of a whole command (the server answered {@code ok: 0}, after the guard's retries), exactly as the
+     * driver raised it; null when none. The call stopped there, as the driver's bulk does: later writes are SKIPPED.
+     */
+    public @Nullable MongoException commandError() {
+        return commandError;
+    }
+
+    /** The server that answered the call's first command, as the driver reports it; null when nothing was answered. */
+    public @Nullable ServerAddress serverAddress() {
+        return serverAddress;
+    }
+
+    /** The error labels of the replies that reported write errors or write-concern errors, as the driver collects them. */
+    public Set<String> errorLabels() {
+        return errorLabels;
+    }
+
+    /** Attempts in all (first sends and retries of every copy). */
+    public int attempts() {
+        return copies.stream().mapToInt(CopyRecord::attempts).sum();
+    }
+
+    /** Copies the server may still be running: the client stopped waiting and nothing showed that they ended. */
+    public List<CopyRecord> possiblyRunning() {
+        return copies.stream().filter(CopyRecord::possiblyRunning).toList();
+    }
+
+    /** Copies that refused a retry because {@code currentOp} showed them still running; empty when none. */
+    public List<CopyRecord> stillRunning() {
+        return stillRunning;
+    }
+
+    /** The caller's models whose status is FAILED, SKIPPED or UNKNOWN, in index order. */
+    public List<WriteModel<? extends T>> notApplied() {
+        List<WriteModel<? extends T>> result = new ArrayList<>();
+        for (IndexOutcome outcome : outcomes) {
+            if (outcome.status() != WriteStatus.APPLIED) {
+                result.add(models.get(outcome.index()));
+            }
+        }
+        return result;
+    }
+
+    /** The counts as the driver's result type. */
+    public BulkWriteResult toBulkWriteResult() {
+        return BulkWriteResult.acknowledged(inserted, matched, deleted, modified, upserts, inserts);
+    }
+
+    @Override
+    public String toString() {
+        return "WriteOutcome{" + counts() + ", inserted=" + inserted + ", matched=" + matched + ", modified=" + modified
+            + ", deleted=" + deleted + ", upserted=" + upserts.size() + ", rounds=" + rounds + ", commands=" + commands
+            + ", sends=" + sends + (stillRunning.isEmpty() ? "" : ", stillRunning=" + stillRunning) + '}';
+    }
+
+    /** Collects an outcome while a guarded write runs; for the guard's executor. */
+    public static final class Builder<T> {
+        private final List<? extends WriteModel<? extends T>> models;
+        private final List<IndexOutcome> outcomes;
+        private final List<BulkWriteUpsert> upserts = new ArrayList<>();
+        private final List<BulkWriteInsert> inserts = new ArrayList<>();
+        private int inserted;
+        private int matched;
+        private int modified;
+        private int deleted;
+        private int rounds;
+        private int commands;
+        private int sends;
+        private @Nullable BsonDocument writeConcernError;
+        private final List<CopyRecord> copies = new ArrayList<>();
+        private final List<CopyRecord> stillRunning = new ArrayList<>();
+        private @Nullable MongoException commandError;
+        private @Nullable ServerAddress serverAddress;
+        private final Set<String> errorLabels = new HashSet<>();
+        private final Map<Integer, WriteOutcome.StatementCounts> statementCounts = new java.util.HashMap<>();
+
+        public Builder(List<? extends WriteModel<? extends T>> models) {
+            this.models = models;
+            this.outcomes = new ArrayList<>(Collections.nCopies(models.size(), null));
+        }
+
+        public Builder<T> set(IndexOutcome outcome) {
+            outcomes.set(outcome.index(), outcome);
+            return this;
+        }
+
+        public @Nullable IndexOutcome get(int index) {
+            return outcomes.get(index);
+        }
+
+        public Builder<T> counts(int inserted, int matched, int modified, int deleted) {
+            this.inserted += inserted;
+            this.matched += matched;
+            this.modified += modified;
+            this.deleted += deleted;
+            return this;
+        }
+
+        /** The counts of the write at {@code index}, sent alone in its command. */
+        public Builder<T> statementCounts(int index, WriteOutcome.StatementCounts counts) {
+            statementCounts.put(index, counts);
+            return this;
+        }
+
+        public Builder<T> upsert(BulkWriteUpsert upsert) {
+            upserts.add(upsert);
+            return this;
+        }
+
+        public Builder<T> insert(BulkWriteInsert insert) {
+            inserts.add(insert);
+            return this;
+        }
+
+        public Builder<T> writeConcernError(BsonDocument error) {
+            if (writeConcernError == null) {
+                writeConcernError = error;
+            }
+            return this;
+        }
+
+        public Builder<T> copy(CopyRecord copy) {
+            copies.add(copy);
+            return this;
+        }
+
+        public Builder<T> stillRunning(CopyRecord copy) {
+            stillRunning.add(copy);
+            return this;
+        }
+
+        public Builder<T> commandError(MongoException error) {
+            if (commandError == null) {
+                commandError = error;
+            }
+            return this;
+        }
+
+        /** The server of a send; the first one is kept, as the driver keeps its first batch's. */
+        public Builder<T> server(@Nullable ServerAddress address) {
+            if (serverAddress == null) {
+                serverAddress = address;
+            }
+            return this;
+        }
+
+        public Builder<T> errorLabels(Set<String> labels) {
+            errorLabels.addAll(labels);
+            return this;
+        }
+
+        public Builder<T> round() {
+            rounds++;
+            return this;
+        }
+
+        public Builder<T> command() {
+            commands++;
+            return this;
+        }
+
+        public Builder<T> send() {
+            sends++;
+            return this;
+        }
+
+        /**
+         * @throws IllegalStateException if an index has no outcome: every index must have exactly one
+         */
+        public WriteOutcome<T> build() {
+            for (int i = 0; i < outcomes.size(); i++) {
+                if (outcomes.get(i) == null) {
+                    throw new IllegalStateException("guard defect: index " + i + " has no outcome");
+                }
+            }
+            upserts.sort((a, b) -> Integer.compare(a.getIndex(), b.getIndex()));
+            inserts.sort((a, b) -> Integer.compare(a.getIndex(), b.getIndex()));
+            return new RecordedWriteOutcome<>(this);
+        }
+    }
+}
