@@ -30,7 +30,7 @@ class KafkaErrorHandling {
                                      @Value("${orders.dead-letter-send}") Duration deadLetterSend) {
         DeadLetterPublishingRecoverer deadLetters = new DeadLetterPublishingRecoverer(kafka,
             (record, e) -> new TopicPartition(record.topic() + ".DLT", record.partition()));
-        return GuardedErrorHandlers.builder(guard.settings().getRetryPolicy())
+        return GuardedErrorHandlers.builder(guard.getSettings().getRetryPolicy())
             .recoverer(deadLetters)
             .retryBudget(consumers.getConfigurationProperties(), socketTimeout, deadLetterSend, ListenerType.BATCH)
             .recoverBatchByBulkIndex(true)
