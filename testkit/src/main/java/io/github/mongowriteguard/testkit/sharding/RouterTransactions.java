@@ -292,8 +292,15 @@ final class RouterTransactions {
         }
         if (writers.size() == 1) {
             BsonDocument readOnly = commitOn(operation, txn, readers, writeConcern);
-            if (!isOk(readOnly) || readOnly.containsKey("writeConcernError")) {
+            if (!isOk(readOnly)) {
                 return readOnly;
+            }
+            if (readOnly.containsKey("writeConcernError")) {
+                // The read-only shards' write-concern error is the command's error: the writer has not committed yet.
+                BsonDocument wce = readOnly.getDocument("writeConcernError");
+                return StorageEngine.error(wce.getNumber("code", new BsonInt32(64)).intValue(),
+                    wce.getString("codeName", new BsonString("WriteConcernFailed")).getValue(),
+                    wce.getString("errmsg", new BsonString("write concern error")).getValue());
             }
             return commitOn(operation, txn, writers, writeConcern);
         }
