@@ -10,7 +10,9 @@ import java.util.function.Function;
 
 import org.bson.BsonDocument;
 import org.bson.Document;
-import org.junit.jupiter.api.Test;
+import org.bson.BsonInt32;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import com.mongodb.MongoNamespace;
 import com.mongodb.client.ClientSession;
@@ -28,6 +30,9 @@ import com.mongodb.event.CommandStartedEvent;
 
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
+import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.sharding.ChunkMap;
+import io.github.mongowriteguard.testkit.sharding.ShardKey;
 import io.github.mongowriteguard.testkit.ServerVersion;
 
 /**
@@ -44,14 +49,39 @@ class GuardedTransactionTest {
         List<Object> run(ClientSession session);
     }
 
+    /**
+     * Where the twins run: a replica set, or a sharded cluster of two shards through the emulated mongos (testkit
+     * {@code RouterTransactions}) with each twin collection split at {@code _id} 1, so a transaction that writes
+     * {@code _id} 0 and 1 has two write participants and commits by (simplified) two-phase commit.
+     */
+    enum Topology { REPLICA_SET, SHARDED }
+
     private static final class Twins implements AutoCloseable {
-        final EmulatedReplicaSet set;
+        final AutoCloseable deployment;
         final GuardFixture fixture;
         final List<BsonDocument> sent = new CopyOnWriteArrayList<>();
 
         Twins(ServerVersion version) {
-            set = EmulatedCluster.replicaSet().serverVersion(version).start();
-            fixture = new GuardFixture(set.connectionString(), WriteGuardSettings.defaults(), 5_000,
+            this(version, Topology.REPLICA_SET);
+        }
+
+        Twins(ServerVersion version, Topology topology) {
+            String connectionString;
+            if (topology == Topology.SHARDED) {
+                EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(2).serverVersion(version).start();
+                for (String db : List.of("raw", "guarded")) {
+                    ShardKey key = cluster.shardCollection(db + ".c", ShardKey.of(new BsonDocument("_id", new BsonInt32(1)))).key();
+                    cluster.placeChunks(db + ".c", ChunkMap.splitAt(key, List.of(new BsonInt32(1)),
+                        List.of("shard00", "shard01")).chunks());
+                }
+                deployment = cluster;
+                connectionString = cluster.connectionString();
+            } else {
+                EmulatedReplicaSet set = EmulatedCluster.replicaSet().serverVersion(version).start();
+                deployment = set;
+                connectionString = set.connectionString();
+            }
+            fixture = new GuardFixture(connectionString, WriteGuardSettings.defaults(), 5_000,
                 b -> b.addCommandListener(new CommandListener() {
                     @Override
                     public void commandStarted(CommandStartedEvent event) {
@@ -82,7 +112,11 @@ class GuardedTransactionTest {
         @Override
         public void close() {
             fixture.close();
-            set.close();
+            try {
+                deployment.close();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
         }
     }
 
@@ -109,9 +143,10 @@ class GuardedTransactionTest {
         }
     }
 
-    @Test
-    void withTransaction_commitsTheGuardedWritesExactlyAsTheDriver_andTheGuardAddsNothingToTheStatements() {
-        try (Twins twins = new Twins(ServerVersion.V7_0)) {
+    @ParameterizedTest
+    @EnumSource(Topology.class)
+    void withTransaction_commitsTheGuardedWritesExactlyAsTheDriver_andTheGuardAddsNothingToTheStatements(Topology topology) {
+        try (Twins twins = new Twins(ServerVersion.V7_0, topology)) {
             Object raw = outcome(twins, "raw", session -> session.withTransaction(() -> statements(twins, "raw", session)));
             int rawStatements = twins.sent.size();
             Object guarded = outcome(twins, "guarded", session -> session.withTransaction(() -> statements(twins, "guarded", session)));
@@ -129,9 +164,10 @@ class GuardedTransactionTest {
         }
     }
 
-    @Test
-    void anExceptionInTheCallbackAborts_andAWriteErrorInsideFailsTheSameWay() {
-        try (Twins twins = new Twins(ServerVersion.V7_0)) {
+    @ParameterizedTest
+    @EnumSource(Topology.class)
+    void anExceptionInTheCallbackAborts_andAWriteErrorInsideFailsTheSameWay(Topology topology) {
+        try (Twins twins = new Twins(ServerVersion.V7_0, topology)) {
             for (String db : List.of("raw", "guarded")) {
                 Object thrown = outcome(twins, db, session -> session.withTransaction(() -> {
                     statements(twins, db, session);
@@ -157,9 +193,10 @@ class GuardedTransactionTest {
         }
     }
 
-    @Test
-    void aWriteConflict_isATransientTransactionError_thatWithTransactionRetries_theSameForBoth() {
-        try (Twins twins = new Twins(ServerVersion.V7_0)) {
+    @ParameterizedTest
+    @EnumSource(Topology.class)
+    void aWriteConflict_isATransientTransactionError_thatWithTransactionRetries_theSameForBoth(Topology topology) {
+        try (Twins twins = new Twins(ServerVersion.V7_0, topology)) {
             List<Integer> attempts = new ArrayList<>();
             List<Object> results = new ArrayList<>();
             for (String db : List.of("raw", "guarded")) {
@@ -183,9 +220,10 @@ class GuardedTransactionTest {
         }
     }
 
-    @Test
-    void clientBulkWriteInsideWithTransaction_onServer80_isTheDriversOwn() {
-        try (Twins twins = new Twins(ServerVersion.V8_0)) {
+    @ParameterizedTest
+    @EnumSource(Topology.class)
+    void clientBulkWriteInsideWithTransaction_onServer80_isTheDriversOwn(Topology topology) {
+        try (Twins twins = new Twins(ServerVersion.V8_0, topology)) {
             GuardedClient guardedClient = twins.fixture.guard.wrap(twins.fixture.client);
             List<Object> results = new ArrayList<>();
             for (String db : List.of("raw", "guarded")) {

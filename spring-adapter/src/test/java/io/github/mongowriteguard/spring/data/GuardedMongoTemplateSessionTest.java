@@ -50,7 +50,11 @@ class GuardedMongoTemplateSessionTest {
     private static final List<String> SESSION_COMMANDS = List.of("insert", "update", "delete", "findAndModify", "find",
         "commitTransaction", "abortTransaction");
 
-    private static EmulatedReplicaSet cluster;
+    /** The deployment the templates talk to: a replica set here, a sharded cluster in the sharded subclass. */
+    static AutoCloseable deployment;
+    static String connectionString;
+    /** Prepares a freshly dropped database before each test (the sharded subclass shards its collections). */
+    static java.util.function.Consumer<String> prepareDatabase = database -> { };
     private static WriteGuard guard;
     private static MongoClient guardedClient;
     private static MongoClient plainClient;
@@ -59,14 +63,21 @@ class GuardedMongoTemplateSessionTest {
 
     @BeforeAll
     static void start() {
-        cluster = EmulatedCluster.replicaSet().start();
+        EmulatedReplicaSet set = EmulatedCluster.replicaSet().start();
+        startOn(set, set.connectionString(), database -> { });
+    }
+
+    static void startOn(AutoCloseable started, String connection, java.util.function.Consumer<String> prepare) {
+        deployment = started;
+        connectionString = connection;
+        prepareDatabase = prepare;
         guard = WriteGuard.create();
         guardedClient = MongoClients.create(guard.configure(settings().addCommandListener(recordTo(sent))).build());
         plainClient = MongoClients.create(settings().addCommandListener(recordTo(plainSent)).build());
     }
 
     private static MongoClientSettings.Builder settings() {
-        return MongoClientSettings.builder().applyConnectionString(new ConnectionString(cluster.connectionString()))
+        return MongoClientSettings.builder().applyConnectionString(new ConnectionString(connectionString))
             .applyToSocketSettings(s -> s.readTimeout(1500, TimeUnit.MILLISECONDS));
     }
 
@@ -85,13 +96,18 @@ class GuardedMongoTemplateSessionTest {
     static void stop() {
         guardedClient.close();
         plainClient.close();
-        cluster.close();
+        try {
+            deployment.close();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @BeforeEach
     void seed() {
         for (String database : List.of("guarded", "plain")) {
             plainClient.getDatabase(database).drop();
+            prepareDatabase.accept(database);
             plainClient.getDatabase(database).getCollection("versioned")
                 .insertOne(new Document("_id", "v1").append("name", "V").append("version", 3L));
         }

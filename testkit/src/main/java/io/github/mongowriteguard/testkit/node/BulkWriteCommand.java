@@ -87,6 +87,14 @@ final class BulkWriteCommand {
             String opDatabase = ns.substring(0, dot);
             String collection = ns.substring(dot + 1);
             BsonDocument opCommand = opCommand(kind, collection, op, command);
+            if (command.containsKey("autocommit")) {
+                // On a mongos, a transaction's bulkWrite: each op is a statement of the transaction, the first one
+                // starting it (a mongod runs a transaction's bulkWrite in its Transactions instead).
+                opCommand.put("autocommit", command.get("autocommit"));
+                if (idx == 0) {
+                    copy(command, opCommand, "startTransaction", "readConcern");
+                }
+            }
             opCommand.put("stmtIds", new BsonArray(List.of(stmtIds != null && idx < stmtIds.size() ? stmtIds.get(idx)
                 : new BsonInt32(stmtIdBase + idx))));
             BsonDocument reply = runOp.apply(opDatabase, opCommand);

@@ -252,6 +252,19 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         return transactions.open();
     }
 
+    /**
+     * Whether the transaction {@code txnNumber} of session {@code lsid} is open here (neither committed nor aborted):
+     * the emulated mongos' stand-in for a participant's vote in the prepare phase of two-phase commit.
+     *
+     * @param lsid      the session's {@code lsid} document
+     * @param txnNumber the transaction number
+     * @return whether it is in progress
+     */
+    public boolean transactionInProgress(BsonDocument lsid, long txnNumber) {
+        String id = sessionId(lsid);
+        return id != null && transactions.inProgress(id, txnNumber);
+    }
+
     // ---- the replication layer's hooks ------------------------------------------------------------------
 
     /**
@@ -525,9 +538,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             return StorageEngine.error(40415, "Location40415",
                 "BSON field '" + operation.commandName() + ".comment' is an unknown field.");
         }
-        if (identity.kind() == NodeIdentity.Kind.MONGOS && Transactions.isTransactionCommand(command)) {
-            return StorageEngine.error(115, "CommandNotSupported", "the emulated mongos does not run multi-document"
-                + " transactions (testkit: transactions are emulated on replica-set primaries only)");
+        if (identity.kind() == NodeIdentity.Kind.MONGOS && Transactions.isTransactionCommand(command)
+            && !command.containsKey("lsid")) {
+            return labelled(operation, Transactions.withoutSession(command), null);
         }
         SessionState session = null;
         BsonDocument reply = null;
@@ -881,7 +894,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 && before == operation.connection().lastOp();
             ErrorLabels.addServerLabels(command, reply, version, noWritesPerformed);
         }
-        if ((action == null || !action.hasErrorLabels()) && !mongos) {
+        if (action == null || !action.hasErrorLabels()) {
             ErrorLabels.addTransactionLabels(command, reply, version, operation.connection().isInternal());
         }
         return reply;

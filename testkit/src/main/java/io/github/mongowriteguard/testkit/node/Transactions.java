@@ -139,6 +139,13 @@ final class Transactions {
         return (int) bySession.values().stream().filter(txn -> txn.state == State.IN_PROGRESS).count();
     }
 
+    /** Whether the session's transaction {@code txnNumber} is open (not committed, not aborted, not expired). */
+    boolean inProgress(String sessionId, long txnNumber) {
+        reap();
+        Txn txn = bySession.get(sessionId);
+        return txn != null && txn.txnNumber == txnNumber && txn.state == State.IN_PROGRESS;
+    }
+
     /**
      * A retryable write (or a newer transaction) with {@code txnNumber} started on the session: an open transaction
      * with a lower number is aborted ({@code _setNewTxnNumber}: "Aborts any in-progress txns").

@@ -60,6 +60,17 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
     });
     private final StorageEngine scratch = new StorageEngine();
     private final WriteRouter writes;
+    private final RouterTransactions transactions = new RouterTransactions(new RouterTransactions.Shards() {
+        @Override
+        public BsonDocument send(OperationContext operation, String shard, String database, BsonDocument command) {
+            return MongosRouter.this.send(operation.connection(), shard, database, command);
+        }
+
+        @Override
+        public boolean inProgress(String shard, BsonDocument lsid, long txnNumber) {
+            return shards.get(shard).transactionInProgress(lsid, txnNumber);
+        }
+    });
 
     /**
      * A router over single-node shards.
@@ -116,6 +127,15 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         if (database.equals("config")) {
             return catalog.configEngine().run(database, command);
         }
+        if (RouterTransactions.isTransactionCommand(operation.command())) {
+            return transactions.run(operation, () -> route(operation, command));
+        }
+        return route(operation, command);
+    }
+
+    private BsonDocument route(OperationContext operation, BsonDocument command) {
+        String commandName = command.getFirstKey();
+        String database = operation.database();
         switch (commandName) {
             case "enableSharding":
             case "enablesharding":
@@ -133,7 +153,14 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
             case "count":
             case "distinct":
                 Optional<ChunkMap> map = catalog.chunkMap(namespace(database, command));
-                return map.isPresent() ? gatherAndRun(operation, command) : forward(operation, catalog.primaryShard());
+                if (map.isEmpty()) {
+                    return forward(operation, catalog.primaryShard());
+                }
+                return transactions.inTransaction(operation) ? gatherAndRun(operation, command)
+                    : transactions.outsideRead(() -> gatherAndRun(operation, command));
+            case "findAndModify":
+            case "findandmodify":
+                return forward(operation, findAndModifyTarget(operation, command));
             case "create":
             case "createIndexes":
             case "dropIndexes":
@@ -194,6 +221,16 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
             : ChunkMap.single(key, catalog.primaryShard());
         catalog.put(namespace, map, unique);
         return map;
+    }
+
+    /**
+     * The shard a {@code findAndModify} goes to: on a sharded collection, the owner of the shard-key point its query
+     * pins ({@code cluster_find_and_modify_cmd.cpp} targets by the shard key); otherwise the primary shard.
+     */
+    private String findAndModifyTarget(OperationContext operation, BsonDocument command) {
+        String namespace = namespace(operation.database(), command);
+        List<String> targets = targets(namespace, command.getDocument("query", new BsonDocument()));
+        return catalog.chunkMap(namespace).isPresent() && targets.size() == 1 ? targets.get(0) : catalog.primaryShard();
     }
 
     // ---- reads ------------------------------------------------------------------------------------------
@@ -294,7 +331,9 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
      */
     private List<BsonDocument> findAll(OperationContext operation, String shard, String collection, BsonDocument filter) {
         BsonDocument client = operation.command();
-        EmulatedNode node = sets.get(shard).select(client.get("$readPreference"));
+        boolean inTransaction = transactions.inTransaction(operation);
+        // A transaction reads from the primaries, where it runs (a read preference other than primary is refused).
+        EmulatedNode node = inTransaction ? shards.get(shard) : sets.get(shard).select(client.get("$readPreference"));
         String namespace = operation.database() + "." + collection;
         long deadline = client.containsKey("maxTimeMS") && client.get("maxTimeMS").asNumber().longValue() > 0
             ? operation.startNanos() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(client.get("maxTimeMS").asNumber().longValue())
@@ -313,16 +352,26 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
                 find.append("maxTimeMS", new BsonInt64(Math.max(1, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(left))));
             }
             BsonDocument reply;
-            try {
-                reply = node.handle(connection(operation.connection()), operation.database(), find);
-            } catch (CommandHandler.CloseConnectionSignal e) {
-                throw new ShardReadException(WriteRouter.shardUnreachable(shard));
+            BsonDocument sent = transactions.decorate(operation, shard, find);
+            if (sent == null) {
+                throw new ShardReadException(transactions.failure(operation));
             }
+            try {
+                reply = node.handle(connection(operation.connection()), operation.database(), sent);
+            } catch (CommandHandler.CloseConnectionSignal e) {
+                reply = WriteRouter.shardUnreachable(shard);
+            }
+            transactions.observe(operation, shard, reply);
             if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
                 List<BsonDocument> documents = new ArrayList<>();
-                Cursors.drain((db, cmd) -> node.handle(connection(operation.connection()), db, cmd), operation.database(), reply)
+                // In a transaction the cursor lives in the shard's transaction: each getMore is one of its statements.
+                Cursors.drain((db, cmd) -> node.handle(connection(operation.connection()), db,
+                        inTransaction ? transactions.decorate(operation, shard, cmd) : cmd), operation.database(), reply)
                     .forEach(d -> documents.add(d.asDocument()));
                 return documents;
+            }
+            if (inTransaction) {
+                throw new ShardReadException(reply);
             }
             int code = reply.get("code", new BsonInt32(0)).asNumber().intValue();
             if (code != 13388 || attempt >= staleConfigRetries) {
@@ -428,7 +477,18 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
     // ---- forwarding -------------------------------------------------------------------------------------
 
     private BsonDocument forward(OperationContext operation, String shard) {
-        return send(operation.connection(), shard, operation.database(), operation.command().clone());
+        return sendFor(operation, shard, operation.command().clone());
+    }
+
+    /** A client's command (or a child of it) to one shard; within a transaction with the transaction's fields. */
+    private BsonDocument sendFor(OperationContext operation, String shard, BsonDocument command) {
+        BsonDocument sent = transactions.decorate(operation, shard, command);
+        if (sent == null) {
+            return transactions.failure(operation);
+        }
+        BsonDocument reply = send(operation.connection(), shard, operation.database(), sent);
+        transactions.observe(operation, shard, reply);
+        return reply;
     }
 
     /**
@@ -440,7 +500,7 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         BsonDocument firstOk = null;
         BsonDocument firstError = null;
         for (String shard : shards.keySet()) {
-            BsonDocument reply = send(operation.connection(), shard, operation.database(), operation.command().clone());
+            BsonDocument reply = sendFor(operation, shard, operation.command().clone());
             if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
                 firstOk = firstOk == null ? reply : firstOk;
             } else {
@@ -547,11 +607,17 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         }
 
         private WriteRouter.Sent sendWithRetries(OperationContext operation, WriteRouter.Send send) {
-            boolean retryable = isRetryableWrite(send.child());
+            // A transaction's statements are never resent (Shard::RetryPolicy::kNoRetry): the transaction retries whole.
+            boolean retryable = !transactions.inTransaction(operation) && isRetryableWrite(send.child());
             for (int attempt = 1; ; attempt++) {
                 long start = System.nanoTime();
-                BsonDocument reply = send(operation.connection(), send.shard(), send.database(), send.child());
+                BsonDocument child = transactions.decorate(operation, send.shard(), send.child());
+                if (child == null) {
+                    return new WriteRouter.Sent(transactions.failure(operation), attempt);
+                }
+                BsonDocument reply = send(operation.connection(), send.shard(), send.database(), child);
                 latency.completeBatch(send.shard(), send.writes(), start);
+                transactions.observe(operation, send.shard(), reply);
                 if (!retryable || attempt > MAX_SHARD_RETRIES || !isRetriableReply(reply)) {
                     return new WriteRouter.Sent(reply, attempt);
                 }

@@ -26,7 +26,6 @@ import com.mongodb.client.model.Updates;
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
-import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
 import io.github.mongowriteguard.testkit.ServerVersion;
 
 /**
@@ -220,20 +219,6 @@ class TransactionsTest {
                 assertThat(reply.getDocument("cursor").getArray("firstBatch")).as(member.name())
                     .containsExactly(new BsonDocument("_id", new org.bson.BsonInt32(1)));
             }
-        }
-    }
-
-    @Test
-    void theEmulatedMongosRefusesTransactionsClearly() {
-        try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().start();
-             MongoClient client = Clients.client(cluster.connectionString());
-             ClientSession session = client.startSession()) {
-            session.startTransaction();
-            assertThatThrownBy(() -> collection(client).insertOne(session, new Document("_id", 1)))
-                .isInstanceOfSatisfying(MongoCommandException.class, e -> {
-                    assertThat(e.getErrorCode()).isEqualTo(115);
-                    assertThat(e.getMessage()).contains("emulated mongos does not run multi-document transactions");
-                });
         }
     }
 
