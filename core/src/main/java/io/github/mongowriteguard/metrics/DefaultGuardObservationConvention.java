@@ -6,7 +6,8 @@ import io.micrometer.common.KeyValues;
  * The default observation of a guarded call: named {@value #NAME}, contextual name
  * {@code guarded <operation> <namespace>}, and only low-cardinality key values: {@value #NAMESPACE},
  * {@value #OPERATION} and {@value #OUTCOME} ({@link CallOutcome#tag()}; {@code failure} when the call threw before
- * anything was sent). No high-cardinality key values.
+ * anything was sent; {@value #OUTCOME_RUNNING} while the call runs, which is the tag of the {@code .active} long-task
+ * timer that Micrometer's meter handler starts with the observation). No high-cardinality key values.
  */
 public class DefaultGuardObservationConvention implements GuardObservationConvention {
     /** The observation's name: {@value}. */
@@ -17,6 +18,9 @@ public class DefaultGuardObservationConvention implements GuardObservationConven
     public static final String OPERATION = "mongodb.guard.operation";
     /** The outcome key: {@value}. */
     public static final String OUTCOME = "mongodb.guard.outcome";
+
+    /** The outcome while the call runs, before the guard knows how it ended: {@value}. */
+    public static final String OUTCOME_RUNNING = "none";
 
     /** The shared instance. */
     public static final DefaultGuardObservationConvention INSTANCE = new DefaultGuardObservationConvention();
@@ -37,8 +41,16 @@ public class DefaultGuardObservationConvention implements GuardObservationConven
 
     @Override
     public KeyValues getLowCardinalityKeyValues(GuardObservationContext context) {
-        CallOutcome outcome = context.getOutcome();
         return KeyValues.of(NAMESPACE, context.getNamespace(), OPERATION, context.getOperation(),
-            OUTCOME, (outcome == null ? CallOutcome.FAILURE : outcome).tag());
+            OUTCOME, outcome(context));
+    }
+
+    private static String outcome(GuardObservationContext context) {
+        CallOutcome outcome = context.getOutcome();
+        if (outcome != null) {
+            return outcome.tag();
+        }
+        // No outcome: still running (the observation's start), or the call threw before it had one.
+        return context.getError() == null ? OUTCOME_RUNNING : CallOutcome.FAILURE.tag();
     }
 }
