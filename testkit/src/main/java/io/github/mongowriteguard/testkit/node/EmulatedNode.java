@@ -166,6 +166,16 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         return server.address();
     }
 
+    /**
+     * The wire messages this node received so far and their bytes, headers included (handshakes and heartbeats too):
+     * what a benchmark compares between two clients sending the same writes.
+     *
+     * @return {@code {messages, bytes}}
+     */
+    public long[] received() {
+        return new long[] {server.messagesReceived(), server.bytesReceived()};
+    }
+
     /** {@return the node's label, e.g. {@code shard00-1}} */
     public String name() {
         return name;
