@@ -21,8 +21,9 @@ import io.github.mongowriteguard.benchmarks.jmh.CostFreeClients;
  * Large payloads, guard against driver, on the cost-free server: {@code count} inserts of a {@code size}-byte binary
  * field, unordered. Per bulk: the write commands the server received, the bytes of every message it received, the
  * median wall time and the bytes the calling thread allocated (the client's encoding; the server runs on its own
- * threads). The driver packs statements into OP_MSG messages of up to {@code maxMessageSizeBytes} (48,000,000); the guard
- * sends each command as one BSON document, so at most 16 MiB of statements per command.
+ * threads). The guard sends each command as one BSON document, so at most 16 MiB of statements per command; the
+ * driver 5.6.5 cuts its OP_MSG document sequence at the same size ({@code CommandMessage.writeOpMsg} passes
+ * {@code maxBsonObjectSize} as the splittable size), not at {@code maxMessageSizeBytes} (48,000,000).
  */
 final class Payloads {
     /** One case's figures for one path. */
