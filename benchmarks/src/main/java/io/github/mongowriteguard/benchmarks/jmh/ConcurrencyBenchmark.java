@@ -58,6 +58,12 @@ public class ConcurrencyBenchmark {
         models = CostFreeBenchmark.models("replace-upsert", docs);
     }
 
+    /** The emulator keeps a record per command it received; forgotten between iterations, so they do not pile up. */
+    @Setup(Level.Iteration)
+    public void forgetRecords() {
+        clients.cluster().truth().reset();
+    }
+
     @TearDown(Level.Trial)
     public void stop() {
         clients.close();

@@ -72,6 +72,12 @@ public class CostFreeBenchmark {
         options = new BulkWriteOptions().ordered(ordered);
     }
 
+    /** The emulator keeps a record per command it received; forgotten between iterations, so they do not pile up. */
+    @Setup(Level.Iteration)
+    public void forgetRecords() {
+        clients.cluster().truth().reset();
+    }
+
     @TearDown(Level.Trial)
     public void stop() {
         clients.close();
