@@ -45,7 +45,8 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         this.setName = builder.setName;
         this.users = builder.users;
         if (builder.members == 1) {
-            this.single = new EmulatedNode(builder.setName, NodeIdentity.primary(builder.setName, builder.version), builder.port);
+            this.single = new EmulatedNode(builder.setName, NodeIdentity.primary(builder.setName, builder.version), builder.port,
+                builder.storage);
             single.users(builder.users);
             this.replication = null;
         } else {
@@ -378,6 +379,7 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         private ServerVersion version = ServerVersion.V4_4;
         private int port;
         private int members = 1;
+        private Storage storage = Storage.MEMORY;
         private Duration electionTimeout = Duration.ofSeconds(10);
         private final Users users = new Users();
 
@@ -469,15 +471,32 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         }
 
         /**
+         * Where the set keeps what it is asked to write, default {@link Storage#MEMORY}. {@link Storage#NONE} stores
+         * nothing and answers writes by count (for benchmarks of the client; see {@link Storage#NONE} for what each
+         * write is answered); only for a set of one member (replication copies stored documents).
+         *
+         * @param where {@code MEMORY} or {@code NONE}
+         * @return this builder
+         */
+        public Builder storage(Storage where) {
+            this.storage = Objects.requireNonNull(where, "storage");
+            return this;
+        }
+
+        /**
          * Starts the set on loopback ports.
          *
          * @return the running replica set; close it to stop it
-         * @throws IllegalStateException when a port is given for a set of several members
+         * @throws IllegalStateException when a port or {@code Storage.NONE} is given for a set of several members
          */
         public EmulatedReplicaSet start() {
             if (members > 1 && port != 0) {
                 throw new IllegalStateException("port (" + port + ") applies to a single-member set; a set of " + members
                     + " members binds each member to a free port (read them from members())");
+            }
+            if (members > 1 && storage != Storage.MEMORY) {
+                throw new IllegalStateException("storage (" + storage + ") applies to a set of one member; a set of "
+                    + members + " members replicates stored documents: use members(1) or Storage.MEMORY");
             }
             return new EmulatedReplicaSet(this);
         }

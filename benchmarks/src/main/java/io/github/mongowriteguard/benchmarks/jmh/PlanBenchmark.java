@@ -4,8 +4,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
 import org.bson.Document;
+import org.bson.codecs.BsonDocumentCodec;
+import org.bson.codecs.Codec;
+import org.bson.codecs.EncoderContext;
+import org.bson.io.BasicOutputBuffer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -32,6 +37,10 @@ import com.mongodb.client.model.WriteModel;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.BulkPlanner;
 import io.github.mongowriteguard.bulk.PlanOptions;
+import io.github.mongowriteguard.bulk.Round;
+import io.github.mongowriteguard.internal.command.CommandOptions;
+import io.github.mongowriteguard.internal.command.WriteCommand;
+import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
 
 /**
  * Planning and de-duplication alone ({@link BulkPlanner#plan}), no server: 100,000 ordered writes, a replacement
@@ -43,8 +52,16 @@ import io.github.mongowriteguard.bulk.PlanOptions;
  * {@code bulkWrite} does for the same models. The planner does it once per write too, and the guard sends what the
  * plan read, so the difference between the two rows is what planning adds.
  *
+ * <p>{@link #planAndEncode} adds what the guard does next, before it sends: every round's commands encoded by its
+ * encoder and made into the command as sent ({@code toCommand}). Its baseline {@link #driverConvertAndEncode} is the
+ * driver's conversion plus the encoding of every statement ({@code {q, u, upsert}}) into one output buffer with the
+ * driver's codecs, as the driver writes an OP_MSG document sequence. That baseline is built here from the driver's
+ * public codecs (the driver's own {@code SplittablePayload} encoder is internal), so it is the floor of what the driver
+ * does, not a copy of it.
+ *
  * <pre>
  * java -jar benchmarks/target/lab.jar jmh PlanBenchmark
+ * java -jar benchmarks/target/lab.jar jmh 'PlanBenchmark.(planAndEncode|driverConvertAndEncode)' -p writes=100000 -prof gc
  * </pre>
  *
  * <p>The fork runs on a fixed, pre-touched heap: on a growing heap, the first touch of new memory made single
@@ -65,11 +82,13 @@ public class PlanBenchmark {
     public String filters;
 
     private BulkPlanner<Document> planner;
+    private WriteCommandEncoder<Document> encoder;
     private List<WriteModel<Document>> models;
 
     @Setup
     public void prepare() {
         planner = BulkPlanner.of(Document.class, MongoClientSettings.getDefaultCodecRegistry());
+        encoder = new WriteCommandEncoder<>("inventory", Document.class, MongoClientSettings.getDefaultCodecRegistry());
         int keys = writes * 4 / 5;
         models = new ArrayList<>(writes);
         for (int i = 0; i < writes; i++) {
@@ -108,6 +127,51 @@ public class PlanBenchmark {
             }
         }
         return converted;
+    }
+
+    /** The plan, then every round encoded as the guard sends it; returns the bytes, so nothing is optimised away. */
+    @Benchmark
+    public long planAndEncode() {
+        BulkPlan plan = planner.plan(models, PlanOptions.ordered());
+        long bytes = 0;
+        for (Round round : plan.rounds()) {
+            for (WriteCommand command : encoder.encode(plan, round.indices(), round.isOrdered(), CommandOptions.NONE)) {
+                bytes += command.toCommand(1L, 30_000, null, null).getByteBuffer().remaining();
+            }
+        }
+        return bytes;
+    }
+
+    /**
+     * The baseline of {@link #planAndEncode}: {@link #driverConversions}, then every statement written into one output
+     * buffer with the driver's codecs ({@code {q: filter, u: replacement or update, upsert: true}}), as the driver writes
+     * the statements of its OP_MSG document sequence.
+     */
+    @Benchmark
+    public long driverConvertAndEncode() {
+        CodecRegistry registry = MongoClientSettings.getDefaultCodecRegistry();
+        Codec<Document> documents = registry.get(Document.class);
+        BsonDocumentCodec bsonDocuments = new BsonDocumentCodec();
+        EncoderContext context = EncoderContext.builder().build();
+        List<BsonDocument> converted = driverConversions();
+        BasicOutputBuffer buffer = new BasicOutputBuffer(1 << 20);
+        try (BsonBinaryWriter writer = new BsonBinaryWriter(buffer)) {
+            int next = 0;
+            for (WriteModel<Document> model : models) {
+                writer.writeStartDocument();
+                writer.writeName("q");
+                bsonDocuments.encode(writer, converted.get(next++), context);
+                writer.writeName("u");
+                if (model instanceof ReplaceOneModel<Document> replace) {
+                    documents.encode(writer, replace.getReplacement(), context);
+                    writer.writeBoolean("upsert", true);
+                } else {
+                    bsonDocuments.encode(writer, converted.get(next++), context);
+                }
+                writer.writeEndDocument();
+            }
+        }
+        return buffer.getPosition();
     }
 
     /** A {@code Document} converts lazily (a wrapper); reading it once converts it, as encoding would. */

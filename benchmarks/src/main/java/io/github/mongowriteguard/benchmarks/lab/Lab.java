@@ -42,6 +42,9 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * java -jar benchmarks/target/lab.jar overhead               # guard vs raw driver on one replica set
  * java -jar benchmarks/target/lab.jar stale-reads            # part 6: reads on a shard whose primary cannot write
  * java -jar benchmarks/target/lab.jar jmh -f 1 -wi 1 -i 3    # the JMH benchmarks
+ * java -jar benchmarks/target/lab.jar perf                   # issue 18's targets in one table (short JMH runs)
+ * java -jar benchmarks/target/lab.jar soak --writes 10000000 # heap and ledger over millions of guarded writes
+ * java -jar benchmarks/target/lab.jar payloads               # 1,000 x 1 MiB and 100,000 x 1 KiB, guard vs driver
  * java -jar benchmarks/target/lab.jar serve                  # an emulated replica set until stopped
  * </pre>
  */
@@ -52,7 +55,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
             + " parameters, the tables, and the HTML report (--report). Every option of every scenario applies."},
     subcommands = {Lab.RoundTripsCommand.class, Lab.LatencyCommand.class, Lab.RetriesCommand.class,
         Lab.OverheadCommand.class, Lab.StaleReadsCommand.class, Lab.FaultsCommand.class, Lab.ServeCommand.class,
-        Lab.JmhCommand.class,
+        Lab.JmhCommand.class, Lab.PerfCommand.class, Lab.SoakCommand.class, Lab.PayloadsCommand.class,
         HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:done", "1:a scenario failed (the stack trace says why)", "2:invalid command line"})
@@ -342,6 +345,115 @@ public final class Lab implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             org.openjdk.jmh.Main.main(args.toArray(new String[0]));
+            return 0;
+        }
+    }
+
+    @Command(name = "perf", sortOptions = false,
+        description = {"Issue 18's performance targets in one table: guard and driver in one JVM on the cost-free server,"
+            + " runs interleaved, medians compared: bulkWrite time and allocation per write, planning + encoding, and"
+            + " throughput at each thread count; met / not met. Not in the full run (a few minutes with the defaults)."})
+    static final class PerfCommand implements Callable<Integer> {
+        @ParentCommand
+        Lab lab;
+        @Spec
+        CommandSpec spec;
+        @Option(names = "--sizes", split = ",", defaultValue = "1000,10000",
+            description = "bulk sizes, 1 to 100000 (default: ${DEFAULT-VALUE})")
+        List<Integer> sizes;
+        @Option(names = "--threads", split = ",", defaultValue = "1,8,32,64",
+            description = "thread counts of the throughput rows (default: ${DEFAULT-VALUE})")
+        List<Integer> threads;
+        @Option(names = "--warmups", defaultValue = "10", description = "warm-up runs per path and case (default: ${DEFAULT-VALUE})")
+        int warmups;
+        @Option(names = "--runs", defaultValue = "21", description = "measured runs per path and case (default: ${DEFAULT-VALUE})")
+        int runs;
+        @Option(names = "--rounds", defaultValue = "5", description = "throughput rounds per path (default: ${DEFAULT-VALUE})")
+        int rounds;
+        @Option(names = "--seconds", defaultValue = "2", description = "seconds per throughput round (default: ${DEFAULT-VALUE})")
+        int seconds;
+        @Option(names = "--plan-writes", defaultValue = "100000",
+            description = "writes planned and encoded; 0 skips the row (default: ${DEFAULT-VALUE})")
+        int planWrites;
+        @Mixin
+        HelpOption help;
+
+        @Override
+        public Integer call() {
+            if (sizes.isEmpty() || sizes.stream().anyMatch(n -> n < 1 || n > 100_000) || threads.stream().anyMatch(t -> t < 1)
+                || runs < 1 || rounds < 1 || seconds < 1 || warmups < 0 || planWrites < 0) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--sizes must be 1 to 100000, --threads,"
+                    + " --runs, --rounds and --seconds at least 1, --warmups and --plan-writes at least 0");
+            }
+            Perf.run(new Perf.Settings(sizes, threads, warmups, runs, rounds, seconds, planWrites), lab.out, lab.err);
+            return 0;
+        }
+    }
+
+    @Command(name = "soak", sortOptions = false,
+        description = {"Millions of writes through one guard on the cost-free server: heap after GC, the copy ledger's"
+            + " size and what the overlap gate consults, every --every writes. Not in the full run."})
+    static final class SoakCommand implements Callable<Integer> {
+        @ParentCommand
+        Lab lab;
+        @Spec
+        CommandSpec spec;
+        @Option(names = "--writes", defaultValue = "10000000", description = "writes in all (default: ${DEFAULT-VALUE})")
+        long writes;
+        @Option(names = "--batch", defaultValue = "1000", description = "writes per bulkWrite, 1 to 100000 (default: ${DEFAULT-VALUE})")
+        int batch;
+        @Option(names = "--every", defaultValue = "1000000", description = "writes between two lines (default: ${DEFAULT-VALUE})")
+        long every;
+        @Mixin
+        HelpOption help;
+
+        @Override
+        public Integer call() {
+            if (writes < 1 || batch < 1 || batch > 100_000 || every < 1) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "--writes and --every must be at least 1, --batch 1 to 100000");
+            }
+            Soak.run(writes, batch, every, lab.out);
+            return 0;
+        }
+    }
+
+    @Command(name = "payloads", sortOptions = false,
+        description = {"Large payloads on the cost-free server, guard vs driver: commands sent, bytes received by the server,"
+            + " median time and the client's allocation per bulk, for 1,000 x 1 MiB and 100,000 x 1 KiB unordered inserts."})
+    static final class PayloadsCommand implements Callable<Integer> {
+        @ParentCommand
+        Lab lab;
+        @Spec
+        CommandSpec spec;
+        @Option(names = "--runs", defaultValue = "5", description = "measured runs per path and case (default: ${DEFAULT-VALUE})")
+        int runs;
+        @Option(names = "--case", paramLabel = "COUNTxBYTES", split = ",", defaultValue = "1000x1048576,100000x1024",
+            description = "bulks as documents x payload bytes (default: ${DEFAULT-VALUE})")
+        List<String> cases;
+        @Mixin
+        HelpOption help;
+
+        @Override
+        public Integer call() {
+            List<int[]> parsed = new ArrayList<>();
+            for (String each : cases) {
+                String[] parts = each.split("x");
+                try {
+                    parsed.add(new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])});
+                } catch (RuntimeException e) {
+                    throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                        "--case '" + each + "' must be COUNTxBYTES, e.g. 1000x1048576");
+                }
+                if (parts.length != 2 || parsed.get(parsed.size() - 1)[0] < 1 || parsed.get(parsed.size() - 1)[1] < 0) {
+                    throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                        "--case '" + each + "' must be COUNTxBYTES with COUNT at least 1, e.g. 1000x1048576");
+                }
+            }
+            if (runs < 1) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--runs must be at least 1");
+            }
+            Payloads.run(parsed, runs, lab.out);
             return 0;
         }
     }

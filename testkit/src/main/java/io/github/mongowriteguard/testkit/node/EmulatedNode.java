@@ -114,7 +114,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * @param identity what it answers {@code hello} as
      */
     public EmulatedNode(String name, NodeIdentity identity, int port) {
-        this(name, identity, port, null);
+        this(name, identity, port, io.github.mongowriteguard.testkit.Storage.MEMORY);
     }
 
     /**
@@ -126,9 +126,34 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * @param executor where its commands run, or null
      */
     public EmulatedNode(String name, NodeIdentity identity, int port, CommandExecutor executor) {
+        this(name, identity, port, executor, io.github.mongowriteguard.testkit.Storage.MEMORY);
+    }
+
+    /**
+     * Starts a node that runs its commands on its own storage: the in-memory engine, or with
+     * {@link io.github.mongowriteguard.testkit.Storage#NONE} no storage at all (writes answered by count, see
+     * {@link io.github.mongowriteguard.testkit.Storage}); everything in front of the storage is the same.
+     *
+     * @param name     a label for logs and truth
+     * @param identity what it answers {@code hello} as
+     * @param port     the loopback port, 0 for any free one
+     * @param storage  where writes go
+     */
+    public EmulatedNode(String name, NodeIdentity identity, int port, io.github.mongowriteguard.testkit.Storage storage) {
+        this(name, identity, port, null, java.util.Objects.requireNonNull(storage, "storage"));
+    }
+
+    private EmulatedNode(String name, NodeIdentity identity, int port, CommandExecutor executor,
+                         io.github.mongowriteguard.testkit.Storage storage) {
         this.name = name;
         this.identity = identity;
-        this.executor = executor != null ? executor : (operation, command) -> engine.run(operation.database(), command);
+        CommandExecutor own = storage == io.github.mongowriteguard.testkit.Storage.NONE
+            ? (operation, command) -> {
+                BsonDocument answered = NullStorage.answer(command);
+                return answered != null ? answered : engine.run(operation.database(), command);
+            }
+            : (operation, command) -> engine.run(operation.database(), command);
+        this.executor = executor != null ? executor : own;
         this.transactions = new Transactions(identity.version(), lock, changed);
         this.server = new WireServer(name, port, this);
         this.hosts = List.of(server.address());
@@ -141,6 +166,16 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      */
     public String address() {
         return server.address();
+    }
+
+    /**
+     * The wire messages this node received so far and their bytes, headers included (handshakes and heartbeats too):
+     * what a benchmark compares between two clients sending the same writes.
+     *
+     * @return {@code {messages, bytes}}
+     */
+    public long[] received() {
+        return new long[] {server.messagesReceived(), server.bytesReceived()};
     }
 
     /** {@return the node's label, e.g. {@code shard00-1}} */

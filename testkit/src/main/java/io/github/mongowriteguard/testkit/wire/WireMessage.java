@@ -32,6 +32,7 @@ public final class WireMessage {
     private final BsonDocument body;
     private final boolean moreToCome;
     private final java.util.Set<String> sequenceFields;
+    private int length;
 
     private WireMessage(int requestId, int opCode, String database, BsonDocument body, boolean moreToCome,
                         java.util.Set<String> sequenceFields) {
@@ -73,6 +74,11 @@ public final class WireMessage {
         return moreToCome;
     }
 
+    /** {@return the message's length in bytes, header included, as it arrived} */
+    public int length() {
+        return length;
+    }
+
     /** Reads one message, or returns null at a clean end of stream. */
     static WireMessage read(InputStream in) throws IOException {
         DataInputStream data = new DataInputStream(in);
@@ -98,14 +104,13 @@ public final class WireMessage {
         int requestId = buffer.getInt();
         buffer.getInt(); // responseTo
         int opCode = buffer.getInt();
-        switch (opCode) {
-            case OP_MSG:
-                return readOpMsg(requestId, buffer, length);
-            case OP_QUERY:
-                return readOpQuery(requestId, buffer);
-            default:
-                throw new IOException("unsupported opcode " + opCode + " (the testkit speaks OP_MSG and OP_QUERY)");
-        }
+        WireMessage message = switch (opCode) {
+            case OP_MSG -> readOpMsg(requestId, buffer, length);
+            case OP_QUERY -> readOpQuery(requestId, buffer);
+            default -> throw new IOException("unsupported opcode " + opCode + " (the testkit speaks OP_MSG and OP_QUERY)");
+        };
+        message.length = length;
+        return message;
     }
 
     private static WireMessage readOpMsg(int requestId, ByteBuffer buffer, int length) {

@@ -30,6 +30,8 @@ public final class WireServer implements AutoCloseable {
     private final CommandHandler handler;
     private final String name;
     private final AtomicInteger replyIds = new AtomicInteger();
+    private final java.util.concurrent.atomic.LongAdder bytesReceived = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder messagesReceived = new java.util.concurrent.atomic.LongAdder();
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private volatile boolean closed;
@@ -65,6 +67,16 @@ public final class WireServer implements AutoCloseable {
         return "127.0.0.1:" + serverSocket.getLocalPort();
     }
 
+    /** {@return the bytes of every request message received so far, headers included} */
+    public long bytesReceived() {
+        return bytesReceived.sum();
+    }
+
+    /** {@return the request messages received so far (handshakes and heartbeats included)} */
+    public long messagesReceived() {
+        return messagesReceived.sum();
+    }
+
     /** {@return the port the server is bound to} */
     public int port() {
         return serverSocket.getLocalPort();
@@ -97,6 +109,8 @@ public final class WireServer implements AutoCloseable {
                 if (request == null) {
                     return;
                 }
+                bytesReceived.add(request.length());
+                messagesReceived.increment();
                 BsonDocument reply;
                 connection.documentSequences(request.sequenceFields());
                 try {

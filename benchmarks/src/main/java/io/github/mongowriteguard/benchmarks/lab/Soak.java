@@ -1,0 +1,108 @@
+package io.github.mongowriteguard.benchmarks.lab;
+
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.bson.Document;
+
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.ReplaceOneModel;
+import com.mongodb.client.model.ReplaceOptions;
+import com.mongodb.client.model.WriteModel;
+
+import io.github.mongowriteguard.benchmarks.jmh.CostFreeClients;
+import io.github.mongowriteguard.copies.CopyLedger;
+
+/**
+ * Millions of writes through one guard on the cost-free server ({@code Storage.NONE}): after every {@code every}
+ * writes, the heap after a full GC, the copy ledger's size and the gate's bookkeeping. Flat columns mean the guard
+ * keeps nothing per write once a call returned.
+ *
+ * <p>What is read: the ledger's tracked copies (its private map, read by reflection: the ledger's API exposes only the
+ * possibly-running ones; -1 if the field was renamed) and {@link CopyLedger#possiblyRunningCount()}, which is what
+ * the overlap gate consults (the gate itself keeps no per-copy state). The emulator's own per-command records are
+ * cleared at each line, so that the heap is the client's and the (stateless) server's.
+ */
+final class Soak {
+    /** One line of the soak: after {@code writes} writes. */
+    record Line(long writes, double seconds, long heapAfterGc, int ledgerTracked, int possiblyRunning) {
+    }
+
+    private Soak() {
+    }
+
+    /**
+     * Runs the soak and prints each line as it is measured.
+     *
+     * @param writes how many writes in all
+     * @param batch  writes per {@code bulkWrite} (unordered {@code ReplaceOne} upserts, a new key each)
+     * @param every  writes between two lines
+     * @param out    where the lines go
+     * @return the lines, the first before any write
+     */
+    static List<Line> run(long writes, int batch, long every, PrintStream out) {
+        List<Line> lines = new ArrayList<>();
+        try (CostFreeClients clients = CostFreeClients.start("guard")) {
+            CopyLedger ledger = clients.guard().copies();
+            out.printf("soak: %,d unordered ReplaceOne upserts in bulks of %,d through one guard, cost-free server%n", writes, batch);
+            out.printf("%14s %10s %16s %14s %16s%n", "writes", "seconds", "heap after GC", "ledger copies", "possibly running");
+            long started = System.nanoTime();
+            Line first = line(0, started, ledger, clients);
+            lines.add(first);
+            print(out, first);
+            BulkWriteOptions options = new BulkWriteOptions().ordered(false);
+            long done = 0;
+            long nextLine = every;
+            while (done < writes) {
+                int n = (int) Math.min(batch, writes - done);
+                clients.bulkWrite(models(done, n), options);
+                done += n;
+                if (done >= nextLine || done == writes) {
+                    Line line = line(done, started, ledger, clients);
+                    lines.add(line);
+                    print(out, line);
+                    nextLine += every;
+                }
+            }
+        }
+        return lines;
+    }
+
+    private static List<WriteModel<Document>> models(long from, int n) {
+        List<WriteModel<Document>> models = new ArrayList<>(n);
+        ReplaceOptions upsert = new ReplaceOptions().upsert(true);
+        for (long id = from; id < from + n; id++) {
+            models.add(new ReplaceOneModel<>(Filters.eq("_id", id), new Document("_id", id).append("quantity", id % 1000), upsert));
+        }
+        return models;
+    }
+
+    private static Line line(long writes, long started, CopyLedger ledger, CostFreeClients clients) {
+        clients.cluster().truth().reset();
+        System.gc();
+        System.gc();
+        long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        return new Line(writes, (System.nanoTime() - started) / 1e9, heap, tracked(ledger), ledger.possiblyRunningCount());
+    }
+
+    /** The ledger's tracked copies (possibly running or not yet ended), or -1 when its map cannot be read. */
+    static int tracked(CopyLedger ledger) {
+        try {
+            java.lang.reflect.Field open = CopyLedger.class.getDeclaredField("open");
+            open.setAccessible(true);
+            return ((Map<?, ?>) open.get(ledger)).size();
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    private static void print(PrintStream out, Line line) {
+        out.printf("%,14d %10.1f %13.1f MiB %14d %16d%n", line.writes(), line.seconds(), line.heapAfterGc() / 1048576.0,
+            line.ledgerTracked(), line.possiblyRunning());
+        out.flush();
+    }
+}
