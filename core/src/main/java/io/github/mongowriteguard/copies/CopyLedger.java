@@ -39,4 +39,12 @@ public interface CopyLedger {
      * @return the highest count seen since the guard was built
      */
     int maxPossiblyRunning();
+
+    /**
+     * The number of copies the guard tracks now: copies being sent and copies that may still run. Flat under a steady
+     * load (the lab's {@code soak} checks it over millions of writes).
+     *
+     * @return the count, 0 when no write is in flight and none may still run
+     */
+    int trackedCount();
 }

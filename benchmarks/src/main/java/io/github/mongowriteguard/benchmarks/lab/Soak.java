@@ -4,7 +4,6 @@ import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import org.bson.Document;
 
@@ -22,8 +21,8 @@ import io.github.mongowriteguard.copies.CopyLedger;
  * writes, the heap after a full GC, the copy ledger's size and the gate's bookkeeping. Flat columns mean the guard
  * keeps nothing per write once a call returned.
  *
- * <p>What is read: the ledger's tracked copies (its private map, read by reflection: the ledger's API exposes only the
- * possibly-running ones; -1 if the field was renamed) and {@link CopyLedger#possiblyRunningCount()}, which is what
+ * <p>What is read: {@link CopyLedger#trackedCount()} (copies in flight or possibly running) and
+ * {@link CopyLedger#possiblyRunningCount()}, which is what
  * the overlap gate consults (the gate itself keeps no per-copy state). The emulator's own per-command records are
  * cleared at each line, so that the heap is the client's and the (stateless) server's.
  */
@@ -47,7 +46,7 @@ final class Soak {
     static List<Line> run(long writes, int batch, long every, PrintStream out) {
         List<Line> lines = new ArrayList<>();
         try (CostFreeClients clients = CostFreeClients.start("guard")) {
-            CopyLedger ledger = clients.guard().copies();
+            CopyLedger ledger = clients.guard().getCopies();
             out.printf("soak: %,d unordered ReplaceOne upserts in bulks of %,d through one guard, cost-free server%n", writes, batch);
             out.printf("%14s %10s %16s %14s %16s%n", "writes", "seconds", "heap after GC", "ledger copies", "possibly running");
             long started = System.nanoTime();
@@ -86,18 +85,7 @@ final class Soak {
         System.gc();
         System.gc();
         long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-        return new Line(writes, (System.nanoTime() - started) / 1e9, heap, tracked(ledger), ledger.possiblyRunningCount());
-    }
-
-    /** The ledger's tracked copies (possibly running or not yet ended), or -1 when its map cannot be read. */
-    static int tracked(CopyLedger ledger) {
-        try {
-            java.lang.reflect.Field open = CopyLedger.class.getDeclaredField("open");
-            open.setAccessible(true);
-            return ((Map<?, ?>) open.get(ledger)).size();
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return -1;
-        }
+        return new Line(writes, (System.nanoTime() - started) / 1e9, heap, ledger.trackedCount(), ledger.possiblyRunningCount());
     }
 
     private static void print(PrintStream out, Line line) {

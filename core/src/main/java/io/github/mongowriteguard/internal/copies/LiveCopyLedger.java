@@ -75,6 +75,11 @@ public final class LiveCopyLedger implements CopyLedger {
         return maxRunning.get();
     }
 
+    @Override
+    public int trackedCount() {
+        return open.size();
+    }
+
     private void expire() {
         Instant oldest = Instant.now().minus(RETENTION);
         open.values().removeIf(copy -> {
