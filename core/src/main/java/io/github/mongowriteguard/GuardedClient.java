@@ -56,12 +56,22 @@ public final class GuardedClient {
         this.executor = executor;
     }
 
-    /** The driver's client, for everything else (and unguarded writes). */
+    /**
+     * The driver's client, for everything else (and unguarded writes).
+     *
+     * @return the client this guarded client wraps
+     */
     public MongoClient unwrap() {
         return client;
     }
 
-    /** As {@code MongoClient.bulkWrite(List)}, guarded: ORDERED. */
+    /**
+     * As {@code MongoClient.bulkWrite(List)}, guarded: ORDERED, with the driver's default options; throws as
+     * {@link #bulkWrite(List, ClientBulkWriteOptions)}.
+     *
+     * @param models the writes, each with its namespace
+     * @return the counts of what the server applied
+     */
     public ClientBulkWriteResult bulkWrite(List<? extends ClientNamespacedWriteModel> models) {
         return bulkWrite(models, ClientBulkWriteOptions.clientBulkWriteOptions());
     }
@@ -69,6 +79,9 @@ public final class GuardedClient {
     /**
      * As {@code MongoClient.bulkWrite(List, ClientBulkWriteOptions)}, guarded.
      *
+     * @param models  the writes, each with its namespace
+     * @param options the driver's options (ordered, verbose results, comment, let, ...)
+     * @return the counts of what the server applied, and each write's own result with {@code verboseResults(true)}
      * @throws com.mongodb.ClientBulkWriteException when writes failed (indices of the caller's list) or a write-concern
      *                                              error was reported, or a whole command failed after some write
      *                                              applied (its cause); the partial result when some write applied
@@ -87,13 +100,27 @@ public final class GuardedClient {
         return run(null, models, options);
     }
 
+    /**
+     * As {@code MongoClient.bulkWrite(ClientSession, List)}: guarded on the caller's session, ORDERED, with the
+     * driver's default options; inside a multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param models  the writes, each with its namespace
+     * @return the counts of what the server applied
+     */
     public ClientBulkWriteResult bulkWrite(ClientSession session, List<? extends ClientNamespacedWriteModel> models) {
         return bulkWrite(session, models, ClientBulkWriteOptions.clientBulkWriteOptions());
     }
 
     /**
      * As {@code MongoClient.bulkWrite(ClientSession, List, ClientBulkWriteOptions)}: guarded on the caller's session;
-     * inside a multi-document transaction, the driver's own call.
+     * inside a multi-document transaction, the driver's own call. Throws as
+     * {@link #bulkWrite(List, ClientBulkWriteOptions)}.
+     *
+     * @param session the caller's session
+     * @param models  the writes, each with its namespace
+     * @param options the driver's options
+     * @return the counts of what the server applied, and each write's own result with {@code verboseResults(true)}
      */
     public ClientBulkWriteResult bulkWrite(ClientSession session, List<? extends ClientNamespacedWriteModel> models,
                                            ClientBulkWriteOptions options) {
@@ -108,6 +135,11 @@ public final class GuardedClient {
      * Runs the call and returns every write's outcome, at the indices of the caller's list; never throws for write
      * errors. Its models ({@code notApplied()}) are the collection-level models of the caller's writes, with the
      * documents encoded as the client encodes them.
+     *
+     * @param models  the writes, each with its namespace
+     * @param options the driver's options
+     * @return the outcome of every write and the counts of what the server applied
+     * @throws IllegalArgumentException for input the guard refuses, before anything is sent
      */
     public WriteOutcome<BsonDocument> execute(List<? extends ClientNamespacedWriteModel> models, ClientBulkWriteOptions options) {
         return executor.execute(null, models, ClientBulkExecutor.options(options), ClientBulkExecutor.verbose(options));

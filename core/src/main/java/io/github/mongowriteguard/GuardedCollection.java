@@ -79,11 +79,13 @@ public final class GuardedCollection<T> {
     }
 
     /**
-     * A view whose multi-document updates are retried like single-document writes, for callers who know their
-     * updates are idempotent. The guard checks it before sending: every {@code updateMany} may use only
-     * {@code $set}, {@code $unset}, {@code $min}, {@code $max}, {@code $addToSet}, {@code $pull}, {@code $setOnInsert}
-     * and {@code $currentDate}; {@code deleteMany} is refused. Each retry of a multi-document write is a new server
-     * copy, started only after the overlap gate found the previous one gone.
+     * A view whose multi-document updates are retried like single-document writes, for callers who know their updates
+     * are idempotent. The guard checks it before sending: every {@code updateMany} may use only {@code $set},
+     * {@code $unset}, {@code $min}, {@code $max}, {@code $addToSet}, {@code $pull}, {@code $setOnInsert} and
+     * {@code $currentDate}; {@code deleteMany} is refused. Each retry of a multi-document write is a new server copy,
+     * started only after the overlap gate found the previous one gone.
+     *
+     * @return a view of the same collection, guard and settings, with that retry policy
      */
     public GuardedCollection<T> withIdempotentMultiDocumentRetries() {
         return new GuardedCollection<>(collection, executor, findAndModify, rewrap, true);
@@ -92,37 +94,60 @@ public final class GuardedCollection<T> {
     /**
      * This guarded collection as the driver's {@link MongoCollection} interface: its writes go through the guard, every
      * other method to the collection as it is. For code that takes a {@code MongoCollection}.
+     *
+     * @return a {@code MongoCollection} view of this guarded collection
      */
     public MongoCollection<T> asMongoCollection() {
         return new GuardedMongoCollection<>(collection, this, rewrap);
     }
 
-    /** The collection behind the guard, for reads and anything the guard does not wrap. */
+    /**
+     * The collection behind the guard, for reads and anything the guard does not wrap.
+     *
+     * @return the driver's collection, unguarded
+     */
     public MongoCollection<T> unwrap() {
         return collection;
     }
 
+    /**
+     * The collection's namespace.
+     *
+     * @return the database and collection name
+     */
     public MongoNamespace getNamespace() {
         return collection.getNamespace();
     }
 
-    /** The {@code maxTimeMS} every write of this collection carries. */
+    /**
+     * The {@code maxTimeMS} every write of this collection carries.
+     *
+     * @return the server deadline in milliseconds
+     */
     public long serverDeadlineMillis() {
         return executor.maxTimeMs();
     }
 
     /**
-     * The plan a bulk would run with, without running it: rounds, superseded writes and the reason for each
-     * decision. Note that planning assigns missing {@code _id}s to the caller's insert documents.
+     * The plan a bulk would run with, without running it: rounds, superseded writes and the reason for each decision.
+     * Note that planning assigns missing {@code _id}s to the caller's insert documents.
+     *
+     * @param models  the caller's writes
+     * @param options the bulk's options (ordered or not, ...)
+     * @return the plan, with its reasons
+     * @throws io.github.mongowriteguard.exception.InvalidBulkException for input the guard would refuse
      */
     public BulkPlan plan(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
         return executor.plan(models, options);
     }
 
     /**
-     * Runs a bulk and returns its complete outcome; write errors, deadlines and unknown outcomes are in the
-     * outcome, not thrown.
+     * Runs a bulk and returns its complete outcome; write errors, deadlines and unknown outcomes are in the outcome,
+     * not thrown.
      *
+     * @param models  the caller's writes
+     * @param options the bulk's options
+     * @return the outcome of every write
      * @throws io.github.mongowriteguard.exception.InvalidBulkException for bad input, before anything is sent
      */
     public WriteOutcome<T> execute(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
@@ -133,8 +158,13 @@ public final class GuardedCollection<T> {
      * As {@link #execute(List, BulkWriteOptions)}, on the caller's session (outside a transaction: the guard's
      * transaction numbers advance the session's own, so the caller's later driver calls on it go on).
      *
+     * @param session the caller's session
+     * @param models  the caller's writes
+     * @param options the bulk's options
+     * @return the outcome of every write
      * @throws IllegalStateException inside a multi-document transaction, whose statements the server does not let the
-     *                               guard retry or time alone: use {@link #bulkWrite(ClientSession, List, BulkWriteOptions)}
+     *                               guard retry or time alone: use {@link #bulkWrite(ClientSession, List,
+     * BulkWriteOptions)}
      */
     public WriteOutcome<T> execute(ClientSession session, List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
         if (inTransaction(session)) {
@@ -144,7 +174,14 @@ public final class GuardedCollection<T> {
         return executor.execute(session, models, options, "bulkWrite", idempotentMultiRetries);
     }
 
-    /** {@link #bulkWrite(List, BulkWriteOptions)} with the driver's default options (ordered). */
+    /**
+     * {@link #bulkWrite(List, BulkWriteOptions)} with the driver's default options (ordered).
+     *
+     * @param models the caller's writes
+     * @return the counts of what the server applied, as the driver's result
+     * @throws GuardedBulkWriteException when writes failed; the other exceptions as {@link #bulkWrite(List,
+     *   BulkWriteOptions)}
+     */
     public BulkWriteResult bulkWrite(List<? extends WriteModel<? extends T>> models) {
         return bulkWrite(models, new BulkWriteOptions());
     }
@@ -152,6 +189,9 @@ public final class GuardedCollection<T> {
     /**
      * As {@link MongoCollection#bulkWrite(List, BulkWriteOptions)}, guarded.
      *
+     * @param models  the caller's writes
+     * @param options the bulk's options (ordered, {@code bypassDocumentValidation}, {@code comment}, {@code let})
+     * @return the counts of what the server applied, as the driver's result
      * @throws GuardedBulkWriteException      when writes failed or a write-concern error was reported (indices are the
      *                                        caller's); its {@code outcome()} has everything
      * @throws WriteOutcomeUnknownException   when nothing proves whether some write was applied (the client stopped
@@ -165,13 +205,30 @@ public final class GuardedCollection<T> {
         return runBulkWrite(null, models, options);
     }
 
+    /**
+     * As {@link MongoCollection#bulkWrite(ClientSession, List)}: guarded on the caller's session; inside a
+     * multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param models  the caller's writes
+     * @return the counts of what the server applied
+     * @throws GuardedBulkWriteException when writes failed; the other exceptions as {@link #bulkWrite(List,
+     *   BulkWriteOptions)}
+     */
     public BulkWriteResult bulkWrite(ClientSession session, List<? extends WriteModel<? extends T>> models) {
         return bulkWrite(session, models, new BulkWriteOptions());
     }
 
     /**
      * As {@link MongoCollection#bulkWrite(ClientSession, List, BulkWriteOptions)}: guarded on the caller's session;
-     * inside a multi-document transaction, the driver's own call (see the class documentation).
+     * inside a multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param models  the caller's writes
+     * @param options the bulk's options
+     * @return the counts of what the server applied
+     * @throws GuardedBulkWriteException when writes failed; the other exceptions as {@link #bulkWrite(List,
+     *   BulkWriteOptions)}
      */
     public BulkWriteResult bulkWrite(ClientSession session, List<? extends WriteModel<? extends T>> models,
                                      BulkWriteOptions options) {
@@ -188,19 +245,57 @@ public final class GuardedCollection<T> {
         return outcome.toBulkWriteResult();
     }
 
+    /**
+     * As {@link MongoCollection#insertOne(Object)}, guarded; see {@link #insertOne(Object, InsertOneOptions)}.
+     *
+     * @param document the document; it gets an {@code _id} before the first send when it has none
+     * @return the inserted {@code _id}
+     */
     public InsertOneResult insertOne(T document) {
         return insertOne(document, new InsertOneOptions());
     }
 
-    /** As {@link MongoCollection#insertOne(Object, InsertOneOptions)}: {@code bypassDocumentValidation} and {@code comment} are sent. */
+    /**
+     * As {@link MongoCollection#insertOne(Object, InsertOneOptions)}, guarded: the document gets its {@code _id} before
+     * the first send, the insert carries the server deadline and a lost answer is resent as the same server copy, which
+     * the server applies at most once. {@code bypassDocumentValidation} and {@code comment} are sent.
+     *
+     * @param document the document; it gets an {@code _id} before the first send when it has none
+     * @param options  the driver's options
+     * @return the inserted {@code _id}
+     * @throws com.mongodb.MongoWriteException when the server refused the write: the driver's own exception
+     * @throws com.mongodb.MongoWriteConcernException when the write applied but its write concern failed
+     * @throws io.github.mongowriteguard.exception.ServerDeadlineExceededException when the server stopped the write at
+     *                                        the guard's deadline (it was not applied)
+     * @throws WriteOutcomeUnknownException   when nothing proves whether the write was applied
+     * @throws CopyStillRunningException      when a retry was refused because a copy still runs on the server
+     * @throws com.mongodb.MongoTimeoutException when no attempt reached a server (nothing was applied)
+     */
     public InsertOneResult insertOne(T document, InsertOneOptions options) {
         return runInsertOne(null, document, options);
     }
 
+    /**
+     * As {@link MongoCollection#insertOne(ClientSession, Object)}: guarded on the caller's session; inside a
+     * multi-document transaction, the driver's own call.
+     *
+     * @param session  the caller's session
+     * @param document the document
+     * @return the inserted {@code _id}
+     */
     public InsertOneResult insertOne(ClientSession session, T document) {
         return insertOne(session, document, new InsertOneOptions());
     }
 
+    /**
+     * As {@link MongoCollection#insertOne(ClientSession, Object, InsertOneOptions)}: guarded on the caller's session;
+     * inside a multi-document transaction, the driver's own call.
+     *
+     * @param session  the caller's session
+     * @param document the document
+     * @param options  the driver's options
+     * @return the inserted {@code _id}
+     */
     public InsertOneResult insertOne(ClientSession session, T document, InsertOneOptions options) {
         if (inTransaction(session)) {
             return collection.insertOne(session, document, options);
@@ -215,19 +310,51 @@ public final class GuardedCollection<T> {
         return InsertOneResult.acknowledged(id);
     }
 
+    /**
+     * As {@link MongoCollection#insertMany(List)}, guarded: an ordered bulk of inserts; see
+     * {@link #insertMany(List, InsertManyOptions)}.
+     *
+     * @param documents the documents; each gets an {@code _id} before the first send when it has none
+     * @return the inserted {@code _id}s by index
+     */
     public InsertManyResult insertMany(List<? extends T> documents) {
         return insertMany(documents, new InsertManyOptions());
     }
 
-    /** As the driver's: an ordered or unordered bulk of inserts; write errors throw {@link GuardedBulkWriteException}. */
+    /**
+     * As {@link MongoCollection#insertMany(List, InsertManyOptions)}, guarded: an ordered or unordered bulk of inserts,
+     * run as {@link #bulkWrite(List, BulkWriteOptions)} runs it; write errors throw {@link GuardedBulkWriteException}.
+     *
+     * @param documents the documents; each gets an {@code _id} before the first send when it has none
+     * @param options   the driver's options (ordered, {@code bypassDocumentValidation}, {@code comment})
+     * @return the inserted {@code _id}s by index
+     * @throws IllegalArgumentException when {@code documents} is null, before anything is sent
+     */
     public InsertManyResult insertMany(List<? extends T> documents, InsertManyOptions options) {
         return runInsertMany(null, documents, options);
     }
 
+    /**
+     * As {@link MongoCollection#insertMany(ClientSession, List)}: guarded on the caller's session; inside a
+     * multi-document transaction, the driver's own call.
+     *
+     * @param session   the caller's session
+     * @param documents the documents
+     * @return the inserted {@code _id}s by index
+     */
     public InsertManyResult insertMany(ClientSession session, List<? extends T> documents) {
         return insertMany(session, documents, new InsertManyOptions());
     }
 
+    /**
+     * As {@link MongoCollection#insertMany(ClientSession, List, InsertManyOptions)}: guarded on the caller's session;
+     * inside a multi-document transaction, the driver's own call.
+     *
+     * @param session   the caller's session
+     * @param documents the documents
+     * @param options   the driver's options
+     * @return the inserted {@code _id}s by index
+     */
     public InsertManyResult insertMany(ClientSession session, List<? extends T> documents, InsertManyOptions options) {
         if (inTransaction(session)) {
             return collection.insertMany(session, documents, options);
@@ -253,18 +380,61 @@ public final class GuardedCollection<T> {
         return InsertManyResult.acknowledged(ids);
     }
 
+    /**
+     * As {@link MongoCollection#replaceOne(Bson, Object)}, guarded; see
+     * {@link #replaceOne(Bson, Object, ReplaceOptions)}.
+     *
+     * @param filter the query filter
+     * @param replacement the new document
+     * @return the matched and modified counts
+     */
     public UpdateResult replaceOne(Bson filter, T replacement) {
         return replaceOne(filter, replacement, new ReplaceOptions());
     }
 
+    /**
+     * As {@link MongoCollection#replaceOne(Bson, Object, ReplaceOptions)}, guarded: it carries the server deadline, and
+     * a lost answer is resent as the same server copy, which the server applies at most once.
+     *
+     * @param filter      the query filter
+     * @param replacement the new document
+     * @param options     the driver's options
+     * @return the matched and modified counts, and the upserted {@code _id}
+     * @throws com.mongodb.MongoWriteException when the server refused the write: the driver's own exception
+     * @throws com.mongodb.MongoWriteConcernException when the write applied but its write concern failed
+     * @throws io.github.mongowriteguard.exception.ServerDeadlineExceededException when the server stopped the write at
+     *                                        the guard's deadline (it was not applied)
+     * @throws WriteOutcomeUnknownException   when nothing proves whether the write was applied
+     * @throws CopyStillRunningException      when a retry was refused because a copy still runs on the server
+     * @throws com.mongodb.MongoTimeoutException when no attempt reached a server (nothing was applied)
+     */
     public UpdateResult replaceOne(Bson filter, T replacement, ReplaceOptions options) {
         return runReplaceOne(null, filter, replacement, options);
     }
 
+    /**
+     * As {@link MongoCollection#replaceOne(ClientSession, Bson, Object)}: guarded on the caller's session; inside a
+     * multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @param replacement the new document
+     * @return the matched and modified counts
+     */
     public UpdateResult replaceOne(ClientSession session, Bson filter, T replacement) {
         return replaceOne(session, filter, replacement, new ReplaceOptions());
     }
 
+    /**
+     * As {@link MongoCollection#replaceOne(ClientSession, Bson, Object, ReplaceOptions)}: guarded on the caller's
+     * session; inside a multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @param replacement the new document
+     * @param options the driver's options
+     * @return the matched and modified counts
+     */
     public UpdateResult replaceOne(ClientSession session, Bson filter, T replacement, ReplaceOptions options) {
         if (inTransaction(session)) {
             return collection.replaceOne(session, filter, replacement, options);
@@ -277,26 +447,91 @@ public final class GuardedCollection<T> {
             commandOptions(options.getBypassDocumentValidation(), options.getComment(), options.getLet())));
     }
 
+    /**
+     * As {@link MongoCollection#updateOne(Bson, Bson)}, guarded; see {@link #updateOne(Bson, Bson, UpdateOptions)}.
+     *
+     * @param filter the query filter
+     * @param update the update operators
+     * @return the matched and modified counts, and the upserted {@code _id}
+     */
     public UpdateResult updateOne(Bson filter, Bson update) {
         return updateOne(filter, update, new UpdateOptions());
     }
 
+    /**
+     * As {@link MongoCollection#updateOne(Bson, Bson, UpdateOptions)}, guarded: it carries the server deadline, and a
+     * lost answer is resent as the same server copy, which the server applies at most once.
+     *
+     * @param filter the query filter
+     * @param update the update operators
+     * @param options the driver's options
+     * @return the matched and modified counts, and the upserted {@code _id}
+     * @throws com.mongodb.MongoWriteException when the server refused the write: the driver's own exception
+     * @throws com.mongodb.MongoWriteConcernException when the write applied but its write concern failed
+     * @throws io.github.mongowriteguard.exception.ServerDeadlineExceededException when the server stopped the write at
+     *                                        the guard's deadline (it was not applied)
+     * @throws WriteOutcomeUnknownException   when nothing proves whether the write was applied
+     * @throws CopyStillRunningException      when a retry was refused because a copy still runs on the server
+     * @throws com.mongodb.MongoTimeoutException when no attempt reached a server (nothing was applied)
+     */
     public UpdateResult updateOne(Bson filter, Bson update, UpdateOptions options) {
         return runUpdate(null, "updateOne", new UpdateOneModel<>(filter, update, options), options);
     }
 
+    /**
+     * As {@link MongoCollection#updateOne(Bson, List)}, guarded; see {@link #updateOne(Bson, List, UpdateOptions)}.
+     *
+     * @param filter the query filter
+     * @param pipeline the update pipeline
+     * @return the matched and modified counts, and the upserted {@code _id}
+     */
     public UpdateResult updateOne(Bson filter, List<? extends Bson> pipeline) {
         return updateOne(filter, pipeline, new UpdateOptions());
     }
 
+    /**
+     * As {@link MongoCollection#updateOne(Bson, List, UpdateOptions)}, guarded: it carries the server deadline, and a
+     * lost answer is resent as the same server copy, which the server applies at most once.
+     *
+     * @param filter the query filter
+     * @param pipeline the update pipeline
+     * @param options the driver's options
+     * @return the matched and modified counts, and the upserted {@code _id}
+     * @throws com.mongodb.MongoWriteException when the server refused the write: the driver's own exception
+     * @throws com.mongodb.MongoWriteConcernException when the write applied but its write concern failed
+     * @throws io.github.mongowriteguard.exception.ServerDeadlineExceededException when the server stopped the write at
+     *                                        the guard's deadline (it was not applied)
+     * @throws WriteOutcomeUnknownException   when nothing proves whether the write was applied
+     * @throws CopyStillRunningException      when a retry was refused because a copy still runs on the server
+     * @throws com.mongodb.MongoTimeoutException when no attempt reached a server (nothing was applied)
+     */
     public UpdateResult updateOne(Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
         return runUpdate(null, "updateOne", new UpdateOneModel<>(filter, pipeline, options), options);
     }
 
+    /**
+     * As {@link MongoCollection#updateOne(ClientSession, Bson, Bson)}: guarded on the caller's session; inside a
+     * multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @param update the update operators
+     * @return the matched and modified counts, and the upserted {@code _id}
+     */
     public UpdateResult updateOne(ClientSession session, Bson filter, Bson update) {
         return updateOne(session, filter, update, new UpdateOptions());
     }
 
+    /**
+     * As {@link MongoCollection#updateOne(ClientSession, Bson, Bson, UpdateOptions)}: guarded on the caller's session;
+     * inside a multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @param update the update operators
+     * @param options the driver's options
+     * @return the matched and modified counts, and the upserted {@code _id}
+     */
     public UpdateResult updateOne(ClientSession session, Bson filter, Bson update, UpdateOptions options) {
         if (inTransaction(session)) {
             return collection.updateOne(session, filter, update, options);
@@ -304,10 +539,29 @@ public final class GuardedCollection<T> {
         return runUpdate(session, "updateOne", new UpdateOneModel<>(filter, update, options), options);
     }
 
+    /**
+     * As {@link MongoCollection#updateOne(ClientSession, Bson, List)}: guarded on the caller's session; inside a
+     * multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @param pipeline the update pipeline
+     * @return the matched and modified counts, and the upserted {@code _id}
+     */
     public UpdateResult updateOne(ClientSession session, Bson filter, List<? extends Bson> pipeline) {
         return updateOne(session, filter, pipeline, new UpdateOptions());
     }
 
+    /**
+     * As {@link MongoCollection#updateOne(ClientSession, Bson, List, UpdateOptions)}: guarded on the caller's session;
+     * inside a multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @param pipeline the update pipeline
+     * @param options the driver's options
+     * @return the matched and modified counts, and the upserted {@code _id}
+     */
     public UpdateResult updateOne(ClientSession session, Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
         if (inTransaction(session)) {
             return collection.updateOne(session, filter, pipeline, options);
@@ -315,27 +569,93 @@ public final class GuardedCollection<T> {
         return runUpdate(session, "updateOne", new UpdateOneModel<>(filter, pipeline, options), options);
     }
 
-    /** Runs with the deadline and is never resent: after a timeout, an unknown number of documents may have changed. */
+    /**
+     * As {@link MongoCollection#updateMany(Bson, Bson)}, guarded; see {@link #updateMany(Bson, Bson, UpdateOptions)}.
+     *
+     * @param filter the query filter
+     * @param update the update operators
+     * @return the matched and modified counts, and the upserted {@code _id}
+     */
     public UpdateResult updateMany(Bson filter, Bson update) {
         return updateMany(filter, update, new UpdateOptions());
     }
 
+    /**
+     * As {@link MongoCollection#updateMany(Bson, Bson, UpdateOptions)}, guarded: it carries the server deadline and is
+     * never resent (after a timeout, an unknown number of documents may have changed), unless this is a view from
+     * {@link #withIdempotentMultiDocumentRetries()}.
+     *
+     * @param filter the query filter
+     * @param update the update operators
+     * @param options the driver's options
+     * @return the matched and modified counts, and the upserted {@code _id}
+     * @throws com.mongodb.MongoWriteException when the server refused the write: the driver's own exception
+     * @throws com.mongodb.MongoWriteConcernException when the write applied but its write concern failed
+     * @throws io.github.mongowriteguard.exception.ServerDeadlineExceededException when the server stopped the write at
+     *                                        the guard's deadline (it was not applied)
+     * @throws WriteOutcomeUnknownException   when nothing proves whether the write was applied
+     * @throws CopyStillRunningException      when a retry was refused because a copy still runs on the server
+     * @throws com.mongodb.MongoTimeoutException when no attempt reached a server (nothing was applied)
+     */
     public UpdateResult updateMany(Bson filter, Bson update, UpdateOptions options) {
         return runUpdate(null, "updateMany", new UpdateManyModel<>(filter, update, options), options);
     }
 
+    /**
+     * As {@link MongoCollection#updateMany(Bson, List)}, guarded; see {@link #updateMany(Bson, List, UpdateOptions)}.
+     *
+     * @param filter the query filter
+     * @param pipeline the update pipeline
+     * @return the matched and modified counts, and the upserted {@code _id}
+     */
     public UpdateResult updateMany(Bson filter, List<? extends Bson> pipeline) {
         return updateMany(filter, pipeline, new UpdateOptions());
     }
 
+    /**
+     * As {@link MongoCollection#updateMany(Bson, List, UpdateOptions)}, guarded: it carries the server deadline and is
+     * never resent (after a timeout, an unknown number of documents may have changed), unless this is a view from
+     * {@link #withIdempotentMultiDocumentRetries()}.
+     *
+     * @param filter the query filter
+     * @param pipeline the update pipeline
+     * @param options the driver's options
+     * @return the matched and modified counts, and the upserted {@code _id}
+     * @throws com.mongodb.MongoWriteException when the server refused the write: the driver's own exception
+     * @throws com.mongodb.MongoWriteConcernException when the write applied but its write concern failed
+     * @throws io.github.mongowriteguard.exception.ServerDeadlineExceededException when the server stopped the write at
+     *                                        the guard's deadline (it was not applied)
+     * @throws WriteOutcomeUnknownException   when nothing proves whether the write was applied
+     * @throws CopyStillRunningException      when a retry was refused because a copy still runs on the server
+     * @throws com.mongodb.MongoTimeoutException when no attempt reached a server (nothing was applied)
+     */
     public UpdateResult updateMany(Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
         return runUpdate(null, "updateMany", new UpdateManyModel<>(filter, pipeline, options), options);
     }
 
+    /**
+     * As {@link MongoCollection#updateMany(ClientSession, Bson, Bson)}: guarded on the caller's session; inside a
+     * multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @param update the update operators
+     * @return the matched and modified counts, and the upserted {@code _id}
+     */
     public UpdateResult updateMany(ClientSession session, Bson filter, Bson update) {
         return updateMany(session, filter, update, new UpdateOptions());
     }
 
+    /**
+     * As {@link MongoCollection#updateMany(ClientSession, Bson, Bson, UpdateOptions)}: guarded on the caller's session;
+     * inside a multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @param update the update operators
+     * @param options the driver's options
+     * @return the matched and modified counts, and the upserted {@code _id}
+     */
     public UpdateResult updateMany(ClientSession session, Bson filter, Bson update, UpdateOptions options) {
         if (inTransaction(session)) {
             return collection.updateMany(session, filter, update, options);
@@ -343,10 +663,29 @@ public final class GuardedCollection<T> {
         return runUpdate(session, "updateMany", new UpdateManyModel<>(filter, update, options), options);
     }
 
+    /**
+     * As {@link MongoCollection#updateMany(ClientSession, Bson, List)}: guarded on the caller's session; inside a
+     * multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @param pipeline the update pipeline
+     * @return the matched and modified counts, and the upserted {@code _id}
+     */
     public UpdateResult updateMany(ClientSession session, Bson filter, List<? extends Bson> pipeline) {
         return updateMany(session, filter, pipeline, new UpdateOptions());
     }
 
+    /**
+     * As {@link MongoCollection#updateMany(ClientSession, Bson, List, UpdateOptions)}: guarded on the caller's session;
+     * inside a multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @param pipeline the update pipeline
+     * @param options the driver's options
+     * @return the matched and modified counts, and the upserted {@code _id}
+     */
     public UpdateResult updateMany(ClientSession session, Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
         if (inTransaction(session)) {
             return collection.updateMany(session, filter, pipeline, options);
@@ -359,18 +698,56 @@ public final class GuardedCollection<T> {
             commandOptions(options.getBypassDocumentValidation(), options.getComment(), options.getLet())));
     }
 
+    /**
+     * As {@link MongoCollection#deleteOne(Bson)}, guarded; see {@link #deleteOne(Bson, DeleteOptions)}.
+     *
+     * @param filter the query filter
+     * @return the deleted count
+     */
     public DeleteResult deleteOne(Bson filter) {
         return deleteOne(filter, new DeleteOptions());
     }
 
+    /**
+     * As {@link MongoCollection#deleteOne(Bson, DeleteOptions)}, guarded: it carries the server deadline, and a lost
+     * answer is resent as the same server copy, which the server applies at most once.
+     *
+     * @param filter the query filter
+     * @param options the driver's options
+     * @return the deleted count
+     * @throws com.mongodb.MongoWriteException when the server refused the write: the driver's own exception
+     * @throws com.mongodb.MongoWriteConcernException when the write applied but its write concern failed
+     * @throws io.github.mongowriteguard.exception.ServerDeadlineExceededException when the server stopped the write at
+     *                                        the guard's deadline (it was not applied)
+     * @throws WriteOutcomeUnknownException   when nothing proves whether the write was applied
+     * @throws CopyStillRunningException      when a retry was refused because a copy still runs on the server
+     * @throws com.mongodb.MongoTimeoutException when no attempt reached a server (nothing was applied)
+     */
     public DeleteResult deleteOne(Bson filter, DeleteOptions options) {
         return runDelete(null, "deleteOne", new DeleteOneModel<>(filter, options), options);
     }
 
+    /**
+     * As {@link MongoCollection#deleteOne(ClientSession, Bson)}: guarded on the caller's session; inside a
+     * multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @return the deleted count
+     */
     public DeleteResult deleteOne(ClientSession session, Bson filter) {
         return deleteOne(session, filter, new DeleteOptions());
     }
 
+    /**
+     * As {@link MongoCollection#deleteOne(ClientSession, Bson, DeleteOptions)}: guarded on the caller's session; inside
+     * a multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @param options the driver's options
+     * @return the deleted count
+     */
     public DeleteResult deleteOne(ClientSession session, Bson filter, DeleteOptions options) {
         if (inTransaction(session)) {
             return collection.deleteOne(session, filter, options);
@@ -378,19 +755,56 @@ public final class GuardedCollection<T> {
         return runDelete(session, "deleteOne", new DeleteOneModel<>(filter, options), options);
     }
 
-    /** Runs with the deadline and is never resent: after a timeout, an unknown number of documents may be gone. */
+    /**
+     * As {@link MongoCollection#deleteMany(Bson)}, guarded; see {@link #deleteMany(Bson, DeleteOptions)}.
+     *
+     * @param filter the query filter
+     * @return the deleted count
+     */
     public DeleteResult deleteMany(Bson filter) {
         return deleteMany(filter, new DeleteOptions());
     }
 
+    /**
+     * As {@link MongoCollection#deleteMany(Bson, DeleteOptions)}, guarded: it carries the server deadline and is never
+     * resent (after a timeout, an unknown number of documents may be gone).
+     *
+     * @param filter the query filter
+     * @param options the driver's options
+     * @return the deleted count
+     * @throws com.mongodb.MongoWriteException when the server refused the write: the driver's own exception
+     * @throws com.mongodb.MongoWriteConcernException when the write applied but its write concern failed
+     * @throws io.github.mongowriteguard.exception.ServerDeadlineExceededException when the server stopped the write at
+     *                                        the guard's deadline (it was not applied)
+     * @throws WriteOutcomeUnknownException   when nothing proves whether the write was applied
+     * @throws CopyStillRunningException      when a retry was refused because a copy still runs on the server
+     * @throws com.mongodb.MongoTimeoutException when no attempt reached a server (nothing was applied)
+     */
     public DeleteResult deleteMany(Bson filter, DeleteOptions options) {
         return runDelete(null, "deleteMany", new DeleteManyModel<>(filter, options), options);
     }
 
+    /**
+     * As {@link MongoCollection#deleteMany(ClientSession, Bson)}: guarded on the caller's session; inside a
+     * multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @return the deleted count
+     */
     public DeleteResult deleteMany(ClientSession session, Bson filter) {
         return deleteMany(session, filter, new DeleteOptions());
     }
 
+    /**
+     * As {@link MongoCollection#deleteMany(ClientSession, Bson, DeleteOptions)}: guarded on the caller's session;
+     * inside a multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @param options the driver's options
+     * @return the deleted count
+     */
     public DeleteResult deleteMany(ClientSession session, Bson filter, DeleteOptions options) {
         if (inTransaction(session)) {
             return collection.deleteMany(session, filter, options);
@@ -408,6 +822,8 @@ public final class GuardedCollection<T> {
      * resent as the same server copy after a lost answer.
      *
      * @return the deleted document, or null when none matched
+     *
+     * @param filter the query filter
      */
     public @Nullable T findOneAndDelete(Bson filter) {
         return findOneAndDelete(filter, new FindOneAndDeleteOptions());
@@ -416,15 +832,36 @@ public final class GuardedCollection<T> {
     /**
      * As {@link MongoCollection#findOneAndDelete(Bson, FindOneAndDeleteOptions)}, guarded. A {@code maxTime} above the
      * guard's server deadline is lowered to it.
+     *
+     * @param filter  the query filter
+     * @param options the driver's options
+     * @return the deleted document, or null when none matched
      */
     public @Nullable T findOneAndDelete(Bson filter, FindOneAndDeleteOptions options) {
         return runFindOneAndDelete(null, filter, options);
     }
 
+    /**
+     * As {@link MongoCollection#findOneAndDelete(ClientSession, Bson)}: guarded on the caller's session; inside a
+     * multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @return the deleted document, or null when none matched
+     */
     public @Nullable T findOneAndDelete(ClientSession session, Bson filter) {
         return findOneAndDelete(session, filter, new FindOneAndDeleteOptions());
     }
 
+    /**
+     * As {@link MongoCollection#findOneAndDelete(ClientSession, Bson, FindOneAndDeleteOptions)}: guarded on the
+     * caller's session; inside a multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @param options the driver's options
+     * @return the deleted document, or null when none matched
+     */
     public @Nullable T findOneAndDelete(ClientSession session, Bson filter, FindOneAndDeleteOptions options) {
         if (inTransaction(session)) {
             return collection.findOneAndDelete(session, filter, options);
@@ -438,19 +875,53 @@ public final class GuardedCollection<T> {
         return findAndModify.execute(session, FindAndModifyExecutor.delete(new DeleteOneModel<>(filter, model), options));
     }
 
+    /**
+     * As {@link MongoCollection#findOneAndReplace(Bson, Object)}, guarded; see
+     * {@link #findOneAndReplace(Bson, Object, FindOneAndReplaceOptions)}.
+     *
+     * @param filter the query filter
+     * @param replacement the new document
+     * @return the document before the replacement, or null when none matched
+     */
     public @Nullable T findOneAndReplace(Bson filter, T replacement) {
         return findOneAndReplace(filter, replacement, new FindOneAndReplaceOptions());
     }
 
-    /** As {@link MongoCollection#findOneAndReplace(Bson, Object, FindOneAndReplaceOptions)}, guarded. */
+    /**
+     * As {@link MongoCollection#findOneAndReplace(Bson, Object, FindOneAndReplaceOptions)}, guarded.
+     *
+     * @param filter      the query filter
+     * @param replacement the new document
+     * @param options     the driver's options
+     * @return the document before or after the replacement, as {@code returnDocument} asks, or null
+     */
     public @Nullable T findOneAndReplace(Bson filter, T replacement, FindOneAndReplaceOptions options) {
         return runFindOneAndReplace(null, filter, replacement, options);
     }
 
+    /**
+     * As {@link MongoCollection#findOneAndReplace(ClientSession, Bson, Object)}: guarded on the caller's session;
+     * inside a multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @param replacement the new document
+     * @return the document before the replacement, or null when none matched
+     */
     public @Nullable T findOneAndReplace(ClientSession session, Bson filter, T replacement) {
         return findOneAndReplace(session, filter, replacement, new FindOneAndReplaceOptions());
     }
 
+    /**
+     * As {@link MongoCollection#findOneAndReplace(ClientSession, Bson, Object, FindOneAndReplaceOptions)}: guarded on
+     * the caller's session; inside a multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @param replacement the new document
+     * @param options the driver's options
+     * @return the document before or after the replacement, as {@code returnDocument} asks, or null
+     */
     public @Nullable T findOneAndReplace(ClientSession session, Bson filter, T replacement, FindOneAndReplaceOptions options) {
         if (inTransaction(session)) {
             return collection.findOneAndReplace(session, filter, replacement, options);
@@ -467,28 +938,77 @@ public final class GuardedCollection<T> {
             FindAndModifyExecutor.replace(new ReplaceOneModel<>(filter, replacement, model), encoded, options));
     }
 
+    /**
+     * As {@link MongoCollection#findOneAndUpdate(Bson, Bson)}, guarded; see
+     * {@link #findOneAndUpdate(Bson, Bson, FindOneAndUpdateOptions)}.
+     *
+     * @param filter the query filter
+     * @param update the update operators
+     * @return the document before the update, or null when none matched
+     */
     public @Nullable T findOneAndUpdate(Bson filter, Bson update) {
         return findOneAndUpdate(filter, update, new FindOneAndUpdateOptions());
     }
 
-    /** As {@link MongoCollection#findOneAndUpdate(Bson, Bson, FindOneAndUpdateOptions)}, guarded. */
+    /**
+     * As {@link MongoCollection#findOneAndUpdate(Bson, Bson, FindOneAndUpdateOptions)}, guarded.
+     *
+     * @param filter the query filter
+     * @param update the update operators
+     * @param options the driver's options
+     * @return the document before or after the update, as {@code returnDocument} asks, or null
+     */
     public @Nullable T findOneAndUpdate(Bson filter, Bson update, FindOneAndUpdateOptions options) {
         return runFindOneAndUpdate(null, new UpdateOneModel<>(filter, update, updateOptions(options)), options);
     }
 
+    /**
+     * As {@link MongoCollection#findOneAndUpdate(Bson, List)}, guarded; see
+     * {@link #findOneAndUpdate(Bson, List, FindOneAndUpdateOptions)}.
+     *
+     * @param filter the query filter
+     * @param pipeline the update pipeline
+     * @return the document before the update, or null when none matched
+     */
     public @Nullable T findOneAndUpdate(Bson filter, List<? extends Bson> pipeline) {
         return findOneAndUpdate(filter, pipeline, new FindOneAndUpdateOptions());
     }
 
-    /** As {@link MongoCollection#findOneAndUpdate(Bson, List, FindOneAndUpdateOptions)}, guarded. */
+    /**
+     * As {@link MongoCollection#findOneAndUpdate(Bson, List, FindOneAndUpdateOptions)}, guarded.
+     *
+     * @param filter the query filter
+     * @param pipeline the update pipeline
+     * @param options the driver's options
+     * @return the document before or after the update, as {@code returnDocument} asks, or null
+     */
     public @Nullable T findOneAndUpdate(Bson filter, List<? extends Bson> pipeline, FindOneAndUpdateOptions options) {
         return runFindOneAndUpdate(null, new UpdateOneModel<>(filter, pipeline, updateOptions(options)), options);
     }
 
+    /**
+     * As {@link MongoCollection#findOneAndUpdate(ClientSession, Bson, Bson)}: guarded on the caller's session; inside a
+     * multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @param update the update operators
+     * @return the document before the update, or null when none matched
+     */
     public @Nullable T findOneAndUpdate(ClientSession session, Bson filter, Bson update) {
         return findOneAndUpdate(session, filter, update, new FindOneAndUpdateOptions());
     }
 
+    /**
+     * As {@link MongoCollection#findOneAndUpdate(ClientSession, Bson, Bson, FindOneAndUpdateOptions)}: guarded on the
+     * caller's session; inside a multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @param update the update operators
+     * @param options the driver's options
+     * @return the document before or after the update, as {@code returnDocument} asks, or null
+     */
     public @Nullable T findOneAndUpdate(ClientSession session, Bson filter, Bson update, FindOneAndUpdateOptions options) {
         if (inTransaction(session)) {
             return collection.findOneAndUpdate(session, filter, update, options);
@@ -496,10 +1016,29 @@ public final class GuardedCollection<T> {
         return runFindOneAndUpdate(session, new UpdateOneModel<>(filter, update, updateOptions(options)), options);
     }
 
+    /**
+     * As {@link MongoCollection#findOneAndUpdate(ClientSession, Bson, List)}: guarded on the caller's session; inside a
+     * multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @param pipeline the update pipeline
+     * @return the document before the update, or null when none matched
+     */
     public @Nullable T findOneAndUpdate(ClientSession session, Bson filter, List<? extends Bson> pipeline) {
         return findOneAndUpdate(session, filter, pipeline, new FindOneAndUpdateOptions());
     }
 
+    /**
+     * As {@link MongoCollection#findOneAndUpdate(ClientSession, Bson, List, FindOneAndUpdateOptions)}: guarded on the
+     * caller's session; inside a multi-document transaction, the driver's own call.
+     *
+     * @param session the caller's session
+     * @param filter the query filter
+     * @param pipeline the update pipeline
+     * @param options the driver's options
+     * @return the document before or after the update, as {@code returnDocument} asks, or null
+     */
     public @Nullable T findOneAndUpdate(ClientSession session, Bson filter, List<? extends Bson> pipeline,
                                         FindOneAndUpdateOptions options) {
         if (inTransaction(session)) {

@@ -84,24 +84,48 @@ public final class WriteGuard {
         this.runtime = new GuardRuntime(settings, listener, copies, listeners, observer);
     }
 
+    /**
+     * A guard with {@link WriteGuardSettings#defaults()}, no meters, no observations and no listeners.
+     *
+     * @return a new guard; give it to {@link #configure} before building the client
+     */
     public static WriteGuard create() {
         return builder().build();
     }
 
+    /**
+     * A guard with these settings, no meters, no observations and no listeners.
+     *
+     * @param settings the guard's settings
+     * @return a new guard; give it to {@link #configure} before building the client
+     */
     public static WriteGuard create(WriteGuardSettings settings) {
         return builder().settings(settings).build();
     }
 
-    /** A builder for a guard with settings, a Micrometer registry and event listeners. */
+    /**
+     * A builder for a guard with settings, a Micrometer registry and event listeners.
+     *
+     * @return a builder starting from {@link WriteGuardSettings#defaults()}
+     */
     public static Builder builder() {
         return new Builder();
     }
 
+    /**
+     * The settings this guard was built with.
+     *
+     * @return the guard's settings (immutable)
+     */
     public WriteGuardSettings getSettings() {
         return settings;
     }
 
-    /** The live view of server copies of this guard's writes: which may still be running now. */
+    /**
+     * The live view of server copies of this guard's writes: which may still be running now.
+     *
+     * @return the ledger shared by every collection and client this guard wraps
+     */
     public CopyLedger getCopies() {
         return copies;
     }
@@ -111,6 +135,7 @@ public final class WriteGuard {
      * Client-Side Operation Timeout; call it after the socket settings are applied and before building the client
      * (later changes to the builder are not seen by the guard).
      *
+     * @param builder the settings builder of the client to guard
      * @return the same builder
      */
     public MongoClientSettings.Builder configure(MongoClientSettings.Builder builder) {
@@ -136,6 +161,10 @@ public final class WriteGuard {
     /**
      * Wraps a collection of a client built from a builder given to {@link #configure}.
      *
+     * @param <T>        the collection's document class
+     * @param client     the client the collection belongs to
+     * @param collection the collection to guard; its codecs, read and write concerns are kept
+     * @return the guarded collection
      * @throws IllegalStateException if the client was not built from a builder given to this guard's
      *                               {@link #configure}, or the settings do not fit the client's socket read timeout
      */
@@ -148,6 +177,10 @@ public final class WriteGuard {
      * {@link MongoAccess#of(MongoClient)} does not say its client: the guard must then have been configured on
      * exactly one client.
      *
+     * @param <T>        the collection's document class
+     * @param access     the explicit sessions and the database the guard sends the write commands through
+     * @param collection the collection to guard; its codecs, read and write concerns are kept
+     * @return the guarded collection
      * @throws IllegalStateException if {@link #configure} was not called (or, for an {@code access} that does not name
      *                               its client, was called on several builders), or the settings do not fit the
      *                               client's socket read timeout (the message says which and how to fix it)
@@ -181,6 +214,8 @@ public final class WriteGuard {
      * Wraps a client for its client-level bulk write ({@code MongoClient.bulkWrite}, several namespaces in one call),
      * guarded as the collection-level {@code bulkWrite} of each namespace's writes; see {@link GuardedClient}.
      *
+     * @param client a client built from a builder given to {@link #configure}
+     * @return the guarded client
      * @throws IllegalStateException as {@link #wrap(MongoClient, MongoCollection)}
      */
     public GuardedClient wrap(MongoClient client) {
@@ -351,6 +386,12 @@ public final class WriteGuard {
         private Builder() {
         }
 
+        /**
+         * Sets the guard's settings (default {@link WriteGuardSettings#defaults()}).
+         *
+         * @param settings the settings
+         * @return this builder
+         */
         public Builder settings(WriteGuardSettings settings) {
             this.settings = Objects.requireNonNull(settings, "settings");
             return this;
@@ -359,6 +400,9 @@ public final class WriteGuard {
         /**
          * Records the guard's meters ({@code mongodb.guard.*}, see {@link MicrometerGuardMetrics}) in this registry.
          * Without one the guard records nothing and needs no Micrometer on the class path.
+         *
+         * @param registry the application's meter registry
+         * @return this builder
          */
         public Builder meterRegistry(MeterRegistry registry) {
             this.meterRegistry = Objects.requireNonNull(registry, "registry");
@@ -393,12 +437,22 @@ public final class WriteGuard {
             return this;
         }
 
-        /** Adds a listener for the guard's events; one that throws is logged and never breaks a write. */
+        /**
+         * Adds a listener for the guard's events; one that throws is logged and never breaks a write.
+         *
+         * @param listener the listener, called in the order added
+         * @return this builder
+         */
         public Builder addListener(GuardEventListener listener) {
             listeners.add(Objects.requireNonNull(listener, "listener"));
             return this;
         }
 
+        /**
+         * Builds the guard.
+         *
+         * @return a new guard
+         */
         public WriteGuard build() {
             return new WriteGuard(this);
         }

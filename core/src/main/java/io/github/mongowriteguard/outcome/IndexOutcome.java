@@ -16,24 +16,31 @@ import org.jspecify.annotations.Nullable;
  * <p>Read-only; the guard builds it.
  */
 public interface IndexOutcome {
-    /** The index in the caller's bulk. */
+    /** {@return the index of this write in the caller's bulk} */
     int index();
 
+    /** {@return what became of this write: applied, failed, skipped or unknown} */
     WriteStatus status();
 
-    /** For {@link WriteStatus#SKIPPED}: the index it depended on (-1 when the whole call stopped); else -1. */
+    /**
+     * {@return for {@link WriteStatus#SKIPPED}, the index it depended on (-1 when the whole call stopped); else -1}
+     */
     int relatedIndex();
 
-    /** The server's error code for {@link WriteStatus#FAILED}, else 0. */
+    /** {@return the server's error code for {@link WriteStatus#FAILED}, else 0} */
     int errorCode();
 
-    /** The server's name for {@link #errorCode()} (e.g. {@code DuplicateKey}); empty when it gave none. */
+    /** {@return the server's name for {@link #errorCode()} (e.g. {@code DuplicateKey}); empty when it gave none} */
     String codeName();
 
-    /** The server's {@code errInfo} of a write error (e.g. a validation failure's details); empty when none. */
+    /**
+     * {@return the server's {@code errInfo} of a write error (e.g. a validation failure's details); empty when none}
+     */
     BsonDocument details();
 
-    /** Why: the server's message, the reason for a skip or an unknown outcome. Never document contents. */
+    /**
+     * {@return why: the server's message, the reason for a skip or an unknown outcome} Never document contents.
+     */
     String message();
 
     /**
@@ -42,12 +49,16 @@ public interface IndexOutcome {
      * write that is idempotent on one document (an insert with its {@code _id}, a replacement or an update of
      * idempotent operators by {@code _id}, a delete by {@code _id}). False for an UNKNOWN {@code $inc}, for
      * multi-document writes, and for errors that would repeat (duplicate key, validation).
+     *
+     * @return whether sending this write again is safe
      */
     boolean retrySafe();
 
     /**
      * True for a FAILED multi-document write: it stopped with an error, and the documents it changed before the error
      * stay changed (a sharded {@code updateMany} failing on one shard has applied on the others).
+     *
+     * @return whether a failed multi-document write may have changed some documents
      */
     boolean mayHaveChangedDocuments();
 
@@ -55,9 +66,13 @@ public interface IndexOutcome {
      * True for an UNKNOWN write that the primary applied but whose write concern failed: it stays unless a failover
      * rolls it back before it replicates. Such writes do not stop the call (the driver's bulk goes on after a
      * write-concern error) and are reported as a write-concern error, not an unknown outcome.
+     *
+     * @return whether this write applied on the primary with a failed write concern
      */
     boolean writeConcernFailed();
 
-    /** False for a write no attempt of which reached a server ({@code notSent}, every SKIPPED write). */
+    /**
+     * {@return whether some attempt of this write reached a server} False for {@code notSent} and every SKIPPED write.
+     */
     boolean wasSent();
 }

@@ -52,80 +52,115 @@ public interface WriteOutcome<T> {
      */
     @Nullable StatementCounts statementCounts(int index);
 
-    /** One outcome per index of the caller's bulk, in index order. */
+    /** {@return one outcome per index of the caller's bulk, in index order} */
     List<IndexOutcome> outcomes();
 
+    /**
+     * The outcome of one write.
+     *
+     * @param index an index of the caller's bulk
+     * @return that write's outcome
+     * @throws IndexOutOfBoundsException when {@code index} is not an index of the caller's bulk
+     */
     IndexOutcome outcome(int index);
 
-    /** The number of writes with each status. */
+    /** {@return the number of writes with each status} */
     Map<WriteStatus, Integer> counts();
 
-    /** True when every write was applied. */
+    /** {@return true when every write was applied} */
     boolean isComplete();
 
+    /** {@return true when some write's outcome is {@link WriteStatus#UNKNOWN}} */
     boolean hasUnknown();
 
+    /** {@return true when some write is {@link WriteStatus#FAILED}} */
     boolean hasFailures();
 
+    /** {@return the number of documents inserted, as the server reported it} */
     int insertedCount();
 
+    /** {@return the number of documents matched by updates and replacements, as the server reported it} */
     int matchedCount();
 
+    /** {@return the number of documents modified, as the server reported it} */
     int modifiedCount();
 
+    /** {@return the number of documents deleted, as the server reported it} */
     int deletedCount();
 
-    /** Upserts, with the index each write had in the caller's bulk. */
+    /** {@return the upserts, with the index each write had in the caller's bulk} */
     List<BulkWriteUpsert> upserts();
 
-    /** Inserts applied, with their index in the caller's bulk and their {@code _id}. */
+    /** {@return the inserts applied, with their index in the caller's bulk and their {@code _id}} */
     List<BulkWriteInsert> inserts();
 
-    /** Rounds run (each one unordered bulk, or the one ordered bulk when order had to be kept). */
+    /**
+     * {@return the rounds run} Each is one unordered bulk, or the one ordered bulk when order had to be kept.
+     */
     int rounds();
 
-    /** Write commands (distinct server copies) the guard started. */
+    /** {@return the write commands (distinct server copies) the guard started} */
     int commands();
 
-    /** Times those commands were sent: a resend of the same copy counts here, not in {@link #commands()}. */
+    /**
+     * {@return the times those commands were sent} A resend of the same copy counts here, not in {@link #commands()}.
+     */
     int sends();
 
     /**
      * The first write-concern error the server reported, or null. The writes it concerns were applied on the
      * primary; their durability was not confirmed.
+     *
+     * @return the write-concern error document, or null
      */
     @Nullable BsonDocument writeConcernError();
 
     /**
      * The server copies this call started, one per write command (a retry of a single-document write resends the
      * same copy): sends, attempts, and whether each may still be running.
+     *
+     * @return one record per server copy
      */
     List<CopyRecord> copies();
 
     /**
      * The error of a whole command (the server answered {@code ok: 0}, after the guard's retries), exactly as the
      * driver raised it; null when none. The call stopped there, as the driver's bulk does: later writes are SKIPPED.
+     *
+     * @return the driver's exception for the failed command, or null
      */
     @Nullable MongoException commandError();
 
-    /** The server that answered the call's first command, as the driver reports it; null when nothing was answered. */
+    /**
+     * {@return the server that answered the call's first command, as the driver reports it; null when nothing was
+     * answered}
+     */
     @Nullable ServerAddress serverAddress();
 
-    /** The error labels of the replies that reported write errors or write-concern errors, as the driver collects them. */
+    /**
+     * {@return the error labels of the replies that reported write errors or write-concern errors} Collected as the
+     * driver collects them.
+     */
     Set<String> errorLabels();
 
-    /** Attempts in all (first sends and retries of every copy). */
+    /** {@return the attempts in all (first sends and retries of every copy)} */
     int attempts();
 
-    /** Copies the server may still be running: the client stopped waiting and nothing showed that they ended. */
+    /**
+     * {@return the copies the server may still be running} The client stopped waiting and nothing showed that they
+     * ended.
+     */
     List<CopyRecord> possiblyRunning();
 
-    /** Copies that refused a retry because {@code currentOp} showed them still running; empty when none. */
+    /**
+     * {@return the copies whose retry was refused because {@code currentOp} showed them still running; empty when
+     * none}
+     */
     List<CopyRecord> stillRunning();
 
-    /** The caller's models whose status is FAILED, SKIPPED or UNKNOWN, in index order. */
+    /** {@return the caller's models whose status is FAILED, SKIPPED or UNKNOWN, in index order} */
     List<WriteModel<? extends T>> notApplied();
 
-    /** The counts as the driver's result type. */
+    /** {@return the counts as the driver's result type} */
     BulkWriteResult toBulkWriteResult();
 }
