@@ -821,9 +821,15 @@ public final class GuardedCollection<T> {
      * As {@link MongoCollection#findOneAndDelete(Bson)}, guarded: one {@code findAndModify} with the server deadline,
      * resent as the same server copy after a lost answer.
      *
-     * @return the deleted document, or null when none matched
-     *
      * @param filter the query filter
+     * @return the deleted document, or null when none matched
+     * @throws com.mongodb.MongoCommandException when the server refused it: the driver's own exception
+     * @throws com.mongodb.MongoWriteConcernException when it applied but its write concern failed
+     * @throws io.github.mongowriteguard.exception.ServerDeadlineExceededException when the server stopped it at the
+     *                                        guard's deadline
+     * @throws WriteOutcomeUnknownException   when nothing proves whether it was applied
+     * @throws CopyStillRunningException      when a retry was refused because a copy still runs on the server
+     * @throws com.mongodb.MongoTimeoutException when no attempt reached a server (nothing was applied)
      */
     public @Nullable T findOneAndDelete(Bson filter) {
         return findOneAndDelete(filter, new FindOneAndDeleteOptions());
@@ -888,7 +894,8 @@ public final class GuardedCollection<T> {
     }
 
     /**
-     * As {@link MongoCollection#findOneAndReplace(Bson, Object, FindOneAndReplaceOptions)}, guarded.
+     * As {@link MongoCollection#findOneAndReplace(Bson, Object, FindOneAndReplaceOptions)}, guarded as
+     * {@link #findOneAndDelete(Bson)} is, and throws as it does.
      *
      * @param filter      the query filter
      * @param replacement the new document
@@ -951,7 +958,8 @@ public final class GuardedCollection<T> {
     }
 
     /**
-     * As {@link MongoCollection#findOneAndUpdate(Bson, Bson, FindOneAndUpdateOptions)}, guarded.
+     * As {@link MongoCollection#findOneAndUpdate(Bson, Bson, FindOneAndUpdateOptions)}, guarded as
+     * {@link #findOneAndDelete(Bson)} is, and throws as it does.
      *
      * @param filter the query filter
      * @param update the update operators
@@ -975,7 +983,8 @@ public final class GuardedCollection<T> {
     }
 
     /**
-     * As {@link MongoCollection#findOneAndUpdate(Bson, List, FindOneAndUpdateOptions)}, guarded.
+     * As {@link MongoCollection#findOneAndUpdate(Bson, List, FindOneAndUpdateOptions)}, guarded as
+     * {@link #findOneAndDelete(Bson)} is, and throws as it does.
      *
      * @param filter the query filter
      * @param pipeline the update pipeline
