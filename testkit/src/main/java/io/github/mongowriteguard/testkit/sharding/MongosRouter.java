@@ -47,7 +47,6 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
     /** mongos' {@code kMaxNumStaleVersionRetries}. */
     public static final int DEFAULT_STALE_CONFIG_RETRIES = 10;
 
-    private final Map<String, EmulatedNode> shards;
     private final Map<String, ShardReplicaSet> sets;
     private final int staleConfigRetries;
     private final ShardingCatalog catalog;
@@ -81,8 +80,6 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
      */
     public MongosRouter(Map<String, ShardReplicaSet> sets, ShardingCatalog catalog, int staleConfigRetries) {
         this.sets = new LinkedHashMap<>(sets);
-        this.shards = new LinkedHashMap<>();
-        sets.forEach((name, set) -> this.shards.put(name, set.primary()));
         this.catalog = catalog;
         this.staleConfigRetries = staleConfigRetries;
         this.writes = new WriteRouter(catalog, new Channel(), stats, latency);
@@ -184,7 +181,8 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         String collection = namespace.substring(namespace.indexOf('.') + 1);
         catalog.enableSharding(database);
         long documents = 0;
-        for (EmulatedNode shard : shards.values()) {
+        for (ShardReplicaSet set : sets.values()) {
+            EmulatedNode shard = set.primary();
             shard.engine().run(database, new BsonDocument("create", new BsonString(collection)));
             BsonDocument count = shard.engine().run(database, new BsonDocument("count", new BsonString(collection)));
             documents += count.get("n", new BsonInt32(0)).asNumber().longValue();
@@ -283,7 +281,7 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
                 return List.of(map.get().shardOf(point.get()));
             }
         }
-        return List.copyOf(shards.keySet());
+        return List.copyOf(sets.keySet());
     }
 
     /**
@@ -364,8 +362,8 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
     public ChunkMigration moveChunk(String namespace, BsonDocument document, String toShard, boolean donorOplogRolledOver) {
         ChunkMap map = catalog.chunkMap(namespace).orElseThrow(() ->
             new IllegalArgumentException(namespace + " is not sharded; call shardCollection first"));
-        if (!shards.containsKey(toShard)) {
-            throw new IllegalArgumentException("no shard " + toShard + "; shards are " + shards.keySet());
+        if (!sets.containsKey(toShard)) {
+            throw new IllegalArgumentException("no shard " + toShard + "; shards are " + sets.keySet());
         }
         BsonDocument point = map.key().pointOf(document);
         Chunk chunk = map.chunks().stream().filter(c -> c.contains(point)).findFirst().orElseThrow();
@@ -374,8 +372,8 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         }
         String database = namespace.substring(0, namespace.indexOf('.'));
         String collection = namespace.substring(namespace.indexOf('.') + 1);
-        EmulatedNode donor = shards.get(chunk.shard());
-        EmulatedNode recipient = shards.get(toShard);
+        EmulatedNode donor = sets.get(chunk.shard()).primary();
+        EmulatedNode recipient = sets.get(toShard).primary();
         List<BsonDocument> moved = Engines.findAll(donor.engine(), database, collection, new BsonDocument()).stream()
             .filter(d -> chunk.contains(map.key().pointOf(d))).toList();
         if (!moved.isEmpty()) {
@@ -428,7 +426,7 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
     // ---- forwarding -------------------------------------------------------------------------------------
 
     private BsonDocument forward(OperationContext operation, String shard) {
-        return send(operation.connection(), shard, operation.database(), operation.command().clone());
+        return send(operation, shard, operation.database(), operation.command().clone());
     }
 
     /**
@@ -439,8 +437,8 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
     private BsonDocument broadcast(OperationContext operation, BsonDocument command) {
         BsonDocument firstOk = null;
         BsonDocument firstError = null;
-        for (String shard : shards.keySet()) {
-            BsonDocument reply = send(operation.connection(), shard, operation.database(), operation.command().clone());
+        for (String shard : sets.keySet()) {
+            BsonDocument reply = send(operation, shard, operation.database(), operation.command().clone());
             if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
                 firstOk = firstOk == null ? reply : firstOk;
             } else {
@@ -456,10 +454,26 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         return firstOk != null ? firstOk : firstError;
     }
 
-    private BsonDocument send(ClientConnection client, String shard, String database, BsonDocument command) {
+    /**
+     * Sends a command to the shard's primary as mongos' replica set monitor finds it, and tells the monitor what the
+     * reply says of that host ({@code ShardRemote::updateReplSetMonitor} then
+     * {@code RemoteCommandTargeter::updateHostWithStatus}: a not-primary, network or shutdown error marks the host
+     * failed, so the next targeting looks for the primary again).
+     */
+    private BsonDocument send(OperationContext operation, String shard, String database, BsonDocument command) {
+        ShardReplicaSet set = sets.get(shard);
+        EmulatedNode target;
         try {
-            return shards.get(shard).handle(connection(client), database, command);
+            target = set.targetPrimary(operation.remainingNanos());
+        } catch (ShardReadException e) {
+            return e.reply();
+        }
+        try {
+            BsonDocument reply = target.handle(connection(operation.connection()), database, command);
+            set.noteReply(target, reply);
+            return reply;
         } catch (CommandHandler.CloseConnectionSignal e) {
+            set.failedHost(target);
             return WriteRouter.shardUnreachable(shard);
         }
     }
@@ -482,8 +496,12 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
     @Override
     public List<BsonDocument> shardCurrentOps(boolean truncate, Principal ownOpsOf) {
         List<BsonDocument> all = new ArrayList<>();
-        for (Map.Entry<String, EmulatedNode> shard : shards.entrySet()) {
-            for (BsonDocument op : shard.getValue().currentOps(truncate, ownOpsOf)) {
+        for (Map.Entry<String, ShardReplicaSet> shard : sets.entrySet()) {
+            EmulatedNode primary = shard.getValue().primaryOrNull();
+            if (primary == null) {
+                continue;
+            }
+            for (BsonDocument op : primary.currentOps(truncate, ownOpsOf)) {
                 BsonDocument shown = new BsonDocument("shard", new BsonString(shard.getKey()));
                 for (Map.Entry<String, BsonValue> field : op.entrySet()) {
                     switch (field.getKey()) {
@@ -550,7 +568,7 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
             boolean retryable = isRetryableWrite(send.child());
             for (int attempt = 1; ; attempt++) {
                 long start = System.nanoTime();
-                BsonDocument reply = send(operation.connection(), send.shard(), send.database(), send.child());
+                BsonDocument reply = send(operation, send.shard(), send.database(), send.child());
                 latency.completeBatch(send.shard(), send.writes(), start);
                 if (!retryable || attempt > MAX_SHARD_RETRIES || !isRetriableReply(reply)) {
                     return new WriteRouter.Sent(reply, attempt);
