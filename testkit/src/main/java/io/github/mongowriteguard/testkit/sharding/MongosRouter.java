@@ -43,6 +43,7 @@ import io.github.mongowriteguard.testkit.wire.CommandHandler;
  */
 public final class MongosRouter implements CommandExecutor, ShardOperations, AutoCloseable {
     private static final AtomicLong SCRATCH = new AtomicLong();
+    private static final AtomicLong MIGRATION_CONNECTIONS = new AtomicLong(-2_000_000);
 
     /** mongos' {@code kMaxNumStaleVersionRetries}. */
     public static final int DEFAULT_STALE_CONFIG_RETRIES = 10;
@@ -303,6 +304,11 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
             if (client.containsKey("readConcern")) {
                 find.append("readConcern", client.get("readConcern"));
             }
+            // mongos passes the read preference on to the shard host (which lets a secondary serve the read).
+            BsonValue preference = client.get("$readPreference");
+            if (preference != null) {
+                find.append("$readPreference", preference);
+            }
             if (deadline != 0) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
@@ -318,7 +324,9 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
             }
             if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
                 List<BsonDocument> documents = new ArrayList<>();
-                Cursors.drain((db, cmd) -> node.handle(connection(operation.connection()), db, cmd), operation.database(), reply)
+                Cursors.drain((db, cmd) -> node.handle(connection(operation.connection()), db,
+                        preference == null ? cmd : cmd.clone().append("$readPreference", preference)),
+                        operation.database(), reply)
                     .forEach(d -> documents.add(d.asDocument()));
                 return documents;
             }
@@ -372,12 +380,15 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         }
         String database = namespace.substring(0, namespace.indexOf('.'));
         String collection = namespace.substring(namespace.indexOf('.') + 1);
-        EmulatedNode donor = sets.get(chunk.shard()).primary();
-        EmulatedNode recipient = sets.get(toShard).primary();
+        ShardReplicaSet donorSet = sets.get(chunk.shard());
+        ShardReplicaSet recipientSet = sets.get(toShard);
+        EmulatedNode donor = donorSet.primary();
+        EmulatedNode recipient = recipientSet.primary();
         List<BsonDocument> moved = Engines.findAll(donor.engine(), database, collection, new BsonDocument()).stream()
             .filter(d -> chunk.contains(map.key().pointOf(d))).toList();
         if (!moved.isEmpty()) {
-            recipient.engine().run(database, new BsonDocument("insert", new BsonString(collection))
+            // A replicating recipient's primary inserts the clone through its write path, so the copies replicate.
+            migrationWrite(recipientSet, recipient, database).apply(new BsonDocument("insert", new BsonString(collection))
                 .append("documents", new BsonArray(new ArrayList<>(moved))));
         }
         List<EmulatedNode.RetryHistory> history = donor.retryHistory(target -> writesTo(target, namespace, map.key(), chunk));
@@ -385,14 +396,34 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
             history = history.stream().map(h -> new EmulatedNode.RetryHistory(h.sessionId(), h.lsid(), h.txnNumber(),
                 Map.of(), true)).toList();
         }
-        recipient.receiveRetryHistory(history);
+        if (recipientSet.replicates()) {
+            // The session history reaches every member (in mongod through the recipient's oplog; here in memory).
+            for (EmulatedNode member : recipientSet.members()) {
+                member.receiveRetryHistory(history);
+            }
+        } else {
+            recipient.receiveRetryHistory(history);
+        }
         List<Chunk> chunks = new ArrayList<>();
         for (Chunk c : map.chunks()) {
             chunks.add(c.equals(chunk) ? new Chunk(c.min(), c.max(), toShard) : c);
         }
         catalog.put(namespace, new ChunkMap(map.key(), chunks), false);
         List<BsonValue> ids = moved.stream().map(d -> d.get("_id")).toList();
-        return new ChunkMigration(namespace, chunk, toShard, ids, donor.engine(), database, collection);
+        return new ChunkMigration(namespace, chunk, toShard, ids, migrationWrite(donorSet, donor, database), database,
+            collection);
+    }
+
+    /**
+     * How a migration writes on a shard: a replicating shard's primary runs the command through its write path (logged
+     * and replicated, as the recipient's cloner and the donor's range deleter write); otherwise on the engine.
+     */
+    private static java.util.function.UnaryOperator<BsonDocument> migrationWrite(ShardReplicaSet set, EmulatedNode primary,
+                                                                                String database) {
+        if (!set.replicates()) {
+            return command -> primary.engine().run(database, command);
+        }
+        return command -> set.primary().handle(ClientConnection.internal(MIGRATION_CONNECTIONS.decrementAndGet(), null), database, command);
     }
 
     /** Whether a recorded statement ({@code {ns, op, item}}) wrote a document of {@code chunk}. */
