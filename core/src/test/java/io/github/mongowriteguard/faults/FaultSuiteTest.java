@@ -17,7 +17,7 @@ class FaultSuiteTest {
 
     private static List<FaultReport> runBoth(Topology topology) {
         FaultConfig config = FaultConfig.fromSystemProperties(topology);
-        System.out.println("fault suite on " + topology.label() + ": seed " + config.seed() + " (replay with -Dfaults.seed="
+        System.out.println("fault suite on " + config.deployment() + ": seed " + config.seed() + " (replay with -Dfaults.seed="
             + config.seed() + "), " + config.clients() + " clients x " + config.operationsPerClient() + " operations");
         List<FaultReport> reports = new ArrayList<>();
         for (Writer.Kind kind : writers()) {
