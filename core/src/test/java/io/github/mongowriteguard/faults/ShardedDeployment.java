@@ -11,6 +11,7 @@ import org.bson.BsonString;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
+import io.github.mongowriteguard.testkit.node.Membership;
 import io.github.mongowriteguard.testkit.sharding.ShardKey;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 
@@ -18,7 +19,8 @@ import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
  * A sharded cluster of {@link FaultConfig#shards()} shards, each a replica set of 3 replicating members, behind 2 mongos,
  * the collection sharded hashed on {@code _id}. Write faults go to a mongos or a shard's primary; stalls to a shard's
  * primary; the gate's {@code currentOp} faults to every mongos; failover, restarts and partitions to the members of a
- * shard (mongos follows the shard's primary as its replica set monitor does).
+ * shard (mongos follows the shard's primary as its replica set monitor does); a quarter of the partitions cut a mongos
+ * off from the application instead.
  */
 final class ShardedDeployment implements Deployment {
     private static final int MEMBERS = 3;
@@ -46,6 +48,12 @@ final class ShardedDeployment implements Deployment {
     @Override
     public Runnable inject(Fault fault, Random random) {
         SetFaults.Members shardSet = shard(random.nextInt(config.shards()));
+        if (fault == Fault.PARTITION && random.nextInt(4) == 0) {
+            // A mongos cut off from the application (its calls to the shards go on): the driver uses the other one.
+            EmulatedNode cut = cluster.mongos(random.nextInt(MONGOS));
+            cut.cutOff(random.nextBoolean() ? Membership.Reach.CLOSED : Membership.Reach.BLACKHOLED);
+            return () -> cut.cutOff(Membership.Reach.SERVING);
+        }
         if (fault == Fault.FAILOVER || fault == Fault.RESTART || fault == Fault.PARTITION) {
             return SetFaults.inject(fault, random, shardSet);
         }
@@ -73,6 +81,7 @@ final class ShardedDeployment implements Deployment {
             SetFaults.healAll(shard(i));
         }
         for (int i = 0; i < MONGOS; i++) {
+            cluster.mongos(i).cutOff(Membership.Reach.SERVING);
             NodeFaults.clear(cluster.mongos(i));
         }
         for (int i = 0; i < config.shards(); i++) {

@@ -29,6 +29,7 @@ import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
+import io.github.mongowriteguard.testkit.node.Membership;
 import io.github.mongowriteguard.testkit.replication.MemberState;
 import io.github.mongowriteguard.testkit.replication.PartitionMode;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
@@ -170,6 +171,27 @@ class ReplicatingShardsTest {
         assertThat(second).isNotSameAs(first);
         assertThat(counters.countDocuments(new Document("_id", 3))).isZero();
         assertThat(shardOfOne.rolledBack()).isNotEmpty();
+    }
+
+    @Test
+    void aMongosCutOffFromTheApplication_closesItsConnections_andTheDriverWritesThroughTheOther() {
+        try (EmulatedShardedCluster two = EmulatedCluster.sharded().shards(2).mongos(2).start();
+             MongoClient viaBoth = Clients.client(two.connectionString())) {
+            MongoCollection<Document> items = viaBoth.getDatabase("shop").getCollection("items");
+            items.insertOne(new Document("_id", 1));
+            two.mongos(0).cutOff(Membership.Reach.CLOSED);
+            try {
+                for (int i = 2; i <= 20; i++) {
+                    items.insertOne(new Document("_id", i));
+                }
+                assertThat(two.mongos(0).truth().commands("insert")).as("nothing reached the cut-off mongos")
+                    .hasSizeLessThanOrEqualTo(1);
+                assertThat(two.mongos(1).truth().commands("insert")).isNotEmpty();
+            } finally {
+                two.mongos(0).cutOff(Membership.Reach.SERVING);
+            }
+            assertThat(items.countDocuments()).isEqualTo(20);
+        }
     }
 
     @Test
