@@ -323,7 +323,10 @@ public final class Lab implements Callable<Integer> {
                 for (io.github.mongowriteguard.faults.Writer.Kind writer : io.github.mongowriteguard.faults.Writer.Kind.values()) {
                     lab.err.println("faults: " + config.deployment() + ", " + writer + ", seed " + seed + ", " + clients
                         + " x " + operations + " operations");
-                    reports.add(io.github.mongowriteguard.faults.FaultRun.run(config, writer));
+                    io.github.mongowriteguard.faults.FaultReport report = io.github.mongowriteguard.faults.FaultRun.run(config, writer);
+                    // The counts behind the row and the faults the nemesis injected (first violations, if any).
+                    lab.err.println(report.describe(10));
+                    reports.add(report);
                 }
             }
             lab.out.println(io.github.mongowriteguard.faults.FaultTable.of(reports));
