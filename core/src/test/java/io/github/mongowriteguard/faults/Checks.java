@@ -165,7 +165,7 @@ final class Checks {
                 .append(c.executed() ? " executed, applied " + c.applied() : ""));
             violations.add(copies.max() + " copies at once of " + copies.group() + ":" + shown);
         }
-        return new FaultReport(config.topology(), writer, config.seed(), workload.operationCount(), workload.writeCount(),
+        return new FaultReport(config.topology(), config.deployment(), writer, config.seed(), workload.operationCount(), workload.writeCount(),
             lost, twice, copies.max(), dishonest, lostAfterWce, lateOverwrites, threw, claims, faults,
             Collections.unmodifiableList(violations), Collections.unmodifiableList(notes), elapsed);
     }

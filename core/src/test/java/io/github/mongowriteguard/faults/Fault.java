@@ -28,7 +28,10 @@ public enum Fault {
     FAILOVER,
     /** A member (sometimes the primary) stops for a while and starts again. */
     RESTART,
-    /** A member (often the primary) is cut off: connections closed or a black hole. */
+    /**
+     * A member (often the primary) is cut off: connections closed or a black hole. On the sharded cluster, a member of a
+     * shard, or (one time in 4) a mongos cut off from the application.
+     */
     PARTITION,
     /** {@code currentOp} is refused ({@code Unauthorized}) while writes stall: the overlap gate is blind. */
     CURRENT_OP_REFUSED,

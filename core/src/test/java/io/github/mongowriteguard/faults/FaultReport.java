@@ -8,6 +8,7 @@ import java.util.Map;
  * What one fault run found, in the columns of issue 14's table, with every violation spelled out (write, claim, what
  * the documents show) so that a run can be replayed from its seed.
  *
+ * @param deployment           what the run wrote to ({@link FaultConfig#deployment()})
  * @param lost                 APPLIED but absent from the final documents
  * @param appliedTwice         writes whose effect is in the final documents more than once
  * @param maxCopiesAtOnce      the most server copies of one logical write that ran at the same moment
@@ -18,7 +19,7 @@ import java.util.Map;
  * @param notes                what the counts apart from the table's columns refer to (writes lost after a write-concern
  *                             error, late overwrites)
  */
-public record FaultReport(Topology topology, Writer.Kind writer, long seed, int operations, int writes, int lost,
+public record FaultReport(Topology topology, String deployment, Writer.Kind writer, long seed, int operations, int writes, int lost,
                           int appliedTwice, int maxCopiesAtOnce, int dishonest, int lostAfterWriteConcernError,
                           int lateOverwrites, int threw, Map<Claim, Integer> claims, Map<Fault, Integer> faults,
                           List<String> violations, List<String> notes, Duration elapsed) {
@@ -36,7 +37,7 @@ public record FaultReport(Topology topology, Writer.Kind writer, long seed, int 
     /** The whole report: the row, the counts behind it, the faults injected and the first violations. */
     public String describe(int maxViolations) {
         StringBuilder text = new StringBuilder();
-        text.append(topology.label()).append(", ").append(writer.label()).append(", seed ").append(seed).append(": ")
+        text.append(deployment).append(", ").append(writer.label()).append(", seed ").append(seed).append(": ")
             .append(operations).append(" operations, ").append(writes).append(" writes in ")
             .append(elapsed.toMillis() / 1000.0).append(" s\n")
             .append("  claims ").append(claims).append('\n')

@@ -8,8 +8,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Jepsen-style fault suite of issue 14, bounded for {@code mvn verify}: on the replica set (3 members: failover,
- * restarts and partitions included) and on the sharded cluster, the raw driver with a 3-attempt application loop and
+ * The Jepsen-style fault suite of issue 14, bounded for {@code mvn verify}: on the replica set (3 members) and on the
+ * sharded cluster (3 shards of 3 replicating members, {@code -Dfaults.shards=N}), failover, restarts and partitions
+ * included on both, the raw driver with a 3-attempt application loop and
  * the guard run the same seeded workload under the same kinds of faults; the table shows both, the guard's row must
  * read 0 / 0 / 1 / 0. Longer runs: {@code -Dfaults.operations=1500} (per client); replay one: {@code -Dfaults.seed=...}.
  */
@@ -17,7 +18,7 @@ class FaultSuiteTest {
 
     private static List<FaultReport> runBoth(Topology topology) {
         FaultConfig config = FaultConfig.fromSystemProperties(topology);
-        System.out.println("fault suite on " + topology.label() + ": seed " + config.seed() + " (replay with -Dfaults.seed="
+        System.out.println("fault suite on " + config.deployment() + ": seed " + config.seed() + " (replay with -Dfaults.seed="
             + config.seed() + "), " + config.clients() + " clients x " + config.operationsPerClient() + " operations");
         List<FaultReport> reports = new ArrayList<>();
         for (Writer.Kind kind : writers()) {

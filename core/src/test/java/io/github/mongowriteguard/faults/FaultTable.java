@@ -9,11 +9,11 @@ public final class FaultTable {
 
     public static String of(List<FaultReport> reports) {
         StringBuilder table = new StringBuilder();
-        Topology current = null;
+        String current = null;
         for (FaultReport report : reports) {
-            if (report.topology() != current) {
-                current = report.topology();
-                table.append('\n').append(current.label()).append(", seed ").append(report.seed()).append(", ")
+            if (!report.deployment().equals(current)) {
+                current = report.deployment();
+                table.append('\n').append(current).append(", seed ").append(report.seed()).append(", ")
                     .append(report.operations()).append(" operations per writer\n\n")
                     .append("| | lost | applied twice | max copies at once | outcome says \"not applied\" (or retry-safe) but"
                         + " it was applied |\n")

@@ -10,8 +10,6 @@ import org.bson.BsonDocument;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
-import io.github.mongowriteguard.testkit.replication.MemberState;
-import io.github.mongowriteguard.testkit.replication.PartitionMode;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 
 /** A replica set of 3 replicating members: every fault, failover, restarts and partitions included. */
@@ -29,80 +27,23 @@ final class ReplicaSetDeployment implements Deployment {
         return set.connectionString();
     }
 
-    private EmulatedNode primary() {
-        try {
-            return set.primary();
-        } catch (IllegalStateException noPrimary) {
-            return null;
-        }
-    }
-
     @Override
     public Runnable inject(Fault fault, Random random) {
-        EmulatedNode primary = primary();
+        SetFaults.Members members = SetFaults.of(set);
         switch (fault) {
-            case FAILOVER: {
-                if (primary == null) {
-                    return () -> { };
-                }
-                // Half the time the secondaries lag first, so that writes the primary alone has (waiting for a majority)
-                // are rolled back by the failover.
-                List<EmulatedNode> lagging = random.nextBoolean() ? set.secondaries() : List.of();
-                lagging.forEach(set::pauseReplication);
-                pause(lagging.isEmpty() ? 0 : 100 + random.nextInt(300));
-                Runnable heal = () -> lagging.forEach(set::resumeReplication);
-                if (random.nextInt(3) == 0) {
-                    set.stop(primary);
-                    return () -> {
-                        heal.run();
-                        set.start(primary);
-                    };
-                }
-                try {
-                    set.stepDown(Duration.ofSeconds(1), lagging.isEmpty() ? Duration.ofMillis(500) : Duration.ZERO,
-                        !lagging.isEmpty() || random.nextBoolean());
-                } catch (IllegalStateException failed) {
-                    // No secondary caught up in time: the primary stays, as on mongod.
-                }
-                return heal;
-            }
-            case RESTART: {
-                EmulatedNode member = set.member(random.nextInt(3));
-                if (set.state(member) == MemberState.DOWN) {
-                    return () -> { };
-                }
-                set.stop(member);
-                return () -> set.start(member);
-            }
-            case PARTITION: {
-                EmulatedNode member = primary != null && random.nextBoolean() ? primary : set.member(random.nextInt(3));
-                EmulatedReplicaSet.Partition cut = set.partition(member,
-                    random.nextBoolean() ? PartitionMode.CLOSE_CONNECTIONS : PartitionMode.BLACK_HOLE);
-                return cut::heal;
-            }
+            case FAILOVER:
+            case RESTART:
+            case PARTITION:
+                return SetFaults.inject(fault, random, members);
             default:
+                EmulatedNode primary = members.primaryNow();
                 return primary == null ? () -> { } : NodeFaults.inject(fault, random, primary, primary, primary, config);
-        }
-    }
-
-    private static void pause(int millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 
     @Override
     public void quiesce() {
-        for (EmulatedNode member : set.members()) {
-            if (set.state(member) == MemberState.DOWN) {
-                set.start(member);
-            }
-            set.heal(member);
-            set.resumeReplication(member);
-            NodeFaults.clear(member);
-        }
+        SetFaults.healAll(SetFaults.of(set));
         set.awaitPrimary(Duration.ofSeconds(30));
         awaitIdle();
         if (!set.awaitReplication(Duration.ofSeconds(30))) {

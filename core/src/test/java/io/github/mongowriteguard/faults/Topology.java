@@ -4,8 +4,11 @@ package io.github.mongowriteguard.faults;
 public enum Topology {
     /** An emulated replica set of 3 replicating members (elections, restarts, partitions). */
     REPLICA_SET("replica set (3 members)"),
-    /** An emulated sharded cluster of 3 shards behind 2 mongos, the collection sharded hashed on {@code _id}. */
-    SHARDED("sharded (3 shards, 2 mongos)");
+    /**
+     * An emulated sharded cluster of shards of 3 replicating members (3 unless {@link FaultConfig#shards()} says
+     * otherwise) behind 2 mongos, the collection sharded hashed on {@code _id}.
+     */
+    SHARDED("sharded (shards of 3 replicating members, 2 mongos)");
 
     private final String label;
 

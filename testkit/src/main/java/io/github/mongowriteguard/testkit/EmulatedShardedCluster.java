@@ -42,7 +42,6 @@ import io.github.mongowriteguard.testkit.truth.ServerTruth;
  * {@link #mongosTruth()} is what the mongos endpoints received from clients.
  */
 public final class EmulatedShardedCluster implements EmulatedCluster {
-    private final List<EmulatedNode> shards = new ArrayList<>();
     private final List<ShardReplicaSet> shardSets = new ArrayList<>();
     private final List<EmulatedNode> mongos = new ArrayList<>();
     private final ExecutorService refreshThreads = Executors.newCachedThreadPool(runnable -> {
@@ -57,10 +56,12 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
         Map<String, ShardReplicaSet> byName = new LinkedHashMap<>();
         for (int i = 0; i < builder.shards; i++) {
             String name = String.format("shard%02d", i);
-            ShardReplicaSet set = ShardReplicaSet.start(name, builder.nodesPerShard, builder.version,
-                builder.routingRefreshLimit, refreshThreads);
+            ShardReplicaSet set = builder.replicatingShards
+                ? ShardReplicaSet.startReplicating(name, builder.nodesPerShard, builder.version,
+                    builder.shardElectionTimeout, builder.routingRefreshLimit, refreshThreads)
+                : ShardReplicaSet.start(name, builder.nodesPerShard, builder.version, builder.routingRefreshLimit,
+                    refreshThreads);
             shardSets.add(set);
-            shards.add(set.primary());
             byName.put(name, set);
         }
         Map<String, String> hosts = new LinkedHashMap<>();
@@ -163,13 +164,14 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
     }
 
     /**
-     * Shard {@code i}'s primary (from 0): its fail point, stalls, engine, truth and command counters.
+     * Shard {@code i}'s primary (from 0): its fail point, stalls, engine, truth and command counters. With replicating
+     * shards, the member primary now (waiting up to 10 s while an election is due).
      *
      * @param i the shard's index
      * @return the shard's primary
      */
     public EmulatedNode shard(int i) {
-        return shards.get(i);
+        return shardSets.get(i).primary();
     }
 
     /**
@@ -179,8 +181,7 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
      * @return the shard's primary
      */
     public EmulatedNode shard(String name) {
-        return shards.stream().filter(s -> s.name().equals(name)).findFirst()
-            .orElseThrow(() -> new IllegalArgumentException("no shard " + name + "; shards are " + shardNames()));
+        return shardSet(name).primary();
     }
 
     /** {@return the shards' names, {@code shard00}, {@code shard01}, ...} */
@@ -268,7 +269,7 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
 
     @Override
     public String toString() {
-        return "EmulatedShardedCluster{" + shards.size() + " shards, " + connectionString() + "}";
+        return "EmulatedShardedCluster{" + shardSets.size() + " shards, " + connectionString() + "}";
     }
 
     private static String shardName(int i) {
@@ -281,6 +282,8 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
         private int mongos = 1;
         private ServerVersion version = ServerVersion.V4_4;
         private int nodesPerShard = 1;
+        private boolean replicatingShards;
+        private java.time.Duration shardElectionTimeout = java.time.Duration.ofSeconds(10);
         private java.time.Duration routingRefreshLimit = java.time.Duration.ofSeconds(30);
         private int staleConfigRetries = MongosRouter.DEFAULT_STALE_CONFIG_RETRIES;
         private final ShardLatency latency = new ShardLatency();
@@ -347,6 +350,37 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
                 throw new IllegalArgumentException("nodesPerShard (" + count + ") must be 1-7");
             }
             this.nodesPerShard = count;
+            return this;
+        }
+
+        /**
+         * Whether each shard is a replicating replica set (default false): oplogs, write concern, retryable-write
+         * records replicated with the writes, elections, stepdown, restarts, partitions and rollback, driven from
+         * {@link #shardSet(int)}; mongos follows each shard's primary. Needs {@link #nodesPerShard} of 3 or more (an
+         * election needs a majority of the members).
+         *
+         * @param replicating true for replicating shards
+         * @return this builder
+         */
+        public Builder replicatingShards(boolean replicating) {
+            this.replicatingShards = replicating;
+            return this;
+        }
+
+        /**
+         * How long the members of a replicating shard go without a reachable primary before they elect one, default
+         * 10 s (mongod's {@code electionTimeoutMillis}); tests scale it down.
+         *
+         * @param timeout positive
+         * @return this builder
+         * @throws IllegalArgumentException unless positive
+         */
+        public Builder shardElectionTimeout(java.time.Duration timeout) {
+            Objects.requireNonNull(timeout, "shardElectionTimeout");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("shardElectionTimeout (" + timeout + ") must be positive");
+            }
+            this.shardElectionTimeout = timeout;
             return this;
         }
 
@@ -433,7 +467,8 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
          * Starts the shards and the mongos endpoints on loopback ports.
          *
          * @return the running cluster; close it to stop it
-         * @throws IllegalStateException when a slow factor names a shard beyond {@link #shards(int)}
+         * @throws IllegalStateException when a slow factor names a shard beyond {@link #shards(int)}, or replicating
+         *                               shards have fewer than 3 members
          */
         public EmulatedShardedCluster start() {
             for (int shard : slowFactors.keySet()) {
@@ -441,6 +476,10 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
                     throw new IllegalStateException("slowFactor names shard " + shard + " but there are " + shards
                         + " shards (0-" + (shards - 1) + "); raise shards or fix the index");
                 }
+            }
+            if (replicatingShards && nodesPerShard < 3) {
+                throw new IllegalStateException("replicatingShards needs nodesPerShard of 3 or more (an election needs a"
+                    + " majority of the members), not " + nodesPerShard + "; call nodesPerShard(3)");
             }
             return new EmulatedShardedCluster(this);
         }

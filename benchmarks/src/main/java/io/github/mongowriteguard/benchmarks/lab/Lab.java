@@ -285,6 +285,9 @@ public final class Lab implements Callable<Integer> {
         int clients;
         @Option(names = "--seed", defaultValue = "1130", description = "the schedule's seed (default: ${DEFAULT-VALUE})")
         long seed;
+        @Option(names = "--shards", defaultValue = "3", split = ",", description = "shards of the sharded cluster, each"
+            + " 3 replicating members; a list (3,4,5) runs each (default: ${DEFAULT-VALUE})")
+        List<Integer> shards;
         @Spec
         CommandSpec spec;
         @Mixin
@@ -296,6 +299,10 @@ public final class Lab implements Callable<Integer> {
                 throw new picocli.CommandLine.ParameterException(spec.commandLine(),
                     "--operations and --clients must be at least 1");
             }
+            if (shards.stream().anyMatch(n -> n < 1 || n > 8)) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "--shards must be 1-8 each, not " + shards);
+            }
             List<io.github.mongowriteguard.faults.Topology> topologies = switch (topology) {
                 case "replica-set" -> List.of(io.github.mongowriteguard.faults.Topology.REPLICA_SET);
                 case "sharded" -> List.of(io.github.mongowriteguard.faults.Topology.SHARDED);
@@ -305,13 +312,24 @@ public final class Lab implements Callable<Integer> {
                     "--topology must be replica-set, sharded or both, not '" + topology + "'");
             };
             List<io.github.mongowriteguard.faults.FaultReport> reports = new ArrayList<>();
+            List<io.github.mongowriteguard.faults.FaultConfig> configs = new ArrayList<>();
             for (io.github.mongowriteguard.faults.Topology each : topologies) {
                 io.github.mongowriteguard.faults.FaultConfig config =
                     io.github.mongowriteguard.faults.FaultConfig.of(each, seed, clients, operations);
+                if (each == io.github.mongowriteguard.faults.Topology.SHARDED) {
+                    shards.forEach(n -> configs.add(config.withShards(n)));
+                } else {
+                    configs.add(config);
+                }
+            }
+            for (io.github.mongowriteguard.faults.FaultConfig config : configs) {
                 for (io.github.mongowriteguard.faults.Writer.Kind writer : io.github.mongowriteguard.faults.Writer.Kind.values()) {
-                    lab.err.println("faults: " + each.label() + ", " + writer + ", seed " + seed + ", " + clients + " x "
-                        + operations + " operations");
-                    reports.add(io.github.mongowriteguard.faults.FaultRun.run(config, writer));
+                    lab.err.println("faults: " + config.deployment() + ", " + writer + ", seed " + seed + ", " + clients
+                        + " x " + operations + " operations");
+                    io.github.mongowriteguard.faults.FaultReport report = io.github.mongowriteguard.faults.FaultRun.run(config, writer);
+                    // The counts behind the row and the faults the nemesis injected (first violations, if any).
+                    lab.err.println(report.describe(10));
+                    reports.add(report);
                 }
             }
             lab.out.println(io.github.mongowriteguard.faults.FaultTable.of(reports));

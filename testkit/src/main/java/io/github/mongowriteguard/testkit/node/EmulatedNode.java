@@ -99,6 +99,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private volatile String primaryAddress;
     private volatile Users users = new Users();
     private volatile Membership membership;
+    private volatile Membership.Reach cutOff = Membership.Reach.SERVING;
     private final java.util.concurrent.atomic.AtomicReference<LostReplies> lostReplies = new java.util.concurrent.atomic.AtomicReference<>();
     private final Transactions transactions;
 
@@ -321,6 +322,28 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     }
 
     /**
+     * Cuts the node off from its clients, or ends that ({@link Membership.Reach#SERVING}): with
+     * {@link Membership.Reach#CLOSED} every request gets its connection closed (a command running then loses its
+     * reply), with {@link Membership.Reach#BLACKHOLED} requests are never answered until it ends. For a node outside a
+     * replicating set, e.g. a mongos partitioned from the application (its own calls to the shards go on).
+     *
+     * @param reach how clients reach the node from now on
+     */
+    public void cutOff(Membership.Reach reach) {
+        this.cutOff = java.util.Objects.requireNonNull(reach, "reach");
+    }
+
+    /** How the network treats the node now: its own cut-off, else its replica-set member's reach. */
+    private Membership.Reach reach() {
+        Membership.Reach own = cutOff;
+        if (own != Membership.Reach.SERVING) {
+            return own;
+        }
+        Membership member = membership;
+        return member == null ? Membership.Reach.SERVING : member.reach();
+    }
+
+    /**
      * Replaces the node's data (the replication layer rebuilds it from the oplog after a rollback or a restart).
      *
      * @param rebuilt the rebuilt engine
@@ -434,8 +457,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     }
 
     /** A request to a node that cannot be reached: no answer, the connection closed (at once, or once a black hole heals). */
-    private static CloseConnectionSignal unreachable(ClientConnection connection, Membership member) {
-        while (member.reach() == Membership.Reach.BLACKHOLED) {
+    private CloseConnectionSignal unreachable(ClientConnection connection) {
+        while (reach() == Membership.Reach.BLACKHOLED) {
             Sleeps.until(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(10));
             if (Thread.currentThread().isInterrupted()) {
                 break;
@@ -476,8 +499,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         String commandName = command.getFirstKey();
         Membership member = membership;
         long incarnation = member == null ? 0 : member.incarnation();
-        if (member != null && member.reach() != Membership.Reach.SERVING) {
-            throw unreachable(connection, member);
+        if (reach() != Membership.Reach.SERVING) {
+            throw unreachable(connection);
         }
         count(commandName, false);
         if (commandName.equals("hello") || commandName.equalsIgnoreCase("isMaster")) {
@@ -505,10 +528,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             if (reply.get("ok", new BsonInt32(1)).asNumber().doubleValue() != 1) {
                 count(commandName, true);
             }
-            if (member != null && (member.reach() != Membership.Reach.SERVING || member.incarnation() != incarnation)) {
+            if (reach() != Membership.Reach.SERVING || (member != null && member.incarnation() != incarnation)) {
                 // Partitioned or restarted while the command ran: its answer never reaches the client.
                 closedAfterRun(record);
-                throw unreachable(connection, member);
+                throw unreachable(connection);
             }
             if (loseReply(commandName)) {
                 closedAfterRun(record);

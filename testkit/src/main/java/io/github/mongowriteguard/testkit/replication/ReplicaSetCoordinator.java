@@ -11,6 +11,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiFunction;
+import java.util.function.IntFunction;
 
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
@@ -25,6 +27,7 @@ import org.slf4j.LoggerFactory;
 import io.github.mongowriteguard.testkit.ServerVersion;
 import io.github.mongowriteguard.testkit.auth.Users;
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
+import io.github.mongowriteguard.testkit.node.CommandExecutor;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.NodeIdentity;
 import io.github.mongowriteguard.testkit.node.OperationInterruptedException;
@@ -91,12 +94,32 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
      * @param users           the users every member authenticates
      */
     public ReplicaSetCoordinator(String setName, ServerVersion version, int size, Duration electionTimeout, Users users) {
+        this(setName, version, size, electionTimeout, users, i -> setName + "-" + i, (i, member) -> member);
+    }
+
+    /**
+     * Starts {@code size} members as {@link #ReplicaSetCoordinator(String, ServerVersion, int, Duration, Users)} does,
+     * with the names {@code names} gives and each member's commands run by the executor {@code executors} wraps around
+     * the member's own (a shard member's routing role around its replicated data, for example).
+     *
+     * @param setName         the replica set's name
+     * @param version         the server version the members emulate
+     * @param size            the number of members
+     * @param electionTimeout how long the members go without a reachable primary before an election
+     * @param users           the users every member authenticates
+     * @param names           member index to node name
+     * @param executors       member index and the member's own executor (which logs writes) to the node's executor
+     */
+    public ReplicaSetCoordinator(String setName, ServerVersion version, int size, Duration electionTimeout, Users users,
+                                 IntFunction<String> names,
+                                 BiFunction<Integer, CommandExecutor, CommandExecutor> executors) {
         this.setName = setName;
         this.version = version;
         this.electionTimeoutNanos = electionTimeout.toNanos();
         for (int i = 0; i < size; i++) {
             Member member = new Member(this, i);
-            member.node = new EmulatedNode(setName + "-" + i, NodeIdentity.primary(setName, version), 0, member);
+            member.node = new EmulatedNode(names.apply(i), NodeIdentity.primary(setName, version), 0,
+                executors.apply(i, member));
             member.node.users(users);
             member.node.membership(member);
             members.add(member);

@@ -21,12 +21,14 @@ public final class ChunkMigration {
     private final Chunk chunk;
     private final String to;
     private final List<BsonValue> movedIds;
-    private final StorageEngine donor;
+    /** Runs a command against the donor's database (its engine, or its primary's replicated write path). */
+    private final java.util.function.UnaryOperator<BsonDocument> donor;
     private final String database;
     private final String collection;
     private boolean deleted;
 
-    ChunkMigration(String namespace, Chunk chunk, String to, List<BsonValue> movedIds, StorageEngine donor,
+    ChunkMigration(String namespace, Chunk chunk, String to, List<BsonValue> movedIds,
+                   java.util.function.UnaryOperator<BsonDocument> donor,
                    String database, String collection) {
         this.namespace = namespace;
         this.chunk = chunk;
@@ -81,7 +83,7 @@ public final class ChunkMigration {
             return 0;
         }
         deleted = true;
-        BsonDocument reply = donor.run(database, new BsonDocument("delete", new BsonString(collection))
+        BsonDocument reply = donor.apply(new BsonDocument("delete", new BsonString(collection))
             .append("deletes", new BsonArray(List.of(new BsonDocument("q", new BsonDocument("_id",
                 new BsonDocument("$in", new BsonArray(movedIds)))).append("limit", new BsonInt32(0)))))
             .append("ordered", BsonBoolean.FALSE));

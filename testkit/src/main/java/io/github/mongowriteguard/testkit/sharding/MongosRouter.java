@@ -43,11 +43,11 @@ import io.github.mongowriteguard.testkit.wire.CommandHandler;
  */
 public final class MongosRouter implements CommandExecutor, ShardOperations, AutoCloseable {
     private static final AtomicLong SCRATCH = new AtomicLong();
+    private static final AtomicLong MIGRATION_CONNECTIONS = new AtomicLong(-2_000_000);
 
     /** mongos' {@code kMaxNumStaleVersionRetries}. */
     public static final int DEFAULT_STALE_CONFIG_RETRIES = 10;
 
-    private final Map<String, EmulatedNode> shards;
     private final Map<String, ShardReplicaSet> sets;
     private final int staleConfigRetries;
     private final ShardingCatalog catalog;
@@ -63,12 +63,14 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
     private final RouterTransactions transactions = new RouterTransactions(new RouterTransactions.Shards() {
         @Override
         public BsonDocument send(OperationContext operation, String shard, String database, BsonDocument command) {
-            return MongosRouter.this.send(operation.connection(), shard, database, command);
+            return MongosRouter.this.send(operation, shard, database, command);
         }
 
         @Override
         public boolean inProgress(String shard, BsonDocument lsid, long txnNumber) {
-            return shards.get(shard).transactionInProgress(lsid, txnNumber);
+            // A transaction lives on the shard's primary; a failover ends it there (no primary: not in progress).
+            EmulatedNode primary = sets.get(shard).primaryOrNull();
+            return primary != null && primary.transactionInProgress(lsid, txnNumber);
         }
     });
 
@@ -92,8 +94,6 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
      */
     public MongosRouter(Map<String, ShardReplicaSet> sets, ShardingCatalog catalog, int staleConfigRetries) {
         this.sets = new LinkedHashMap<>(sets);
-        this.shards = new LinkedHashMap<>();
-        sets.forEach((name, set) -> this.shards.put(name, set.primary()));
         this.catalog = catalog;
         this.staleConfigRetries = staleConfigRetries;
         this.writes = new WriteRouter(catalog, new Channel(), stats, latency);
@@ -211,7 +211,8 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         String collection = namespace.substring(namespace.indexOf('.') + 1);
         catalog.enableSharding(database);
         long documents = 0;
-        for (EmulatedNode shard : shards.values()) {
+        for (ShardReplicaSet set : sets.values()) {
+            EmulatedNode shard = set.primary();
             shard.engine().run(database, new BsonDocument("create", new BsonString(collection)));
             BsonDocument count = shard.engine().run(database, new BsonDocument("count", new BsonString(collection)));
             documents += count.get("n", new BsonInt32(0)).asNumber().longValue();
@@ -320,7 +321,7 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
                 return List.of(map.get().shardOf(point.get()));
             }
         }
-        return List.copyOf(shards.keySet());
+        return List.copyOf(sets.keySet());
     }
 
     /**
@@ -333,7 +334,8 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         BsonDocument client = operation.command();
         boolean inTransaction = transactions.inTransaction(operation);
         // A transaction reads from the primaries, where it runs (a read preference other than primary is refused).
-        EmulatedNode node = inTransaction ? shards.get(shard) : sets.get(shard).select(client.get("$readPreference"));
+        EmulatedNode node = inTransaction ? sets.get(shard).targetPrimary(operation.remainingNanos())
+            : sets.get(shard).select(client.get("$readPreference"));
         String namespace = operation.database() + "." + collection;
         long deadline = client.containsKey("maxTimeMS") && client.get("maxTimeMS").asNumber().longValue() > 0
             ? operation.startNanos() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(client.get("maxTimeMS").asNumber().longValue())
@@ -343,6 +345,11 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
             catalog.routing(namespace).ifPresent(r -> find.append("shardVersion", new BsonInt64(r.version())));
             if (client.containsKey("readConcern")) {
                 find.append("readConcern", client.get("readConcern"));
+            }
+            // mongos passes the read preference on to the shard host (which lets a secondary serve the read).
+            BsonValue preference = client.get("$readPreference");
+            if (preference != null) {
+                find.append("$readPreference", preference);
             }
             if (deadline != 0) {
                 long left = deadline - System.nanoTime();
@@ -366,7 +373,9 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
                 List<BsonDocument> documents = new ArrayList<>();
                 // In a transaction the cursor lives in the shard's transaction: each getMore is one of its statements.
                 Cursors.drain((db, cmd) -> node.handle(connection(operation.connection()), db,
-                        inTransaction ? transactions.decorate(operation, shard, cmd) : cmd), operation.database(), reply)
+                        inTransaction ? transactions.decorate(operation, shard, cmd)
+                            : preference == null ? cmd : cmd.clone().append("$readPreference", preference)),
+                        operation.database(), reply)
                     .forEach(d -> documents.add(d.asDocument()));
                 return documents;
             }
@@ -413,8 +422,8 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
     public ChunkMigration moveChunk(String namespace, BsonDocument document, String toShard, boolean donorOplogRolledOver) {
         ChunkMap map = catalog.chunkMap(namespace).orElseThrow(() ->
             new IllegalArgumentException(namespace + " is not sharded; call shardCollection first"));
-        if (!shards.containsKey(toShard)) {
-            throw new IllegalArgumentException("no shard " + toShard + "; shards are " + shards.keySet());
+        if (!sets.containsKey(toShard)) {
+            throw new IllegalArgumentException("no shard " + toShard + "; shards are " + sets.keySet());
         }
         BsonDocument point = map.key().pointOf(document);
         Chunk chunk = map.chunks().stream().filter(c -> c.contains(point)).findFirst().orElseThrow();
@@ -423,12 +432,15 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         }
         String database = namespace.substring(0, namespace.indexOf('.'));
         String collection = namespace.substring(namespace.indexOf('.') + 1);
-        EmulatedNode donor = shards.get(chunk.shard());
-        EmulatedNode recipient = shards.get(toShard);
+        ShardReplicaSet donorSet = sets.get(chunk.shard());
+        ShardReplicaSet recipientSet = sets.get(toShard);
+        EmulatedNode donor = donorSet.primary();
+        EmulatedNode recipient = recipientSet.primary();
         List<BsonDocument> moved = Engines.findAll(donor.engine(), database, collection, new BsonDocument()).stream()
             .filter(d -> chunk.contains(map.key().pointOf(d))).toList();
         if (!moved.isEmpty()) {
-            recipient.engine().run(database, new BsonDocument("insert", new BsonString(collection))
+            // A replicating recipient's primary inserts the clone through its write path, so the copies replicate.
+            migrationWrite(recipientSet, recipient, database).apply(new BsonDocument("insert", new BsonString(collection))
                 .append("documents", new BsonArray(new ArrayList<>(moved))));
         }
         List<EmulatedNode.RetryHistory> history = donor.retryHistory(target -> writesTo(target, namespace, map.key(), chunk));
@@ -436,14 +448,34 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
             history = history.stream().map(h -> new EmulatedNode.RetryHistory(h.sessionId(), h.lsid(), h.txnNumber(),
                 Map.of(), true)).toList();
         }
-        recipient.receiveRetryHistory(history);
+        if (recipientSet.replicates()) {
+            // The session history reaches every member (in mongod through the recipient's oplog; here in memory).
+            for (EmulatedNode member : recipientSet.members()) {
+                member.receiveRetryHistory(history);
+            }
+        } else {
+            recipient.receiveRetryHistory(history);
+        }
         List<Chunk> chunks = new ArrayList<>();
         for (Chunk c : map.chunks()) {
             chunks.add(c.equals(chunk) ? new Chunk(c.min(), c.max(), toShard) : c);
         }
         catalog.put(namespace, new ChunkMap(map.key(), chunks), false);
         List<BsonValue> ids = moved.stream().map(d -> d.get("_id")).toList();
-        return new ChunkMigration(namespace, chunk, toShard, ids, donor.engine(), database, collection);
+        return new ChunkMigration(namespace, chunk, toShard, ids, migrationWrite(donorSet, donor, database), database,
+            collection);
+    }
+
+    /**
+     * How a migration writes on a shard: a replicating shard's primary runs the command through its write path (logged
+     * and replicated, as the recipient's cloner and the donor's range deleter write); otherwise on the engine.
+     */
+    private static java.util.function.UnaryOperator<BsonDocument> migrationWrite(ShardReplicaSet set, EmulatedNode primary,
+                                                                                String database) {
+        if (!set.replicates()) {
+            return command -> primary.engine().run(database, command);
+        }
+        return command -> set.primary().handle(ClientConnection.internal(MIGRATION_CONNECTIONS.decrementAndGet(), null), database, command);
     }
 
     /** Whether a recorded statement ({@code {ns, op, item}}) wrote a document of {@code chunk}. */
@@ -486,7 +518,7 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         if (sent == null) {
             return transactions.failure(operation);
         }
-        BsonDocument reply = send(operation.connection(), shard, operation.database(), sent);
+        BsonDocument reply = send(operation, shard, operation.database(), sent);
         transactions.observe(operation, shard, reply);
         return reply;
     }
@@ -499,7 +531,7 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
     private BsonDocument broadcast(OperationContext operation, BsonDocument command) {
         BsonDocument firstOk = null;
         BsonDocument firstError = null;
-        for (String shard : shards.keySet()) {
+        for (String shard : sets.keySet()) {
             BsonDocument reply = sendFor(operation, shard, operation.command().clone());
             if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
                 firstOk = firstOk == null ? reply : firstOk;
@@ -516,10 +548,26 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         return firstOk != null ? firstOk : firstError;
     }
 
-    private BsonDocument send(ClientConnection client, String shard, String database, BsonDocument command) {
+    /**
+     * Sends a command to the shard's primary as mongos' replica set monitor finds it, and tells the monitor what the
+     * reply says of that host ({@code ShardRemote::updateReplSetMonitor} then
+     * {@code RemoteCommandTargeter::updateHostWithStatus}: a not-primary, network or shutdown error marks the host
+     * failed, so the next targeting looks for the primary again).
+     */
+    private BsonDocument send(OperationContext operation, String shard, String database, BsonDocument command) {
+        ShardReplicaSet set = sets.get(shard);
+        EmulatedNode target;
         try {
-            return shards.get(shard).handle(connection(client), database, command);
+            target = set.targetPrimary(operation.remainingNanos());
+        } catch (ShardReadException e) {
+            return e.reply();
+        }
+        try {
+            BsonDocument reply = target.handle(connection(operation.connection()), database, command);
+            set.noteReply(target, reply);
+            return reply;
         } catch (CommandHandler.CloseConnectionSignal e) {
+            set.failedHost(target);
             return WriteRouter.shardUnreachable(shard);
         }
     }
@@ -542,8 +590,12 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
     @Override
     public List<BsonDocument> shardCurrentOps(boolean truncate, Principal ownOpsOf) {
         List<BsonDocument> all = new ArrayList<>();
-        for (Map.Entry<String, EmulatedNode> shard : shards.entrySet()) {
-            for (BsonDocument op : shard.getValue().currentOps(truncate, ownOpsOf)) {
+        for (Map.Entry<String, ShardReplicaSet> shard : sets.entrySet()) {
+            EmulatedNode primary = shard.getValue().primaryOrNull();
+            if (primary == null) {
+                continue;
+            }
+            for (BsonDocument op : primary.currentOps(truncate, ownOpsOf)) {
                 BsonDocument shown = new BsonDocument("shard", new BsonString(shard.getKey()));
                 for (Map.Entry<String, BsonValue> field : op.entrySet()) {
                     switch (field.getKey()) {
@@ -615,7 +667,7 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
                 if (child == null) {
                     return new WriteRouter.Sent(transactions.failure(operation), attempt);
                 }
-                BsonDocument reply = send(operation.connection(), send.shard(), send.database(), child);
+                BsonDocument reply = send(operation, send.shard(), send.database(), child);
                 latency.completeBatch(send.shard(), send.writes(), start);
                 transactions.observe(operation, send.shard(), reply);
                 if (!retryable || attempt > MAX_SHARD_RETRIES || !isRetriableReply(reply)) {

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.stream.Collectors;
 
@@ -15,9 +16,13 @@ import org.bson.BsonString;
 import org.bson.BsonValue;
 
 import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.auth.Users;
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.NodeIdentity;
+import io.github.mongowriteguard.testkit.replication.MemberState;
+import io.github.mongowriteguard.testkit.replication.PartitionMode;
+import io.github.mongowriteguard.testkit.replication.ReplicaSetCoordinator;
 import io.github.mongowriteguard.testkit.stall.Stall;
 import io.github.mongowriteguard.testkit.stall.StallHandle;
 import io.github.mongowriteguard.testkit.stall.StallMode;
@@ -25,8 +30,15 @@ import io.github.mongowriteguard.testkit.stall.StallMode;
 /**
  * One shard of an emulated sharded cluster as a replica set: a primary (named like the shard, e.g.
  * {@code shard00}) and secondaries ({@code shard00-1}, {@code shard00-2}, ...), each an {@link EmulatedNode} on its
- * own port that answers {@code hello} as a member of the set {@code shard00}. Secondaries read the primary's data
- * (replication is synchronous) but keep their own in-memory routing metadata (see {@link ShardServer}).
+ * own port that answers {@code hello} as a member of the set {@code shard00}. Every member keeps its own in-memory
+ * routing metadata (see {@link ShardServer}).
+ *
+ * <p>Two kinds: by default secondaries read the primary's data (replication is synchronous) and there are no
+ * elections (as with {@code priority: 0} secondaries). A <em>replicating</em> shard
+ * ({@code EmulatedShardedCluster.Builder#replicatingShards}) is a replica set of the {@code replication} package:
+ * oplogs, appliers, write concern, retryable-write records replicated with the writes, elections, stepdown,
+ * restarts, partitions and rollback; {@link #primary()} is then whichever member is primary now, and mongos targets it
+ * as its replica set monitor finds it ({@link #targetPrimary}).
  *
  * <pre>{@code
  * ShardReplicaSet shardA = cluster.shardSet(0);
@@ -37,12 +49,18 @@ import io.github.mongowriteguard.testkit.stall.StallMode;
  * }
  * }</pre>
  *
- * <p>Elections are not emulated: the primary stays primary (as with {@code priority: 0} secondaries).
  */
 public final class ShardReplicaSet implements AutoCloseable {
+    /** mongos' wait for a host matching the read preference ({@code kDefaultFindHostMaxWaitTime}). */
+    static final Duration FIND_HOST_MAX_WAIT = Duration.ofSeconds(20);
     private final String name;
     private final List<EmulatedNode> members = new ArrayList<>();
     private final Map<EmulatedNode, ShardServer> servers = new LinkedHashMap<>();
+    private final Map<String, CollectionRouting> persisted = new ConcurrentHashMap<>();
+    /** The replication of a replicating shard, null otherwise. */
+    private ReplicaSetCoordinator replication;
+    /** The host mongos' replica set monitor takes for the primary (null: find it again). */
+    private volatile EmulatedNode monitored;
 
     private ShardReplicaSet(String name) {
         this.name = name;
@@ -63,7 +81,7 @@ public final class ShardReplicaSet implements AutoCloseable {
                                  ExecutorService refreshThreads) {
         ShardReplicaSet set = new ShardReplicaSet(name);
         for (int i = 0; i < nodes; i++) {
-            ShardServer server = new ShardServer(name, i == 0, refreshLimit, refreshThreads);
+            ShardServer server = new ShardServer(name, i == 0, refreshLimit, refreshThreads, set.persisted, null);
             EmulatedNode node = i == 0
                 ? new EmulatedNode(name, NodeIdentity.primary(name, version), 0, server)
                 : new EmulatedNode(name + "-" + i, NodeIdentity.secondary(name, version), 0, server);
@@ -74,6 +92,36 @@ public final class ShardReplicaSet implements AutoCloseable {
         for (EmulatedNode node : set.members) {
             node.hosts(hosts);
             node.primaryAddress(set.primary().address());
+        }
+        return set;
+    }
+
+    /**
+     * Starts a replicating shard {@code name}: {@code nodes} members (named {@code shard00}, {@code shard00-1}, ...),
+     * the first elected primary, replicating with the {@code replication} package's rules.
+     *
+     * @param name            the shard's name
+     * @param nodes           members, 3 or more for elections that survive one member's loss
+     * @param version         the server version
+     * @param electionTimeout how long members go without a reachable primary before they elect one
+     * @param refreshLimit    how long a secondary waits for its primary during a refresh
+     * @param refreshThreads  where refreshes run
+     * @return the shard
+     */
+    public static ShardReplicaSet startReplicating(String name, int nodes, ServerVersion version, Duration electionTimeout,
+                                                   Duration refreshLimit, ExecutorService refreshThreads) {
+        ShardReplicaSet set = new ShardReplicaSet(name);
+        List<ShardServer> created = new ArrayList<>();
+        set.replication = new ReplicaSetCoordinator(name, version, nodes, electionTimeout, new Users(),
+            i -> i == 0 ? name : name + "-" + i, (i, member) -> {
+                ShardServer server = new ShardServer(name, false, refreshLimit, refreshThreads, set.persisted, member);
+                created.add(server);
+                return server;
+            });
+        List<EmulatedNode> nodesInOrder = set.replication.nodes();
+        for (int i = 0; i < nodesInOrder.size(); i++) {
+            set.members.add(nodesInOrder.get(i));
+            set.servers.put(nodesInOrder.get(i), created.get(i));
         }
         return set;
     }
@@ -91,10 +139,14 @@ public final class ShardReplicaSet implements AutoCloseable {
      * @param catalog the config server's catalog
      */
     public void bind(ShardingCatalog catalog) {
-        ShardServer primaryServer = servers.get(primary());
-        servers.forEach((node, server) -> server.bind(node, primary(), primaryServer, catalog));
-        if (primaryServer != null) {
-            catalog.onChange(primaryServer::committed);
+        servers.forEach((node, server) -> server.bind(node, this::primaryOrNull, catalog));
+        if (!servers.isEmpty()) {
+            // The primary taking part in the commit learns the new version; config.cache.* is shared by the members.
+            catalog.onChange(namespace -> {
+                EmulatedNode primary = primaryOrNull();
+                ShardServer server = primary == null ? null : servers.get(primary);
+                (server != null ? server : servers.values().iterator().next()).committed(namespace);
+            });
         }
     }
 
@@ -107,9 +159,36 @@ public final class ShardReplicaSet implements AutoCloseable {
         return name;
     }
 
-    /** {@return the shard's primary} */
+    /**
+     * The shard's primary: the first member, or for a replicating shard the member primary now (waiting up to 10 s
+     * while an election is due).
+     *
+     * @return the primary
+     * @throws IllegalStateException when a replicating shard elects none within 10 s
+     */
     public EmulatedNode primary() {
-        return members.get(0);
+        if (replication == null) {
+            return members.get(0);
+        }
+        EmulatedNode primary = awaitPrimary(Duration.ofSeconds(10));
+        if (primary == null) {
+            throw new IllegalStateException("shard " + name + " has no primary");
+        }
+        return primary;
+    }
+
+    /** The primary now, or null while a replicating shard has none. */
+    EmulatedNode primaryOrNull() {
+        return replication == null ? members.get(0) : replication.primary();
+    }
+
+    /**
+     * Whether the shard is a replicating replica set (elections, failover, restarts, partitions).
+     *
+     * @return true for a replicating shard
+     */
+    public boolean replicates() {
+        return replication != null;
     }
 
     /**
@@ -122,9 +201,13 @@ public final class ShardReplicaSet implements AutoCloseable {
         return secondaries().get(i);
     }
 
-    /** {@return the shard's secondaries, in order} */
+    /** {@return the shard's secondaries (for a replicating shard: the members not primary now), in order} */
     public List<EmulatedNode> secondaries() {
-        return members.subList(1, members.size());
+        if (replication == null) {
+            return members.subList(1, members.size());
+        }
+        EmulatedNode primary = replication.primary();
+        return members.stream().filter(m -> m != primary).toList();
     }
 
     /**
@@ -160,13 +243,182 @@ public final class ShardReplicaSet implements AutoCloseable {
     }
 
     /**
-     * Restarts a member's mongod as far as routing goes: its in-memory routing metadata is emptied (every sharded
-     * collection is UNKNOWN until the member refreshes); data and the primary's {@code config.cache.*} stay.
+     * Restarts a member's mongod. Its in-memory routing metadata is emptied (every sharded collection is UNKNOWN until
+     * the member refreshes); {@code config.cache.*} stays. On a non-replicating shard that is all (data stays); on a
+     * replicating one the member is also stopped and started ({@link #stop}, {@link #start}).
      *
      * @param member the member to restart
      */
     public void restart(EmulatedNode member) {
+        if (replication != null) {
+            stop(member);
+            start(member);
+            return;
+        }
         server(member).restart();
+    }
+
+    // ---- a replicating shard's faults ---------------------------------------------------------------------
+
+    private ReplicaSetCoordinator replication() {
+        if (replication == null) {
+            throw new IllegalStateException("shard " + name + " does not replicate: build the cluster with"
+                + " nodesPerShard(3).replicatingShards(true) for elections, restarts and partitions");
+        }
+        return replication;
+    }
+
+    /**
+     * {@code replSetStepDown} on the shard's primary (see {@link ReplicaSetCoordinator#stepDown}).
+     *
+     * @param stepDownPeriod how long the stepped-down primary stays unelectable
+     * @param catchUpPeriod  how long to wait for a majority and an electable secondary to catch up
+     * @param force          whether to step down after {@code catchUpPeriod} even when no secondary caught up
+     * @throws IllegalStateException with the server's error when the stepdown fails
+     */
+    public void stepDown(Duration stepDownPeriod, Duration catchUpPeriod, boolean force) {
+        BsonDocument reply = replication().stepDown(primary(), stepDownPeriod, catchUpPeriod, force);
+        if (reply.getNumber("ok").intValue() != 1) {
+            throw new IllegalStateException("replSetStepDown on " + name + " failed: " + reply.toJson());
+        }
+    }
+
+    /**
+     * Stops a member at once ({@code kill -9}): connections closed, running operations lost, its oplog kept.
+     *
+     * @param member the member
+     */
+    public void stop(EmulatedNode member) {
+        replication().stop(member);
+    }
+
+    /**
+     * Starts a stopped member: data and retryable-write records recovered from its oplog, routing metadata UNKNOWN.
+     *
+     * @param member the member
+     */
+    public void start(EmulatedNode member) {
+        server(member).restart();
+        replication().start(member);
+    }
+
+    /**
+     * Cuts a member off from mongos, clients and the other members until {@link #heal}.
+     *
+     * @param member the member
+     * @param mode   connections closed, or requests and replies lost
+     */
+    public void partition(EmulatedNode member, PartitionMode mode) {
+        replication().partition(member, mode);
+    }
+
+    /**
+     * Ends a member's partition.
+     *
+     * @param member the member
+     */
+    public void heal(EmulatedNode member) {
+        replication().heal(member);
+    }
+
+    /**
+     * Stops or resumes replication to a secondary ({@code stopReplProducer}).
+     *
+     * @param member the secondary
+     * @param paused true to stop replication to it
+     */
+    public void pauseReplication(EmulatedNode member, boolean paused) {
+        replication().pauseReplication(member, paused);
+    }
+
+    /**
+     * A member's replication state.
+     *
+     * @param member the member
+     * @return its state
+     */
+    public MemberState state(EmulatedNode member) {
+        return replication().state(member);
+    }
+
+    /**
+     * Waits until the shard has a reachable primary.
+     *
+     * @param timeout how long to wait
+     * @return the primary, or null after the timeout
+     */
+    public EmulatedNode awaitPrimary(Duration timeout) {
+        if (replication == null) {
+            return members.get(0);
+        }
+        try {
+            return replication.awaitPrimary(timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /**
+     * Waits until every reachable, replicating member holds the primary's whole oplog.
+     *
+     * @param timeout how long to wait
+     * @return false after the timeout
+     */
+    public boolean awaitReplication(Duration timeout) {
+        if (replication == null) {
+            return true;
+        }
+        try {
+            return replication.awaitReplication(timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** {@return the documents of the writes rolled back on this shard so far (empty unless it replicates)} */
+    public List<BsonDocument> rolledBack() {
+        return replication == null ? List.of() : replication.rolledBack();
+    }
+
+    /**
+     * The host mongos sends a write to: the primary as mongos' replica set monitor finds it
+     * ({@code RemoteCommandTargeterRS::findHost}, {@code src/mongo/client/remote_command_targeter_rs.cpp}). The monitor
+     * learns elections at once (the streamable {@code hello} of 4.4+) and never offers a host it cannot reach; while
+     * the shard has no primary it waits, at most {@code kDefaultFindHostMaxWaitTime} (20 s,
+     * {@code src/mongo/client/remote_command_targeter.cpp}) or the operation's own deadline.
+     *
+     * @param operationLeftNanos what is left of the operation's deadline ({@link Long#MAX_VALUE}: none)
+     * @return the primary
+     * @throws ShardReadException {@code FailedToSatisfyReadPreference} (133) after the wait, or
+     *                            {@code MaxTimeMSExpired} (50) when the operation's deadline ended it
+     */
+    EmulatedNode targetPrimary(long operationLeftNanos) {
+        if (replication == null) {
+            return members.get(0);
+        }
+        EmulatedNode known = monitored;
+        if (known != null) {
+            io.github.mongowriteguard.testkit.node.Membership role = known.membership();
+            boolean saysSecondary = role.reach() == io.github.mongowriteguard.testkit.node.Membership.Reach.SERVING
+                && !role.isWritablePrimary();
+            if (!saysSecondary) {
+                // Until a send fails, the monitor keeps the host it found, even one that crashed or was cut off.
+                return known;
+            }
+        }
+        long wait = Math.min(FIND_HOST_MAX_WAIT.toNanos(), operationLeftNanos);
+        EmulatedNode primary = awaitPrimary(Duration.ofNanos(wait));
+        if (primary != null) {
+            monitored = primary;
+            return primary;
+        }
+        if (operationLeftNanos < FIND_HOST_MAX_WAIT.toNanos()) {
+            throw new ShardReadException(StorageEngine.error(50, "MaxTimeMSExpired", "operation timed out"));
+        }
+        throw new ShardReadException(StorageEngine.error(133, "FailedToSatisfyReadPreference",
+            "Could not find host matching read preference { mode: \"primary\" } for set " + name));
     }
 
     /**
@@ -235,14 +487,14 @@ public final class ShardReplicaSet implements AutoCloseable {
         switch (mode) {
             case "primary":
             case "primaryPreferred":
-                chosen = primary();
+                chosen = targetPrimary(Long.MAX_VALUE);
                 break;
             case "secondary":
                 chosen = match(secondaries(), tagSets);
                 break;
             case "secondaryPreferred":
                 chosen = match(secondaries(), tagSets);
-                chosen = chosen == null ? primary() : chosen;
+                chosen = chosen == null ? targetPrimary(Long.MAX_VALUE) : chosen;
                 break;
             default:
                 chosen = match(members, tagSets);
@@ -268,8 +520,49 @@ public final class ShardReplicaSet implements AutoCloseable {
         return null;
     }
 
+    /**
+     * {@code ReplicaSetMonitor::failedHost}: mongos' monitor no longer takes {@code host} for the primary.
+     *
+     * @param host the host a send to failed
+     */
+    void failedHost(EmulatedNode host) {
+        if (monitored == host) {
+            monitored = null;
+        }
+    }
+
+    /**
+     * {@code RemoteCommandTargeter::updateHostWithStatus} with the command's status and its write-concern status: a
+     * not-primary error ({@code ErrorCodes::isNotPrimaryError}), a network error or a shutdown error marks the host
+     * failed ({@code src/mongo/client/remote_command_targeter.h}, {@code src/mongo/s/client/shard_remote.cpp}).
+     */
+    void noteReply(EmulatedNode host, BsonDocument reply) {
+        if (replication == null) {
+            return;
+        }
+        int code = reply.get("ok", new org.bson.BsonInt32(1)).asNumber().doubleValue() == 1 ? 0
+            : reply.get("code", new org.bson.BsonInt32(0)).asNumber().intValue();
+        BsonValue wce = reply.get("writeConcernError");
+        int wceCode = wce != null && wce.isDocument()
+            ? wce.asDocument().get("code", new org.bson.BsonInt32(0)).asNumber().intValue() : 0;
+        if (MARKS_HOST_FAILED.contains(code) || MARKS_HOST_FAILED.contains(wceCode)) {
+            failedHost(host);
+        }
+    }
+
+    /**
+     * NotPrimary errors (10107, 13435, 13436, 189, 11602), network errors (6, 7, 89, 9001) and shutdown errors
+     * (91, 11600), from {@code src/mongo/base/error_codes.yml}'s categories.
+     */
+    private static final java.util.Set<Integer> MARKS_HOST_FAILED = java.util.Set.of(10107, 13435, 13436, 189, 11602,
+        6, 7, 89, 9001, 91, 11600);
+
     @Override
     public void close() {
+        if (replication != null) {
+            replication.close();
+            return;
+        }
         members.forEach(EmulatedNode::close);
     }
 

@@ -13,6 +13,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
@@ -64,35 +65,55 @@ final class ShardServer implements CommandExecutor {
     private final Duration refreshLimit;
     private final ExecutorService refreshThreads;
     private final Map<String, CollectionRouting> metadata = new ConcurrentHashMap<>();
-    /** On a primary: what its config.cache.collections holds (what secondaries can load after replication). */
-    private final Map<String, CollectionRouting> persisted = new ConcurrentHashMap<>();
+    /** What the shard's config.cache.collections holds (written by its primary; what secondaries load after replication). */
+    private final Map<String, CollectionRouting> persisted;
+    /** Where data commands run: the primary's engine (a non-replicating shard) or this member's replication role. */
+    private final CommandExecutor data;
     private final AtomicLong staleConfigReplies = new AtomicLong();
     private final AtomicLong refreshFailures = new AtomicLong();
     private final List<String> log0 = java.util.Collections.synchronizedList(new ArrayList<>());
-    private volatile StorageEngine data;
     private volatile ShardingCatalog catalog;
     private volatile EmulatedNode node;
-    private volatile ShardServer primaryServer;
-    private volatile EmulatedNode primaryNode;
+    private volatile Supplier<EmulatedNode> primaryNode;
+    private volatile EmulatedNode dataNode;
 
-    ShardServer(String shardId, boolean primary, Duration refreshLimit, ExecutorService refreshThreads) {
+    /**
+     * @param primary   whether this member is the primary of a shard that does not replicate (ignored for a member of a
+     *                  replicating shard, whose role comes from its replica set)
+     * @param persisted the shard's {@code config.cache.collections}, shared by its members
+     * @param data      where the member's data commands run (null: the primary's storage engine)
+     */
+    ShardServer(String shardId, boolean primary, Duration refreshLimit, ExecutorService refreshThreads,
+                Map<String, CollectionRouting> persisted, CommandExecutor data) {
         this.shardId = shardId;
         this.primary = primary;
         this.refreshLimit = refreshLimit;
         this.refreshThreads = refreshThreads;
+        this.persisted = persisted;
+        this.data = data != null ? data : (operation, command) -> engine().run(operation.database(), command);
     }
 
-    /** Completes the wiring once the nodes exist; a secondary reads the primary's (replicated) data. */
-    void bind(EmulatedNode self, EmulatedNode primaryNode, ShardServer primaryServer, ShardingCatalog catalog) {
+    /**
+     * Completes the wiring once the nodes exist: a member of a non-replicating shard reads the primary's data, a member
+     * of a replicating one its own.
+     *
+     * @param primaryNode the shard's primary now (null while there is none)
+     */
+    void bind(EmulatedNode self, Supplier<EmulatedNode> primaryNode, ShardingCatalog catalog) {
         this.node = self;
         this.primaryNode = primaryNode;
-        this.primaryServer = primaryServer;
-        this.data = primaryNode.engine();
+        this.dataNode = self.membership() != null ? self : primaryNode.get();
         this.catalog = catalog;
     }
 
+    /** The engine this member reads (its own in a replicating shard, replaced by restarts and rollbacks). */
+    private StorageEngine engine() {
+        return dataNode.engine();
+    }
+
     boolean isPrimary() {
-        return primary;
+        EmulatedNode self = node;
+        return self != null && self.membership() != null ? self.membership().isWritablePrimary() : primary;
     }
 
     /** The version this node holds in memory, empty when UNKNOWN. */
@@ -139,14 +160,14 @@ final class ShardServer implements CommandExecutor {
         if (name.equals(FLUSH) || name.equals(FLUSH_OLD_NAME)) {
             return flush(operation, command);
         }
-        if (!primary && (Stall.WRITE_COMMANDS.contains(name) || name.equalsIgnoreCase("findAndModify"))) {
+        if (!isPrimary() && (Stall.WRITE_COMMANDS.contains(name) || name.equalsIgnoreCase("findAndModify"))) {
             return StorageEngine.error(10107, "NotWritablePrimary", "not primary");
         }
         BsonDocument original = operation.command();
         if (name.equals("find") && original.containsKey("shardVersion")) {
             return versionedFind(operation, command, original);
         }
-        return data.run(operation.database(), command);
+        return data.execute(operation, command);
     }
 
     private BsonDocument versionedFind(OperationContext operation, BsonDocument command, BsonDocument original) {
@@ -175,11 +196,12 @@ final class ShardServer implements CommandExecutor {
                 return reply;
             }
         }
-        BsonDocument first = data.run(operation.database(), command);
+        StorageEngine engine = engine();
+        BsonDocument first = engine.run(operation.database(), command);
         if (first.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
             return first;
         }
-        List<BsonValue> documents = Engines.drain(data, operation.database(), first);
+        List<BsonValue> documents = Engines.drain(engine, operation.database(), first);
         if (known != null) {
             CollectionRouting owner = known;
             documents.removeIf(d -> !owner.owns(shardId, d.asDocument()));
@@ -196,7 +218,7 @@ final class ShardServer implements CommandExecutor {
      * the error that ended the refresh ({@code MaxTimeMSExpired} when the operation's own deadline came first).
      */
     private BsonDocument refresh(OperationContext operation, String namespace) {
-        if (primary) {
+        if (isPrimary()) {
             Optional<CollectionRouting> routing = catalog.routing(namespace);
             routing.ifPresentOrElse(r -> metadata.put(namespace, r), () -> metadata.remove(namespace));
             return null;
@@ -207,8 +229,13 @@ final class ShardServer implements CommandExecutor {
         long waitNanos = Math.max(0, Math.min(limitNanos, operationLeft));
         BsonDocument flush = new BsonDocument(FLUSH_OLD_NAME, new BsonString(namespace))
             .append("maxTimeMS", new BsonInt64(Math.max(1, refreshLimit.toMillis())));
+        EmulatedNode primaryNow = primaryNode.get();
+        if (primaryNow == null) {
+            return refreshFailed(namespace, 133, "FailedToSatisfyReadPreference", "Could not find host matching read"
+                + " preference { mode: \"primary\" } for set " + shardId);
+        }
         ClientConnection internal = ClientConnection.internal(INTERNAL_CONNECTIONS.decrementAndGet(), null);
-        Future<BsonDocument> call = refreshThreads.submit(() -> primaryNode.handle(internal, "admin", flush));
+        Future<BsonDocument> call = refreshThreads.submit(() -> primaryNow.handle(internal, "admin", flush));
         try {
             BsonDocument reply = call.get(waitNanos, TimeUnit.NANOSECONDS);
             if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
@@ -216,8 +243,9 @@ final class ShardServer implements CommandExecutor {
                     reply.getString("codeName", new BsonString("UnknownError")).getValue(),
                     FLUSH_OLD_NAME + " on the primary failed: " + reply.getString("errmsg", new BsonString("")).getValue());
             }
-            // waitUntilOpTimeForRead: replication is synchronous here, the primary's write is already visible.
-            CollectionRouting loaded = primaryServer.persisted.get(namespace);
+            // waitUntilOpTimeForRead: the shard's config.cache.collections is shared by its members here, so the
+            // primary's write is visible at once.
+            CollectionRouting loaded = persisted.get(namespace);
             if (loaded == null) {
                 metadata.remove(namespace);
             } else {
@@ -231,7 +259,7 @@ final class ShardServer implements CommandExecutor {
                     + " for " + FLUSH_OLD_NAME + " on the primary");
             }
             return refreshFailed(namespace, 262, "ExceededTimeLimit", FLUSH_OLD_NAME + " sent to the primary "
-                + primaryNode.address() + " did not finish within " + refreshLimit.toMillis() + " ms: the primary's"
+                + primaryNow.address() + " did not finish within " + refreshLimit.toMillis() + " ms: the primary's"
                 + " write of config.cache.collections did not complete");
         } catch (ExecutionException e) {
             return refreshFailed(namespace, 8, "UnknownError", "refresh failed: " + e.getCause());
@@ -251,7 +279,7 @@ final class ShardServer implements CommandExecutor {
 
     /** {@code _flushRoutingTableCacheUpdates} on a primary: load from the config server, persist, reply. */
     private BsonDocument flush(OperationContext operation, BsonDocument command) {
-        if (!primary) {
+        if (!isPrimary()) {
             return StorageEngine.error(10107, "NotWritablePrimary", "_flushRoutingTableCacheUpdates runs on the primary");
         }
         String namespace = command.getString(command.getFirstKey()).getValue();

@@ -54,8 +54,8 @@ class SecondaryRoutingRefreshTest {
     }
 
     private void start(int staleConfigRetries) {
-        cluster = EmulatedCluster.sharded().shards(2).nodesPerShard(3)
-            .routingRefreshLimit(Duration.ofMillis(150)).staleConfigRetries(staleConfigRetries).start();
+        cluster = shards(EmulatedCluster.sharded().shards(2).nodesPerShard(3)
+            .routingRefreshLimit(Duration.ofMillis(150)).staleConfigRetries(staleConfigRetries)).start();
         client = Clients.client(cluster.connectionString());
         client.getDatabase("admin").runCommand(new Document("shardCollection", NS).append("key", new Document("_id", "hashed")));
         inventory = client.getDatabase("demo").getCollection("store_inventory");
@@ -67,6 +67,9 @@ class SecondaryRoutingRefreshTest {
         }
         inventory.insertMany(documents, new InsertManyOptions().ordered(false));
         shardA = cluster.shardSet(0);
+        for (int shard = 0; shard < 2; shard++) {
+            assertThat(cluster.shardSet(shard).awaitReplication(Duration.ofSeconds(10))).isTrue();
+        }
         a1 = shardA.secondary(0);
         a2 = shardA.secondary(1);
         a1.tags(Map.of("node", "a1"));
@@ -76,6 +79,11 @@ class SecondaryRoutingRefreshTest {
         ChunkMap map = cluster.chunkMap(NS);
         onShardA = documents.stream().filter(d -> map.shardOfDocument(BsonDocument.parse(d.toJson())).equals("shard00"))
             .findFirst().orElseThrow();
+    }
+
+    /** The shards' kind: secondaries reading the primary's data here; replicating in the subclass. */
+    EmulatedShardedCluster.Builder shards(EmulatedShardedCluster.Builder builder) {
+        return builder;
     }
 
     @AfterEach
