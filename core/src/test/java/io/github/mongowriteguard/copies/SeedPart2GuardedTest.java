@@ -44,6 +44,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 class SeedPart2GuardedTest {
     private static final int EXECUTIONS = 4;
     private static final int SOCKET_TIMEOUT_MS = 300;
+    private static final int INTERRUPTIBLE_SOCKET_TIMEOUT_MS = 2_000;
     private static final String NS = "lab.records";
     private static final Predicate<ReceivedCommand> INSERTS = c -> c.commandName().equals("insert") && c.namespace().equals(NS);
 
@@ -115,8 +116,11 @@ class SeedPart2GuardedTest {
         try (Deployment deployment = Deployment.start(topology)) {
             MeterRegistry meters = new SimpleMeterRegistry();
             WriteGuard guard = guard(meters);
-            try (MongoClient client = client(deployment.uri(), guard);
-                 StallHandle stall = deployment.stalledNode().stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.INTERRUPTIBLE, Duration.ofSeconds(10)))) {
+            // A socket timeout well above the deadline: the server's MaxTimeMSExpired must reach the client before its
+            // socket timeout also on a loaded machine (with 300 ms, a busy CI machine made it time out first, and the
+            // guard then rightly said UNKNOWN).
+            try (MongoClient client = client(deployment.uri(), guard, INTERRUPTIBLE_SOCKET_TIMEOUT_MS);
+                 StallHandle stall = deployment.stalledNode().stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.INTERRUPTIBLE, Duration.ofSeconds(20)))) {
                 GuardedCollection<Document> records = guard.wrap(client, client.getDatabase("lab").getCollection("records"));
 
                 assertThatThrownBy(() -> records.insertOne(new Document("record", 42)))
@@ -145,9 +149,13 @@ class SeedPart2GuardedTest {
     }
 
     private static MongoClient client(String uri, WriteGuard guard) {
+        return client(uri, guard, SOCKET_TIMEOUT_MS);
+    }
+
+    private static MongoClient client(String uri, WriteGuard guard, int socketTimeoutMs) {
         MongoClientSettings.Builder builder = MongoClientSettings.builder()
             .applyConnectionString(new ConnectionString(uri))
-            .applyToSocketSettings(s -> s.readTimeout(SOCKET_TIMEOUT_MS, TimeUnit.MILLISECONDS));
+            .applyToSocketSettings(s -> s.readTimeout(socketTimeoutMs, TimeUnit.MILLISECONDS));
         return MongoClients.create((guard == null ? builder : guard.configure(builder)).build());
     }
 
