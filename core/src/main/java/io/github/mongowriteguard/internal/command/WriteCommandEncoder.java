@@ -9,7 +9,6 @@ import java.util.Map;
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
 import org.bson.BsonDocumentWrapper;
-import org.bson.RawBsonDocument;
 import org.bson.codecs.BsonDocumentCodec;
 import org.bson.codecs.Codec;
 import org.bson.codecs.DocumentCodec;
@@ -226,10 +225,11 @@ public final class WriteCommandEncoder<T> {
 
         WriteCommand finish() {
             writer.writeEndArray();
+            int bodyEnd = buffer.getPosition();
             writer.writeEndDocument();
             writer.close();
-            RawBsonDocument command = new RawBsonDocument(buffer.getInternalBuffer(), 0, buffer.getPosition());
-            return new WriteCommand(bucket.kind, collection, ordered, command, Arrays.copyOf(indices, count), !bucket.multi);
+            return new WriteCommand(bucket.kind, collection, ordered, buffer.getInternalBuffer(), bodyEnd,
+                Arrays.copyOf(indices, count), !bucket.multi);
         }
     }
 
