@@ -155,6 +155,19 @@ public final class BulkPlan {
     }
 
     /**
+     * The encoded size of the document of write {@code index} as the planner measured it (without an {@code _id} the
+     * guard assigns later), for an insert or a replacement; -1 for other writes. A sizing hint for the encoder's
+     * buffers: what is sent is encoded again, and cut by its encoded size.
+     *
+     * @param index the write's index in the caller's bulk
+     * @return the measured size in bytes, or -1
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
+     */
+    public long measuredDocumentSize(int index) {
+        return facts[checkIndex(index)].documentSize;
+    }
+
+    /**
      * The kind of write {@code index}.
      *
      * @param index the write's index in the caller's bulk

@@ -45,6 +45,14 @@ public final class WriteCommandEncoder<T> {
      */
     public static final int MAX_STATEMENT_BYTES = 16 * 1024 * 1024 - 16 * 1024;
 
+    /** A statement's array element: its type byte, its name (the position, up to 6 digits) and its terminator. */
+    private static final int STATEMENT_OVERHEAD_BYTES = 8;
+    /** Sizing guesses for what the plan did not measure: a filter with {@code q}, an update document with {@code u}. */
+    private static final int FILTER_GUESS_BYTES = 32;
+    private static final int SMALL_DOCUMENT_GUESS_BYTES = 48;
+    /** The command's own fields around the statements, and the per-send fields {@link WriteCommand#toCommand} adds. */
+    private static final int HEADER_AND_TAIL_BYTES = 512;
+    private static final int MIN_BUFFER_BYTES = 1024;
     private static final BsonDocumentCodec BSON_CODEC = new BsonDocumentCodec();
     private static final EncoderContext CONTEXT = EncoderContext.builder().build();
     /** As the driver encodes documents to insert and replacements: {@code _id} first. */
@@ -155,14 +163,16 @@ public final class WriteCommandEncoder<T> {
     private void encodeRuns(BulkPlan plan, List<Integer> indices, boolean ordered, CommandOptions options, boolean alone,
                             List<WriteCommand> commands) {
         CommandWriter open = null;
-        for (int index : indices) {
+        for (int position = 0; position < indices.size(); position++) {
+            int index = indices.get(position);
             Bucket bucket = Bucket.of(plan.kind(index));
             boolean ownCommand = alone && bucket != Bucket.INSERTS;
             if (open == null || open.bucket != bucket || ownCommand || !open.tryAdd(index, plan)) {
                 if (open != null) {
                     commands.add(open.finish()); // another kind of write, or this command is full
                 }
-                open = new CommandWriter(bucket, ordered, options);
+                int capacity = ownCommand ? 0 : estimatedStatementBytes(plan, indices, position, bucket);
+                open = new CommandWriter(bucket, ordered, options, capacity);
                 open.add(index, plan);
             }
         }
@@ -171,19 +181,46 @@ public final class WriteCommandEncoder<T> {
         }
     }
 
+    /**
+     * What the statements of the command that starts at {@code from} will take, from the plan's measured document
+     * sizes, so that its buffer is allocated once instead of growing by doubling: the statements of {@code bucket} from
+     * there until one crosses the command's limit (that one is written too, before it is dropped). A hint only: a
+     * larger command grows its buffer, and where a command is cut depends on the bytes written, not on this.
+     */
+    private static int estimatedStatementBytes(BulkPlan plan, List<Integer> indices, int from, Bucket bucket) {
+        long bytes = 0;
+        int count = 0;
+        for (int position = from; position < indices.size() && count < MAX_STATEMENTS; position++, count++) {
+            int index = indices.get(position);
+            if (Bucket.of(plan.kind(index)) != bucket) {
+                break;
+            }
+            long documentSize = plan.measuredDocumentSize(index);
+            bytes += STATEMENT_OVERHEAD_BYTES + (bucket == Bucket.INSERTS ? 0 : FILTER_GUESS_BYTES)
+                + Math.max(documentSize, SMALL_DOCUMENT_GUESS_BYTES);
+            if (bytes > MAX_STATEMENT_BYTES) {
+                break;
+            }
+        }
+        return (int) Math.min(bytes + bytes / 64, Integer.MAX_VALUE - 1024);
+    }
+
     /** One command being written: {@code {<command>: <collection>, ordered: .., <statements>: [...]}}. */
     private final class CommandWriter {
         final Bucket bucket;
         final boolean ordered;
-        final BasicOutputBuffer buffer = new BasicOutputBuffer();
-        final BsonBinaryWriter writer = new BsonBinaryWriter(buffer);
+        final BasicOutputBuffer buffer;
+        final BsonBinaryWriter writer;
         final int statementsStart;
         int[] indices = new int[16];
         int count;
 
-        CommandWriter(Bucket bucket, boolean ordered, CommandOptions options) {
+        /** @param statementBytes what the statements are expected to take, 0 when not known */
+        CommandWriter(Bucket bucket, boolean ordered, CommandOptions options, int statementBytes) {
             this.bucket = bucket;
             this.ordered = ordered;
+            this.buffer = new BasicOutputBuffer(Math.max(MIN_BUFFER_BYTES, statementBytes + HEADER_AND_TAIL_BYTES));
+            this.writer = new BsonBinaryWriter(buffer);
             writer.writeStartDocument();
             writer.writeString(bucket.kind.commandName(), collection);
             writer.writeBoolean("ordered", ordered);
