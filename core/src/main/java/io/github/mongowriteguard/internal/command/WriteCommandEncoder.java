@@ -15,7 +15,6 @@ import org.bson.codecs.DocumentCodec;
 import org.bson.codecs.EncoderContext;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.conversions.Bson;
-import org.bson.io.BasicOutputBuffer;
 
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.WriteKind;
@@ -171,8 +170,8 @@ public final class WriteCommandEncoder<T> {
                 if (open != null) {
                     commands.add(open.finish()); // another kind of write, or this command is full
                 }
-                int capacity = ownCommand ? 0 : estimatedStatementBytes(plan, indices, position, bucket);
-                open = new CommandWriter(bucket, ordered, options, capacity);
+                open = new CommandWriter(bucket, ordered, options,
+                    ownCommand ? Expected.ONE : expected(plan, indices, position, bucket));
                 open.add(index, plan);
             }
         }
@@ -182,19 +181,28 @@ public final class WriteCommandEncoder<T> {
     }
 
     /**
-     * What the statements of the command that starts at {@code from} will take, from the plan's measured document
-     * sizes, so that its buffer is allocated once instead of growing by doubling: the statements of {@code bucket} from
-     * there until one crosses the command's limit (that one is written too, before it is dropped). A hint only: a
-     * larger command grows its buffer, and where a command is cut depends on the bytes written, not on this.
+     * What the statements of the command that starts at {@code from} are expected to take, so that its buffer is
+     * allocated about once instead of growing by doubling: the statements of {@code bucket} from there until one
+     * crosses the command's limit (that one is written too, before it is dropped), their bytes from the plan's measured
+     * document sizes where it has them. A hint only: a larger command grows its buffer, and where a command is cut
+     * depends on the bytes written, not on this.
+     *
+     * @param bytes      the statements' expected bytes (measured documents, guesses for the rest)
+     * @param statements how many statements the command is expected to hold
      */
-    private static int estimatedStatementBytes(BulkPlan plan, List<Integer> indices, int from, Bucket bucket) {
+    private record Expected(long bytes, int statements) {
+        static final Expected ONE = new Expected(0, 1);
+    }
+
+    private static Expected expected(BulkPlan plan, List<Integer> indices, int from, Bucket bucket) {
         long bytes = 0;
         int count = 0;
-        for (int position = from; position < indices.size() && count < MAX_STATEMENTS; position++, count++) {
+        for (int position = from; position < indices.size() && count < MAX_STATEMENTS; position++) {
             int index = indices.get(position);
             if (Bucket.of(plan.kind(index)) != bucket) {
                 break;
             }
+            count++;
             long documentSize = plan.measuredDocumentSize(index);
             bytes += STATEMENT_OVERHEAD_BYTES + (bucket == Bucket.INSERTS ? 0 : FILTER_GUESS_BYTES)
                 + Math.max(documentSize, SMALL_DOCUMENT_GUESS_BYTES);
@@ -202,25 +210,27 @@ public final class WriteCommandEncoder<T> {
                 break;
             }
         }
-        return (int) Math.min(bytes + bytes / 64, Integer.MAX_VALUE - 1024);
+        return new Expected(bytes, count);
     }
 
     /** One command being written: {@code {<command>: <collection>, ordered: .., <statements>: [...]}}. */
     private final class CommandWriter {
         final Bucket bucket;
         final boolean ordered;
-        final BasicOutputBuffer buffer;
+        final CommandBuffer buffer;
         final BsonBinaryWriter writer;
+        final Expected expected;
         final int statementsStart;
-        int[] indices = new int[16];
+        int[] indices;
         int count;
 
-        /** @param statementBytes what the statements are expected to take, 0 when not known */
-        CommandWriter(Bucket bucket, boolean ordered, CommandOptions options, int statementBytes) {
+        CommandWriter(Bucket bucket, boolean ordered, CommandOptions options, Expected expected) {
             this.bucket = bucket;
             this.ordered = ordered;
-            this.buffer = new BasicOutputBuffer(Math.max(MIN_BUFFER_BYTES, statementBytes + HEADER_AND_TAIL_BYTES));
+            this.expected = expected;
+            this.buffer = new CommandBuffer(withMargin(expected.bytes()));
             this.writer = new BsonBinaryWriter(buffer);
+            this.indices = new int[Math.max(1, expected.statements())];
             writer.writeStartDocument();
             writer.writeString(bucket.kind.commandName(), collection);
             writer.writeBoolean("ordered", ordered);
@@ -246,6 +256,13 @@ public final class WriteCommandEncoder<T> {
                 writer.reset(); // back to the mark: the statement's bytes are dropped
                 return false;
             }
+            if (count == 0 && expected.statements() > 1) {
+                // The first statement's size stands for the others where the plan measured nothing (or without the
+                // _id the guard assigned since): make room for all of them at once.
+                long first = buffer.getPosition() - statementsStart;
+                long all = Math.min(Math.max(expected.bytes(), first * expected.statements()), MAX_STATEMENT_BYTES + 2 * first);
+                buffer.reserve(statementsStart + withMargin(all));
+            }
             if (count == indices.length) {
                 indices = Arrays.copyOf(indices, count * 2);
             }
@@ -265,7 +282,7 @@ public final class WriteCommandEncoder<T> {
             int bodyEnd = buffer.getPosition();
             writer.writeEndDocument();
             writer.close();
-            return new WriteCommand(bucket.kind, collection, ordered, buffer.getInternalBuffer(), bodyEnd,
+            return new WriteCommand(bucket.kind, collection, ordered, buffer.array(), bodyEnd,
                 Arrays.copyOf(indices, count), !bucket.multi);
         }
     }
@@ -351,6 +368,12 @@ public final class WriteCommandEncoder<T> {
         } else {
             BSON_CODEC.encode(writer, BsonDocumentWrapper.asBsonDocument(document, registry), COLLECTIBLE);
         }
+    }
+
+    /** Room for {@code statementBytes} of statements, the command's own fields and its per-send fields. */
+    private static int withMargin(long statementBytes) {
+        return (int) Math.min(Math.max(MIN_BUFFER_BYTES, statementBytes + statementBytes / 64 + HEADER_AND_TAIL_BYTES),
+            Integer.MAX_VALUE - 1024);
     }
 
     private BsonDocument toBson(Bson bson) {
