@@ -261,7 +261,7 @@ public final class WriteCommandEncoder<T> {
                 // _id the guard assigned since): make room for all of them at once.
                 long first = buffer.getPosition() - statementsStart;
                 long all = Math.min(Math.max(expected.bytes(), first * expected.statements()), MAX_STATEMENT_BYTES + 2 * first);
-                buffer.reserve(statementsStart + withMargin(all));
+                buffer.reserve(statementsStart + withMargin(all + all / 16));
             }
             if (count == indices.length) {
                 indices = Arrays.copyOf(indices, count * 2);
