@@ -14,11 +14,13 @@ import org.bson.types.ObjectId;
 /**
  * The bytes of one command being encoded: a heap buffer that the encoder can size ahead ({@link #reserve}) from what it
  * expects the command to take, so that a large command is allocated about once instead of doubling (and copying) its
- * way up from a small buffer. Past a reservation it grows by a quarter (the expectation was close); otherwise by doubling.
+ * way up from a small buffer. When the expectation was short it grows by doubling while small, by a quarter above
+ * {@link #QUARTER_GROWTH_ABOVE} (the expectation was close, or the command is near its limit anyway).
  */
 final class CommandBuffer extends OutputBuffer {
+    private static final int QUARTER_GROWTH_ABOVE = 1024 * 1024;
+
     private ByteBuffer buffer;
-    private boolean reserved;
 
     CommandBuffer(int capacity) {
         buffer = ByteBuffer.allocate(capacity).order(ByteOrder.LITTLE_ENDIAN);
@@ -26,14 +28,9 @@ final class CommandBuffer extends OutputBuffer {
 
     /** Makes room for {@code capacity} bytes in all, in one allocation, if there is less. */
     void reserve(int capacity) {
-        reserved = true;
         if (capacity > buffer.capacity()) {
             resize(capacity);
         }
-    }
-
-    int capacity() {
-        return buffer.capacity();
     }
 
     /** The bytes written so far start at 0; the array may be longer. */
@@ -45,7 +42,7 @@ final class CommandBuffer extends OutputBuffer {
         int need = buffer.position() + more;
         if (need > buffer.capacity()) {
             long position = buffer.position();
-            long grown = reserved ? position + position / 4 : 2 * position;
+            long grown = position > QUARTER_GROWTH_ABOVE ? position + position / 4 : 2 * position;
             resize((int) Math.min(Integer.MAX_VALUE - 16, Math.max(need + 128L, grown)));
         }
     }

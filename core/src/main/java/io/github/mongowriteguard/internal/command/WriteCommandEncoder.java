@@ -257,11 +257,14 @@ public final class WriteCommandEncoder<T> {
                 return false;
             }
             if (count == 0 && expected.statements() > 1) {
-                // The first statement's size stands for the others where the plan measured nothing (or without the
-                // _id the guard assigned since): make room for all of them at once.
+                // Where the plan measured nothing (updates, deletes) or measured without the _id the guard assigned
+                // since, the first statement's size stands for the others: if they clearly need more room than the
+                // buffer has, make it at once.
                 long first = buffer.getPosition() - statementsStart;
-                long all = Math.min(Math.max(expected.bytes(), first * expected.statements()), MAX_STATEMENT_BYTES + 2 * first);
-                buffer.reserve(statementsStart + withMargin(all + all / 16));
+                long all = Math.min(first * expected.statements(), MAX_STATEMENT_BYTES + 2 * first);
+                if (all > expected.bytes() + expected.bytes() / 16) {
+                    buffer.reserve(statementsStart + withMargin(all + all / 16));
+                }
             }
             if (count == indices.length) {
                 indices = Arrays.copyOf(indices, count * 2);
@@ -372,7 +375,7 @@ public final class WriteCommandEncoder<T> {
 
     /** Room for {@code statementBytes} of statements, the command's own fields and its per-send fields. */
     private static int withMargin(long statementBytes) {
-        return (int) Math.min(Math.max(MIN_BUFFER_BYTES, statementBytes + statementBytes / 64 + HEADER_AND_TAIL_BYTES),
+        return (int) Math.min(Math.max(MIN_BUFFER_BYTES, statementBytes + statementBytes / 32 + HEADER_AND_TAIL_BYTES),
             Integer.MAX_VALUE - 1024);
     }
 
