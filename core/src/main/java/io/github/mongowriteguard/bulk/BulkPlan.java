@@ -1,14 +1,19 @@
 package io.github.mongowriteguard.bulk;
 
 import org.bson.BsonDocument;
+import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 import org.bson.BsonWriter;
 import org.bson.codecs.BsonDocumentCodec;
+import org.bson.codecs.BsonTypeCodecMap;
+import org.bson.codecs.BsonValueCodecProvider;
+import org.bson.codecs.Codec;
 import org.bson.codecs.EncoderContext;
 
 import java.util.AbstractList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.RandomAccess;
 
 /**
@@ -33,6 +38,9 @@ public final class BulkPlan {
     /** Writes per bulk command that mongos and the driver accept before splitting (maxWriteBatchSize). */
     private static final int MAX_WRITE_BATCH_SIZE = 100_000;
     private static final BsonDocumentCodec FILTER_CODEC = new BsonDocumentCodec();
+    /** What {@link #FILTER_CODEC} writes a field's value with: the codec of the value's BSON type, from its registry. */
+    private static final BsonTypeCodecMap VALUE_CODECS =
+        new BsonTypeCodecMap(BsonValueCodecProvider.getBsonTypeClassMap(), FILTER_CODEC.getCodecRegistry());
     private static final EncoderContext ENCODER_CONTEXT = EncoderContext.builder().build();
 
     private final PlanMode mode;
@@ -147,11 +155,52 @@ public final class BulkPlan {
      * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
      */
     public void writeFilter(int index, BsonWriter writer) {
-        BsonDocument filter = facts[checkIndex(index)].filter();
+        WriteFacts write = facts[checkIndex(index)];
+        BsonDocument filter = write.storedFilter();
+        if (filter == null && write.kind != WriteKind.INSERT_ONE && write.id != null) {
+            // {_id: id}, the filter the plan did not keep, written as the codec writes that document, without building it
+            writer.writeStartDocument();
+            writer.writeName("_id");
+            writeValue(writer, write.id);
+            writer.writeEndDocument();
+            return;
+        }
         if (filter == null) {
             throw new IllegalArgumentException("write " + index + " is an insert; it has no filter");
         }
         FILTER_CODEC.encode(writer, filter, ENCODER_CONTEXT);
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static void writeValue(BsonWriter writer, BsonValue value) {
+        Codec codec = VALUE_CODECS.get(value.getBsonType());
+        ENCODER_CONTEXT.encodeWithChildContext(codec, writer, value);
+    }
+
+    /**
+     * The {@code _id} write {@code index} is keyed by, as {@link #decision(int)}{@code .id()} gives it, without building
+     * the rest of the decision (its filter and its reason).
+     *
+     * @param index the write's index in the caller's bulk
+     * @return a copy of the {@code _id}, or empty when the write is unkeyed or an insert left without {@code _id}
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
+     */
+    public Optional<BsonValue> id(int index) {
+        BsonValue id = facts[checkIndex(index)].id;
+        return id == null ? Optional.empty() : Optional.of(Ids.copy(id));
+    }
+
+    /**
+     * The encoded size of the document of write {@code index} as the planner measured it (without an {@code _id} the
+     * guard assigns later), for an insert or a replacement; -1 for other writes. A sizing hint for the encoder's
+     * buffers: what is sent is encoded again, and cut by its encoded size.
+     *
+     * @param index the write's index in the caller's bulk
+     * @return the measured size in bytes, or -1
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
+     */
+    public long measuredDocumentSize(int index) {
+        return facts[checkIndex(index)].documentSize;
     }
 
     /**

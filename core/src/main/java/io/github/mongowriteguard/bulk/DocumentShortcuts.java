@@ -2,6 +2,8 @@ package io.github.mongowriteguard.bulk;
 
 import com.mongodb.MongoClientSettings;
 import org.bson.BsonArray;
+import org.bson.BsonBinary;
+import org.bson.BsonBinarySubType;
 import org.bson.BsonBoolean;
 import org.bson.BsonDateTime;
 import org.bson.BsonDecimal128;
@@ -15,6 +17,7 @@ import org.bson.BsonString;
 import org.bson.BsonType;
 import org.bson.BsonValue;
 import org.bson.Document;
+import org.bson.codecs.BinaryCodec;
 import org.bson.codecs.BooleanCodec;
 import org.bson.codecs.DateCodec;
 import org.bson.codecs.Decimal128Codec;
@@ -27,6 +30,7 @@ import org.bson.codecs.StringCodec;
 import org.bson.codecs.configuration.CodecConfigurationException;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.conversions.Bson;
+import org.bson.types.Binary;
 import org.bson.types.Decimal128;
 import org.bson.types.ObjectId;
 import org.jspecify.annotations.Nullable;
@@ -42,8 +46,8 @@ import java.util.Set;
  * without the codec machinery, which costs more than the whole rest of planning. Gives exactly what encoding would
  * give, and {@code null} ("ask the codec") for anything it is not sure of.
  *
- * <p>Only used when the registry encodes {@code Document} and the plain Java scalars with the driver's standard
- * codecs, checked once per planner: a registry that encodes, say, {@code String} differently gets the codec path.
+ * <p>Only used when the registry encodes {@code Document}, {@code Binary} and the plain Java scalars with the driver's
+ * standard codecs, checked once per planner: a registry that encodes, say, {@code String} differently gets the codec path.
  */
 final class DocumentShortcuts {
 
@@ -66,6 +70,7 @@ final class DocumentShortcuts {
                     && registry.get(ObjectId.class) instanceof ObjectIdCodec
                     && registry.get(Decimal128.class) instanceof Decimal128Codec
                     && registry.get(Date.class) instanceof DateCodec
+                    && registry.get(Binary.class) instanceof BinaryCodec
                     && registry.get(String.class) instanceof StringCodec
                     && ((StringCodec) registry.get(String.class)).getRepresentation() == BsonType.STRING
                     && registry.get(ArrayList.class).getClass() == DEFAULT_LIST_CODEC;
@@ -126,6 +131,9 @@ final class DocumentShortcuts {
             return new BsonDecimal128((Decimal128) value);
         } else if (value.getClass() == Date.class) {
             return new BsonDateTime(((Date) value).getTime());
+        } else if (value.getClass() == Binary.class) {
+            Binary binary = (Binary) value;
+            return new BsonBinary(binary.getType(), binary.getData()); // as BinaryCodec writes it; getData copies
         } else if (value.getClass() == Document.class) {
             return document((Document) value);
         } else if (value instanceof List) {
@@ -236,6 +244,10 @@ final class DocumentShortcuts {
             return 12;
         } else if (value instanceof Decimal128) {
             return 16;
+        } else if (value.getClass() == Binary.class) {
+            // int32 length, subtype byte; the old binary subtype (0x02) repeats the length inside (BsonBinaryWriter)
+            Binary binary = (Binary) value;
+            return 4 + 1 + (binary.getType() == BsonBinarySubType.OLD_BINARY.getValue() ? 4 : 0) + binary.length();
         } else if (value.getClass() == Document.class) {
             return documentSize((Document) value);
         } else if (value instanceof List) {

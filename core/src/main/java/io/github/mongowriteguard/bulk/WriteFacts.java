@@ -71,6 +71,12 @@ final class WriteFacts {
         return filter;
     }
 
+    /** The filter the plan kept: null for inserts and for a filter that is nothing but {@code {_id: id}}. */
+    @Nullable
+    BsonDocument storedFilter() {
+        return filter;
+    }
+
     boolean isKeyed() {
         return unkeyed == Unkeyed.NO;
     }

@@ -11,6 +11,7 @@ import org.bson.codecs.StringCodec;
 import org.bson.codecs.configuration.CodecRegistries;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.io.BasicOutputBuffer;
+import org.bson.types.Binary;
 import org.bson.types.Decimal128;
 import org.bson.types.ObjectId;
 import org.junit.jupiter.api.Test;
@@ -130,7 +131,13 @@ class DocumentShortcutsTest {
             case 6:
                 return new Decimal128(BigDecimal.valueOf(random.nextInt(), random.nextInt(5)));
             case 7:
-                return new Date(random.nextInt(1_000_000));
+                if (random.nextBoolean()) {
+                    return new Date(random.nextInt(1_000_000));
+                }
+                // subtypes 0 (generic), 2 (old binary: its length written twice), 4 (UUID), 0x80 (user defined)
+                byte[] data = new byte[random.nextInt(40)];
+                random.nextBytes(data);
+                return new Binary(new byte[] {0, 2, 4, (byte) 0x80}[random.nextInt(4)], data);
             case 8:
             case 9:
                 return randomText(random, random.nextInt(40));

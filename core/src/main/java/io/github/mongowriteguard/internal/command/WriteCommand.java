@@ -1,5 +1,6 @@
 package io.github.mongowriteguard.internal.command;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -44,19 +45,31 @@ public final class WriteCommand {
         }
     }
 
+    /** {@code {}}: the document the per-send fields are piped onto. */
+    private static final byte[] EMPTY_DOCUMENT = {5, 0, 0, 0, 0};
+    /** Enough for {@code maxTimeMS}, {@code txnNumber}, a usual write concern and the guard's comment. */
+    private static final int TAIL_SIZE = 256;
+
     private final CommandType type;
     private final String collection;
     private final boolean ordered;
-    /** The command without its per-send fields: {@code {<command>: <collection>, ordered: .., <statements>: [...]}}. */
-    private final RawBsonDocument base;
+    /**
+     * The command's bytes: {@code {<command>: <collection>, ordered: .., <statements>: [...]}}, followed by the per-send
+     * fields of the last {@link #toCommand} call (which writes them here, in place, after {@link #bodyEnd}).
+     */
+    private byte[] bytes;
+    /** Where the statements array ends: the per-send fields, then the document's terminating byte, are written here. */
+    private final int bodyEnd;
     private final int[] indices;
     private final boolean retryable;
 
-    WriteCommand(CommandType type, String collection, boolean ordered, RawBsonDocument base, int[] indices, boolean retryable) {
+    WriteCommand(CommandType type, String collection, boolean ordered, byte[] bytes, int bodyEnd, int[] indices,
+                 boolean retryable) {
         this.type = type;
         this.collection = collection;
         this.ordered = ordered;
-        this.base = base;
+        this.bytes = bytes;
+        this.bodyEnd = bodyEnd;
         this.indices = indices;
         this.retryable = retryable;
     }
@@ -88,7 +101,9 @@ public final class WriteCommand {
     }
 
     /**
-     * The command as sent.
+     * The command as sent: the statements' bytes as encoded, then the per-send fields, as {@code BsonBinaryWriter.pipe}
+     * appends extra elements. The fields are written in place after the statements (the statements are not copied), so
+     * the document returned is valid until the next call on this command: send it before building the next one.
      *
      * @param txnNumber    the transaction number, or null for a non-retryable command
      * @param maxTimeMs    the server deadline
@@ -108,13 +123,24 @@ public final class WriteCommand {
         if (comment != null) {
             fields.add(new BsonElement("comment", comment));
         }
-        // The base's bytes are copied as they are, then the fields appended.
-        BasicOutputBuffer buffer = new BasicOutputBuffer(base.getByteBuffer().remaining() + 256);
-        try (BsonBinaryWriter writer = new BsonBinaryWriter(buffer);
-             BsonBinaryReader reader = new BsonBinaryReader(base.getByteBuffer().asNIO())) {
+        // Only the fields are written here, as the pipe of an empty document with them as extra elements writes them;
+        // their bytes then replace what follows the statements.
+        BasicOutputBuffer tail = new BasicOutputBuffer(TAIL_SIZE);
+        try (BsonBinaryWriter writer = new BsonBinaryWriter(tail);
+             BsonBinaryReader reader = new BsonBinaryReader(ByteBuffer.wrap(EMPTY_DOCUMENT))) {
             writer.pipe(reader, fields);
         }
-        return new RawBsonDocument(buffer.getInternalBuffer(), 0, buffer.getPosition());
+        int tailLength = tail.getPosition() - 4; // the fields and the terminating byte, without the length prefix
+        int size = bodyEnd + tailLength;
+        if (size > bytes.length) {
+            bytes = Arrays.copyOf(bytes, size);
+        }
+        System.arraycopy(tail.getInternalBuffer(), 4, bytes, bodyEnd, tailLength);
+        bytes[0] = (byte) size;
+        bytes[1] = (byte) (size >>> 8);
+        bytes[2] = (byte) (size >>> 16);
+        bytes[3] = (byte) (size >>> 24);
+        return new RawBsonDocument(bytes, 0, size);
     }
 
     @Override

@@ -9,14 +9,12 @@ import java.util.Map;
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
 import org.bson.BsonDocumentWrapper;
-import org.bson.RawBsonDocument;
 import org.bson.codecs.BsonDocumentCodec;
 import org.bson.codecs.Codec;
 import org.bson.codecs.DocumentCodec;
 import org.bson.codecs.EncoderContext;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.conversions.Bson;
-import org.bson.io.BasicOutputBuffer;
 
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.WriteKind;
@@ -46,6 +44,14 @@ public final class WriteCommandEncoder<T> {
      */
     public static final int MAX_STATEMENT_BYTES = 16 * 1024 * 1024 - 16 * 1024;
 
+    /** A statement's array element: its type byte, its name (the position, up to 6 digits) and its terminator. */
+    private static final int STATEMENT_OVERHEAD_BYTES = 8;
+    /** Sizing guesses for what the plan did not measure: a filter with {@code q}, an update document with {@code u}. */
+    private static final int FILTER_GUESS_BYTES = 32;
+    private static final int SMALL_DOCUMENT_GUESS_BYTES = 48;
+    /** The command's own fields around the statements, and the per-send fields {@link WriteCommand#toCommand} adds. */
+    private static final int HEADER_AND_TAIL_BYTES = 512;
+    private static final int MIN_BUFFER_BYTES = 1024;
     private static final BsonDocumentCodec BSON_CODEC = new BsonDocumentCodec();
     private static final EncoderContext CONTEXT = EncoderContext.builder().build();
     /** As the driver encodes documents to insert and replacements: {@code _id} first. */
@@ -156,14 +162,16 @@ public final class WriteCommandEncoder<T> {
     private void encodeRuns(BulkPlan plan, List<Integer> indices, boolean ordered, CommandOptions options, boolean alone,
                             List<WriteCommand> commands) {
         CommandWriter open = null;
-        for (int index : indices) {
+        for (int position = 0; position < indices.size(); position++) {
+            int index = indices.get(position);
             Bucket bucket = Bucket.of(plan.kind(index));
             boolean ownCommand = alone && bucket != Bucket.INSERTS;
             if (open == null || open.bucket != bucket || ownCommand || !open.tryAdd(index, plan)) {
                 if (open != null) {
                     commands.add(open.finish()); // another kind of write, or this command is full
                 }
-                open = new CommandWriter(bucket, ordered, options);
+                open = new CommandWriter(bucket, ordered, options,
+                    ownCommand ? Expected.ONE : expected(plan, indices, position, bucket));
                 open.add(index, plan);
             }
         }
@@ -172,19 +180,57 @@ public final class WriteCommandEncoder<T> {
         }
     }
 
+    /**
+     * What the statements of the command that starts at {@code from} are expected to take, so that its buffer is
+     * allocated about once instead of growing by doubling: the statements of {@code bucket} from there until one
+     * crosses the command's limit (that one is written too, before it is dropped), their bytes from the plan's measured
+     * document sizes where it has them. A hint only: a larger command grows its buffer, and where a command is cut
+     * depends on the bytes written, not on this.
+     *
+     * @param bytes      the statements' expected bytes (measured documents, guesses for the rest)
+     * @param statements how many statements the command is expected to hold
+     */
+    private record Expected(long bytes, int statements) {
+        static final Expected ONE = new Expected(0, 1);
+    }
+
+    private static Expected expected(BulkPlan plan, List<Integer> indices, int from, Bucket bucket) {
+        long bytes = 0;
+        int count = 0;
+        for (int position = from; position < indices.size() && count < MAX_STATEMENTS; position++) {
+            int index = indices.get(position);
+            if (Bucket.of(plan.kind(index)) != bucket) {
+                break;
+            }
+            count++;
+            long documentSize = plan.measuredDocumentSize(index);
+            bytes += STATEMENT_OVERHEAD_BYTES + (bucket == Bucket.INSERTS ? 0 : FILTER_GUESS_BYTES)
+                + Math.max(documentSize, SMALL_DOCUMENT_GUESS_BYTES);
+            if (bytes > MAX_STATEMENT_BYTES) {
+                break;
+            }
+        }
+        return new Expected(bytes, count);
+    }
+
     /** One command being written: {@code {<command>: <collection>, ordered: .., <statements>: [...]}}. */
     private final class CommandWriter {
         final Bucket bucket;
         final boolean ordered;
-        final BasicOutputBuffer buffer = new BasicOutputBuffer();
-        final BsonBinaryWriter writer = new BsonBinaryWriter(buffer);
+        final CommandBuffer buffer;
+        final BsonBinaryWriter writer;
+        final Expected expected;
         final int statementsStart;
-        int[] indices = new int[16];
+        int[] indices;
         int count;
 
-        CommandWriter(Bucket bucket, boolean ordered, CommandOptions options) {
+        CommandWriter(Bucket bucket, boolean ordered, CommandOptions options, Expected expected) {
             this.bucket = bucket;
             this.ordered = ordered;
+            this.expected = expected;
+            this.buffer = new CommandBuffer(withMargin(expected.bytes()));
+            this.writer = new BsonBinaryWriter(buffer);
+            this.indices = new int[Math.max(1, expected.statements())];
             writer.writeStartDocument();
             writer.writeString(bucket.kind.commandName(), collection);
             writer.writeBoolean("ordered", ordered);
@@ -210,6 +256,16 @@ public final class WriteCommandEncoder<T> {
                 writer.reset(); // back to the mark: the statement's bytes are dropped
                 return false;
             }
+            if (count == 0 && expected.statements() > 1) {
+                // Where the plan measured nothing (updates, deletes) or measured without the _id the guard assigned
+                // since, the first statement's size stands for the others: if they clearly need more room than the
+                // buffer has, make it at once.
+                long first = buffer.getPosition() - statementsStart;
+                long all = Math.min(first * expected.statements(), MAX_STATEMENT_BYTES + 2 * first);
+                if (all > expected.bytes() + expected.bytes() / 16) {
+                    buffer.reserve(statementsStart + withMargin(all + all / 16));
+                }
+            }
             if (count == indices.length) {
                 indices = Arrays.copyOf(indices, count * 2);
             }
@@ -226,10 +282,11 @@ public final class WriteCommandEncoder<T> {
 
         WriteCommand finish() {
             writer.writeEndArray();
+            int bodyEnd = buffer.getPosition();
             writer.writeEndDocument();
             writer.close();
-            RawBsonDocument command = new RawBsonDocument(buffer.getInternalBuffer(), 0, buffer.getPosition());
-            return new WriteCommand(bucket.kind, collection, ordered, command, Arrays.copyOf(indices, count), !bucket.multi);
+            return new WriteCommand(bucket.kind, collection, ordered, buffer.array(), bodyEnd,
+                Arrays.copyOf(indices, count), !bucket.multi);
         }
     }
 
@@ -314,6 +371,12 @@ public final class WriteCommandEncoder<T> {
         } else {
             BSON_CODEC.encode(writer, BsonDocumentWrapper.asBsonDocument(document, registry), COLLECTIBLE);
         }
+    }
+
+    /** Room for {@code statementBytes} of statements, the command's own fields and its per-send fields. */
+    private static int withMargin(long statementBytes) {
+        return (int) Math.min(Math.max(MIN_BUFFER_BYTES, statementBytes + statementBytes / 32 + HEADER_AND_TAIL_BYTES),
+            Integer.MAX_VALUE - 1024);
     }
 
     private BsonDocument toBson(Bson bson) {

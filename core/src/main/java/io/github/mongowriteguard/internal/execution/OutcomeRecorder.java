@@ -194,7 +194,7 @@ final class OutcomeRecorder<T> {
 
     private void recordIdOf(WriteCommand command, int position, int index, CommandReply reply) {
         if (command.type() == WriteCommand.CommandType.INSERT) {
-            plan.decision(index).id().ifPresent(id -> outcome.insert(new BulkWriteInsert(index, id)));
+            plan.id(index).ifPresent(id -> outcome.insert(new BulkWriteInsert(index, id)));
         } else if (reply.upsertedId(position) != null) {
             outcome.upsert(new BulkWriteUpsert(index, reply.upsertedId(position)));
         }

@@ -21,7 +21,7 @@ final class RetrySafety {
 
     static boolean ofNewCopy(BulkPlan plan, int index, CodecRegistry registry) {
         WriteRecord<?> write = plan.write(index);
-        boolean keyed = plan.decision(index).id().isPresent();
+        boolean keyed = plan.id(index).isPresent();
         switch (write.kind()) {
             case INSERT_ONE:
                 return keyed;

@@ -10,6 +10,8 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.Document;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.DocumentCodec;
 import org.junit.jupiter.api.Test;
 
 import com.mongodb.MongoClientSettings;
@@ -75,6 +77,49 @@ class WriteCommandEncoderTest {
         List<WriteCommand> commands = encoder.encode(plan(models), indices(models.size()), false, CommandOptions.NONE);
 
         assertThat(commands).extracting(WriteCommand::size).containsExactly(3, 2);
+    }
+
+    @Test
+    void statementsOfExactlyTheLimit_shareOneCommand_andOneByteMoreIsCut() {
+        // Statement i is its array element: type byte, the name "i" and its terminator, then the document.
+        Document second = new Document("_id", 1);
+        Document third = new Document("_id", 2);
+        int firstBytes = WriteCommandEncoder.MAX_STATEMENT_BYTES - 3 - (3 + encodedSize(second));
+        for (int extra = 0; extra <= 1; extra++) {
+            Document first = documentOfSize(firstBytes + extra);
+            List<WriteModel<Document>> models = List.of(new InsertOneModel<>(first), new InsertOneModel<>(second),
+                new InsertOneModel<>(third));
+
+            List<WriteCommand> commands = encoder.encode(plan(models), indices(3), false, CommandOptions.NONE);
+
+            assertThat(commands).extracting(WriteCommand::size).containsExactly(extra == 0 ? 2 : 1, extra == 0 ? 1 : 2);
+            BsonDocument sent = commands.get(0).toCommand(1L, 2_000, null, null);
+            assertThat(sent.getArray("documents").get(0).asDocument().getString("big").getValue())
+                .isEqualTo(first.getString("big"));
+        }
+    }
+
+    @Test
+    void documentOfExactly16MiB_isACommandOfItsOwn() {
+        Document big = documentOfSize(16 * 1024 * 1024);
+        List<WriteModel<Document>> models = List.of(new InsertOneModel<>(new Document("_id", 1)), new InsertOneModel<>(big),
+            new InsertOneModel<>(new Document("_id", 3)));
+
+        List<WriteCommand> commands = encoder.encode(plan(models), indices(3), false, CommandOptions.NONE);
+
+        assertThat(commands).extracting(WriteCommand::size).containsExactly(1, 1, 1);
+        assertThat(commands.get(1).toCommand(1L, 2_000, null, null).getArray("documents").get(0).asDocument().getInt32("_id"))
+            .isEqualTo(new BsonInt32(2));
+    }
+
+    /** {@code {_id: 0 or 2, big: "xxx..."}} of exactly {@code bytes} encoded bytes. */
+    private static Document documentOfSize(int bytes) {
+        Document shell = new Document("_id", bytes > 16 * 1024 * 1024 - 64 ? 2 : 0).append("big", "");
+        return new Document(shell).append("big", "x".repeat(bytes - encodedSize(shell)));
+    }
+
+    private static int encodedSize(Document document) {
+        return new RawBsonDocument(document, new DocumentCodec()).getByteBuffer().remaining();
     }
 
     @Test
