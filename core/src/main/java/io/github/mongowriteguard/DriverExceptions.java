@@ -1,15 +1,7 @@
 package io.github.mongowriteguard;
 
-import java.util.ArrayList;
-import java.util.List;
-
-import org.bson.BsonDocument;
-
 import com.mongodb.ClientBulkWriteException;
 import com.mongodb.MongoException;
-import com.mongodb.client.model.bulk.ClientBulkWriteResult;
-import java.util.Map;
-import java.util.TreeMap;
 import com.mongodb.MongoNamespace;
 import com.mongodb.MongoTimeoutException;
 import com.mongodb.MongoWriteConcernException;
@@ -19,7 +11,7 @@ import com.mongodb.WriteConcernResult;
 import com.mongodb.WriteError;
 import com.mongodb.bulk.BulkWriteError;
 import com.mongodb.bulk.WriteConcernError;
-
+import com.mongodb.client.model.bulk.ClientBulkWriteResult;
 import io.github.mongowriteguard.copies.CopyRecord;
 import io.github.mongowriteguard.exception.CopyStillRunningException;
 import io.github.mongowriteguard.exception.GuardedBulkWriteException;
@@ -30,6 +22,11 @@ import io.github.mongowriteguard.internal.server.ErrorCodes;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.bson.BsonDocument;
 
 /**
  * The one place that turns a guarded call's outcome into what the driver's method would throw (driver-sync
@@ -39,8 +36,7 @@ import io.github.mongowriteguard.outcome.WriteStatus;
  * carries the complete outcome.
  */
 final class DriverExceptions {
-    private DriverExceptions() {
-    }
+    private DriverExceptions() {}
 
     /** For {@code bulkWrite} and {@code insertMany}. */
     static void throwIfNotComplete(WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
@@ -55,7 +51,8 @@ final class DriverExceptions {
         }
         WriteConcernError writeConcernError = writeConcernError(outcome);
         if (!errors.isEmpty() || writeConcernError != null) {
-            throw new GuardedBulkWriteException(outcome, errors, writeConcernError, address(outcome), outcome.errorLabels());
+            throw new GuardedBulkWriteException(
+                    outcome, errors, writeConcernError, address(outcome), outcome.errorLabels());
         }
     }
 
@@ -67,16 +64,20 @@ final class DriverExceptions {
         IndexOutcome result = outcome.outcome(0);
         if (result.status() == WriteStatus.FAILED) {
             if (result.errorCode() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
-                throw new ServerDeadlineExceededException("the server stopped this write on " + namespace
-                    + " at its deadline (maxTimeMS=" + maxTimeMs + "); it was not applied", outcome);
+                throw new ServerDeadlineExceededException(
+                        "the server stopped this write on " + namespace + " at its deadline (maxTimeMS=" + maxTimeMs
+                                + "); it was not applied",
+                        outcome);
             }
-            throw new MongoWriteException(new WriteError(result.errorCode(), result.message(), result.details()),
-                address(outcome), outcome.errorLabels());
+            throw new MongoWriteException(
+                    new WriteError(result.errorCode(), result.message(), result.details()),
+                    address(outcome),
+                    outcome.errorLabels());
         }
         WriteConcernError writeConcernError = writeConcernError(outcome);
         if (writeConcernError != null) {
-            throw new MongoWriteConcernException(writeConcernError, writeConcernResult(outcome), address(outcome),
-                outcome.errorLabels());
+            throw new MongoWriteConcernException(
+                    writeConcernError, writeConcernResult(outcome), address(outcome), outcome.errorLabels());
         }
     }
 
@@ -86,8 +87,8 @@ final class DriverExceptions {
      * applied, the partial result; a failed command before any write ran is thrown as it is, after one it is the
      * exception's cause).
      */
-    static void throwIfClientBulkNotComplete(WriteOutcome<?> outcome, String namespaces, long maxTimeMs,
-                                             ClientBulkWriteResult result) {
+    static void throwIfClientBulkNotComplete(
+            WriteOutcome<?> outcome, String namespaces, long maxTimeMs, ClientBulkWriteResult result) {
         throwIfUnknown(outcome, namespaces);
         MongoException commandError = outcome.commandError();
         if (commandError != null && commandError.getCode() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
@@ -107,26 +108,41 @@ final class DriverExceptions {
             throw commandError;
         }
         if (commandError != null || !writeErrors.isEmpty() || writeConcernError != null) {
-            throw new ClientBulkWriteException(commandError, writeConcernError == null ? List.of() : List.of(writeConcernError),
-                writeErrors, anyApplied ? result : null, address(outcome));
+            throw new ClientBulkWriteException(
+                    commandError,
+                    writeConcernError == null ? List.of() : List.of(writeConcernError),
+                    writeErrors,
+                    anyApplied ? result : null,
+                    address(outcome));
         }
     }
 
     private static void throwIfUnknown(WriteOutcome<?> outcome, Object namespace) {
         if (!outcome.stillRunning().isEmpty()) {
             CopyRecord copy = outcome.stillRunning().get(0);
-            throw new CopyStillRunningException("not retried on " + namespace + ": an earlier copy of this write is still"
-                + " running on the server and ignores its deadline (" + copy + "); starting another copy could apply it twice."
-                + " Dead-letter the write; the running copy may still apply it", copy, outcome);
+            throw new CopyStillRunningException(
+                    "not retried on " + namespace + ": an earlier copy of this write is still"
+                            + " running on the server and ignores its deadline (" + copy
+                            + "); starting another copy could apply it twice."
+                            + " Dead-letter the write; the running copy may still apply it",
+                    copy,
+                    outcome);
         }
         // Writes whose only doubt is a failed write concern are reported as the driver reports a write-concern error.
-        long unknown = outcome.outcomes().stream().filter(o -> o.status() == WriteStatus.UNKNOWN && !o.writeConcernFailed())
-            .count();
+        long unknown = outcome.outcomes().stream()
+                .filter(o -> o.status() == WriteStatus.UNKNOWN && !o.writeConcernFailed())
+                .count();
         if (unknown > 0) {
-            String reason = outcome.outcomes().stream().filter(o -> o.status() == WriteStatus.UNKNOWN && !o.writeConcernFailed())
-                .findFirst().map(IndexOutcome::message).orElse("");
-            throw new WriteOutcomeUnknownException(unknown + " of " + outcome.outcomes().size() + " writes on " + namespace
-                + " have an unknown outcome (" + reason + "); see outcome()", outcome, outcome.commandError());
+            String reason = outcome.outcomes().stream()
+                    .filter(o -> o.status() == WriteStatus.UNKNOWN && !o.writeConcernFailed())
+                    .findFirst()
+                    .map(IndexOutcome::message)
+                    .orElse("");
+            throw new WriteOutcomeUnknownException(
+                    unknown + " of " + outcome.outcomes().size() + " writes on " + namespace
+                            + " have an unknown outcome (" + reason + "); see outcome()",
+                    outcome,
+                    outcome.commandError());
         }
     }
 
@@ -137,8 +153,10 @@ final class DriverExceptions {
             return;
         }
         if (error.getCode() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
-            throw new ServerDeadlineExceededException("the server stopped this write on " + namespace + " at its deadline"
-                + " (maxTimeMS=" + maxTimeMs + "); it was not applied, and later writes were not sent; see outcome()", outcome);
+            throw new ServerDeadlineExceededException(
+                    "the server stopped this write on " + namespace + " at its deadline" + " (maxTimeMS=" + maxTimeMs
+                            + "); it was not applied, and later writes were not sent; see outcome()",
+                    outcome);
         }
         throw error;
     }
@@ -158,8 +176,8 @@ final class DriverExceptions {
         }
         if (anyNotSent) {
             throw new MongoTimeoutException("none of the " + outcome.outcomes().size() + " writes on " + namespace
-                + " was sent: no attempt reached a server (none could be selected, or no connection was free, in time)."
-                + " Nothing was applied; sending them again is safe");
+                    + " was sent: no attempt reached a server (none could be selected, or no connection was free, in time)."
+                    + " Nothing was applied; sending them again is safe");
         }
     }
 
@@ -176,8 +194,10 @@ final class DriverExceptions {
         if (outcome.insertedCount() > 0 || outcome.deletedCount() > 0) {
             return WriteConcernResult.acknowledged(outcome.insertedCount() + outcome.deletedCount(), false, null);
         }
-        return WriteConcernResult.acknowledged(outcome.matchedCount() + outcome.upserts().size(), outcome.matchedCount() > 0,
-            outcome.upserts().isEmpty() ? null : outcome.upserts().get(0).getId());
+        return WriteConcernResult.acknowledged(
+                outcome.matchedCount() + outcome.upserts().size(),
+                outcome.matchedCount() > 0,
+                outcome.upserts().isEmpty() ? null : outcome.upserts().get(0).getId());
     }
 
     private static ServerAddress address(WriteOutcome<?> outcome) {

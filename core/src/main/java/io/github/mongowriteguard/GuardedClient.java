@@ -1,17 +1,5 @@
 package io.github.mongowriteguard;
 
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
-import java.util.TreeMap;
-
-import org.bson.BsonDocument;
-import org.bson.BsonValue;
-import org.jspecify.annotations.Nullable;
-
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.model.bulk.ClientBulkWriteOptions;
@@ -19,15 +7,24 @@ import com.mongodb.client.model.bulk.ClientBulkWriteResult;
 import com.mongodb.client.model.bulk.ClientBulkWriteResult.VerboseResults;
 import com.mongodb.client.model.bulk.ClientDeleteResult;
 import com.mongodb.client.model.bulk.ClientInsertOneResult;
-import com.mongodb.client.model.bulk.ClientUpdateResult;
 import com.mongodb.client.model.bulk.ClientNamespacedWriteModel;
+import com.mongodb.client.model.bulk.ClientUpdateResult;
 import com.mongodb.internal.client.model.bulk.ConcreteClientDeleteResult;
 import com.mongodb.internal.client.model.bulk.ConcreteClientInsertOneResult;
 import com.mongodb.internal.client.model.bulk.ConcreteClientUpdateResult;
-
 import io.github.mongowriteguard.internal.execution.ClientBulkExecutor;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The driver's client-level bulk write ({@code MongoClient.bulkWrite}: several namespaces in one call), guarded.
@@ -96,7 +93,8 @@ public final class GuardedClient {
      * @throws IllegalArgumentException             for input the guard refuses, before anything is sent
      *                                              ({@link io.github.mongowriteguard.exception.InvalidBulkException})
      */
-    public ClientBulkWriteResult bulkWrite(List<? extends ClientNamespacedWriteModel> models, ClientBulkWriteOptions options) {
+    public ClientBulkWriteResult bulkWrite(
+            List<? extends ClientNamespacedWriteModel> models, ClientBulkWriteOptions options) {
         return run(null, models, options);
     }
 
@@ -122,8 +120,8 @@ public final class GuardedClient {
      * @param options the driver's options
      * @return the counts of what the server applied, and each write's own result with {@code verboseResults(true)}
      */
-    public ClientBulkWriteResult bulkWrite(ClientSession session, List<? extends ClientNamespacedWriteModel> models,
-                                           ClientBulkWriteOptions options) {
+    public ClientBulkWriteResult bulkWrite(
+            ClientSession session, List<? extends ClientNamespacedWriteModel> models, ClientBulkWriteOptions options) {
         Objects.requireNonNull(session, "session");
         if (session.hasActiveTransaction()) {
             return client.bulkWrite(session, models, options);
@@ -141,17 +139,27 @@ public final class GuardedClient {
      * @return the outcome of every write and the counts of what the server applied
      * @throws IllegalArgumentException for input the guard refuses, before anything is sent
      */
-    public WriteOutcome<BsonDocument> execute(List<? extends ClientNamespacedWriteModel> models, ClientBulkWriteOptions options) {
+    public WriteOutcome<BsonDocument> execute(
+            List<? extends ClientNamespacedWriteModel> models, ClientBulkWriteOptions options) {
         return executor.execute(null, models, ClientBulkExecutor.options(options), ClientBulkExecutor.verbose(options));
     }
 
-    private ClientBulkWriteResult run(@Nullable ClientSession session, List<? extends ClientNamespacedWriteModel> models,
-                                      ClientBulkWriteOptions options) {
+    private ClientBulkWriteResult run(
+            @Nullable ClientSession session,
+            List<? extends ClientNamespacedWriteModel> models,
+            ClientBulkWriteOptions options) {
         boolean verbose = ClientBulkExecutor.verbose(options);
-        WriteOutcome<BsonDocument> outcome = executor.execute(session, models, ClientBulkExecutor.options(options), verbose);
-        ClientBulkWriteResult result = new Summary(outcome.insertedCount(), outcome.upserts().size(), outcome.matchedCount(),
-            outcome.modifiedCount(), outcome.deletedCount(), verbose ? verboseResults(outcome) : null);
-        DriverExceptions.throwIfClientBulkNotComplete(outcome, "the namespaces of a client bulk", executor.maxTimeMs(), result);
+        WriteOutcome<BsonDocument> outcome =
+                executor.execute(session, models, ClientBulkExecutor.options(options), verbose);
+        ClientBulkWriteResult result = new Summary(
+                outcome.insertedCount(),
+                outcome.upserts().size(),
+                outcome.matchedCount(),
+                outcome.modifiedCount(),
+                outcome.deletedCount(),
+                verbose ? verboseResults(outcome) : null);
+        DriverExceptions.throwIfClientBulkNotComplete(
+                outcome, "the namespaces of a client bulk", executor.maxTimeMs(), result);
         return result;
     }
 
@@ -165,7 +173,8 @@ public final class GuardedClient {
         Map<Integer, ClientInsertOneResult> inserts = new TreeMap<>();
         Map<Integer, ClientUpdateResult> updates = new TreeMap<>();
         Map<Integer, ClientDeleteResult> deletes = new TreeMap<>();
-        outcome.inserts().forEach(insert -> inserts.put(insert.getIndex(), new ConcreteClientInsertOneResult(insert.getId())));
+        outcome.inserts()
+                .forEach(insert -> inserts.put(insert.getIndex(), new ConcreteClientInsertOneResult(insert.getId())));
         Map<Integer, BsonValue> upserted = new HashMap<>();
         outcome.upserts().forEach(upsert -> upserted.put(upsert.getIndex(), upsert.getId()));
         for (IndexOutcome index : outcome.outcomes()) {
@@ -176,21 +185,33 @@ public final class GuardedClient {
             if (counts.delete()) {
                 deletes.put(index.index(), new ConcreteClientDeleteResult(counts.n()));
             } else {
-                updates.put(index.index(), new ConcreteClientUpdateResult(counts.n(), counts.modified(), upserted.get(index.index())));
+                updates.put(
+                        index.index(),
+                        new ConcreteClientUpdateResult(counts.n(), counts.modified(), upserted.get(index.index())));
             }
         }
-        return new Verbose(Collections.unmodifiableMap(inserts), Collections.unmodifiableMap(updates),
-            Collections.unmodifiableMap(deletes));
+        return new Verbose(
+                Collections.unmodifiableMap(inserts),
+                Collections.unmodifiableMap(updates),
+                Collections.unmodifiableMap(deletes));
     }
 
     /** The per-write results of a verbose client bulk. */
-    private record Verbose(Map<Integer, ClientInsertOneResult> getInsertResults, Map<Integer, ClientUpdateResult> getUpdateResults,
-                           Map<Integer, ClientDeleteResult> getDeleteResults) implements VerboseResults {
-    }
+    private record Verbose(
+            Map<Integer, ClientInsertOneResult> getInsertResults,
+            Map<Integer, ClientUpdateResult> getUpdateResults,
+            Map<Integer, ClientDeleteResult> getDeleteResults)
+            implements VerboseResults {}
 
     /** The counts of an acknowledged client bulk, as the driver's summary result reports them. */
-    private record Summary(long insertedCount, long upsertedCount, long matchedCount, long modifiedCount, long deletedCount,
-                           @Nullable VerboseResults verbose) implements ClientBulkWriteResult {
+    private record Summary(
+            long insertedCount,
+            long upsertedCount,
+            long matchedCount,
+            long modifiedCount,
+            long deletedCount,
+            @Nullable VerboseResults verbose)
+            implements ClientBulkWriteResult {
         @Override
         public boolean isAcknowledged() {
             return true;

@@ -1,19 +1,8 @@
 package io.github.mongowriteguard;
 
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-
-import org.bson.BsonArray;
-import org.bson.BsonDocumentWrapper;
-import org.bson.BsonValue;
-import org.bson.conversions.Bson;
-import org.jspecify.annotations.Nullable;
-
 import com.mongodb.MongoNamespace;
-import com.mongodb.client.ClientSession;
 import com.mongodb.bulk.BulkWriteResult;
+import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.DeleteManyModel;
@@ -35,7 +24,6 @@ import com.mongodb.client.result.DeleteResult;
 import com.mongodb.client.result.InsertManyResult;
 import com.mongodb.client.result.InsertOneResult;
 import com.mongodb.client.result.UpdateResult;
-
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.exception.CopyStillRunningException;
 import io.github.mongowriteguard.exception.GuardedBulkWriteException;
@@ -43,6 +31,15 @@ import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
 import io.github.mongowriteguard.internal.execution.FindAndModifyExecutor;
 import io.github.mongowriteguard.outcome.WriteOutcome;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.bson.BsonArray;
+import org.bson.BsonDocumentWrapper;
+import org.bson.BsonValue;
+import org.bson.conversions.Bson;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link MongoCollection}'s write methods, guarded: bulks run as few unordered rounds as the caller's meaning
@@ -69,8 +66,12 @@ public final class GuardedCollection<T> {
         <X> GuardedCollection<X> wrap(MongoCollection<X> collection);
     }
 
-    GuardedCollection(MongoCollection<T> collection, BulkExecutor<T> executor, FindAndModifyExecutor<T> findAndModify,
-                      Rewrap rewrap, boolean idempotentMultiRetries) {
+    GuardedCollection(
+            MongoCollection<T> collection,
+            BulkExecutor<T> executor,
+            FindAndModifyExecutor<T> findAndModify,
+            Rewrap rewrap,
+            boolean idempotentMultiRetries) {
         this.collection = collection;
         this.executor = executor;
         this.findAndModify = findAndModify;
@@ -166,10 +167,12 @@ public final class GuardedCollection<T> {
      *                               guard retry or time alone: use {@link #bulkWrite(ClientSession, List,
      * BulkWriteOptions)}
      */
-    public WriteOutcome<T> execute(ClientSession session, List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
+    public WriteOutcome<T> execute(
+            ClientSession session, List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
         if (inTransaction(session)) {
-            throw new IllegalStateException("execute() is not available inside a multi-document transaction: its writes"
-                + " belong to the transaction, which the server commits or aborts whole; use bulkWrite(session, ...)");
+            throw new IllegalStateException(
+                    "execute() is not available inside a multi-document transaction: its writes"
+                            + " belong to the transaction, which the server commits or aborts whole; use bulkWrite(session, ...)");
         }
         return executor.execute(session, models, options, "bulkWrite", idempotentMultiRetries);
     }
@@ -230,18 +233,23 @@ public final class GuardedCollection<T> {
      * @throws GuardedBulkWriteException when writes failed; the other exceptions as {@link #bulkWrite(List,
      *   BulkWriteOptions)}
      */
-    public BulkWriteResult bulkWrite(ClientSession session, List<? extends WriteModel<? extends T>> models,
-                                     BulkWriteOptions options) {
+    public BulkWriteResult bulkWrite(
+            ClientSession session, List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
         if (inTransaction(session)) {
             return collection.bulkWrite(session, models, options);
         }
         return runBulkWrite(session, models, options);
     }
 
-    private BulkWriteResult runBulkWrite(@Nullable ClientSession session, List<? extends WriteModel<? extends T>> models,
-                                         BulkWriteOptions options) {
-        WriteOutcome<T> outcome = executor.execute(session, models, options, "bulkWrite", idempotentMultiRetries,
-            done -> DriverExceptions.throwIfNotComplete(done, getNamespace(), executor.maxTimeMs()));
+    private BulkWriteResult runBulkWrite(
+            @Nullable ClientSession session, List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
+        WriteOutcome<T> outcome = executor.execute(
+                session,
+                models,
+                options,
+                "bulkWrite",
+                idempotentMultiRetries,
+                done -> DriverExceptions.throwIfNotComplete(done, getNamespace(), executor.maxTimeMs()));
         return outcome.toBulkWriteResult();
     }
 
@@ -304,9 +312,15 @@ public final class GuardedCollection<T> {
     }
 
     private InsertOneResult runInsertOne(@Nullable ClientSession session, T document, InsertOneOptions options) {
-        WriteOutcome<T> outcome = single(session, "insertOne", new InsertOneModel<>(document), new BulkWriteOptions()
-            .bypassDocumentValidation(options.getBypassDocumentValidation()).comment(options.getComment()));
-        BsonValue id = outcome.inserts().isEmpty() ? null : outcome.inserts().get(0).getId();
+        WriteOutcome<T> outcome = single(
+                session,
+                "insertOne",
+                new InsertOneModel<>(document),
+                new BulkWriteOptions()
+                        .bypassDocumentValidation(options.getBypassDocumentValidation())
+                        .comment(options.getComment()));
+        BsonValue id =
+                outcome.inserts().isEmpty() ? null : outcome.inserts().get(0).getId();
         return InsertOneResult.acknowledged(id);
     }
 
@@ -362,8 +376,8 @@ public final class GuardedCollection<T> {
         return runInsertMany(session, documents, options);
     }
 
-    private InsertManyResult runInsertMany(@Nullable ClientSession session, List<? extends T> documents,
-                                           InsertManyOptions options) {
+    private InsertManyResult runInsertMany(
+            @Nullable ClientSession session, List<? extends T> documents, InsertManyOptions options) {
         if (documents == null) {
             throw new IllegalArgumentException("insertMany: the list of documents is null; nothing was sent");
         }
@@ -371,10 +385,16 @@ public final class GuardedCollection<T> {
         for (T document : documents) {
             models.add(new InsertOneModel<>(document));
         }
-        WriteOutcome<T> outcome = executor.execute(session, models, new BulkWriteOptions().ordered(options.isOrdered())
-            .bypassDocumentValidation(options.getBypassDocumentValidation()).comment(options.getComment()),
-            "insertMany", idempotentMultiRetries,
-            done -> DriverExceptions.throwIfNotComplete(done, getNamespace(), executor.maxTimeMs()));
+        WriteOutcome<T> outcome = executor.execute(
+                session,
+                models,
+                new BulkWriteOptions()
+                        .ordered(options.isOrdered())
+                        .bypassDocumentValidation(options.getBypassDocumentValidation())
+                        .comment(options.getComment()),
+                "insertMany",
+                idempotentMultiRetries,
+                done -> DriverExceptions.throwIfNotComplete(done, getNamespace(), executor.maxTimeMs()));
         Map<Integer, BsonValue> ids = new HashMap<>();
         outcome.inserts().forEach(insert -> ids.put(insert.getIndex(), insert.getId()));
         return InsertManyResult.acknowledged(ids);
@@ -442,9 +462,13 @@ public final class GuardedCollection<T> {
         return runReplaceOne(session, filter, replacement, options);
     }
 
-    private UpdateResult runReplaceOne(@Nullable ClientSession session, Bson filter, T replacement, ReplaceOptions options) {
-        return updateResult(single(session, "replaceOne", new ReplaceOneModel<>(filter, replacement, options),
-            commandOptions(options.getBypassDocumentValidation(), options.getComment(), options.getLet())));
+    private UpdateResult runReplaceOne(
+            @Nullable ClientSession session, Bson filter, T replacement, ReplaceOptions options) {
+        return updateResult(single(
+                session,
+                "replaceOne",
+                new ReplaceOneModel<>(filter, replacement, options),
+                commandOptions(options.getBypassDocumentValidation(), options.getComment(), options.getLet())));
     }
 
     /**
@@ -562,7 +586,8 @@ public final class GuardedCollection<T> {
      * @param options the driver's options
      * @return the matched and modified counts, and the upserted {@code _id}
      */
-    public UpdateResult updateOne(ClientSession session, Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
+    public UpdateResult updateOne(
+            ClientSession session, Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
         if (inTransaction(session)) {
             return collection.updateOne(session, filter, pipeline, options);
         }
@@ -686,16 +711,21 @@ public final class GuardedCollection<T> {
      * @param options the driver's options
      * @return the matched and modified counts, and the upserted {@code _id}
      */
-    public UpdateResult updateMany(ClientSession session, Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
+    public UpdateResult updateMany(
+            ClientSession session, Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
         if (inTransaction(session)) {
             return collection.updateMany(session, filter, pipeline, options);
         }
         return runUpdate(session, "updateMany", new UpdateManyModel<>(filter, pipeline, options), options);
     }
 
-    private UpdateResult runUpdate(@Nullable ClientSession session, String operation, WriteModel<T> model, UpdateOptions options) {
-        return updateResult(single(session, operation, model,
-            commandOptions(options.getBypassDocumentValidation(), options.getComment(), options.getLet())));
+    private UpdateResult runUpdate(
+            @Nullable ClientSession session, String operation, WriteModel<T> model, UpdateOptions options) {
+        return updateResult(single(
+                session,
+                operation,
+                model,
+                commandOptions(options.getBypassDocumentValidation(), options.getComment(), options.getLet())));
     }
 
     /**
@@ -812,9 +842,11 @@ public final class GuardedCollection<T> {
         return runDelete(session, "deleteMany", new DeleteManyModel<>(filter, options), options);
     }
 
-    private DeleteResult runDelete(@Nullable ClientSession session, String operation, WriteModel<T> model, DeleteOptions options) {
-        return DeleteResult.acknowledged(single(session, operation, model,
-            commandOptions(null, options.getComment(), options.getLet())).deletedCount());
+    private DeleteResult runDelete(
+            @Nullable ClientSession session, String operation, WriteModel<T> model, DeleteOptions options) {
+        return DeleteResult.acknowledged(
+                single(session, operation, model, commandOptions(null, options.getComment(), options.getLet()))
+                        .deletedCount());
     }
 
     /**
@@ -875,10 +907,14 @@ public final class GuardedCollection<T> {
         return runFindOneAndDelete(session, filter, options);
     }
 
-    private @Nullable T runFindOneAndDelete(@Nullable ClientSession session, Bson filter, FindOneAndDeleteOptions options) {
-        DeleteOptions model = new DeleteOptions().collation(options.getCollation()).hint(options.getHint())
-            .hintString(options.getHintString());
-        return findAndModify.execute(session, FindAndModifyExecutor.delete(new DeleteOneModel<>(filter, model), options));
+    private @Nullable T runFindOneAndDelete(
+            @Nullable ClientSession session, Bson filter, FindOneAndDeleteOptions options) {
+        DeleteOptions model = new DeleteOptions()
+                .collation(options.getCollation())
+                .hint(options.getHint())
+                .hintString(options.getHintString());
+        return findAndModify.execute(
+                session, FindAndModifyExecutor.delete(new DeleteOneModel<>(filter, model), options));
     }
 
     /**
@@ -929,20 +965,27 @@ public final class GuardedCollection<T> {
      * @param options the driver's options
      * @return the document before or after the replacement, as {@code returnDocument} asks, or null
      */
-    public @Nullable T findOneAndReplace(ClientSession session, Bson filter, T replacement, FindOneAndReplaceOptions options) {
+    public @Nullable T findOneAndReplace(
+            ClientSession session, Bson filter, T replacement, FindOneAndReplaceOptions options) {
         if (inTransaction(session)) {
             return collection.findOneAndReplace(session, filter, replacement, options);
         }
         return runFindOneAndReplace(session, filter, replacement, options);
     }
 
-    private @Nullable T runFindOneAndReplace(@Nullable ClientSession session, Bson filter, T replacement,
-                                             FindOneAndReplaceOptions options) {
-        ReplaceOptions model = new ReplaceOptions().upsert(options.isUpsert()).collation(options.getCollation())
-            .hint(options.getHint()).hintString(options.getHintString());
-        BsonValue encoded = replacement == null ? null : BsonDocumentWrapper.asBsonDocument(replacement, collection.getCodecRegistry());
-        return findAndModify.execute(session,
-            FindAndModifyExecutor.replace(new ReplaceOneModel<>(filter, replacement, model), encoded, options));
+    private @Nullable T runFindOneAndReplace(
+            @Nullable ClientSession session, Bson filter, T replacement, FindOneAndReplaceOptions options) {
+        ReplaceOptions model = new ReplaceOptions()
+                .upsert(options.isUpsert())
+                .collation(options.getCollation())
+                .hint(options.getHint())
+                .hintString(options.getHintString());
+        BsonValue encoded = replacement == null
+                ? null
+                : BsonDocumentWrapper.asBsonDocument(replacement, collection.getCodecRegistry());
+        return findAndModify.execute(
+                session,
+                FindAndModifyExecutor.replace(new ReplaceOneModel<>(filter, replacement, model), encoded, options));
     }
 
     /**
@@ -1018,7 +1061,8 @@ public final class GuardedCollection<T> {
      * @param options the driver's options
      * @return the document before or after the update, as {@code returnDocument} asks, or null
      */
-    public @Nullable T findOneAndUpdate(ClientSession session, Bson filter, Bson update, FindOneAndUpdateOptions options) {
+    public @Nullable T findOneAndUpdate(
+            ClientSession session, Bson filter, Bson update, FindOneAndUpdateOptions options) {
         if (inTransaction(session)) {
             return collection.findOneAndUpdate(session, filter, update, options);
         }
@@ -1048,23 +1092,26 @@ public final class GuardedCollection<T> {
      * @param options the driver's options
      * @return the document before or after the update, as {@code returnDocument} asks, or null
      */
-    public @Nullable T findOneAndUpdate(ClientSession session, Bson filter, List<? extends Bson> pipeline,
-                                        FindOneAndUpdateOptions options) {
+    public @Nullable T findOneAndUpdate(
+            ClientSession session, Bson filter, List<? extends Bson> pipeline, FindOneAndUpdateOptions options) {
         if (inTransaction(session)) {
             return collection.findOneAndUpdate(session, filter, pipeline, options);
         }
         return runFindOneAndUpdate(session, new UpdateOneModel<>(filter, pipeline, updateOptions(options)), options);
     }
 
-    private @Nullable T runFindOneAndUpdate(@Nullable ClientSession session, UpdateOneModel<T> model,
-                                            FindOneAndUpdateOptions options) {
+    private @Nullable T runFindOneAndUpdate(
+            @Nullable ClientSession session, UpdateOneModel<T> model, FindOneAndUpdateOptions options) {
         BsonValue encoded = null;
         if (model.getUpdate() != null) {
             encoded = model.getUpdate().toBsonDocument(collection.getDocumentClass(), collection.getCodecRegistry());
         } else if (model.getUpdatePipeline() != null) {
             BsonArray stages = new BsonArray();
             for (Bson stage : model.getUpdatePipeline()) {
-                stages.add(stage == null ? null : stage.toBsonDocument(collection.getDocumentClass(), collection.getCodecRegistry()));
+                stages.add(
+                        stage == null
+                                ? null
+                                : stage.toBsonDocument(collection.getDocumentClass(), collection.getCodecRegistry()));
             }
             encoded = stages;
         }
@@ -1073,8 +1120,12 @@ public final class GuardedCollection<T> {
 
     /** What the planner checks of a findOneAndUpdate, as an updateOne model. */
     private static UpdateOptions updateOptions(FindOneAndUpdateOptions options) {
-        return new UpdateOptions().upsert(options.isUpsert()).collation(options.getCollation())
-            .arrayFilters(options.getArrayFilters()).hint(options.getHint()).hintString(options.getHintString());
+        return new UpdateOptions()
+                .upsert(options.isUpsert())
+                .collation(options.getCollation())
+                .arrayFilters(options.getArrayFilters())
+                .hint(options.getHint())
+                .hintString(options.getHintString());
     }
 
     /**
@@ -1090,20 +1141,30 @@ public final class GuardedCollection<T> {
     }
 
     /** The options the driver's single-write methods send at command level. */
-    private static BulkWriteOptions commandOptions(@Nullable Boolean bypassDocumentValidation, @Nullable BsonValue comment,
-                                                   @Nullable Bson let) {
-        return new BulkWriteOptions().bypassDocumentValidation(bypassDocumentValidation).comment(comment).let(let);
+    private static BulkWriteOptions commandOptions(
+            @Nullable Boolean bypassDocumentValidation, @Nullable BsonValue comment, @Nullable Bson let) {
+        return new BulkWriteOptions()
+                .bypassDocumentValidation(bypassDocumentValidation)
+                .comment(comment)
+                .let(let);
     }
 
     private static <T> UpdateResult updateResult(WriteOutcome<T> outcome) {
-        BsonValue upserted = outcome.upserts().isEmpty() ? null : outcome.upserts().get(0).getId();
+        BsonValue upserted =
+                outcome.upserts().isEmpty() ? null : outcome.upserts().get(0).getId();
         return UpdateResult.acknowledged(outcome.matchedCount(), (long) outcome.modifiedCount(), upserted);
     }
 
     /** Runs one write and throws what the driver's single-document method would, typed where the guard knows more. */
-    private WriteOutcome<T> single(@Nullable ClientSession session, String operation, WriteModel<T> model, BulkWriteOptions options) {
-        return executor.execute(session, List.of(model), options, operation, idempotentMultiRetries,
-            done -> DriverExceptions.throwIfNotApplied(done, getNamespace(), executor.maxTimeMs()));
+    private WriteOutcome<T> single(
+            @Nullable ClientSession session, String operation, WriteModel<T> model, BulkWriteOptions options) {
+        return executor.execute(
+                session,
+                List.of(model),
+                options,
+                operation,
+                idempotentMultiRetries,
+                done -> DriverExceptions.throwIfNotApplied(done, getNamespace(), executor.maxTimeMs()));
     }
 
     @Override

@@ -42,7 +42,6 @@ import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.conversions.Bson;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -67,7 +66,8 @@ final class GuardedMongoCollection<T> implements MongoCollection<T> {
     private final GuardedCollection<T> guarded;
     private final GuardedCollection.Rewrap rewrap;
 
-    GuardedMongoCollection(MongoCollection<T> collection, GuardedCollection<T> guarded, GuardedCollection.Rewrap rewrap) {
+    GuardedMongoCollection(
+            MongoCollection<T> collection, GuardedCollection<T> guarded, GuardedCollection.Rewrap rewrap) {
         this.collection = collection;
         this.guarded = guarded;
         this.rewrap = rewrap;
@@ -83,7 +83,8 @@ final class GuardedMongoCollection<T> implements MongoCollection<T> {
     }
 
     @Override
-    public <TResult> AggregateIterable<TResult> aggregate(ClientSession clientSession, List<? extends Bson> list, Class<TResult> resultClass) {
+    public <TResult> AggregateIterable<TResult> aggregate(
+            ClientSession clientSession, List<? extends Bson> list, Class<TResult> resultClass) {
         return collection.aggregate(clientSession, list, resultClass);
     }
 
@@ -103,7 +104,10 @@ final class GuardedMongoCollection<T> implements MongoCollection<T> {
     }
 
     @Override
-    public BulkWriteResult bulkWrite(ClientSession clientSession, List<? extends WriteModel<? extends T>> list, BulkWriteOptions bulkWriteOptions) {
+    public BulkWriteResult bulkWrite(
+            ClientSession clientSession,
+            List<? extends WriteModel<? extends T>> list,
+            BulkWriteOptions bulkWriteOptions) {
         return guarded.bulkWrite(clientSession, list, bulkWriteOptions);
     }
 
@@ -173,7 +177,8 @@ final class GuardedMongoCollection<T> implements MongoCollection<T> {
     }
 
     @Override
-    public List<String> createIndexes(ClientSession clientSession, List<IndexModel> list, CreateIndexOptions createIndexOptions) {
+    public List<String> createIndexes(
+            ClientSession clientSession, List<IndexModel> list, CreateIndexOptions createIndexOptions) {
         return collection.createIndexes(clientSession, list, createIndexOptions);
     }
 
@@ -258,12 +263,14 @@ final class GuardedMongoCollection<T> implements MongoCollection<T> {
     }
 
     @Override
-    public <TResult> DistinctIterable<TResult> distinct(ClientSession clientSession, String string, Class<TResult> resultClass) {
+    public <TResult> DistinctIterable<TResult> distinct(
+            ClientSession clientSession, String string, Class<TResult> resultClass) {
         return collection.distinct(clientSession, string, resultClass);
     }
 
     @Override
-    public <TResult> DistinctIterable<TResult> distinct(ClientSession clientSession, String string, Bson update, Class<TResult> resultClass) {
+    public <TResult> DistinctIterable<TResult> distinct(
+            ClientSession clientSession, String string, Bson update, Class<TResult> resultClass) {
         return collection.distinct(clientSession, string, update, resultClass);
     }
 
@@ -403,7 +410,8 @@ final class GuardedMongoCollection<T> implements MongoCollection<T> {
     }
 
     @Override
-    public @Nullable T findOneAndDelete(ClientSession clientSession, Bson filter, FindOneAndDeleteOptions findOneAndDeleteOptions) {
+    public @Nullable T findOneAndDelete(
+            ClientSession clientSession, Bson filter, FindOneAndDeleteOptions findOneAndDeleteOptions) {
         return guarded.findOneAndDelete(clientSession, filter, findOneAndDeleteOptions);
     }
 
@@ -423,7 +431,8 @@ final class GuardedMongoCollection<T> implements MongoCollection<T> {
     }
 
     @Override
-    public @Nullable T findOneAndReplace(ClientSession clientSession, Bson filter, T document, FindOneAndReplaceOptions findOneAndReplaceOptions) {
+    public @Nullable T findOneAndReplace(
+            ClientSession clientSession, Bson filter, T document, FindOneAndReplaceOptions findOneAndReplaceOptions) {
         return guarded.findOneAndReplace(clientSession, filter, document, findOneAndReplaceOptions);
     }
 
@@ -443,7 +452,11 @@ final class GuardedMongoCollection<T> implements MongoCollection<T> {
     }
 
     @Override
-    public @Nullable T findOneAndUpdate(ClientSession clientSession, Bson filter, List<? extends Bson> list, FindOneAndUpdateOptions findOneAndUpdateOptions) {
+    public @Nullable T findOneAndUpdate(
+            ClientSession clientSession,
+            Bson filter,
+            List<? extends Bson> list,
+            FindOneAndUpdateOptions findOneAndUpdateOptions) {
         return guarded.findOneAndUpdate(clientSession, filter, list, findOneAndUpdateOptions);
     }
 
@@ -453,7 +466,8 @@ final class GuardedMongoCollection<T> implements MongoCollection<T> {
     }
 
     @Override
-    public @Nullable T findOneAndUpdate(ClientSession clientSession, Bson filter1, Bson update2, FindOneAndUpdateOptions findOneAndUpdateOptions) {
+    public @Nullable T findOneAndUpdate(
+            ClientSession clientSession, Bson filter1, Bson update2, FindOneAndUpdateOptions findOneAndUpdateOptions) {
         return guarded.findOneAndUpdate(clientSession, filter1, update2, findOneAndUpdateOptions);
     }
 
@@ -463,7 +477,8 @@ final class GuardedMongoCollection<T> implements MongoCollection<T> {
     }
 
     @Override
-    public @Nullable T findOneAndUpdate(Bson filter, List<? extends Bson> list, FindOneAndUpdateOptions findOneAndUpdateOptions) {
+    public @Nullable T findOneAndUpdate(
+            Bson filter, List<? extends Bson> list, FindOneAndUpdateOptions findOneAndUpdateOptions) {
         return guarded.findOneAndUpdate(filter, list, findOneAndUpdateOptions);
     }
 
@@ -518,7 +533,8 @@ final class GuardedMongoCollection<T> implements MongoCollection<T> {
     }
 
     @Override
-    public InsertManyResult insertMany(ClientSession clientSession, List<? extends T> list, InsertManyOptions insertManyOptions) {
+    public InsertManyResult insertMany(
+            ClientSession clientSession, List<? extends T> list, InsertManyOptions insertManyOptions) {
         return guarded.insertMany(clientSession, list, insertManyOptions);
     }
 
@@ -598,7 +614,8 @@ final class GuardedMongoCollection<T> implements MongoCollection<T> {
     }
 
     @Override
-    public <TResult> MapReduceIterable<TResult> mapReduce(ClientSession clientSession, String string1, String string2, Class<TResult> resultClass) {
+    public <TResult> MapReduceIterable<TResult> mapReduce(
+            ClientSession clientSession, String string1, String string2, Class<TResult> resultClass) {
         return collection.mapReduce(clientSession, string1, string2, resultClass);
     }
 
@@ -618,7 +635,10 @@ final class GuardedMongoCollection<T> implements MongoCollection<T> {
     }
 
     @Override
-    public void renameCollection(ClientSession clientSession, MongoNamespace mongoNamespace, RenameCollectionOptions renameCollectionOptions) {
+    public void renameCollection(
+            ClientSession clientSession,
+            MongoNamespace mongoNamespace,
+            RenameCollectionOptions renameCollectionOptions) {
         collection.renameCollection(clientSession, mongoNamespace, renameCollectionOptions);
     }
 
@@ -628,7 +648,8 @@ final class GuardedMongoCollection<T> implements MongoCollection<T> {
     }
 
     @Override
-    public UpdateResult replaceOne(ClientSession clientSession, Bson filter, T document, ReplaceOptions replaceOptions) {
+    public UpdateResult replaceOne(
+            ClientSession clientSession, Bson filter, T document, ReplaceOptions replaceOptions) {
         return guarded.replaceOne(clientSession, filter, document, replaceOptions);
     }
 
@@ -648,7 +669,8 @@ final class GuardedMongoCollection<T> implements MongoCollection<T> {
     }
 
     @Override
-    public UpdateResult updateMany(ClientSession clientSession, Bson filter, List<? extends Bson> list, UpdateOptions updateOptions) {
+    public UpdateResult updateMany(
+            ClientSession clientSession, Bson filter, List<? extends Bson> list, UpdateOptions updateOptions) {
         return guarded.updateMany(clientSession, filter, list, updateOptions);
     }
 
@@ -658,7 +680,8 @@ final class GuardedMongoCollection<T> implements MongoCollection<T> {
     }
 
     @Override
-    public UpdateResult updateMany(ClientSession clientSession, Bson filter1, Bson update2, UpdateOptions updateOptions) {
+    public UpdateResult updateMany(
+            ClientSession clientSession, Bson filter1, Bson update2, UpdateOptions updateOptions) {
         return guarded.updateMany(clientSession, filter1, update2, updateOptions);
     }
 
@@ -688,7 +711,8 @@ final class GuardedMongoCollection<T> implements MongoCollection<T> {
     }
 
     @Override
-    public UpdateResult updateOne(ClientSession clientSession, Bson filter, List<? extends Bson> list, UpdateOptions updateOptions) {
+    public UpdateResult updateOne(
+            ClientSession clientSession, Bson filter, List<? extends Bson> list, UpdateOptions updateOptions) {
         return guarded.updateOne(clientSession, filter, list, updateOptions);
     }
 
@@ -698,7 +722,8 @@ final class GuardedMongoCollection<T> implements MongoCollection<T> {
     }
 
     @Override
-    public UpdateResult updateOne(ClientSession clientSession, Bson filter1, Bson update2, UpdateOptions updateOptions) {
+    public UpdateResult updateOne(
+            ClientSession clientSession, Bson filter1, Bson update2, UpdateOptions updateOptions) {
         return guarded.updateOne(clientSession, filter1, update2, updateOptions);
     }
 
@@ -748,7 +773,8 @@ final class GuardedMongoCollection<T> implements MongoCollection<T> {
     }
 
     @Override
-    public <TResult> ChangeStreamIterable<TResult> watch(ClientSession clientSession, List<? extends Bson> list, Class<TResult> resultClass) {
+    public <TResult> ChangeStreamIterable<TResult> watch(
+            ClientSession clientSession, List<? extends Bson> list, Class<TResult> resultClass) {
         return collection.watch(clientSession, list, resultClass);
     }
 

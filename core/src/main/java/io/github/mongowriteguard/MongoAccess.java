@@ -1,11 +1,10 @@
 package io.github.mongowriteguard;
 
-import java.util.Objects;
-
 import com.mongodb.ClientSessionOptions;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoDatabase;
+import java.util.Objects;
 
 /**
  * What the guard needs from a client besides the collection: explicit sessions, and the database to send its write

@@ -1,18 +1,5 @@
 package io.github.mongowriteguard;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-
-import org.bson.BsonDocument;
-import org.bson.codecs.configuration.CodecRegistry;
-import org.jspecify.annotations.Nullable;
-
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoNamespace;
 import com.mongodb.ReadConcern;
@@ -20,11 +7,10 @@ import com.mongodb.ReadPreference;
 import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
-import com.mongodb.connection.ClusterSettings;
 import com.mongodb.connection.ClusterDescription;
+import com.mongodb.connection.ClusterSettings;
 import com.mongodb.connection.ServerDescription;
 import com.mongodb.selector.ServerSelector;
-
 import io.github.mongowriteguard.copies.CopyLedger;
 import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.GuardCommandListener;
@@ -39,6 +25,17 @@ import io.github.mongowriteguard.metrics.GuardObservationConvention;
 import io.github.mongowriteguard.metrics.MicrometerGuardMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonDocument;
+import org.bson.codecs.configuration.CodecRegistry;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The entry point: configure a client through the driver's own settings builder, then wrap its collections.
@@ -79,8 +76,9 @@ public final class WriteGuard {
             listeners.add(new MicrometerGuardMetrics((MeterRegistry) builder.meterRegistry, copies));
         }
         this.runtimeListeners = List.copyOf(listeners);
-        this.observer = builder.observationRegistry == null ? CallObserver.NONE
-            : MicrometerCallObserver.create(builder.observationRegistry, builder.observationConvention);
+        this.observer = builder.observationRegistry == null
+                ? CallObserver.NONE
+                : MicrometerCallObserver.create(builder.observationRegistry, builder.observationConvention);
         this.runtime = new GuardRuntime(settings, listener, copies, listeners, observer);
     }
 
@@ -145,8 +143,10 @@ public final class WriteGuard {
         if (selector instanceof ClientBinding earlier) {
             selector = earlier.delegate; // configured again: keep the application's own selector only
         }
-        ClientBinding binding = new ClientBinding(read.getTimeout(TimeUnit.MILLISECONDS),
-            read.getSocketSettings().getReadTimeout(TimeUnit.MILLISECONDS), selector);
+        ClientBinding binding = new ClientBinding(
+                read.getTimeout(TimeUnit.MILLISECONDS),
+                read.getSocketSettings().getReadTimeout(TimeUnit.MILLISECONDS),
+                selector);
         if (!read.getCommandListeners().contains(listener)) {
             builder.addCommandListener(listener);
         }
@@ -188,11 +188,11 @@ public final class WriteGuard {
     public <T> GuardedCollection<T> wrap(MongoAccess access, MongoCollection<T> collection) {
         Objects.requireNonNull(access, "access");
         Objects.requireNonNull(collection, "collection");
-        ClientBinding binding = access instanceof ClientAccess clientAccess ? bindingOf(clientAccess.client())
-            : onlyBinding();
+        ClientBinding binding =
+                access instanceof ClientAccess clientAccess ? bindingOf(clientAccess.client()) : onlyBinding();
         long deadlineMs = serverDeadlineMs(binding, collection);
-        ExecutorKey key = new ExecutorKey(access instanceof ClientAccess clientAccess ? clientAccess.client()
-            : access, collection, deadlineMs);
+        ExecutorKey key = new ExecutorKey(
+                access instanceof ClientAccess clientAccess ? clientAccess.client() : access, collection, deadlineMs);
         if (executors.size() >= MAX_CACHED_EXECUTORS && !executors.containsKey(key)) {
             executors.clear(); // many namespaces or short-lived accesses: start again rather than grow without bound
         }
@@ -201,13 +201,17 @@ public final class WriteGuard {
             BulkExecutor<T> executor = new BulkExecutor<>(collection, access, runtime, deadlineMs);
             return new Executors<>(executor, new FindAndModifyExecutor<>(executor, collection, access, runtime));
         });
-        return new GuardedCollection<>(collection, cached.bulk(), cached.findAndModify(),
-            new GuardedCollection.Rewrap() {
-                @Override
-                public <X> GuardedCollection<X> wrap(MongoCollection<X> changed) {
-                    return WriteGuard.this.wrap(access, changed);
-                }
-            }, false);
+        return new GuardedCollection<>(
+                collection,
+                cached.bulk(),
+                cached.findAndModify(),
+                new GuardedCollection.Rewrap() {
+                    @Override
+                    public <X> GuardedCollection<X> wrap(MongoCollection<X> changed) {
+                        return WriteGuard.this.wrap(access, changed);
+                    }
+                },
+                false);
     }
 
     /**
@@ -221,33 +225,48 @@ public final class WriteGuard {
     public GuardedClient wrap(MongoClient client) {
         Objects.requireNonNull(client, "client");
         MongoAccess access = MongoAccess.of(client);
-        GuardRuntime strictRuntime = new GuardRuntime(WriteGuardSettings.builder(settings).strictOrdered(true).build(),
-            listener, copies, runtimeListeners, observer);
+        GuardRuntime strictRuntime = new GuardRuntime(
+                WriteGuardSettings.builder(settings).strictOrdered(true).build(),
+                listener,
+                copies,
+                runtimeListeners,
+                observer);
         Map<MongoNamespace, BulkExecutor<BsonDocument>> perNamespace = new ConcurrentHashMap<>();
         Map<MongoNamespace, BulkExecutor<BsonDocument>> strictPerNamespace = new ConcurrentHashMap<>();
-        long deadlineMs = serverDeadlineMs(bindingOf(client),
-            client.getDatabase("admin").getCollection("admin", BsonDocument.class));
-        ClientBulkExecutor executor = new ClientBulkExecutor(client.getCodecRegistry(), (namespace, strict) ->
-            (strict ? strictPerNamespace : perNamespace).computeIfAbsent(namespace, ns -> new BulkExecutor<>(
-                client.getDatabase(ns.getDatabaseName()).getCollection(ns.getCollectionName(), BsonDocument.class),
-                access, strict ? strictRuntime : runtime, deadlineMs)), settings.isStrictOrdered(), deadlineMs);
+        long deadlineMs = serverDeadlineMs(
+                bindingOf(client), client.getDatabase("admin").getCollection("admin", BsonDocument.class));
+        ClientBulkExecutor executor = new ClientBulkExecutor(
+                client.getCodecRegistry(),
+                (namespace, strict) -> (strict ? strictPerNamespace : perNamespace)
+                        .computeIfAbsent(
+                                namespace,
+                                ns -> new BulkExecutor<>(
+                                        client.getDatabase(ns.getDatabaseName())
+                                                .getCollection(ns.getCollectionName(), BsonDocument.class),
+                                        access,
+                                        strict ? strictRuntime : runtime,
+                                        deadlineMs)),
+                settings.isStrictOrdered(),
+                deadlineMs);
         return new GuardedClient(client, executor);
     }
 
     /** What {@link #configure} read from the builder {@code client} was built from. */
     private ClientBinding bindingOf(MongoClient client) {
         ClusterSettings clusterSettings = client.getClusterDescription().getClusterSettings();
-        if (clusterSettings != null && clusterSettings.getServerSelector() instanceof ClientBinding binding
-            && bindings.contains(binding)) {
+        if (clusterSettings != null
+                && clusterSettings.getServerSelector() instanceof ClientBinding binding
+                && bindings.contains(binding)) {
             return binding;
         }
         if (bindings.isEmpty()) {
             throw notConfigured();
         }
-        throw new IllegalStateException("this client was not built from a MongoClientSettings.Builder given to this guard's"
-            + " configure(...): the guard would not see its commands nor know its socket read timeout; build the client"
-            + " with MongoClients.create(guard.configure(builder).build()) (and set no serverSelector on the builder after"
-            + " configure), or wrap it with the guard that configured it");
+        throw new IllegalStateException(
+                "this client was not built from a MongoClientSettings.Builder given to this guard's"
+                        + " configure(...): the guard would not see its commands nor know its socket read timeout; build the client"
+                        + " with MongoClients.create(guard.configure(builder).build()) (and set no serverSelector on the builder after"
+                        + " configure), or wrap it with the guard that configured it");
     }
 
     /** The one binding, for an access that does not say which client it belongs to. */
@@ -258,34 +277,39 @@ public final class WriteGuard {
         }
         if (configured.size() > 1) {
             throw new IllegalStateException("this guard was configured on " + configured.size() + " client settings"
-                + " builders and this MongoAccess does not say which client it belongs to; use one WriteGuard per client,"
-                + " or wrap through MongoAccess.of(client) or wrap(MongoClient, MongoCollection)");
+                    + " builders and this MongoAccess does not say which client it belongs to; use one WriteGuard per client,"
+                    + " or wrap through MongoAccess.of(client) or wrap(MongoClient, MongoCollection)");
         }
         return configured.get(0);
     }
 
     private static IllegalStateException notConfigured() {
-        return new IllegalStateException("WriteGuard.configure(MongoClientSettings.Builder) was not called: the guard reads the"
-            + " client's socket read timeout there to choose each write's maxTimeMS; call it before building the client");
+        return new IllegalStateException(
+                "WriteGuard.configure(MongoClientSettings.Builder) was not called: the guard reads the"
+                        + " client's socket read timeout there to choose each write's maxTimeMS; call it before building the client");
     }
 
     /** The server deadline of every write on {@code collection}, after checking that the guard can set it. */
     private long serverDeadlineMs(ClientBinding binding, MongoCollection<?> collection) {
         if (binding.timeoutMs() != null) {
-            throw new IllegalStateException("the client uses Client-Side Operation Timeout (timeoutMS="
-                + binding.timeoutMs() + "): the driver then sets maxTimeMS itself; remove"
-                + " timeoutMS from the client settings and let the guard set the server deadline from the socket read timeout");
+            throw new IllegalStateException(
+                    "the client uses Client-Side Operation Timeout (timeoutMS="
+                            + binding.timeoutMs() + "): the driver then sets maxTimeMS itself; remove"
+                            + " timeoutMS from the client settings and let the guard set the server deadline from the socket read timeout");
         }
         Long collectionTimeout = collection.getTimeout(TimeUnit.MILLISECONDS);
         if (collectionTimeout != null) {
-            throw new IllegalArgumentException("the collection " + collection.getNamespace() + " has a Client-Side Operation"
-                + " Timeout (timeoutMS=" + collectionTimeout + ", from collection.withTimeout or database.withTimeout):"
-                + " the guard sets each write's server deadline (maxTimeMS) from the socket read timeout instead, and would"
-                + " not honour it; wrap the collection without withTimeout, and set serverDeadline in WriteGuardSettings"
-                + " to choose the deadline");
+            throw new IllegalArgumentException(
+                    "the collection " + collection.getNamespace() + " has a Client-Side Operation"
+                            + " Timeout (timeoutMS=" + collectionTimeout
+                            + ", from collection.withTimeout or database.withTimeout):"
+                            + " the guard sets each write's server deadline (maxTimeMS) from the socket read timeout instead, and would"
+                            + " not honour it; wrap the collection without withTimeout, and set serverDeadline in WriteGuardSettings"
+                            + " to choose the deadline");
         }
         int readTimeoutMs = binding.readTimeoutMs();
-        Duration deadline = settings.resolveServerDeadline(readTimeoutMs == 0 ? null : Duration.ofMillis(readTimeoutMs));
+        Duration deadline =
+                settings.resolveServerDeadline(readTimeoutMs == 0 ? null : Duration.ofMillis(readTimeoutMs));
         return Math.max(1, deadline.toMillis());
     }
 
@@ -307,7 +331,8 @@ public final class WriteGuard {
             this.delegate = delegate;
         }
 
-        @Nullable Long timeoutMs() {
+        @Nullable
+        Long timeoutMs() {
             return timeoutMs;
         }
 
@@ -327,8 +352,7 @@ public final class WriteGuard {
     }
 
     /** The planner- and encoder-holding executors of one guarded collection. */
-    private record Executors<T>(BulkExecutor<T> bulk, FindAndModifyExecutor<T> findAndModify) {
-    }
+    private record Executors<T>(BulkExecutor<T> bulk, FindAndModifyExecutor<T> findAndModify) {}
 
     /**
      * Which collections may share executors: same client (or access), namespace, document class, codec registry (by
@@ -357,16 +381,27 @@ public final class WriteGuard {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof ExecutorKey other && owner == other.owner && codecRegistry == other.codecRegistry
-                && documentClass == other.documentClass && deadlineMs == other.deadlineMs
-                && namespace.equals(other.namespace) && writeConcern.equals(other.writeConcern)
-                && readConcern.equals(other.readConcern) && readPreference.equals(other.readPreference);
+            return o instanceof ExecutorKey other
+                    && owner == other.owner
+                    && codecRegistry == other.codecRegistry
+                    && documentClass == other.documentClass
+                    && deadlineMs == other.deadlineMs
+                    && namespace.equals(other.namespace)
+                    && writeConcern.equals(other.writeConcern)
+                    && readConcern.equals(other.readConcern)
+                    && readPreference.equals(other.readPreference);
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(System.identityHashCode(owner), namespace, documentClass, System.identityHashCode(codecRegistry),
-                writeConcern, readConcern, readPreference);
+            return Objects.hash(
+                    System.identityHashCode(owner),
+                    namespace,
+                    documentClass,
+                    System.identityHashCode(codecRegistry),
+                    writeConcern,
+                    readConcern,
+                    readPreference);
         }
     }
 
@@ -383,8 +418,7 @@ public final class WriteGuard {
         private @Nullable Object observationRegistry;
         private @Nullable Object observationConvention;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Sets the guard's settings (default {@link WriteGuardSettings#defaults()}).

@@ -1,12 +1,11 @@
 package io.github.mongowriteguard;
 
-import org.jspecify.annotations.Nullable;
 import io.github.mongowriteguard.internal.Durations;
 import io.github.mongowriteguard.retry.RetryPolicy;
-
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The guard's settings: how long the server may work on one write, and whether ordered bulks keep the driver's
@@ -35,6 +34,7 @@ public final class WriteGuardSettings {
 
     @Nullable
     private final Duration serverDeadline;
+
     private final double serverDeadlineFraction;
     private final Duration defaultServerDeadline;
     private final boolean strictOrdered;
@@ -210,13 +210,13 @@ public final class WriteGuardSettings {
 
         @Nullable
         private Duration serverDeadline;
+
         private double serverDeadlineFraction = DEFAULT_SERVER_DEADLINE_FRACTION;
         private Duration defaultServerDeadline = DEFAULT_SERVER_DEADLINE;
         private boolean strictOrdered;
         private RetryPolicy retryPolicy = RetryPolicy.defaults();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         private Builder(WriteGuardSettings existing) {
             this.serverDeadline = existing.serverDeadline;
@@ -251,8 +251,8 @@ public final class WriteGuardSettings {
          */
         public Builder serverDeadlineFraction(double serverDeadlineFraction) {
             if (!(serverDeadlineFraction > 0.0 && serverDeadlineFraction < 1.0)) {
-                throw new IllegalArgumentException("serverDeadlineFraction (" + serverDeadlineFraction
-                        + ") must be in (0, 1); use e.g. 0.66");
+                throw new IllegalArgumentException(
+                        "serverDeadlineFraction (" + serverDeadlineFraction + ") must be in (0, 1); use e.g. 0.66");
             }
             this.serverDeadlineFraction = serverDeadlineFraction;
             return this;
@@ -268,7 +268,8 @@ public final class WriteGuardSettings {
          */
         public Builder defaultServerDeadline(Duration defaultServerDeadline) {
             if (defaultServerDeadline == null) {
-                throw new IllegalArgumentException("defaultServerDeadline must not be null; use e.g. Duration.ofSeconds(10)");
+                throw new IllegalArgumentException(
+                        "defaultServerDeadline must not be null; use e.g. Duration.ofSeconds(10)");
             }
             requireAtLeastOneMilli("defaultServerDeadline", defaultServerDeadline);
             this.defaultServerDeadline = defaultServerDeadline;
@@ -311,8 +312,8 @@ public final class WriteGuardSettings {
 
         private static void requireAtLeastOneMilli(String name, Duration value) {
             if (value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException(name + " (" + Durations.format(value)
-                        + ") must be positive; use e.g. Duration.ofSeconds(20)");
+                throw new IllegalArgumentException(
+                        name + " (" + Durations.format(value) + ") must be positive; use e.g. Duration.ofSeconds(20)");
             }
             if (value.compareTo(Duration.ofMillis(1)) < 0) {
                 throw new IllegalArgumentException(name + " (" + Durations.format(value)

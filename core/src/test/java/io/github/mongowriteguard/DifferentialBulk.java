@@ -1,12 +1,24 @@
 package io.github.mongowriteguard;
 
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.Collation;
+import com.mongodb.client.model.DeleteManyModel;
+import com.mongodb.client.model.DeleteOneModel;
+import com.mongodb.client.model.DeleteOptions;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.InsertOneModel;
+import com.mongodb.client.model.ReplaceOneModel;
+import com.mongodb.client.model.ReplaceOptions;
+import com.mongodb.client.model.UpdateManyModel;
+import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.UpdateOptions;
+import com.mongodb.client.model.WriteModel;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDecimal128;
@@ -24,20 +36,6 @@ import org.bson.conversions.Bson;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
 import org.bson.types.Decimal128;
-
-import com.mongodb.client.model.BulkWriteOptions;
-import com.mongodb.client.model.Collation;
-import com.mongodb.client.model.DeleteManyModel;
-import com.mongodb.client.model.DeleteOneModel;
-import com.mongodb.client.model.DeleteOptions;
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.InsertOneModel;
-import com.mongodb.client.model.ReplaceOneModel;
-import com.mongodb.client.model.ReplaceOptions;
-import com.mongodb.client.model.UpdateManyModel;
-import com.mongodb.client.model.UpdateOneModel;
-import com.mongodb.client.model.UpdateOptions;
-import com.mongodb.client.model.WriteModel;
 
 /**
  * One random bulk for {@link DifferentialTest}, drawn from its seed alone: initial documents, writes, bulk options and
@@ -63,7 +61,8 @@ import com.mongodb.client.model.WriteModel;
  */
 final class DifferentialBulk {
     static final int KEYS = 6;
-    static final JsonWriterSettings CANONICAL = JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
+    static final JsonWriterSettings CANONICAL =
+            JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
     private static final DocumentCodec DOCUMENT_CODEC = new DocumentCodec();
 
     /** The four contract modes (CONTRACT.md, "The guard's contract per mode"). */
@@ -78,10 +77,22 @@ final class DifferentialBulk {
         STRICT_ORDERED
     }
 
-    enum Kind { INSERT, INSERT_WITHOUT_ID, REPLACE_ONE, UPDATE_ONE, UPDATE_MANY, DELETE_ONE, DELETE_MANY }
+    enum Kind {
+        INSERT,
+        INSERT_WITHOUT_ID,
+        REPLACE_ONE,
+        UPDATE_ONE,
+        UPDATE_MANY,
+        DELETE_ONE,
+        DELETE_MANY
+    }
 
     /** How a filter or update reaches the guard: the caller may pass any {@link Bson}. */
-    enum Style { DOCUMENT, BSON_DOCUMENT, FILTERS_EQ }
+    enum Style {
+        DOCUMENT,
+        BSON_DOCUMENT,
+        FILTERS_EQ
+    }
 
     /**
      * A {@code failCommand} fail point with {@code {times: 1}}: the first command of that name fails with a command
@@ -91,8 +102,11 @@ final class DifferentialBulk {
      */
     record FailPoint(String command, int errorCode) {
         org.bson.Document configure() {
-            return new org.bson.Document("configureFailPoint", "failCommand").append("mode", new org.bson.Document("times", 1))
-                .append("data", new org.bson.Document("failCommands", List.of(command)).append("errorCode", errorCode));
+            return new org.bson.Document("configureFailPoint", "failCommand")
+                    .append("mode", new org.bson.Document("times", 1))
+                    .append(
+                            "data",
+                            new org.bson.Document("failCommands", List.of(command)).append("errorCode", errorCode));
         }
 
         @Override
@@ -108,6 +122,7 @@ final class DifferentialBulk {
         final Style style;
         /** The insert document, the replacement or the update document; null for deletes and pipelines. */
         final BsonDocument document;
+
         final List<BsonDocument> pipeline;
         final boolean upsert;
         final Collation collation;
@@ -121,8 +136,17 @@ final class DifferentialBulk {
         /** The position in the bulk, for the key of an insert whose id is not known yet. */
         int position;
 
-        private Op(Kind kind, BsonDocument filter, Style style, BsonDocument document, List<BsonDocument> pipeline, boolean upsert,
-                   Collation collation, List<BsonDocument> arrayFilters, BsonValue hint, boolean ignoredOptions) {
+        private Op(
+                Kind kind,
+                BsonDocument filter,
+                Style style,
+                BsonDocument document,
+                List<BsonDocument> pipeline,
+                boolean upsert,
+                Collation collation,
+                List<BsonDocument> arrayFilters,
+                BsonValue hint,
+                boolean ignoredOptions) {
             this.kind = kind;
             this.filter = filter;
             this.style = style;
@@ -136,12 +160,30 @@ final class DifferentialBulk {
         }
 
         static Op insert(BsonDocument document) {
-            return new Op(document.containsKey("_id") ? Kind.INSERT : Kind.INSERT_WITHOUT_ID, null, Style.DOCUMENT, document,
-                null, false, null, null, null, false);
+            return new Op(
+                    document.containsKey("_id") ? Kind.INSERT : Kind.INSERT_WITHOUT_ID,
+                    null,
+                    Style.DOCUMENT,
+                    document,
+                    null,
+                    false,
+                    null,
+                    null,
+                    null,
+                    false);
         }
 
-        static Op write(Kind kind, BsonDocument filter, Style style, BsonDocument document, List<BsonDocument> pipeline,
-                        boolean upsert, Collation collation, List<BsonDocument> arrayFilters, BsonValue hint, boolean ignored) {
+        static Op write(
+                Kind kind,
+                BsonDocument filter,
+                Style style,
+                BsonDocument document,
+                List<BsonDocument> pipeline,
+                boolean upsert,
+                Collation collation,
+                List<BsonDocument> arrayFilters,
+                BsonValue hint,
+                boolean ignored) {
             return new Op(kind, filter, style, document, pipeline, upsert, collation, arrayFilters, hint, ignored);
         }
 
@@ -196,42 +238,60 @@ final class DifferentialBulk {
                 case REPLACE_ONE: {
                     ReplaceOptions options = new ReplaceOptions().upsert(upsert).collation(collation);
                     if (hint != null) {
-                        options = hint.isString() ? options.hintString(hint.asString().getValue()) : options.hint(hint.asDocument());
+                        options = hint.isString()
+                                ? options.hintString(hint.asString().getValue())
+                                : options.hint(hint.asDocument());
                     }
                     if (ignoredOptions) {
-                        options.comment("per-model comment").bypassDocumentValidation(true).let(new BsonDocument("x", new BsonInt32(1)));
+                        options.comment("per-model comment")
+                                .bypassDocumentValidation(true)
+                                .let(new BsonDocument("x", new BsonInt32(1)));
                     }
                     return new ReplaceOneModel<>(filter(), document(document), options);
                 }
                 case UPDATE_ONE:
                 case UPDATE_MANY: {
-                    UpdateOptions options = new UpdateOptions().upsert(upsert).collation(collation).arrayFilters(arrayFilters);
+                    UpdateOptions options = new UpdateOptions()
+                            .upsert(upsert)
+                            .collation(collation)
+                            .arrayFilters(arrayFilters);
                     if (hint != null) {
-                        options = hint.isString() ? options.hintString(hint.asString().getValue()) : options.hint(hint.asDocument());
+                        options = hint.isString()
+                                ? options.hintString(hint.asString().getValue())
+                                : options.hint(hint.asDocument());
                     }
                     if (ignoredOptions) {
-                        options.comment("per-model comment").bypassDocumentValidation(true).let(new BsonDocument("x", new BsonInt32(1)));
+                        options.comment("per-model comment")
+                                .bypassDocumentValidation(true)
+                                .let(new BsonDocument("x", new BsonInt32(1)));
                     }
                     if (pipeline != null) {
                         List<Bson> stages = new ArrayList<>();
-                        pipeline.forEach(stage -> stages.add(style == Style.DOCUMENT ? document(stage) : stage.clone()));
-                        return kind == Kind.UPDATE_ONE ? new UpdateOneModel<>(filter(), stages, options)
-                            : new UpdateManyModel<>(filter(), stages, options);
+                        pipeline.forEach(
+                                stage -> stages.add(style == Style.DOCUMENT ? document(stage) : stage.clone()));
+                        return kind == Kind.UPDATE_ONE
+                                ? new UpdateOneModel<>(filter(), stages, options)
+                                : new UpdateManyModel<>(filter(), stages, options);
                     }
                     Bson update = style == Style.DOCUMENT ? document(document) : document.clone();
-                    return kind == Kind.UPDATE_ONE ? new UpdateOneModel<>(filter(), update, options)
-                        : new UpdateManyModel<>(filter(), update, options);
+                    return kind == Kind.UPDATE_ONE
+                            ? new UpdateOneModel<>(filter(), update, options)
+                            : new UpdateManyModel<>(filter(), update, options);
                 }
                 case DELETE_ONE:
                 case DELETE_MANY: {
                     DeleteOptions options = new DeleteOptions().collation(collation);
                     if (hint != null) {
-                        options = hint.isString() ? options.hintString(hint.asString().getValue()) : options.hint(hint.asDocument());
+                        options = hint.isString()
+                                ? options.hintString(hint.asString().getValue())
+                                : options.hint(hint.asDocument());
                     }
                     if (ignoredOptions) {
                         options.comment("per-model comment").let(new BsonDocument("x", new BsonInt32(1)));
                     }
-                    return kind == Kind.DELETE_ONE ? new DeleteOneModel<>(filter(), options) : new DeleteManyModel<>(filter(), options);
+                    return kind == Kind.DELETE_ONE
+                            ? new DeleteOneModel<>(filter(), options)
+                            : new DeleteManyModel<>(filter(), options);
                 }
                 default:
                     throw new AssertionError(kind);
@@ -294,8 +354,14 @@ final class DifferentialBulk {
     final Boolean bypassDocumentValidation;
     final FailPoint failPoint;
 
-    private DifferentialBulk(long seed, Mode mode, List<BsonDocument> initial, List<Op> ops, BsonValue comment,
-                             Boolean bypassDocumentValidation, FailPoint failPoint) {
+    private DifferentialBulk(
+            long seed,
+            Mode mode,
+            List<BsonDocument> initial,
+            List<Op> ops,
+            BsonValue comment,
+            Boolean bypassDocumentValidation,
+            FailPoint failPoint) {
         this.seed = seed;
         this.mode = mode;
         this.ordered = mode != Mode.UNORDERED;
@@ -328,7 +394,8 @@ final class DifferentialBulk {
     }
 
     BulkWriteOptions options() {
-        BulkWriteOptions options = new BulkWriteOptions().ordered(ordered).bypassDocumentValidation(bypassDocumentValidation);
+        BulkWriteOptions options =
+                new BulkWriteOptions().ordered(ordered).bypassDocumentValidation(bypassDocumentValidation);
         return comment == null ? options : options.comment(comment);
     }
 
@@ -376,8 +443,11 @@ final class DifferentialBulk {
 
     @Override
     public String toString() {
-        StringBuilder text = new StringBuilder("seed ").append(seed).append(", ").append(mode)
-            .append(ordered ? " (ordered)" : " (unordered)");
+        StringBuilder text = new StringBuilder("seed ")
+                .append(seed)
+                .append(", ")
+                .append(mode)
+                .append(ordered ? " (ordered)" : " (unordered)");
         if (comment != null) {
             text.append(", comment ").append(comment);
         }
@@ -411,7 +481,8 @@ final class DifferentialBulk {
             } else {
                 value = id.asDecimal128().getValue().bigDecimalValue();
             }
-            return "number " + (value.signum() == 0 ? "0" : value.stripTrailingZeros().toPlainString());
+            return "number "
+                    + (value.signum() == 0 ? "0" : value.stripTrailingZeros().toPlainString());
         }
         if (id.isObjectId()) {
             return "oid " + id.asObjectId().getValue().toHexString();
@@ -420,7 +491,8 @@ final class DifferentialBulk {
     }
 
     static Document document(BsonDocument bson) {
-        return DOCUMENT_CODEC.decode(new BsonDocumentReader(bson), DecoderContext.builder().build());
+        return DOCUMENT_CODEC.decode(
+                new BsonDocumentReader(bson), DecoderContext.builder().build());
     }
 
     private static Object javaValue(BsonValue value) {
@@ -448,15 +520,17 @@ final class DifferentialBulk {
             this.mode = mode;
             this.pipelinesAllowed = pipelinesAllowed;
             // ORDERED_KEYED must stay all keyed; STRICT_ORDERED mixes both like the driver's users do.
-            this.mayUnkey = mode == Mode.UNORDERED || mode == Mode.ORDERED_UNKEYED
-                || mode == Mode.STRICT_ORDERED && random.nextBoolean();
+            this.mayUnkey = mode == Mode.UNORDERED
+                    || mode == Mode.ORDERED_UNKEYED
+                    || mode == Mode.STRICT_ORDERED && random.nextBoolean();
         }
 
         DifferentialBulk bulk(long seed) {
             List<BsonDocument> initial = new ArrayList<>();
             for (int k = 0; k < KEYS; k++) {
                 if (random.nextInt(10) < 6) {
-                    BsonDocument document = new BsonDocument("_id", id(k)).append("n", value()).append("tag", new BsonString(tag()));
+                    BsonDocument document =
+                            new BsonDocument("_id", id(k)).append("n", value()).append("tag", new BsonString(tag()));
                     if (random.nextInt(3) == 0) {
                         document.append("arr", array());
                     }
@@ -493,7 +567,8 @@ final class DifferentialBulk {
             }
             BsonValue comment = switch (random.nextInt(6)) {
                 case 0, 1 -> new BsonString("caller comment " + random.nextInt(100));
-                case 2 -> new BsonDocument("caller", new BsonString("x")).append("n", new BsonInt32(random.nextInt(10)));
+                case 2 ->
+                    new BsonDocument("caller", new BsonString("x")).append("n", new BsonInt32(random.nextInt(10)));
                 default -> null;
             };
             Boolean bypass = switch (random.nextInt(6)) {
@@ -512,16 +587,23 @@ final class DifferentialBulk {
         private List<Op> template() {
             int k = random.nextInt(KEYS);
             BsonDocument incN = new BsonDocument("$inc", new BsonDocument("n", new BsonInt32(1 + random.nextInt(3))));
-            BsonDocument setString = new BsonDocument("$set", new BsonDocument("n", new BsonString("s" + random.nextInt(3))));
+            BsonDocument setString =
+                    new BsonDocument("$set", new BsonDocument("n", new BsonString("s" + random.nextInt(3))));
             List<Op> ops = new ArrayList<>();
             switch (random.nextInt(5)) {
                 case 0: // the failure used to be hidden by the later delete or replace-upsert
                     ops.add(update(Kind.UPDATE_ONE, keyedFilter(k), setString, true));
                     ops.add(update(Kind.UPDATE_ONE, keyedFilter(k), incN, false));
-                    ops.add(random.nextBoolean() ? delete(keyedFilter(k)) : replace(keyedFilter(k), replacement(k), true));
+                    ops.add(
+                            random.nextBoolean()
+                                    ? delete(keyedFilter(k))
+                                    : replace(keyedFilter(k), replacement(k), true));
                     break;
                 case 1: // the superseding write first, the failing update last
-                    ops.add(replace(keyedFilter(k), new BsonDocument("n", new BsonString("s1")).append("r", new BsonInt32(replacements++)), true));
+                    ops.add(replace(
+                            keyedFilter(k),
+                            new BsonDocument("n", new BsonString("s1")).append("r", new BsonInt32(replacements++)),
+                            true));
                     ops.add(update(Kind.UPDATE_ONE, keyedFilter(k), incN, random.nextBoolean()));
                     break;
                 case 2: // one key, inserted in several numeric types, maybe deleted between
@@ -534,7 +616,10 @@ final class DifferentialBulk {
                     break;
                 case 3: // a duplicate insert hidden by a later replace-upsert or delete
                     ops.add(Op.insert(insertDocument(k)));
-                    ops.add(random.nextBoolean() ? delete(keyedFilter(k)) : replace(keyedFilter(k), replacement(k), true));
+                    ops.add(
+                            random.nextBoolean()
+                                    ? delete(keyedFilter(k))
+                                    : replace(keyedFilter(k), replacement(k), true));
                     if (random.nextBoolean()) {
                         ops.add(update(Kind.UPDATE_ONE, keyedFilter(k), setString, false));
                         ops.add(update(Kind.UPDATE_ONE, keyedFilter(k), incN, false));
@@ -588,7 +673,9 @@ final class DifferentialBulk {
         /** A single-document write that is not keyed: a non-_id filter, _id $in, or a non-simple collation. */
         private Op unkeyedSingle() {
             BsonDocument filter = unkeyedFilter(random.nextInt(KEYS));
-            return random.nextBoolean() ? update(Kind.UPDATE_ONE, filter, null, random.nextInt(4) == 0) : delete(filter);
+            return random.nextBoolean()
+                    ? update(Kind.UPDATE_ONE, filter, null, random.nextInt(4) == 0)
+                    : delete(filter);
         }
 
         private Op replace(BsonDocument filter, BsonDocument replacement, boolean upsert) {
@@ -603,11 +690,29 @@ final class DifferentialBulk {
         private Op update(Kind kind, BsonDocument filter, BsonDocument body, boolean upsert) {
             if (body == null && pipelines && kind == Kind.UPDATE_ONE && random.nextInt(3) == 0) {
                 List<BsonDocument> pipeline = random.nextBoolean()
-                    ? List.of(new BsonDocument("$set", new BsonDocument("p", new BsonInt32(random.nextInt(5)))))
-                    : List.of(new BsonDocument("$set", new BsonDocument("n", new BsonDocument("$add",
-                        new BsonArray(List.of(new BsonString("$n"), new BsonInt32(1)))))), new BsonDocument("$unset", new BsonString("tag")));
+                        ? List.of(new BsonDocument("$set", new BsonDocument("p", new BsonInt32(random.nextInt(5)))))
+                        : List.of(
+                                new BsonDocument(
+                                        "$set",
+                                        new BsonDocument(
+                                                "n",
+                                                new BsonDocument(
+                                                        "$add",
+                                                        new BsonArray(
+                                                                List.of(new BsonString("$n"), new BsonInt32(1)))))),
+                                new BsonDocument("$unset", new BsonString("tag")));
                 Op drawn = write(kind, filter, null, upsert, null);
-                return Op.write(kind, drawn.filter, drawn.style, null, pipeline, upsert, drawn.collation, null, drawn.hint, drawn.ignoredOptions);
+                return Op.write(
+                        kind,
+                        drawn.filter,
+                        drawn.style,
+                        null,
+                        pipeline,
+                        upsert,
+                        drawn.collation,
+                        null,
+                        drawn.hint,
+                        drawn.ignoredOptions);
             }
             List<BsonDocument> arrayFilters = null;
             if (body == null) {
@@ -618,27 +723,41 @@ final class DifferentialBulk {
                         break;
                     case 2:
                     case 3:
-                        body = new BsonDocument("$inc", new BsonDocument("n", number(1 + random.nextInt(4)))); // 14 on a string
+                        body = new BsonDocument(
+                                "$inc", new BsonDocument("n", number(1 + random.nextInt(4)))); // 14 on a string
                         break;
                     case 4:
                         body = new BsonDocument("$unset", new BsonDocument("tag", new BsonString("")));
                         break;
                     case 5:
                         body = new BsonDocument("$set", new BsonDocument("tag", new BsonString(tag())))
-                            .append("$inc", new BsonDocument("u", new BsonInt32(1)));
+                                .append("$inc", new BsonDocument("u", new BsonInt32(1)));
                         break;
                     case 6:
                         body = new BsonDocument("$push", new BsonDocument("arr", new BsonInt32(random.nextInt(6))));
                         break;
                     default: // 2 (the path must exist) on a document without arr
-                        body = new BsonDocument("$set", new BsonDocument("arr.$[e]", new BsonInt32(random.nextInt(10))));
-                        arrayFilters = List.of(new BsonDocument("e", new BsonDocument("$gte", new BsonInt32(random.nextInt(6)))));
+                        body = new BsonDocument(
+                                "$set", new BsonDocument("arr.$[e]", new BsonInt32(random.nextInt(10))));
+                        arrayFilters = List.of(
+                                new BsonDocument("e", new BsonDocument("$gte", new BsonInt32(random.nextInt(6)))));
                         break;
                 }
             }
             Op drawn = write(kind, filter, body, upsert, null);
-            return arrayFilters == null ? drawn
-                : Op.write(kind, drawn.filter, drawn.style, body, null, upsert, drawn.collation, arrayFilters, drawn.hint, drawn.ignoredOptions);
+            return arrayFilters == null
+                    ? drawn
+                    : Op.write(
+                            kind,
+                            drawn.filter,
+                            drawn.style,
+                            body,
+                            null,
+                            upsert,
+                            drawn.collation,
+                            arrayFilters,
+                            drawn.hint,
+                            drawn.ignoredOptions);
         }
 
         private Op write(Kind kind, BsonDocument filter, BsonDocument body, boolean upsert) {
@@ -647,7 +766,9 @@ final class DifferentialBulk {
 
         /** A write with drawn options: style, simple collation, hint, per-model options; {@code collation} forces one. */
         private Op write(Kind kind, BsonDocument filter, BsonDocument body, boolean upsert, Collation collation) {
-            boolean pureId = filter.size() == 1 && filter.containsKey("_id") && !filter.get("_id").isDocument();
+            boolean pureId = filter.size() == 1
+                    && filter.containsKey("_id")
+                    && !filter.get("_id").isDocument();
             Style style = switch (random.nextInt(pureId ? 4 : 3)) {
                 case 0 -> Style.BSON_DOCUMENT;
                 case 3 -> Style.FILTERS_EQ;
@@ -686,7 +807,8 @@ final class DifferentialBulk {
                 case 3:
                     return new BsonDocument("tag", new BsonString(tag())).append("_id", id);
                 case 4:
-                    return new BsonDocument("_id", new BsonDocument("$eq", id)).append("n", new BsonDocument("$exists", BsonBoolean.TRUE));
+                    return new BsonDocument("_id", new BsonDocument("$eq", id))
+                            .append("n", new BsonDocument("$exists", BsonBoolean.TRUE));
                 default:
                     return new BsonDocument("_id", id);
             }
@@ -707,7 +829,8 @@ final class DifferentialBulk {
         }
 
         private BsonDocument insertDocument(int k) {
-            BsonDocument document = new BsonDocument("_id", id(k)).append("n", value()).append("tag", new BsonString(tag()));
+            BsonDocument document =
+                    new BsonDocument("_id", id(k)).append("n", value()).append("tag", new BsonString(tag()));
             if (random.nextInt(3) == 0) {
                 document.append("arr", array());
             }
@@ -723,7 +846,10 @@ final class DifferentialBulk {
             } else if (withId == 3) {
                 replacement.append("_id", id((k + 1 + random.nextInt(KEYS - 1)) % KEYS));
             }
-            replacement.append("n", value()).append("tag", new BsonString(tag())).append("r", new BsonInt32(replacements++));
+            replacement
+                    .append("n", value())
+                    .append("tag", new BsonString(tag()))
+                    .append("r", new BsonInt32(replacements++));
             if (random.nextInt(4) == 0) {
                 replacement.append("arr", array());
             }

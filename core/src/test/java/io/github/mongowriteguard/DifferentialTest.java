@@ -3,28 +3,6 @@ package io.github.mongowriteguard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-import java.util.Random;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-
-import org.bson.BsonDocument;
-import org.bson.BsonObjectId;
-import org.bson.BsonString;
-import org.bson.BsonValue;
-import org.bson.Document;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
-
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.MongoClientSettings;
@@ -40,7 +18,6 @@ import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.WriteModel;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
-
 import io.github.mongowriteguard.DifferentialBulk.Mode;
 import io.github.mongowriteguard.DifferentialBulk.Op;
 import io.github.mongowriteguard.exception.GuardedBulkWriteException;
@@ -51,6 +28,26 @@ import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
 import io.github.mongowriteguard.testkit.TestDeployment;
 import io.github.mongowriteguard.testkit.sharding.ShardKey;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.bson.BsonDocument;
+import org.bson.BsonObjectId;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 
 /**
  * Differential test of CONTRACT.md: random bulks ({@link DifferentialBulk}) run through the guard and, on a twin
@@ -152,7 +149,8 @@ class DifferentialTest {
         int defaultBulks = env.sharded ? SHARDED_BULKS : REPLICA_SET_BULKS;
         int bulks = Integer.getInteger("diff.bulks", defaultBulks);
         long base = Long.getLong("diff.seed", BASE_SEED + (env.sharded ? 1_000_000L : 0) + mode.ordinal() * 100_000L);
-        String replay = "-Dtest='DifferentialTest#" + test.getTestMethod().orElseThrow().getName() + "'";
+        String replay =
+                "-Dtest='DifferentialTest#" + test.getTestMethod().orElseThrow().getName() + "'";
         Stats stats = run(env, mode, base, bulks, GUARD, replay);
         System.out.println(stats.summary());
         if (stats.differences > 0) {
@@ -168,7 +166,7 @@ class DifferentialTest {
     private static synchronized Env replicaSet() {
         if (replicaSet == null) {
             TestDeployment deployment = TestDeployment.replicaSet();
-            replicaSet = new Env("replica set", false, deployment.connectionString(), deployment, namespace -> { });
+            replicaSet = new Env("replica set", false, deployment.connectionString(), deployment, namespace -> {});
         }
         return replicaSet;
     }
@@ -176,8 +174,12 @@ class DifferentialTest {
     private static synchronized Env sharded() {
         if (sharded == null) {
             EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(3).start();
-            sharded = new Env("sharded (3 shards, hashed _id)", true, cluster.connectionString(), cluster,
-                namespace -> cluster.shardCollection(namespace, HASHED_ID));
+            sharded = new Env(
+                    "sharded (3 shards, hashed _id)",
+                    true,
+                    cluster.connectionString(),
+                    cluster,
+                    namespace -> cluster.shardCollection(namespace, HASHED_ID));
         }
         return sharded;
     }
@@ -201,20 +203,24 @@ class DifferentialTest {
             this.deployment = deployment;
             this.prepare = prepare;
             this.raw = MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(connectionString))
-                .applyToClusterSettings(c -> c.serverSelectionTimeout(10, TimeUnit.SECONDS))
-                .applyToSocketSettings(s -> s.readTimeout(5_000, TimeUnit.MILLISECONDS))
-                .addCommandListener(new CommandListener() {
-                    @Override
-                    public void commandStarted(CommandStartedEvent event) {
-                        if (WRITE_COMMANDS.contains(event.getCommandName())) {
-                            rawSent.add(event.getCommand().clone());
+                    .applyConnectionString(new ConnectionString(connectionString))
+                    .applyToClusterSettings(c -> c.serverSelectionTimeout(10, TimeUnit.SECONDS))
+                    .applyToSocketSettings(s -> s.readTimeout(5_000, TimeUnit.MILLISECONDS))
+                    .addCommandListener(new CommandListener() {
+                        @Override
+                        public void commandStarted(CommandStartedEvent event) {
+                            if (WRITE_COMMANDS.contains(event.getCommandName())) {
+                                rawSent.add(event.getCommand().clone());
+                            }
                         }
-                    }
-                })
-                .build());
+                    })
+                    .build());
             this.guard = new GuardFixture(connectionString, 5_000);
-            this.strict = new GuardFixture(connectionString, WriteGuardSettings.builder().strictOrdered(true).build(), 5_000, b -> { });
+            this.strict = new GuardFixture(
+                    connectionString,
+                    WriteGuardSettings.builder().strictOrdered(true).build(),
+                    5_000,
+                    b -> {});
         }
 
         /** A fresh collection (sharded when the deployment is) holding the bulk's initial documents, in their order. */
@@ -245,7 +251,8 @@ class DifferentialTest {
 
         void failPointOff(DifferentialBulk.FailPoint failPoint) {
             if (failPoint != null) {
-                raw.getDatabase("admin").runCommand(new Document("configureFailPoint", "failCommand").append("mode", "off"));
+                raw.getDatabase("admin")
+                        .runCommand(new Document("configureFailPoint", "failCommand").append("mode", "off"));
             }
         }
 
@@ -262,7 +269,10 @@ class DifferentialTest {
         }
     }
 
-    enum Api { EXECUTE, BULK_WRITE }
+    enum Api {
+        EXECUTE,
+        BULK_WRITE
+    }
 
     /** The side under test: runs the caller's models on the named collection and reports what it saw. */
     interface Subject {
@@ -272,7 +282,8 @@ class DifferentialTest {
     /** The guard: {@code execute} or the driver-style {@code bulkWrite}, with the default or the strict settings. */
     static final Subject GUARD = (env, bulk, collection, models, api) -> {
         GuardFixture fixture = bulk.mode == Mode.STRICT_ORDERED ? env.strict : env.guard;
-        GuardedCollection<Document> guarded = fixture.wrap(fixture.client.getDatabase(Env.database(bulk)).getCollection(collection));
+        GuardedCollection<Document> guarded =
+                fixture.wrap(fixture.client.getDatabase(Env.database(bulk)).getCollection(collection));
         Result observed = new Result(bulk.ops.size());
         fixture.sent.clear();
         try {
@@ -299,6 +310,7 @@ class DifferentialTest {
     static final class Result {
         /** "APPLIED", "FAILED code", "SKIPPED" (or the guard's other statuses); null where the oracle cannot tell. */
         final String[] status;
+
         long inserted;
         long matched;
         long modified;
@@ -311,9 +323,11 @@ class DifferentialTest {
         RuntimeException thrown;
         /** The guard's bulkWrite: the write errors of its GuardedBulkWriteException, as "index:code". */
         List<String> writeErrors;
+
         final List<BsonDocument> commands = new ArrayList<>();
         /** The collection the side wrote to (the ORDERED_KEYED oracle may move to a fresh one). */
         String collection;
+
         String oracle;
 
         Result(int size) {
@@ -322,7 +336,9 @@ class DifferentialTest {
 
         void record(WriteOutcome<?> outcome) {
             for (IndexOutcome o : outcome.outcomes()) {
-                status[o.index()] = o.status() == WriteStatus.FAILED ? "FAILED " + o.errorCode() : o.status().name();
+                status[o.index()] = o.status() == WriteStatus.FAILED
+                        ? "FAILED " + o.errorCode()
+                        : o.status().name();
             }
             inserted = outcome.insertedCount();
             matched = outcome.matchedCount();
@@ -368,13 +384,15 @@ class DifferentialTest {
 
         String counts(Set<String> knownIds) {
             return "inserted=" + inserted + " matched=" + matched + " modified=" + modified + " deleted=" + deleted
-                + " upserts=" + ids(upserts, knownIds) + " inserts=" + ids(inserts, knownIds);
+                    + " upserts=" + ids(upserts, knownIds) + " inserts=" + ids(inserts, knownIds);
         }
 
         private static String ids(Map<Integer, BsonValue> ids, Set<String> knownIds) {
             StringBuilder text = new StringBuilder("[");
-            ids.forEach((index, id) -> text.append(text.length() > 1 ? ", " : "").append(index).append(':')
-                .append(canonicalId(id, knownIds)));
+            ids.forEach((index, id) -> text.append(text.length() > 1 ? ", " : "")
+                    .append(index)
+                    .append(':')
+                    .append(canonicalId(id, knownIds)));
             return text.append(']').toString();
         }
     }
@@ -416,7 +434,8 @@ class DifferentialTest {
                 written = e.getWriteResult();
                 errors = e.getWriteErrors();
                 if (e.getWriteConcernError() != null) {
-                    throw new IllegalStateException("oracle: unexpected write concern error " + e.getWriteConcernError(), e);
+                    throw new IllegalStateException(
+                            "oracle: unexpected write concern error " + e.getWriteConcernError(), e);
                 }
             } catch (IllegalArgumentException e) {
                 throw new IllegalStateException("oracle: the driver refused the bulk (a generator bug)", e);
@@ -429,8 +448,9 @@ class DifferentialTest {
             int stop = ordered && !errors.isEmpty() ? errors.get(0).getIndex() : Integer.MAX_VALUE;
             for (int position = 0; position < indices.size(); position++) {
                 int index = indices.get(position);
-                result.status[index] = codes.containsKey(position) ? "FAILED " + codes.get(position)
-                    : position > stop ? WriteStatus.SKIPPED.name() : WriteStatus.APPLIED.name();
+                result.status[index] = codes.containsKey(position)
+                        ? "FAILED " + codes.get(position)
+                        : position > stop ? WriteStatus.SKIPPED.name() : WriteStatus.APPLIED.name();
             }
             result.record(written, indices);
             // The inserts applied, from the statuses: the driver's own list is not usable here. Its
@@ -438,8 +458,13 @@ class DifferentialTest {
             // among the batch's write-error positions: it mixes caller indices with positions in the batch (an
             // applied insert can be dropped, a failed one kept) and keeps the inserts an ORDERED batch never reached.
             for (int index : indices) {
-                if (models.get(index) instanceof InsertOneModel<Document> insert && WriteStatus.APPLIED.name().equals(result.status[index])) {
-                    result.inserts.put(index, new Document("_id", insert.getDocument().get("_id")).toBsonDocument().get("_id"));
+                if (models.get(index) instanceof InsertOneModel<Document> insert
+                        && WriteStatus.APPLIED.name().equals(result.status[index])) {
+                    result.inserts.put(
+                            index,
+                            new Document("_id", insert.getDocument().get("_id"))
+                                    .toBsonDocument()
+                                    .get("_id"));
                 }
             }
             return true;
@@ -519,7 +544,8 @@ class DifferentialTest {
                         env.rawCollection(bulk, collection).drop();
                         collection = env.collection(bulk, "o");
                     }
-                    expected = new Oracle(env, bulk, collection, "rounds, a key dying at its first failure").roundsPerKey();
+                    expected = new Oracle(env, bulk, collection, "rounds, a key dying at its first failure")
+                            .roundsPerKey();
                     break;
                 default:
                     expected = new Oracle(env, bulk, collection, "the driver's ordered bulk").ordered();
@@ -558,18 +584,22 @@ class DifferentialTest {
 
         String summary() {
             return "DifferentialTest " + deployment + ", " + mode + ": " + bulks + " bulks, differences " + differences
-                + (classes.isEmpty() ? "" : " " + classes) + "; write errors in " + withWriteErrors + " (codes " + codes + ")"
-                + ", command errors in " + withCommandErrors + " (fail points set " + failPoints + ", fired " + failPointsFired
-                + "; bulks with an update pipeline " + pipelines + ")"
-                + (unexpectedCommandErrors == 0 ? "" : ", unexpected command errors " + unexpectedCommandErrors)
-                + "; repeated keys in " + repeatedKeys + "; guard API execute " + (bulks - bulkWriteApi) + " / bulkWrite " + bulkWriteApi;
+                    + (classes.isEmpty() ? "" : " " + classes) + "; write errors in " + withWriteErrors + " (codes "
+                    + codes + ")"
+                    + ", command errors in " + withCommandErrors + " (fail points set " + failPoints + ", fired "
+                    + failPointsFired
+                    + "; bulks with an update pipeline " + pipelines + ")"
+                    + (unexpectedCommandErrors == 0 ? "" : ", unexpected command errors " + unexpectedCommandErrors)
+                    + "; repeated keys in " + repeatedKeys + "; guard API execute " + (bulks - bulkWriteApi)
+                    + " / bulkWrite " + bulkWriteApi;
         }
 
         String report() {
             StringBuilder text = new StringBuilder(summary()).append("\nFirst differing bulks:\n");
             reports.forEach(r -> text.append(r).append("\n\n"));
             text.append("One replay seed per class of difference:");
-            classSeeds.forEach((c, seed) -> text.append("\n  ").append(c).append(": ").append(seed));
+            classSeeds.forEach(
+                    (c, seed) -> text.append("\n  ").append(c).append(": ").append(seed));
             text.append("\nDiffering seeds (up to 40): ").append(seeds);
             return text.toString();
         }
@@ -585,15 +615,20 @@ class DifferentialTest {
             try {
                 runOne(env, bulk, subject, stats, differences, trace);
             } catch (RuntimeException | AssertionError e) {
-                throw new AssertionError("bulk failed in the test itself; replay with " + replayLine(replay, bulk.seed) + "\n"
-                    + bulk + trace, e);
+                throw new AssertionError(
+                        "bulk failed in the test itself; replay with " + replayLine(replay, bulk.seed) + "\n" + bulk
+                                + trace,
+                        e);
             }
             stats.bulks++;
             if (!differences.isEmpty() && System.getProperty("diff.dump") != null) {
                 try {
-                    java.nio.file.Files.writeString(java.nio.file.Path.of(System.getProperty("diff.dump")),
-                        "=== " + mode + " " + env.name + " " + bulk + trace + "\n  DIFFERENCES:\n    " + String.join("\n    ", differences) + "\n",
-                        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+                    java.nio.file.Files.writeString(
+                            java.nio.file.Path.of(System.getProperty("diff.dump")),
+                            "=== " + mode + " " + env.name + " " + bulk + trace + "\n  DIFFERENCES:\n    "
+                                    + String.join("\n    ", differences) + "\n",
+                            java.nio.file.StandardOpenOption.CREATE,
+                            java.nio.file.StandardOpenOption.APPEND);
                 } catch (java.io.IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }
@@ -610,8 +645,8 @@ class DifferentialTest {
                     stats.seeds.add(bulk.seed + " " + classes);
                 }
                 if (stats.reports.size() < 3) {
-                    stats.reports.add("replay with " + replayLine(replay, bulk.seed) + "\n" + bulk + trace + "\n  DIFFERENCES:\n    "
-                        + String.join("\n    ", differences));
+                    stats.reports.add("replay with " + replayLine(replay, bulk.seed) + "\n" + bulk + trace
+                            + "\n  DIFFERENCES:\n    " + String.join("\n    ", differences));
                 }
             }
         }
@@ -622,8 +657,13 @@ class DifferentialTest {
         return replay + " -Ddiff.seed=" + seed + " -Ddiff.bulks=1";
     }
 
-    private static void runOne(Env env, DifferentialBulk bulk, Subject subject, Stats stats, List<String> differences,
-                               StringBuilder trace) {
+    private static void runOne(
+            Env env,
+            DifferentialBulk bulk,
+            Subject subject,
+            Stats stats,
+            List<String> differences,
+            StringBuilder trace) {
         Random sides = new Random(bulk.seed * 7_919 + 17);
         Api api = sides.nextInt(10) < (bulk.failPoint != null ? 7 : 4) ? Api.BULK_WRITE : Api.EXECUTE;
         String subjectCollection = env.collection(bulk, "s");
@@ -643,16 +683,36 @@ class DifferentialTest {
         List<String> expectedDocuments = documents(env.rawCollection(bulk, expected.collection), knownIds);
         List<String> observedDocuments = documents(env.rawCollection(bulk, subjectCollection), knownIds);
 
-        trace.append("\n  guard API: ").append(api).append("\n  oracle: ").append(expected.oracle)
-            .append("\n  expected: ").append(java.util.Arrays.toString(expected.status)).append(' ').append(expected.counts(knownIds))
-            .append(expected.commandError == null ? "" : " then command error " + describe(expected.commandError))
-            .append("\n  guard:    ").append(java.util.Arrays.toString(observed.status)).append(' ').append(observed.counts(knownIds))
-            .append(observed.thrown == null ? "" : " threw " + describe(observed.thrown))
-            .append(observed.writeErrors == null ? "" : " write errors " + observed.writeErrors)
-            .append("\n  expected documents: ").append(expectedDocuments)
-            .append("\n  guard's documents:  ").append(observedDocuments);
+        trace.append("\n  guard API: ")
+                .append(api)
+                .append("\n  oracle: ")
+                .append(expected.oracle)
+                .append("\n  expected: ")
+                .append(java.util.Arrays.toString(expected.status))
+                .append(' ')
+                .append(expected.counts(knownIds))
+                .append(expected.commandError == null ? "" : " then command error " + describe(expected.commandError))
+                .append("\n  guard:    ")
+                .append(java.util.Arrays.toString(observed.status))
+                .append(' ')
+                .append(observed.counts(knownIds))
+                .append(observed.thrown == null ? "" : " threw " + describe(observed.thrown))
+                .append(observed.writeErrors == null ? "" : " write errors " + observed.writeErrors)
+                .append("\n  expected documents: ")
+                .append(expectedDocuments)
+                .append("\n  guard's documents:  ")
+                .append(observedDocuments);
 
-        compare(bulk, encode(env, bulk), api, expected, observed, expectedDocuments, observedDocuments, knownIds, differences);
+        compare(
+                bulk,
+                encode(env, bulk),
+                api,
+                expected,
+                observed,
+                expectedDocuments,
+                observedDocuments,
+                knownIds,
+                differences);
 
         if (api == Api.BULK_WRITE) {
             stats.bulkWriteApi++;
@@ -700,7 +760,9 @@ class DifferentialTest {
                 continue;
             }
             Object id = ((InsertOneModel<Document>) models.get(i)).getDocument().get("_id");
-            BsonValue assigned = id == null ? observed.inserts.get(i) : new Document("_id", id).toBsonDocument().get("_id");
+            BsonValue assigned = id == null
+                    ? observed.inserts.get(i)
+                    : new Document("_id", id).toBsonDocument().get("_id");
             if (assigned != null) {
                 op.assignedId = assigned;
                 known.add(DifferentialBulk.keyOf(assigned));
@@ -711,31 +773,47 @@ class DifferentialTest {
         return known;
     }
 
-    private static void compare(DifferentialBulk bulk, Encoding encoding, Api api, Result expected, Result observed, List<String> expectedDocuments,
-                                List<String> observedDocuments, Set<String> knownIds, List<String> differences) {
+    private static void compare(
+            DifferentialBulk bulk,
+            Encoding encoding,
+            Api api,
+            Result expected,
+            Result observed,
+            List<String> expectedDocuments,
+            List<String> observedDocuments,
+            Set<String> knownIds,
+            List<String> differences) {
         if (!expectedDocuments.equals(observedDocuments)) {
             List<String> missing = new ArrayList<>(expectedDocuments);
             missing.removeAll(observedDocuments);
             List<String> extra = new ArrayList<>(observedDocuments);
             extra.removeAll(expectedDocuments);
-            differences.add((sameIgnoringFieldOrder(expectedDocuments, observedDocuments) ? "documents (field order only)" : "documents")
-                + ": expected but not in the guard's collection " + missing + "; in it but not expected " + extra);
+            differences.add((sameIgnoringFieldOrder(expectedDocuments, observedDocuments)
+                            ? "documents (field order only)"
+                            : "documents")
+                    + ": expected but not in the guard's collection " + missing + "; in it but not expected " + extra);
         }
         boolean stopped = expected.commandError != null;
         if (observed.thrown != null) {
-            boolean sameError = stopped && observed.thrown.getClass() == expected.commandError.getClass()
-                && observed.thrown instanceof MongoException thrown && thrown.getCode() == expected.commandError.getCode();
+            boolean sameError = stopped
+                    && observed.thrown.getClass() == expected.commandError.getClass()
+                    && observed.thrown instanceof MongoException thrown
+                    && thrown.getCode() == expected.commandError.getCode();
             if (!sameError) {
-                differences.add((observed.thrown instanceof MongoException ? "exception: " : "guard threw: ") + describe(observed.thrown)
-                    + (stopped ? "; the driver threw " + describe(expected.commandError) : "; the driver threw nothing of the kind"));
+                differences.add((observed.thrown instanceof MongoException ? "exception: " : "guard threw: ")
+                        + describe(observed.thrown)
+                        + (stopped
+                                ? "; the driver threw " + describe(expected.commandError)
+                                : "; the driver threw nothing of the kind"));
             }
         } else if (stopped) {
             if (api == Api.BULK_WRITE) {
                 differences.add("exception: the driver's call stopped with " + describe(expected.commandError)
-                    + "; the guard's bulkWrite " + (observed.writeErrors == null ? "returned normally" : "threw GuardedBulkWriteException"));
+                        + "; the guard's bulkWrite "
+                        + (observed.writeErrors == null ? "returned normally" : "threw GuardedBulkWriteException"));
             } else if (!observed.anyFailed()) {
                 differences.add("status: the driver's call stopped with " + describe(expected.commandError)
-                    + " but the guard reports every write applied");
+                        + " but the guard reports every write applied");
             }
         }
         if (observed.thrown == null) {
@@ -743,12 +821,14 @@ class DifferentialTest {
                 if (expected.status[i] != null && !expected.status[i].equals(observed.status[i])) {
                     String want = expected.status[i].split(" ")[0];
                     String got = String.valueOf(observed.status[i]).split(" ")[0];
-                    differences.add("status " + (want.equals(got) ? want + " with another code" : want + " -> " + got) + ": #" + i
-                        + " expected " + expected.status[i] + ", guard " + observed.status[i] + "  (" + bulk.ops.get(i).kind + ")");
+                    differences.add("status " + (want.equals(got) ? want + " with another code" : want + " -> " + got)
+                            + ": #" + i + " expected " + expected.status[i] + ", guard " + observed.status[i] + "  ("
+                            + bulk.ops.get(i).kind + ")");
                 }
             }
             if (!stopped && !expected.counts(knownIds).equals(observed.counts(knownIds))) {
-                differences.add("counts: expected " + expected.counts(knownIds) + ", guard " + observed.counts(knownIds));
+                differences.add(
+                        "counts: expected " + expected.counts(knownIds) + ", guard " + observed.counts(knownIds));
             }
             if (api == Api.BULK_WRITE && !stopped) {
                 List<String> failed = new ArrayList<>();
@@ -759,8 +839,9 @@ class DifferentialTest {
                 }
                 List<String> reported = observed.writeErrors == null ? List.of() : observed.writeErrors;
                 if (!failed.equals(reported)) {
-                    differences.add("bulkWrite errors: expected write errors " + failed + ", the guard's bulkWrite reported "
-                        + (observed.writeErrors == null ? "none (it returned normally)" : reported));
+                    differences.add(
+                            "bulkWrite errors: expected write errors " + failed + ", the guard's bulkWrite reported "
+                                    + (observed.writeErrors == null ? "none (it returned normally)" : reported));
                 }
             }
         }
@@ -771,6 +852,7 @@ class DifferentialTest {
     static final class Encoding {
         /** Per caller index: {command, "command json", json}. */
         final String[][] statements;
+
         final Map<String, BsonDocument> commandFields = new HashMap<>();
 
         Encoding(int size) {
@@ -809,13 +891,14 @@ class DifferentialTest {
             }
             List<String[]> statements = statements(env.rawSent);
             if (statements.size() < indices.size()) {
-                throw new IllegalStateException("encoding: " + indices.size() + " writes, the driver sent " + statements.size()
-                    + " statements in " + env.rawSent);
+                throw new IllegalStateException("encoding: " + indices.size() + " writes, the driver sent "
+                        + statements.size() + " statements in " + env.rawSent);
             }
             for (int position = 0; position < indices.size(); position++) {
                 encoding.statements[indices.get(position)] = statements.get(position);
             }
-            env.rawSent.forEach(command -> encoding.commandFields.putIfAbsent(command.getFirstKey(), commandFields(command)));
+            env.rawSent.forEach(
+                    command -> encoding.commandFields.putIfAbsent(command.getFirstKey(), commandFields(command)));
         }
         if (++env.encodings % 200 == 0) {
             scratch.drop();
@@ -832,8 +915,8 @@ class DifferentialTest {
      * comment unchanged (or the guard's own {@code mwg:} one when there is none), bypassDocumentValidation and let as
      * the driver sent them for that command.
      */
-    private static void compareCommands(DifferentialBulk bulk, Encoding encoding, Result expected, Result observed,
-                                        List<String> differences) {
+    private static void compareCommands(
+            DifferentialBulk bulk, Encoding encoding, Result expected, Result observed, List<String> differences) {
         boolean stopped = expected.commandError != null;
         List<String[]> all = new ArrayList<>();
         List<String[]> required = new ArrayList<>();
@@ -879,21 +962,27 @@ class DifferentialTest {
                 twin = closest(all, statement[0], got);
             }
             if (twin == null || twin[1].equals(statement[1])) {
-                String kind = twin == null ? " statement of no write of the bulk"
-                    : bulk.mode == Mode.ORDERED_KEYED ? " statement sent for a write expected SKIPPED (not sent)" : " statement sent too often";
-                kinds.computeIfAbsent(statement[0] + kind, k -> new ArrayList<>()).add("guard " + statement[1]);
+                String kind = twin == null
+                        ? " statement of no write of the bulk"
+                        : bulk.mode == Mode.ORDERED_KEYED
+                                ? " statement sent for a write expected SKIPPED (not sent)"
+                                : " statement sent too often";
+                kinds.computeIfAbsent(statement[0] + kind, k -> new ArrayList<>())
+                        .add("guard " + statement[1]);
                 continue;
             }
             missing.remove(twin);
             for (String field : fieldDifferences(BsonDocument.parse(twin[2]), got)) {
                 kinds.computeIfAbsent(statement[0] + " statement " + field, k -> new ArrayList<>())
-                    .add("driver " + twin[1] + " / guard " + statement[1]);
+                        .add("driver " + twin[1] + " / guard " + statement[1]);
             }
         }
         for (String[] statement : missing) {
-            kinds.computeIfAbsent(statement[0] + " statement not sent by the guard", k -> new ArrayList<>()).add(statement[1]);
+            kinds.computeIfAbsent(statement[0] + " statement not sent by the guard", k -> new ArrayList<>())
+                    .add(statement[1]);
         }
-        kinds.forEach((kind, examples) -> differences.add(kind + ": " + examples.size() + "x, e.g. " + examples.get(0)));
+        kinds.forEach(
+                (kind, examples) -> differences.add(kind + ": " + examples.size() + "x, e.g. " + examples.get(0)));
 
         Set<String> reported = new java.util.HashSet<>();
         for (BsonDocument command : observed.commands) {
@@ -903,12 +992,16 @@ class DifferentialTest {
             }
             BsonDocument got = commandFields(command);
             BsonValue comment = got.get("comment");
-            if (!want.containsKey("comment") && comment != null && comment.isString() && comment.asString().getValue().startsWith("mwg:")) {
+            if (!want.containsKey("comment")
+                    && comment != null
+                    && comment.isString()
+                    && comment.asString().getValue().startsWith("mwg:")) {
                 got.remove("comment");
             }
             if (!want.equals(got) && reported.add(command.getFirstKey())) {
-                differences.add(command.getFirstKey() + " command " + fieldDifferences(want, got) + ": sent by the driver with "
-                    + want.toJson(DifferentialBulk.CANONICAL) + ", by the guard with " + got.toJson(DifferentialBulk.CANONICAL));
+                differences.add(command.getFirstKey() + " command " + fieldDifferences(want, got)
+                        + ": sent by the driver with " + want.toJson(DifferentialBulk.CANONICAL)
+                        + ", by the guard with " + got.toJson(DifferentialBulk.CANONICAL));
             }
         }
     }
@@ -959,8 +1052,9 @@ class DifferentialTest {
         for (String[] candidate : candidates) {
             BsonDocument want = BsonDocument.parse(candidate[2]);
             if (candidate[0].equals(command) && sameWrite(command, want, got)) {
-                int differing = want.toJson(DifferentialBulk.CANONICAL).equals(got.toJson(DifferentialBulk.CANONICAL)) ? 0
-                    : fieldDifferences(want, got).size();
+                int differing = want.toJson(DifferentialBulk.CANONICAL).equals(got.toJson(DifferentialBulk.CANONICAL))
+                        ? 0
+                        : fieldDifferences(want, got).size();
                 if (differing < fewest) {
                     closest = candidate;
                     fewest = differing;
@@ -974,7 +1068,8 @@ class DifferentialTest {
         if (command.equals("insert")) {
             return Objects.equals(driver.get("_id"), guard.get("_id"));
         }
-        return Objects.equals(driver.get("q"), guard.get("q")) && (!command.equals("update") || Objects.equals(driver.get("u"), guard.get("u")));
+        return Objects.equals(driver.get("q"), guard.get("q"))
+                && (!command.equals("update") || Objects.equals(driver.get("u"), guard.get("u")));
     }
 
     /** "-collation", "+multi=false", "~hint", "field order": fields the guard dropped, added, changed, or reordered. */
@@ -990,7 +1085,8 @@ class DifferentialTest {
         for (String field : guard.keySet()) {
             if (!driver.containsKey(field)) {
                 BsonValue value = guard.get(field);
-                fields.add("+" + field + (value.isBoolean() ? "=" + value.asBoolean().getValue() : ""));
+                fields.add("+" + field
+                        + (value.isBoolean() ? "=" + value.asBoolean().getValue() : ""));
             }
         }
         if (fields.isEmpty()) {
@@ -1005,7 +1101,8 @@ class DifferentialTest {
      */
     private static List<String> documents(MongoCollection<Document> collection, Set<String> knownIds) {
         Map<String, List<String>> byKey = new TreeMap<>();
-        for (BsonDocument document : collection.withDocumentClass(BsonDocument.class).find()) {
+        for (BsonDocument document :
+                collection.withDocumentClass(BsonDocument.class).find()) {
             BsonValue id = document.get("_id");
             String key = DifferentialBulk.keyOf(id);
             if (id.isObjectId() && !knownIds.contains(key)) {
@@ -1037,7 +1134,10 @@ class DifferentialTest {
         if (id.isObjectId() && !knownIds.contains(DifferentialBulk.keyOf(id))) {
             return "<server-generated ObjectId>";
         }
-        return new BsonDocument("v", id).toJson(DifferentialBulk.CANONICAL).replaceFirst("^\\{\"v\": ", "").replaceFirst("}$", "");
+        return new BsonDocument("v", id)
+                .toJson(DifferentialBulk.CANONICAL)
+                .replaceFirst("^\\{\"v\": ", "")
+                .replaceFirst("}$", "");
     }
 
     /** "index:code" per write error, by index. */
@@ -1052,6 +1152,6 @@ class DifferentialTest {
     private static String describe(Throwable e) {
         String message = String.valueOf(e.getMessage());
         return e.getClass().getSimpleName() + (e instanceof MongoException m ? " " + m.getCode() : "") + " ("
-            + (message.length() > 200 ? message.substring(0, 200) + "..." : message) + ")";
+                + (message.length() > 200 ? message.substring(0, 200) + "..." : message) + ")";
     }
 }

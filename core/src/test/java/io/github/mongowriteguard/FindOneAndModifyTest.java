@@ -3,20 +3,6 @@ package io.github.mongowriteguard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-import java.util.function.BiFunction;
-
-import org.bson.BsonDocument;
-import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
-
 import com.mongodb.MongoCommandException;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Collation;
@@ -28,7 +14,6 @@ import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.Updates;
-
 import io.github.mongowriteguard.exception.CopyStillRunningException;
 import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.retry.RetryPolicy;
@@ -37,6 +22,18 @@ import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.stall.Stall;
 import io.github.mongowriteguard.testkit.stall.StallHandle;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.function.BiFunction;
+import org.bson.BsonDocument;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * {@code findOneAndUpdate/Replace/Delete}, guarded and plain side by side on the same emulated replica set: the same
@@ -46,8 +43,8 @@ import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
  */
 class FindOneAndModifyTest {
     /** Top-level fields the guard sets itself (README: deliberate differences). */
-    private static final Set<String> GUARD_FIELDS = Set.of("lsid", "txnNumber", "maxTimeMS", "comment", "$db",
-        "$clusterTime", "$readPreference");
+    private static final Set<String> GUARD_FIELDS =
+            Set.of("lsid", "txnNumber", "maxTimeMS", "comment", "$db", "$clusterTime", "$readPreference");
 
     private EmulatedReplicaSet cluster;
     private GuardFixture fixture;
@@ -57,32 +54,55 @@ class FindOneAndModifyTest {
     private final List<BsonDocument> commands = new ArrayList<>();
 
     enum Call {
-        UPDATE_AFTER((c, g) -> g ? c.guarded.findOneAndUpdate(Filters.eq("k", 1), Updates.inc("n", 1),
-                new FindOneAndUpdateOptions().returnDocument(ReturnDocument.AFTER).projection(Projections.exclude("k")))
-            : c.raw.findOneAndUpdate(Filters.eq("k", 1), Updates.inc("n", 1),
-                new FindOneAndUpdateOptions().returnDocument(ReturnDocument.AFTER).projection(Projections.exclude("k")))),
+        UPDATE_AFTER((c, g) -> g
+                ? c.guarded.findOneAndUpdate(
+                        Filters.eq("k", 1),
+                        Updates.inc("n", 1),
+                        new FindOneAndUpdateOptions()
+                                .returnDocument(ReturnDocument.AFTER)
+                                .projection(Projections.exclude("k")))
+                : c.raw.findOneAndUpdate(
+                        Filters.eq("k", 1),
+                        Updates.inc("n", 1),
+                        new FindOneAndUpdateOptions()
+                                .returnDocument(ReturnDocument.AFTER)
+                                .projection(Projections.exclude("k")))),
         UPDATE_SORTED_UPSERT((c, g) -> {
-            FindOneAndUpdateOptions options = new FindOneAndUpdateOptions().sort(Sorts.descending("_id")).upsert(true)
-                .collation(Collation.builder().locale("simple").build()).comment("caller").let(new Document("x", 1));
-            return g ? c.guarded.findOneAndUpdate(Filters.eq("k", 9), Updates.set("v", "u"), options)
-                : c.raw.findOneAndUpdate(Filters.eq("k", 9), Updates.set("v", "u"), options);
+            FindOneAndUpdateOptions options = new FindOneAndUpdateOptions()
+                    .sort(Sorts.descending("_id"))
+                    .upsert(true)
+                    .collation(Collation.builder().locale("simple").build())
+                    .comment("caller")
+                    .let(new Document("x", 1));
+            return g
+                    ? c.guarded.findOneAndUpdate(Filters.eq("k", 9), Updates.set("v", "u"), options)
+                    : c.raw.findOneAndUpdate(Filters.eq("k", 9), Updates.set("v", "u"), options);
         }),
         UPDATE_ARRAY_FILTERS((c, g) -> {
-            FindOneAndUpdateOptions options = new FindOneAndUpdateOptions().arrayFilters(List.of(Filters.gte("e", 2)))
-                .bypassDocumentValidation(true);
-            return g ? c.guarded.findOneAndUpdate(Filters.eq("_id", 1), Updates.set("a.$[e]", 0), options)
-                : c.raw.findOneAndUpdate(Filters.eq("_id", 1), Updates.set("a.$[e]", 0), options);
+            FindOneAndUpdateOptions options = new FindOneAndUpdateOptions()
+                    .arrayFilters(List.of(Filters.gte("e", 2)))
+                    .bypassDocumentValidation(true);
+            return g
+                    ? c.guarded.findOneAndUpdate(Filters.eq("_id", 1), Updates.set("a.$[e]", 0), options)
+                    : c.raw.findOneAndUpdate(Filters.eq("_id", 1), Updates.set("a.$[e]", 0), options);
         }),
-        REPLACE((c, g) -> g ? c.guarded.findOneAndReplace(Filters.eq("_id", 2), new Document("k", 2).append("r", true))
-            : c.raw.findOneAndReplace(Filters.eq("_id", 2), new Document("k", 2).append("r", true))),
+        REPLACE((c, g) -> g
+                ? c.guarded.findOneAndReplace(Filters.eq("_id", 2), new Document("k", 2).append("r", true))
+                : c.raw.findOneAndReplace(Filters.eq("_id", 2), new Document("k", 2).append("r", true))),
         REPLACE_UPSERT_AFTER((c, g) -> {
-            FindOneAndReplaceOptions options = new FindOneAndReplaceOptions().upsert(true).returnDocument(ReturnDocument.AFTER);
-            return g ? c.guarded.findOneAndReplace(Filters.eq("_id", 7), new Document("k", 7), options)
-                : c.raw.findOneAndReplace(Filters.eq("_id", 7), new Document("k", 7), options);
+            FindOneAndReplaceOptions options =
+                    new FindOneAndReplaceOptions().upsert(true).returnDocument(ReturnDocument.AFTER);
+            return g
+                    ? c.guarded.findOneAndReplace(Filters.eq("_id", 7), new Document("k", 7), options)
+                    : c.raw.findOneAndReplace(Filters.eq("_id", 7), new Document("k", 7), options);
         }),
-        DELETE((c, g) -> g ? c.guarded.findOneAndDelete(Filters.eq("k", 2), new FindOneAndDeleteOptions().sort(Sorts.ascending("_id")))
-            : c.raw.findOneAndDelete(Filters.eq("k", 2), new FindOneAndDeleteOptions().sort(Sorts.ascending("_id")))),
-        DELETE_NONE((c, g) -> g ? c.guarded.findOneAndDelete(Filters.eq("k", 404)) : c.raw.findOneAndDelete(Filters.eq("k", 404)));
+        DELETE((c, g) -> g
+                ? c.guarded.findOneAndDelete(
+                        Filters.eq("k", 2), new FindOneAndDeleteOptions().sort(Sorts.ascending("_id")))
+                : c.raw.findOneAndDelete(
+                        Filters.eq("k", 2), new FindOneAndDeleteOptions().sort(Sorts.ascending("_id")))),
+        DELETE_NONE((c, g) ->
+                g ? c.guarded.findOneAndDelete(Filters.eq("k", 404)) : c.raw.findOneAndDelete(Filters.eq("k", 404)));
 
         final BiFunction<FindOneAndModifyTest, Boolean, Document> run;
 
@@ -94,20 +114,25 @@ class FindOneAndModifyTest {
     @BeforeEach
     void start() {
         cluster = EmulatedCluster.replicaSet().start();
-        fixture = new GuardFixture(cluster.connectionString(), WriteGuardSettings.defaults(), 5_000, builder ->
-            builder.addCommandListener(new com.mongodb.event.CommandListener() {
-                @Override
-                public void commandStarted(com.mongodb.event.CommandStartedEvent event) {
-                    if (event.getCommandName().equals("findAndModify")) {
-                        commands.add(event.getCommand().clone());
+        fixture = new GuardFixture(
+                cluster.connectionString(),
+                WriteGuardSettings.defaults(),
+                5_000,
+                builder -> builder.addCommandListener(new com.mongodb.event.CommandListener() {
+                    @Override
+                    public void commandStarted(com.mongodb.event.CommandStartedEvent event) {
+                        if (event.getCommandName().equals("findAndModify")) {
+                            commands.add(event.getCommand().clone());
+                        }
                     }
-                }
-            }));
+                }));
         raw = fixture.client.getDatabase("fam").getCollection("driver");
         guardedRaw = fixture.client.getDatabase("fam").getCollection("guard");
         for (MongoCollection<Document> collection : List.of(raw, guardedRaw)) {
-            collection.insertMany(List.of(new Document("_id", 1).append("k", 1).append("n", 0).append("a", List.of(1, 2, 3)),
-                new Document("_id", 2).append("k", 2), new Document("_id", 3).append("k", 2)));
+            collection.insertMany(List.of(
+                    new Document("_id", 1).append("k", 1).append("n", 0).append("a", List.of(1, 2, 3)),
+                    new Document("_id", 2).append("k", 2),
+                    new Document("_id", 3).append("k", 2)));
         }
         guarded = fixture.wrap(guardedRaw);
     }
@@ -141,8 +166,8 @@ class FindOneAndModifyTest {
 
     @Test
     void aDuplicateKey_isTheDriversCommandException() {
-        Throwable driver = catchThrowable(() -> raw.findOneAndUpdate(Filters.eq("_id", 99), Updates.set("k", 1),
-            new FindOneAndUpdateOptions().upsert(true)));
+        Throwable driver = catchThrowable(() -> raw.findOneAndUpdate(
+                Filters.eq("_id", 99), Updates.set("k", 1), new FindOneAndUpdateOptions().upsert(true)));
         raw.createIndex(new Document("k", 1));
         Throwable guard = catchThrowable(() -> guarded.findOneAndReplace(Filters.eq("_id", 1), new Document("_id", 2)));
         Throwable plain = catchThrowable(() -> raw.findOneAndReplace(Filters.eq("_id", 1), new Document("_id", 2)));
@@ -150,32 +175,48 @@ class FindOneAndModifyTest {
         assertThat(driver).isNull();
         assertThat(plain).isInstanceOf(MongoCommandException.class);
         assertThat(guard).isExactlyInstanceOf(plain.getClass());
-        assertThat(((MongoCommandException) guard).getErrorCode()).isEqualTo(((MongoCommandException) plain).getErrorCode());
+        assertThat(((MongoCommandException) guard).getErrorCode())
+                .isEqualTo(((MongoCommandException) plain).getErrorCode());
     }
 
     @Test
     void afterASocketTimeout_theGuardResendsTheSameCopy_andNeverStartsASecond() throws Exception {
-        WriteGuard guard = WriteGuard.create(WriteGuardSettings.builder().retryPolicy(RetryPolicy.builder().maxAttempts(3)
-            .initialBackoff(Duration.ofMillis(10)).gateGrace(Duration.ofMillis(20)).build()).build());
-        try (GuardFixture slow = new GuardFixture(cluster.connectionString(), guard.getSettings(), 300, b -> { })) {
-            GuardedCollection<Document> stalled = slow.wrap(slow.client.getDatabase("fam").getCollection("guard"));
+        WriteGuard guard = WriteGuard.create(WriteGuardSettings.builder()
+                .retryPolicy(RetryPolicy.builder()
+                        .maxAttempts(3)
+                        .initialBackoff(Duration.ofMillis(10))
+                        .gateGrace(Duration.ofMillis(20))
+                        .build())
+                .build());
+        try (GuardFixture slow = new GuardFixture(cluster.connectionString(), guard.getSettings(), 300, b -> {})) {
+            GuardedCollection<Document> stalled =
+                    slow.wrap(slow.client.getDatabase("fam").getCollection("guard"));
             Throwable thrown;
-            try (StallHandle stall = cluster.primary().stall(Stall.uninterruptible("fam.guard", Duration.ofMillis(1_500)))) {
+            try (StallHandle stall =
+                    cluster.primary().stall(Stall.uninterruptible("fam.guard", Duration.ofMillis(1_500)))) {
                 thrown = catchThrowable(() -> stalled.findOneAndUpdate(Filters.eq("_id", 1), Updates.inc("n", 1)));
             }
             assertThat(thrown).isInstanceOfAny(CopyStillRunningException.class, WriteOutcomeUnknownException.class);
-            assertThat(cluster.truth().awaitIdle(c -> true, Duration.ofSeconds(10))).isTrue();
-            List<ReceivedCommand> sends = cluster.truth().commands(c -> c.commandName().equals("findAndModify"));
+            assertThat(cluster.truth().awaitIdle(c -> true, Duration.ofSeconds(10)))
+                    .isTrue();
+            List<ReceivedCommand> sends =
+                    cluster.truth().commands(c -> c.commandName().equals("findAndModify"));
             assertThat(sends).isNotEmpty();
-            assertThat(cluster.truth().copies(c -> c.commandName().equals("findAndModify"))).hasSize(1);
-            assertThat(guardedRaw.find(Filters.eq("_id", 1)).first().getInteger("n")).as("applied once").isEqualTo(1);
+            assertThat(cluster.truth().copies(c -> c.commandName().equals("findAndModify")))
+                    .hasSize(1);
+            assertThat(guardedRaw.find(Filters.eq("_id", 1)).first().getInteger("n"))
+                    .as("applied once")
+                    .isEqualTo(1);
         }
     }
 
     /** The documents as BSON; an {@code _id} the server generated for an upsert differs per run, so it is named only. */
     private static List<BsonDocument> documents(MongoCollection<Document> collection) {
-        List<BsonDocument> documents = collection.withDocumentClass(BsonDocument.class).find().sort(Sorts.ascending("_id"))
-            .into(new ArrayList<>());
+        List<BsonDocument> documents = collection
+                .withDocumentClass(BsonDocument.class)
+                .find()
+                .sort(Sorts.ascending("_id"))
+                .into(new ArrayList<>());
         documents.forEach(d -> {
             if (d.isObjectId("_id")) {
                 d.put("_id", new org.bson.BsonString("generated ObjectId"));

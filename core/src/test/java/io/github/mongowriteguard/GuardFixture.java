@@ -1,18 +1,16 @@
 package io.github.mongowriteguard;
 
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-
-import org.bson.BsonDocument;
-
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.bson.BsonDocument;
 
 /** A guarded client on a deployment, with the write commands it sent as a test-side listener saw them. */
 final class GuardFixture implements AutoCloseable {
@@ -20,27 +18,30 @@ final class GuardFixture implements AutoCloseable {
     final MongoClient client;
     final List<BsonDocument> sent = new CopyOnWriteArrayList<>();
 
-    GuardFixture(String connectionString, WriteGuardSettings settings, int socketTimeoutMs,
-                 Consumer<MongoClientSettings.Builder> customizer) {
+    GuardFixture(
+            String connectionString,
+            WriteGuardSettings settings,
+            int socketTimeoutMs,
+            Consumer<MongoClientSettings.Builder> customizer) {
         this.guard = WriteGuard.create(settings);
         MongoClientSettings.Builder builder = MongoClientSettings.builder()
-            .applyConnectionString(new ConnectionString(connectionString))
-            .applyToClusterSettings(c -> c.serverSelectionTimeout(10, TimeUnit.SECONDS))
-            .applyToSocketSettings(s -> s.readTimeout(socketTimeoutMs, TimeUnit.MILLISECONDS))
-            .addCommandListener(new CommandListener() {
-                @Override
-                public void commandStarted(CommandStartedEvent event) {
-                    if (List.of("insert", "update", "delete").contains(event.getCommandName())) {
-                        sent.add(event.getCommand().clone());
+                .applyConnectionString(new ConnectionString(connectionString))
+                .applyToClusterSettings(c -> c.serverSelectionTimeout(10, TimeUnit.SECONDS))
+                .applyToSocketSettings(s -> s.readTimeout(socketTimeoutMs, TimeUnit.MILLISECONDS))
+                .addCommandListener(new CommandListener() {
+                    @Override
+                    public void commandStarted(CommandStartedEvent event) {
+                        if (List.of("insert", "update", "delete").contains(event.getCommandName())) {
+                            sent.add(event.getCommand().clone());
+                        }
                     }
-                }
-            });
+                });
         customizer.accept(builder);
         this.client = MongoClients.create(guard.configure(builder).build());
     }
 
     GuardFixture(String connectionString, int socketTimeoutMs) {
-        this(connectionString, WriteGuardSettings.defaults(), socketTimeoutMs, b -> { });
+        this(connectionString, WriteGuardSettings.defaults(), socketTimeoutMs, b -> {});
     }
 
     <T> GuardedCollection<T> wrap(com.mongodb.client.MongoCollection<T> collection) {

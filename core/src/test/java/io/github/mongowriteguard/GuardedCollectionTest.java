@@ -3,16 +3,6 @@ package io.github.mongowriteguard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.ArrayList;
-import java.util.List;
-
-import org.bson.BsonString;
-import org.bson.Document;
-import org.bson.types.ObjectId;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.MongoWriteException;
 import com.mongodb.WriteConcern;
@@ -30,11 +20,18 @@ import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
 import com.mongodb.client.result.InsertManyResult;
-
 import io.github.mongowriteguard.exception.GuardedBulkWriteException;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 import io.github.mongowriteguard.testkit.TestDeployment;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonString;
+import org.bson.Document;
+import org.bson.types.ObjectId;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /** The guarded collection on a replica set, through the real driver. */
 @org.junit.jupiter.api.Tag("deployment") // runs against -Dmongo.uri (the real-mongodb profile)
@@ -63,8 +60,8 @@ class GuardedCollectionTest {
     void orderedBulkOfDistinctKeys_runsAsOneUnorderedRound() {
         List<WriteModel<Document>> models = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
-            models.add(new ReplaceOneModel<>(Filters.eq("_id", i), new Document("_id", i).append("qty", i),
-                new ReplaceOptions().upsert(true)));
+            models.add(new ReplaceOneModel<>(
+                    Filters.eq("_id", i), new Document("_id", i).append("qty", i), new ReplaceOptions().upsert(true)));
         }
 
         BulkWriteResult result = guarded.bulkWrite(models, new BulkWriteOptions().ordered(true));
@@ -81,10 +78,13 @@ class GuardedCollectionTest {
     void repeatedKeys_keepTheirOrderAcrossRounds_andEndAsTheDriversOrderedRunWould() {
         raw.insertOne(new Document("_id", 1).append("qty", 0));
         List<WriteModel<Document>> models = List.of(
-            new UpdateOneModel<>(Filters.eq("_id", 1), Updates.inc("qty", 5)),
-            new UpdateOneModel<>(Filters.eq("_id", 2), Updates.set("qty", 1), new com.mongodb.client.model.UpdateOptions().upsert(true)),
-            new UpdateOneModel<>(Filters.eq("_id", 1), Updates.mul("qty", 3)),
-            new UpdateOneModel<>(Filters.eq("_id", 1), Updates.inc("qty", 1)));
+                new UpdateOneModel<>(Filters.eq("_id", 1), Updates.inc("qty", 5)),
+                new UpdateOneModel<>(
+                        Filters.eq("_id", 2),
+                        Updates.set("qty", 1),
+                        new com.mongodb.client.model.UpdateOptions().upsert(true)),
+                new UpdateOneModel<>(Filters.eq("_id", 1), Updates.mul("qty", 3)),
+                new UpdateOneModel<>(Filters.eq("_id", 1), Updates.inc("qty", 1)));
 
         WriteOutcome<Document> outcome = guarded.execute(models, new BulkWriteOptions().ordered(true));
 
@@ -97,8 +97,11 @@ class GuardedCollectionTest {
     @Test
     void insertThenReplaceUpsertOfTheSameKey_bothAreSentInOrder() {
         List<WriteModel<Document>> models = List.of(
-            new InsertOneModel<>(new Document("_id", 7).append("v", "first")),
-            new ReplaceOneModel<>(Filters.eq("_id", 7), new Document("_id", 7).append("v", "last"), new ReplaceOptions().upsert(true)));
+                new InsertOneModel<>(new Document("_id", 7).append("v", "first")),
+                new ReplaceOneModel<>(
+                        Filters.eq("_id", 7),
+                        new Document("_id", 7).append("v", "last"),
+                        new ReplaceOptions().upsert(true)));
 
         WriteOutcome<Document> outcome = guarded.execute(models, new BulkWriteOptions().ordered(true));
 
@@ -112,15 +115,16 @@ class GuardedCollectionTest {
     @Test
     void unkeyedWriteInAnOrderedBulk_keepsTheCallersOrderInOneOrderedRound() {
         List<WriteModel<Document>> models = List.of(
-            new InsertOneModel<>(new Document("_id", 1).append("s", "new")),
-            new UpdateManyModel<>(Filters.eq("s", "new"), Updates.set("s", "seen")),
-            new InsertOneModel<>(new Document("_id", 2).append("s", "new")));
+                new InsertOneModel<>(new Document("_id", 1).append("s", "new")),
+                new UpdateManyModel<>(Filters.eq("s", "new"), Updates.set("s", "seen")),
+                new InsertOneModel<>(new Document("_id", 2).append("s", "new")));
 
         WriteOutcome<Document> outcome = guarded.execute(models, new BulkWriteOptions().ordered(true));
 
         assertThat(outcome.rounds()).isEqualTo(1);
         assertThat(outcome.isComplete()).isTrue();
-        assertThat(fixture.sent).allSatisfy(c -> assertThat(c.getBoolean("ordered").getValue()).isTrue());
+        assertThat(fixture.sent)
+                .allSatisfy(c -> assertThat(c.getBoolean("ordered").getValue()).isTrue());
         assertThat(raw.find(Filters.eq("_id", 1)).first().getString("s")).isEqualTo("seen");
         assertThat(raw.find(Filters.eq("_id", 2)).first().getString("s")).isEqualTo("new");
     }
@@ -130,15 +134,16 @@ class GuardedCollectionTest {
         // Found by BulkEquivalenceTest: the executor read the outcome of the key's previous write, which in a single
         // ORDERED round has not run yet (NullPointerException).
         List<WriteModel<Document>> models = List.of(
-            new InsertOneModel<>(new Document("_id", 1).append("s", "new")),
-            new UpdateManyModel<>(Filters.eq("s", "new"), Updates.set("s", "seen")),
-            new UpdateOneModel<>(Filters.eq("_id", 1), Updates.set("t", 1)));
+                new InsertOneModel<>(new Document("_id", 1).append("s", "new")),
+                new UpdateManyModel<>(Filters.eq("s", "new"), Updates.set("s", "seen")),
+                new UpdateOneModel<>(Filters.eq("_id", 1), Updates.set("t", 1)));
 
         WriteOutcome<Document> outcome = guarded.execute(models, new BulkWriteOptions().ordered(true));
 
         assertThat(outcome.rounds()).isEqualTo(1);
         assertThat(outcome.isComplete()).isTrue();
-        assertThat(raw.find(Filters.eq("_id", 1)).first()).isEqualTo(new Document("_id", 1).append("s", "seen").append("t", 1));
+        assertThat(raw.find(Filters.eq("_id", 1)).first())
+                .isEqualTo(new Document("_id", 1).append("s", "seen").append("t", 1));
     }
 
     @Test
@@ -164,31 +169,38 @@ class GuardedCollectionTest {
         guarded.insertOne(document);
 
         assertThat(document.get("_id")).isInstanceOf(ObjectId.class);
-        assertThat(fixture.sent.get(0).getArray("documents").get(0).asDocument().get("_id").asObjectId().getValue())
-            .isEqualTo(document.getObjectId("_id"));
+        assertThat(fixture.sent
+                        .get(0)
+                        .getArray("documents")
+                        .get(0)
+                        .asDocument()
+                        .get("_id")
+                        .asObjectId()
+                        .getValue())
+                .isEqualTo(document.getObjectId("_id"));
     }
 
     @Test
     void duplicateKeyInTheMiddleOfAnOrderedBulk_onlyThatKeysLaterWritesAreSkipped() {
         raw.insertOne(new Document("_id", 2));
         List<WriteModel<Document>> models = List.of(
-            new InsertOneModel<>(new Document("_id", 1)),
-            new InsertOneModel<>(new Document("_id", 2)),
-            new UpdateOneModel<>(Filters.eq("_id", 2), Updates.set("after", true)),
-            new InsertOneModel<>(new Document("_id", 3)));
+                new InsertOneModel<>(new Document("_id", 1)),
+                new InsertOneModel<>(new Document("_id", 2)),
+                new UpdateOneModel<>(Filters.eq("_id", 2), Updates.set("after", true)),
+                new InsertOneModel<>(new Document("_id", 3)));
 
         assertThatThrownBy(() -> guarded.bulkWrite(models, new BulkWriteOptions().ordered(true)))
-            .isInstanceOfSatisfying(GuardedBulkWriteException.class, e -> {
-                assertThat(e.getWriteErrors()).singleElement().satisfies(error -> {
-                    assertThat(error.getIndex()).isEqualTo(1);
-                    assertThat(error.getCode()).isEqualTo(11000);
+                .isInstanceOfSatisfying(GuardedBulkWriteException.class, e -> {
+                    assertThat(e.getWriteErrors()).singleElement().satisfies(error -> {
+                        assertThat(error.getIndex()).isEqualTo(1);
+                        assertThat(error.getCode()).isEqualTo(11000);
+                    });
+                    WriteOutcome<?> outcome = e.outcome();
+                    assertThat(outcome.outcome(2).status()).isEqualTo(WriteStatus.SKIPPED);
+                    assertThat(outcome.outcome(2).relatedIndex()).isEqualTo(1);
+                    assertThat(outcome.outcome(3).status()).isEqualTo(WriteStatus.APPLIED);
+                    assertThat(outcome.notApplied()).hasSize(2);
                 });
-                WriteOutcome<?> outcome = e.outcome();
-                assertThat(outcome.outcome(2).status()).isEqualTo(WriteStatus.SKIPPED);
-                assertThat(outcome.outcome(2).relatedIndex()).isEqualTo(1);
-                assertThat(outcome.outcome(3).status()).isEqualTo(WriteStatus.APPLIED);
-                assertThat(outcome.notApplied()).hasSize(2);
-            });
         assertThat(raw.countDocuments()).isEqualTo(3);
         assertThat(raw.find(Filters.eq("_id", 2)).first()).doesNotContainKey("after");
     }
@@ -198,15 +210,16 @@ class GuardedCollectionTest {
         raw.insertOne(new Document("_id", 2));
         fixture.sent.clear();
 
-        assertThatThrownBy(() -> guarded.insertMany(List.of(new Document("_id", 1), new Document("_id", 2), new Document("_id", 3)),
-            new InsertManyOptions().ordered(false)))
-            .isInstanceOfSatisfying(GuardedBulkWriteException.class, e -> {
-                assertThat(e.getWriteErrors()).singleElement().satisfies(error -> {
-                    assertThat(error.getIndex()).isEqualTo(1);
-                    assertThat(error.getCode()).isEqualTo(11000);
+        assertThatThrownBy(() -> guarded.insertMany(
+                        List.of(new Document("_id", 1), new Document("_id", 2), new Document("_id", 3)),
+                        new InsertManyOptions().ordered(false)))
+                .isInstanceOfSatisfying(GuardedBulkWriteException.class, e -> {
+                    assertThat(e.getWriteErrors()).singleElement().satisfies(error -> {
+                        assertThat(error.getIndex()).isEqualTo(1);
+                        assertThat(error.getCode()).isEqualTo(11000);
+                    });
+                    assertThat(e.outcome().outcome(2).status()).isEqualTo(WriteStatus.APPLIED);
                 });
-                assertThat(e.outcome().outcome(2).status()).isEqualTo(WriteStatus.APPLIED);
-            });
         assertThat(raw.countDocuments()).isEqualTo(3);
         assertThat(fixture.sent).singleElement().satisfies(insert -> {
             assertThat(insert.getBoolean("ordered").getValue()).isFalse();
@@ -216,12 +229,14 @@ class GuardedCollectionTest {
 
     @Test
     void insertManyUnordered_givesEveryDocumentItsIdAndReportsThemByIndex() {
-        List<Document> documents = List.of(new Document("v", 0), new Document("_id", "b").append("v", 1), new Document("v", 2));
+        List<Document> documents =
+                List.of(new Document("v", 0), new Document("_id", "b").append("v", 1), new Document("v", 2));
 
         InsertManyResult result = guarded.insertMany(documents, new InsertManyOptions().ordered(false));
 
         assertThat(result.getInsertedIds()).hasSize(3).containsEntry(1, new BsonString("b"));
-        assertThat(result.getInsertedIds().get(0).asObjectId().getValue()).isEqualTo(documents.get(0).getObjectId("_id"));
+        assertThat(result.getInsertedIds().get(0).asObjectId().getValue())
+                .isEqualTo(documents.get(0).getObjectId("_id"));
         assertThat(raw.countDocuments()).isEqualTo(3);
     }
 
@@ -230,7 +245,8 @@ class GuardedCollectionTest {
         raw.insertOne(new Document("_id", 1));
 
         assertThatThrownBy(() -> guarded.insertOne(new Document("_id", 1)))
-            .isInstanceOfSatisfying(MongoWriteException.class, e -> assertThat(e.getCode()).isEqualTo(11000));
+                .isInstanceOfSatisfying(
+                        MongoWriteException.class, e -> assertThat(e.getCode()).isEqualTo(11000));
     }
 
     @Test
@@ -238,17 +254,19 @@ class GuardedCollectionTest {
         raw.insertOne(new Document("_id", 1));
 
         assertThatThrownBy(() -> guarded.bulkWrite(List.of(new InsertOneModel<>(new Document("_id", 1)))))
-            .isInstanceOf(MongoBulkWriteException.class);
+                .isInstanceOf(MongoBulkWriteException.class);
     }
 
     @Test
     void deleteAndCountsAreTheDriversResult() {
         guarded.insertMany(List.of(new Document("_id", 1), new Document("_id", 2), new Document("_id", 3)));
 
-        BulkWriteResult result = guarded.bulkWrite(List.of(
-            new DeleteOneModel<>(Filters.eq("_id", 1)),
-            new UpdateOneModel<>(Filters.eq("_id", 2), Updates.set("x", 1)),
-            new UpdateOneModel<>(Filters.eq("_id", 9), Updates.set("x", 1))), new BulkWriteOptions().ordered(false));
+        BulkWriteResult result = guarded.bulkWrite(
+                List.of(
+                        new DeleteOneModel<>(Filters.eq("_id", 1)),
+                        new UpdateOneModel<>(Filters.eq("_id", 2), Updates.set("x", 1)),
+                        new UpdateOneModel<>(Filters.eq("_id", 9), Updates.set("x", 1))),
+                new BulkWriteOptions().ordered(false));
 
         assertThat(result.getDeletedCount()).isEqualTo(1);
         assertThat(result.getMatchedCount()).isEqualTo(1);
@@ -270,8 +288,9 @@ class GuardedCollectionTest {
         GuardedCollection<Document> unacknowledged = fixture.wrap(raw.withWriteConcern(WriteConcern.UNACKNOWLEDGED));
 
         assertThatThrownBy(() -> unacknowledged.insertOne(new Document("_id", 1)))
-            .isInstanceOf(IllegalArgumentException.class)
-            .hasMessageContaining("unacknowledged").hasMessageContaining("w:1");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unacknowledged")
+                .hasMessageContaining("w:1");
         assertThat(fixture.sent).isEmpty();
     }
 }

@@ -3,17 +3,6 @@ package io.github.mongowriteguard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Random;
-
-import org.bson.BsonDocument;
-import org.bson.BsonString;
-import org.bson.Document;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.Filters;
@@ -21,13 +10,21 @@ import com.mongodb.client.model.ReplaceOneModel;
 import com.mongodb.client.model.ReplaceOptions;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
-
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
 import io.github.mongowriteguard.testkit.sharding.RoutedWrite;
 import io.github.mongowriteguard.testkit.sharding.ShardKey;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /** The guarded collection through mongos: 5 shards, collections sharded hashed on {@code _id}. */
 class ShardedGuardTest {
@@ -55,7 +52,8 @@ class ShardedGuardTest {
     void orderedUpsertBulkOnHashedId_costsOneRoundOfAtMostOneBatchPerShard_whereTheDriverPaysOnePerShardChange() {
         cluster.shardCollection("shop.guarded", HASHED_ID);
         cluster.shardCollection("shop.plain", HASHED_ID);
-        GuardedCollection<Document> guarded = fixture.wrap(fixture.client.getDatabase("shop").getCollection("guarded"));
+        GuardedCollection<Document> guarded =
+                fixture.wrap(fixture.client.getDatabase("shop").getCollection("guarded"));
         MongoCollection<Document> plain = fixture.client.getDatabase("shop").getCollection("plain");
         cluster.routing().reset();
 
@@ -64,14 +62,23 @@ class ShardedGuardTest {
 
         List<RoutedWrite> guardedWrites = cluster.routing().writes("shop.guarded");
         List<RoutedWrite> plainWrites = cluster.routing().writes("shop.plain");
-        int guardedTrips = guardedWrites.stream().mapToInt(RoutedWrite::childBatches).sum();
-        int plainTrips = plainWrites.stream().mapToInt(RoutedWrite::childBatches).sum();
+        int guardedTrips =
+                guardedWrites.stream().mapToInt(RoutedWrite::childBatches).sum();
+        int plainTrips =
+                plainWrites.stream().mapToInt(RoutedWrite::childBatches).sum();
         double expected = 1 + (N - 1) * (1 - 1.0 / SHARDS);
-        System.out.printf("ShardedGuardTest: %,d ReplaceOne upserts on %d shards, hashed _id {productId, storeId}, ordered:"
-                + " guard %d mongos-to-shard round trips in %d client command(s) (%d mongos round(s)); plain driver %d round"
-                + " trips in %d client command(s); formula 1+(n-1)(1-1/S) = %.1f%n", N, SHARDS, guardedTrips,
-            guardedWrites.size(), guardedWrites.stream().mapToInt(RoutedWrite::rounds).sum(), plainTrips,
-            plainWrites.size(), expected);
+        System.out.printf(
+                "ShardedGuardTest: %,d ReplaceOne upserts on %d shards, hashed _id {productId, storeId}, ordered:"
+                        + " guard %d mongos-to-shard round trips in %d client command(s) (%d mongos round(s)); plain driver %d round"
+                        + " trips in %d client command(s); formula 1+(n-1)(1-1/S) = %.1f%n",
+                N,
+                SHARDS,
+                guardedTrips,
+                guardedWrites.size(),
+                guardedWrites.stream().mapToInt(RoutedWrite::rounds).sum(),
+                plainTrips,
+                plainWrites.size(),
+                expected);
 
         assertThat(outcome.isComplete()).isTrue();
         assertThat(outcome.upserts()).hasSize(N);
@@ -89,7 +96,8 @@ class ShardedGuardTest {
     @Test
     void everyWriteThroughMongos_carriesMaxTimeMsBelowTheSocketTimeout_toTheShardsToo() {
         cluster.shardCollection("shop.deadlines", HASHED_ID);
-        GuardedCollection<Document> guarded = fixture.wrap(fixture.client.getDatabase("shop").getCollection("deadlines"));
+        GuardedCollection<Document> guarded =
+                fixture.wrap(fixture.client.getDatabase("shop").getCollection("deadlines"));
         fixture.sent.clear();
         int shardCommandsBefore = shardWriteCommands().size();
 
@@ -104,16 +112,24 @@ class ShardedGuardTest {
 
         long deadline = guarded.serverDeadlineMillis();
         assertThat(deadline).isEqualTo(2_000);
-        assertThat(fixture.sent).hasSize(8).allSatisfy(command ->
-            assertThat(command.getNumber("maxTimeMS").longValue()).isPositive().isLessThan(SOCKET_TIMEOUT_MS).isEqualTo(deadline));
-        List<ReceivedCommand> onShards = shardWriteCommands().subList(shardCommandsBefore, shardWriteCommands().size());
-        assertThat(onShards).isNotEmpty().allSatisfy(child ->
-            assertThat(child.maxTimeMs()).isNotNull().isPositive().isLessThanOrEqualTo(deadline));
+        assertThat(fixture.sent)
+                .hasSize(8)
+                .allSatisfy(command -> assertThat(command.getNumber("maxTimeMS").longValue())
+                        .isPositive()
+                        .isLessThan(SOCKET_TIMEOUT_MS)
+                        .isEqualTo(deadline));
+        List<ReceivedCommand> onShards = shardWriteCommands()
+                .subList(shardCommandsBefore, shardWriteCommands().size());
+        assertThat(onShards)
+                .isNotEmpty()
+                .allSatisfy(child ->
+                        assertThat(child.maxTimeMs()).isNotNull().isPositive().isLessThanOrEqualTo(deadline));
     }
 
     private static List<ReceivedCommand> shardWriteCommands() {
-        return cluster.truth().commands(c -> List.of("insert", "update", "delete").contains(c.commandName())
-            && c.namespace().equals("shop.deadlines"));
+        return cluster.truth()
+                .commands(c -> List.of("insert", "update", "delete").contains(c.commandName())
+                        && c.namespace().equals("shop.deadlines"));
     }
 
     /** N ReplaceOne upserts keyed by {@code _id: {productId, storeId}}, as in the articles' part 1. */
@@ -122,8 +138,10 @@ class ShardedGuardTest {
         List<WriteModel<Document>> models = new ArrayList<>(N);
         for (int i = 0; i < N; i++) {
             Document id = new Document("productId", random.nextInt(1_000_000)).append("storeId", i);
-            models.add(new ReplaceOneModel<>(Filters.eq("_id", id), new Document("_id", id).append("qty", random.nextInt(100)),
-                new ReplaceOptions().upsert(true)));
+            models.add(new ReplaceOneModel<>(
+                    Filters.eq("_id", id),
+                    new Document("_id", id).append("qty", random.nextInt(100)),
+                    new ReplaceOptions().upsert(true)));
         }
         return models;
     }

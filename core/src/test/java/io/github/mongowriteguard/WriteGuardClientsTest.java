@@ -3,26 +3,23 @@ package io.github.mongowriteguard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.concurrent.TimeUnit;
-
-import org.bson.Document;
-import org.junit.jupiter.api.Test;
-
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
+import java.util.concurrent.TimeUnit;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
 
 /** Which clients a guard wraps: those built from a builder given to its configure, each with what was read there. */
 class WriteGuardClientsTest {
 
     private static MongoClientSettings.Builder settings(EmulatedReplicaSet cluster, int socketTimeoutMs) {
         return MongoClientSettings.builder()
-            .applyConnectionString(new ConnectionString(cluster.connectionString()))
-            .applyToSocketSettings(s -> s.readTimeout(socketTimeoutMs, TimeUnit.MILLISECONDS));
+                .applyConnectionString(new ConnectionString(cluster.connectionString()))
+                .applyToSocketSettings(s -> s.readTimeout(socketTimeoutMs, TimeUnit.MILLISECONDS));
     }
 
     @Test
@@ -30,15 +27,20 @@ class WriteGuardClientsTest {
         WriteGuard guard = WriteGuard.create();
         WriteGuard other = WriteGuard.create();
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-             MongoClient configured = MongoClients.create(guard.configure(settings(cluster, 3_000)).build());
-             MongoClient plain = MongoClients.create(settings(cluster, 3_000).build());
-             MongoClient others = MongoClients.create(other.configure(settings(cluster, 3_000)).build())) {
-            assertThat(guard.wrap(configured, configured.getDatabase("g").getCollection("c"))).isNotNull();
+                MongoClient configured = MongoClients.create(
+                        guard.configure(settings(cluster, 3_000)).build());
+                MongoClient plain = MongoClients.create(settings(cluster, 3_000).build());
+                MongoClient others = MongoClients.create(
+                        other.configure(settings(cluster, 3_000)).build())) {
+            assertThat(guard.wrap(configured, configured.getDatabase("g").getCollection("c")))
+                    .isNotNull();
             for (MongoClient client : new MongoClient[] {plain, others}) {
-                assertThatThrownBy(() -> guard.wrap(client, client.getDatabase("g").getCollection("c")))
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("not built from a MongoClientSettings.Builder given to this guard's configure")
-                    .hasMessageContaining("guard.configure(builder)");
+                assertThatThrownBy(
+                                () -> guard.wrap(client, client.getDatabase("g").getCollection("c")))
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining(
+                                "not built from a MongoClientSettings.Builder given to this guard's configure")
+                        .hasMessageContaining("guard.configure(builder)");
             }
         }
     }
@@ -49,13 +51,16 @@ class WriteGuardClientsTest {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start()) {
             MongoClientSettings.Builder slowBuilder = guard.configure(settings(cluster, 3_000));
             try (MongoClient slow = MongoClients.create(slowBuilder.build());
-                 MongoClient fast = MongoClients.create(guard.configure(settings(cluster, 1_500)).build())) {
-                slowBuilder.applyToSocketSettings(s -> s.readTimeout(600, TimeUnit.MILLISECONDS)); // after configure: not seen
+                    MongoClient fast = MongoClients.create(
+                            guard.configure(settings(cluster, 1_500)).build())) {
+                slowBuilder.applyToSocketSettings(
+                        s -> s.readTimeout(600, TimeUnit.MILLISECONDS)); // after configure: not seen
                 guard.wrap(slow, slow.getDatabase("g").getCollection("slow")).insertOne(new Document("v", 1));
                 guard.wrap(fast, fast.getDatabase("g").getCollection("fast")).insertOne(new Document("v", 2));
 
-                assertThat(cluster.truth().commands("insert")).extracting(c -> c.maxTimeMs())
-                    .containsExactly(2_000L, 1_000L);
+                assertThat(cluster.truth().commands("insert"))
+                        .extracting(c -> c.maxTimeMs())
+                        .containsExactly(2_000L, 1_000L);
             }
         }
     }
@@ -64,8 +69,10 @@ class WriteGuardClientsTest {
     void anAccessThatDoesNotNameItsClient_isRefusedWhenTheGuardWasConfiguredOnSeveral() {
         WriteGuard guard = WriteGuard.create();
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-             MongoClient first = MongoClients.create(guard.configure(settings(cluster, 3_000)).build());
-             MongoClient second = MongoClients.create(guard.configure(settings(cluster, 3_000)).build())) {
+                MongoClient first = MongoClients.create(
+                        guard.configure(settings(cluster, 3_000)).build());
+                MongoClient second = MongoClients.create(
+                        guard.configure(settings(cluster, 3_000)).build())) {
             MongoAccess access = new MongoAccess() {
                 @Override
                 public com.mongodb.client.ClientSession startSession(com.mongodb.ClientSessionOptions options) {
@@ -78,10 +85,11 @@ class WriteGuardClientsTest {
                 }
             };
             assertThatThrownBy(() -> guard.wrap(access, first.getDatabase("g").getCollection("c")))
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("configured on 2 client settings builders")
-                .hasMessageContaining("use one WriteGuard per client");
-            assertThat(guard.wrap(second, second.getDatabase("g").getCollection("c"))).isNotNull();
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("configured on 2 client settings builders")
+                    .hasMessageContaining("use one WriteGuard per client");
+            assertThat(guard.wrap(second, second.getDatabase("g").getCollection("c")))
+                    .isNotNull();
         }
     }
 }

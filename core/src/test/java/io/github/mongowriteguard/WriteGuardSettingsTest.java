@@ -1,13 +1,11 @@
 package io.github.mongowriteguard;
 
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-
-import io.github.mongowriteguard.retry.RetryPolicy;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.mongowriteguard.retry.RetryPolicy;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
 
 class WriteGuardSettingsTest {
 
@@ -25,14 +23,18 @@ class WriteGuardSettingsTest {
     void resolveServerDeadline_withSocketTimeout_isFractionOfIt() {
         assertThat(WriteGuardSettings.defaults().resolveServerDeadline(Duration.ofSeconds(30)))
                 .isEqualTo(Duration.ofSeconds(20));
-        assertThat(WriteGuardSettings.builder().serverDeadlineFraction(0.5).build()
-                .resolveServerDeadline(Duration.ofSeconds(5)))
+        assertThat(WriteGuardSettings.builder()
+                        .serverDeadlineFraction(0.5)
+                        .build()
+                        .resolveServerDeadline(Duration.ofSeconds(5)))
                 .isEqualTo(Duration.ofMillis(2500));
     }
 
     @Test
     void resolveServerDeadline_withoutSocketTimeout_isDefault() {
-        WriteGuardSettings settings = WriteGuardSettings.builder().defaultServerDeadline(Duration.ofSeconds(7)).build();
+        WriteGuardSettings settings = WriteGuardSettings.builder()
+                .defaultServerDeadline(Duration.ofSeconds(7))
+                .build();
 
         assertThat(settings.resolveServerDeadline(null)).isEqualTo(Duration.ofSeconds(7));
         assertThat(settings.resolveServerDeadline(Duration.ZERO)).isEqualTo(Duration.ofSeconds(7));
@@ -40,7 +42,9 @@ class WriteGuardSettingsTest {
 
     @Test
     void resolveServerDeadline_explicit_winsWhenBelowSocketTimeout() {
-        WriteGuardSettings settings = WriteGuardSettings.builder().serverDeadline(Duration.ofSeconds(12)).build();
+        WriteGuardSettings settings = WriteGuardSettings.builder()
+                .serverDeadline(Duration.ofSeconds(12))
+                .build();
 
         assertThat(settings.resolveServerDeadline(Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(12));
         assertThat(settings.resolveServerDeadline(null)).isEqualTo(Duration.ofSeconds(12));
@@ -48,7 +52,9 @@ class WriteGuardSettingsTest {
 
     @Test
     void serverDeadline_notBelowSocketTimeout_isRejected() {
-        WriteGuardSettings settings = WriteGuardSettings.builder().serverDeadline(Duration.ofSeconds(30)).build();
+        WriteGuardSettings settings = WriteGuardSettings.builder()
+                .serverDeadline(Duration.ofSeconds(30))
+                .build();
 
         assertThatThrownBy(() -> settings.resolveServerDeadline(Duration.ofSeconds(30)))
                 .isInstanceOf(IllegalStateException.class)
@@ -58,8 +64,10 @@ class WriteGuardSettingsTest {
 
     @Test
     void resolveServerDeadline_derived_staysBelowSocketTimeoutAndAtLeastOneMilli() {
-        WriteGuardSettings nearlyAll = WriteGuardSettings.builder().serverDeadlineFraction(0.9999).build();
-        WriteGuardSettings tiny = WriteGuardSettings.builder().serverDeadlineFraction(0.0001).build();
+        WriteGuardSettings nearlyAll =
+                WriteGuardSettings.builder().serverDeadlineFraction(0.9999).build();
+        WriteGuardSettings tiny =
+                WriteGuardSettings.builder().serverDeadlineFraction(0.0001).build();
 
         assertThat(nearlyAll.resolveServerDeadline(Duration.ofMillis(10))).isEqualTo(Duration.ofMillis(9));
         assertThat(tiny.resolveServerDeadline(Duration.ofMillis(10))).isEqualTo(Duration.ofMillis(1));
@@ -108,8 +116,11 @@ class WriteGuardSettingsTest {
 
     @Test
     void serverDeadline_null_meansDeriveAgain() {
-        WriteGuardSettings explicit = WriteGuardSettings.builder().serverDeadline(Duration.ofSeconds(3)).build();
-        WriteGuardSettings derived = WriteGuardSettings.builder(explicit).serverDeadline(null).build();
+        WriteGuardSettings explicit = WriteGuardSettings.builder()
+                .serverDeadline(Duration.ofSeconds(3))
+                .build();
+        WriteGuardSettings derived =
+                WriteGuardSettings.builder(explicit).serverDeadline(null).build();
 
         assertThat(derived.getServerDeadline()).isEmpty();
         assertThat(derived).isEqualTo(WriteGuardSettings.defaults());
@@ -137,13 +148,20 @@ class WriteGuardSettingsTest {
         WriteGuardSettings copy = WriteGuardSettings.builder(original).build();
 
         assertThat(copy).isEqualTo(original).hasSameHashCodeAs(original).isNotSameAs(original);
-        assertThat(WriteGuardSettings.builder(original).strictOrdered(false).build()).isNotEqualTo(original);
-        assertThat(WriteGuardSettings.builder(original).retryPolicy(RetryPolicy.none()).build()).isNotEqualTo(original);
+        assertThat(WriteGuardSettings.builder(original).strictOrdered(false).build())
+                .isNotEqualTo(original);
+        assertThat(WriteGuardSettings.builder(original)
+                        .retryPolicy(RetryPolicy.none())
+                        .build())
+                .isNotEqualTo(original);
     }
 
     @Test
     void toString_isReadable() {
-        assertThat(WriteGuardSettings.builder().serverDeadline(Duration.ofMillis(1500)).build().toString())
+        assertThat(WriteGuardSettings.builder()
+                        .serverDeadline(Duration.ofMillis(1500))
+                        .build()
+                        .toString())
                 .isEqualTo("WriteGuardSettings{serverDeadline=1.5 s, serverDeadlineFraction=0.6666666666666666,"
                         + " defaultServerDeadline=10 s, strictOrdered=false, retryPolicy=RetryPolicy{maxAttempts=3,"
                         + " initialBackoff=100ms, multiplier=2.0, maxBackoff=5000ms, jitter=0.5, gateGrace=100ms}}");

@@ -1,20 +1,19 @@
 package io.github.mongowriteguard.bulk;
 
+import java.util.AbstractList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.RandomAccess;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
-import org.jspecify.annotations.Nullable;
 import org.bson.BsonWriter;
 import org.bson.codecs.BsonDocumentCodec;
 import org.bson.codecs.BsonTypeCodecMap;
 import org.bson.codecs.BsonValueCodecProvider;
 import org.bson.codecs.Codec;
 import org.bson.codecs.EncoderContext;
-
-import java.util.AbstractList;
-import java.util.List;
-import java.util.Objects;
-import java.util.Optional;
-import java.util.RandomAccess;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a guarded bulk write runs: its rounds, and a reason for every decision. Made by {@link BulkPlanner#plan}.
@@ -37,11 +36,14 @@ public final class BulkPlan {
 
     /** Writes per bulk command that mongos and the driver accept before splitting (maxWriteBatchSize). */
     private static final int MAX_WRITE_BATCH_SIZE = 100_000;
+
     private static final BsonDocumentCodec FILTER_CODEC = new BsonDocumentCodec();
     /** What {@link #FILTER_CODEC} writes a field's value with: the codec of the value's BSON type, from its registry. */
     private static final BsonTypeCodecMap VALUE_CODECS =
-        new BsonTypeCodecMap(BsonValueCodecProvider.getBsonTypeClassMap(), FILTER_CODEC.getCodecRegistry());
-    private static final EncoderContext ENCODER_CONTEXT = EncoderContext.builder().build();
+            new BsonTypeCodecMap(BsonValueCodecProvider.getBsonTypeClassMap(), FILTER_CODEC.getCodecRegistry());
+
+    private static final EncoderContext ENCODER_CONTEXT =
+            EncoderContext.builder().build();
 
     private final PlanMode mode;
     private final String reason;
@@ -53,8 +55,14 @@ public final class BulkPlan {
     /** Per key number: whether more than one write names it; null when no insert had its _id assigned. */
     private final boolean @Nullable [] sharedKeys;
 
-    BulkPlan(PlanMode mode, String reason, WriteFacts[] facts, int[] roundOf, int[] previousOnKey, List<Round> rounds,
-             int firstUnkeyed) {
+    BulkPlan(
+            PlanMode mode,
+            String reason,
+            WriteFacts[] facts,
+            int[] roundOf,
+            int[] previousOnKey,
+            List<Round> rounds,
+            int firstUnkeyed) {
         this.mode = mode;
         this.reason = reason;
         this.facts = facts;
@@ -158,7 +166,8 @@ public final class BulkPlan {
         WriteFacts write = facts[checkIndex(index)];
         BsonDocument filter = write.storedFilter();
         if (filter == null && write.kind != WriteKind.INSERT_ONE && write.id != null) {
-            // {_id: id}, the filter the plan did not keep, written as the codec writes that document, without building it
+            // {_id: id}, the filter the plan did not keep, written as the codec writes that document, without building
+            // it
             writer.writeStartDocument();
             writer.writeName("_id");
             writeValue(writer, write.id);
@@ -236,7 +245,10 @@ public final class BulkPlan {
      */
     public boolean hasOwnAssignedId(int index) {
         WriteFacts write = facts[checkIndex(index)];
-        return write.needsId && write.id != null && sharedKeys != null && write.keyNumber >= 0
+        return write.needsId
+                && write.id != null
+                && sharedKeys != null
+                && write.keyNumber >= 0
                 && !sharedKeys[write.keyNumber];
     }
 
@@ -260,8 +272,15 @@ public final class BulkPlan {
      */
     public WriteDecision decision(int index) {
         WriteFacts write = facts[checkIndex(index)];
-        return new WriteDecision(index, write.kind, write.isKeyed(), write.id, write.filter(), roundOf[index],
-                previousOnKey[index], reasonFor(index));
+        return new WriteDecision(
+                index,
+                write.kind,
+                write.isKeyed(),
+                write.id,
+                write.filter(),
+                roundOf[index],
+                previousOnKey[index],
+                reasonFor(index));
     }
 
     /**
@@ -284,7 +303,8 @@ public final class BulkPlan {
      */
     public double expectedRoundTrips(int shardCount) {
         if (shardCount < 1) {
-            throw new IllegalArgumentException("shardCount (" + shardCount + ") must be at least 1; use 1 for an unsharded collection");
+            throw new IllegalArgumentException(
+                    "shardCount (" + shardCount + ") must be at least 1; use 1 for an unsharded collection");
         }
         double trips = 0;
         for (Round round : rounds) {
@@ -302,8 +322,12 @@ public final class BulkPlan {
 
     @Override
     public String toString() {
-        StringBuilder text = new StringBuilder("BulkPlan{").append(mode).append(", ").append(facts.length)
-                .append(facts.length == 1 ? " write, " : " writes, ").append(rounds.size())
+        StringBuilder text = new StringBuilder("BulkPlan{")
+                .append(mode)
+                .append(", ")
+                .append(facts.length)
+                .append(facts.length == 1 ? " write, " : " writes, ")
+                .append(rounds.size())
                 .append(rounds.size() == 1 ? " round" : " rounds");
         if (!rounds.isEmpty()) {
             text.append(" [");

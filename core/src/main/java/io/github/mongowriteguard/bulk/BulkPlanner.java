@@ -2,8 +2,10 @@ package io.github.mongowriteguard.bulk;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.WriteModel;
-import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
 import io.github.mongowriteguard.exception.InvalidBulkException;
+import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
+import java.util.List;
+import java.util.Objects;
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -12,9 +14,6 @@ import org.bson.codecs.Codec;
 import org.bson.codecs.EncoderContext;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.io.BasicOutputBuffer;
-
-import java.util.List;
-import java.util.Objects;
 
 /**
  * Plans a bulk write: the entry point of the {@code bulk} package.
@@ -117,7 +116,9 @@ public final class BulkPlanner<T> {
      */
     public BulkPlan plan(List<? extends WriteModel<? extends T>> models, PlanOptions options) {
         if (models == null) {
-            throw new InvalidBulkException(-1, Problem.NULL_MODELS,
+            throw new InvalidBulkException(
+                    -1,
+                    Problem.NULL_MODELS,
                     "Invalid bulk write: the list of write models is null; pass an empty list for an empty bulk."
                             + " Nothing was sent.");
         }
@@ -151,7 +152,10 @@ public final class BulkPlanner<T> {
             write.key = IdKey.of(id);
             long sizeWithId = write.documentSize + idElementSize(id);
             if (sizeWithId > MAX_DOCUMENT_SIZE_BYTES) {
-                throw WriteInspector.invalid(write.index, write.kind.modelName(), Problem.DOCUMENT_TOO_LARGE,
+                throw WriteInspector.invalid(
+                        write.index,
+                        write.kind.modelName(),
+                        Problem.DOCUMENT_TOO_LARGE,
                         "with its assigned _id, " + WriteInspector.tooLarge(sizeWithId));
             }
         }
@@ -164,7 +168,11 @@ public final class BulkPlanner<T> {
         }
         BasicOutputBuffer buffer = new BasicOutputBuffer(64);
         try (BsonBinaryWriter writer = new BsonBinaryWriter(buffer)) {
-            new BsonDocumentCodec().encode(writer, new BsonDocument("_id", id), EncoderContext.builder().build());
+            new BsonDocumentCodec()
+                    .encode(
+                            writer,
+                            new BsonDocument("_id", id),
+                            EncoderContext.builder().build());
         }
         return buffer.getPosition() - 5; // minus the document's length prefix and terminating byte
     }

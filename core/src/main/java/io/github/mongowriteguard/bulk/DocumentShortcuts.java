@@ -1,6 +1,11 @@
 package io.github.mongowriteguard.bulk;
 
 import com.mongodb.MongoClientSettings;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonBinary;
 import org.bson.BsonBinarySubType;
@@ -35,12 +40,6 @@ import org.bson.types.Decimal128;
 import org.bson.types.ObjectId;
 import org.jspecify.annotations.Nullable;
 
-import java.util.ArrayList;
-import java.util.Date;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-
 /**
  * Reads the common filters, updates and documents ({@code new Document("_id", 5)}, {@code new Document("$set", ...)})
  * without the codec machinery, which costs more than the whole rest of planning. Gives exactly what encoding would
@@ -52,7 +51,8 @@ import java.util.Set;
 final class DocumentShortcuts {
 
     /** The driver's own codec class for lists (not public API, so compared by class). */
-    private static final Class<?> DEFAULT_LIST_CODEC = MongoClientSettings.getDefaultCodecRegistry().get(ArrayList.class).getClass();
+    private static final Class<?> DEFAULT_LIST_CODEC =
+            MongoClientSettings.getDefaultCodecRegistry().get(ArrayList.class).getClass();
 
     private final boolean standardCodecs;
 
@@ -192,7 +192,8 @@ final class DocumentShortcuts {
     static BsonValue toBson(@Nullable Object value) {
         BsonValue bson = value(value);
         if (bson == null) {
-            throw new IllegalStateException("a measured value has a type the shortcuts do not convert: " + value.getClass());
+            throw new IllegalStateException(
+                    "a measured value has a type the shortcuts do not convert: " + value.getClass());
         }
         return bson;
     }

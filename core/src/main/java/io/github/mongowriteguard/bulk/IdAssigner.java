@@ -1,6 +1,6 @@
 package io.github.mongowriteguard.bulk;
 
-import org.jspecify.annotations.Nullable;
+import java.util.Objects;
 import org.bson.BsonDocument;
 import org.bson.BsonDocumentWriter;
 import org.bson.BsonObjectId;
@@ -13,8 +13,7 @@ import org.bson.codecs.EncoderContext;
 import org.bson.codecs.ObjectIdCodec;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.types.ObjectId;
-
-import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Gives a document to insert an {@code _id} before the bulk is planned.
@@ -80,7 +79,8 @@ public interface IdAssigner<T> {
             };
         }
         CollectibleCodec<T> collectible = (CollectibleCodec<T>) codec;
-        boolean standardObjectIds = codec instanceof DocumentCodec && codecRegistry.get(ObjectId.class) instanceof ObjectIdCodec;
+        boolean standardObjectIds =
+                codec instanceof DocumentCodec && codecRegistry.get(ObjectId.class) instanceof ObjectIdCodec;
         return document -> {
             T withId = collectible.generateIdIfAbsentFromDocument(document);
             // The bulk sends the caller's instance: an id in a copy would not reach the server.
@@ -99,7 +99,9 @@ public interface IdAssigner<T> {
 
     private static <T> @Nullable BsonValue idWrittenByCodec(Codec<T> codec, T document) {
         BsonDocument written = new BsonDocument();
-        codec.encode(new BsonDocumentWriter(written), document,
+        codec.encode(
+                new BsonDocumentWriter(written),
+                document,
                 EncoderContext.builder().isEncodingCollectibleDocument(true).build());
         return written.get("_id");
     }

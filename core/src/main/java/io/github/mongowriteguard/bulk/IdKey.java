@@ -1,13 +1,12 @@
 package io.github.mongowriteguard.bulk;
 
+import java.math.BigDecimal;
+import java.util.Map;
 import org.bson.BsonDocument;
 import org.bson.BsonType;
 import org.bson.BsonValue;
 import org.bson.types.Decimal128;
 import org.jspecify.annotations.Nullable;
-
-import java.math.BigDecimal;
-import java.util.Map;
 
 /**
  * An {@code _id} value as the server's unique {@code _id} index compares it: two writes share a key exactly when
@@ -26,7 +25,11 @@ import java.util.Map;
 final class IdKey {
 
     /** Canonical numbers that are not finite: one marker each. */
-    private enum NonFinite { NAN, POSITIVE_INFINITY, NEGATIVE_INFINITY }
+    private enum NonFinite {
+        NAN,
+        POSITIVE_INFINITY,
+        NEGATIVE_INFINITY
+    }
 
     private static final double TWO_POW_63 = 9.223372036854775808E18;
     private static final BigDecimal LONG_MIN = BigDecimal.valueOf(Long.MIN_VALUE);
@@ -35,6 +38,7 @@ final class IdKey {
     /** The _id value; null for a fresh key. */
     @Nullable
     private final BsonValue id;
+
     private final int hash;
 
     private IdKey(@Nullable BsonValue id, int hash) {
@@ -112,7 +116,10 @@ final class IdKey {
     }
 
     private static boolean isNumber(BsonType type) {
-        return type == BsonType.INT32 || type == BsonType.INT64 || type == BsonType.DOUBLE || type == BsonType.DECIMAL128;
+        return type == BsonType.INT32
+                || type == BsonType.INT64
+                || type == BsonType.DOUBLE
+                || type == BsonType.DECIMAL128;
     }
 
     private static boolean isInteger(BsonType type) {

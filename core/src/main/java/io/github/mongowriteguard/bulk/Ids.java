@@ -1,24 +1,23 @@
 package io.github.mongowriteguard.bulk;
 
-import org.jspecify.annotations.Nullable;
-import org.bson.BsonDocument;
-import org.bson.BsonValue;
-import org.bson.json.JsonMode;
-import org.bson.json.JsonWriterSettings;
-
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiPredicate;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.bson.json.JsonMode;
+import org.bson.json.JsonWriterSettings;
+import org.jspecify.annotations.Nullable;
 
 /** Showing and copying {@code _id} values. */
 final class Ids {
 
-    private static final JsonWriterSettings RELAXED = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build();
+    private static final JsonWriterSettings RELAXED =
+            JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build();
     private static final int MAX_SHOWN = 60;
 
-    private Ids() {
-    }
+    private Ids() {}
 
     /** {@code 5}, {@code "abc"}, {@code {"$oid": "..."}}: relaxed extended JSON, cut at 60 characters. */
     static String format(@Nullable BsonValue id) {
@@ -78,4 +77,3 @@ final class Ids {
         return id;
     }
 }
-

@@ -13,6 +13,7 @@ final class KeyTable {
      * writes, young collections in the middle of planning then took 70 to 90 ms each instead of under 10.
      */
     private static final int SEGMENT_BITS = 14;
+
     private static final int SEGMENT_SIZE = 1 << SEGMENT_BITS;
 
     private final IdKey[][] keys;

@@ -16,14 +16,21 @@ final class MeasuredDocument {
     /** The first top-level field starting with '$' (DBRef fields aside), or null. */
     @Nullable
     final String firstOperator;
+
     private final boolean hasId;
+
     @Nullable
     private final BsonValue bsonId;
+
     @Nullable
     private final Object javaId;
 
-    private MeasuredDocument(long size, @Nullable String firstOperator, boolean hasId, @Nullable BsonValue bsonId,
-                             @Nullable Object javaId) {
+    private MeasuredDocument(
+            long size,
+            @Nullable String firstOperator,
+            boolean hasId,
+            @Nullable BsonValue bsonId,
+            @Nullable Object javaId) {
         this.size = size;
         this.firstOperator = firstOperator;
         this.hasId = hasId;

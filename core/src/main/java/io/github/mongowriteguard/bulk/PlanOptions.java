@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.bulk;
 
 import com.mongodb.client.model.BulkWriteOptions;
-
 import java.util.Objects;
 
 /**
@@ -56,7 +55,10 @@ public final class PlanOptions {
      */
     public static PlanOptions from(BulkWriteOptions bulkWriteOptions, boolean strictOrdered) {
         Objects.requireNonNull(bulkWriteOptions, "bulkWriteOptions");
-        return builder().ordered(bulkWriteOptions.isOrdered()).strictOrdered(strictOrdered).build();
+        return builder()
+                .ordered(bulkWriteOptions.isOrdered())
+                .strictOrdered(strictOrdered)
+                .build();
     }
 
     /**
@@ -126,8 +128,7 @@ public final class PlanOptions {
         private boolean ordered = true;
         private boolean strictOrdered;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Whether the caller asked for an ORDERED bulk; default {@code true}.

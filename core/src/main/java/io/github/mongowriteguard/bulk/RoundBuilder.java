@@ -10,14 +10,19 @@ import java.util.List;
  */
 final class RoundBuilder {
 
-    private RoundBuilder() {
-    }
+    private RoundBuilder() {}
 
     static BulkPlan build(WriteFacts[] facts, int keyCount, PlanOptions options) {
         int n = facts.length;
         if (n == 0) {
-            return new BulkPlan(PlanMode.UNORDERED_ROUNDS, "empty bulk: nothing to send", facts, new int[0],
-                    new int[0], List.of(), -1);
+            return new BulkPlan(
+                    PlanMode.UNORDERED_ROUNDS,
+                    "empty bulk: nothing to send",
+                    facts,
+                    new int[0],
+                    new int[0],
+                    List.of(),
+                    -1);
         }
 
         // previousSameKey[i]: the previous write on i's key, -1 if none; lastOfKey[k]: key k's last write.
@@ -41,30 +46,43 @@ final class RoundBuilder {
         }
 
         if (options.isOrdered() && options.isStrictOrdered()) {
-            return asGiven(PlanMode.STRICT_ORDERED, "strictOrdered: the ordered bulk runs as the driver's ORDERED bulk,"
-                    + " as given; " + orderedCost(n), facts, previousSameKey, firstUnkeyed);
+            return asGiven(
+                    PlanMode.STRICT_ORDERED,
+                    "strictOrdered: the ordered bulk runs as the driver's ORDERED bulk," + " as given; "
+                            + orderedCost(n),
+                    facts,
+                    previousSameKey,
+                    firstUnkeyed);
         }
         if (options.isOrdered() && unkeyedCount > 0) {
             // An unkeyed write may touch any document, including keyed ones, and its effect can depend on what ran
             // before it (an upsert that finds nothing): no reordering around it can be proven safe.
             WriteFacts first = facts[firstUnkeyed];
-            return asGiven(PlanMode.PRESERVE_ORDER, "ordered bulk with " + unkeyedCount + " unkeyed write"
-                    + (unkeyedCount == 1 ? "" : "s") + " (first: index " + firstUnkeyed + ", " + first.kind.modelName()
-                    + ", which " + first.unkeyed.explanation + "): kept in the caller's order as one ORDERED round; "
-                    + orderedCost(n) + "; make the bulk unordered, or key its writes by _id, to run it in rounds",
-                    facts, previousSameKey, firstUnkeyed);
+            return asGiven(
+                    PlanMode.PRESERVE_ORDER,
+                    "ordered bulk with " + unkeyedCount + " unkeyed write"
+                            + (unkeyedCount == 1 ? "" : "s") + " (first: index " + firstUnkeyed + ", "
+                            + first.kind.modelName()
+                            + ", which " + first.unkeyed.explanation
+                            + "): kept in the caller's order as one ORDERED round; "
+                            + orderedCost(n)
+                            + "; make the bulk unordered, or key its writes by _id, to run it in rounds",
+                    facts,
+                    previousSameKey,
+                    firstUnkeyed);
         }
         return inRounds(facts, options, previousSameKey, firstUnkeyed);
     }
 
-    private static BulkPlan asGiven(PlanMode mode, String reason, WriteFacts[] facts, int[] previousSameKey,
-                                    int firstUnkeyed) {
+    private static BulkPlan asGiven(
+            PlanMode mode, String reason, WriteFacts[] facts, int[] previousSameKey, int firstUnkeyed) {
         int n = facts.length;
         int[] roundOf = new int[n];
         Arrays.fill(roundOf, 1);
         int[] all = new int[n];
         Arrays.setAll(all, i -> i);
-        return new BulkPlan(mode, reason, facts, roundOf, previousSameKey, List.of(new Round(1, true, all)), firstUnkeyed);
+        return new BulkPlan(
+                mode, reason, facts, roundOf, previousSameKey, List.of(new Round(1, true, all)), firstUnkeyed);
     }
 
     private static BulkPlan inRounds(WriteFacts[] facts, PlanOptions options, int[] previousSameKey, int firstUnkeyed) {
@@ -101,19 +119,29 @@ final class RoundBuilder {
 
         StringBuilder reason = new StringBuilder()
                 .append(options.isOrdered() ? "ordered bulk, every write keyed by _id" : "unordered bulk")
-                .append(": ").append(roundCount).append(" UNORDERED round").append(roundCount == 1 ? "" : "s");
+                .append(": ")
+                .append(roundCount)
+                .append(" UNORDERED round")
+                .append(roundCount == 1 ? "" : "s");
         if (roundCount > 1) {
             reason.append(" (up to ").append(roundCount).append(" writes on one _id, kept in order)");
         } else {
             reason.append(" (no _id written twice)");
         }
-        return new BulkPlan(PlanMode.UNORDERED_ROUNDS, reason.toString(), facts, roundOf, previousSameKey,
-                List.copyOf(rounds), firstUnkeyed);
+        return new BulkPlan(
+                PlanMode.UNORDERED_ROUNDS,
+                reason.toString(),
+                facts,
+                roundOf,
+                previousSameKey,
+                List.copyOf(rounds),
+                firstUnkeyed);
     }
 
     private static String orderedCost(int n) {
-        return String.format("an ORDERED bulk costs about 1 + (n - 1)(1 - 1/S) mongos-to-shard round trips on S shards"
-                + " with a hashed key: %,.0f for these %,d writes on 5 shards, where an UNORDERED round costs 1",
+        return String.format(
+                "an ORDERED bulk costs about 1 + (n - 1)(1 - 1/S) mongos-to-shard round trips on S shards"
+                        + " with a hashed key: %,.0f for these %,d writes on 5 shards, where an UNORDERED round costs 1",
                 BulkPlan.orderedRoundTrips(n, 5), n);
     }
 }

@@ -1,10 +1,9 @@
 package io.github.mongowriteguard.bulk;
 
-import org.jspecify.annotations.Nullable;
+import java.util.Optional;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
-
-import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a {@link BulkPlan} does with one write of the caller's bulk, and why, in words a person can read in a log.
@@ -21,20 +20,30 @@ public final class WriteDecision {
     private final int index;
     private final WriteKind kind;
     private final boolean keyed;
+
     @Nullable
     private final BsonValue id;
+
     @Nullable
     private final BsonDocument filter;
+
     private final int round;
     private final int previousOnKey;
     private final String reason;
 
-    WriteDecision(int index, WriteKind kind, boolean keyed, @Nullable BsonValue id, @Nullable BsonDocument filter,
-                  int round, int previousOnKey, String reason) {
+    WriteDecision(
+            int index,
+            WriteKind kind,
+            boolean keyed,
+            @Nullable BsonValue id,
+            @Nullable BsonDocument filter,
+            int round,
+            int previousOnKey,
+            String reason) {
         this.index = index;
         this.kind = kind;
         this.keyed = keyed;
-        this.id = id;         // shared with the plan, which never changes it; copied on the way out
+        this.id = id; // shared with the plan, which never changes it; copied on the way out
         this.filter = filter;
         this.round = round;
         this.previousOnKey = previousOnKey;

@@ -1,8 +1,8 @@
 package io.github.mongowriteguard.bulk;
 
-import org.jspecify.annotations.Nullable;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the planner knows about one write, read once from its model. Filled by {@link WriteInspector} and, for
@@ -37,6 +37,7 @@ final class WriteFacts {
     private final BsonDocument filter;
     /** Whether the filter has conditions besides the _id equality (e.g. the shard key). */
     final boolean otherConditions;
+
     final Unkeyed unkeyed;
     /** Encoded size of an insert or replacement document, -1 for other writes. */
     final long documentSize;
@@ -51,8 +52,14 @@ final class WriteFacts {
     int keyNumber = -1;
     /** An insert that had no _id when the planner read it. */
     boolean needsId;
-    WriteFacts(int index, WriteRecord<?> write, @Nullable BsonDocument filter, boolean otherConditions, Unkeyed unkeyed,
-               long documentSize) {
+
+    WriteFacts(
+            int index,
+            WriteRecord<?> write,
+            @Nullable BsonDocument filter,
+            boolean otherConditions,
+            Unkeyed unkeyed,
+            long documentSize) {
         this.index = index;
         this.write = write;
         this.kind = write.kind();

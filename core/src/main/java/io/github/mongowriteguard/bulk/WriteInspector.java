@@ -2,10 +2,12 @@ package io.github.mongowriteguard.bulk;
 
 import com.mongodb.client.model.Collation;
 import com.mongodb.client.model.WriteModel;
-import org.jspecify.annotations.Nullable;
-import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
 import io.github.mongowriteguard.bulk.WriteFacts.Unkeyed;
 import io.github.mongowriteguard.exception.InvalidBulkException;
+import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Set;
 import org.bson.BsonBinaryReader;
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
@@ -18,10 +20,7 @@ import org.bson.codecs.EncoderContext;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.conversions.Bson;
 import org.bson.io.BasicOutputBuffer;
-
-import java.nio.ByteBuffer;
-import java.util.List;
-import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Step 1 of planning: reads every write model once, checks it, and records its {@link WriteFacts}. Changes nothing:
@@ -71,11 +70,15 @@ final class WriteInspector<T> {
 
     private WriteFacts inspect(int index, @Nullable WriteModel<? extends T> model) {
         if (model == null) {
-            throw invalid(index, "WriteModel", Problem.NULL_ELEMENT, "the write model is null; remove it from the list");
+            throw invalid(
+                    index, "WriteModel", Problem.NULL_ELEMENT, "the write model is null; remove it from the list");
         }
         WriteRecord<? extends T> write = WriteRecord.of(model);
         if (write == null) {
-            throw invalid(index, model.getClass().getSimpleName(), Problem.UNSUPPORTED_MODEL,
+            throw invalid(
+                    index,
+                    model.getClass().getSimpleName(),
+                    Problem.UNSUPPORTED_MODEL,
                     "this model class is not supported by the guard; use InsertOne, ReplaceOne, UpdateOne, UpdateMany,"
                             + " DeleteOne or DeleteMany models");
         }
@@ -103,7 +106,10 @@ final class WriteInspector<T> {
     private WriteFacts inspectInsert(int index, WriteRecord<? extends T> insert) {
         T document = insert.document();
         if (document == null) {
-            throw invalid(index, WriteKind.INSERT_ONE.modelName(), Problem.NULL_ELEMENT,
+            throw invalid(
+                    index,
+                    WriteKind.INSERT_ONE.modelName(),
+                    Problem.NULL_ELEMENT,
                     "the document to insert is null; remove the write");
         }
         MeasuredDocument encoded = measure(index, WriteKind.INSERT_ONE, document);
@@ -120,12 +126,18 @@ final class WriteInspector<T> {
     private WriteFacts inspectReplace(int index, WriteRecord<? extends T> replace) {
         T replacement = replace.document();
         if (replacement == null) {
-            throw invalid(index, WriteKind.REPLACE_ONE.modelName(), Problem.NULL_ELEMENT,
+            throw invalid(
+                    index,
+                    WriteKind.REPLACE_ONE.modelName(),
+                    Problem.NULL_ELEMENT,
                     "the replacement document is null; pass the whole new document, or use DeleteOneModel");
         }
         MeasuredDocument encoded = measure(index, WriteKind.REPLACE_ONE, replacement);
         if (encoded.firstOperator != null) {
-            throw invalid(index, WriteKind.REPLACE_ONE.modelName(), Problem.REPLACEMENT_WITH_OPERATORS,
+            throw invalid(
+                    index,
+                    WriteKind.REPLACE_ONE.modelName(),
+                    Problem.REPLACEMENT_WITH_OPERATORS,
                     "the replacement document has the top-level field '" + encoded.firstOperator
                             + "', and a replacement cannot hold update operators; use UpdateOneModel to apply operators,"
                             + " or remove the '$' fields to replace the whole document");
@@ -133,21 +145,31 @@ final class WriteInspector<T> {
         return keyedByFilter(index, replace, encoded.size);
     }
 
-    private void checkUpdate(int index, WriteKind kind, @Nullable Bson update, @Nullable List<? extends Bson> pipeline) {
+    private void checkUpdate(
+            int index, WriteKind kind, @Nullable Bson update, @Nullable List<? extends Bson> pipeline) {
         if (update == null) {
             if (pipeline == null) {
-                throw invalid(index, kind.modelName(), Problem.NULL_ELEMENT,
+                throw invalid(
+                        index,
+                        kind.modelName(),
+                        Problem.NULL_ELEMENT,
                         "the update is null; pass an update document such as {$set: {...}} or a pipeline");
             }
             if (pipeline.isEmpty()) {
-                throw invalid(index, kind.modelName(), Problem.UPDATE_WITHOUT_OPERATORS,
+                throw invalid(
+                        index,
+                        kind.modelName(),
+                        Problem.UPDATE_WITHOUT_OPERATORS,
                         "the update pipeline is empty, which the driver refuses too (\"Invalid pipeline for an update."
                                 + " The pipeline may not be empty.\"); give it a stage such as {$set: {...}}");
             }
             int stage = 0;
             for (Bson step : pipeline) {
                 if (step == null) {
-                    throw invalid(index, kind.modelName(), Problem.NULL_ELEMENT,
+                    throw invalid(
+                            index,
+                            kind.modelName(),
+                            Problem.NULL_ELEMENT,
                             "stage " + stage + " of the update pipeline is null; remove it");
                 }
                 stage++;
@@ -159,13 +181,19 @@ final class WriteInspector<T> {
             fields = update.toBsonDocument(documentClass, codecRegistry).keySet();
         }
         if (fields.isEmpty()) {
-            throw invalid(index, kind.modelName(), Problem.UPDATE_WITHOUT_OPERATORS,
+            throw invalid(
+                    index,
+                    kind.modelName(),
+                    Problem.UPDATE_WITHOUT_OPERATORS,
                     "the update document is empty; give it an update operator such as {$set: {...}},"
                             + " or use DeleteOneModel/ReplaceOneModel");
         }
         for (String field : fields) {
             if (!field.startsWith("$")) {
-                throw invalid(index, kind.modelName(), Problem.UPDATE_WITHOUT_OPERATORS,
+                throw invalid(
+                        index,
+                        kind.modelName(),
+                        Problem.UPDATE_WITHOUT_OPERATORS,
                         "the update document has the field '" + field + "', which is not an update operator;"
                                 + " wrap the fields in {$set: {...}}, or use ReplaceOneModel to replace the whole document");
             }
@@ -185,7 +213,8 @@ final class WriteInspector<T> {
         }
         // A filter that is only {_id: id} is not kept: WriteFacts rebuilds it from the id.
         boolean idOnly = !otherConditions && encoded.get("_id") == id;
-        WriteFacts facts = new WriteFacts(index, write, idOnly ? null : encoded, otherConditions, Unkeyed.NO, documentSize);
+        WriteFacts facts =
+                new WriteFacts(index, write, idOnly ? null : encoded, otherConditions, Unkeyed.NO, documentSize);
         facts.id = id;
         facts.key = IdKey.of(id);
         return facts;
@@ -199,7 +228,10 @@ final class WriteInspector<T> {
     /** The filter as a private copy: the caller may change its own filter object after planning. */
     private BsonDocument encodeFilter(int index, WriteKind kind, @Nullable Bson filter) {
         if (filter == null) {
-            throw invalid(index, kind.modelName(), Problem.NULL_ELEMENT,
+            throw invalid(
+                    index,
+                    kind.modelName(),
+                    Problem.NULL_ELEMENT,
                     "the filter is null; pass a filter such as Filters.eq(\"_id\", id), or Filters.empty() for all documents");
         }
         BsonDocument copy = shortcuts.filter(filter);
@@ -297,12 +329,16 @@ final class WriteInspector<T> {
     }
 
     static String tooLarge(long size) {
-        return String.format("the document is %,d bytes, over the 16 MiB BSON limit (%,d bytes);"
-                + " split it, or keep large content elsewhere (e.g. GridFS)", size, MAX_DOCUMENT_SIZE_BYTES);
+        return String.format(
+                "the document is %,d bytes, over the 16 MiB BSON limit (%,d bytes);"
+                        + " split it, or keep large content elsewhere (e.g. GridFS)",
+                size, MAX_DOCUMENT_SIZE_BYTES);
     }
 
     static InvalidBulkException invalid(int index, String modelName, Problem problem, String detail) {
-        return new InvalidBulkException(index, problem, "Invalid bulk write at index " + index + " (" + modelName + "): "
-                + detail + ". Nothing was sent.");
+        return new InvalidBulkException(
+                index,
+                problem,
+                "Invalid bulk write at index " + index + " (" + modelName + "): " + detail + ". Nothing was sent.");
     }
 }

@@ -1,6 +1,5 @@
 package io.github.mongowriteguard.bulk;
 
-
 /**
  * The kind of one write in a bulk: one per driver {@code WriteModel} class.
  *

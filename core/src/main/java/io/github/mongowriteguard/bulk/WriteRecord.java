@@ -1,11 +1,5 @@
 package io.github.mongowriteguard.bulk;
 
-import java.util.List;
-import java.util.Map;
-
-import org.bson.conversions.Bson;
-import org.jspecify.annotations.Nullable;
-
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.Collation;
 import com.mongodb.client.model.DeleteManyModel;
@@ -20,6 +14,10 @@ import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.WriteModel;
+import java.util.List;
+import java.util.Map;
+import org.bson.conversions.Bson;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One write of a bulk as the guard reads it: the driver's {@link WriteModel} read once into its kind, filter,
@@ -47,29 +45,93 @@ public final class WriteRecord<T> {
      * guarded single-write methods send them at command level, as the driver's do.
      */
     public static final Map<Class<?>, Map<String, String>> READ_BY_THE_GUARD = Map.ofEntries(
-        Map.entry(InsertOneModel.class, Map.of("getDocument", "sent")),
-        Map.entry(ReplaceOneModel.class, Map.of("getFilter", "sent", "getReplacement", "sent",
-            "getReplaceOptions", "read below")),
-        Map.entry(UpdateOneModel.class, Map.of("getFilter", "sent", "getUpdate", "sent", "getUpdatePipeline", "sent",
-            "getOptions", "read below")),
-        Map.entry(UpdateManyModel.class, Map.of("getFilter", "sent", "getUpdate", "sent", "getUpdatePipeline", "sent",
-            "getOptions", "read below (the driver never sends sort for updateMany)")),
-        Map.entry(DeleteOneModel.class, Map.of("getFilter", "sent", "getOptions", "read below")),
-        Map.entry(DeleteManyModel.class, Map.of("getFilter", "sent", "getOptions", "read below")),
-        Map.entry(ReplaceOptions.class, Map.of("isUpsert", "sent", "getCollation", "sent", "getHint", "sent",
-            "getHintString", "sent", "getSort", "sent", "getBypassDocumentValidation", "ignored in a bulk",
-            "getComment", "ignored in a bulk", "getLet", "ignored in a bulk")),
-        Map.entry(UpdateOptions.class, Map.ofEntries(Map.entry("isUpsert", "sent"), Map.entry("getCollation", "sent"),
-            Map.entry("getArrayFilters", "sent"), Map.entry("getHint", "sent"), Map.entry("getHintString", "sent"),
-            Map.entry("getSort", "sent for updateOne"), Map.entry("getBypassDocumentValidation", "ignored in a bulk"),
-            Map.entry("getComment", "ignored in a bulk"), Map.entry("getLet", "ignored in a bulk"))),
-        Map.entry(DeleteOptions.class, Map.of("getCollation", "sent", "getHint", "sent", "getHintString", "sent",
-            "getComment", "ignored in a bulk", "getLet", "ignored in a bulk")),
-        Map.entry(BulkWriteOptions.class, Map.of("isOrdered", "planned", "getBypassDocumentValidation", "sent",
-            "getComment", "sent", "getLet", "sent")),
-        Map.entry(InsertManyOptions.class, Map.of("isOrdered", "planned", "getBypassDocumentValidation", "sent",
-            "getComment", "sent")),
-        Map.entry(InsertOneOptions.class, Map.of("getBypassDocumentValidation", "sent", "getComment", "sent")));
+            Map.entry(InsertOneModel.class, Map.of("getDocument", "sent")),
+            Map.entry(
+                    ReplaceOneModel.class,
+                    Map.of("getFilter", "sent", "getReplacement", "sent", "getReplaceOptions", "read below")),
+            Map.entry(
+                    UpdateOneModel.class,
+                    Map.of(
+                            "getFilter",
+                            "sent",
+                            "getUpdate",
+                            "sent",
+                            "getUpdatePipeline",
+                            "sent",
+                            "getOptions",
+                            "read below")),
+            Map.entry(
+                    UpdateManyModel.class,
+                    Map.of(
+                            "getFilter",
+                            "sent",
+                            "getUpdate",
+                            "sent",
+                            "getUpdatePipeline",
+                            "sent",
+                            "getOptions",
+                            "read below (the driver never sends sort for updateMany)")),
+            Map.entry(DeleteOneModel.class, Map.of("getFilter", "sent", "getOptions", "read below")),
+            Map.entry(DeleteManyModel.class, Map.of("getFilter", "sent", "getOptions", "read below")),
+            Map.entry(
+                    ReplaceOptions.class,
+                    Map.of(
+                            "isUpsert",
+                            "sent",
+                            "getCollation",
+                            "sent",
+                            "getHint",
+                            "sent",
+                            "getHintString",
+                            "sent",
+                            "getSort",
+                            "sent",
+                            "getBypassDocumentValidation",
+                            "ignored in a bulk",
+                            "getComment",
+                            "ignored in a bulk",
+                            "getLet",
+                            "ignored in a bulk")),
+            Map.entry(
+                    UpdateOptions.class,
+                    Map.ofEntries(
+                            Map.entry("isUpsert", "sent"),
+                            Map.entry("getCollation", "sent"),
+                            Map.entry("getArrayFilters", "sent"),
+                            Map.entry("getHint", "sent"),
+                            Map.entry("getHintString", "sent"),
+                            Map.entry("getSort", "sent for updateOne"),
+                            Map.entry("getBypassDocumentValidation", "ignored in a bulk"),
+                            Map.entry("getComment", "ignored in a bulk"),
+                            Map.entry("getLet", "ignored in a bulk"))),
+            Map.entry(
+                    DeleteOptions.class,
+                    Map.of(
+                            "getCollation",
+                            "sent",
+                            "getHint",
+                            "sent",
+                            "getHintString",
+                            "sent",
+                            "getComment",
+                            "ignored in a bulk",
+                            "getLet",
+                            "ignored in a bulk")),
+            Map.entry(
+                    BulkWriteOptions.class,
+                    Map.of(
+                            "isOrdered",
+                            "planned",
+                            "getBypassDocumentValidation",
+                            "sent",
+                            "getComment",
+                            "sent",
+                            "getLet",
+                            "sent")),
+            Map.entry(
+                    InsertManyOptions.class,
+                    Map.of("isOrdered", "planned", "getBypassDocumentValidation", "sent", "getComment", "sent")),
+            Map.entry(InsertOneOptions.class, Map.of("getBypassDocumentValidation", "sent", "getComment", "sent")));
 
     private final WriteModel<? extends T> model;
     private final WriteKind kind;
@@ -84,10 +146,19 @@ public final class WriteRecord<T> {
     private final @Nullable List<? extends Bson> arrayFilters;
     private final @Nullable Bson sort;
 
-    private WriteRecord(WriteModel<? extends T> model, WriteKind kind, @Nullable T document, @Nullable Bson filter,
-                        @Nullable Bson update, @Nullable List<? extends Bson> pipeline, boolean upsert,
-                        @Nullable Collation collation, @Nullable Bson hint, @Nullable String hintString,
-                        @Nullable List<? extends Bson> arrayFilters, @Nullable Bson sort) {
+    private WriteRecord(
+            WriteModel<? extends T> model,
+            WriteKind kind,
+            @Nullable T document,
+            @Nullable Bson filter,
+            @Nullable Bson update,
+            @Nullable List<? extends Bson> pipeline,
+            boolean upsert,
+            @Nullable Collation collation,
+            @Nullable Bson hint,
+            @Nullable String hintString,
+            @Nullable List<? extends Bson> arrayFilters,
+            @Nullable Bson sort) {
         this.model = model;
         this.kind = kind;
         this.document = document;
@@ -112,31 +183,94 @@ public final class WriteRecord<T> {
      */
     public static <T> @Nullable WriteRecord<T> of(WriteModel<? extends T> model) {
         if (model instanceof InsertOneModel<? extends T> insert) {
-            return new WriteRecord<>(model, WriteKind.INSERT_ONE, insert.getDocument(), null, null, null, false, null,
-                null, null, null, null);
+            return new WriteRecord<>(
+                    model,
+                    WriteKind.INSERT_ONE,
+                    insert.getDocument(),
+                    null,
+                    null,
+                    null,
+                    false,
+                    null,
+                    null,
+                    null,
+                    null,
+                    null);
         } else if (model instanceof ReplaceOneModel<? extends T> replace) {
             ReplaceOptions options = replace.getReplaceOptions();
-            return new WriteRecord<>(model, WriteKind.REPLACE_ONE, replace.getReplacement(), replace.getFilter(), null,
-                null, options.isUpsert(), options.getCollation(), options.getHint(), options.getHintString(), null,
-                options.getSort());
+            return new WriteRecord<>(
+                    model,
+                    WriteKind.REPLACE_ONE,
+                    replace.getReplacement(),
+                    replace.getFilter(),
+                    null,
+                    null,
+                    options.isUpsert(),
+                    options.getCollation(),
+                    options.getHint(),
+                    options.getHintString(),
+                    null,
+                    options.getSort());
         } else if (model instanceof UpdateOneModel<? extends T> update) {
             UpdateOptions options = update.getOptions();
-            return new WriteRecord<>(model, WriteKind.UPDATE_ONE, null, update.getFilter(), update.getUpdate(),
-                update.getUpdatePipeline(), options.isUpsert(), options.getCollation(), options.getHint(),
-                options.getHintString(), options.getArrayFilters(), options.getSort());
+            return new WriteRecord<>(
+                    model,
+                    WriteKind.UPDATE_ONE,
+                    null,
+                    update.getFilter(),
+                    update.getUpdate(),
+                    update.getUpdatePipeline(),
+                    options.isUpsert(),
+                    options.getCollation(),
+                    options.getHint(),
+                    options.getHintString(),
+                    options.getArrayFilters(),
+                    options.getSort());
         } else if (model instanceof UpdateManyModel<? extends T> update) {
             UpdateOptions options = update.getOptions();
-            return new WriteRecord<>(model, WriteKind.UPDATE_MANY, null, update.getFilter(), update.getUpdate(),
-                update.getUpdatePipeline(), options.isUpsert(), options.getCollation(), options.getHint(),
-                options.getHintString(), options.getArrayFilters(), null);
+            return new WriteRecord<>(
+                    model,
+                    WriteKind.UPDATE_MANY,
+                    null,
+                    update.getFilter(),
+                    update.getUpdate(),
+                    update.getUpdatePipeline(),
+                    options.isUpsert(),
+                    options.getCollation(),
+                    options.getHint(),
+                    options.getHintString(),
+                    options.getArrayFilters(),
+                    null);
         } else if (model instanceof DeleteOneModel<? extends T> delete) {
             DeleteOptions options = delete.getOptions();
-            return new WriteRecord<>(model, WriteKind.DELETE_ONE, null, delete.getFilter(), null, null, false,
-                options.getCollation(), options.getHint(), options.getHintString(), null, null);
+            return new WriteRecord<>(
+                    model,
+                    WriteKind.DELETE_ONE,
+                    null,
+                    delete.getFilter(),
+                    null,
+                    null,
+                    false,
+                    options.getCollation(),
+                    options.getHint(),
+                    options.getHintString(),
+                    null,
+                    null);
         } else if (model instanceof DeleteManyModel<? extends T> delete) {
             DeleteOptions options = delete.getOptions();
-            return new WriteRecord<>(model, WriteKind.DELETE_MANY, null, delete.getFilter(), null, null, false,
-                options.getCollation(), options.getHint(), options.getHintString(), null, null);
+            return new WriteRecord<>(
+                    model,
+                    WriteKind.DELETE_MANY,
+                    null,
+                    delete.getFilter(),
+                    null,
+                    null,
+                    false,
+                    options.getCollation(),
+                    options.getHint(),
+                    options.getHintString(),
+                    null,
+                    null);
         }
         return null;
     }

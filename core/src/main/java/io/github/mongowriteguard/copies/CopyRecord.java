@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.copies;
 
 import java.time.Instant;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,13 +20,22 @@ import org.jspecify.annotations.Nullable;
  *                         on mongod ({@code "1234"}), {@code "<shard>:<opid>"} through mongos ({@code "shard01:1234"})
  * @param secsRunning      how long the server said it had been running, or -1 (not shown while it waits to execute)
  */
-public record CopyRecord(String namespace, String lsid, @Nullable Long txnNumber, @Nullable String comment, int attempts,
-                         int sends, Instant firstSent, boolean possiblyRunning, @Nullable String serverOpId, long secsRunning) {
+public record CopyRecord(
+        String namespace,
+        String lsid,
+        @Nullable Long txnNumber,
+        @Nullable String comment,
+        int attempts,
+        int sends,
+        Instant firstSent,
+        boolean possiblyRunning,
+        @Nullable String serverOpId,
+        long secsRunning) {
 
     @Override
     public String toString() {
         return "copy " + lsid + (txnNumber == null ? "" : "#" + txnNumber) + " on " + namespace + " (" + attempts
-            + " attempts, " + sends + " sends" + (possiblyRunning ? ", possibly still running" : ", ended")
-            + (serverOpId == null ? "" : ", server opid " + serverOpId + " running " + secsRunning + " s") + ")";
+                + " attempts, " + sends + " sends" + (possiblyRunning ? ", possibly still running" : ", ended")
+                + (serverOpId == null ? "" : ", server opid " + serverOpId + " running " + secsRunning + " s") + ")";
     }
 }

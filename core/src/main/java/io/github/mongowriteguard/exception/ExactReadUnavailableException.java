@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.exception;
 
 import com.mongodb.MongoClientException;
-
 import io.github.mongowriteguard.outcome.StaleReadDiagnosis;
 
 /**

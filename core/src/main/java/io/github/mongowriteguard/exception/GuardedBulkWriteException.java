@@ -1,15 +1,13 @@
 package io.github.mongowriteguard.exception;
 
-import org.jspecify.annotations.Nullable;
-import java.util.List;
-import java.util.Set;
-
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.ServerAddress;
 import com.mongodb.bulk.BulkWriteError;
 import com.mongodb.bulk.WriteConcernError;
-
 import io.github.mongowriteguard.outcome.WriteOutcome;
+import java.util.List;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The driver's {@link MongoBulkWriteException} (so existing catch blocks and Spring's exception translation keep
@@ -29,8 +27,12 @@ public final class GuardedBulkWriteException extends MongoBulkWriteException {
      * @param serverAddress     the server that answered
      * @param errorLabels       the error labels of the replies
      */
-    public GuardedBulkWriteException(WriteOutcome<?> outcome, List<BulkWriteError> errors, @Nullable WriteConcernError writeConcernError,
-                                     ServerAddress serverAddress, Set<String> errorLabels) {
+    public GuardedBulkWriteException(
+            WriteOutcome<?> outcome,
+            List<BulkWriteError> errors,
+            @Nullable WriteConcernError writeConcernError,
+            ServerAddress serverAddress,
+            Set<String> errorLabels) {
         super(outcome.toBulkWriteResult(), errors, writeConcernError, serverAddress, errorLabels);
         this.outcome = outcome;
     }

@@ -1,9 +1,8 @@
 package io.github.mongowriteguard.exception;
 
-import org.jspecify.annotations.Nullable;
 import com.mongodb.MongoClientException;
-
 import io.github.mongowriteguard.outcome.WriteOutcome;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The base of the guard's typed exceptions. It is a {@link com.mongodb.MongoException}, so existing

@@ -1,7 +1,7 @@
 package io.github.mongowriteguard.exception;
 
-import org.jspecify.annotations.Nullable;
 import io.github.mongowriteguard.outcome.WriteOutcome;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The client stopped waiting (socket timeout, closed connection) before the server answered: the outcome is

@@ -1,8 +1,7 @@
 package io.github.mongowriteguard.internal;
 
-import java.util.function.Function;
-
 import io.github.mongowriteguard.metrics.CallOutcome;
+import java.util.function.Function;
 
 /**
  * Runs one guarded call inside an observation (see {@link MicrometerCallObserver}), or as it is ({@link #NONE}).
@@ -14,8 +13,7 @@ public interface CallObserver {
     CallObserver NONE = new CallObserver() {
         @Override
         public <R> R observe(String namespace, String operation, Function<OutcomeSink, R> call) {
-            return call.apply(outcome -> {
-            });
+            return call.apply(outcome -> {});
         }
     };
 

@@ -10,8 +10,7 @@ import java.time.Duration;
  */
 public final class Durations {
 
-    private Durations() {
-    }
+    private Durations() {}
 
     /** {@code 30 s}, {@code 1.5 s}, {@code 250 ms}, {@code 0.5 ms}; seconds from one second up, milliseconds below. */
     public static String format(Duration duration) {

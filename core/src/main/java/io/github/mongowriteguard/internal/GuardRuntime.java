@@ -1,15 +1,13 @@
 package io.github.mongowriteguard.internal;
 
-import java.util.List;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import io.github.mongowriteguard.WriteGuardSettings;
 import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
 import io.github.mongowriteguard.internal.copies.OverlapGate;
 import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.resilience4j.retry.Retry;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What every collection of one guard shares: its settings, the command listener it registered, the copy ledger, the
@@ -28,14 +26,18 @@ public final class GuardRuntime {
     private final GuardEventListener events;
     private final CallObserver observer;
 
-    public GuardRuntime(WriteGuardSettings settings, GuardCommandListener commandListener, LiveCopyLedger ledger,
-                        List<GuardEventListener> listeners, CallObserver observer) {
+    public GuardRuntime(
+            WriteGuardSettings settings,
+            GuardCommandListener commandListener,
+            LiveCopyLedger ledger,
+            List<GuardEventListener> listeners,
+            CallObserver observer) {
         this.settings = settings;
         this.commandListener = commandListener;
         this.ledger = ledger;
         this.gate = new OverlapGate(settings.getRetryPolicy().getGateGrace());
-        this.retry = Retry.of("mongodb-write-guard", settings.getRetryPolicy().<Retryable>toRetryConfig(
-            Retryable::worthRetrying));
+        this.retry = Retry.of(
+                "mongodb-write-guard", settings.getRetryPolicy().<Retryable>toRetryConfig(Retryable::worthRetrying));
         this.events = safe(List.copyOf(listeners));
         this.observer = observer;
     }
@@ -97,7 +99,10 @@ public final class GuardRuntime {
                     try {
                         call.accept(listener);
                     } catch (RuntimeException e) {
-                        log.warn("mongo-write-guard: event listener {} threw; the write goes on", listener.getClass().getName(), e);
+                        log.warn(
+                                "mongo-write-guard: event listener {} threw; the write goes on",
+                                listener.getClass().getName(),
+                                e);
                     }
                 }
             }

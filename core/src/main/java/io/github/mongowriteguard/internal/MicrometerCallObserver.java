@@ -1,15 +1,13 @@
 package io.github.mongowriteguard.internal;
 
-import java.util.Objects;
-import java.util.function.Function;
-
-import org.jspecify.annotations.Nullable;
-
 import io.github.mongowriteguard.metrics.DefaultGuardObservationConvention;
 import io.github.mongowriteguard.metrics.GuardObservationContext;
 import io.github.mongowriteguard.metrics.GuardObservationConvention;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import java.util.Objects;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One Micrometer {@link Observation} per guarded call: started before anything is sent, in scope while the call runs
@@ -39,8 +37,9 @@ public final class MicrometerCallObserver implements CallObserver {
     @Override
     public <R> R observe(String namespace, String operation, Function<OutcomeSink, R> call) {
         GuardObservationContext context = new GuardObservationContext(namespace, operation);
-        Observation observation = Observation.createNotStarted(convention, DefaultGuardObservationConvention.INSTANCE,
-            () -> context, registry).start();
+        Observation observation = Observation.createNotStarted(
+                        convention, DefaultGuardObservationConvention.INSTANCE, () -> context, registry)
+                .start();
         try {
             return observation.scoped(() -> call.apply(context::setOutcome));
         } catch (RuntimeException | Error e) {

@@ -26,8 +26,7 @@ public class DefaultGuardObservationConvention implements GuardObservationConven
     public static final DefaultGuardObservationConvention INSTANCE = new DefaultGuardObservationConvention();
 
     /** For subclasses that change some of the names; otherwise use {@link #INSTANCE}. */
-    public DefaultGuardObservationConvention() {
-    }
+    public DefaultGuardObservationConvention() {}
 
     @Override
     public String getName() {
@@ -41,8 +40,8 @@ public class DefaultGuardObservationConvention implements GuardObservationConven
 
     @Override
     public KeyValues getLowCardinalityKeyValues(GuardObservationContext context) {
-        return KeyValues.of(NAMESPACE, context.getNamespace(), OPERATION, context.getOperation(),
-            OUTCOME, outcome(context));
+        return KeyValues.of(
+                NAMESPACE, context.getNamespace(), OPERATION, context.getOperation(), OUTCOME, outcome(context));
     }
 
     private static String outcome(GuardObservationContext context) {

@@ -2,7 +2,6 @@ package io.github.mongowriteguard.metrics;
 
 import io.github.mongowriteguard.bulk.PlanMode;
 import io.github.mongowriteguard.copies.GateVerdict;
-
 import java.time.Duration;
 
 /**
@@ -18,32 +17,28 @@ public interface GuardEventListener {
      *
      * @param event the call: namespace, operation, outcome, duration
      */
-    default void writeCompleted(WriteCompleted event) {
-    }
+    default void writeCompleted(WriteCompleted event) {}
 
     /**
      * An attempt of a write command starts: the first one, or a retry after backoff and the gate.
      *
      * @param event the attempt
      */
-    default void attemptStarted(AttemptStarted event) {
-    }
+    default void attemptStarted(AttemptStarted event) {}
 
     /**
      * The server stopped a write at its deadline ({@code MaxTimeMSExpired}).
      *
      * @param event the write the server stopped
      */
-    default void deadlineHit(DeadlineHit event) {
-    }
+    default void deadlineHit(DeadlineHit event) {}
 
     /**
      * The overlap gate decided about a retry.
      *
      * @param event the gate's verdict and how long it waited
      */
-    default void gateDecided(GateDecided event) {
-    }
+    default void gateDecided(GateDecided event) {}
 
     /**
      * @param namespace   {@code db.collection}
@@ -55,30 +50,33 @@ public interface GuardEventListener {
      * @param sends       sends in all
      * @param planMode    how the bulk was planned
      */
-    record WriteCompleted(String namespace, String operation, CallOutcome outcome, Duration duration, int rounds,
-                          int commands, int sends, PlanMode planMode) {
-    }
+    record WriteCompleted(
+            String namespace,
+            String operation,
+            CallOutcome outcome,
+            Duration duration,
+            int rounds,
+            int commands,
+            int sends,
+            PlanMode planMode) {}
 
     /**
      * @param namespace {@code db.collection}
      * @param attempt   1 for the first send of a copy, 2 and up for retries
      * @param sameCopy  true when the attempt resends a copy the server may already have (same lsid and txnNumber)
      */
-    record AttemptStarted(String namespace, int attempt, boolean sameCopy) {
-    }
+    record AttemptStarted(String namespace, int attempt, boolean sameCopy) {}
 
     /**
      * @param namespace {@code db.collection}
      * @param maxTimeMs the deadline the write carried
      */
-    record DeadlineHit(String namespace, long maxTimeMs) {
-    }
+    record DeadlineHit(String namespace, long maxTimeMs) {}
 
     /**
      * @param namespace {@code db.collection}
      * @param verdict   what the gate decided; the {@code verdict} tag is {@link GateVerdict#tag()}
      * @param waited    how long the gate waited
      */
-    record GateDecided(String namespace, GateVerdict verdict, Duration waited) {
-    }
+    record GateDecided(String namespace, GateVerdict verdict, Duration waited) {}
 }

@@ -1,10 +1,8 @@
 package io.github.mongowriteguard.metrics;
 
-import java.util.Objects;
-
-import org.jspecify.annotations.Nullable;
-
 import io.micrometer.observation.Observation;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a {@link GuardObservationConvention} sees of one guarded call: the namespace, the caller's method and, once

@@ -1,17 +1,15 @@
 package io.github.mongowriteguard.metrics;
 
 import io.github.mongowriteguard.bulk.PlanMode;
-import io.github.mongowriteguard.copies.GateVerdict;
-
-import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-
 import io.github.mongowriteguard.copies.CopyLedger;
+import io.github.mongowriteguard.copies.GateVerdict;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The guard's meters, all under {@code mongodb.guard.}, tagged only with bounded values: {@code namespace},
@@ -47,44 +45,71 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
     public MicrometerGuardMetrics(MeterRegistry registry, CopyLedger copies) {
         this.registry = Objects.requireNonNull(registry, "registry");
         Gauge.builder(PREFIX + "copies.running", copies, CopyLedger::possiblyRunningCount)
-            .description("Server copies of guarded writes that may still be running (the client stopped waiting)")
-            .register(registry);
+                .description("Server copies of guarded writes that may still be running (the client stopped waiting)")
+                .register(registry);
         Gauge.builder(PREFIX + "copies.max.concurrent", copies, CopyLedger::maxPossiblyRunning)
-            .description("The most server copies possibly running at once")
-            .register(registry);
+                .description("The most server copies possibly running at once")
+                .register(registry);
     }
 
     @Override
     public void writeCompleted(WriteCompleted event) {
         Timer.builder(PREFIX + "writes")
-            .description("Guarded writes")
-            .tag("namespace", event.namespace()).tag("operation", event.operation()).tag("outcome", event.outcome().tag())
-            .register(registry).record(event.duration().toNanos(), TimeUnit.NANOSECONDS);
-        Counter.builder(PREFIX + "sends").tag("namespace", event.namespace()).register(registry).increment(event.sends());
-        Counter.builder(PREFIX + "copies.started").tag("namespace", event.namespace()).register(registry).increment(event.commands());
-        DistributionSummary.builder(PREFIX + "rounds").tag("namespace", event.namespace()).register(registry).record(event.rounds());
+                .description("Guarded writes")
+                .tag("namespace", event.namespace())
+                .tag("operation", event.operation())
+                .tag("outcome", event.outcome().tag())
+                .register(registry)
+                .record(event.duration().toNanos(), TimeUnit.NANOSECONDS);
+        Counter.builder(PREFIX + "sends")
+                .tag("namespace", event.namespace())
+                .register(registry)
+                .increment(event.sends());
+        Counter.builder(PREFIX + "copies.started")
+                .tag("namespace", event.namespace())
+                .register(registry)
+                .increment(event.commands());
+        DistributionSummary.builder(PREFIX + "rounds")
+                .tag("namespace", event.namespace())
+                .register(registry)
+                .record(event.rounds());
         if (event.planMode() == PlanMode.STRICT_ORDERED) {
-            Counter.builder(PREFIX + "strict.ordered").tag("namespace", event.namespace()).register(registry).increment();
+            Counter.builder(PREFIX + "strict.ordered")
+                    .tag("namespace", event.namespace())
+                    .register(registry)
+                    .increment();
         }
     }
 
     @Override
     public void attemptStarted(AttemptStarted event) {
-        Counter.builder(PREFIX + "attempts").tag("namespace", event.namespace())
-            .tag("attempt", event.attempt() == 1 ? "first" : "retry").register(registry).increment();
+        Counter.builder(PREFIX + "attempts")
+                .tag("namespace", event.namespace())
+                .tag("attempt", event.attempt() == 1 ? "first" : "retry")
+                .register(registry)
+                .increment();
     }
 
     @Override
     public void deadlineHit(DeadlineHit event) {
-        Counter.builder(PREFIX + "deadline.hits").tag("namespace", event.namespace()).register(registry).increment();
+        Counter.builder(PREFIX + "deadline.hits")
+                .tag("namespace", event.namespace())
+                .register(registry)
+                .increment();
     }
 
     @Override
     public void gateDecided(GateDecided event) {
-        Timer.builder(PREFIX + "gate").tag("namespace", event.namespace()).tag("verdict", event.verdict().tag())
-            .register(registry).record(event.waited().toNanos(), TimeUnit.NANOSECONDS);
+        Timer.builder(PREFIX + "gate")
+                .tag("namespace", event.namespace())
+                .tag("verdict", event.verdict().tag())
+                .register(registry)
+                .record(event.waited().toNanos(), TimeUnit.NANOSECONDS);
         if (event.verdict() == GateVerdict.REFUSED) {
-            Counter.builder(PREFIX + "gate.refusals").tag("namespace", event.namespace()).register(registry).increment();
+            Counter.builder(PREFIX + "gate.refusals")
+                    .tag("namespace", event.namespace())
+                    .register(registry)
+                    .increment();
         }
     }
 }

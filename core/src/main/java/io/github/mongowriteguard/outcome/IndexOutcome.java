@@ -1,8 +1,6 @@
 package io.github.mongowriteguard.outcome;
 
-
 import org.bson.BsonDocument;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The outcome of the write at one index of the caller's bulk.

@@ -5,7 +5,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,8 +19,12 @@ import org.jspecify.annotations.Nullable;
  * @param timeouts                   reads that ended in a timeout (maxTimeMS, socket, server selection)
  * @param shardsNotAcceptingWrites   shards whose primary is alive but does not complete writes
  */
-public record ReadSignals(String namespace, @Nullable String readTarget, Map<String, Integer> staleConfigByShard,
-                          int timeouts, Set<String> shardsNotAcceptingWrites) {
+public record ReadSignals(
+        String namespace,
+        @Nullable String readTarget,
+        Map<String, Integer> staleConfigByShard,
+        int timeouts,
+        Set<String> shardsNotAcceptingWrites) {
     /** The shard id used when a StaleConfig reply named none. */
     public static final String UNKNOWN_SHARD = "unknown";
 

@@ -4,7 +4,6 @@ import java.util.Comparator;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,7 +22,8 @@ import org.jspecify.annotations.Nullable;
  * @param node    the node the reads were aimed at (their read preference), or null when unknown
  * @param signals what was observed
  */
-public record StaleReadDiagnosis(Cause cause, @Nullable String shard, @Nullable String node, ReadSignals signals) {
+public record StaleReadDiagnosis(
+        Cause cause, @Nullable String shard, @Nullable String node, ReadSignals signals) {
 
     /** The most likely cause behind the signals. */
     public enum Cause {
@@ -62,10 +62,12 @@ public record StaleReadDiagnosis(Cause cause, @Nullable String shard, @Nullable 
     public static StaleReadDiagnosis of(ReadSignals signals) {
         Objects.requireNonNull(signals, "signals");
         Optional<String> staleShard = signals.staleConfigByShard().entrySet().stream()
-            .filter(e -> !e.getKey().equals(ReadSignals.UNKNOWN_SHARD))
-            .max(Comparator.comparingInt(Map.Entry::getValue)).map(Map.Entry::getKey);
-        String notWriting = staleShard.filter(signals.shardsNotAcceptingWrites()::contains)
-            .orElse(signals.shardsNotAcceptingWrites().stream().findFirst().orElse(null));
+                .filter(e -> !e.getKey().equals(ReadSignals.UNKNOWN_SHARD))
+                .max(Comparator.comparingInt(Map.Entry::getValue))
+                .map(Map.Entry::getKey);
+        String notWriting = staleShard
+                .filter(signals.shardsNotAcceptingWrites()::contains)
+                .orElse(signals.shardsNotAcceptingWrites().stream().findFirst().orElse(null));
         boolean stale = signals.staleConfigs() > 0;
         boolean timeouts = signals.timeouts() > 0;
         if (!stale && !timeouts) {
@@ -75,7 +77,8 @@ public record StaleReadDiagnosis(Cause cause, @Nullable String shard, @Nullable 
             return new StaleReadDiagnosis(Cause.SECONDARY_CANNOT_REFRESH, notWriting, signals.readTarget(), signals);
         }
         if (stale) {
-            return new StaleReadDiagnosis(Cause.STALE_ROUTING_METADATA, staleShard.orElse(null), signals.readTarget(), signals);
+            return new StaleReadDiagnosis(
+                    Cause.STALE_ROUTING_METADATA, staleShard.orElse(null), signals.readTarget(), signals);
         }
         return new StaleReadDiagnosis(Cause.READ_TIMEOUTS, null, signals.readTarget(), signals);
     }
@@ -91,30 +94,31 @@ public record StaleReadDiagnosis(Cause cause, @Nullable String shard, @Nullable 
         String shardName = shard == null ? "the shard" : "shard " + shard;
         String observed = observed();
         String restart = " Do not restart secondaries of " + shardName + " to see if it helps: a restart empties a"
-            + " node's in-memory routing metadata, so a secondary that still serves turns into one that fails every"
-            + " collection until the primary writes again.";
+                + " node's in-memory routing metadata, so a secondary that still serves turns into one that fails every"
+                + " collection until the primary writes again.";
         switch (cause) {
             case NONE:
                 return "Reads of " + ns + aimed + ": no StaleConfig or timeout observed.";
             case SECONDARY_CANNOT_REFRESH:
                 return "Reads of " + ns + aimed + " fail (" + observed + ") and the primary of " + shardName
-                    + " is not completing writes. A secondary loads routing metadata only from a write of its own"
-                    + " primary (config.cache.*, through _flushRoutingTableCacheUpdates, 30 s limit) replicated to it,"
-                    + " so a restarted secondary, or one reading this collection for the first time, cannot serve it"
-                    + " until that primary writes again; secondaries that already hold the collection keep serving."
-                    + " Fix or step down the primary of " + shardName + "." + restart
-                    + " Screens that accept approximate answers can use degraded reads (readConcern \"available\");"
-                    + " counts that must add up cannot.";
+                        + " is not completing writes. A secondary loads routing metadata only from a write of its own"
+                        + " primary (config.cache.*, through _flushRoutingTableCacheUpdates, 30 s limit) replicated to it,"
+                        + " so a restarted secondary, or one reading this collection for the first time, cannot serve it"
+                        + " until that primary writes again; secondaries that already hold the collection keep serving."
+                        + " Fix or step down the primary of " + shardName + "." + restart
+                        + " Screens that accept approximate answers can use degraded reads (readConcern \"available\");"
+                        + " counts that must add up cannot.";
             case STALE_ROUTING_METADATA:
                 return "Reads of " + ns + aimed + " fail with StaleConfig from " + shardName + " (" + observed
-                    + "): the node's routing metadata is unknown or old and its refresh does not finish. On a"
-                    + " secondary the refresh needs a write of its primary: check whether the primary of " + shardName
-                    + " completes writes (a primary can answer heartbeats while its writes hang)." + restart;
+                        + "): the node's routing metadata is unknown or old and its refresh does not finish. On a"
+                        + " secondary the refresh needs a write of its primary: check whether the primary of "
+                        + shardName
+                        + " completes writes (a primary can answer heartbeats while its writes hang)." + restart;
             default:
                 return "Reads of " + ns + aimed + " time out (" + observed + "). Behind a timeout mongos may be"
-                    + " retrying StaleConfig from a secondary that cannot refresh its routing metadata: look for"
-                    + " 'Failed to refresh metadata' or forceRoutingTableRefresh in the secondaries' logs and StaleConfig"
-                    + " in mongos' log, and check that each shard's primary completes writes." + restart;
+                        + " retrying StaleConfig from a secondary that cannot refresh its routing metadata: look for"
+                        + " 'Failed to refresh metadata' or forceRoutingTableRefresh in the secondaries' logs and StaleConfig"
+                        + " in mongos' log, and check that each shard's primary completes writes." + restart;
         }
     }
 

@@ -1,20 +1,17 @@
 package io.github.mongowriteguard.outcome;
 
-import org.jspecify.annotations.Nullable;
-import java.util.List;
-import java.util.Map;
-
-import org.bson.BsonDocument;
-
-import java.util.Set;
-
 import com.mongodb.MongoException;
 import com.mongodb.ServerAddress;
 import com.mongodb.bulk.BulkWriteInsert;
-import io.github.mongowriteguard.copies.CopyRecord;
 import com.mongodb.bulk.BulkWriteResult;
 import com.mongodb.bulk.BulkWriteUpsert;
 import com.mongodb.client.model.WriteModel;
+import io.github.mongowriteguard.copies.CopyRecord;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything a guarded write did: one {@link IndexOutcome} per index of the caller's bulk, counts like the driver's
@@ -40,8 +37,7 @@ public interface WriteOutcome<T> {
      * @param n        the command's {@code n}
      * @param modified the command's {@code nModified} (0 for a delete)
      */
-    record StatementCounts(boolean delete, long n, long modified) {
-    }
+    record StatementCounts(boolean delete, long n, long modified) {}
 
     /**
      * The counts of an applied update, replace or delete that was sent in a command of its own, or null (an insert, a
@@ -50,7 +46,8 @@ public interface WriteOutcome<T> {
      * @param index an index of the caller's bulk
      * @return the counts of that write alone, or null
      */
-    @Nullable StatementCounts statementCounts(int index);
+    @Nullable
+    StatementCounts statementCounts(int index);
 
     /** {@return one outcome per index of the caller's bulk, in index order} */
     List<IndexOutcome> outcomes();
@@ -113,7 +110,8 @@ public interface WriteOutcome<T> {
      *
      * @return the write-concern error document, or null
      */
-    @Nullable BsonDocument writeConcernError();
+    @Nullable
+    BsonDocument writeConcernError();
 
     /**
      * The server copies this call started, one per write command (a retry of a single-document write resends the
@@ -129,13 +127,15 @@ public interface WriteOutcome<T> {
      *
      * @return the driver's exception for the failed command, or null
      */
-    @Nullable MongoException commandError();
+    @Nullable
+    MongoException commandError();
 
     /**
      * {@return the server that answered the call's first command, as the driver reports it; null when nothing was
      * answered}
      */
-    @Nullable ServerAddress serverAddress();
+    @Nullable
+    ServerAddress serverAddress();
 
     /**
      * {@return the error labels of the replies that reported write errors or write-concern errors} Collected as the

@@ -1,8 +1,7 @@
 package io.github.mongowriteguard.read;
 
-import java.util.Objects;
-
 import io.github.mongowriteguard.outcome.StaleReadDiagnosis;
+import java.util.Objects;
 
 /**
  * Why and how a result is approximate: it was read with {@code readConcern: "available"}, which skips the shard
@@ -15,8 +14,8 @@ import io.github.mongowriteguard.outcome.StaleReadDiagnosis;
  * @param conflictingDuplicates of those, copies whose content differed from the kept one (which copy is current
  *                              cannot be known through mongos; the first one seen is kept)
  */
-public record Approximation(ApproximationReason reason, StaleReadDiagnosis diagnosis, int duplicatesRemoved,
-                            int conflictingDuplicates) {
+public record Approximation(
+        ApproximationReason reason, StaleReadDiagnosis diagnosis, int duplicatesRemoved, int conflictingDuplicates) {
     /**
      * Checks that the reason and the diagnosis are given.
      *
@@ -33,7 +32,7 @@ public record Approximation(ApproximationReason reason, StaleReadDiagnosis diagn
     @Override
     public String toString() {
         return "approximate (" + reason + ", " + duplicatesRemoved + " duplicate(s) removed"
-            + (conflictingDuplicates > 0 ? ", " + conflictingDuplicates + " with differing content" : "") + "): "
-            + diagnosis.message();
+                + (conflictingDuplicates > 0 ? ", " + conflictingDuplicates + " with differing content" : "") + "): "
+                + diagnosis.message();
     }
 }

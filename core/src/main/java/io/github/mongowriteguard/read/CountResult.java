@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.read;
 
 import java.util.Optional;
-
 import org.jspecify.annotations.Nullable;
 
 /** A count and whether it is exact; see {@link CountAccuracy}. */

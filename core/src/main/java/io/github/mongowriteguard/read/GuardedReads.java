@@ -1,32 +1,5 @@
 package io.github.mongowriteguard.read;
 
-import io.github.mongowriteguard.exception.ExactReadUnavailableException;
-import io.github.mongowriteguard.internal.server.ErrorCodes;
-import io.github.mongowriteguard.outcome.ReadSignals;
-import io.github.mongowriteguard.outcome.StaleReadDiagnosis;
-
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
-import java.util.stream.Collectors;
-
-import org.bson.BsonDocument;
-import org.bson.BsonDocumentReader;
-import org.bson.BsonValue;
-import org.bson.codecs.Codec;
-import org.bson.codecs.DecoderContext;
-import org.bson.conversions.Bson;
-import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
 import com.mongodb.MongoExecutionTimeoutException;
@@ -40,6 +13,30 @@ import com.mongodb.TaggableReadPreference;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.CountOptions;
 import com.mongodb.client.model.Projections;
+import io.github.mongowriteguard.exception.ExactReadUnavailableException;
+import io.github.mongowriteguard.internal.server.ErrorCodes;
+import io.github.mongowriteguard.outcome.ReadSignals;
+import io.github.mongowriteguard.outcome.StaleReadDiagnosis;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.bson.BsonDocument;
+import org.bson.BsonDocumentReader;
+import org.bson.BsonValue;
+import org.bson.codecs.Codec;
+import org.bson.codecs.DecoderContext;
+import org.bson.conversions.Bson;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A collection's reads, guarded for the time a shard's primary cannot write: an exact read first (with a server
@@ -77,7 +74,8 @@ public final class GuardedReads<T> {
         this.collection = collection;
         this.options = options;
         this.namespace = collection.getNamespace().getFullName();
-        this.signals = new AtomicReference<>(ReadSignals.none(namespace).withReadTarget(describe(collection.getReadPreference())));
+        this.signals = new AtomicReference<>(
+                ReadSignals.none(namespace).withReadTarget(describe(collection.getReadPreference())));
     }
 
     /**
@@ -101,7 +99,8 @@ public final class GuardedReads<T> {
      * @return guarded reads of {@code collection}
      */
     public static <T> GuardedReads<T> wrap(MongoCollection<T> collection, ReadGuardOptions options) {
-        return new GuardedReads<>(Objects.requireNonNull(collection, "collection"), Objects.requireNonNull(options, "options"));
+        return new GuardedReads<>(
+                Objects.requireNonNull(collection, "collection"), Objects.requireNonNull(options, "options"));
     }
 
     /** {@return the driver's collection these reads use} */
@@ -130,8 +129,10 @@ public final class GuardedReads<T> {
             return degradedFind(filter, ApproximationReason.NORMAL_READ_EXPECTED_TO_FAIL, null);
         }
         try {
-            return ReadResult.exact(collection.find(filter)
-                .maxTime(options.getNormalReadTimeout().toMillis(), TimeUnit.MILLISECONDS).into(new ArrayList<>()));
+            return ReadResult.exact(collection
+                    .find(filter)
+                    .maxTime(options.getNormalReadTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                    .into(new ArrayList<>()));
         } catch (MongoException e) {
             if (!recordSignal(e)) {
                 throw e;
@@ -171,16 +172,24 @@ public final class GuardedReads<T> {
             return degradedCount(filter, ApproximationReason.NORMAL_READ_EXPECTED_TO_FAIL, null);
         }
         try {
-            return new CountResult(collection.countDocuments(filter, new CountOptions()
-                .maxTime(options.getNormalReadTimeout().toMillis(), TimeUnit.MILLISECONDS)), null);
+            return new CountResult(
+                    collection.countDocuments(
+                            filter,
+                            new CountOptions()
+                                    .maxTime(options.getNormalReadTimeout().toMillis(), TimeUnit.MILLISECONDS)),
+                    null);
         } catch (MongoException e) {
             if (!recordSignal(e)) {
                 throw e;
             }
             if (!approximateAllowed) {
-                throw new ExactReadUnavailableException("exact count of " + namespace + " failed"
-                    + (accuracy == CountAccuracy.APPROXIMATE_ALLOWED ? " (approximate counts need degradedReads on)" : ""),
-                    diagnose(), e);
+                throw new ExactReadUnavailableException(
+                        "exact count of " + namespace + " failed"
+                                + (accuracy == CountAccuracy.APPROXIMATE_ALLOWED
+                                        ? " (approximate counts need degradedReads on)"
+                                        : ""),
+                        diagnose(),
+                        e);
             }
             return degradedCount(filter, ApproximationReason.NORMAL_READ_FAILED, e);
         }
@@ -224,14 +233,19 @@ public final class GuardedReads<T> {
     /** Records StaleConfig or a timeout and returns true; returns false for every other failure. */
     private boolean recordSignal(MongoException e) {
         if (e.getCode() == ErrorCodes.STALE_CONFIG) {
-            @Nullable String named = e instanceof MongoCommandException command && command.getResponse().isString("shardId")
-                ? command.getResponse().getString("shardId").getValue() : null;
+            @Nullable
+            String named = e instanceof MongoCommandException command
+                            && command.getResponse().isString("shardId")
+                    ? command.getResponse().getString("shardId").getValue()
+                    : null;
             String shard = named == null ? ReadSignals.UNKNOWN_SHARD : named;
             signals.updateAndGet(s -> s.withStaleConfig(named));
             notify(options.getListener()::staleConfig, new ReadGuardEvents.StaleConfigEvent(namespace, shard));
         } else if (isTimeout(e)) {
             signals.updateAndGet(ReadSignals::withTimeout);
-            notify(options.getListener()::readTimedOut, new ReadGuardEvents.ReadTimeoutEvent(namespace, e.getClass().getSimpleName()));
+            notify(
+                    options.getListener()::readTimedOut,
+                    new ReadGuardEvents.ReadTimeoutEvent(namespace, e.getClass().getSimpleName()));
         } else {
             return false;
         }
@@ -243,40 +257,59 @@ public final class GuardedReads<T> {
     }
 
     private static boolean isTimeout(MongoException e) {
-        return e instanceof MongoExecutionTimeoutException || e instanceof MongoSocketReadTimeoutException
-            || e instanceof MongoTimeoutException || e instanceof MongoOperationTimeoutException
-            || e.getCode() == ErrorCodes.MAX_TIME_MS_EXPIRED || e.getCode() == ErrorCodes.EXCEEDED_TIME_LIMIT;
+        return e instanceof MongoExecutionTimeoutException
+                || e instanceof MongoSocketReadTimeoutException
+                || e instanceof MongoTimeoutException
+                || e instanceof MongoOperationTimeoutException
+                || e.getCode() == ErrorCodes.MAX_TIME_MS_EXPIRED
+                || e.getCode() == ErrorCodes.EXCEEDED_TIME_LIMIT;
     }
 
-    private ReadResult<T> degradedFind(Bson filter, ApproximationReason reason, @Nullable MongoException normalFailure) {
+    private ReadResult<T> degradedFind(
+            Bson filter, ApproximationReason reason, @Nullable MongoException normalFailure) {
         long start = System.nanoTime();
         Distinct distinct = readAvailable(filter, null, normalFailure);
         Codec<T> codec = collection.getCodecRegistry().get(collection.getDocumentClass());
         List<T> documents = new ArrayList<>(distinct.kept.size());
         for (BsonDocument document : distinct.kept.values()) {
-            documents.add(codec.decode(new BsonDocumentReader(document), DecoderContext.builder().build()));
+            documents.add(codec.decode(
+                    new BsonDocumentReader(document), DecoderContext.builder().build()));
         }
         Approximation approximation = new Approximation(reason, diagnose(), distinct.duplicates, distinct.conflicts);
-        notify(options.getListener()::degradedRead, new ReadGuardEvents.DegradedReadEvent(namespace, reason,
-            documents.size(), distinct.duplicates, Duration.ofNanos(System.nanoTime() - start)));
+        notify(
+                options.getListener()::degradedRead,
+                new ReadGuardEvents.DegradedReadEvent(
+                        namespace,
+                        reason,
+                        documents.size(),
+                        distinct.duplicates,
+                        Duration.ofNanos(System.nanoTime() - start)));
         return ReadResult.approximate(documents, approximation);
     }
 
     private CountResult degradedCount(Bson filter, ApproximationReason reason, @Nullable MongoException normalFailure) {
         long start = System.nanoTime();
         Distinct distinct = readAvailable(filter, Projections.include("_id"), normalFailure);
-        notify(options.getListener()::degradedRead, new ReadGuardEvents.DegradedReadEvent(namespace, reason,
-            distinct.kept.size(), distinct.duplicates, Duration.ofNanos(System.nanoTime() - start)));
-        return new CountResult(distinct.kept.size(), new Approximation(reason, diagnose(), distinct.duplicates, distinct.conflicts));
+        notify(
+                options.getListener()::degradedRead,
+                new ReadGuardEvents.DegradedReadEvent(
+                        namespace,
+                        reason,
+                        distinct.kept.size(),
+                        distinct.duplicates,
+                        Duration.ofNanos(System.nanoTime() - start)));
+        return new CountResult(
+                distinct.kept.size(), new Approximation(reason, diagnose(), distinct.duplicates, distinct.conflicts));
     }
 
     /** The degraded read: readConcern "available" on secondaries, every {@code _id} once (the first copy seen). */
     private Distinct readAvailable(Bson filter, @Nullable Bson projection, @Nullable MongoException normalFailure) {
-        var find = collection.withDocumentClass(BsonDocument.class)
-            .withReadConcern(ReadConcern.AVAILABLE)
-            .withReadPreference(degradedReadPreference())
-            .find(filter)
-            .maxTime(options.getDegradedReadTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        var find = collection
+                .withDocumentClass(BsonDocument.class)
+                .withReadConcern(ReadConcern.AVAILABLE)
+                .withReadPreference(degradedReadPreference())
+                .find(filter)
+                .maxTime(options.getDegradedReadTimeout().toMillis(), TimeUnit.MILLISECONDS);
         if (projection != null) {
             find = find.projection(projection);
         }
@@ -296,8 +329,8 @@ public final class GuardedReads<T> {
             }
         } catch (MongoException e) {
             recordSignal(e);
-            ExactReadUnavailableException failure = new ExactReadUnavailableException("the degraded read of " + namespace
-                + " (readConcern \"available\") failed too", diagnose(), e);
+            ExactReadUnavailableException failure = new ExactReadUnavailableException(
+                    "the degraded read of " + namespace + " (readConcern \"available\") failed too", diagnose(), e);
             if (normalFailure != null) {
                 failure.addSuppressed(normalFailure);
             }
@@ -332,9 +365,12 @@ public final class GuardedReads<T> {
 
     /** The read preference as an operator names a node: {@code secondary [node:a1]}. */
     static String describe(ReadPreference preference) {
-        if (preference instanceof TaggableReadPreference taggable && !taggable.getTagSetList().isEmpty()) {
-            return preference.getName() + " " + taggable.getTagSetList().stream().map(GuardedReads::describe)
-                .collect(Collectors.joining(", ", "[", "]"));
+        if (preference instanceof TaggableReadPreference taggable
+                && !taggable.getTagSetList().isEmpty()) {
+            return preference.getName() + " "
+                    + taggable.getTagSetList().stream()
+                            .map(GuardedReads::describe)
+                            .collect(Collectors.joining(", ", "[", "]"));
         }
         return preference.getName();
     }

@@ -1,11 +1,9 @@
 package io.github.mongowriteguard.read;
 
-import java.util.Objects;
-
+import io.github.mongowriteguard.metrics.MicrometerGuardMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-
-import io.github.mongowriteguard.metrics.MicrometerGuardMetrics;
+import java.util.Objects;
 
 /**
  * Meters for guarded reads, under {@code mongodb.guard.read.}: {@code staleconfig} (tags {@code namespace},
@@ -33,22 +31,36 @@ public final class MicrometerReadMetrics implements ReadGuardListener {
 
     @Override
     public void staleConfig(ReadGuardEvents.StaleConfigEvent event) {
-        Counter.builder(PREFIX + "staleconfig").description("Normal reads that failed with StaleConfig (13388)")
-            .tag("namespace", event.namespace()).tag("shard", event.shard())
-            .register(registry).increment();
+        Counter.builder(PREFIX + "staleconfig")
+                .description("Normal reads that failed with StaleConfig (13388)")
+                .tag("namespace", event.namespace())
+                .tag("shard", event.shard())
+                .register(registry)
+                .increment();
     }
 
     @Override
     public void readTimedOut(ReadGuardEvents.ReadTimeoutEvent event) {
-        Counter.builder(PREFIX + "timeouts").description("Normal reads that timed out")
-            .tag("namespace", event.namespace()).tag("kind", event.kind()).register(registry).increment();
+        Counter.builder(PREFIX + "timeouts")
+                .description("Normal reads that timed out")
+                .tag("namespace", event.namespace())
+                .tag("kind", event.kind())
+                .register(registry)
+                .increment();
     }
 
     @Override
     public void degradedRead(ReadGuardEvents.DegradedReadEvent event) {
-        Counter.builder(PREFIX + "degraded").description("Reads answered approximately (readConcern available)")
-            .tag("namespace", event.namespace()).tag("reason", event.reason().name()).register(registry).increment();
-        Counter.builder(PREFIX + "degraded.duplicates.removed").description("Orphan duplicates removed from degraded reads")
-            .tag("namespace", event.namespace()).register(registry).increment(event.duplicatesRemoved());
+        Counter.builder(PREFIX + "degraded")
+                .description("Reads answered approximately (readConcern available)")
+                .tag("namespace", event.namespace())
+                .tag("reason", event.reason().name())
+                .register(registry)
+                .increment();
+        Counter.builder(PREFIX + "degraded.duplicates.removed")
+                .description("Orphan duplicates removed from degraded reads")
+                .tag("namespace", event.namespace())
+                .register(registry)
+                .increment(event.duplicatesRemoved());
     }
 }

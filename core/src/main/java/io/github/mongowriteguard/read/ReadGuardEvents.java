@@ -1,14 +1,12 @@
 package io.github.mongowriteguard.read;
 
+import io.github.mongowriteguard.outcome.ReadSignals;
 import java.time.Duration;
 import java.util.Objects;
 
-import io.github.mongowriteguard.outcome.ReadSignals;
-
 /** The immutable events of {@link ReadGuardListener}. Tag-safe values only: namespaces, shard ids, enums. */
 public final class ReadGuardEvents {
-    private ReadGuardEvents() {
-    }
+    private ReadGuardEvents() {}
 
     /**
      * @param namespace {@code db.collection}
@@ -61,8 +59,8 @@ public final class ReadGuardEvents {
      * @param duplicatesRemoved copies removed by {@code _id}
      * @param elapsed           time of the degraded read
      */
-    public record DegradedReadEvent(String namespace, ApproximationReason reason, int documents, int duplicatesRemoved,
-                                    Duration elapsed) {
+    public record DegradedReadEvent(
+            String namespace, ApproximationReason reason, int documents, int duplicatesRemoved, Duration elapsed) {
         /**
          * Checks that every component is given.
          *
@@ -81,7 +79,7 @@ public final class ReadGuardEvents {
         @Override
         public String toString() {
             return "degraded read of " + namespace + " (" + reason + "): " + documents + " documents, "
-                + duplicatesRemoved + " duplicates removed in " + elapsed.toMillis() + " ms";
+                    + duplicatesRemoved + " duplicates removed in " + elapsed.toMillis() + " ms";
         }
     }
 }

@@ -16,30 +16,26 @@ package io.github.mongowriteguard.read;
  */
 public interface ReadGuardListener {
     /** A no-op listener, the default. */
-    ReadGuardListener NONE = new ReadGuardListener() {
-    };
+    ReadGuardListener NONE = new ReadGuardListener() {};
 
     /**
      * A normal read failed with StaleConfig (13388).
      *
      * @param event the namespace and the shard the error named
      */
-    default void staleConfig(ReadGuardEvents.StaleConfigEvent event) {
-    }
+    default void staleConfig(ReadGuardEvents.StaleConfigEvent event) {}
 
     /**
      * A normal read timed out (maxTimeMS, socket read, server selection).
      *
      * @param event the namespace and the kind of timeout
      */
-    default void readTimedOut(ReadGuardEvents.ReadTimeoutEvent event) {
-    }
+    default void readTimedOut(ReadGuardEvents.ReadTimeoutEvent event) {}
 
     /**
      * A degraded read answered approximately.
      *
      * @param event what the degraded read returned
      */
-    default void degradedRead(ReadGuardEvents.DegradedReadEvent event) {
-    }
+    default void degradedRead(ReadGuardEvents.DegradedReadEvent event) {}
 }

@@ -1,12 +1,10 @@
 package io.github.mongowriteguard.read;
 
+import com.mongodb.ReadPreference;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
-
 import org.jspecify.annotations.Nullable;
-
-import com.mongodb.ReadPreference;
 
 /**
  * Immutable options of {@link GuardedReads}. Degraded (approximate) reads are off unless asked for.
@@ -127,24 +125,32 @@ public final class ReadGuardOptions {
         if (!(o instanceof ReadGuardOptions other)) {
             return false;
         }
-        return degradedReads == other.degradedReads && normalReadTimeout.equals(other.normalReadTimeout)
-            && degradedReadTimeout.equals(other.degradedReadTimeout)
-            && Objects.equals(degradedReadPreference, other.degradedReadPreference)
-            && expectFailureFor.equals(other.expectFailureFor) && listener.equals(other.listener)
-            && clock.equals(other.clock);
+        return degradedReads == other.degradedReads
+                && normalReadTimeout.equals(other.normalReadTimeout)
+                && degradedReadTimeout.equals(other.degradedReadTimeout)
+                && Objects.equals(degradedReadPreference, other.degradedReadPreference)
+                && expectFailureFor.equals(other.expectFailureFor)
+                && listener.equals(other.listener)
+                && clock.equals(other.clock);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(degradedReads, normalReadTimeout, degradedReadTimeout, degradedReadPreference,
-            expectFailureFor, listener, clock);
+        return Objects.hash(
+                degradedReads,
+                normalReadTimeout,
+                degradedReadTimeout,
+                degradedReadPreference,
+                expectFailureFor,
+                listener,
+                clock);
     }
 
     @Override
     public String toString() {
         return "ReadGuardOptions{degradedReads=" + degradedReads + ", normalReadTimeout=" + normalReadTimeout
-            + ", degradedReadTimeout=" + degradedReadTimeout + ", degradedReadPreference=" + degradedReadPreference
-            + ", expectFailureFor=" + expectFailureFor + ", listener=" + listener + "}";
+                + ", degradedReadTimeout=" + degradedReadTimeout + ", degradedReadPreference=" + degradedReadPreference
+                + ", expectFailureFor=" + expectFailureFor + ", listener=" + listener + "}";
     }
 
     /** Builds {@link ReadGuardOptions}. */
@@ -157,8 +163,7 @@ public final class ReadGuardOptions {
         private ReadGuardListener listener = ReadGuardListener.NONE;
         private Clock clock = Clock.systemUTC();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         private Builder(ReadGuardOptions existing) {
             this.degradedReads = existing.degradedReads;
@@ -215,8 +220,9 @@ public final class ReadGuardOptions {
          */
         public Builder degradedReadPreference(@Nullable ReadPreference preference) {
             if (preference != null && preference.equals(ReadPreference.primary())) {
-                throw new IllegalArgumentException("degradedReadPreference (primary) must name secondaries: degraded"
-                    + " reads use readConcern \"available\" on secondaries; use secondary() or secondaryPreferred()");
+                throw new IllegalArgumentException(
+                        "degradedReadPreference (primary) must name secondaries: degraded"
+                                + " reads use readConcern \"available\" on secondaries; use secondary() or secondaryPreferred()");
             }
             this.degradedReadPreference = preference;
             return this;
@@ -233,7 +239,7 @@ public final class ReadGuardOptions {
             Objects.requireNonNull(duration, "expectFailureFor");
             if (duration.isNegative()) {
                 throw new IllegalArgumentException("expectFailureFor (" + duration + ") must not be negative; use"
-                    + " Duration.ZERO to always try the normal read first");
+                        + " Duration.ZERO to always try the normal read first");
             }
             this.expectFailureFor = duration;
             return this;
@@ -270,7 +276,7 @@ public final class ReadGuardOptions {
         public ReadGuardOptions build() {
             if (degradedReadPreference != null && !degradedReads) {
                 throw new IllegalStateException("degradedReadPreference (" + degradedReadPreference + ") is set but"
-                    + " degradedReads is off; turn degradedReads on or drop the preference");
+                        + " degradedReads is off; turn degradedReads on or drop the preference");
             }
             return new ReadGuardOptions(this);
         }

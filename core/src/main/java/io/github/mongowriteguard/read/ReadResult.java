@@ -3,7 +3,6 @@ package io.github.mongowriteguard.read;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -70,6 +69,7 @@ public final class ReadResult<T> {
 
     @Override
     public String toString() {
-        return "ReadResult{" + documents.size() + " documents, " + (approximation == null ? "exact" : approximation) + "}";
+        return "ReadResult{" + documents.size() + " documents, " + (approximation == null ? "exact" : approximation)
+                + "}";
     }
 }

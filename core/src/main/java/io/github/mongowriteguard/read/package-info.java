@@ -14,5 +14,3 @@
 package io.github.mongowriteguard.read;
 
 import org.jspecify.annotations.NullMarked;
-
-import io.github.mongowriteguard.outcome.StaleReadDiagnosis;

@@ -39,7 +39,8 @@ public final class RetryBudget {
             throw new IllegalArgumentException("max.poll.records (" + maxPollRecords + ") must be at least 1");
         }
         if (maxPollInterval.isNegative() || maxPollInterval.isZero()) {
-            throw new IllegalArgumentException("max.poll.interval.ms (" + maxPollInterval.toMillis() + ") must be positive");
+            throw new IllegalArgumentException(
+                    "max.poll.interval.ms (" + maxPollInterval.toMillis() + ") must be positive");
         }
         return new RetryBudget(maxPollRecords, maxPollInterval);
     }
@@ -53,8 +54,12 @@ public final class RetryBudget {
      * @param gateWaitPerRetry the gate's wait before each retry
      * @return the worst time
      */
-    public Duration worstPerRecord(int attempts, Duration longestAttempt, Duration totalBackoff, Duration gateWaitPerRetry) {
-        return longestAttempt.multipliedBy(attempts).plus(totalBackoff).plus(gateWaitPerRetry.multipliedBy(Math.max(0, attempts - 1)));
+    public Duration worstPerRecord(
+            int attempts, Duration longestAttempt, Duration totalBackoff, Duration gateWaitPerRetry) {
+        return longestAttempt
+                .multipliedBy(attempts)
+                .plus(totalBackoff)
+                .plus(gateWaitPerRetry.multipliedBy(Math.max(0, attempts - 1)));
     }
 
     /**
@@ -66,7 +71,12 @@ public final class RetryBudget {
      * @param longestAttempt the socket read timeout
      */
     public void check(RetryPolicy policy, Duration longestAttempt) {
-        check("the guard's " + policy, policy.getMaxAttempts(), longestAttempt, policy.getMaxTotalBackoff(), policy.getGateGrace());
+        check(
+                "the guard's " + policy,
+                policy.getMaxAttempts(),
+                longestAttempt,
+                policy.getMaxTotalBackoff(),
+                policy.getGateGrace());
     }
 
     /**
@@ -80,16 +90,22 @@ public final class RetryBudget {
      * @param totalBackoff     the waits between executions, added up
      * @param gateWaitPerRetry a wait before each retry
      */
-    public void check(String what, int attempts, Duration longestAttempt, Duration totalBackoff, Duration gateWaitPerRetry) {
+    public void check(
+            String what, int attempts, Duration longestAttempt, Duration totalBackoff, Duration gateWaitPerRetry) {
         Duration perRecord = worstPerRecord(attempts, longestAttempt, totalBackoff, gateWaitPerRetry);
         Duration perPoll = perRecord.multipliedBy(maxPollRecords);
         if (perPoll.compareTo(maxPollInterval) >= 0) {
-            throw new IllegalStateException("retry budget exceeded for " + what + ": max.poll.records (" + maxPollRecords
-                + ") x (attempts (" + attempts + ") x longest attempt (" + longestAttempt.toMillis() + " ms) + backoffs ("
-                + totalBackoff.toMillis() + " ms) + gate waits (" + gateWaitPerRetry.multipliedBy(Math.max(0, attempts - 1)).toMillis()
-                + " ms)) = " + perPoll.toMillis() + " ms, not below max.poll.interval.ms (" + maxPollInterval.toMillis()
-                + " ms). Fewer records per poll (at most " + Math.max(1, maxPollInterval.toMillis() / Math.max(1, perRecord.toMillis()) - 1)
-                + "), fewer attempts, a shorter socket timeout, or a longer max.poll.interval.ms");
+            throw new IllegalStateException("retry budget exceeded for " + what + ": max.poll.records ("
+                    + maxPollRecords
+                    + ") x (attempts (" + attempts + ") x longest attempt (" + longestAttempt.toMillis()
+                    + " ms) + backoffs ("
+                    + totalBackoff.toMillis() + " ms) + gate waits ("
+                    + gateWaitPerRetry.multipliedBy(Math.max(0, attempts - 1)).toMillis()
+                    + " ms)) = " + perPoll.toMillis() + " ms, not below max.poll.interval.ms ("
+                    + maxPollInterval.toMillis()
+                    + " ms). Fewer records per poll (at most "
+                    + Math.max(1, maxPollInterval.toMillis() / Math.max(1, perRecord.toMillis()) - 1)
+                    + "), fewer attempts, a shorter socket timeout, or a longer max.poll.interval.ms");
         }
     }
 
@@ -111,6 +127,5 @@ public final class RetryBudget {
      * @param guardedSends guarded: sends (one per attempt, each the same copy)
      * @param guardedCopies guarded: copies that may run at once
      */
-    public record WorstCase(int executions, int rawSends, int rawCopies, int guardedSends, int guardedCopies) {
-    }
+    public record WorstCase(int executions, int rawSends, int rawCopies, int guardedSends, int guardedCopies) {}
 }

@@ -27,11 +27,10 @@ public final class RetryClassifier {
      * {@code MaxTimeMSExpired} (50), lock timeout (24), write conflict (112), interrupted (11601) and
      * {@code StaleConfig} (13388).
      */
-    public static final Set<Integer> TRANSIENT_CODES = Set.of(6, 7, 24, 50, 89, 91, 112, 189, 262, 9001, 10107,
-        11600, 11601, 11602, 13388, 13435, 13436);
+    public static final Set<Integer> TRANSIENT_CODES =
+            Set.of(6, 7, 24, 50, 89, 91, 112, 189, 262, 9001, 10107, 11600, 11601, 11602, 13388, 13435, 13436);
 
-    private RetryClassifier() {
-    }
+    private RetryClassifier() {}
 
     /**
      * True when a server error with this code (or the {@code RetryableWriteError} label) may succeed if sent again.

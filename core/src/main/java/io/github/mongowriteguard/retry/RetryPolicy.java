@@ -1,10 +1,9 @@
 package io.github.mongowriteguard.retry;
 
-import java.time.Duration;
-import java.util.Objects;
-
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.RetryConfig;
+import java.time.Duration;
+import java.util.Objects;
 
 /**
  * How the guard retries a write that failed in a way that is safe and useful to retry (see
@@ -81,8 +80,9 @@ public final class RetryPolicy {
     public static RetryPolicy from(RetryConfig config) {
         Objects.requireNonNull(config, "config");
         if (config.getIntervalFunction() == null) {
-            throw new IllegalArgumentException("the RetryConfig has a result-dependent interval (intervalBiFunction); give the"
-                + " guard a config built with intervalFunction(IntervalFunction.ofExponentialRandomBackoff(...))");
+            throw new IllegalArgumentException(
+                    "the RetryConfig has a result-dependent interval (intervalBiFunction); give the"
+                            + " guard a config built with intervalFunction(IntervalFunction.ofExponentialRandomBackoff(...))");
         }
         Builder builder = builder().maxAttempts(config.getMaxAttempts());
         builder.intervals = config.getIntervalFunction();
@@ -171,18 +171,23 @@ public final class RetryPolicy {
      * @return the configuration
      */
     public <T> RetryConfig toRetryConfig(java.util.function.Predicate<T> retryResult) {
-        IntervalFunction interval = intervals != null ? intervals::apply
-            : jitter == 0 ? IntervalFunction.ofExponentialBackoff(Math.max(1, initialBackoff.toMillis()), multiplier,
-                Math.max(1, maxBackoff.toMillis()))
-            : IntervalFunction.ofExponentialRandomBackoff(Math.max(1, initialBackoff.toMillis()), multiplier, jitter,
-                Math.max(1, maxBackoff.toMillis()));
+        IntervalFunction interval = intervals != null
+                ? intervals::apply
+                : jitter == 0
+                        ? IntervalFunction.ofExponentialBackoff(
+                                Math.max(1, initialBackoff.toMillis()), multiplier, Math.max(1, maxBackoff.toMillis()))
+                        : IntervalFunction.ofExponentialRandomBackoff(
+                                Math.max(1, initialBackoff.toMillis()),
+                                multiplier,
+                                jitter,
+                                Math.max(1, maxBackoff.toMillis()));
         return RetryConfig.<T>custom()
-            .maxAttempts(maxAttempts)
-            .intervalFunction(interval)
-            .retryOnResult(retryResult)
-            .retryOnException(e -> false)
-            .failAfterMaxAttempts(false)
-            .build();
+                .maxAttempts(maxAttempts)
+                .intervalFunction(interval)
+                .retryOnResult(retryResult)
+                .retryOnException(e -> false)
+                .failAfterMaxAttempts(false)
+                .build();
     }
 
     @Override
@@ -191,9 +196,13 @@ public final class RetryPolicy {
             return false;
         }
         RetryPolicy that = (RetryPolicy) o;
-        return maxAttempts == that.maxAttempts && Objects.equals(intervals, that.intervals) && Double.compare(multiplier, that.multiplier) == 0
-            && Double.compare(jitter, that.jitter) == 0 && initialBackoff.equals(that.initialBackoff)
-            && maxBackoff.equals(that.maxBackoff) && gateGrace.equals(that.gateGrace);
+        return maxAttempts == that.maxAttempts
+                && Objects.equals(intervals, that.intervals)
+                && Double.compare(multiplier, that.multiplier) == 0
+                && Double.compare(jitter, that.jitter) == 0
+                && initialBackoff.equals(that.initialBackoff)
+                && maxBackoff.equals(that.maxBackoff)
+                && gateGrace.equals(that.gateGrace);
     }
 
     @Override
@@ -205,11 +214,12 @@ public final class RetryPolicy {
     public String toString() {
         if (intervals != null) {
             return "RetryPolicy{maxAttempts=" + maxAttempts + ", intervals from a resilience4j RetryConfig, gateGrace="
-                + gateGrace.toMillis() + "ms}";
+                    + gateGrace.toMillis() + "ms}";
         }
-        return "RetryPolicy{maxAttempts=" + maxAttempts + ", initialBackoff=" + initialBackoff.toMillis() + "ms, multiplier="
-            + multiplier + ", maxBackoff=" + maxBackoff.toMillis() + "ms, jitter=" + jitter + ", gateGrace="
-            + gateGrace.toMillis() + "ms}";
+        return "RetryPolicy{maxAttempts=" + maxAttempts + ", initialBackoff=" + initialBackoff.toMillis()
+                + "ms, multiplier="
+                + multiplier + ", maxBackoff=" + maxBackoff.toMillis() + "ms, jitter=" + jitter + ", gateGrace="
+                + gateGrace.toMillis() + "ms}";
     }
 
     /** Builds a {@link RetryPolicy}; each setter checks its own value. */
@@ -222,8 +232,7 @@ public final class RetryPolicy {
         private Duration gateGrace = Duration.ofMillis(100);
         private java.util.function.@org.jspecify.annotations.Nullable Function<Integer, Long> intervals;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         private Builder(RetryPolicy existing) {
             this.maxAttempts = existing.maxAttempts;
@@ -244,8 +253,9 @@ public final class RetryPolicy {
          */
         public Builder maxAttempts(int maxAttempts) {
             if (maxAttempts < 1 || maxAttempts > 10) {
-                throw new IllegalArgumentException("maxAttempts (" + maxAttempts + ") must be 1 to 10; every attempt may hold a"
-                    + " consumer for a whole server deadline, so keep it small (the default is 3)");
+                throw new IllegalArgumentException(
+                        "maxAttempts (" + maxAttempts + ") must be 1 to 10; every attempt may hold a"
+                                + " consumer for a whole server deadline, so keep it small (the default is 3)");
             }
             this.maxAttempts = maxAttempts;
             return this;
@@ -298,7 +308,7 @@ public final class RetryPolicy {
         public Builder jitter(double jitter) {
             if (!(jitter >= 0 && jitter < 1)) {
                 throw new IllegalArgumentException("jitter (" + jitter + ") must be in [0, 1); use e.g. 0.5 so that"
-                    + " consumers that failed together do not retry together");
+                        + " consumers that failed together do not retry together");
             }
             this.jitter = jitter;
             return this;
@@ -315,7 +325,8 @@ public final class RetryPolicy {
         public Builder gateGrace(Duration gateGrace) {
             Objects.requireNonNull(gateGrace, "gateGrace");
             if (gateGrace.isNegative()) {
-                throw new IllegalArgumentException("gateGrace (" + gateGrace + ") must not be negative; use e.g. 100 ms");
+                throw new IllegalArgumentException(
+                        "gateGrace (" + gateGrace + ") must not be negative; use e.g. 100 ms");
             }
             this.gateGrace = gateGrace;
             return this;
@@ -329,8 +340,9 @@ public final class RetryPolicy {
          */
         public RetryPolicy build() {
             if (maxBackoff.compareTo(initialBackoff) < 0) {
-                throw new IllegalStateException("maxBackoff (" + maxBackoff.toMillis() + " ms) must not be below initialBackoff ("
-                    + initialBackoff.toMillis() + " ms); raise maxBackoff or lower initialBackoff");
+                throw new IllegalStateException(
+                        "maxBackoff (" + maxBackoff.toMillis() + " ms) must not be below initialBackoff ("
+                                + initialBackoff.toMillis() + " ms); raise maxBackoff or lower initialBackoff");
             }
             return new RetryPolicy(this);
         }

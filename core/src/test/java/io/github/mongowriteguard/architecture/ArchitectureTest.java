@@ -5,24 +5,21 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
-import java.util.ArrayList;
-import java.util.List;
-
-import org.junit.jupiter.api.Test;
-
 import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
 import com.tngtech.archunit.core.domain.JavaField;
+import com.tngtech.archunit.core.domain.JavaMethod;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.domain.JavaType;
-import com.tngtech.archunit.core.domain.JavaMethod;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
-
-import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 /**
  * The package rules of the core module, checked on every build: what a user types, catches or reads never exposes an
@@ -30,49 +27,73 @@ import com.tngtech.archunit.core.importer.ImportOption;
  */
 class ArchitectureTest {
     private static final JavaClasses CORE = new ClassFileImporter()
-        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-        .withImportOption(location -> !location.contains("/testkit/")) // the emulator is another module
-        .importPackages("io.github.mongowriteguard");
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .withImportOption(location -> !location.contains("/testkit/")) // the emulator is another module
+            .importPackages("io.github.mongowriteguard");
 
     @Test
     void publicMethodsOfPublicTypes_neverReturnOrTakeAnInternalType() {
-        methods().that().arePublic().and().areDeclaredInClassesThat().arePublic()
-            .and().areDeclaredInClassesThat().resideOutsideOfPackage("io.github.mongowriteguard.internal..")
-            .should(new ArchCondition<JavaMethod>("neither return nor take a type of an internal package") {
-                @Override
-                public void check(JavaMethod method, ConditionEvents events) {
-                    List<JavaClass> types = new ArrayList<>(method.getRawParameterTypes());
-                    types.add(method.getRawReturnType());
-                    for (JavaClass type : types) {
-                        if (type.getPackageName().contains(".internal")) {
-                            events.add(SimpleConditionEvent.violated(method, method.getFullName() + " exposes " + type.getName()));
+        methods()
+                .that()
+                .arePublic()
+                .and()
+                .areDeclaredInClassesThat()
+                .arePublic()
+                .and()
+                .areDeclaredInClassesThat()
+                .resideOutsideOfPackage("io.github.mongowriteguard.internal..")
+                .should(new ArchCondition<JavaMethod>("neither return nor take a type of an internal package") {
+                    @Override
+                    public void check(JavaMethod method, ConditionEvents events) {
+                        List<JavaClass> types = new ArrayList<>(method.getRawParameterTypes());
+                        types.add(method.getRawReturnType());
+                        for (JavaClass type : types) {
+                            if (type.getPackageName().contains(".internal")) {
+                                events.add(SimpleConditionEvent.violated(
+                                        method, method.getFullName() + " exposes " + type.getName()));
+                            }
                         }
                     }
-                }
-            })
-            .check(CORE);
+                })
+                .check(CORE);
     }
 
     @Test
     void internalServerFacts_dependOnNothingOfTheGuard() {
-        noClasses().that().resideInAPackage("io.github.mongowriteguard.internal.server..")
-            .should().dependOnClassesThat().resideInAPackage("io.github.mongowriteguard..")
-            .andShould().dependOnClassesThat().resideOutsideOfPackages("io.github.mongowriteguard.internal.server..", "java..")
-            .allowEmptyShould(true)
-            .check(CORE);
+        noClasses()
+                .that()
+                .resideInAPackage("io.github.mongowriteguard.internal.server..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("io.github.mongowriteguard..")
+                .andShould()
+                .dependOnClassesThat()
+                .resideOutsideOfPackages("io.github.mongowriteguard.internal.server..", "java..")
+                .allowEmptyShould(true)
+                .check(CORE);
     }
 
     @Test
     void theBulkPlanner_dependsOnNoExecutionCopiesOrMetrics() {
-        noClasses().that().resideInAPackage("io.github.mongowriteguard.bulk..")
-            .should().dependOnClassesThat().resideInAnyPackage("io.github.mongowriteguard.internal..",
-                "io.github.mongowriteguard.copies..", "io.github.mongowriteguard.metrics..", "io.github.mongowriteguard.outcome..")
-            .check(CORE);
+        noClasses()
+                .that()
+                .resideInAPackage("io.github.mongowriteguard.bulk..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "io.github.mongowriteguard.internal..",
+                        "io.github.mongowriteguard.copies..",
+                        "io.github.mongowriteguard.metrics..",
+                        "io.github.mongowriteguard.outcome..")
+                .check(CORE);
     }
 
     @Test
     void internalSubpackages_haveNoCycles() {
-        slices().matching("io.github.mongowriteguard.internal.(*)..").should().beFreeOfCycles().check(CORE);
+        slices().matching("io.github.mongowriteguard.internal.(*)..")
+                .should()
+                .beFreeOfCycles()
+                .check(CORE);
     }
 
     /**
@@ -82,71 +103,88 @@ class ArchitectureTest {
      */
     @Test
     void publicTypesOfPublicPackages_exposeNoInternalTypeInAPublicSignature() {
-        classes().that().arePublic().and().resideOutsideOfPackage("io.github.mongowriteguard.internal..")
-            .should(new ArchCondition<JavaClass>("expose no internal type in a public signature") {
-                @Override
-                public void check(JavaClass type, ConditionEvents events) {
-                    if (!isExported(type)) {
-                        return;
-                    }
-                    List<JavaClass> supertypes = new ArrayList<>(type.getRawInterfaces());
-                    type.getRawSuperclass().ifPresent(supertypes::add);
-                    for (JavaClass supertype : supertypes) {
-                        report(events, type, type.getName() + " extends " + supertype.getName(), supertype);
-                    }
-                    List<JavaCodeUnit> units = new ArrayList<>(type.getCodeUnits());
-                    for (JavaCodeUnit unit : units) {
-                        if (!unit.getModifiers().contains(JavaModifier.PUBLIC) || unit.getModifiers().contains(JavaModifier.SYNTHETIC)) {
-                            continue;
+        classes()
+                .that()
+                .arePublic()
+                .and()
+                .resideOutsideOfPackage("io.github.mongowriteguard.internal..")
+                .should(new ArchCondition<JavaClass>("expose no internal type in a public signature") {
+                    @Override
+                    public void check(JavaClass type, ConditionEvents events) {
+                        if (!isExported(type)) {
+                            return;
                         }
-                        for (JavaType parameter : unit.getParameterTypes()) {
-                            for (JavaClass involved : parameter.getAllInvolvedRawTypes()) {
-                                report(events, type, unit.getFullName() + " takes " + involved.getName(), involved);
+                        List<JavaClass> supertypes = new ArrayList<>(type.getRawInterfaces());
+                        type.getRawSuperclass().ifPresent(supertypes::add);
+                        for (JavaClass supertype : supertypes) {
+                            report(events, type, type.getName() + " extends " + supertype.getName(), supertype);
+                        }
+                        List<JavaCodeUnit> units = new ArrayList<>(type.getCodeUnits());
+                        for (JavaCodeUnit unit : units) {
+                            if (!unit.getModifiers().contains(JavaModifier.PUBLIC)
+                                    || unit.getModifiers().contains(JavaModifier.SYNTHETIC)) {
+                                continue;
+                            }
+                            for (JavaType parameter : unit.getParameterTypes()) {
+                                for (JavaClass involved : parameter.getAllInvolvedRawTypes()) {
+                                    report(events, type, unit.getFullName() + " takes " + involved.getName(), involved);
+                                }
+                            }
+                            for (JavaClass involved : unit.getReturnType().getAllInvolvedRawTypes()) {
+                                report(events, type, unit.getFullName() + " returns " + involved.getName(), involved);
                             }
                         }
-                        for (JavaClass involved : unit.getReturnType().getAllInvolvedRawTypes()) {
-                            report(events, type, unit.getFullName() + " returns " + involved.getName(), involved);
-                        }
-                    }
-                    for (JavaField field : type.getFields()) {
-                        if (field.getModifiers().contains(JavaModifier.PUBLIC)) {
-                            for (JavaClass involved : field.getType().getAllInvolvedRawTypes()) {
-                                report(events, type, field.getFullName() + " holds " + involved.getName(), involved);
+                        for (JavaField field : type.getFields()) {
+                            if (field.getModifiers().contains(JavaModifier.PUBLIC)) {
+                                for (JavaClass involved : field.getType().getAllInvolvedRawTypes()) {
+                                    report(
+                                            events,
+                                            type,
+                                            field.getFullName() + " holds " + involved.getName(),
+                                            involved);
+                                }
                             }
                         }
                     }
-                }
 
-                /** Public, and every enclosing type public too: a user can name it. */
-                private boolean isExported(JavaClass type) {
-                    for (JavaClass t = type; t != null; t = t.getEnclosingClass().orElse(null)) {
-                        if (!t.getModifiers().contains(JavaModifier.PUBLIC)) {
-                            return false;
+                    /** Public, and every enclosing type public too: a user can name it. */
+                    private boolean isExported(JavaClass type) {
+                        for (JavaClass t = type;
+                                t != null;
+                                t = t.getEnclosingClass().orElse(null)) {
+                            if (!t.getModifiers().contains(JavaModifier.PUBLIC)) {
+                                return false;
+                            }
+                        }
+                        return true;
+                    }
+
+                    private void report(ConditionEvents events, JavaClass type, String what, JavaClass involved) {
+                        if (involved.getPackageName().startsWith("io.github.mongowriteguard.internal")) {
+                            events.add(SimpleConditionEvent.violated(type, what));
                         }
                     }
-                    return true;
-                }
-
-                private void report(ConditionEvents events, JavaClass type, String what, JavaClass involved) {
-                    if (involved.getPackageName().startsWith("io.github.mongowriteguard.internal")) {
-                        events.add(SimpleConditionEvent.violated(type, what));
-                    }
-                }
-            })
-            .check(CORE);
+                })
+                .check(CORE);
     }
 
     /** The capability packages (and {@code internal}, one slice) import each other in one direction only. */
     @Test
     void corePackages_haveNoCycles() {
-        slices().matching("io.github.mongowriteguard.(*)..").should().beFreeOfCycles().check(CORE);
+        slices().matching("io.github.mongowriteguard.(*)..")
+                .should()
+                .beFreeOfCycles()
+                .check(CORE);
     }
 
     /** Every exception the guard throws is in {@code io.github.mongowriteguard.exception}: one place to catch from. */
     @Test
     void exceptions_liveInTheExceptionPackage() {
-        classes().that().areAssignableTo(Throwable.class)
-            .should().resideInAPackage("io.github.mongowriteguard.exception")
-            .check(CORE);
+        classes()
+                .that()
+                .areAssignableTo(Throwable.class)
+                .should()
+                .resideInAPackage("io.github.mongowriteguard.exception")
+                .check(CORE);
     }
 }

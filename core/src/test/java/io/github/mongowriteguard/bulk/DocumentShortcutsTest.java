@@ -1,6 +1,13 @@
 package io.github.mongowriteguard.bulk;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.mongodb.MongoClientSettings;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.Random;
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
 import org.bson.BsonType;
@@ -15,14 +22,6 @@ import org.bson.types.Binary;
 import org.bson.types.Decimal128;
 import org.bson.types.ObjectId;
 import org.junit.jupiter.api.Test;
-
-import java.math.BigDecimal;
-import java.util.ArrayList;
-import java.util.Date;
-import java.util.List;
-import java.util.Random;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** The shortcuts for plain {@code Document}s give exactly what the codec gives, or step aside. */
 class DocumentShortcutsTest {
@@ -53,15 +52,24 @@ class DocumentShortcutsTest {
 
             assertThat(measured).as(document.toJson()).isNotNull();
             assertThat(measured.size).as(document.toJson()).isEqualTo(encodedSize(document));
-            assertThat(measured.id()).isEqualTo(document.containsKey("_id")
-                    ? document.toBsonDocument(Document.class, REGISTRY).get("_id") : null);
+            assertThat(measured.id())
+                    .isEqualTo(
+                            document.containsKey("_id")
+                                    ? document.toBsonDocument(Document.class, REGISTRY)
+                                            .get("_id")
+                                    : null);
         }
     }
 
     @Test
     void filterOfScalars_equalsTheEncodedFilter() {
-        Document filter = new Document("_id", 5L).append("region", "eu").append("active", true).append("n", null)
-                .append("price", new Decimal128(new BigDecimal("1.50"))).append("ratio", 0.5).append("ref", new ObjectId());
+        Document filter = new Document("_id", 5L)
+                .append("region", "eu")
+                .append("active", true)
+                .append("n", null)
+                .append("price", new Decimal128(new BigDecimal("1.50")))
+                .append("ratio", 0.5)
+                .append("ref", new ObjectId());
 
         assertThat(shortcuts.filter(filter)).isEqualTo(filter.toBsonDocument(Document.class, REGISTRY));
     }
@@ -72,15 +80,20 @@ class DocumentShortcutsTest {
         for (int run = 0; run < 2_000; run++) {
             Document filter = randomDocument(random, 0);
 
-            assertThat(shortcuts.filter(filter)).as(filter.toJson()).isEqualTo(filter.toBsonDocument(Document.class, REGISTRY));
+            assertThat(shortcuts.filter(filter))
+                    .as(filter.toJson())
+                    .isEqualTo(filter.toBsonDocument(Document.class, REGISTRY));
         }
     }
 
     @Test
     void unknownTypes_areLeftToTheCodec() {
-        assertThat(shortcuts.filter(new Document("_id", new Document("$in", List.of(1, new byte[] {1}))))).isNull();
-        assertThat(shortcuts.filter(new Document("_id", java.util.UUID.randomUUID()))).isNull();
-        assertThat(shortcuts.measure(new Document("_id", new Document("a", new byte[] {1})))).isNull();
+        assertThat(shortcuts.filter(new Document("_id", new Document("$in", List.of(1, new byte[] {1})))))
+                .isNull();
+        assertThat(shortcuts.filter(new Document("_id", java.util.UUID.randomUUID())))
+                .isNull();
+        assertThat(shortcuts.measure(new Document("_id", new Document("a", new byte[] {1}))))
+                .isNull();
         assertThat(shortcuts.measure(new Document("v", new byte[] {1}))).isNull();
         assertThat(shortcuts.measure(new Document("emoji", "\uD83D\uDE00"))).isNull();
         assertThat(shortcuts.measure(BsonDocument.parse("{a: 1}"))).isNull();
@@ -92,15 +105,18 @@ class DocumentShortcutsTest {
                 CodecRegistries.fromCodecs(new StringCodec().withRepresentation(BsonType.OBJECT_ID)), REGISTRY);
         DocumentShortcuts disabled = new DocumentShortcuts(stringsAsObjectIds);
 
-        assertThat(disabled.filter(new Document("_id", "5f0000000000000000000000"))).isNull();
+        assertThat(disabled.filter(new Document("_id", "5f0000000000000000000000")))
+                .isNull();
         assertThat(disabled.measure(new Document("_id", 1))).isNull();
-        assertThat(disabled.updateFields(new Document("$set", new Document("a", 1)))).isNull();
+        assertThat(disabled.updateFields(new Document("$set", new Document("a", 1))))
+                .isNull();
     }
 
     private static long encodedSize(Document document) {
         BasicOutputBuffer buffer = new BasicOutputBuffer();
         try (BsonBinaryWriter writer = new BsonBinaryWriter(buffer)) {
-            new DocumentCodec(REGISTRY).encode(writer, document, EncoderContext.builder().build());
+            new DocumentCodec(REGISTRY)
+                    .encode(writer, document, EncoderContext.builder().build());
         }
         return buffer.getPosition();
     }

@@ -1,7 +1,11 @@
 package io.github.mongowriteguard.bulk;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.model.InsertOneModel;
+import java.util.ArrayList;
+import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonObjectId;
 import org.bson.BsonString;
@@ -13,25 +17,20 @@ import org.bson.codecs.pojo.annotations.BsonId;
 import org.bson.types.ObjectId;
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayList;
-import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
 /** How inserts without {@code _id} get one before planning. */
 class IdAssignmentTest {
 
     private static final CodecRegistry POJO_REGISTRY = CodecRegistries.fromRegistries(
             MongoClientSettings.getDefaultCodecRegistry(),
-            CodecRegistries.fromProviders(PojoCodecProvider.builder().automatic(true).build()));
+            CodecRegistries.fromProviders(
+                    PojoCodecProvider.builder().automatic(true).build()));
 
     /** A mutable POJO: the driver's POJO codec sets a generated ObjectId into {@code id}. */
     public static final class Order {
         private ObjectId id;
         private String item;
 
-        public Order() {
-        }
+        public Order() {}
 
         Order(String item) {
             this.item = item;
@@ -55,8 +54,7 @@ class IdAssignmentTest {
     }
 
     /** An immutable record: it cannot keep a generated id. */
-    public record Event(@BsonId ObjectId id, String name) {
-    }
+    public record Event(@BsonId ObjectId id, String name) {}
 
     @Test
     void bsonDocumentWithoutId_getsAnObjectId() {
@@ -98,7 +96,8 @@ class IdAssignmentTest {
         Event event = new Event(null, "created");
 
         BulkPlan plan = BulkPlanner.of(Event.class, POJO_REGISTRY)
-                .plan(List.of(new InsertOneModel<>(event), new InsertOneModel<>(new Event(null, "again"))),
+                .plan(
+                        List.of(new InsertOneModel<>(event), new InsertOneModel<>(new Event(null, "again"))),
                         PlanOptions.ordered());
 
         assertThat(plan.decision(0).isKeyed()).isTrue();
@@ -117,8 +116,12 @@ class IdAssignmentTest {
         Document withoutId = new Document("number", 7);
 
         BulkPlan plan = BulkPlanner.of(Document.class, MongoClientSettings.getDefaultCodecRegistry(), byOrderNumber)
-                .plan(List.of(new InsertOneModel<>(new Document("_id", "x")), new InsertOneModel<>(withoutId),
-                        Models.update("order-7")), PlanOptions.ordered());
+                .plan(
+                        List.of(
+                                new InsertOneModel<>(new Document("_id", "x")),
+                                new InsertOneModel<>(withoutId),
+                                Models.update("order-7")),
+                        PlanOptions.ordered());
 
         assertThat(asked).containsExactly(withoutId);
         assertThat(plan.decision(1).id()).contains(new BsonString("order-7"));

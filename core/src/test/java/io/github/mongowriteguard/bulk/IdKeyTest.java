@@ -1,5 +1,8 @@
 package io.github.mongowriteguard.bulk;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.math.BigDecimal;
 import org.bson.BsonArray;
 import org.bson.BsonDecimal128;
 import org.bson.BsonDocument;
@@ -14,10 +17,6 @@ import org.bson.types.Decimal128;
 import org.bson.types.ObjectId;
 import org.junit.jupiter.api.Test;
 
-import java.math.BigDecimal;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
 class IdKeyTest {
 
     @Test
@@ -26,7 +25,9 @@ class IdKeyTest {
 
         assertThat(IdKey.of(new BsonInt64(1))).isEqualTo(one).hasSameHashCodeAs(one);
         assertThat(IdKey.of(new BsonDouble(1.0))).isEqualTo(one).hasSameHashCodeAs(one);
-        assertThat(IdKey.of(new BsonDecimal128(Decimal128.parse("1.00")))).isEqualTo(one).hasSameHashCodeAs(one);
+        assertThat(IdKey.of(new BsonDecimal128(Decimal128.parse("1.00"))))
+                .isEqualTo(one)
+                .hasSameHashCodeAs(one);
         assertThat(IdKey.of(new BsonInt32(2))).isNotEqualTo(one);
     }
 

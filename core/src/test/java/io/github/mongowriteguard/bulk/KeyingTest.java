@@ -1,7 +1,14 @@
 package io.github.mongowriteguard.bulk;
 
+import static io.github.mongowriteguard.bulk.Models.insert;
+import static io.github.mongowriteguard.bulk.Models.planUnordered;
+import static io.github.mongowriteguard.bulk.Models.update;
+import static io.github.mongowriteguard.bulk.Models.updateMany;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.mongodb.client.model.Collation;
 import com.mongodb.client.model.CollationStrength;
+import com.mongodb.client.model.DeleteOneModel;
 import com.mongodb.client.model.DeleteOptions;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.InsertOneModel;
@@ -9,8 +16,9 @@ import com.mongodb.client.model.ReplaceOneModel;
 import com.mongodb.client.model.ReplaceOptions;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.Updates;
-import com.mongodb.client.model.DeleteOneModel;
 import com.mongodb.client.model.WriteModel;
+import java.util.List;
+import java.util.regex.Pattern;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonObjectId;
@@ -18,15 +26,6 @@ import org.bson.BsonString;
 import org.bson.Document;
 import org.bson.types.ObjectId;
 import org.junit.jupiter.api.Test;
-
-import java.util.List;
-import java.util.regex.Pattern;
-
-import static io.github.mongowriteguard.bulk.Models.insert;
-import static io.github.mongowriteguard.bulk.Models.planUnordered;
-import static io.github.mongowriteguard.bulk.Models.update;
-import static io.github.mongowriteguard.bulk.Models.updateMany;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** Which writes are keyed, and by which {@code _id}. */
 class KeyingTest {
@@ -54,8 +53,8 @@ class KeyingTest {
 
     @Test
     void idEqualityWithShardKey_isKeyedById_andRecordsTheWholeFilter() {
-        WriteDecision decision = only(new UpdateOneModel<>(new Document("_id", 7).append("region", "eu"),
-                Updates.set("x", 1)));
+        WriteDecision decision =
+                only(new UpdateOneModel<>(new Document("_id", 7).append("region", "eu"), Updates.set("x", 1)));
 
         assertThat(decision.isKeyed()).isTrue();
         assertThat(decision.id()).contains(new BsonInt32(7));
@@ -105,11 +104,16 @@ class KeyingTest {
 
     @Test
     void writeWithCollation_isUnkeyed_butSimpleCollationIsKeyed() {
-        Collation caseInsensitive = Collation.builder().locale("en").collationStrength(CollationStrength.SECONDARY).build();
+        Collation caseInsensitive = Collation.builder()
+                .locale("en")
+                .collationStrength(CollationStrength.SECONDARY)
+                .build();
         BulkPlan plan = planUnordered(List.of(
                 new DeleteOneModel<>(new Document("_id", "abc"), new DeleteOptions().collation(caseInsensitive)),
-                new DeleteOneModel<>(new Document("_id", "ABC"), new DeleteOptions().collation(
-                        Collation.builder().locale("simple").build()))));
+                new DeleteOneModel<>(
+                        new Document("_id", "ABC"),
+                        new DeleteOptions()
+                                .collation(Collation.builder().locale("simple").build()))));
 
         assertThat(plan.decision(0).isKeyed()).isFalse();
         assertThat(plan.decision(0).reason()).contains("collation");
@@ -139,7 +143,8 @@ class KeyingTest {
     void documentFilterWithNestedValues_isReadThroughTheCodec() {
         WriteDecision decision = only(new ReplaceOneModel<>(
                 new Document("_id", 3).append("tags", new Document("$in", List.of("a", "b"))),
-                new Document("v", 1), new ReplaceOptions()));
+                new Document("v", 1),
+                new ReplaceOptions()));
 
         assertThat(decision.id()).contains(new BsonInt32(3));
         assertThat(decision.filter()).contains(BsonDocument.parse("{_id: 3, tags: {$in: ['a', 'b']}}"));

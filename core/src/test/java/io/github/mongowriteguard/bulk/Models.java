@@ -10,15 +10,13 @@ import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.WriteModel;
-import org.bson.Document;
-
 import java.util.List;
+import org.bson.Document;
 
 /** Short names for the write models the tests build: {@code insert(1), update(1), replaceUpsert(1), delete(1)}. */
 final class Models {
 
-    private Models() {
-    }
+    private Models() {}
 
     static BulkPlanner<Document> planner() {
         return BulkPlanner.of(Document.class, MongoClientSettings.getDefaultCodecRegistry());
@@ -45,8 +43,8 @@ final class Models {
     }
 
     static WriteModel<Document> upsert(Object id) {
-        return new UpdateOneModel<>(new Document("_id", id), new Document("$inc", new Document("n", 1)),
-                new UpdateOptions().upsert(true));
+        return new UpdateOneModel<>(
+                new Document("_id", id), new Document("$inc", new Document("n", 1)), new UpdateOptions().upsert(true));
     }
 
     static WriteModel<Document> replace(Object id) {

@@ -1,9 +1,5 @@
 package io.github.mongowriteguard.bulk;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-
 import static io.github.mongowriteguard.bulk.Models.delete;
 import static io.github.mongowriteguard.bulk.Models.deleteMany;
 import static io.github.mongowriteguard.bulk.Models.insert;
@@ -13,6 +9,9 @@ import static io.github.mongowriteguard.bulk.Models.roundIndices;
 import static io.github.mongowriteguard.bulk.Models.update;
 import static io.github.mongowriteguard.bulk.Models.updateMany;
 import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 /** When an ordered bulk keeps the caller's order as one ORDERED round. */
 class OrderedBulkTest {
@@ -24,13 +23,16 @@ class OrderedBulkTest {
         assertThat(plan.mode()).isEqualTo(PlanMode.PRESERVE_ORDER);
         assertThat(roundIndices(plan)).containsExactly(List.of(0, 1, 2, 3));
         assertThat(plan.rounds().get(0).isOrdered()).isTrue();
-        assertThat(plan.reason()).startsWith("ordered bulk with 1 unkeyed write (first: index 1, UpdateManyModel,"
-                + " which can change many documents): kept in the caller's order as one ORDERED round");
+        assertThat(plan.reason())
+                .startsWith("ordered bulk with 1 unkeyed write (first: index 1, UpdateManyModel,"
+                        + " which can change many documents): kept in the caller's order as one ORDERED round");
         assertThat(plan.reason()).contains("3 for these 4 writes on 5 shards");
-        assertThat(plan.decision(2).reason()).isEqualTo(
-                "round 1 (ORDERED, in the caller's order): the ordered bulk has unkeyed writes, first at index 1");
-        assertThat(plan.decision(1).reason()).isEqualTo(
-                "round 1 (ORDERED, in the caller's order): unkeyed, UpdateManyModel can change many documents");
+        assertThat(plan.decision(2).reason())
+                .isEqualTo(
+                        "round 1 (ORDERED, in the caller's order): the ordered bulk has unkeyed writes, first at index 1");
+        assertThat(plan.decision(1).reason())
+                .isEqualTo(
+                        "round 1 (ORDERED, in the caller's order): unkeyed, UpdateManyModel can change many documents");
     }
 
     @Test
@@ -49,20 +51,25 @@ class OrderedBulkTest {
 
     @Test
     void strictOrdered_runsTheBulkAsGivenInOneOrderedRound() {
-        BulkPlan plan = planner().plan(List.of(insert(1), update(1), delete(1), insert(2)),
-                PlanOptions.builder().strictOrdered(true).build());
+        BulkPlan plan = planner()
+                .plan(
+                        List.of(insert(1), update(1), delete(1), insert(2)),
+                        PlanOptions.builder().strictOrdered(true).build());
 
         assertThat(plan.mode()).isEqualTo(PlanMode.STRICT_ORDERED);
         assertThat(roundIndices(plan)).containsExactly(List.of(0, 1, 2, 3));
         assertThat(plan.rounds().get(0).isOrdered()).isTrue();
-        assertThat(plan.reason()).startsWith("strictOrdered: the ordered bulk runs as the driver's ORDERED bulk, as given");
+        assertThat(plan.reason())
+                .startsWith("strictOrdered: the ordered bulk runs as the driver's ORDERED bulk, as given");
         assertThat(plan.decision(0).reason()).isEqualTo("round 1 (ORDERED, as given): strictOrdered is set");
     }
 
     @Test
     void strictOrdered_onUnorderedBulk_hasNoEffect() {
-        BulkPlan plan = planner().plan(List.of(insert(1), update(1)),
-                PlanOptions.builder().ordered(false).strictOrdered(true).build());
+        BulkPlan plan = planner()
+                .plan(
+                        List.of(insert(1), update(1)),
+                        PlanOptions.builder().ordered(false).strictOrdered(true).build());
 
         assertThat(plan.mode()).isEqualTo(PlanMode.UNORDERED_ROUNDS);
         assertThat(plan.rounds()).hasSize(2);
@@ -73,6 +80,7 @@ class OrderedBulkTest {
         BulkPlan plan = planOrdered(List.of(insert(1), insert(2), update(1)));
 
         assertThat(plan.mode()).isEqualTo(PlanMode.UNORDERED_ROUNDS);
-        assertThat(plan.rounds()).allSatisfy(round -> assertThat(round.isOrdered()).isFalse());
+        assertThat(plan.rounds())
+                .allSatisfy(round -> assertThat(round.isOrdered()).isFalse());
     }
 }

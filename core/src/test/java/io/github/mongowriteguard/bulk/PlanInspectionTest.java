@@ -1,15 +1,5 @@
 package io.github.mongowriteguard.bulk;
 
-import com.mongodb.client.model.DeleteOneModel;
-import com.mongodb.client.model.WriteModel;
-import org.bson.BsonDocument;
-import org.bson.BsonInt32;
-import org.bson.Document;
-import org.junit.jupiter.api.Test;
-
-import java.util.ArrayList;
-import java.util.List;
-
 import static io.github.mongowriteguard.bulk.Models.delete;
 import static io.github.mongowriteguard.bulk.Models.insert;
 import static io.github.mongowriteguard.bulk.Models.planOrdered;
@@ -19,6 +9,15 @@ import static io.github.mongowriteguard.bulk.Models.updateMany;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
+
+import com.mongodb.client.model.DeleteOneModel;
+import com.mongodb.client.model.WriteModel;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
 
 /** What a plan shows: short toString, decisions with reasons, cost estimate, and that none of it can be changed. */
 class PlanInspectionTest {
@@ -72,7 +71,8 @@ class PlanInspectionTest {
         BulkPlan plan = planOrdered(List.of(insert(1), update(1), delete(2)));
 
         assertThat(plan.decisions()).extracting(WriteDecision::index).containsExactly(0, 1, 2);
-        assertThat(plan.decisions()).extracting(WriteDecision::kind)
+        assertThat(plan.decisions())
+                .extracting(WriteDecision::kind)
                 .containsExactly(WriteKind.INSERT_ONE, WriteKind.UPDATE_ONE, WriteKind.DELETE_ONE);
         assertThat(plan.decision(0).filter()).isEmpty();
         assertThat(plan.decision(1).round()).isEqualTo(2);
@@ -114,6 +114,9 @@ class PlanInspectionTest {
 
         String reason = planOrdered(List.of(update(longId))).decision(0).reason();
 
-        assertThat(reason).startsWith("round 1: first write on _id \"kkk").endsWith("...").hasSizeLessThan(100);
+        assertThat(reason)
+                .startsWith("round 1: first write on _id \"kkk")
+                .endsWith("...")
+                .hasSizeLessThan(100);
     }
 }

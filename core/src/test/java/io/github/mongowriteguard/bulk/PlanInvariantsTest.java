@@ -1,5 +1,8 @@
 package io.github.mongowriteguard.bulk;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
 import com.mongodb.client.model.DeleteManyModel;
 import com.mongodb.client.model.DeleteOneModel;
 import com.mongodb.client.model.InsertOneModel;
@@ -9,10 +12,6 @@ import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.WriteModel;
-import org.bson.Document;
-import org.bson.types.Decimal128;
-import org.junit.jupiter.api.Test;
-
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -23,9 +22,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
+import org.bson.Document;
+import org.bson.types.Decimal128;
+import org.junit.jupiter.api.Test;
 
 /**
  * Random bulks (seeded, reproducible) against the plan's invariants, and against a small in-memory model of the
@@ -40,15 +39,23 @@ class PlanInvariantsTest {
     private static final long BASE_SEED = 20_260_430L;
     private static final int BULKS = 3_000;
 
-    private enum Kind { INSERT, INSERT_WITHOUT_ID, REPLACE, UPDATE, DELETE, UPDATE_MANY, DELETE_MANY }
+    private enum Kind {
+        INSERT,
+        INSERT_WITHOUT_ID,
+        REPLACE,
+        UPDATE,
+        DELETE,
+        UPDATE_MANY,
+        DELETE_MANY
+    }
 
     /** One generated write: what the model is, and what the test knows about it independently of the planner. */
     private static final class Spec {
         final Kind kind;
-        final Integer key;          // the _id as a whole number; null for unkeyed writes and inserts without _id
-        final String condition;     // extra filter condition on "sk", or null
+        final Integer key; // the _id as a whole number; null for unkeyed writes and inserts without _id
+        final String condition; // extra filter condition on "sk", or null
         final boolean upsert;
-        final String newSk;         // value written to "sk" (null: an update that does not set it)
+        final String newSk; // value written to "sk" (null: an update that does not set it)
         final WriteModel<Document> model;
 
         Spec(Kind kind, Integer key, String condition, boolean upsert, String newSk, WriteModel<Document> model) {
@@ -70,8 +77,10 @@ class PlanInvariantsTest {
             List<Spec> specs = randomBulk(random);
             boolean ordered = random.nextBoolean();
             boolean strict = random.nextInt(10) == 0;
-            PlanOptions options = PlanOptions.builder().ordered(ordered).strictOrdered(strict).build();
-            List<WriteModel<Document>> models = specs.stream().map(spec -> spec.model).toList();
+            PlanOptions options =
+                    PlanOptions.builder().ordered(ordered).strictOrdered(strict).build();
+            List<WriteModel<Document>> models =
+                    specs.stream().map(spec -> spec.model).toList();
 
             BulkPlan plan = Models.planner().plan(models, options);
 
@@ -93,17 +102,30 @@ class PlanInvariantsTest {
         for (int i = 0; i < 100_000; i++) {
             int key = random.nextInt(20_000);
             if (random.nextInt(4) == 0 && inserted.add(key)) {
-                specs.add(new Spec(Kind.INSERT, key, null, false, "a",
+                specs.add(new Spec(
+                        Kind.INSERT,
+                        key,
+                        null,
+                        false,
+                        "a",
                         new InsertOneModel<>(new Document("_id", key).append("sk", "a"))));
             } else if (random.nextInt(10) == 0) {
-                specs.add(new Spec(Kind.DELETE, key, null, false, null, new DeleteOneModel<>(new Document("_id", key))));
+                specs.add(
+                        new Spec(Kind.DELETE, key, null, false, null, new DeleteOneModel<>(new Document("_id", key))));
                 inserted.remove(key);
             } else {
-                specs.add(new Spec(Kind.UPDATE, key, null, false, null,
-                        new UpdateOneModel<>(new Document("_id", (long) key), new Document("$inc", new Document("n", 1)))));
+                specs.add(new Spec(
+                        Kind.UPDATE,
+                        key,
+                        null,
+                        false,
+                        null,
+                        new UpdateOneModel<>(
+                                new Document("_id", (long) key), new Document("$inc", new Document("n", 1)))));
             }
         }
-        List<WriteModel<Document>> models = specs.stream().map(spec -> spec.model).toList();
+        List<WriteModel<Document>> models =
+                specs.stream().map(spec -> spec.model).toList();
 
         BulkPlan plan = Models.planner().plan(models, PlanOptions.ordered());
 
@@ -129,8 +151,15 @@ class PlanInvariantsTest {
                 filter.append("sk", condition);
             }
             int pick = random.nextInt(withUnkeyed ? 100 : 92);
-            Kind kind = pick < 18 ? Kind.INSERT : pick < 24 ? Kind.INSERT_WITHOUT_ID : pick < 46 ? Kind.REPLACE
-                    : pick < 72 ? Kind.UPDATE : pick < 92 ? Kind.DELETE : pick < 96 ? Kind.UPDATE_MANY : Kind.DELETE_MANY;
+            Kind kind = pick < 18
+                    ? Kind.INSERT
+                    : pick < 24
+                            ? Kind.INSERT_WITHOUT_ID
+                            : pick < 46
+                                    ? Kind.REPLACE
+                                    : pick < 72
+                                            ? Kind.UPDATE
+                                            : pick < 92 ? Kind.DELETE : pick < 96 ? Kind.UPDATE_MANY : Kind.DELETE_MANY;
             if (kind == Kind.INSERT && insertedSinceDelete.getOrDefault(key, false)) {
                 kind = Kind.REPLACE; // a second insert of the key would be rejected; that rule has its own test
             }
@@ -139,16 +168,36 @@ class PlanInvariantsTest {
             switch (kind) {
                 case INSERT:
                     insertedSinceDelete.put(key, true);
-                    specs.add(new Spec(kind, key, null, false, newSk,
-                            new InsertOneModel<>(new Document("_id", number(random, key)).append("sk", newSk).append("n", 0))));
+                    specs.add(new Spec(
+                            kind,
+                            key,
+                            null,
+                            false,
+                            newSk,
+                            new InsertOneModel<>(new Document("_id", number(random, key))
+                                    .append("sk", newSk)
+                                    .append("n", 0))));
                     break;
                 case INSERT_WITHOUT_ID:
-                    specs.add(new Spec(kind, null, null, false, newSk,
+                    specs.add(new Spec(
+                            kind,
+                            null,
+                            null,
+                            false,
+                            newSk,
                             new InsertOneModel<>(new Document("sk", newSk).append("n", 0))));
                     break;
                 case REPLACE:
-                    specs.add(new Spec(kind, key, condition, upsert, newSk, new ReplaceOneModel<>(filter,
-                            new Document("sk", newSk).append("n", 0), new ReplaceOptions().upsert(upsert))));
+                    specs.add(new Spec(
+                            kind,
+                            key,
+                            condition,
+                            upsert,
+                            newSk,
+                            new ReplaceOneModel<>(
+                                    filter,
+                                    new Document("sk", newSk).append("n", 0),
+                                    new ReplaceOptions().upsert(upsert))));
                     break;
                 case UPDATE: {
                     boolean setsSk = random.nextBoolean();
@@ -156,7 +205,12 @@ class PlanInvariantsTest {
                     if (setsSk) {
                         update.append("$set", new Document("sk", newSk));
                     }
-                    specs.add(new Spec(kind, key, condition, upsert, setsSk ? newSk : null,
+                    specs.add(new Spec(
+                            kind,
+                            key,
+                            condition,
+                            upsert,
+                            setsSk ? newSk : null,
                             new UpdateOneModel<>(filter, update, new UpdateOptions().upsert(upsert))));
                     break;
                 }
@@ -165,11 +219,18 @@ class PlanInvariantsTest {
                     specs.add(new Spec(kind, key, condition, false, null, new DeleteOneModel<>(filter)));
                     break;
                 case UPDATE_MANY:
-                    specs.add(new Spec(kind, null, newSk, false, null, new UpdateManyModel<>(
-                            new Document("sk", newSk), new Document("$inc", new Document("n", 1)))));
+                    specs.add(new Spec(
+                            kind,
+                            null,
+                            newSk,
+                            false,
+                            null,
+                            new UpdateManyModel<>(
+                                    new Document("sk", newSk), new Document("$inc", new Document("n", 1)))));
                     break;
                 case DELETE_MANY:
-                    specs.add(new Spec(kind, null, newSk, false, null, new DeleteManyModel<>(new Document("sk", newSk))));
+                    specs.add(
+                            new Spec(kind, null, newSk, false, null, new DeleteManyModel<>(new Document("sk", newSk))));
                     break;
                 default:
                     throw new AssertionError(kind);
@@ -201,8 +262,10 @@ class PlanInvariantsTest {
 
     private static void checkStructure(List<Spec> specs, PlanOptions options, BulkPlan plan, String context) {
         int n = specs.size();
-        boolean anyUnkeyed = specs.stream().anyMatch(spec -> spec.kind == Kind.UPDATE_MANY || spec.kind == Kind.DELETE_MANY);
-        PlanMode expectedMode = options.isOrdered() && options.isStrictOrdered() ? PlanMode.STRICT_ORDERED
+        boolean anyUnkeyed =
+                specs.stream().anyMatch(spec -> spec.kind == Kind.UPDATE_MANY || spec.kind == Kind.DELETE_MANY);
+        PlanMode expectedMode = options.isOrdered() && options.isStrictOrdered()
+                ? PlanMode.STRICT_ORDERED
                 : options.isOrdered() && anyUnkeyed ? PlanMode.PRESERVE_ORDER : PlanMode.UNORDERED_ROUNDS;
         assertThat(plan.mode()).as(context).isEqualTo(expectedMode);
         assertThat(plan.size()).as(context).isEqualTo(n);
@@ -225,7 +288,9 @@ class PlanInvariantsTest {
         Map<Integer, List<Integer>> writesByKey = new HashMap<>();
         for (int i = 0; i < n; i++) {
             if (specs.get(i).key != null) {
-                writesByKey.computeIfAbsent(specs.get(i).key, k -> new ArrayList<>()).add(i);
+                writesByKey
+                        .computeIfAbsent(specs.get(i).key, k -> new ArrayList<>())
+                        .add(i);
             }
         }
 
@@ -234,7 +299,8 @@ class PlanInvariantsTest {
             assertThat(plan.rounds().get(0).isOrdered()).as(context).isTrue();
             for (List<Integer> writes : writesByKey.values()) {
                 for (int position = 0; position < writes.size(); position++) {
-                    assertThat(plan.previousOnKey(writes.get(position))).as(context)
+                    assertThat(plan.previousOnKey(writes.get(position)))
+                            .as(context)
                             .isEqualTo(position == 0 ? -1 : writes.get(position - 1));
                 }
             }
@@ -248,7 +314,8 @@ class PlanInvariantsTest {
             for (int position = 0; position < surviving.size(); position++) {
                 int index = surviving.get(position);
                 assertThat(plan.roundOf(index)).as(context + ": index " + index).isEqualTo(position + 1);
-                assertThat(plan.previousOnKey(index)).as(context + ": index " + index)
+                assertThat(plan.previousOnKey(index))
+                        .as(context + ": index " + index)
                         .isEqualTo(position == 0 ? -1 : surviving.get(position - 1));
             }
             maxSurvivingOnOneKey = Math.max(maxSurvivingOnOneKey, surviving.size());
@@ -262,16 +329,19 @@ class PlanInvariantsTest {
         boolean anyWithoutKey = specs.stream().anyMatch(spec -> spec.key == null);
         int expectedRounds = Math.max(maxSurvivingOnOneKey, anyWithoutKey ? 1 : 0);
         assertThat(plan.rounds()).as(context).hasSize(expectedRounds);
-        assertThat(plan.rounds()).as(context).allSatisfy(round -> assertThat(round.isOrdered()).isFalse());
+        assertThat(plan.rounds())
+                .as(context)
+                .allSatisfy(round -> assertThat(round.isOrdered()).isFalse());
     }
 
     // ---------------------------------------------------------------------------------------------------------------
     // The same result as running the bulk in order
 
     /** @return whether the comparison applied (the sequential run had no failure, and order was the caller's concern) */
-    private static boolean checkAgainstSequentialRun(List<Spec> specs, PlanOptions options, BulkPlan plan, Random random,
-                                                     String context) {
-        boolean anyUnkeyed = specs.stream().anyMatch(spec -> spec.kind == Kind.UPDATE_MANY || spec.kind == Kind.DELETE_MANY);
+    private static boolean checkAgainstSequentialRun(
+            List<Spec> specs, PlanOptions options, BulkPlan plan, Random random, String context) {
+        boolean anyUnkeyed =
+                specs.stream().anyMatch(spec -> spec.kind == Kind.UPDATE_MANY || spec.kind == Kind.DELETE_MANY);
         if (!options.isOrdered() && anyUnkeyed) {
             return false; // the caller allowed any order around its unkeyed writes: there is no single expected result
         }
@@ -346,7 +416,8 @@ class PlanInvariantsTest {
             case INSERT:
                 return state.putIfAbsent(spec.key, new Doc(spec.newSk, 0)) == null;
             case INSERT_WITHOUT_ID: {
-                Object id = ((InsertOneModel<Document>) spec.model).getDocument().get("_id"); // assigned by the planner
+                Object id =
+                        ((InsertOneModel<Document>) spec.model).getDocument().get("_id"); // assigned by the planner
                 return state.putIfAbsent(id, new Doc(spec.newSk, 0)) == null;
             }
             case REPLACE: {
@@ -369,7 +440,8 @@ class PlanInvariantsTest {
                     if (current != null) {
                         return false;
                     }
-                    String sk = spec.newSk != null ? spec.newSk : spec.condition; // $set wins over the filter's equality
+                    String sk =
+                            spec.newSk != null ? spec.newSk : spec.condition; // $set wins over the filter's equality
                     state.put(spec.key, new Doc(sk, 1));
                 }
                 return true;

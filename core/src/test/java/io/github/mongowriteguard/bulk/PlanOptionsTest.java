@@ -1,10 +1,10 @@
 package io.github.mongowriteguard.bulk;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.mongodb.client.model.BulkWriteOptions;
 import io.github.mongowriteguard.WriteGuardSettings;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 class PlanOptionsTest {
 
@@ -20,7 +20,8 @@ class PlanOptionsTest {
 
     @Test
     void from_readsOrderedFromDriverOptions_andStrictFromSettings() {
-        WriteGuardSettings strict = WriteGuardSettings.builder().strictOrdered(true).build();
+        WriteGuardSettings strict =
+                WriteGuardSettings.builder().strictOrdered(true).build();
 
         PlanOptions options = PlanOptions.from(new BulkWriteOptions().ordered(false), strict.isStrictOrdered());
 
@@ -30,7 +31,8 @@ class PlanOptionsTest {
 
     @Test
     void builderFromExisting_copiesEveryField() {
-        PlanOptions original = PlanOptions.builder().ordered(false).strictOrdered(true).build();
+        PlanOptions original =
+                PlanOptions.builder().ordered(false).strictOrdered(true).build();
 
         assertThat(PlanOptions.builder(original).build()).isEqualTo(original);
         assertThat(PlanOptions.builder(original).ordered(true).build()).isNotEqualTo(original);

@@ -1,13 +1,5 @@
 package io.github.mongowriteguard.bulk;
 
-import com.mongodb.client.model.WriteModel;
-import org.bson.Document;
-import org.junit.jupiter.api.Test;
-
-import java.util.ArrayList;
-import java.util.LinkedList;
-import java.util.List;
-
 import static io.github.mongowriteguard.bulk.Models.delete;
 import static io.github.mongowriteguard.bulk.Models.insert;
 import static io.github.mongowriteguard.bulk.Models.insertWithoutId;
@@ -19,6 +11,13 @@ import static io.github.mongowriteguard.bulk.Models.updateMany;
 import static io.github.mongowriteguard.bulk.Models.upsert;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.mongodb.client.model.WriteModel;
+import java.util.ArrayList;
+import java.util.LinkedList;
+import java.util.List;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+
 /** How keyed writes are spread over UNORDERED rounds. */
 class RoundsTest {
 
@@ -29,7 +28,8 @@ class RoundsTest {
         assertThat(plan.mode()).isEqualTo(PlanMode.UNORDERED_ROUNDS);
         assertThat(roundIndices(plan)).containsExactly(List.of(0, 1, 2, 3, 4));
         assertThat(plan.rounds().get(0).isOrdered()).isFalse();
-        assertThat(plan.reason()).isEqualTo("ordered bulk, every write keyed by _id: 1 UNORDERED round (no _id written twice)");
+        assertThat(plan.reason())
+                .isEqualTo("ordered bulk, every write keyed by _id: 1 UNORDERED round (no _id written twice)");
     }
 
     @Test
@@ -65,8 +65,8 @@ class RoundsTest {
 
     @Test
     void insertsWithoutId_neverShareAKey() {
-        BulkPlan plan = planner(IdAssigner.none()).plan(
-                List.of(insertWithoutId(), insertWithoutId(), insertWithoutId()), PlanOptions.ordered());
+        BulkPlan plan = planner(IdAssigner.none())
+                .plan(List.of(insertWithoutId(), insertWithoutId(), insertWithoutId()), PlanOptions.ordered());
 
         assertThat(roundIndices(plan)).containsExactly(List.of(0, 1, 2));
         assertThat(plan.decision(0).isKeyed()).isTrue();

@@ -1,26 +1,5 @@
 package io.github.mongowriteguard.bulk;
 
-import com.mongodb.MongoClientSettings;
-import com.mongodb.client.model.DeleteManyModel;
-import com.mongodb.client.model.DeleteOneModel;
-import com.mongodb.client.model.InsertOneModel;
-import com.mongodb.client.model.ReplaceOneModel;
-import com.mongodb.client.model.UpdateManyModel;
-import com.mongodb.client.model.UpdateOneModel;
-import com.mongodb.client.model.Updates;
-import com.mongodb.client.model.WriteModel;
-import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
-import io.github.mongowriteguard.exception.InvalidBulkException;
-import org.bson.BsonDocument;
-import org.bson.BsonInt32;
-import org.bson.BsonString;
-import org.bson.Document;
-import org.bson.conversions.Bson;
-import org.junit.jupiter.api.Test;
-
-import java.util.Arrays;
-import java.util.List;
-
 import static io.github.mongowriteguard.bulk.Models.delete;
 import static io.github.mongowriteguard.bulk.Models.insert;
 import static io.github.mongowriteguard.bulk.Models.insertWithoutId;
@@ -30,6 +9,26 @@ import static io.github.mongowriteguard.bulk.Models.update;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.model.DeleteManyModel;
+import com.mongodb.client.model.DeleteOneModel;
+import com.mongodb.client.model.InsertOneModel;
+import com.mongodb.client.model.ReplaceOneModel;
+import com.mongodb.client.model.UpdateManyModel;
+import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.Updates;
+import com.mongodb.client.model.WriteModel;
+import io.github.mongowriteguard.exception.InvalidBulkException;
+import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
+import java.util.Arrays;
+import java.util.List;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+import org.junit.jupiter.api.Test;
 
 /** Bulks the guard refuses before anything is sent, with the index, the problem and the fix. */
 class ValidationTest {
@@ -42,8 +41,8 @@ class ValidationTest {
 
     @Test
     void nullModelList_isRejected() {
-        InvalidBulkException e = catchThrowableOfType(InvalidBulkException.class,
-                () -> planner().plan(null, PlanOptions.ordered()));
+        InvalidBulkException e =
+                catchThrowableOfType(InvalidBulkException.class, () -> planner().plan(null, PlanOptions.ordered()));
 
         assertThat(e).isInstanceOf(IllegalArgumentException.class);
         assertThat(e.index()).isEqualTo(-1);
@@ -57,8 +56,9 @@ class ValidationTest {
 
         assertThat(e.index()).isEqualTo(1);
         assertThat(e.problem()).isEqualTo(Problem.NULL_ELEMENT);
-        assertThat(e).hasMessage("Invalid bulk write at index 1 (WriteModel): the write model is null;"
-                + " remove it from the list. Nothing was sent.");
+        assertThat(e)
+                .hasMessage("Invalid bulk write at index 1 (WriteModel): the write model is null;"
+                        + " remove it from the list. Nothing was sent.");
     }
 
     @Test
@@ -73,20 +73,21 @@ class ValidationTest {
 
     @Test
     void updateWithoutOperators_isRejected() {
-        InvalidBulkException e = rejected(List.of(insert(1),
-                new UpdateOneModel<>(new Document("_id", 1), new Document("name", "Ann"))));
+        InvalidBulkException e =
+                rejected(List.of(insert(1), new UpdateOneModel<>(new Document("_id", 1), new Document("name", "Ann"))));
 
         assertThat(e.index()).isEqualTo(1);
         assertThat(e.problem()).isEqualTo(Problem.UPDATE_WITHOUT_OPERATORS);
-        assertThat(e).hasMessage("Invalid bulk write at index 1 (UpdateOneModel): the update document has the field"
-                + " 'name', which is not an update operator; wrap the fields in {$set: {...}}, or use ReplaceOneModel"
-                + " to replace the whole document. Nothing was sent.");
+        assertThat(e)
+                .hasMessage("Invalid bulk write at index 1 (UpdateOneModel): the update document has the field"
+                        + " 'name', which is not an update operator; wrap the fields in {$set: {...}}, or use ReplaceOneModel"
+                        + " to replace the whole document. Nothing was sent.");
     }
 
     @Test
     void updateMixingOperatorsAndFields_isRejected() {
-        InvalidBulkException e = rejected(List.of(new UpdateManyModel<>(new Document(),
-                new Document("$set", new Document("a", 1)).append("b", 2))));
+        InvalidBulkException e = rejected(List.of(
+                new UpdateManyModel<>(new Document(), new Document("$set", new Document("a", 1)).append("b", 2))));
 
         assertThat(e.problem()).isEqualTo(Problem.UPDATE_WITHOUT_OPERATORS);
         assertThat(e).hasMessageContaining("(UpdateManyModel)").hasMessageContaining("'b'");
@@ -111,30 +112,34 @@ class ValidationTest {
 
     @Test
     void replacementWithOperators_isRejected() {
-        InvalidBulkException e = rejected(List.of(new ReplaceOneModel<>(new Document("_id", 1),
-                new Document("$set", new Document("a", 1)))));
+        InvalidBulkException e = rejected(
+                List.of(new ReplaceOneModel<>(new Document("_id", 1), new Document("$set", new Document("a", 1)))));
 
         assertThat(e.index()).isZero();
         assertThat(e.problem()).isEqualTo(Problem.REPLACEMENT_WITH_OPERATORS);
-        assertThat(e).hasMessage("Invalid bulk write at index 0 (ReplaceOneModel): the replacement document has the"
-                + " top-level field '$set', and a replacement cannot hold update operators; use UpdateOneModel to apply"
-                + " operators, or remove the '$' fields to replace the whole document. Nothing was sent.");
+        assertThat(e)
+                .hasMessage("Invalid bulk write at index 0 (ReplaceOneModel): the replacement document has the"
+                        + " top-level field '$set', and a replacement cannot hold update operators; use UpdateOneModel to apply"
+                        + " operators, or remove the '$' fields to replace the whole document. Nothing was sent.");
     }
 
     @Test
     void replacementWithOperators_isRejected_whenReadThroughTheCodec() {
-        BulkPlanner<BsonDocument> planner = BulkPlanner.of(BsonDocument.class, MongoClientSettings.getDefaultCodecRegistry());
+        BulkPlanner<BsonDocument> planner =
+                BulkPlanner.of(BsonDocument.class, MongoClientSettings.getDefaultCodecRegistry());
 
-        assertThatThrownBy(() -> planner.plan(List.of(new ReplaceOneModel<>(BsonDocument.parse("{_id: 1}"),
-                BsonDocument.parse("{a: 1, $inc: {n: 1}}"))), PlanOptions.ordered()))
+        assertThatThrownBy(() -> planner.plan(
+                        List.of(new ReplaceOneModel<>(
+                                BsonDocument.parse("{_id: 1}"), BsonDocument.parse("{a: 1, $inc: {n: 1}}"))),
+                        PlanOptions.ordered()))
                 .isInstanceOf(InvalidBulkException.class)
                 .hasMessageContaining("'$inc'");
     }
 
     @Test
     void replacementWithDbRefFields_isAccepted() {
-        BulkPlan plan = planOrdered(List.of(new ReplaceOneModel<>(new Document("_id", 1),
-                new Document("$ref", "orders").append("$id", 5))));
+        BulkPlan plan = planOrdered(List.of(
+                new ReplaceOneModel<>(new Document("_id", 1), new Document("$ref", "orders").append("$id", 5))));
 
         assertThat(plan.size()).isEqualTo(1);
     }
@@ -176,8 +181,8 @@ class ValidationTest {
     void insertDeleteManyInsert_isAccepted() {
         // Found by BulkEquivalenceTest: DeleteMany({n: {$gt: 50}}) removed the first insert, and the driver's ORDERED
         // run applied the second; the check had rejected the bulk as "would always fail".
-        BulkPlan plan = planOrdered(List.of(insert(1),
-                new DeleteManyModel<>(new Document("v", new Document("$gt", 0))), insert(1)));
+        BulkPlan plan = planOrdered(
+                List.of(insert(1), new DeleteManyModel<>(new Document("v", new Document("$gt", 0))), insert(1)));
 
         assertThat(plan.rounds()).hasSize(1);
     }
@@ -198,9 +203,10 @@ class ValidationTest {
 
         assertThat(e.index()).isEqualTo(1);
         assertThat(e.problem()).isEqualTo(Problem.DOCUMENT_TOO_LARGE);
-        assertThat(e).hasMessage("Invalid bulk write at index 1 (InsertOneModel): the document is 16,777,240 bytes,"
-                + " over the 16 MiB BSON limit (16,777,216 bytes); split it, or keep large content elsewhere"
-                + " (e.g. GridFS). Nothing was sent.");
+        assertThat(e)
+                .hasMessage("Invalid bulk write at index 1 (InsertOneModel): the document is 16,777,240 bytes,"
+                        + " over the 16 MiB BSON limit (16,777,216 bytes); split it, or keep large content elsewhere"
+                        + " (e.g. GridFS). Nothing was sent.");
     }
 
     @Test
@@ -212,11 +218,15 @@ class ValidationTest {
 
     @Test
     void replacementOver16MiB_isRejected_whenReadThroughTheCodec() {
-        BulkPlanner<BsonDocument> planner = BulkPlanner.of(BsonDocument.class, MongoClientSettings.getDefaultCodecRegistry());
+        BulkPlanner<BsonDocument> planner =
+                BulkPlanner.of(BsonDocument.class, MongoClientSettings.getDefaultCodecRegistry());
         BsonDocument big = new BsonDocument("big", new BsonString("x".repeat(LIMIT)));
 
-        InvalidBulkException e = catchThrowableOfType(InvalidBulkException.class, () -> planner.plan(
-                List.of(new ReplaceOneModel<>(new BsonDocument("_id", new BsonInt32(1)), big)), PlanOptions.ordered()));
+        InvalidBulkException e = catchThrowableOfType(
+                InvalidBulkException.class,
+                () -> planner.plan(
+                        List.of(new ReplaceOneModel<>(new BsonDocument("_id", new BsonInt32(1)), big)),
+                        PlanOptions.ordered()));
 
         assertThat(e.problem()).isEqualTo(Problem.DOCUMENT_TOO_LARGE);
         assertThat(e).hasMessageContaining("index 0 (ReplaceOneModel): the document is 16,777,231 bytes");
@@ -226,8 +236,10 @@ class ValidationTest {
     void rejectedBulk_assignsNoIds() {
         Document withoutId = new Document("v", 1);
 
-        assertThatThrownBy(() -> planOrdered(List.of(new InsertOneModel<>(withoutId), insert(2),
-                new UpdateOneModel<>(new Document("_id", 2), new Document()))))
+        assertThatThrownBy(() -> planOrdered(List.of(
+                        new InsertOneModel<>(withoutId),
+                        insert(2),
+                        new UpdateOneModel<>(new Document("_id", 2), new Document()))))
                 .isInstanceOf(InvalidBulkException.class);
 
         assertThat(withoutId).doesNotContainKey("_id");
@@ -235,8 +247,8 @@ class ValidationTest {
 
     @Test
     void assignerRepeatingAnId_givesOneKey_andNoInsertCountsAsItsOwnEarlierCopy() {
-        BulkPlanner<Document> planner = BulkPlanner.of(Document.class, MongoClientSettings.getDefaultCodecRegistry(),
-                document -> {
+        BulkPlanner<Document> planner =
+                BulkPlanner.of(Document.class, MongoClientSettings.getDefaultCodecRegistry(), document -> {
                     document.put("_id", 42);
                     return new BsonInt32(42);
                 });

@@ -2,15 +2,6 @@ package io.github.mongowriteguard.bulk;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
-import java.util.List;
-import java.util.Set;
-import java.util.TreeSet;
-
-import org.bson.Document;
-import org.junit.jupiter.api.Test;
-
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.Collation;
 import com.mongodb.client.model.DeleteManyModel;
@@ -27,6 +18,13 @@ import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
 
 /** The guard reads every option of the driver's write models, and knows of every getter the driver has. */
 class WriteRecordTest {
@@ -37,24 +35,40 @@ class WriteRecordTest {
      */
     @Test
     void everyGetterOfTheDriversModelAndOptionClasses_isListedWithWhatTheGuardDoesWithIt() {
-        List<Class<?>> classes = List.of(InsertOneModel.class, ReplaceOneModel.class, UpdateOneModel.class,
-            UpdateManyModel.class, DeleteOneModel.class, DeleteManyModel.class, ReplaceOptions.class, UpdateOptions.class,
-            DeleteOptions.class, BulkWriteOptions.class, InsertManyOptions.class, InsertOneOptions.class);
+        List<Class<?>> classes = List.of(
+                InsertOneModel.class,
+                ReplaceOneModel.class,
+                UpdateOneModel.class,
+                UpdateManyModel.class,
+                DeleteOneModel.class,
+                DeleteManyModel.class,
+                ReplaceOptions.class,
+                UpdateOptions.class,
+                DeleteOptions.class,
+                BulkWriteOptions.class,
+                InsertManyOptions.class,
+                InsertOneOptions.class);
 
         assertThat(WriteRecord.READ_BY_THE_GUARD.keySet()).containsExactlyInAnyOrderElementsOf(classes);
         for (Class<?> type : classes) {
             assertThat(new TreeSet<>(WriteRecord.READ_BY_THE_GUARD.get(type).keySet()))
-                .as("getters of %s", type.getSimpleName()).isEqualTo(getters(type));
+                    .as("getters of %s", type.getSimpleName())
+                    .isEqualTo(getters(type));
         }
     }
 
     @Test
     void updateOne_readsEveryOptionTheDriverSendsInABulk() {
         Collation collation = Collation.builder().locale("fr").build();
-        UpdateOptions options = new UpdateOptions().upsert(true).collation(collation).hint(new Document("k", 1))
-            .arrayFilters(List.of(Filters.eq("e.x", 1))).sort(Sorts.ascending("k"));
+        UpdateOptions options = new UpdateOptions()
+                .upsert(true)
+                .collation(collation)
+                .hint(new Document("k", 1))
+                .arrayFilters(List.of(Filters.eq("e.x", 1)))
+                .sort(Sorts.ascending("k"));
 
-        WriteRecord<Document> write = WriteRecord.of(new UpdateOneModel<>(Filters.eq("_id", 1), Updates.set("v", 1), options));
+        WriteRecord<Document> write =
+                WriteRecord.of(new UpdateOneModel<>(Filters.eq("_id", 1), Updates.set("v", 1), options));
 
         assertThat(write.kind()).isEqualTo(WriteKind.UPDATE_ONE);
         assertThat(write.upsert()).isTrue();
@@ -66,8 +80,8 @@ class WriteRecordTest {
 
     @Test
     void updateMany_neverCarriesASort_asTheDriverNeverSendsOne() {
-        WriteRecord<Document> write = WriteRecord.of(new UpdateManyModel<>(Filters.eq("k", 1), Updates.set("v", 1),
-            new UpdateOptions().sort(Sorts.ascending("k"))));
+        WriteRecord<Document> write = WriteRecord.of(new UpdateManyModel<>(
+                Filters.eq("k", 1), Updates.set("v", 1), new UpdateOptions().sort(Sorts.ascending("k"))));
 
         assertThat(write.sort()).isNull();
     }
@@ -76,10 +90,13 @@ class WriteRecordTest {
         Set<String> names = new TreeSet<>();
         for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
             for (Method method : c.getDeclaredMethods()) {
-                boolean getter = (method.getName().startsWith("get") || method.getName().startsWith("is"))
-                    && method.getParameterCount() == 0;
-                if (getter && Modifier.isPublic(method.getModifiers()) && !Modifier.isStatic(method.getModifiers())
-                    && !method.isSynthetic()) {
+                boolean getter =
+                        (method.getName().startsWith("get") || method.getName().startsWith("is"))
+                                && method.getParameterCount() == 0;
+                if (getter
+                        && Modifier.isPublic(method.getModifiers())
+                        && !Modifier.isStatic(method.getModifiers())
+                        && !method.isSynthetic()) {
                     names.add(method.getName());
                 }
             }

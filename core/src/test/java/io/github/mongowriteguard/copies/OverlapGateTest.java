@@ -3,30 +3,14 @@ package io.github.mongowriteguard.copies;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-
-import org.bson.BsonDocument;
-import org.bson.BsonInt64;
-import org.bson.BsonString;
-import org.bson.Document;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
-import com.mongodb.MongoException;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
-
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
@@ -42,6 +26,17 @@ import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.stall.Stall;
 import io.github.mongowriteguard.testkit.stall.StallHandle;
 import io.github.mongowriteguard.testkit.stall.StallMode;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The overlap gate on the deployments a real application meets, through the real driver and the emulator:
@@ -57,23 +52,29 @@ class OverlapGateTest {
     /** Over currentOp's 1,000-byte limit, so the command's txnNumber and documents are truncated away. */
     private static final String PADDING = "p".repeat(2_000);
 
-    enum Topology { REPLICA_SET, SHARDED }
+    enum Topology {
+        REPLICA_SET,
+        SHARDED
+    }
 
     @ParameterizedTest
     @EnumSource(Topology.class)
     void largeWriteStillRunning_isSeenByLsidAndComment_killedIfInterruptible(Topology topology) throws Exception {
         try (Deployment deployment = Deployment.start(topology, false);
-             MongoClient gateClient = client(deployment.uri(null), null);
-             StallHandle stall = deployment.stalled().stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.INTERRUPTIBLE, Duration.ofSeconds(30)))) {
+                MongoClient gateClient = client(deployment.uri(null), null);
+                StallHandle stall = deployment
+                        .stalled()
+                        .stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.INTERRUPTIBLE, Duration.ofSeconds(30)))) {
             // No deadline on the server: only the gate's kill stops it.
             Sent copy = sendAndGiveUp(deployment.uri(null), 5L, "mwg:test:1.1", 0);
 
             GateVerdict verdict = new OverlapGate(Duration.ofMillis(50))
-                .beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
+                    .beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
 
             assertThat(verdict).isEqualTo(GateVerdict.KILLED);
             assertThat(copy.copy.isPossiblyRunning()).isFalse();
-            assertThat(deployment.truth().awaitIdle(c -> c.commandName().equals("insert"), Duration.ofSeconds(5))).isTrue();
+            assertThat(deployment.truth().awaitIdle(c -> c.commandName().equals("insert"), Duration.ofSeconds(5)))
+                    .isTrue();
         }
     }
 
@@ -81,12 +82,14 @@ class OverlapGateTest {
     @EnumSource(Topology.class)
     void largeWriteThatIgnoresKills_isRefused_andNamedByTheServersOpid(Topology topology) throws Exception {
         try (Deployment deployment = Deployment.start(topology, false);
-             MongoClient gateClient = client(deployment.uri(null), null);
-             StallHandle stall = deployment.stalled().stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
+                MongoClient gateClient = client(deployment.uri(null), null);
+                StallHandle stall = deployment
+                        .stalled()
+                        .stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
             Sent copy = sendAndGiveUp(deployment.uri(null), 5L, "mwg:test:1.1");
 
             GateVerdict verdict = new OverlapGate(Duration.ofMillis(50))
-                .beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
+                    .beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
 
             assertThat(verdict).isEqualTo(GateVerdict.REFUSED);
             CopyRecord record = copy.copy.snapshot();
@@ -100,8 +103,10 @@ class OverlapGateTest {
     @Test
     void anotherCopyOnTheSameSession_isNotTakenForThisOne() throws Exception {
         try (Deployment deployment = Deployment.start(Topology.REPLICA_SET, false);
-             MongoClient gateClient = client(deployment.uri(null), null);
-             StallHandle stall = deployment.stalled().stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(2)))) {
+                MongoClient gateClient = client(deployment.uri(null), null);
+                StallHandle stall = deployment
+                        .stalled()
+                        .stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(2)))) {
             Sent running = sendAndGiveUp(deployment.uri(null), 5L, "mwg:test:1.1");
             // The gate asks about another copy of the same session: another guard comment.
             LiveCopyLedger.Copy other = new LiveCopyLedger().start(NS, running.copy.lsid(), 4L, "mwg:test:1.0");
@@ -109,7 +114,7 @@ class OverlapGateTest {
             other.clientGaveUp();
 
             GateVerdict verdict = new OverlapGate(Duration.ofMillis(50))
-                .beforeRetry(gateClient.getDatabase("admin"), other, running.sentAt, MAX_TIME_MS);
+                    .beforeRetry(gateClient.getDatabase("admin"), other, running.sentAt, MAX_TIME_MS);
 
             assertThat(verdict).isEqualTo(GateVerdict.PROCEED);
             stall.release();
@@ -119,59 +124,73 @@ class OverlapGateTest {
     @Test
     void applicationUserWithoutInprog_onMongod_seesItsOwnCopyWithOwnOps() throws Exception {
         try (Deployment deployment = Deployment.start(Topology.REPLICA_SET, true);
-             Recorder sent = new Recorder();
-             MongoClient gateClient = client(deployment.uri("app"), sent);
-             StallHandle stall = deployment.stalled().stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
+                Recorder sent = new Recorder();
+                MongoClient gateClient = client(deployment.uri("app"), sent);
+                StallHandle stall = deployment
+                        .stalled()
+                        .stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
             Sent copy = sendAndGiveUp(deployment.uri("app"), 5L, "mwg:test:1.1");
 
             OverlapGate gate = new OverlapGate(Duration.ofMillis(50));
-            GateVerdict verdict = gate.beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
+            GateVerdict verdict =
+                    gate.beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
 
             assertThat(verdict).isEqualTo(GateVerdict.REFUSED);
             assertThat(copy.copy.snapshot().serverOpId()).matches("\\d+");
             List<BsonDocument> currentOps = sent.commands("currentOp");
             assertThat(currentOps.get(0)).doesNotContainKey("$ownOps");
-            assertThat(currentOps.subList(1, currentOps.size())).allSatisfy(c -> assertThat(c.getBoolean("$ownOps").getValue()).isTrue());
+            assertThat(currentOps.subList(1, currentOps.size()))
+                    .allSatisfy(
+                            c -> assertThat(c.getBoolean("$ownOps").getValue()).isTrue());
             assertThat(sent.commands("killSessions")).hasSize(1);
             stall.release();
         }
     }
 
     @Test
-    void applicationUserWithoutInprog_throughMongos_isBlind_becauseMongosRequiresInprogForEveryCurrentOp() throws Exception {
+    void applicationUserWithoutInprog_throughMongos_isBlind_becauseMongosRequiresInprogForEveryCurrentOp()
+            throws Exception {
         try (Deployment deployment = Deployment.start(Topology.SHARDED, true);
-             MongoClient gateClient = client(deployment.uri("app"), null);
-             MongoClient monitorClient = client(deployment.uri("monitor"), null);
-             StallHandle stall = deployment.stalled().stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
+                MongoClient gateClient = client(deployment.uri("app"), null);
+                MongoClient monitorClient = client(deployment.uri("monitor"), null);
+                StallHandle stall = deployment
+                        .stalled()
+                        .stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
             Sent copy = sendAndGiveUp(deployment.uri("app"), 5L, "mwg:test:1.1");
 
             GateVerdict blind = new OverlapGate(Duration.ofMillis(50))
-                .beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
+                    .beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
             assertThat(blind).isEqualTo(GateVerdict.BLIND);
             assertThat(copy.copy.isPossiblyRunning()).isTrue();
 
             // A user granted inprog (clusterMonitor) sees the shard's copy through the same mongos.
             GateVerdict seen = new OverlapGate(Duration.ofMillis(50))
-                .beforeRetry(monitorClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
+                    .beforeRetry(monitorClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
             assertThat(seen).isEqualTo(GateVerdict.REFUSED);
             assertThat(copy.copy.snapshot().serverOpId()).matches("shard00:\\d+");
             stall.release();
         }
     }
 
-    enum GateFault { CLOSE_CONNECTION, INTERRUPTED_AT_SHUTDOWN, SLOWER_THAN_THE_SOCKET_TIMEOUT }
+    enum GateFault {
+        CLOSE_CONNECTION,
+        INTERRUPTED_AT_SHUTDOWN,
+        SLOWER_THAN_THE_SOCKET_TIMEOUT
+    }
 
     @ParameterizedTest
     @EnumSource(GateFault.class)
     void gatesOwnCurrentOpFailing_isBlind_notAnException(GateFault fault) throws Exception {
         try (Deployment deployment = Deployment.start(Topology.SHARDED, false);
-             MongoClient gateClient = client(deployment.uri(null), null);
-             StallHandle stall = deployment.stalled().stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
+                MongoClient gateClient = client(deployment.uri(null), null);
+                StallHandle stall = deployment
+                        .stalled()
+                        .stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
             Sent copy = sendAndGiveUp(deployment.uri(null), 5L, "mwg:test:1.1");
             failCurrentOp(gateClient, fault);
 
             GateVerdict verdict = new OverlapGate(Duration.ofMillis(50))
-                .beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
+                    .beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
 
             assertThat(verdict).isEqualTo(GateVerdict.BLIND);
             assertThat(copy.copy.isPossiblyRunning()).isTrue();
@@ -188,8 +207,10 @@ class OverlapGateTest {
     void guardedExecute_whenTheGatesCurrentOpFails_returnsItsCompleteOutcome() throws Exception {
         WriteOutcome<Document> outcome = executeWithBlindGate();
 
-        assertThat(outcome.outcomes()).hasSize(2).doesNotContainNull()
-            .allSatisfy(o -> assertThat(o.status()).isNotNull().isNotEqualTo(WriteStatus.APPLIED));
+        assertThat(outcome.outcomes())
+                .hasSize(2)
+                .doesNotContainNull()
+                .allSatisfy(o -> assertThat(o.status()).isNotNull().isNotEqualTo(WriteStatus.APPLIED));
     }
 
     /**
@@ -206,16 +227,28 @@ class OverlapGateTest {
 
     private static WriteOutcome<Document> executeWithBlindGate() throws Exception {
         try (Deployment deployment = Deployment.start(Topology.SHARDED, false);
-             StallHandle stall = deployment.stalled().stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
-            WriteGuard guard = WriteGuard.builder().settings(WriteGuardSettings.builder()
-                .retryPolicy(RetryPolicy.builder().maxAttempts(2).initialBackoff(Duration.ofMillis(20)).build()).build()).build();
-            try (MongoClient client = MongoClients.create(guard.configure(settings(deployment.uri(null), null)).build())) {
+                StallHandle stall = deployment
+                        .stalled()
+                        .stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
+            WriteGuard guard = WriteGuard.builder()
+                    .settings(WriteGuardSettings.builder()
+                            .retryPolicy(RetryPolicy.builder()
+                                    .maxAttempts(2)
+                                    .initialBackoff(Duration.ofMillis(20))
+                                    .build())
+                            .build())
+                    .build();
+            try (MongoClient client = MongoClients.create(
+                    guard.configure(settings(deployment.uri(null), null)).build())) {
                 failCurrentOp(client, GateFault.CLOSE_CONNECTION);
-                GuardedCollection<Document> records = guard.wrap(client, client.getDatabase("gate").getCollection("records"));
+                GuardedCollection<Document> records =
+                        guard.wrap(client, client.getDatabase("gate").getCollection("records"));
 
-                return records.execute(List.of(
-                    new InsertOneModel<>(new Document("pad", PADDING)), new InsertOneModel<>(new Document("v", 2))),
-                    new com.mongodb.client.model.BulkWriteOptions().ordered(false));
+                return records.execute(
+                        List.of(
+                                new InsertOneModel<>(new Document("pad", PADDING)),
+                                new InsertOneModel<>(new Document("v", 2))),
+                        new com.mongodb.client.model.BulkWriteOptions().ordered(false));
             } finally {
                 stall.release();
             }
@@ -225,13 +258,15 @@ class OverlapGateTest {
     @Test
     void copyNoLongerRunning_proceeds() throws Exception {
         try (Deployment deployment = Deployment.start(Topology.SHARDED, false);
-             MongoClient gateClient = client(deployment.uri(null), null)) {
-            LiveCopyLedger.Copy copy = new LiveCopyLedger().start(NS, java.util.UUID.randomUUID().toString(), 1L, "mwg:test:1.1");
+                MongoClient gateClient = client(deployment.uri(null), null)) {
+            LiveCopyLedger.Copy copy =
+                    new LiveCopyLedger().start(NS, java.util.UUID.randomUUID().toString(), 1L, "mwg:test:1.1");
             copy.sent();
             copy.clientGaveUp();
 
-            assertThat(new OverlapGate(Duration.ofMillis(10)).beforeRetry(gateClient.getDatabase("admin"), copy,
-                System.nanoTime(), 10)).isEqualTo(GateVerdict.PROCEED);
+            assertThat(new OverlapGate(Duration.ofMillis(10))
+                            .beforeRetry(gateClient.getDatabase("admin"), copy, System.nanoTime(), 10))
+                    .isEqualTo(GateVerdict.PROCEED);
             assertThat(copy.isPossiblyRunning()).isFalse();
         }
     }
@@ -239,8 +274,7 @@ class OverlapGateTest {
     // ---- helpers ------------------------------------------------------------------------------------------
 
     /** One copy sent by hand as the guard sends it (runCommand body, lsid, txnNumber, maxTimeMS, comment). */
-    private record Sent(LiveCopyLedger.Copy copy, long sentAt) {
-    }
+    private record Sent(LiveCopyLedger.Copy copy, long sentAt) {}
 
     /** Sends a > 1,000-byte retryable insert that the stalled node holds, and gives up on it at the socket timeout. */
     private static Sent sendAndGiveUp(String uri, long txnNumber, String comment) throws Exception {
@@ -249,13 +283,20 @@ class OverlapGateTest {
 
     /** As above; {@code maxTimeMs} 0 sends no deadline (a copy that only a kill can stop). */
     private static Sent sendAndGiveUp(String uri, long txnNumber, String comment, long maxTimeMs) throws Exception {
-        try (MongoClient writer = client(uri, null); ClientSession session = writer.startSession()) {
-            String lsid = session.getServerSession().getIdentifier().getBinary("id").asUuid().toString();
+        try (MongoClient writer = client(uri, null);
+                ClientSession session = writer.startSession()) {
+            String lsid = session.getServerSession()
+                    .getIdentifier()
+                    .getBinary("id")
+                    .asUuid()
+                    .toString();
             LiveCopyLedger.Copy copy = new LiveCopyLedger().start(NS, lsid, txnNumber, comment);
             BsonDocument insert = new BsonDocument("insert", new BsonString("records"))
-                .append("documents", new org.bson.BsonArray(List.of(new BsonDocument("_id", new BsonString("large"))
-                    .append("pad", new BsonString(PADDING)))))
-                .append("ordered", org.bson.BsonBoolean.TRUE);
+                    .append(
+                            "documents",
+                            new org.bson.BsonArray(List.of(new BsonDocument("_id", new BsonString("large"))
+                                    .append("pad", new BsonString(PADDING)))))
+                    .append("ordered", org.bson.BsonBoolean.TRUE);
             if (maxTimeMs > 0) {
                 insert.append("maxTimeMS", new BsonInt64(maxTimeMs));
             }
@@ -263,7 +304,7 @@ class OverlapGateTest {
             copy.sent();
             long sentAt = System.nanoTime();
             assertThatThrownBy(() -> writer.getDatabase("gate").runCommand(session, insert, BsonDocument.class))
-                .isInstanceOf(com.mongodb.MongoSocketException.class);
+                    .isInstanceOf(com.mongodb.MongoSocketException.class);
             copy.clientGaveUp();
             return new Sent(copy, sentAt);
         }
@@ -274,17 +315,20 @@ class OverlapGateTest {
         switch (fault) {
             case CLOSE_CONNECTION -> data.append("closeConnection", true);
             case INTERRUPTED_AT_SHUTDOWN -> data.append("errorCode", 11600);
-            case SLOWER_THAN_THE_SOCKET_TIMEOUT -> data.append("blockConnection", true).append("blockTimeMS", 2 * SOCKET_TIMEOUT_MS);
+            case SLOWER_THAN_THE_SOCKET_TIMEOUT ->
+                data.append("blockConnection", true).append("blockTimeMS", 2 * SOCKET_TIMEOUT_MS);
         }
-        client.getDatabase("admin").runCommand(new Document("configureFailPoint", "failCommand")
-            .append("mode", "alwaysOn").append("data", data));
+        client.getDatabase("admin")
+                .runCommand(new Document("configureFailPoint", "failCommand")
+                        .append("mode", "alwaysOn")
+                        .append("data", data));
     }
 
     private static MongoClientSettings.Builder settings(String uri, CommandListener listener) {
         MongoClientSettings.Builder builder = MongoClientSettings.builder()
-            .applyConnectionString(new ConnectionString(uri))
-            .applyToSocketSettings(s -> s.readTimeout(SOCKET_TIMEOUT_MS, TimeUnit.MILLISECONDS))
-            .applyToClusterSettings(c -> c.serverSelectionTimeout(5, TimeUnit.SECONDS));
+                .applyConnectionString(new ConnectionString(uri))
+                .applyToSocketSettings(s -> s.readTimeout(SOCKET_TIMEOUT_MS, TimeUnit.MILLISECONDS))
+                .applyToClusterSettings(c -> c.serverSelectionTimeout(5, TimeUnit.SECONDS));
         if (listener != null) {
             builder.addCommandListener(listener);
         }
@@ -310,16 +354,19 @@ class OverlapGateTest {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 
     /**
      * A replica set, or a 2-shard cluster whose first shard (the unsharded collection's) is the one stalled; with
      * users, {@code app} (readWrite, no inprog) and {@code monitor} (clusterMonitor: inprog) and authorization on.
      */
-    private record Deployment(AutoCloseable cluster, String connectionString, EmulatedNode stalled,
-                              io.github.mongowriteguard.testkit.truth.ServerTruth truth) implements AutoCloseable {
+    private record Deployment(
+            AutoCloseable cluster,
+            String connectionString,
+            EmulatedNode stalled,
+            io.github.mongowriteguard.testkit.truth.ServerTruth truth)
+            implements AutoCloseable {
         static Deployment start(Topology topology, boolean users) {
             if (topology == Topology.REPLICA_SET) {
                 EmulatedReplicaSet.Builder builder = EmulatedCluster.replicaSet();

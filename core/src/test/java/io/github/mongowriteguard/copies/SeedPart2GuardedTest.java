@@ -3,21 +3,12 @@ package io.github.mongowriteguard.copies;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
-
-import org.bson.Document;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
-
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
@@ -35,6 +26,12 @@ import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 import io.github.mongowriteguard.testkit.truth.ServerTruth;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.bson.Document;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The articles' part 2, scaled down, raw driver and guard side by side on the same emulated deployment: socket
@@ -46,9 +43,13 @@ class SeedPart2GuardedTest {
     private static final int SOCKET_TIMEOUT_MS = 300;
     private static final int INTERRUPTIBLE_SOCKET_TIMEOUT_MS = 2_000;
     private static final String NS = "lab.records";
-    private static final Predicate<ReceivedCommand> INSERTS = c -> c.commandName().equals("insert") && c.namespace().equals(NS);
+    private static final Predicate<ReceivedCommand> INSERTS =
+            c -> c.commandName().equals("insert") && c.namespace().equals(NS);
 
-    enum Topology { REPLICA_SET, SHARDED_ONE_SHARD_STALLED }
+    enum Topology {
+        REPLICA_SET,
+        SHARDED_ONE_SHARD_STALLED
+    }
 
     @ParameterizedTest
     @EnumSource(Topology.class)
@@ -56,7 +57,10 @@ class SeedPart2GuardedTest {
         try (Deployment deployment = Deployment.start(topology)) {
             // Raw driver, retryWrites on, an application loop like FixedBackOff(0, 3).
             try (MongoClient raw = client(deployment.uri(), null);
-                 StallHandle stall = deployment.stalledNode().stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
+                    StallHandle stall = deployment
+                            .stalledNode()
+                            .stall(new Stall(
+                                    NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
                 MongoCollection<Document> records = raw.getDatabase("lab").getCollection("records");
                 int failures = 0;
                 for (int execution = 0; execution < EXECUTIONS; execution++) {
@@ -82,37 +86,51 @@ class SeedPart2GuardedTest {
             MeterRegistry meters = new SimpleMeterRegistry();
             WriteGuard guard = guard(meters);
             try (MongoClient client = client(deployment.uri(), guard);
-                 StallHandle stall = deployment.stalledNode().stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
-                GuardedCollection<Document> records = guard.wrap(client, client.getDatabase("lab").getCollection("records"));
+                    StallHandle stall = deployment
+                            .stalledNode()
+                            .stall(new Stall(
+                                    NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
+                GuardedCollection<Document> records =
+                        guard.wrap(client, client.getDatabase("lab").getCollection("records"));
 
                 assertThatThrownBy(() -> records.insertOne(new Document("record", 42)))
-                    .isInstanceOfSatisfying(CopyStillRunningException.class, e -> {
-                        assertThat(e.copy().possiblyRunning()).isTrue();
-                        // The refusal rests on the server's view of the copy where it runs: through mongos the stalled
-                        // shard's operation ("shard00:<opid>", mongos' currentOp lists the shards' operations), not
-                        // mongos' own operation waiting for it (which a real mongos does not list).
-                        assertThat(e.copy().serverOpId()).matches(topology == Topology.REPLICA_SET ? "\\d+" : "shard00:\\d+");
-                        assertThat(e.getMessage()).contains("still running").contains("Dead-letter");
-                        assertThat(e.outcome().sends()).isLessThanOrEqualTo(EXECUTIONS);
-                    });
+                        .isInstanceOfSatisfying(CopyStillRunningException.class, e -> {
+                            assertThat(e.copy().possiblyRunning()).isTrue();
+                            // The refusal rests on the server's view of the copy where it runs: through mongos the
+                            // stalled
+                            // shard's operation ("shard00:<opid>", mongos' currentOp lists the shards' operations), not
+                            // mongos' own operation waiting for it (which a real mongos does not list).
+                            assertThat(e.copy().serverOpId())
+                                    .matches(topology == Topology.REPLICA_SET ? "\\d+" : "shard00:\\d+");
+                            assertThat(e.getMessage()).contains("still running").contains("Dead-letter");
+                            assertThat(e.outcome().sends()).isLessThanOrEqualTo(EXECUTIONS);
+                        });
 
                 ServerTruth truth = deployment.truth();
                 assertThat(truth.maxConcurrentCopies(INSERTS)).isEqualTo(1);
                 assertThat(truth.commands(INSERTS).size()).isLessThanOrEqualTo(EXECUTIONS);
                 assertThat(guard.getCopies().possiblyRunning()).hasSize(1);
-                assertThat(meters.get("mongodb.guard.gate.refusals").counter().count()).isEqualTo(1);
-                assertThat(meters.get("mongodb.guard.copies.running").gauge().value()).isEqualTo(1);
-                assertThat(meters.get("mongodb.guard.writes").tag("outcome", "unknown").timer().count()).isEqualTo(1);
+                assertThat(meters.get("mongodb.guard.gate.refusals").counter().count())
+                        .isEqualTo(1);
+                assertThat(meters.get("mongodb.guard.copies.running").gauge().value())
+                        .isEqualTo(1);
+                assertThat(meters.get("mongodb.guard.writes")
+                                .tag("outcome", "unknown")
+                                .timer()
+                                .count())
+                        .isEqualTo(1);
                 stall.release();
                 assertThat(truth.awaitIdle(INSERTS, Duration.ofSeconds(10))).isTrue();
-                assertThat(client.getDatabase("lab").getCollection("records").countDocuments()).isLessThanOrEqualTo(1);
+                assertThat(client.getDatabase("lab").getCollection("records").countDocuments())
+                        .isLessThanOrEqualTo(1);
             }
         }
     }
 
     @ParameterizedTest
     @EnumSource(Topology.class)
-    void interruptibleStall_guardedRetriesTheSameCopy_theServerStopsEachAtItsDeadline(Topology topology) throws Exception {
+    void interruptibleStall_guardedRetriesTheSameCopy_theServerStopsEachAtItsDeadline(Topology topology)
+            throws Exception {
         try (Deployment deployment = Deployment.start(topology)) {
             MeterRegistry meters = new SimpleMeterRegistry();
             WriteGuard guard = guard(meters);
@@ -120,32 +138,45 @@ class SeedPart2GuardedTest {
             // socket timeout also on a loaded machine (with 300 ms, a busy CI machine made it time out first, and the
             // guard then rightly said UNKNOWN).
             try (MongoClient client = client(deployment.uri(), guard, INTERRUPTIBLE_SOCKET_TIMEOUT_MS);
-                 StallHandle stall = deployment.stalledNode().stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.INTERRUPTIBLE, Duration.ofSeconds(20)))) {
-                GuardedCollection<Document> records = guard.wrap(client, client.getDatabase("lab").getCollection("records"));
+                    StallHandle stall = deployment
+                            .stalledNode()
+                            .stall(new Stall(
+                                    NS, Stall.WRITE_COMMANDS, StallMode.INTERRUPTIBLE, Duration.ofSeconds(20)))) {
+                GuardedCollection<Document> records =
+                        guard.wrap(client, client.getDatabase("lab").getCollection("records"));
 
                 assertThatThrownBy(() -> records.insertOne(new Document("record", 42)))
-                    .isInstanceOf(ServerDeadlineExceededException.class);
+                        .isInstanceOf(ServerDeadlineExceededException.class);
 
                 ServerTruth truth = deployment.truth();
                 assertThat(truth.awaitIdle(INSERTS, Duration.ofSeconds(10))).isTrue();
                 assertThat(truth.commands(INSERTS)).hasSize(EXECUTIONS);
                 assertThat(truth.copies(INSERTS)).hasSize(1);
                 assertThat(truth.maxConcurrentCopies(INSERTS)).isEqualTo(1);
-                assertThat(meters.get("mongodb.guard.deadline.hits").counter().count()).isEqualTo(EXECUTIONS);
-                assertThat(meters.get("mongodb.guard.attempts").tag("attempt", "retry").counter().count()).isEqualTo(EXECUTIONS - 1);
+                assertThat(meters.get("mongodb.guard.deadline.hits").counter().count())
+                        .isEqualTo(EXECUTIONS);
+                assertThat(meters.get("mongodb.guard.attempts")
+                                .tag("attempt", "retry")
+                                .counter()
+                                .count())
+                        .isEqualTo(EXECUTIONS - 1);
                 stall.release();
-                assertThat(client.getDatabase("lab").getCollection("records").countDocuments()).isZero();
+                assertThat(client.getDatabase("lab").getCollection("records").countDocuments())
+                        .isZero();
             }
         }
     }
 
     private static WriteGuard guard(MeterRegistry meters) {
         return WriteGuard.builder()
-            .settings(WriteGuardSettings.builder()
-                .retryPolicy(RetryPolicy.builder().maxAttempts(EXECUTIONS).initialBackoff(Duration.ofMillis(20)).build())
-                .build())
-            .meterRegistry(meters)
-            .build();
+                .settings(WriteGuardSettings.builder()
+                        .retryPolicy(RetryPolicy.builder()
+                                .maxAttempts(EXECUTIONS)
+                                .initialBackoff(Duration.ofMillis(20))
+                                .build())
+                        .build())
+                .meterRegistry(meters)
+                .build();
     }
 
     private static MongoClient client(String uri, WriteGuard guard) {
@@ -154,17 +185,19 @@ class SeedPart2GuardedTest {
 
     private static MongoClient client(String uri, WriteGuard guard, int socketTimeoutMs) {
         MongoClientSettings.Builder builder = MongoClientSettings.builder()
-            .applyConnectionString(new ConnectionString(uri))
-            .applyToSocketSettings(s -> s.readTimeout(socketTimeoutMs, TimeUnit.MILLISECONDS));
+                .applyConnectionString(new ConnectionString(uri))
+                .applyToSocketSettings(s -> s.readTimeout(socketTimeoutMs, TimeUnit.MILLISECONDS));
         return MongoClients.create((guard == null ? builder : guard.configure(builder)).build());
     }
 
     /** A replica set, or a 2-shard cluster whose first shard (where the unsharded collection lives) stalls. */
-    private record Deployment(AutoCloseable cluster, String uri, EmulatedNode stalledNode, ServerTruth truth) implements AutoCloseable {
+    private record Deployment(AutoCloseable cluster, String uri, EmulatedNode stalledNode, ServerTruth truth)
+            implements AutoCloseable {
         static Deployment start(Topology topology) {
             if (topology == Topology.REPLICA_SET) {
                 EmulatedReplicaSet replicaSet = EmulatedCluster.replicaSet().start();
-                return new Deployment(replicaSet, replicaSet.connectionString(), replicaSet.primary(), replicaSet.truth());
+                return new Deployment(
+                        replicaSet, replicaSet.connectionString(), replicaSet.primary(), replicaSet.truth());
             }
             EmulatedShardedCluster sharded = EmulatedCluster.sharded().shards(2).start();
             return new Deployment(sharded, sharded.connectionString(), sharded.shard(0), sharded.truth());

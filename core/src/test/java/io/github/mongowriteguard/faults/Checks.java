@@ -1,5 +1,7 @@
 package io.github.mongowriteguard.faults;
 
+import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
+import io.github.mongowriteguard.testkit.truth.TxnId;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -8,11 +10,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.bson.Document;
-
-import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
-import io.github.mongowriteguard.testkit.truth.TxnId;
 
 /**
  * The checks after quiescence, from the ledger, the final documents and the servers' record of copies:
@@ -32,8 +30,7 @@ import io.github.mongowriteguard.testkit.truth.TxnId;
  * UNKNOWN allows "applied" and "not applied", never "twice". A PARTIAL multi-document write allows any subset.
  */
 final class Checks {
-    private Checks() {
-    }
+    private Checks() {}
 
     /** The final documents, indexed by what the writes left in them. */
     private static final class State {
@@ -54,8 +51,9 @@ final class Checks {
                 } else if (document.containsKey("log")) {
                     counterLog.put((String) id, document.getList("log", Object.class));
                 } else if (document.containsKey("g")) {
-                    groupLogs.computeIfAbsent(document.getInteger("g"), g -> new ArrayList<>())
-                        .add(document.getList("mlog", Object.class));
+                    groupLogs
+                            .computeIfAbsent(document.getInteger("g"), g -> new ArrayList<>())
+                            .add(document.getList("mlog", Object.class));
                 } else if (document.containsKey("s")) {
                     scratchLeft.merge(document.getString("s"), 1, Integer::sum);
                 }
@@ -63,9 +61,16 @@ final class Checks {
         }
     }
 
-    static FaultReport check(FaultConfig config, Writer.Kind writer, Workload workload, Ledger ledger,
-                             List<Document> documents, List<ReceivedCommand> commands, Map<Fault, Integer> faults,
-                             String deploymentSummary, java.time.Duration elapsed) {
+    static FaultReport check(
+            FaultConfig config,
+            Writer.Kind writer,
+            Workload workload,
+            Ledger ledger,
+            List<Document> documents,
+            List<ReceivedCommand> commands,
+            Map<Fault, Integer> faults,
+            String deploymentSummary,
+            java.time.Duration elapsed) {
         State state = new State(documents);
         List<String> violations = new ArrayList<>();
         List<String> notes = new ArrayList<>();
@@ -87,7 +92,9 @@ final class Checks {
             }
             Write write = entry.write();
             if (write.kind() == WriteKind.REPLACE) {
-                replacements.computeIfAbsent(write.target(), k -> new ArrayList<>()).add(entry);
+                replacements
+                        .computeIfAbsent(write.target(), k -> new ArrayList<>())
+                        .add(entry);
                 continue;
             }
             Effect effect = effect(write, state);
@@ -99,7 +106,8 @@ final class Checks {
                 lost++;
                 if (entry.writeConcernError()) {
                     lostAfterWce++;
-                    violations.add("lost after a write-concern error (APPLIED, then rolled back): " + describe(entry, effect));
+                    violations.add(
+                            "lost after a write-concern error (APPLIED, then rolled back): " + describe(entry, effect));
                 } else {
                     violations.add("lost: " + describe(entry, effect));
                 }
@@ -107,8 +115,10 @@ final class Checks {
             if (entry.claim() == Claim.NOT_APPLIED && effect.times() > 0) {
                 dishonest++;
                 violations.add("said not applied, was applied: " + describe(entry, effect));
-            } else if (entry.claim() != Claim.APPLIED && entry.retrySafe() && !write.kind().idempotent()
-                && effect.times() > 0) {
+            } else if (entry.claim() != Claim.APPLIED
+                    && entry.retrySafe()
+                    && !write.kind().idempotent()
+                    && effect.times() > 0) {
                 dishonest++;
                 violations.add("said retry-safe, a resend would apply it twice: " + describe(entry, effect));
             }
@@ -117,9 +127,12 @@ final class Checks {
         for (Map.Entry<String, List<Ledger.Entry>> key : replacements.entrySet()) {
             List<Ledger.Entry> history = key.getValue();
             history.sort(Comparator.comparingInt(Ledger.Entry::order)
-                .thenComparingInt(e -> e.operation().writes().indexOf(e.write())));
+                    .thenComparingInt(e -> e.operation().writes().indexOf(e.write())));
             String finalTag = state.replacedTag.get(key.getKey());
-            Ledger.Entry stored = history.stream().filter(e -> e.write().tag().equals(finalTag)).findFirst().orElse(null);
+            Ledger.Entry stored = history.stream()
+                    .filter(e -> e.write().tag().equals(finalTag))
+                    .findFirst()
+                    .orElse(null);
             Ledger.Entry lastApplied = null;
             for (Ledger.Entry entry : history) {
                 if (entry.claim() == Claim.APPLIED) {
@@ -129,21 +142,22 @@ final class Checks {
             if (stored != null && stored.claim() == Claim.NOT_APPLIED) {
                 dishonest++;
                 violations.add("said not applied, was applied (its replacement is stored): " + stored.write() + " "
-                    + stored.detail());
+                        + stored.detail());
                 continue;
             }
             if (lastApplied == null || stored == lastApplied) {
                 continue;
             }
-            boolean laterUnknown = stored != null && stored.claim() == Claim.UNKNOWN
-                && history.indexOf(stored) > history.indexOf(lastApplied);
+            boolean laterUnknown = stored != null
+                    && stored.claim() == Claim.UNKNOWN
+                    && history.indexOf(stored) > history.indexOf(lastApplied);
             if (laterUnknown) {
                 continue;
             }
             if (stored != null && stored.claim() == Claim.UNKNOWN) {
                 lateOverwrites++;
                 notes.add("acknowledged " + lastApplied.write() + " overwritten by a late copy of the earlier UNKNOWN "
-                    + stored.write());
+                        + stored.write());
                 continue;
             }
             lost++;
@@ -151,31 +165,58 @@ final class Checks {
                 lostAfterWce++;
             }
             violations.add((lastApplied.writeConcernError() ? "lost after a write-concern error: " : "lost: ")
-                + lastApplied.write() + " " + lastApplied.detail() + "; stored: "
-                + (stored == null ? (finalTag == null ? "nothing" : finalTag) : stored.write() + " " + stored.claim()));
+                    + lastApplied.write() + " " + lastApplied.detail() + "; stored: "
+                    + (stored == null
+                            ? (finalTag == null ? "nothing" : finalTag)
+                            : stored.write() + " " + stored.claim()));
         }
         CopyCount copies = maxCopies(writer, commands);
         if (copies.max() > 1) {
             StringBuilder shown = new StringBuilder();
-            commands.stream().filter(c -> copies.group().equals(writer.copyGroup(c))).forEach(c -> shown.append("\n      ")
-                .append(c.txnId()).append(' ').append(c.node()).append(" conn").append(c.connectionId()).append(" +")
-                .append((c.startNanos() - commands.get(0).startNanos()) / 1_000_000).append(" ms for ")
-                .append(c.running() ? "(running)" : ((c.endNanos() - c.startNanos()) / 1_000_000) + " ms").append(' ')
-                .append(c.outcome()).append(c.errorCode() == 0 ? "" : " " + c.errorCode())
-                .append(c.executed() ? " executed, applied " + c.applied() : ""));
+            commands.stream()
+                    .filter(c -> copies.group().equals(writer.copyGroup(c)))
+                    .forEach(c -> shown.append("\n      ")
+                            .append(c.txnId())
+                            .append(' ')
+                            .append(c.node())
+                            .append(" conn")
+                            .append(c.connectionId())
+                            .append(" +")
+                            .append((c.startNanos() - commands.get(0).startNanos()) / 1_000_000)
+                            .append(" ms for ")
+                            .append(c.running() ? "(running)" : ((c.endNanos() - c.startNanos()) / 1_000_000) + " ms")
+                            .append(' ')
+                            .append(c.outcome())
+                            .append(c.errorCode() == 0 ? "" : " " + c.errorCode())
+                            .append(c.executed() ? " executed, applied " + c.applied() : ""));
             violations.add(copies.max() + " copies at once of " + copies.group() + ":" + shown);
         }
-        return new FaultReport(config.topology(), config.deployment(), writer, config.seed(), workload.operationCount(), workload.writeCount(),
-            lost, twice, copies.max(), dishonest, lostAfterWce, lateOverwrites, threw, claims, faults,
-            Collections.unmodifiableList(violations), Collections.unmodifiableList(notes), elapsed);
+        return new FaultReport(
+                config.topology(),
+                config.deployment(),
+                writer,
+                config.seed(),
+                workload.operationCount(),
+                workload.writeCount(),
+                lost,
+                twice,
+                copies.max(),
+                dishonest,
+                lostAfterWce,
+                lateOverwrites,
+                threw,
+                claims,
+                faults,
+                Collections.unmodifiableList(violations),
+                Collections.unmodifiableList(notes),
+                elapsed);
     }
 
     /**
      * What the final documents show of a write: how many times its tag is there (per document of an {@code updateMany}
      * group, the most), and whether its whole effect is there.
      */
-    private record Effect(int times, boolean complete, String shown) {
-    }
+    private record Effect(int times, boolean complete, String shown) {}
 
     private static Effect effect(Write write, State state) {
         switch (write.kind()) {
@@ -184,7 +225,8 @@ final class Checks {
                 return new Effect(count, count >= 1, count + " document(s)");
             }
             case INC: {
-                int count = Collections.frequency(state.counterLog.getOrDefault(write.target(), List.of()), write.tag());
+                int count =
+                        Collections.frequency(state.counterLog.getOrDefault(write.target(), List.of()), write.tag());
                 return new Effect(count, count >= 1, count + " time(s) in " + write.target());
             }
             case UPDATE_MANY: {
@@ -199,7 +241,8 @@ final class Checks {
             case DELETE_MANY: {
                 int left = state.scratchLeft.getOrDefault(write.target(), 0);
                 int deleted = Workload.SCRATCH_SIZE - left;
-                return new Effect(deleted > 0 ? 1 : 0, left == 0, deleted + " of " + Workload.SCRATCH_SIZE + " deleted");
+                return new Effect(
+                        deleted > 0 ? 1 : 0, left == 0, deleted + " of " + Workload.SCRATCH_SIZE + " deleted");
             }
             default:
                 throw new IllegalStateException(write.kind().toString());
@@ -208,11 +251,10 @@ final class Checks {
 
     private static String describe(Ledger.Entry entry, Effect effect) {
         return entry.write() + " (call " + entry.operation().id() + ", " + entry.claim() + ": " + entry.detail()
-            + ") shows " + effect.shown();
+                + ") shows " + effect.shown();
     }
 
-    private record CopyCount(int max, String group) {
-    }
+    private record CopyCount(int max, String group) {}
 
     /** The most copies of one logical write running at once, over every group of commands. */
     private static CopyCount maxCopies(Writer.Kind writer, List<ReceivedCommand> commands) {
@@ -224,7 +266,7 @@ final class Checks {
                 continue;
             }
             long[] span = groups.computeIfAbsent(group, g -> new HashMap<>())
-                .computeIfAbsent(command.txnId(), id -> new long[] {Long.MAX_VALUE, Long.MIN_VALUE});
+                    .computeIfAbsent(command.txnId(), id -> new long[] {Long.MAX_VALUE, Long.MIN_VALUE});
             span[0] = Math.min(span[0], command.startNanos());
             span[1] = Math.max(span[1], command.running() ? now + 1 : command.endNanos());
         }

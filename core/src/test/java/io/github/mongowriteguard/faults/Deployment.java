@@ -1,9 +1,8 @@
 package io.github.mongowriteguard.faults;
 
+import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 import java.util.List;
 import java.util.Random;
-
-import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 
 /**
  * An emulated deployment a fault run writes to, and the nemesis' handle on it: each fault is injected on the nodes

@@ -19,9 +19,17 @@ import java.util.Set;
  * @param thinkTime      a client's mean pause between two operations
  * @param shards         shards of a sharded run (each a replica set of 3 replicating members), 1 to 8
  */
-public record FaultConfig(long seed, Topology topology, int clients, int operationsPerClient, Set<Fault> faults,
-                          Duration socketTimeout, Duration serverDeadline, Duration electionTimeout,
-                          Duration thinkTime, int shards) {
+public record FaultConfig(
+        long seed,
+        Topology topology,
+        int clients,
+        int operationsPerClient,
+        Set<Fault> faults,
+        Duration socketTimeout,
+        Duration serverDeadline,
+        Duration electionTimeout,
+        Duration thinkTime,
+        int shards) {
     /** Operations per client when {@code faults.operations} is not set: a bounded run on 2 cores. */
     public static final int DEFAULT_OPERATIONS = 300;
 
@@ -29,15 +37,15 @@ public record FaultConfig(long seed, Topology topology, int clients, int operati
         Objects.requireNonNull(topology, "topology");
         faults = Set.copyOf(faults);
         if (clients < 1 || operationsPerClient < 1) {
-            throw new IllegalArgumentException("clients (" + clients + ") and operationsPerClient (" + operationsPerClient
-                + ") must be positive");
+            throw new IllegalArgumentException(
+                    "clients (" + clients + ") and operationsPerClient (" + operationsPerClient + ") must be positive");
         }
         if (shards < 1 || shards > 8) {
             throw new IllegalArgumentException("shards (" + shards + ") must be 1-8");
         }
         if (serverDeadline.compareTo(socketTimeout) >= 0) {
-            throw new IllegalArgumentException("serverDeadline (" + serverDeadline + ") must be below socketTimeout ("
-                + socketTimeout + ")");
+            throw new IllegalArgumentException(
+                    "serverDeadline (" + serverDeadline + ") must be below socketTimeout (" + socketTimeout + ")");
         }
     }
 
@@ -48,37 +56,77 @@ public record FaultConfig(long seed, Topology topology, int clients, int operati
     }
 
     public static FaultConfig of(Topology topology, long seed, int clients, int operationsPerClient) {
-        return new FaultConfig(seed, topology, clients, operationsPerClient, supported(topology),
-            Duration.ofMillis(1000), Duration.ofMillis(600), Duration.ofMillis(300), Duration.ofMillis(20), 3);
+        return new FaultConfig(
+                seed,
+                topology,
+                clients,
+                operationsPerClient,
+                supported(topology),
+                Duration.ofMillis(1000),
+                Duration.ofMillis(600),
+                Duration.ofMillis(300),
+                Duration.ofMillis(20),
+                3);
     }
 
     /** A run configured by {@code faults.seed}, {@code faults.operations} and {@code faults.clients}. */
     public static FaultConfig fromSystemProperties(Topology topology) {
         String seed = System.getProperty("faults.seed", "").trim();
-        return of(topology, seed.isEmpty() ? System.nanoTime() : Long.parseLong(seed),
-            Integer.getInteger("faults.clients", 3), Integer.getInteger("faults.operations", DEFAULT_OPERATIONS))
-            .withShards(Integer.getInteger("faults.shards", 3));
+        return of(
+                        topology,
+                        seed.isEmpty() ? System.nanoTime() : Long.parseLong(seed),
+                        Integer.getInteger("faults.clients", 3),
+                        Integer.getInteger("faults.operations", DEFAULT_OPERATIONS))
+                .withShards(Integer.getInteger("faults.shards", 3));
     }
 
     /** The same run on {@code count} shards (sharded runs only). */
     public FaultConfig withShards(int count) {
-        return new FaultConfig(seed, topology, clients, operationsPerClient, faults, socketTimeout, serverDeadline,
-            electionTimeout, thinkTime, count);
+        return new FaultConfig(
+                seed,
+                topology,
+                clients,
+                operationsPerClient,
+                faults,
+                socketTimeout,
+                serverDeadline,
+                electionTimeout,
+                thinkTime,
+                count);
     }
 
     /** What the run writes to, e.g. {@code sharded (4 shards of 3 replicating members, 2 mongos)}. */
     public String deployment() {
         return topology == Topology.SHARDED
-            ? "sharded (" + shards + " shards of 3 replicating members, 2 mongos)" : topology.label();
+                ? "sharded (" + shards + " shards of 3 replicating members, 2 mongos)"
+                : topology.label();
     }
 
     public FaultConfig withSeed(long newSeed) {
-        return new FaultConfig(newSeed, topology, clients, operationsPerClient, faults, socketTimeout, serverDeadline,
-            electionTimeout, thinkTime, shards);
+        return new FaultConfig(
+                newSeed,
+                topology,
+                clients,
+                operationsPerClient,
+                faults,
+                socketTimeout,
+                serverDeadline,
+                electionTimeout,
+                thinkTime,
+                shards);
     }
 
     public FaultConfig withFaults(Set<Fault> only) {
-        return new FaultConfig(seed, topology, clients, operationsPerClient, only, socketTimeout, serverDeadline,
-            electionTimeout, thinkTime, shards);
+        return new FaultConfig(
+                seed,
+                topology,
+                clients,
+                operationsPerClient,
+                only,
+                socketTimeout,
+                serverDeadline,
+                electionTimeout,
+                thinkTime,
+                shards);
     }
 }

@@ -19,10 +19,25 @@ import java.util.Map;
  * @param notes                what the counts apart from the table's columns refer to (writes lost after a write-concern
  *                             error, late overwrites)
  */
-public record FaultReport(Topology topology, String deployment, Writer.Kind writer, long seed, int operations, int writes, int lost,
-                          int appliedTwice, int maxCopiesAtOnce, int dishonest, int lostAfterWriteConcernError,
-                          int lateOverwrites, int threw, Map<Claim, Integer> claims, Map<Fault, Integer> faults,
-                          List<String> violations, List<String> notes, Duration elapsed) {
+public record FaultReport(
+        Topology topology,
+        String deployment,
+        Writer.Kind writer,
+        long seed,
+        int operations,
+        int writes,
+        int lost,
+        int appliedTwice,
+        int maxCopiesAtOnce,
+        int dishonest,
+        int lostAfterWriteConcernError,
+        int lateOverwrites,
+        int threw,
+        Map<Claim, Integer> claims,
+        Map<Fault, Integer> faults,
+        List<String> violations,
+        List<String> notes,
+        Duration elapsed) {
 
     /** The guard's promise: nothing lost, nothing applied twice, one copy at a time, every outcome honest. */
     public boolean clean() {
@@ -31,23 +46,53 @@ public record FaultReport(Topology topology, String deployment, Writer.Kind writ
 
     /** One row of the table: {@code | writer | lost | applied twice | max copies at once | dishonest |}. */
     public String row() {
-        return "| " + writer.label() + " | " + lost + " | " + appliedTwice + " | " + maxCopiesAtOnce + " | " + dishonest + " |";
+        return "| " + writer.label() + " | " + lost + " | " + appliedTwice + " | " + maxCopiesAtOnce + " | " + dishonest
+                + " |";
     }
 
     /** The whole report: the row, the counts behind it, the faults injected and the first violations. */
     public String describe(int maxViolations) {
         StringBuilder text = new StringBuilder();
-        text.append(deployment).append(", ").append(writer.label()).append(", seed ").append(seed).append(": ")
-            .append(operations).append(" operations, ").append(writes).append(" writes in ")
-            .append(elapsed.toMillis() / 1000.0).append(" s\n")
-            .append("  claims ").append(claims).append('\n')
-            .append("  faults ").append(faults).append('\n')
-            .append("  lost ").append(lost).append(", applied twice ").append(appliedTwice).append(", max copies at once ")
-            .append(maxCopiesAtOnce).append(", dishonest ").append(dishonest).append(", threw ").append(threw)
-            .append(" (lost after a write-concern error ").append(lostAfterWriteConcernError).append(')')
-            .append("; acknowledged then overwritten by a late UNKNOWN copy ").append(lateOverwrites).append('\n');
-        violations.stream().limit(maxViolations).forEach(v -> text.append("  - ").append(v).append('\n'));
-        notes.stream().limit(maxViolations).forEach(n -> text.append("  note: ").append(n).append('\n'));
+        text.append(deployment)
+                .append(", ")
+                .append(writer.label())
+                .append(", seed ")
+                .append(seed)
+                .append(": ")
+                .append(operations)
+                .append(" operations, ")
+                .append(writes)
+                .append(" writes in ")
+                .append(elapsed.toMillis() / 1000.0)
+                .append(" s\n")
+                .append("  claims ")
+                .append(claims)
+                .append('\n')
+                .append("  faults ")
+                .append(faults)
+                .append('\n')
+                .append("  lost ")
+                .append(lost)
+                .append(", applied twice ")
+                .append(appliedTwice)
+                .append(", max copies at once ")
+                .append(maxCopiesAtOnce)
+                .append(", dishonest ")
+                .append(dishonest)
+                .append(", threw ")
+                .append(threw)
+                .append(" (lost after a write-concern error ")
+                .append(lostAfterWriteConcernError)
+                .append(')')
+                .append("; acknowledged then overwritten by a late UNKNOWN copy ")
+                .append(lateOverwrites)
+                .append('\n');
+        violations.stream()
+                .limit(maxViolations)
+                .forEach(v -> text.append("  - ").append(v).append('\n'));
+        notes.stream()
+                .limit(maxViolations)
+                .forEach(n -> text.append("  note: ").append(n).append('\n'));
         if (violations.size() > maxViolations) {
             text.append("  ... ").append(violations.size() - maxViolations).append(" more\n");
         }

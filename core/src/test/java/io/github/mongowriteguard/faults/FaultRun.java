@@ -1,5 +1,8 @@
 package io.github.mongowriteguard.faults;
 
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,12 +12,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-
 import org.bson.Document;
-
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoCollection;
 
 /**
  * One seeded, bounded Jepsen-style run: start a deployment, write the workload's set-up documents, run the clients'
@@ -29,19 +27,21 @@ import com.mongodb.client.MongoCollection;
  * Reusable outside JUnit (a lab scenario): it prints nothing and throws only when the deployment cannot settle.
  */
 public final class FaultRun {
-    private FaultRun() {
-    }
+    private FaultRun() {}
 
     public static FaultReport run(FaultConfig config, Writer.Kind writerKind) {
         long started = System.nanoTime();
-        Workload workload = Workload.generate(new Random(config.seed()), config.clients(), config.operationsPerClient());
+        Workload workload =
+                Workload.generate(new Random(config.seed()), config.clients(), config.operationsPerClient());
         Ledger ledger = new Ledger();
         try (Deployment deployment = Deployment.start(config)) {
             setUp(deployment, workload);
             List<Writer> writers = new ArrayList<>();
             ExecutorService clients = Executors.newFixedThreadPool(config.clients());
-            Nemesis nemesis = new Nemesis(deployment, new Random(config.seed() * 31 + writerKind.ordinal()),
-                new ArrayList<>(config.faults()));
+            Nemesis nemesis = new Nemesis(
+                    deployment,
+                    new Random(config.seed() * 31 + writerKind.ordinal()),
+                    new ArrayList<>(config.faults()));
             Thread nemesisThread = new Thread(nemesis, "fault-nemesis");
             try {
                 for (int c = 0; c < config.clients(); c++) {
@@ -58,7 +58,7 @@ public final class FaultRun {
                             writer.run(operations.get(order), order, ledger);
                             // Think time, so that faults come and go while an operation count of clients runs.
                             TimeUnit.MILLISECONDS.sleep(config.thinkTime().toMillis() / 2
-                                + pacing.nextInt((int) config.thinkTime().toMillis() + 1));
+                                    + pacing.nextInt((int) config.thinkTime().toMillis() + 1));
                         }
                         return null;
                     }));
@@ -80,15 +80,24 @@ public final class FaultRun {
             List<Document> documents = readAll(deployment);
             writers.forEach(Writer::close);
             Map<Fault, Integer> faults = nemesis.injected();
-            return Checks.check(config, writerKind, workload, ledger, documents, deployment.clientWriteCommands(), faults,
-                deployment.summary(), Duration.ofNanos(System.nanoTime() - started));
+            return Checks.check(
+                    config,
+                    writerKind,
+                    workload,
+                    ledger,
+                    documents,
+                    deployment.clientWriteCommands(),
+                    faults,
+                    deployment.summary(),
+                    Duration.ofNanos(System.nanoTime() - started));
         }
     }
 
     private static void setUp(Deployment deployment, Workload workload) {
         try (MongoClient client = MongoClients.create(deployment.connectionString())) {
             MongoCollection<Document> collection = client.getDatabase(Workload.DATABASE)
-                .getCollection(Workload.COLLECTION).withWriteConcern(com.mongodb.WriteConcern.MAJORITY);
+                    .getCollection(Workload.COLLECTION)
+                    .withWriteConcern(com.mongodb.WriteConcern.MAJORITY);
             List<Document> documents = workload.setUp();
             for (int from = 0; from < documents.size(); from += 500) {
                 collection.insertMany(documents.subList(from, Math.min(documents.size(), from + 500)));
@@ -98,8 +107,10 @@ public final class FaultRun {
 
     private static List<Document> readAll(Deployment deployment) {
         try (MongoClient client = MongoClients.create(deployment.connectionString())) {
-            return client.getDatabase(Workload.DATABASE).getCollection(Workload.COLLECTION).find()
-                .into(new ArrayList<>());
+            return client.getDatabase(Workload.DATABASE)
+                    .getCollection(Workload.COLLECTION)
+                    .find()
+                    .into(new ArrayList<>());
         }
     }
 

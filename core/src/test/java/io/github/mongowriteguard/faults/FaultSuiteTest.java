@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,8 +17,9 @@ class FaultSuiteTest {
 
     private static List<FaultReport> runBoth(Topology topology) {
         FaultConfig config = FaultConfig.fromSystemProperties(topology);
-        System.out.println("fault suite on " + config.deployment() + ": seed " + config.seed() + " (replay with -Dfaults.seed="
-            + config.seed() + "), " + config.clients() + " clients x " + config.operationsPerClient() + " operations");
+        System.out.println("fault suite on " + config.deployment() + ": seed " + config.seed()
+                + " (replay with -Dfaults.seed=" + config.seed() + "), " + config.clients() + " clients x "
+                + config.operationsPerClient() + " operations");
         List<FaultReport> reports = new ArrayList<>();
         for (Writer.Kind kind : writers()) {
             FaultReport report = FaultRun.run(config, kind);
@@ -33,19 +33,26 @@ class FaultSuiteTest {
     /** {@code -Dfaults.writers=guarded} (or {@code raw}) runs one writer only, e.g. to replay a seed. */
     private static List<Writer.Kind> writers() {
         String only = System.getProperty("faults.writers", "raw,guarded");
-        return java.util.Arrays.stream(only.split(",")).map(String::trim).map(w -> Writer.Kind.valueOf(
-            w.toUpperCase(java.util.Locale.ROOT))).toList();
+        return java.util.Arrays.stream(only.split(","))
+                .map(String::trim)
+                .map(w -> Writer.Kind.valueOf(w.toUpperCase(java.util.Locale.ROOT)))
+                .toList();
     }
 
     private static FaultReport guarded(List<FaultReport> reports) {
-        return reports.stream().filter(r -> r.writer() == Writer.Kind.GUARDED).findFirst().orElse(null);
+        return reports.stream()
+                .filter(r -> r.writer() == Writer.Kind.GUARDED)
+                .findFirst()
+                .orElse(null);
     }
 
     @Test
     void replicaSet_guardedRowReadsZeroZeroOneZero() {
         FaultReport guarded = guarded(runBoth(Topology.REPLICA_SET));
         org.junit.jupiter.api.Assumptions.assumeTrue(guarded != null, "the guarded writer did not run");
-        assertThat(guarded.violations()).as("guard violations, seed " + guarded.seed()).isEmpty();
+        assertThat(guarded.violations())
+                .as("guard violations, seed " + guarded.seed())
+                .isEmpty();
         assertThat(guarded.clean()).isTrue();
     }
 
@@ -53,7 +60,9 @@ class FaultSuiteTest {
     void sharded_guardedRowReadsZeroZeroOneZero() {
         FaultReport guarded = guarded(runBoth(Topology.SHARDED));
         org.junit.jupiter.api.Assumptions.assumeTrue(guarded != null, "the guarded writer did not run");
-        assertThat(guarded.violations()).as("guard violations, seed " + guarded.seed()).isEmpty();
+        assertThat(guarded.violations())
+                .as("guard violations, seed " + guarded.seed())
+                .isEmpty();
         assertThat(guarded.clean()).isTrue();
     }
 }

@@ -2,26 +2,16 @@ package io.github.mongowriteguard.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-
-import org.bson.BsonDocument;
-import org.bson.BsonString;
-import org.bson.Document;
-import org.junit.jupiter.api.Test;
-
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
+import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-import com.mongodb.WriteConcern;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.Updates;
-
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
@@ -34,6 +24,13 @@ import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.sharding.ShardKey;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
 
 /**
  * Guard bugs the fault suite found, each reduced to a deterministic regression test, with the fault-suite seed that
@@ -43,17 +40,23 @@ import io.github.mongowriteguard.testkit.sharding.ShardKey;
 class GuardBugsFoundTest {
 
     private static WriteGuard guard() {
-        return WriteGuard.create(WriteGuardSettings.builder().serverDeadline(Duration.ofMillis(600))
-            .retryPolicy(RetryPolicy.builder().maxAttempts(3).initialBackoff(Duration.ofMillis(10))
-                .gateGrace(Duration.ofMillis(20)).build()).build());
+        return WriteGuard.create(WriteGuardSettings.builder()
+                .serverDeadline(Duration.ofMillis(600))
+                .retryPolicy(RetryPolicy.builder()
+                        .maxAttempts(3)
+                        .initialBackoff(Duration.ofMillis(10))
+                        .gateGrace(Duration.ofMillis(20))
+                        .build())
+                .build());
     }
 
     private static MongoClient client(WriteGuard guard, String connectionString) {
         return MongoClients.create(guard.configure(MongoClientSettings.builder()
-            .applyConnectionString(new ConnectionString(connectionString))
-            .applyToServerSettings(s -> s.heartbeatFrequency(100, TimeUnit.MILLISECONDS)
-                .minHeartbeatFrequency(20, TimeUnit.MILLISECONDS))
-            .applyToSocketSettings(s -> s.readTimeout(1000, TimeUnit.MILLISECONDS))).build());
+                        .applyConnectionString(new ConnectionString(connectionString))
+                        .applyToServerSettings(s -> s.heartbeatFrequency(100, TimeUnit.MILLISECONDS)
+                                .minHeartbeatFrequency(20, TimeUnit.MILLISECONDS))
+                        .applyToSocketSettings(s -> s.readTimeout(1000, TimeUnit.MILLISECONDS)))
+                .build());
     }
 
     /**
@@ -68,17 +71,21 @@ class GuardBugsFoundTest {
      */
     @Test
     void aMajorityWriteRolledBackAfterPrimarySteppedDown_isNotReportedApplied() throws Exception {
-        try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().members(3).electionTimeout(Duration.ofMillis(300)).start()) {
+        try (EmulatedReplicaSet set = EmulatedCluster.replicaSet()
+                .members(3)
+                .electionTimeout(Duration.ofMillis(300))
+                .start()) {
             WriteGuard guard = guard();
             try (MongoClient client = client(guard, set.connectionString())) {
-                GuardedCollection<Document> orders = guard.wrap(client, client.getDatabase("bugs").getCollection("orders")
-                    .withWriteConcern(WriteConcern.MAJORITY));
+                GuardedCollection<Document> orders = guard.wrap(
+                        client,
+                        client.getDatabase("bugs").getCollection("orders").withWriteConcern(WriteConcern.MAJORITY));
                 orders.unwrap().insertOne(new Document("_id", "before"));
                 EmulatedNode first = set.primary();
                 set.secondaries().forEach(set::pauseReplication);
-                java.util.concurrent.CompletableFuture<WriteOutcome<Document>> write = java.util.concurrent.CompletableFuture
-                    .supplyAsync(() -> orders.execute(List.of(new InsertOneModel<>(new Document("_id", "order-1"))),
-                        new BulkWriteOptions()));
+                java.util.concurrent.CompletableFuture<WriteOutcome<Document>> write =
+                        java.util.concurrent.CompletableFuture.supplyAsync(() -> orders.execute(
+                                List.of(new InsertOneModel<>(new Document("_id", "order-1"))), new BulkWriteOptions()));
                 Thread.sleep(200);
                 set.stepDown(Duration.ofSeconds(1), Duration.ZERO, true);
                 set.members().forEach(set::resumeReplication);
@@ -90,9 +97,12 @@ class GuardBugsFoundTest {
                 boolean stored = orders.unwrap().countDocuments(Filters.eq("_id", "order-1")) == 1;
                 assertThat(set.primary()).isNotSameAs(first);
                 assertThat(insert.status() != WriteStatus.APPLIED || stored)
-                    .as("%s (write-concern error %s) but the document is %s", insert, outcome.writeConcernError(),
-                        stored ? "stored" : "gone (rolled back: " + set.rolledBack() + ")")
-                    .isTrue();
+                        .as(
+                                "%s (write-concern error %s) but the document is %s",
+                                insert,
+                                outcome.writeConcernError(),
+                                stored ? "stored" : "gone (rolled back: " + set.rolledBack() + ")")
+                        .isTrue();
             }
         }
     }
@@ -111,34 +121,47 @@ class GuardBugsFoundTest {
      */
     @Test
     void aShardAnswerLostBehindMongos_leavesAnIncUnknown_notFailedAndRetrySafe() {
-        try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(2).start()) {
+        try (EmulatedShardedCluster cluster =
+                EmulatedCluster.sharded().shards(2).start()) {
             cluster.shardCollection("bugs.counters", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
             WriteGuard guard = guard();
             try (MongoClient client = client(guard, cluster.connectionString())) {
                 client.getDatabase("bugs").getCollection("counters").insertOne(new Document("_id", "k").append("n", 0));
-                GuardedCollection<Document> counters = guard.wrap(client, client.getDatabase("bugs").getCollection("counters"));
-                // Every answer lost: mongos' own resends (up to 3 per child batch) and the guard's (same copy) included.
+                GuardedCollection<Document> counters =
+                        guard.wrap(client, client.getDatabase("bugs").getCollection("counters"));
+                // Every answer lost: mongos' own resends (up to 3 per child batch) and the guard's (same copy)
+                // included.
                 for (int shard = 0; shard < 2; shard++) {
                     cluster.shard(shard).loseReplies(100, "update");
                 }
 
-                WriteOutcome<Document> outcome = counters.execute(List.of(new UpdateOneModel<>(Filters.eq("_id", "k"),
-                    Updates.inc("n", 1))), new BulkWriteOptions());
+                WriteOutcome<Document> outcome = counters.execute(
+                        List.of(new UpdateOneModel<>(Filters.eq("_id", "k"), Updates.inc("n", 1))),
+                        new BulkWriteOptions());
 
                 IndexOutcome inc = outcome.outcome(0);
-                assertThat(counters.unwrap().find().first().getInteger("n")).as("the shard applied it once").isEqualTo(1);
+                assertThat(counters.unwrap().find().first().getInteger("n"))
+                        .as("the shard applied it once")
+                        .isEqualTo(1);
                 assertThat(inc.status()).as(inc.toString()).isEqualTo(WriteStatus.UNKNOWN);
-                assertThat(inc.retrySafe()).as("a new copy of an $inc applies it twice").isFalse();
+                assertThat(inc.retrySafe())
+                        .as("a new copy of an $inc applies it twice")
+                        .isFalse();
 
                 // A few answers lost: a later send of the same copy gets the recorded result, which proves it applied.
                 for (int shard = 0; shard < 2; shard++) {
                     cluster.shard(shard).loseReplies(0, "update");
                     cluster.shard(shard).loseReplies(5, "update");
                 }
-                WriteOutcome<Document> proven = counters.execute(List.of(new UpdateOneModel<>(Filters.eq("_id", "k"),
-                    Updates.inc("n", 1))), new BulkWriteOptions());
-                assertThat(proven.outcome(0).status()).as(proven.outcome(0).toString()).isEqualTo(WriteStatus.APPLIED);
-                assertThat(counters.unwrap().find().first().getInteger("n")).as("applied once more, not twice").isEqualTo(2);
+                WriteOutcome<Document> proven = counters.execute(
+                        List.of(new UpdateOneModel<>(Filters.eq("_id", "k"), Updates.inc("n", 1))),
+                        new BulkWriteOptions());
+                assertThat(proven.outcome(0).status())
+                        .as(proven.outcome(0).toString())
+                        .isEqualTo(WriteStatus.APPLIED);
+                assertThat(counters.unwrap().find().first().getInteger("n"))
+                        .as("applied once more, not twice")
+                        .isEqualTo(2);
             }
         }
     }

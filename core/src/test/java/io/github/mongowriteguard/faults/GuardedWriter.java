@@ -1,21 +1,18 @@
 package io.github.mongowriteguard.faults;
 
-import java.time.Duration;
-import java.util.List;
-
-import org.bson.Document;
-
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.WriteModel;
-
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.retry.RetryPolicy;
+import java.time.Duration;
+import java.util.List;
+import org.bson.Document;
 
 /**
  * A client that writes through the guard: {@code execute} (never a second call: the guard's own 3 attempts are the
@@ -26,24 +23,33 @@ final class GuardedWriter implements Writer {
     private final GuardedCollection<Document> collection;
 
     GuardedWriter(String connectionString, FaultConfig config) {
-        WriteGuard guard = WriteGuard.create(WriteGuardSettings.builder().serverDeadline(config.serverDeadline())
-            .retryPolicy(RetryPolicy.builder().maxAttempts(3).initialBackoff(Duration.ofMillis(20))
-                .gateGrace(Duration.ofMillis(50)).build()).build());
-        this.client = MongoClients.create(guard.configure(Writer.settings(connectionString, config)).build());
-        this.collection = guard.wrap(client, client.getDatabase(Workload.DATABASE).getCollection(Workload.COLLECTION));
+        WriteGuard guard = WriteGuard.create(WriteGuardSettings.builder()
+                .serverDeadline(config.serverDeadline())
+                .retryPolicy(RetryPolicy.builder()
+                        .maxAttempts(3)
+                        .initialBackoff(Duration.ofMillis(20))
+                        .gateGrace(Duration.ofMillis(50))
+                        .build())
+                .build());
+        this.client = MongoClients.create(
+                guard.configure(Writer.settings(connectionString, config)).build());
+        this.collection =
+                guard.wrap(client, client.getDatabase(Workload.DATABASE).getCollection(Workload.COLLECTION));
     }
 
     @Override
     public void run(Operation operation, int order, Ledger ledger) {
-        List<WriteModel<Document>> models = operation.writes().stream().map(Write::model).toList();
+        List<WriteModel<Document>> models =
+                operation.writes().stream().map(Write::model).toList();
         WriteOutcome<Document> outcome;
         try {
             outcome = collection.execute(models, new BulkWriteOptions().ordered(operation.ordered()));
         } catch (RuntimeException e) {
-            // execute() must return a complete outcome; a caller that gets an exception has none and takes it for a failure.
+            // execute() must return a complete outcome; a caller that gets an exception has none and takes it for a
+            // failure.
             for (Write write : operation.writes()) {
-                ledger.record(new Ledger.Entry(write, operation, order, Claim.NOT_APPLIED, false, false,
-                    "execute threw " + e));
+                ledger.record(new Ledger.Entry(
+                        write, operation, order, Claim.NOT_APPLIED, false, false, "execute threw " + e));
             }
             return;
         }
@@ -56,8 +62,14 @@ final class GuardedWriter implements Writer {
                 case FAILED -> index.mayHaveChangedDocuments() ? Claim.PARTIAL : Claim.NOT_APPLIED;
                 case SKIPPED -> Claim.NOT_APPLIED;
             };
-            ledger.record(new Ledger.Entry(operation.writes().get(i), operation, order, claim, index.retrySafe(),
-                claim == Claim.APPLIED && writeConcernError, index.toString() + (index.retrySafe() ? " retrySafe" : "")));
+            ledger.record(new Ledger.Entry(
+                    operation.writes().get(i),
+                    operation,
+                    order,
+                    claim,
+                    index.retrySafe(),
+                    claim == Claim.APPLIED && writeConcernError,
+                    index.toString() + (index.retrySafe() ? " retrySafe" : "")));
         }
     }
 

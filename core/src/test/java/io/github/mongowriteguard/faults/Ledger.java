@@ -22,9 +22,14 @@ public final class Ledger {
      * @param writeConcernError an APPLIED claim that came with a write-concern error (not confirmed durable)
      * @param detail            the status and message, for the report
      */
-    public record Entry(Write write, Operation operation, int order, Claim claim, boolean retrySafe,
-                        boolean writeConcernError, String detail) {
-    }
+    public record Entry(
+            Write write,
+            Operation operation,
+            int order,
+            Claim claim,
+            boolean retrySafe,
+            boolean writeConcernError,
+            String detail) {}
 
     private final Collection<Entry> entries = new ConcurrentLinkedQueue<>();
 
@@ -35,8 +40,9 @@ public final class Ledger {
     /** Every entry, by client and order. */
     public List<Entry> entries() {
         List<Entry> sorted = new ArrayList<>(entries);
-        sorted.sort(Comparator.comparingInt((Entry e) -> e.operation().client()).thenComparingInt(Entry::order)
-            .thenComparing(e -> e.write().tag()));
+        sorted.sort(Comparator.comparingInt((Entry e) -> e.operation().client())
+                .thenComparingInt(Entry::order)
+                .thenComparing(e -> e.write().tag()));
         return sorted;
     }
 

@@ -1,21 +1,19 @@
 package io.github.mongowriteguard.faults;
 
+import io.github.mongowriteguard.testkit.node.EmulatedNode;
+import io.github.mongowriteguard.testkit.node.NodeIdentity;
+import io.github.mongowriteguard.testkit.stall.Stall;
+import io.github.mongowriteguard.testkit.stall.StallHandle;
+import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 import java.time.Duration;
 import java.util.Random;
 import java.util.Set;
-
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
-
-import io.github.mongowriteguard.testkit.node.EmulatedNode;
-import io.github.mongowriteguard.testkit.node.NodeIdentity;
-import io.github.mongowriteguard.testkit.stall.Stall;
-import io.github.mongowriteguard.testkit.stall.StallHandle;
-import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 
 /**
  * The faults one node can suffer: its fail points ({@code failCommand}, {@code onPrimaryTransactionalWrite}), stalls
@@ -28,8 +26,7 @@ final class NodeFaults {
     private static final int[] RETRYABLE_CODES = {91, 189, 10107, 11600, 11602};
     private static final int[] NON_RETRYABLE_CODES = {2, 8, 96};
 
-    private NodeFaults() {
-    }
+    private NodeFaults() {}
 
     static boolean isWrite(ReceivedCommand command) {
         return WRITES.contains(command.commandName());
@@ -43,49 +40,79 @@ final class NodeFaults {
      * @param gate   the node the overlap gate asks ({@code currentOp}): the primary, or a mongos
      * @return what heals it
      */
-    static Runnable inject(Fault fault, Random random, EmulatedNode writes, EmulatedNode stalls, EmulatedNode gate,
-                           FaultConfig config) {
+    static Runnable inject(
+            Fault fault,
+            Random random,
+            EmulatedNode writes,
+            EmulatedNode stalls,
+            EmulatedNode gate,
+            FaultConfig config) {
         long socketMs = config.socketTimeout().toMillis();
         switch (fault) {
             case RETRYABLE_ERROR:
-                return failCommand(writes, times(1 + random.nextInt(5)), writeCommands()
-                    .append("errorCode", new BsonInt32(RETRYABLE_CODES[random.nextInt(RETRYABLE_CODES.length)])));
+                return failCommand(
+                        writes,
+                        times(1 + random.nextInt(5)),
+                        writeCommands()
+                                .append(
+                                        "errorCode",
+                                        new BsonInt32(RETRYABLE_CODES[random.nextInt(RETRYABLE_CODES.length)])));
             case NON_RETRYABLE_ERROR:
-                return failCommand(writes, times(1 + random.nextInt(3)), writeCommands()
-                    .append("errorCode", new BsonInt32(NON_RETRYABLE_CODES[random.nextInt(NON_RETRYABLE_CODES.length)])));
+                return failCommand(
+                        writes,
+                        times(1 + random.nextInt(3)),
+                        writeCommands()
+                                .append(
+                                        "errorCode",
+                                        new BsonInt32(
+                                                NON_RETRYABLE_CODES[random.nextInt(NON_RETRYABLE_CODES.length)])));
             case CLOSED_CONNECTION:
-                return failCommand(writes, times(1 + random.nextInt(4)), writeCommands()
-                    .append("closeConnection", BsonBoolean.TRUE));
+                return failCommand(
+                        writes,
+                        times(1 + random.nextInt(4)),
+                        writeCommands().append("closeConnection", BsonBoolean.TRUE));
             case WRITE_CONCERN_ERROR: {
                 BsonDocument error = random.nextBoolean()
-                    ? new BsonDocument("code", new BsonInt32(64)).append("codeName", new BsonString("WriteConcernFailed"))
-                        .append("errmsg", new BsonString("waiting for replication timed out"))
-                        .append("errInfo", new BsonDocument("wtimeout", BsonBoolean.TRUE))
-                    : new BsonDocument("code", new BsonInt32(91)).append("codeName", new BsonString("ShutdownInProgress"))
-                        .append("errmsg", new BsonString("Replication is being shut down"));
-                return failCommand(writes, times(1 + random.nextInt(5)), writeCommands().append("writeConcernError", error));
+                        ? new BsonDocument("code", new BsonInt32(64))
+                                .append("codeName", new BsonString("WriteConcernFailed"))
+                                .append("errmsg", new BsonString("waiting for replication timed out"))
+                                .append("errInfo", new BsonDocument("wtimeout", BsonBoolean.TRUE))
+                        : new BsonDocument("code", new BsonInt32(91))
+                                .append("codeName", new BsonString("ShutdownInProgress"))
+                                .append("errmsg", new BsonString("Replication is being shut down"));
+                return failCommand(
+                        writes, times(1 + random.nextInt(5)), writeCommands().append("writeConcernError", error));
             }
             case BLOCK_PAST_SOCKET_TIMEOUT:
-                return failCommand(writes, times(1 + random.nextInt(3)), writeCommands().append("blockConnection", BsonBoolean.TRUE)
-                    .append("blockTimeMS", new BsonInt32((int) socketMs + 200 + random.nextInt(400))));
+                return failCommand(
+                        writes,
+                        times(1 + random.nextInt(3)),
+                        writeCommands()
+                                .append("blockConnection", BsonBoolean.TRUE)
+                                .append("blockTimeMS", new BsonInt32((int) socketMs + 200 + random.nextInt(400))));
             case INTERRUPTIBLE_STALL:
-                return stall(stalls, Stall.interruptible(NAMESPACE, Duration.ofMillis(socketMs + 300 + random.nextInt(700))));
+                return stall(
+                        stalls,
+                        Stall.interruptible(NAMESPACE, Duration.ofMillis(socketMs + 300 + random.nextInt(700))));
             case UNINTERRUPTIBLE_STALL:
-                return stall(stalls, Stall.uninterruptible(NAMESPACE, Duration.ofMillis(socketMs + 300 + random.nextInt(700))));
+                return stall(
+                        stalls,
+                        Stall.uninterruptible(NAMESPACE, Duration.ofMillis(socketMs + 300 + random.nextInt(700))));
             case APPLIED_THEN_CLOSED: {
                 boolean mongos = writes.identity().kind() == NodeIdentity.Kind.MONGOS;
                 if (mongos || random.nextBoolean()) {
                     writes.loseReplies(1 + random.nextInt(4), WRITES.toArray(String[]::new));
                     return writes::stopLosingReplies;
                 }
-                writes.onPrimaryTransactionalWrite().configure(new BsonDocument("configureFailPoint",
-                    new BsonString("onPrimaryTransactionalWrite")).append("mode", times(1 + random.nextInt(3)))
-                    .append("data", new BsonDocument("closeConnection", BsonBoolean.TRUE)));
+                writes.onPrimaryTransactionalWrite()
+                        .configure(new BsonDocument("configureFailPoint", new BsonString("onPrimaryTransactionalWrite"))
+                                .append("mode", times(1 + random.nextInt(3)))
+                                .append("data", new BsonDocument("closeConnection", BsonBoolean.TRUE)));
                 return () -> writes.onPrimaryTransactionalWrite().off();
             }
             case CURRENT_OP_REFUSED: {
-                Runnable refuse = failCommand(gate, new BsonString("alwaysOn"), commands("currentOp")
-                    .append("errorCode", new BsonInt32(13)));
+                Runnable refuse = failCommand(
+                        gate, new BsonString("alwaysOn"), commands("currentOp").append("errorCode", new BsonInt32(13)));
                 Runnable stall = stall(stalls, Stall.uninterruptible(NAMESPACE, Duration.ofMillis(socketMs + 500)));
                 return () -> {
                     stall.run();
@@ -94,9 +121,10 @@ final class NodeFaults {
             }
             case GATE_CURRENT_OP_FAILS: {
                 BsonDocument data = random.nextBoolean()
-                    ? commands("currentOp").append("closeConnection", BsonBoolean.TRUE)
-                    : commands("currentOp").append("blockConnection", BsonBoolean.TRUE)
-                        .append("blockTimeMS", new BsonInt32((int) socketMs + 300));
+                        ? commands("currentOp").append("closeConnection", BsonBoolean.TRUE)
+                        : commands("currentOp")
+                                .append("blockConnection", BsonBoolean.TRUE)
+                                .append("blockTimeMS", new BsonInt32((int) socketMs + 300));
                 Runnable fail = failCommand(gate, new BsonString("alwaysOn"), data);
                 Runnable stall = stall(stalls, Stall.uninterruptible(NAMESPACE, Duration.ofMillis(socketMs + 500)));
                 return () -> {
@@ -133,8 +161,10 @@ final class NodeFaults {
     }
 
     private static Runnable failCommand(EmulatedNode node, BsonValue mode, BsonDocument data) {
-        node.failCommand().configure(new BsonDocument("configureFailPoint", new BsonString("failCommand"))
-            .append("mode", mode).append("data", data));
+        node.failCommand()
+                .configure(new BsonDocument("configureFailPoint", new BsonString("failCommand"))
+                        .append("mode", mode)
+                        .append("data", data));
         return () -> node.failCommand().off();
     }
 

@@ -1,12 +1,5 @@
 package io.github.mongowriteguard.faults;
 
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
-
-import org.bson.Document;
-
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.MongoException;
 import com.mongodb.bulk.BulkWriteError;
@@ -15,6 +8,11 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.WriteModel;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.bson.Document;
 
 /**
  * The baseline: the raw driver ({@code retryWrites} on, its default) and an application loop of 3 attempts, each a
@@ -29,7 +27,8 @@ final class RawWriter implements Writer {
     private final MongoCollection<Document> collection;
 
     RawWriter(String connectionString, FaultConfig config) {
-        this.client = MongoClients.create(Writer.settings(connectionString, config).build());
+        this.client =
+                MongoClients.create(Writer.settings(connectionString, config).build());
         this.collection = client.getDatabase(Workload.DATABASE).getCollection(Workload.COLLECTION);
     }
 
@@ -37,13 +36,15 @@ final class RawWriter implements Writer {
     public void run(Operation operation, int order, Ledger ledger) {
         MongoException last = null;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-            List<WriteModel<Document>> models = operation.writes().stream().map(Write::model).toList();
+            List<WriteModel<Document>> models =
+                    operation.writes().stream().map(Write::model).toList();
             try {
-                collection.bulkWrite(models, new BulkWriteOptions().ordered(operation.ordered())
-                    .comment("raw:" + operation.id()));
+                collection.bulkWrite(
+                        models,
+                        new BulkWriteOptions().ordered(operation.ordered()).comment("raw:" + operation.id()));
                 for (Write write : operation.writes()) {
-                    ledger.record(new Ledger.Entry(write, operation, order, Claim.APPLIED, false, false,
-                        "attempt " + attempt + " succeeded"));
+                    ledger.record(new Ledger.Entry(
+                            write, operation, order, Claim.APPLIED, false, false, "attempt " + attempt + " succeeded"));
                 }
                 return;
             } catch (MongoException e) {
@@ -65,9 +66,14 @@ final class RawWriter implements Writer {
         }
         for (int i = 0; i < operation.writes().size(); i++) {
             boolean applied = !failed.contains(i) && (operation.ordered() ? i < firstError : firstError >= 0);
-            ledger.record(new Ledger.Entry(operation.writes().get(i), operation, order,
-                applied ? Claim.APPLIED : Claim.NOT_APPLIED, false, applied && writeConcernError,
-                "3 attempts; the last: " + last.getClass().getSimpleName() + " " + last.getCode()));
+            ledger.record(new Ledger.Entry(
+                    operation.writes().get(i),
+                    operation,
+                    order,
+                    applied ? Claim.APPLIED : Claim.NOT_APPLIED,
+                    false,
+                    applied && writeConcernError,
+                    "3 attempts; the last: " + last.getClass().getSimpleName() + " " + last.getCode()));
         }
     }
 

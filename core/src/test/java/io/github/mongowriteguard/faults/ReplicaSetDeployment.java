@@ -1,16 +1,14 @@
 package io.github.mongowriteguard.faults;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Random;
-
-import org.bson.BsonDocument;
-
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.bson.BsonDocument;
 
 /** A replica set of 3 replicating members: every fault, failover, restarts and partitions included. */
 final class ReplicaSetDeployment implements Deployment {
@@ -19,7 +17,10 @@ final class ReplicaSetDeployment implements Deployment {
 
     ReplicaSetDeployment(FaultConfig config) {
         this.config = config;
-        this.set = EmulatedCluster.replicaSet().members(3).electionTimeout(config.electionTimeout()).start();
+        this.set = EmulatedCluster.replicaSet()
+                .members(3)
+                .electionTimeout(config.electionTimeout())
+                .start();
     }
 
     @Override
@@ -37,7 +38,7 @@ final class ReplicaSetDeployment implements Deployment {
                 return SetFaults.inject(fault, random, members);
             default:
                 EmulatedNode primary = members.primaryNow();
-                return primary == null ? () -> { } : NodeFaults.inject(fault, random, primary, primary, primary, config);
+                return primary == null ? () -> {} : NodeFaults.inject(fault, random, primary, primary, primary, config);
         }
     }
 

@@ -1,22 +1,20 @@
 package io.github.mongowriteguard.faults;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Random;
-
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.replication.MemberState;
 import io.github.mongowriteguard.testkit.replication.PartitionMode;
 import io.github.mongowriteguard.testkit.sharding.ShardReplicaSet;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
 
 /**
  * Failover, restarts and partitions of one replicating replica set: the replica set deployment's, or one shard of the
  * sharded cluster. The same nemesis moves for both, through {@link Members}.
  */
 final class SetFaults {
-    private SetFaults() {
-    }
+    private SetFaults() {}
 
     /** What the nemesis does to a replicating set's members. */
     interface Members {
@@ -199,9 +197,10 @@ final class SetFaults {
         switch (fault) {
             case FAILOVER: {
                 if (primary == null) {
-                    return () -> { };
+                    return () -> {};
                 }
-                // Half the time the secondaries lag first, so that writes the primary alone has (waiting for a majority)
+                // Half the time the secondaries lag first, so that writes the primary alone has (waiting for a
+                // majority)
                 // are rolled back by the failover.
                 List<EmulatedNode> lagging = random.nextBoolean() ? set.secondaries() : List.of();
                 lagging.forEach(m -> set.pauseReplication(m, true));
@@ -215,8 +214,10 @@ final class SetFaults {
                     };
                 }
                 try {
-                    set.stepDown(Duration.ofSeconds(1), lagging.isEmpty() ? Duration.ofMillis(500) : Duration.ZERO,
-                        !lagging.isEmpty() || random.nextBoolean());
+                    set.stepDown(
+                            Duration.ofSeconds(1),
+                            lagging.isEmpty() ? Duration.ofMillis(500) : Duration.ZERO,
+                            !lagging.isEmpty() || random.nextBoolean());
                 } catch (IllegalStateException failed) {
                     // No secondary caught up in time: the primary stays, as on mongod.
                 }
@@ -225,15 +226,16 @@ final class SetFaults {
             case RESTART: {
                 EmulatedNode member = members.get(random.nextInt(members.size()));
                 if (set.state(member) == MemberState.DOWN) {
-                    return () -> { };
+                    return () -> {};
                 }
                 set.stop(member);
                 return () -> set.start(member);
             }
             case PARTITION: {
-                EmulatedNode member = primary != null && random.nextBoolean() ? primary
-                    : members.get(random.nextInt(members.size()));
-                set.partition(member, random.nextBoolean() ? PartitionMode.CLOSE_CONNECTIONS : PartitionMode.BLACK_HOLE);
+                EmulatedNode member =
+                        primary != null && random.nextBoolean() ? primary : members.get(random.nextInt(members.size()));
+                set.partition(
+                        member, random.nextBoolean() ? PartitionMode.CLOSE_CONNECTIONS : PartitionMode.BLACK_HOLE);
                 return () -> set.heal(member);
             }
             default:

@@ -1,19 +1,17 @@
 package io.github.mongowriteguard.faults;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Random;
-
-import org.bson.BsonDocument;
-import org.bson.BsonString;
-
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.Membership;
 import io.github.mongowriteguard.testkit.sharding.ShardKey;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
 
 /**
  * A sharded cluster of {@link FaultConfig#shards()} shards, each a replica set of 3 replicating members, behind 2 mongos,
@@ -30,10 +28,16 @@ final class ShardedDeployment implements Deployment {
 
     ShardedDeployment(FaultConfig config) {
         this.config = config;
-        this.cluster = EmulatedCluster.sharded().shards(config.shards()).mongos(MONGOS).nodesPerShard(MEMBERS)
-            .replicatingShards(true).shardElectionTimeout(config.electionTimeout()).start();
-        cluster.shardCollection(Workload.DATABASE + "." + Workload.COLLECTION,
-            ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
+        this.cluster = EmulatedCluster.sharded()
+                .shards(config.shards())
+                .mongos(MONGOS)
+                .nodesPerShard(MEMBERS)
+                .replicatingShards(true)
+                .shardElectionTimeout(config.electionTimeout())
+                .start();
+        cluster.shardCollection(
+                Workload.DATABASE + "." + Workload.COLLECTION,
+                ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
     }
 
     @Override
@@ -61,7 +65,7 @@ final class ShardedDeployment implements Deployment {
         EmulatedNode mongos = cluster.mongos(random.nextInt(MONGOS));
         if (shard == null) {
             // The shard is electing: faults that need its primary wait for the next turn.
-            return () -> { };
+            return () -> {};
         }
         EmulatedNode writes = random.nextBoolean() ? mongos : shard;
         if (fault == Fault.CURRENT_OP_REFUSED || fault == Fault.GATE_CURRENT_OP_FAILS) {
@@ -91,7 +95,7 @@ final class ShardedDeployment implements Deployment {
         }
         try {
             if (!cluster.truth().awaitIdle(NodeFaults::isWrite, Duration.ofSeconds(60))
-                || !cluster.mongosTruth().awaitIdle(NodeFaults::isWrite, Duration.ofSeconds(60))) {
+                    || !cluster.mongosTruth().awaitIdle(NodeFaults::isWrite, Duration.ofSeconds(60))) {
                 throw new IllegalStateException("writes still run 60 s after the run");
             }
         } catch (InterruptedException e) {

@@ -3,7 +3,6 @@ package io.github.mongowriteguard.faults;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-
 import org.bson.Document;
 
 /**
@@ -55,7 +54,8 @@ public final class Workload {
                 } else if (roll < 58) {
                     writes.add(new Write(id + "-0", WriteKind.INC, counter(random.nextInt(COUNTERS)), 0));
                 } else if (roll < 68) {
-                    writes.add(new Write(id + "-0", WriteKind.UPDATE_MANY, Integer.toString(random.nextInt(GROUPS)), 0));
+                    writes.add(
+                            new Write(id + "-0", WriteKind.UPDATE_MANY, Integer.toString(random.nextInt(GROUPS)), 0));
                 } else if (roll < 75) {
                     String scratch = "s-" + id;
                     for (int i = 0; i < SCRATCH_SIZE; i++) {
@@ -104,6 +104,9 @@ public final class Workload {
     }
 
     public int writeCount() {
-        return clients.stream().flatMap(List::stream).mapToInt(o -> o.writes().size()).sum();
+        return clients.stream()
+                .flatMap(List::stream)
+                .mapToInt(o -> o.writes().size())
+                .sum();
     }
 }

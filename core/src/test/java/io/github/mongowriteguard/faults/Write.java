@@ -1,7 +1,5 @@
 package io.github.mongowriteguard.faults;
 
-import org.bson.Document;
-
 import com.mongodb.client.model.DeleteManyModel;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.InsertOneModel;
@@ -11,6 +9,7 @@ import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
+import org.bson.Document;
 
 /**
  * One write of the workload: its unique tag (how its effects are found in the final documents), its kind and what it
@@ -34,11 +33,13 @@ public record Write(String tag, WriteKind kind, String target, int sequence) {
             case INSERT:
                 return new InsertOneModel<>(new Document("tag", tag).append("t", "ins"));
             case REPLACE:
-                return new ReplaceOneModel<>(Filters.eq("_id", target),
-                    new Document("tag", tag).append("t", "ent").append("seq", sequence), new ReplaceOptions().upsert(true));
+                return new ReplaceOneModel<>(
+                        Filters.eq("_id", target),
+                        new Document("tag", tag).append("t", "ent").append("seq", sequence),
+                        new ReplaceOptions().upsert(true));
             case INC:
-                return new UpdateOneModel<>(Filters.eq("_id", target), Updates.combine(Updates.inc("n", 1),
-                    Updates.push("log", tag)));
+                return new UpdateOneModel<>(
+                        Filters.eq("_id", target), Updates.combine(Updates.inc("n", 1), Updates.push("log", tag)));
             case UPDATE_MANY:
                 return new UpdateManyModel<>(Filters.eq("g", Integer.parseInt(target)), Updates.push("mlog", tag));
             case DELETE_MANY:

@@ -1,12 +1,10 @@
 package io.github.mongowriteguard.faults;
 
-import java.util.concurrent.TimeUnit;
-
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.WriteConcern;
-
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
+import java.util.concurrent.TimeUnit;
 
 /** How a client writes: through the guard, or with the raw driver and an application retry loop. */
 public interface Writer extends AutoCloseable {
@@ -61,12 +59,12 @@ public interface Writer extends AutoCloseable {
      */
     static MongoClientSettings.Builder settings(String connectionString, FaultConfig config) {
         return MongoClientSettings.builder()
-            .applyConnectionString(new ConnectionString(connectionString))
-            .applyToClusterSettings(c -> c.serverSelectionTimeout(5, TimeUnit.SECONDS))
-            .applyToServerSettings(s -> s.heartbeatFrequency(200, TimeUnit.MILLISECONDS)
-                .minHeartbeatFrequency(50, TimeUnit.MILLISECONDS))
-            .applyToSocketSettings(s -> s.connectTimeout(500, TimeUnit.MILLISECONDS)
-                .readTimeout((int) config.socketTimeout().toMillis(), TimeUnit.MILLISECONDS))
-            .writeConcern(WriteConcern.MAJORITY);
+                .applyConnectionString(new ConnectionString(connectionString))
+                .applyToClusterSettings(c -> c.serverSelectionTimeout(5, TimeUnit.SECONDS))
+                .applyToServerSettings(s -> s.heartbeatFrequency(200, TimeUnit.MILLISECONDS)
+                        .minHeartbeatFrequency(50, TimeUnit.MILLISECONDS))
+                .applyToSocketSettings(s -> s.connectTimeout(500, TimeUnit.MILLISECONDS)
+                        .readTimeout((int) config.socketTimeout().toMillis(), TimeUnit.MILLISECONDS))
+                .writeConcern(WriteConcern.MAJORITY);
     }
 }

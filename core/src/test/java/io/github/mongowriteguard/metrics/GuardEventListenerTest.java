@@ -2,13 +2,6 @@ package io.github.mongowriteguard.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-
-import org.bson.Document;
-import org.junit.jupiter.api.Test;
-
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
@@ -18,13 +11,17 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.ReplaceOneModel;
 import com.mongodb.client.model.ReplaceOptions;
-
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
 
 class GuardEventListenerTest {
 
@@ -32,21 +29,23 @@ class GuardEventListenerTest {
     void aListenerThatThrows_neverBreaksTheWrite_andTheOthersStillHearIt() {
         List<GuardEventListener.WriteCompleted> heard = new CopyOnWriteArrayList<>();
         WriteGuard guard = WriteGuard.builder()
-            .addListener(new GuardEventListener() {
-                @Override
-                public void writeCompleted(WriteCompleted event) {
-                    throw new IllegalStateException("a broken listener");
-                }
-            })
-            .addListener(new GuardEventListener() {
-                @Override
-                public void writeCompleted(WriteCompleted event) {
-                    heard.add(event);
-                }
-            })
-            .build();
-        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start(); MongoClient client = client(guard, cluster)) {
-            GuardedCollection<Document> guarded = guard.wrap(client, client.getDatabase("ev").getCollection("c"));
+                .addListener(new GuardEventListener() {
+                    @Override
+                    public void writeCompleted(WriteCompleted event) {
+                        throw new IllegalStateException("a broken listener");
+                    }
+                })
+                .addListener(new GuardEventListener() {
+                    @Override
+                    public void writeCompleted(WriteCompleted event) {
+                        heard.add(event);
+                    }
+                })
+                .build();
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                MongoClient client = client(guard, cluster)) {
+            GuardedCollection<Document> guarded =
+                    guard.wrap(client, client.getDatabase("ev").getCollection("c"));
 
             guarded.insertOne(new Document("v", 1));
 
@@ -55,7 +54,8 @@ class GuardEventListenerTest {
                 assertThat(event.operation()).isEqualTo("insertOne");
                 assertThat(event.outcome()).isEqualTo(CallOutcome.SUCCESS);
             });
-            assertThat(client.getDatabase("ev").getCollection("c").countDocuments()).isEqualTo(1);
+            assertThat(client.getDatabase("ev").getCollection("c").countDocuments())
+                    .isEqualTo(1);
         }
     }
 
@@ -63,20 +63,30 @@ class GuardEventListenerTest {
     void meters_areTaggedOnlyWithBoundedValues_neverDocumentContents() {
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         WriteGuard guard = WriteGuard.builder().meterRegistry(meters).build();
-        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start(); MongoClient client = client(guard, cluster)) {
-            GuardedCollection<Document> guarded = guard.wrap(client, client.getDatabase("ev").getCollection("c"));
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                MongoClient client = client(guard, cluster)) {
+            GuardedCollection<Document> guarded =
+                    guard.wrap(client, client.getDatabase("ev").getCollection("c"));
 
-            guarded.bulkWrite(List.of(
-                new InsertOneModel<>(new Document("_id", "secret-order-42").append("card", "4111")),
-                new ReplaceOneModel<>(Filters.eq("_id", "secret-order-42"), new Document("_id", "secret-order-42"),
-                    new ReplaceOptions().upsert(true))), new BulkWriteOptions().ordered(true));
+            guarded.bulkWrite(
+                    List.of(
+                            new InsertOneModel<>(new Document("_id", "secret-order-42").append("card", "4111")),
+                            new ReplaceOneModel<>(
+                                    Filters.eq("_id", "secret-order-42"),
+                                    new Document("_id", "secret-order-42"),
+                                    new ReplaceOptions().upsert(true))),
+                    new BulkWriteOptions().ordered(true));
 
-            assertThat(meters.get("mongodb.guard.rounds").summary().totalAmount()).isEqualTo(2);
+            assertThat(meters.get("mongodb.guard.rounds").summary().totalAmount())
+                    .isEqualTo(2);
             for (Meter meter : meters.getMeters()) {
                 assertThat(meter.getId().getName()).startsWith("mongodb.guard.");
                 meter.getId().getTags().forEach(tag -> {
                     assertThat(tag.getKey()).isIn("namespace", "operation", "outcome", "attempt", "verdict");
-                    assertThat(tag.getValue()).doesNotContain("secret").doesNotContain("4111").doesNotContain("127.0.0.1");
+                    assertThat(tag.getValue())
+                            .doesNotContain("secret")
+                            .doesNotContain("4111")
+                            .doesNotContain("127.0.0.1");
                 });
             }
         }
@@ -84,7 +94,8 @@ class GuardEventListenerTest {
 
     private static MongoClient client(WriteGuard guard, EmulatedReplicaSet cluster) {
         return MongoClients.create(guard.configure(MongoClientSettings.builder()
-            .applyConnectionString(new ConnectionString(cluster.connectionString()))
-            .applyToSocketSettings(s -> s.readTimeout(3, TimeUnit.SECONDS))).build());
+                        .applyConnectionString(new ConnectionString(cluster.connectionString()))
+                        .applyToSocketSettings(s -> s.readTimeout(3, TimeUnit.SECONDS)))
+                .build());
     }
 }

@@ -3,13 +3,6 @@ package io.github.mongowriteguard.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-
-import org.bson.Document;
-import org.junit.jupiter.api.Test;
-
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoWriteException;
@@ -21,7 +14,6 @@ import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.ReplaceOneModel;
 import com.mongodb.client.model.ReplaceOptions;
 import com.mongodb.client.model.Updates;
-
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
@@ -32,6 +24,11 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
 
 /** The Observation around each guarded call, through the real driver on the emulated replica set. */
 class GuardObservationTest {
@@ -50,7 +47,8 @@ class GuardObservationTest {
             @Override
             public void onStart(Observation.Context context) {
                 // What Micrometer's meter handler tags the ".active" long-task timer with: not yet an outcome.
-                outcomesAtStart.add(context.getLowCardinalityKeyValue("mongodb.guard.outcome").getValue());
+                outcomesAtStart.add(context.getLowCardinalityKeyValue("mongodb.guard.outcome")
+                        .getValue());
             }
 
             @Override
@@ -59,46 +57,57 @@ class GuardObservationTest {
             }
         });
         WriteGuard guard = WriteGuard.builder().observationRegistry(registry).build();
-        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start(); MongoClient client = client(guard, cluster)) {
-            GuardedCollection<Document> guarded = guard.wrap(client, client.getDatabase("obs").getCollection("orders"));
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                MongoClient client = client(guard, cluster)) {
+            GuardedCollection<Document> guarded =
+                    guard.wrap(client, client.getDatabase("obs").getCollection("orders"));
 
-            guarded.bulkWrite(List.of(
-                new InsertOneModel<>(new Document("_id", "secret-order-42").append("card", "4111")),
-                new ReplaceOneModel<>(Filters.eq("_id", "secret-order-42"), new Document("_id", "secret-order-42").append("card", "4111"),
-                    new ReplaceOptions().upsert(true))), new BulkWriteOptions().ordered(true));
-            Document updated = guarded.findOneAndUpdate(Filters.eq("_id", "secret-order-42"), Updates.set("card", "5500"));
+            guarded.bulkWrite(
+                    List.of(
+                            new InsertOneModel<>(new Document("_id", "secret-order-42").append("card", "4111")),
+                            new ReplaceOneModel<>(
+                                    Filters.eq("_id", "secret-order-42"),
+                                    new Document("_id", "secret-order-42").append("card", "4111"),
+                                    new ReplaceOptions().upsert(true))),
+                    new BulkWriteOptions().ordered(true));
+            Document updated =
+                    guarded.findOneAndUpdate(Filters.eq("_id", "secret-order-42"), Updates.set("card", "5500"));
             assertThatThrownBy(() -> guarded.insertOne(new Document("_id", "secret-order-42").append("card", "4111")))
-                .isInstanceOf(MongoWriteException.class);
+                    .isInstanceOf(MongoWriteException.class);
 
             assertThat(updated).isNotNull();
             TestObservationRegistryAssert.assertThat(registry)
-                .hasNumberOfObservationsEqualTo(3)
-                .doesNotHaveAnyRemainingCurrentObservation()
-                .hasAnObservation(o -> o.hasNameEqualTo("mongodb.guard.write")
-                    .hasContextualNameEqualTo("guarded bulkWrite obs.orders")
-                    .hasLowCardinalityKeyValue("db.namespace", "obs.orders")
-                    .hasLowCardinalityKeyValue("mongodb.guard.operation", "bulkWrite")
-                    .hasLowCardinalityKeyValue("mongodb.guard.outcome", "success")
-                    .doesNotHaveError())
-                .hasAnObservation(o -> o.hasNameEqualTo("mongodb.guard.write")
-                    .hasContextualNameEqualTo("guarded findOneAndUpdate obs.orders")
-                    .hasLowCardinalityKeyValue("mongodb.guard.operation", "findOneAndUpdate")
-                    .hasLowCardinalityKeyValue("mongodb.guard.outcome", "success")
-                    .doesNotHaveError())
-                .hasAnObservation(o -> o.hasNameEqualTo("mongodb.guard.write")
-                    .hasContextualNameEqualTo("guarded insertOne obs.orders")
-                    .hasLowCardinalityKeyValue("mongodb.guard.operation", "insertOne")
-                    .hasLowCardinalityKeyValue("mongodb.guard.outcome", "failure")
-                    .hasError());
+                    .hasNumberOfObservationsEqualTo(3)
+                    .doesNotHaveAnyRemainingCurrentObservation()
+                    .hasAnObservation(o -> o.hasNameEqualTo("mongodb.guard.write")
+                            .hasContextualNameEqualTo("guarded bulkWrite obs.orders")
+                            .hasLowCardinalityKeyValue("db.namespace", "obs.orders")
+                            .hasLowCardinalityKeyValue("mongodb.guard.operation", "bulkWrite")
+                            .hasLowCardinalityKeyValue("mongodb.guard.outcome", "success")
+                            .doesNotHaveError())
+                    .hasAnObservation(o -> o.hasNameEqualTo("mongodb.guard.write")
+                            .hasContextualNameEqualTo("guarded findOneAndUpdate obs.orders")
+                            .hasLowCardinalityKeyValue("mongodb.guard.operation", "findOneAndUpdate")
+                            .hasLowCardinalityKeyValue("mongodb.guard.outcome", "success")
+                            .doesNotHaveError())
+                    .hasAnObservation(o -> o.hasNameEqualTo("mongodb.guard.write")
+                            .hasContextualNameEqualTo("guarded insertOne obs.orders")
+                            .hasLowCardinalityKeyValue("mongodb.guard.operation", "insertOne")
+                            .hasLowCardinalityKeyValue("mongodb.guard.outcome", "failure")
+                            .hasError());
 
             assertThat(stopped).hasSize(3).allSatisfy(context -> {
                 assertThat(context).isInstanceOf(GuardObservationContext.class);
                 assertThat(context.getHighCardinalityKeyValues()).isEmpty();
                 KeyValues keys = context.getLowCardinalityKeyValues();
                 assertThat(keys.stream().map(KeyValue::getKey))
-                    .containsExactlyInAnyOrder("db.namespace", "mongodb.guard.operation", "mongodb.guard.outcome");
-                keys.forEach(key -> assertThat(key.getValue()).doesNotContain("secret").doesNotContain("4111")
-                    .doesNotContain("5500").doesNotContain("127.0.0.1").doesNotContain("mongodb://"));
+                        .containsExactlyInAnyOrder("db.namespace", "mongodb.guard.operation", "mongodb.guard.outcome");
+                keys.forEach(key -> assertThat(key.getValue())
+                        .doesNotContain("secret")
+                        .doesNotContain("4111")
+                        .doesNotContain("5500")
+                        .doesNotContain("127.0.0.1")
+                        .doesNotContain("mongodb://"));
                 assertThat(context.getContextualName()).doesNotContain("secret").doesNotContain("4111");
             });
             assertThat(stopped.get(2).getError()).isInstanceOf(MongoWriteException.class);
@@ -109,39 +118,50 @@ class GuardObservationTest {
     @Test
     void aConvention_replacesTheDefaultNamesAndKeyValues() {
         TestObservationRegistry registry = TestObservationRegistry.create();
-        WriteGuard guard = WriteGuard.builder().observationRegistry(registry)
-            .observationConvention(new GuardObservationConvention() {
-                @Override
-                public String getName() {
-                    return "orders.write";
-                }
+        WriteGuard guard = WriteGuard.builder()
+                .observationRegistry(registry)
+                .observationConvention(new GuardObservationConvention() {
+                    @Override
+                    public String getName() {
+                        return "orders.write";
+                    }
 
-                @Override
-                public KeyValues getLowCardinalityKeyValues(GuardObservationContext context) {
-                    return KeyValues.of("op", context.getOperation());
-                }
-            }).build();
-        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start(); MongoClient client = client(guard, cluster)) {
-            guard.wrap(client, client.getDatabase("obs").getCollection("orders")).insertOne(new Document("v", 1));
+                    @Override
+                    public KeyValues getLowCardinalityKeyValues(GuardObservationContext context) {
+                        return KeyValues.of("op", context.getOperation());
+                    }
+                })
+                .build();
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                MongoClient client = client(guard, cluster)) {
+            guard.wrap(client, client.getDatabase("obs").getCollection("orders"))
+                    .insertOne(new Document("v", 1));
 
-            TestObservationRegistryAssert.assertThat(registry).hasSingleObservationThat()
-                .hasNameEqualTo("orders.write").hasLowCardinalityKeyValue("op", "insertOne").hasBeenStopped();
+            TestObservationRegistryAssert.assertThat(registry)
+                    .hasSingleObservationThat()
+                    .hasNameEqualTo("orders.write")
+                    .hasLowCardinalityKeyValue("op", "insertOne")
+                    .hasBeenStopped();
         }
     }
 
     @Test
     void withoutARegistry_nothingIsObserved_andWritesWork() {
         WriteGuard guard = WriteGuard.create();
-        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start(); MongoClient client = client(guard, cluster)) {
-            GuardedCollection<Document> guarded = guard.wrap(client, client.getDatabase("obs").getCollection("orders"));
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                MongoClient client = client(guard, cluster)) {
+            GuardedCollection<Document> guarded =
+                    guard.wrap(client, client.getDatabase("obs").getCollection("orders"));
             guarded.insertOne(new Document("_id", 1));
-            assertThat(client.getDatabase("obs").getCollection("orders").countDocuments()).isEqualTo(1);
+            assertThat(client.getDatabase("obs").getCollection("orders").countDocuments())
+                    .isEqualTo(1);
         }
     }
 
     private static MongoClient client(WriteGuard guard, EmulatedReplicaSet cluster) {
         return MongoClients.create(guard.configure(MongoClientSettings.builder()
-            .applyConnectionString(new ConnectionString(cluster.connectionString()))
-            .applyToSocketSettings(s -> s.readTimeout(3, TimeUnit.SECONDS))).build());
+                        .applyConnectionString(new ConnectionString(cluster.connectionString()))
+                        .applyToSocketSettings(s -> s.readTimeout(3, TimeUnit.SECONDS)))
+                .build());
     }
 }

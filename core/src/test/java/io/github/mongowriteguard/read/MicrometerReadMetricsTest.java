@@ -2,9 +2,8 @@ package io.github.mongowriteguard.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.junit.jupiter.api.Test;
-
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
 
 class MicrometerReadMetricsTest {
 
@@ -15,11 +14,27 @@ class MicrometerReadMetricsTest {
 
         metrics.staleConfig(new ReadGuardEvents.StaleConfigEvent("shop.inventory", "shard00"));
         metrics.readTimedOut(new ReadGuardEvents.ReadTimeoutEvent("shop.inventory", "MongoExecutionTimeoutException"));
-        metrics.degradedRead(new ReadGuardEvents.DegradedReadEvent("shop.inventory", ApproximationReason.NORMAL_READ_FAILED, 2000, 504, java.time.Duration.ofMillis(40)));
+        metrics.degradedRead(new ReadGuardEvents.DegradedReadEvent(
+                "shop.inventory", ApproximationReason.NORMAL_READ_FAILED, 2000, 504, java.time.Duration.ofMillis(40)));
 
-        assertThat(registry.get("mongodb.guard.read.staleconfig").tag("shard", "shard00").counter().count()).isEqualTo(1);
-        assertThat(registry.get("mongodb.guard.read.timeouts").tag("kind", "MongoExecutionTimeoutException").counter().count()).isEqualTo(1);
-        assertThat(registry.get("mongodb.guard.read.degraded").tag("reason", "NORMAL_READ_FAILED").counter().count()).isEqualTo(1);
-        assertThat(registry.get("mongodb.guard.read.degraded.duplicates.removed").counter().count()).isEqualTo(504);
+        assertThat(registry.get("mongodb.guard.read.staleconfig")
+                        .tag("shard", "shard00")
+                        .counter()
+                        .count())
+                .isEqualTo(1);
+        assertThat(registry.get("mongodb.guard.read.timeouts")
+                        .tag("kind", "MongoExecutionTimeoutException")
+                        .counter()
+                        .count())
+                .isEqualTo(1);
+        assertThat(registry.get("mongodb.guard.read.degraded")
+                        .tag("reason", "NORMAL_READ_FAILED")
+                        .counter()
+                        .count())
+                .isEqualTo(1);
+        assertThat(registry.get("mongodb.guard.read.degraded.duplicates.removed")
+                        .counter()
+                        .count())
+                .isEqualTo(504);
     }
 }

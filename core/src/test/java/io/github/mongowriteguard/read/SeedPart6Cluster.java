@@ -1,14 +1,5 @@
 package io.github.mongowriteguard.read;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-
-import org.bson.BsonDocument;
-import org.bson.Document;
-
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.ReadPreference;
@@ -18,11 +9,17 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.InsertManyOptions;
-
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.sharding.ShardReplicaSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonDocument;
+import org.bson.Document;
 
 /**
  * Seed part 6's cluster, scaled in time: 2 shards of 3 nodes, {@code demo.store_inventory} hashed on {@code _id}
@@ -40,13 +37,18 @@ final class SeedPart6Cluster implements AutoCloseable {
     final List<Document> documents = new ArrayList<>();
 
     SeedPart6Cluster(int staleConfigRetries) {
-        cluster = EmulatedCluster.sharded().shards(2).nodesPerShard(3)
-            .routingRefreshLimit(Duration.ofMillis(150)).staleConfigRetries(staleConfigRetries).start();
+        cluster = EmulatedCluster.sharded()
+                .shards(2)
+                .nodesPerShard(3)
+                .routingRefreshLimit(Duration.ofMillis(150))
+                .staleConfigRetries(staleConfigRetries)
+                .start();
         client = MongoClients.create(MongoClientSettings.builder()
-            .applyConnectionString(new ConnectionString(cluster.connectionString()))
-            .applyToClusterSettings(c -> c.serverSelectionTimeout(10, TimeUnit.SECONDS))
-            .build());
-        client.getDatabase("admin").runCommand(new Document("shardCollection", NS).append("key", new Document("_id", "hashed")));
+                .applyConnectionString(new ConnectionString(cluster.connectionString()))
+                .applyToClusterSettings(c -> c.serverSelectionTimeout(10, TimeUnit.SECONDS))
+                .build());
+        client.getDatabase("admin")
+                .runCommand(new Document("shardCollection", NS).append("key", new Document("_id", "hashed")));
         inventory = client.getDatabase("demo").getCollection("store_inventory");
         for (int p = 1; p <= 100; p++) {
             for (int s = 1; s <= 20; s++) {
@@ -70,8 +72,12 @@ final class SeedPart6Cluster implements AutoCloseable {
 
     /** A document that lives on shard A. */
     Document onShardA() {
-        return documents.stream().filter(d -> cluster.chunkMap(NS).shardOfDocument(BsonDocument.parse(d.toJson()))
-            .equals(shardA.name())).findFirst().orElseThrow();
+        return documents.stream()
+                .filter(d -> cluster.chunkMap(NS)
+                        .shardOfDocument(BsonDocument.parse(d.toJson()))
+                        .equals(shardA.name()))
+                .findFirst()
+                .orElseThrow();
     }
 
     @Override

@@ -3,12 +3,10 @@ package io.github.mongowriteguard.retry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Duration;
-
-import org.junit.jupiter.api.Test;
-
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.RetryConfig;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
 
 class RetryPolicyTest {
 
@@ -32,39 +30,50 @@ class RetryPolicyTest {
 
     @Test
     void maxAttempts_outsideOneToTen_isRejected() {
-        assertThatThrownBy(() -> RetryPolicy.builder().maxAttempts(0)).hasMessageContaining("maxAttempts (0) must be 1 to 10");
+        assertThatThrownBy(() -> RetryPolicy.builder().maxAttempts(0))
+                .hasMessageContaining("maxAttempts (0) must be 1 to 10");
         assertThatThrownBy(() -> RetryPolicy.builder().maxAttempts(11)).hasMessageContaining("maxAttempts (11)");
     }
 
     @Test
     void jitter_outsideZeroToOne_isRejected() {
-        assertThatThrownBy(() -> RetryPolicy.builder().jitter(1.0)).hasMessageContaining("jitter (1.0) must be in [0, 1)");
+        assertThatThrownBy(() -> RetryPolicy.builder().jitter(1.0))
+                .hasMessageContaining("jitter (1.0) must be in [0, 1)");
         assertThatThrownBy(() -> RetryPolicy.builder().jitter(-0.1)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void multiplierBelowOne_isRejected() {
-        assertThatThrownBy(() -> RetryPolicy.builder().multiplier(0.5)).hasMessageContaining("multiplier (0.5) must be at least 1");
+        assertThatThrownBy(() -> RetryPolicy.builder().multiplier(0.5))
+                .hasMessageContaining("multiplier (0.5) must be at least 1");
     }
 
     @Test
     void nonPositiveBackoffs_areRejected() {
-        assertThatThrownBy(() -> RetryPolicy.builder().initialBackoff(Duration.ZERO)).hasMessageContaining("initialBackoff");
-        assertThatThrownBy(() -> RetryPolicy.builder().maxBackoff(Duration.ofMillis(-1))).hasMessageContaining("maxBackoff");
-        assertThatThrownBy(() -> RetryPolicy.builder().gateGrace(Duration.ofMillis(-1))).hasMessageContaining("gateGrace");
+        assertThatThrownBy(() -> RetryPolicy.builder().initialBackoff(Duration.ZERO))
+                .hasMessageContaining("initialBackoff");
+        assertThatThrownBy(() -> RetryPolicy.builder().maxBackoff(Duration.ofMillis(-1)))
+                .hasMessageContaining("maxBackoff");
+        assertThatThrownBy(() -> RetryPolicy.builder().gateGrace(Duration.ofMillis(-1)))
+                .hasMessageContaining("gateGrace");
     }
 
     @Test
     void maxBackoffBelowInitialBackoff_isRejectedAtBuild() {
-        assertThatThrownBy(() -> RetryPolicy.builder().initialBackoff(Duration.ofSeconds(2)).maxBackoff(Duration.ofSeconds(1)).build())
-            .isInstanceOf(IllegalStateException.class)
-            .hasMessageContaining("maxBackoff (1000 ms) must not be below initialBackoff (2000 ms)");
+        assertThatThrownBy(() -> RetryPolicy.builder()
+                        .initialBackoff(Duration.ofSeconds(2))
+                        .maxBackoff(Duration.ofSeconds(1))
+                        .build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("maxBackoff (1000 ms) must not be below initialBackoff (2000 ms)");
     }
 
     @Test
     void fromResilience4jConfig_takesItsAttemptsAndIntervals() {
-        RetryConfig config = RetryConfig.custom().maxAttempts(5)
-            .intervalFunction(IntervalFunction.ofExponentialBackoff(50, 2.0)).build();
+        RetryConfig config = RetryConfig.custom()
+                .maxAttempts(5)
+                .intervalFunction(IntervalFunction.ofExponentialBackoff(50, 2.0))
+                .build();
 
         RetryPolicy policy = RetryPolicy.from(config);
 

@@ -1,12 +1,5 @@
 package io.github.mongowriteguard.testkit;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Objects;
-import java.util.stream.Collectors;
-
-import org.bson.BsonDocument;
-
 import io.github.mongowriteguard.testkit.auth.Users;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.NodeIdentity;
@@ -14,6 +7,11 @@ import io.github.mongowriteguard.testkit.replication.MemberState;
 import io.github.mongowriteguard.testkit.replication.PartitionMode;
 import io.github.mongowriteguard.testkit.replication.ReplicaSetCoordinator;
 import io.github.mongowriteguard.testkit.truth.ServerTruth;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
+import org.bson.BsonDocument;
 
 /**
  * An emulated replica set. By default one member, a primary that announces itself with {@code setName}, so the driver
@@ -45,14 +43,17 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         this.setName = builder.setName;
         this.users = builder.users;
         if (builder.members == 1) {
-            this.single = new EmulatedNode(builder.setName, NodeIdentity.primary(builder.setName, builder.version), builder.port,
-                builder.storage);
+            this.single = new EmulatedNode(
+                    builder.setName,
+                    NodeIdentity.primary(builder.setName, builder.version),
+                    builder.port,
+                    builder.storage);
             single.users(builder.users);
             this.replication = null;
         } else {
             this.single = null;
-            this.replication = new ReplicaSetCoordinator(builder.setName, builder.version, builder.members,
-                builder.electionTimeout, builder.users);
+            this.replication = new ReplicaSetCoordinator(
+                    builder.setName, builder.version, builder.members, builder.electionTimeout, builder.users);
         }
     }
 
@@ -65,7 +66,7 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
     @Override
     public String connectionString() {
         return "mongodb://" + members().stream().map(EmulatedNode::address).collect(Collectors.joining(","))
-            + "/?replicaSet=" + setName;
+                + "/?replicaSet=" + setName;
     }
 
     /**
@@ -110,7 +111,9 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
      * @return the secondaries; none for a single-member set
      */
     public List<EmulatedNode> secondaries() {
-        return members().stream().filter(m -> single == null && replication.state(m) == MemberState.SECONDARY).toList();
+        return members().stream()
+                .filter(m -> single == null && replication.state(m) == MemberState.SECONDARY)
+                .toList();
     }
 
     /**
@@ -126,7 +129,9 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
     /** The union of every member's truth: a retry on a new primary is the same copy as its original. */
     @Override
     public ServerTruth truth() {
-        return single != null ? single.truth() : ServerTruth.union(members().stream().map(EmulatedNode::truth).toList());
+        return single != null
+                ? single.truth()
+                : ServerTruth.union(members().stream().map(EmulatedNode::truth).toList());
     }
 
     /**
@@ -354,7 +359,7 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
     private ReplicaSetCoordinator replication() {
         if (replication == null) {
             throw new UnsupportedOperationException("a single-member set does not replicate, elect or restart;"
-                + " start one with EmulatedCluster.replicaSet().members(3)");
+                    + " start one with EmulatedCluster.replicaSet().members(3)");
         }
         return replication;
     }
@@ -383,8 +388,7 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         private Duration electionTimeout = Duration.ofSeconds(10);
         private final Users users = new Users();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Adds a user in {@code admin} (SCRAM-SHA-256) with built-in roles (see {@link Users}); with one user,
@@ -491,12 +495,12 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
          */
         public EmulatedReplicaSet start() {
             if (members > 1 && port != 0) {
-                throw new IllegalStateException("port (" + port + ") applies to a single-member set; a set of " + members
-                    + " members binds each member to a free port (read them from members())");
+                throw new IllegalStateException("port (" + port + ") applies to a single-member set; a set of "
+                        + members + " members binds each member to a free port (read them from members())");
             }
             if (members > 1 && storage != Storage.MEMORY) {
                 throw new IllegalStateException("storage (" + storage + ") applies to a set of one member; a set of "
-                    + members + " members replicates stored documents: use members(1) or Storage.MEMORY");
+                        + members + " members replicates stored documents: use members(1) or Storage.MEMORY");
             }
             return new EmulatedReplicaSet(this);
         }

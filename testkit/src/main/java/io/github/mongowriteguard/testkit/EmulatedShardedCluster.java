@@ -1,5 +1,18 @@
 package io.github.mongowriteguard.testkit;
 
+import io.github.mongowriteguard.testkit.auth.Users;
+import io.github.mongowriteguard.testkit.node.EmulatedNode;
+import io.github.mongowriteguard.testkit.node.NodeIdentity;
+import io.github.mongowriteguard.testkit.sharding.Chunk;
+import io.github.mongowriteguard.testkit.sharding.ChunkMap;
+import io.github.mongowriteguard.testkit.sharding.ChunkMigration;
+import io.github.mongowriteguard.testkit.sharding.MongosRouter;
+import io.github.mongowriteguard.testkit.sharding.RoutingStats;
+import io.github.mongowriteguard.testkit.sharding.ShardKey;
+import io.github.mongowriteguard.testkit.sharding.ShardLatency;
+import io.github.mongowriteguard.testkit.sharding.ShardReplicaSet;
+import io.github.mongowriteguard.testkit.sharding.ShardingCatalog;
+import io.github.mongowriteguard.testkit.truth.ServerTruth;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,20 +21,6 @@ import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.stream.Collectors;
-
-import io.github.mongowriteguard.testkit.auth.Users;
-import io.github.mongowriteguard.testkit.node.EmulatedNode;
-import io.github.mongowriteguard.testkit.node.NodeIdentity;
-import io.github.mongowriteguard.testkit.sharding.Chunk;
-import io.github.mongowriteguard.testkit.sharding.ChunkMigration;
-import io.github.mongowriteguard.testkit.sharding.ChunkMap;
-import io.github.mongowriteguard.testkit.sharding.MongosRouter;
-import io.github.mongowriteguard.testkit.sharding.RoutingStats;
-import io.github.mongowriteguard.testkit.sharding.ShardKey;
-import io.github.mongowriteguard.testkit.sharding.ShardLatency;
-import io.github.mongowriteguard.testkit.sharding.ShardReplicaSet;
-import io.github.mongowriteguard.testkit.sharding.ShardingCatalog;
-import io.github.mongowriteguard.testkit.truth.ServerTruth;
 
 /**
  * An emulated sharded cluster: S shards (each a replica set with its own storage engine, named {@code shard00},
@@ -57,16 +56,21 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
         for (int i = 0; i < builder.shards; i++) {
             String name = String.format("shard%02d", i);
             ShardReplicaSet set = builder.replicatingShards
-                ? ShardReplicaSet.startReplicating(name, builder.nodesPerShard, builder.version,
-                    builder.shardElectionTimeout, builder.routingRefreshLimit, refreshThreads)
-                : ShardReplicaSet.start(name, builder.nodesPerShard, builder.version, builder.routingRefreshLimit,
-                    refreshThreads);
+                    ? ShardReplicaSet.startReplicating(
+                            name,
+                            builder.nodesPerShard,
+                            builder.version,
+                            builder.shardElectionTimeout,
+                            builder.routingRefreshLimit,
+                            refreshThreads)
+                    : ShardReplicaSet.start(
+                            name, builder.nodesPerShard, builder.version, builder.routingRefreshLimit, refreshThreads);
             shardSets.add(set);
             byName.put(name, set);
         }
         Map<String, String> hosts = new LinkedHashMap<>();
-        byName.forEach((name, set) -> hosts.put(name,
-            set.members().stream().map(EmulatedNode::address).collect(Collectors.joining(","))));
+        byName.forEach((name, set) -> hosts.put(
+                name, set.members().stream().map(EmulatedNode::address).collect(Collectors.joining(","))));
         this.catalog = new ShardingCatalog(hosts, builder.version);
         shardSets.forEach(set -> set.bind(catalog));
         this.router = new MongosRouter(byName, catalog, builder.staleConfigRetries);
@@ -93,7 +97,10 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
     /** The shards' commands joined (child batches, copies by lsid/txnNumber, documents applied). */
     @Override
     public ServerTruth truth() {
-        return ServerTruth.union(shardSets.stream().flatMap(set -> set.members().stream()).map(EmulatedNode::truth).toList());
+        return ServerTruth.union(shardSets.stream()
+                .flatMap(set -> set.members().stream())
+                .map(EmulatedNode::truth)
+                .toList());
     }
 
     /**
@@ -132,8 +139,10 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
      * @return the shard's replica set
      */
     public ShardReplicaSet shardSet(String name) {
-        return shardSets.stream().filter(s -> s.name().equals(name)).findFirst()
-            .orElseThrow(() -> new IllegalArgumentException("no shard " + name + "; shards are " + shardNames()));
+        return shardSets.stream()
+                .filter(s -> s.name().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no shard " + name + "; shards are " + shardNames()));
     }
 
     /**
@@ -159,7 +168,8 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
      * @param toShard   the recipient shard's name
      * @return the migration, to delete the donor's orphans
      */
-    public ChunkMigration moveChunkAfterOplogRollover(String namespace, org.bson.BsonDocument document, String toShard) {
+    public ChunkMigration moveChunkAfterOplogRollover(
+            String namespace, org.bson.BsonDocument document, String toShard) {
         return router.moveChunk(namespace, document, toShard, true);
     }
 
@@ -254,8 +264,9 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
      * @throws IllegalArgumentException if it is not sharded
      */
     public ChunkMap chunkMap(String namespace) {
-        return catalog.chunkMap(namespace).orElseThrow(() ->
-            new IllegalArgumentException(namespace + " is not sharded; call shardCollection first"));
+        return catalog.chunkMap(namespace)
+                .orElseThrow(
+                        () -> new IllegalArgumentException(namespace + " is not sharded; call shardCollection first"));
     }
 
     @Override
@@ -290,8 +301,7 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
         private final Map<Integer, Double> slowFactors = new LinkedHashMap<>();
         private final Users users = new Users();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Adds a user in {@code admin} (SCRAM-SHA-256) with built-in roles (see {@link Users}); with one user,
@@ -474,12 +484,13 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
             for (int shard : slowFactors.keySet()) {
                 if (shard < 0 || shard >= shards) {
                     throw new IllegalStateException("slowFactor names shard " + shard + " but there are " + shards
-                        + " shards (0-" + (shards - 1) + "); raise shards or fix the index");
+                            + " shards (0-" + (shards - 1) + "); raise shards or fix the index");
                 }
             }
             if (replicatingShards && nodesPerShard < 3) {
-                throw new IllegalStateException("replicatingShards needs nodesPerShard of 3 or more (an election needs a"
-                    + " majority of the members), not " + nodesPerShard + "; call nodesPerShard(3)");
+                throw new IllegalStateException(
+                        "replicatingShards needs nodesPerShard of 3 or more (an election needs a"
+                                + " majority of the members), not " + nodesPerShard + "; call nodesPerShard(3)");
             }
             return new EmulatedShardedCluster(this);
         }

@@ -8,8 +8,7 @@ import java.util.concurrent.CountDownLatch;
  * cluster), prints its connection string and serves until stopped (Ctrl-C).
  */
 public final class Main {
-    private Main() {
-    }
+    private Main() {}
 
     /**
      * Starts the emulated deployment and serves until the JVM is stopped.
@@ -44,14 +43,15 @@ public final class Main {
                 case "--help":
                 case "-h":
                     System.out.println("usage: java -jar testkit.jar [--port N] [--version 4.2|4.4|5.0|6.0|7.0|8.0]"
-                        + " [--members N] [--shards S [--mongos M]]");
+                            + " [--members N] [--shards S [--mongos M]]");
                     return;
                 default:
                     System.err.println("unknown option " + args[i] + "; try --help");
                     System.exit(2);
             }
         }
-        EmulatedCluster cluster = sharded != null ? sharded.serverVersion(version).start() : builder.start();
+        EmulatedCluster cluster =
+                sharded != null ? sharded.serverVersion(version).start() : builder.start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             cluster.close();

@@ -79,6 +79,7 @@ public enum ServerVersion {
                 return version;
             }
         }
-        throw new IllegalArgumentException("serverVersion '" + text + "' is not emulated; use one of 4.2, 4.4, 5.0, 6.0, 7.0, 8.0");
+        throw new IllegalArgumentException(
+                "serverVersion '" + text + "' is not emulated; use one of 4.2, 4.4, 5.0, 6.0, 7.0, 8.0");
     }
 }

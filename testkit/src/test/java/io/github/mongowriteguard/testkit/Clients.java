@@ -1,32 +1,29 @@
 package io.github.mongowriteguard.testkit;
 
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-
-import org.bson.BsonDocument;
-
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.bson.BsonDocument;
 
 /** Real driver clients for tests, with the commands they sent. */
 public final class Clients {
-    private Clients() {
-    }
+    private Clients() {}
 
     public static MongoClient client(String connectionString) {
-        return client(connectionString, builder -> { });
+        return client(connectionString, builder -> {});
     }
 
     public static MongoClient client(String connectionString, Consumer<MongoClientSettings.Builder> customizer) {
         MongoClientSettings.Builder builder = MongoClientSettings.builder()
-            .applyConnectionString(new ConnectionString(connectionString))
-            .applyToClusterSettings(cluster -> cluster.serverSelectionTimeout(10, TimeUnit.SECONDS));
+                .applyConnectionString(new ConnectionString(connectionString))
+                .applyToClusterSettings(cluster -> cluster.serverSelectionTimeout(10, TimeUnit.SECONDS));
         customizer.accept(builder);
         return MongoClients.create(builder.build());
     }
@@ -41,8 +38,10 @@ public final class Clients {
         }
 
         public List<BsonDocument> commands(String name) {
-            return started.stream().filter(e -> e.getCommandName().equals(name))
-                .map(CommandStartedEvent::getCommand).toList();
+            return started.stream()
+                    .filter(e -> e.getCommandName().equals(name))
+                    .map(CommandStartedEvent::getCommand)
+                    .toList();
         }
     }
 }

@@ -1,9 +1,15 @@
 package io.github.mongowriteguard.benchmarks.jmh;
 
+import com.mongodb.bulk.BulkWriteResult;
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.InsertOneModel;
+import com.mongodb.client.model.ReplaceOneModel;
+import com.mongodb.client.model.ReplaceOptions;
+import com.mongodb.client.model.WriteModel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
 import org.bson.Document;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -18,14 +24,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-
-import com.mongodb.bulk.BulkWriteResult;
-import com.mongodb.client.model.BulkWriteOptions;
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.InsertOneModel;
-import com.mongodb.client.model.ReplaceOneModel;
-import com.mongodb.client.model.ReplaceOptions;
-import com.mongodb.client.model.WriteModel;
 
 /**
  * The guard against the driver on a server that costs nothing ({@link io.github.mongowriteguard.testkit.Storage#NONE}:
@@ -45,7 +43,9 @@ import com.mongodb.client.model.WriteModel;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xms4g", "-Xmx4g", "-XX:+AlwaysPreTouch"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms4g", "-Xmx4g", "-XX:+AlwaysPreTouch"})
 public class CostFreeBenchmark {
 
     @Param({"1", "100", "1000", "10000", "100000"})
@@ -101,11 +101,14 @@ public class CostFreeBenchmark {
         for (int i = 0; i < n; i++) {
             Document id = new Document("productId", i).append("storeId", i % 50);
             Document document = new Document("_id", id).append("quantity", i);
-            models.add(switch (kind) {
-                case "replace-upsert" -> new ReplaceOneModel<>(Filters.eq("_id", id), document, new ReplaceOptions().upsert(true));
-                case "insert" -> new InsertOneModel<>(document);
-                default -> throw new IllegalArgumentException("kind (" + kind + ") must be replace-upsert or insert");
-            });
+            models.add(
+                    switch (kind) {
+                        case "replace-upsert" ->
+                            new ReplaceOneModel<>(Filters.eq("_id", id), document, new ReplaceOptions().upsert(true));
+                        case "insert" -> new InsertOneModel<>(document);
+                        default ->
+                            throw new IllegalArgumentException("kind (" + kind + ") must be replace-upsert or insert");
+                    });
         }
         return models;
     }

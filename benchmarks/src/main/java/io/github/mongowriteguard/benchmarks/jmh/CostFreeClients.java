@@ -1,9 +1,5 @@
 package io.github.mongowriteguard.benchmarks.jmh;
 
-import java.util.List;
-
-import org.bson.Document;
-
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.bulk.BulkWriteResult;
@@ -12,12 +8,13 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.WriteModel;
-
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.Storage;
+import java.util.List;
+import org.bson.Document;
 
 /**
  * One cost-free emulated replica set ({@link Storage#NONE}) and one client on it: the driver's own, or one configured
@@ -32,8 +29,8 @@ public final class CostFreeClients implements AutoCloseable {
 
     private CostFreeClients(boolean guarded) {
         this.cluster = EmulatedCluster.replicaSet().storage(Storage.NONE).start();
-        MongoClientSettings.Builder settings = MongoClientSettings.builder()
-            .applyConnectionString(new ConnectionString(cluster.connectionString()));
+        MongoClientSettings.Builder settings =
+                MongoClientSettings.builder().applyConnectionString(new ConnectionString(cluster.connectionString()));
         this.guard = guarded ? WriteGuard.create() : null;
         this.client = MongoClients.create(guarded ? guard.configure(settings).build() : settings.build());
         MongoCollection<Document> collection = client.getDatabase("jmh").getCollection("c");

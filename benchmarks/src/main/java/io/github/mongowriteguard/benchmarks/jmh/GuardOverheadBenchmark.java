@@ -1,9 +1,23 @@
 package io.github.mongowriteguard.benchmarks.jmh;
 
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.bulk.BulkWriteResult;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.ReplaceOneModel;
+import com.mongodb.client.model.ReplaceOptions;
+import com.mongodb.client.model.WriteModel;
+import io.github.mongowriteguard.GuardedCollection;
+import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
 import org.bson.Document;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -18,23 +32,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-
-import com.mongodb.ConnectionString;
-import com.mongodb.MongoClientSettings;
-import com.mongodb.bulk.BulkWriteResult;
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoCollection;
-import com.mongodb.client.model.BulkWriteOptions;
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.ReplaceOneModel;
-import com.mongodb.client.model.ReplaceOptions;
-import com.mongodb.client.model.WriteModel;
-
-import io.github.mongowriteguard.GuardedCollection;
-import io.github.mongowriteguard.WriteGuard;
-import io.github.mongowriteguard.testkit.EmulatedCluster;
-import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 
 /**
  * The guard's cost against the raw driver: the same bulk of {@code ReplaceOne} upserts (idempotent, so every
@@ -52,7 +49,9 @@ import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 5, time = 3)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xms4g", "-Xmx4g", "-XX:+AlwaysPreTouch"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms4g", "-Xmx4g", "-XX:+AlwaysPreTouch"})
 public class GuardOverheadBenchmark {
 
     @Param({"1", "100", "1000", "10000"})
@@ -73,10 +72,12 @@ public class GuardOverheadBenchmark {
     public void start() {
         cluster = EmulatedCluster.replicaSet().start();
         rawClient = MongoClients.create(MongoClientSettings.builder()
-            .applyConnectionString(new ConnectionString(cluster.connectionString())).build());
+                .applyConnectionString(new ConnectionString(cluster.connectionString()))
+                .build());
         WriteGuard guard = WriteGuard.create();
         guardedClient = MongoClients.create(guard.configure(MongoClientSettings.builder()
-            .applyConnectionString(new ConnectionString(cluster.connectionString()))).build());
+                        .applyConnectionString(new ConnectionString(cluster.connectionString())))
+                .build());
         raw = rawClient.getDatabase("jmh").getCollection("raw");
         guarded = guard.wrap(guardedClient, guardedClient.getDatabase("jmh").getCollection("guarded"));
         models = upserts(docs);
@@ -92,16 +93,18 @@ public class GuardOverheadBenchmark {
     @Benchmark
     public BulkWriteResult bulkWrite() {
         return path.equals("guarded")
-            ? guarded.bulkWrite(models, new BulkWriteOptions())
-            : raw.bulkWrite(models, new BulkWriteOptions());
+                ? guarded.bulkWrite(models, new BulkWriteOptions())
+                : raw.bulkWrite(models, new BulkWriteOptions());
     }
 
     static List<WriteModel<Document>> upserts(int n) {
         List<WriteModel<Document>> models = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             Document id = new Document("productId", i).append("storeId", i % 50);
-            models.add(new ReplaceOneModel<>(Filters.eq("_id", id), new Document("_id", id).append("quantity", i),
-                new ReplaceOptions().upsert(true)));
+            models.add(new ReplaceOneModel<>(
+                    Filters.eq("_id", id),
+                    new Document("_id", id).append("quantity", i),
+                    new ReplaceOptions().upsert(true)));
         }
         return models;
     }

@@ -1,15 +1,30 @@
 package io.github.mongowriteguard.benchmarks.jmh;
 
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.ReplaceOneModel;
+import com.mongodb.client.model.ReplaceOptions;
+import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.Updates;
+import com.mongodb.client.model.WriteModel;
+import io.github.mongowriteguard.bulk.BulkPlan;
+import io.github.mongowriteguard.bulk.BulkPlanner;
+import io.github.mongowriteguard.bulk.PlanOptions;
+import io.github.mongowriteguard.bulk.Round;
+import io.github.mongowriteguard.internal.command.CommandOptions;
+import io.github.mongowriteguard.internal.command.WriteCommand;
+import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.bson.codecs.BsonDocumentCodec;
 import org.bson.codecs.Codec;
 import org.bson.codecs.EncoderContext;
+import org.bson.codecs.configuration.CodecRegistry;
+import org.bson.conversions.Bson;
 import org.bson.io.BasicOutputBuffer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -22,25 +37,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
-
-import org.bson.codecs.configuration.CodecRegistry;
-import org.bson.conversions.Bson;
-
-import com.mongodb.MongoClientSettings;
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.ReplaceOneModel;
-import com.mongodb.client.model.ReplaceOptions;
-import com.mongodb.client.model.UpdateOneModel;
-import com.mongodb.client.model.Updates;
-import com.mongodb.client.model.WriteModel;
-
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.BulkPlanner;
-import io.github.mongowriteguard.bulk.PlanOptions;
-import io.github.mongowriteguard.bulk.Round;
-import io.github.mongowriteguard.internal.command.CommandOptions;
-import io.github.mongowriteguard.internal.command.WriteCommand;
-import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
 
 /**
  * Planning and de-duplication alone ({@link BulkPlanner#plan}), no server: 100,000 ordered writes, a replacement
@@ -72,7 +68,9 @@ import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 5, time = 3)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xms4g", "-Xmx4g", "-XX:+AlwaysPreTouch"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms4g", "-Xmx4g", "-XX:+AlwaysPreTouch"})
 public class PlanBenchmark {
 
     @Param({"10000", "100000"})
@@ -96,8 +94,8 @@ public class PlanBenchmark {
             Document id = new Document("productId", key).append("storeId", key % 50);
             Bson filter = filters.equals("Document") ? new Document("_id", id) : Filters.eq("_id", id);
             if (i < keys) {
-                models.add(new ReplaceOneModel<>(filter, new Document("_id", id).append("quantity", i),
-                    new ReplaceOptions().upsert(true)));
+                models.add(new ReplaceOneModel<>(
+                        filter, new Document("_id", id).append("quantity", i), new ReplaceOptions().upsert(true)));
             } else {
                 models.add(new UpdateOneModel<>(filter, Updates.inc("quantity", 1)));
             }
@@ -136,7 +134,9 @@ public class PlanBenchmark {
         long bytes = 0;
         for (Round round : plan.rounds()) {
             for (WriteCommand command : encoder.encode(plan, round.indices(), round.isOrdered(), CommandOptions.NONE)) {
-                bytes += command.toCommand(1L, 30_000, null, null).getByteBuffer().remaining();
+                bytes += command.toCommand(1L, 30_000, null, null)
+                        .getByteBuffer()
+                        .remaining();
             }
         }
         return bytes;

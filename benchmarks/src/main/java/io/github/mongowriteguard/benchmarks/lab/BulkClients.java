@@ -1,16 +1,5 @@
 package io.github.mongowriteguard.benchmarks.lab;
 
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-
-import org.bson.Document;
-import org.springframework.data.mongodb.core.BulkOperations;
-import org.springframework.data.mongodb.core.FindAndReplaceOptions;
-import org.springframework.data.mongodb.core.MongoTemplate;
-import org.springframework.data.mongodb.core.query.Criteria;
-import org.springframework.data.mongodb.core.query.Query;
-
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoCommandException;
@@ -19,9 +8,17 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.BulkWriteOptions;
-
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.bson.Document;
+import org.springframework.data.mongodb.core.BulkOperations;
+import org.springframework.data.mongodb.core.FindAndReplaceOptions;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
 
 /**
  * The four ways the lab writes one bulk: the driver ORDERED and UNORDERED, Spring Data's {@code bulkOps(ORDERED)},
@@ -40,9 +37,13 @@ final class BulkClients implements AutoCloseable {
     BulkClients(String connectionString, String database) {
         this.database = database;
         this.raw = MongoClients.create(MongoClientSettings.builder()
-            .applyConnectionString(new ConnectionString(connectionString)).applicationName("lab-raw").build());
+                .applyConnectionString(new ConnectionString(connectionString))
+                .applicationName("lab-raw")
+                .build());
         this.guardedClient = MongoClients.create(guard.configure(MongoClientSettings.builder()
-            .applyConnectionString(new ConnectionString(connectionString)).applicationName("lab-guarded")).build());
+                        .applyConnectionString(new ConnectionString(connectionString))
+                        .applicationName("lab-guarded"))
+                .build());
         this.template = new MongoTemplate(raw, database);
     }
 
@@ -53,20 +54,28 @@ final class BulkClients implements AutoCloseable {
     /** Writes the documents as one bulk of ReplaceOne upserts with the named client. */
     void write(String client, String collection, List<Document> documents) {
         switch (client) {
-            case "driver-ordered" -> raw.getDatabase(database).getCollection(collection)
-                .bulkWrite(Workload.upserts(documents), new BulkWriteOptions().ordered(true));
-            case "driver-unordered" -> raw.getDatabase(database).getCollection(collection)
-                .bulkWrite(Workload.upserts(documents), new BulkWriteOptions().ordered(false));
+            case "driver-ordered" ->
+                raw.getDatabase(database)
+                        .getCollection(collection)
+                        .bulkWrite(Workload.upserts(documents), new BulkWriteOptions().ordered(true));
+            case "driver-unordered" ->
+                raw.getDatabase(database)
+                        .getCollection(collection)
+                        .bulkWrite(Workload.upserts(documents), new BulkWriteOptions().ordered(false));
             case "spring-ordered" -> {
                 BulkOperations bulk = template.bulkOps(BulkOperations.BulkMode.ORDERED, collection);
                 for (Document document : documents) {
-                    bulk.replaceOne(Query.query(Criteria.where("_id").is(document.get("_id"))), document,
-                        FindAndReplaceOptions.options().upsert());
+                    bulk.replaceOne(
+                            Query.query(Criteria.where("_id").is(document.get("_id"))),
+                            document,
+                            FindAndReplaceOptions.options().upsert());
                 }
                 bulk.execute();
             }
-            case "guarded" -> guarded(collection)
-                .bulkWrite(Workload.upserts(documents), new BulkWriteOptions()); // the driver's default: ordered
+            case "guarded" ->
+                guarded(collection)
+                        .bulkWrite(
+                                Workload.upserts(documents), new BulkWriteOptions()); // the driver's default: ordered
             default -> throw new IllegalArgumentException("unknown client '" + client + "'; clients are " + ALL);
         }
     }
@@ -74,7 +83,8 @@ final class BulkClients implements AutoCloseable {
     /** The guarded collection, wrapped once per name so that a measurement does not include wrapping. */
     GuardedCollection<Document> guarded(String collection) {
         return wrapped.computeIfAbsent(collection, name -> {
-            MongoCollection<Document> target = guardedClient.getDatabase(database).getCollection(name);
+            MongoCollection<Document> target =
+                    guardedClient.getDatabase(database).getCollection(name);
             return guard.wrap(guardedClient, target);
         });
     }
@@ -88,7 +98,7 @@ final class BulkClients implements AutoCloseable {
             // The emulator shards without it; a real cluster may already have it enabled.
         }
         admin.runCommand(new Document("shardCollection", database + "." + collection)
-            .append("key", new Document("_id", "hashed")));
+                .append("key", new Document("_id", "hashed")));
     }
 
     @Override

@@ -9,8 +9,7 @@ import java.util.Map;
  * model behind the Little's-law table, and the slowest-shard bound of an unordered bulk.
  */
 public final class Formula {
-    private Formula() {
-    }
+    private Formula() {}
 
     /** Expected ORDERED mongos-to-shard round trips of n writes spread uniformly over S shards: 1+(n-1)(1-1/S). */
     public static double orderedRoundTrips(int n, int shards) {
@@ -42,8 +41,12 @@ public final class Formula {
      * @param documentsPerShard documents sent to each shard
      * @param slowShard         the shard that is {@code slowFactor} times slower, or null for none
      */
-    public static double slowestShardMillis(Map<String, Integer> documentsPerShard, String slowShard, double rttMs,
-                                            double perDocMs, double slowFactor) {
+    public static double slowestShardMillis(
+            Map<String, Integer> documentsPerShard,
+            String slowShard,
+            double rttMs,
+            double perDocMs,
+            double slowFactor) {
         double max = 0;
         for (Map.Entry<String, Integer> shard : documentsPerShard.entrySet()) {
             double factor = shard.getKey().equals(slowShard) ? slowFactor : 1;

@@ -11,26 +11,40 @@ import java.util.Locale;
 final class HtmlReport {
     static final String[] COLOURS = {"#d62728", "#ff7f0e", "#1f77b4", "#2ca02c", "#9467bd", "#8c564b"};
 
-    private HtmlReport() {
-    }
+    private HtmlReport() {}
 
     /** The report for whatever scenarios ran; a scenario that did not run is left out. */
     static String render(Lab.Results results, String commandLine) {
-        return render(results.roundTrips(), results.latency(), results.retries(), results.overhead(), results.staleReads(),
-            commandLine);
+        return render(
+                results.roundTrips(),
+                results.latency(),
+                results.retries(),
+                results.overhead(),
+                results.staleReads(),
+                commandLine);
     }
 
     /** The report for whatever scenarios ran; a null result is left out. */
-    static String render(RoundTrips.Result roundTrips, Latency.Result latency, Retries.Result retries, Overhead.Result overhead,
-                         StaleReads.Result staleReads, String commandLine) {
+    static String render(
+            RoundTrips.Result roundTrips,
+            Latency.Result latency,
+            Retries.Result retries,
+            Overhead.Result overhead,
+            StaleReads.Result staleReads,
+            String commandLine) {
         StringBuilder html = new StringBuilder();
-        html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>mongo-write-guard lab report</title>\n")
-            .append("<style>body{font-family:sans-serif;max-width:1100px;margin:24px auto;color:#222}")
-            .append("table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}")
-            .append("th{background:#f3f3f3}td:first-child,th:first-child,td.text{text-align:left}svg{background:#fff;border:1px solid #ddd}")
-            .append(".note{color:#555;font-size:90%}</style></head><body>\n")
-            .append("<h1>mongo-write-guard lab report</h1>\n<p class=\"note\">").append(esc(commandLine))
-            .append(" &mdash; on the embedded emulated cluster unless a note says otherwise. Facts: write-path.md.</p>\n");
+        html.append(
+                        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>mongo-write-guard lab report</title>\n")
+                .append("<style>body{font-family:sans-serif;max-width:1100px;margin:24px auto;color:#222}")
+                .append(
+                        "table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}")
+                .append(
+                        "th{background:#f3f3f3}td:first-child,th:first-child,td.text{text-align:left}svg{background:#fff;border:1px solid #ddd}")
+                .append(".note{color:#555;font-size:90%}</style></head><body>\n")
+                .append("<h1>mongo-write-guard lab report</h1>\n<p class=\"note\">")
+                .append(esc(commandLine))
+                .append(
+                        " &mdash; on the embedded emulated cluster unless a note says otherwise. Facts: write-path.md.</p>\n");
         if (roundTrips != null) {
             roundTripsSection(html, roundTrips);
         }
@@ -42,10 +56,19 @@ final class HtmlReport {
         }
         if (overhead != null) {
             html.append("<h2>Overhead on one replica set</h2>\n<table><tr><th>client</th><th>median ms</th></tr>");
-            overhead.medianMillis().forEach((client, millis) -> html.append("<tr><td>").append(esc(client)).append("</td><td>")
-                .append(fmt(millis, 2)).append("</td></tr>"));
-            html.append("</table><p>guarded / driver = <b>").append(fmt(overhead.ratio(), 2)).append("</b> (")
-                .append(overhead.docs()).append(" upserts per bulk, ").append(overhead.runs()).append(" interleaved runs)</p>\n");
+            overhead.medianMillis()
+                    .forEach((client, millis) -> html.append("<tr><td>")
+                            .append(esc(client))
+                            .append("</td><td>")
+                            .append(fmt(millis, 2))
+                            .append("</td></tr>"));
+            html.append("</table><p>guarded / driver = <b>")
+                    .append(fmt(overhead.ratio(), 2))
+                    .append("</b> (")
+                    .append(overhead.docs())
+                    .append(" upserts per bulk, ")
+                    .append(overhead.runs())
+                    .append(" interleaved runs)</p>\n");
         }
         if (staleReads != null) {
             staleReadsSection(html, staleReads);
@@ -55,16 +78,28 @@ final class HtmlReport {
     }
 
     private static void roundTripsSection(StringBuilder html, RoundTrips.Result r) {
-        html.append("<h2>Mongos-to-shard round trips of one bulk</h2>\n<p>").append(r.docs())
-            .append(" ReplaceOne upserts keyed by <code>_id: {productId, storeId}</code>, collection sharded <code>{_id: \"hashed\"}</code>, ")
-            .append(r.shards()).append(" shards. Formula 1+(n-1)(1-1/S) = ").append(fmt(r.formula(), 1)).append(".</p>\n");
+        html.append("<h2>Mongos-to-shard round trips of one bulk</h2>\n<p>")
+                .append(r.docs())
+                .append(
+                        " ReplaceOne upserts keyed by <code>_id: {productId, storeId}</code>, collection sharded <code>{_id: \"hashed\"}</code>, ")
+                .append(r.shards())
+                .append(" shards. Formula 1+(n-1)(1-1/S) = ")
+                .append(fmt(r.formula(), 1))
+                .append(".</p>\n");
         html.append("<table><tr><th>client</th><th>round trips</th><th>rounds</th><th>wall ms</th></tr>");
         for (RoundTrips.Row row : r.rows()) {
-            html.append("<tr><td>").append(esc(row.client())).append("</td><td>").append(dash(row.roundTrips())).append("</td><td>")
-                .append(dash(row.rounds())).append("</td><td>").append(fmt(row.millis(), 1)).append("</td></tr>");
+            html.append("<tr><td>")
+                    .append(esc(row.client()))
+                    .append("</td><td>")
+                    .append(dash(row.roundTrips()))
+                    .append("</td><td>")
+                    .append(dash(row.rounds()))
+                    .append("</td><td>")
+                    .append(fmt(row.millis(), 1))
+                    .append("</td></tr>");
         }
         html.append("</table>\n<p>wall ms: one bulk per client, no latency model, on a JIT still warming up; the next"
-            + " section measures time.</p>\n");
+                + " section measures time.</p>\n");
         if (!r.sweep().isEmpty()) {
             html.append(roundTripChart(r)).append('\n');
         }
@@ -83,7 +118,13 @@ final class HtmlReport {
         double xMax = r.sweep().get(r.sweep().size() - 1).shards();
         double yMax = niceCeiling(r.docs());
         StringBuilder svg = new StringBuilder();
-        svg.append(String.format(Locale.ROOT, "<svg id=\"chart-roundtrips\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">", w, h, w, h));
+        svg.append(String.format(
+                Locale.ROOT,
+                "<svg id=\"chart-roundtrips\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">",
+                w,
+                h,
+                w,
+                h));
         svg.append(text(w / 2.0 - 150, 18, "Round trips of one " + r.docs() + "-write bulk vs shards", "bold"));
         double plotW = w - left - right;
         double plotH = h - top - bottom;
@@ -98,7 +139,8 @@ final class HtmlReport {
             svg.append(text(x.applyAsDouble(p.shards()), top + plotH + 18, String.valueOf(p.shards()), "middle"));
         }
         svg.append(text(left + plotW / 2, h - 10, "shards (S)", "middle"));
-        svg.append(line(left, top, left, top + plotH, "#444", 1, null)).append(line(left, top + plotH, left + plotW, top + plotH, "#444", 1, null));
+        svg.append(line(left, top, left, top + plotH, "#444", 1, null))
+                .append(line(left, top + plotH, left + plotW, top + plotH, "#444", 1, null));
         List<String> series = new ArrayList<>();
         series.add("formula");
         series.addAll(RoundTrips.SWEEP_CLIENTS);
@@ -115,34 +157,78 @@ final class HtmlReport {
                 double px = x.applyAsDouble(p.shards());
                 double py = y.applyAsDouble(v);
                 points.append(String.format(Locale.ROOT, "%.1f,%.1f ", px, py));
-                svg.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s S=%d: %s</title></circle>",
-                    px, py, colour, esc(name), p.shards(), fmt(v, 1)));
+                svg.append(String.format(
+                        Locale.ROOT,
+                        "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s S=%d: %s</title></circle>",
+                        px,
+                        py,
+                        colour,
+                        esc(name),
+                        p.shards(),
+                        fmt(v, 1)));
                 if (name.equals("guarded")) {
                     svg.append(text(px + 6, py - 8, fmt(v, 0), "start"));
                 }
             }
-            // driver-ordered is drawn wide and Spring's ORDERED thin on top of it: they coincide when both cost the same.
+            // driver-ordered is drawn wide and Spring's ORDERED thin on top of it: they coincide when both cost the
+            // same.
             double width = name.equals("driver-ordered") ? 6 : 2;
-            svg.append(String.format(Locale.ROOT, "<polyline class=\"series-%s\" points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.0f\"%s/>",
-                esc(name), points.toString().trim(), colour, width, name.equals("formula") ? " stroke-dasharray=\"6,4\"" : ""));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<polyline class=\"series-%s\" points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.0f\"%s/>",
+                    esc(name),
+                    points.toString().trim(),
+                    colour,
+                    width,
+                    name.equals("formula") ? " stroke-dasharray=\"6,4\"" : ""));
             double ly = top + 20 + si * 20;
-            svg.append(line(left + plotW + 15, ly, left + plotW + 40, ly, colour, width, name.equals("formula") ? "6,4" : null));
+            svg.append(line(
+                    left + plotW + 15,
+                    ly,
+                    left + plotW + 40,
+                    ly,
+                    colour,
+                    width,
+                    name.equals("formula") ? "6,4" : null));
             svg.append(text(left + plotW + 46, ly + 4, name.equals("formula") ? "1+(n-1)(1-1/S)" : name, "start"));
         }
         return svg.append("</svg>").toString();
     }
 
     private static void latencySection(StringBuilder html, Latency.Result r) {
-        html.append("<h2>Wall time per bulk and bulks in flight (Little's law)</h2>\n<p>").append(r.docs()).append(" upserts over ")
-            .append(r.shards()).append(" shards, ").append(fmt(r.rttMs(), 2)).append(" ms per round trip, ").append(fmt(r.perDocMs(), 2))
-            .append(" ms per document, one shard ").append(Latency.trim(r.slowFactor())).append("x slower, ")
-            .append(Latency.trim(r.arrivalPerSecond())).append(" bulks/s arriving; median of ").append(r.repetitions()).append(" runs.</p>\n");
-        html.append("<table><tr><th>client</th><th>shard</th><th>measured ms</th><th>in flight</th><th>article ms</th><th>article in flight</th><th>slowest-shard bound ms</th></tr>");
+        html.append("<h2>Wall time per bulk and bulks in flight (Little's law)</h2>\n<p>")
+                .append(r.docs())
+                .append(" upserts over ")
+                .append(r.shards())
+                .append(" shards, ")
+                .append(fmt(r.rttMs(), 2))
+                .append(" ms per round trip, ")
+                .append(fmt(r.perDocMs(), 2))
+                .append(" ms per document, one shard ")
+                .append(Latency.trim(r.slowFactor()))
+                .append("x slower, ")
+                .append(Latency.trim(r.arrivalPerSecond()))
+                .append(" bulks/s arriving; median of ")
+                .append(r.repetitions())
+                .append(" runs.</p>\n");
+        html.append(
+                "<table><tr><th>client</th><th>shard</th><th>measured ms</th><th>in flight</th><th>article ms</th><th>article in flight</th><th>slowest-shard bound ms</th></tr>");
         for (Latency.Row row : r.rows()) {
-            html.append("<tr><td>").append(esc(row.client())).append("</td><td>").append(esc(row.shard())).append("</td><td>")
-                .append(fmt(row.millis(), 1)).append("</td><td>").append(fmt(row.inFlight(), 2)).append("</td><td>")
-                .append(fmt(row.articleMillis(), 1)).append("</td><td>").append(fmt(Formula.inFlight(r.arrivalPerSecond(), row.articleMillis()), 2))
-                .append("</td><td>").append(Double.isNaN(row.boundMillis()) ? "-" : fmt(row.boundMillis(), 1)).append("</td></tr>");
+            html.append("<tr><td>")
+                    .append(esc(row.client()))
+                    .append("</td><td>")
+                    .append(esc(row.shard()))
+                    .append("</td><td>")
+                    .append(fmt(row.millis(), 1))
+                    .append("</td><td>")
+                    .append(fmt(row.inFlight(), 2))
+                    .append("</td><td>")
+                    .append(fmt(row.articleMillis(), 1))
+                    .append("</td><td>")
+                    .append(fmt(Formula.inFlight(r.arrivalPerSecond(), row.articleMillis()), 2))
+                    .append("</td><td>")
+                    .append(Double.isNaN(row.boundMillis()) ? "-" : fmt(row.boundMillis(), 1))
+                    .append("</td></tr>");
         }
         html.append("</table>\n").append(latencyChart(r)).append('\n');
         note(html, r.note());
@@ -160,8 +246,13 @@ final class HtmlReport {
             max = Math.max(max, Math.max(row.millis(), row.articleMillis()));
         }
         double plotW = w - left - 240;
-        StringBuilder svg = new StringBuilder(String.format(Locale.ROOT,
-            "<svg id=\"chart-latency\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">", w, h, w, h));
+        StringBuilder svg = new StringBuilder(String.format(
+                Locale.ROOT,
+                "<svg id=\"chart-latency\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">",
+                w,
+                h,
+                w,
+                h));
         svg.append(text(left, 20, "Wall time per bulk (ms): measured median (solid) vs article (outline)", "bold"));
         for (int i = 0; i < r.rows().size(); i++) {
             Latency.Row row = r.rows().get(i);
@@ -170,25 +261,53 @@ final class HtmlReport {
             svg.append(text(left - 8, y + 18, row.client() + ", " + row.shard() + " shard", "end"));
             double mw = Math.max(1, row.millis() / max * plotW);
             double aw = Math.max(1, row.articleMillis() / max * plotW);
-            svg.append(String.format(Locale.ROOT, "<rect class=\"bar-measured\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"16\" fill=\"%s\"/>", left, y + 4, mw, colour));
-            svg.append(text(left + mw + 6, y + 17, fmt(row.millis(), 1) + " ms, " + fmt(row.inFlight(), 1) + " in flight", "start"));
-            svg.append(String.format(Locale.ROOT, "<rect class=\"bar-article\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"12\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"/>",
-                left, y + 23, aw, colour));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<rect class=\"bar-measured\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"16\" fill=\"%s\"/>",
+                    left,
+                    y + 4,
+                    mw,
+                    colour));
+            svg.append(text(
+                    left + mw + 6,
+                    y + 17,
+                    fmt(row.millis(), 1) + " ms, " + fmt(row.inFlight(), 1) + " in flight",
+                    "start"));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<rect class=\"bar-article\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"12\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"/>",
+                    left,
+                    y + 23,
+                    aw,
+                    colour));
             svg.append(text(left + aw + 6, y + 33, "article " + fmt(row.articleMillis(), 0) + " ms", "start"));
         }
         return svg.append("</svg>").toString();
     }
 
     private static void staleReadsSection(StringBuilder html, StaleReads.Result r) {
-        html.append("<h2 id=\"stale-reads\">Reads on a shard whose primary cannot write</h2>\n<p>2 shards x 3 nodes, 2,000 documents;"
-            + " refresh limit ").append(r.refreshLimitMs()).append(" ms (30 s scaled), client maxTimeMS ").append(r.maxTimeMs())
-            .append(" ms.</p>\n");
+        html.append(
+                        "<h2 id=\"stale-reads\">Reads on a shard whose primary cannot write</h2>\n<p>2 shards x 3 nodes, 2,000 documents;"
+                                + " refresh limit ")
+                .append(r.refreshLimitMs())
+                .append(" ms (30 s scaled), client maxTimeMS ")
+                .append(r.maxTimeMs())
+                .append(" ms.</p>\n");
         if (!r.rows().isEmpty()) {
-            html.append("<table><tr><th>step</th><th>read aimed at</th><th>outcome</th><th>ms</th><th>detail</th></tr>");
+            html.append(
+                    "<table><tr><th>step</th><th>read aimed at</th><th>outcome</th><th>ms</th><th>detail</th></tr>");
             for (StaleReads.Row row : r.rows()) {
-                html.append("<tr><td>").append(esc(row.step())).append("</td><td class=\"text\">").append(esc(row.node()))
-                    .append("</td><td class=\"text\">").append(esc(row.outcome())).append("</td><td>").append(row.millis())
-                    .append("</td><td class=\"text\">").append(esc(row.detail())).append("</td></tr>");
+                html.append("<tr><td>")
+                        .append(esc(row.step()))
+                        .append("</td><td class=\"text\">")
+                        .append(esc(row.node()))
+                        .append("</td><td class=\"text\">")
+                        .append(esc(row.outcome()))
+                        .append("</td><td>")
+                        .append(row.millis())
+                        .append("</td><td class=\"text\">")
+                        .append(esc(row.detail()))
+                        .append("</td></tr>");
             }
             html.append("</table>\n");
         }
@@ -198,15 +317,32 @@ final class HtmlReport {
     }
 
     private static void retriesSection(StringBuilder html, Retries.Result r) {
-        html.append("<h2>Application retries: copies running on the server over time</h2>\n<p>").append(r.appAttempts())
-            .append(" application attempts of an insert without <code>_id</code>, socket timeout ").append(r.socketTimeoutMs())
-            .append(" ms, inserts held by a stall longer than the run and then released. Counted by the server (lsid, txnNumber).</p>\n");
-        html.append("<table><tr><th>client</th><th>stall</th><th>retryWrites</th><th>sends</th><th>copies</th><th>max at once</th><th>documents</th><th>application saw</th></tr>");
+        html.append("<h2>Application retries: copies running on the server over time</h2>\n<p>")
+                .append(r.appAttempts())
+                .append(" application attempts of an insert without <code>_id</code>, socket timeout ")
+                .append(r.socketTimeoutMs())
+                .append(
+                        " ms, inserts held by a stall longer than the run and then released. Counted by the server (lsid, txnNumber).</p>\n");
+        html.append(
+                "<table><tr><th>client</th><th>stall</th><th>retryWrites</th><th>sends</th><th>copies</th><th>max at once</th><th>documents</th><th>application saw</th></tr>");
         for (Retries.Row row : r.rows()) {
-            html.append("<tr><td>").append(esc(row.client())).append("</td><td>").append(esc(row.stall())).append("</td><td>")
-                .append(row.retryWrites()).append("</td><td>").append(row.sends()).append("</td><td>").append(row.copies())
-                .append("</td><td>").append(row.maxConcurrentCopies()).append("</td><td>").append(row.documents()).append("</td><td class=\"text\">")
-                .append(esc(row.applicationSaw())).append("</td></tr>");
+            html.append("<tr><td>")
+                    .append(esc(row.client()))
+                    .append("</td><td>")
+                    .append(esc(row.stall()))
+                    .append("</td><td>")
+                    .append(row.retryWrites())
+                    .append("</td><td>")
+                    .append(row.sends())
+                    .append("</td><td>")
+                    .append(row.copies())
+                    .append("</td><td>")
+                    .append(row.maxConcurrentCopies())
+                    .append("</td><td>")
+                    .append(row.documents())
+                    .append("</td><td class=\"text\">")
+                    .append(esc(row.applicationSaw()))
+                    .append("</td></tr>");
         }
         html.append("</table>\n");
         if (!r.rows().isEmpty()) {
@@ -231,10 +367,19 @@ final class HtmlReport {
             maxCopies = Math.max(maxCopies, row.maxConcurrentCopies());
         }
         double plotW = w - left - 30;
-        StringBuilder svg = new StringBuilder(String.format(Locale.ROOT,
-            "<svg id=\"chart-retries\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">", w, h, w, h));
-        svg.append(text(20, 18, "Copies of the record running on the server (y, 0-" + maxCopies + ") over time (x, ms from the"
-            + " first attempt); the stall is released when the application gives up", "bold"));
+        StringBuilder svg = new StringBuilder(String.format(
+                Locale.ROOT,
+                "<svg id=\"chart-retries\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">",
+                w,
+                h,
+                w,
+                h));
+        svg.append(text(
+                20,
+                18,
+                "Copies of the record running on the server (y, 0-" + maxCopies + ") over time (x, ms from the"
+                        + " first attempt); the stall is released when the application gives up",
+                "bold"));
         for (int i = 0; i < r.rows().size(); i++) {
             Retries.Row row = r.rows().get(i);
             double y0 = top + i * (panelH + 24);
@@ -252,18 +397,29 @@ final class HtmlReport {
             int running = 0;
             for (double[] step : steps(row.timeline())) {
                 double px = left + step[0] / end * plotW;
-                points.append(String.format(Locale.ROOT, "%.1f,%.1f ", px, base - (double) running / maxCopies * (panelH - 6)));
+                points.append(String.format(
+                        Locale.ROOT, "%.1f,%.1f ", px, base - (double) running / maxCopies * (panelH - 6)));
                 running = (int) step[1];
-                points.append(String.format(Locale.ROOT, "%.1f,%.1f ", px, base - (double) running / maxCopies * (panelH - 6)));
+                points.append(String.format(
+                        Locale.ROOT, "%.1f,%.1f ", px, base - (double) running / maxCopies * (panelH - 6)));
             }
-            points.append(String.format(Locale.ROOT, "%.1f,%.1f", left + plotW, base - (double) running / maxCopies * (panelH - 6)));
-            svg.append(String.format(Locale.ROOT, "<polyline class=\"timeline\" points=\"%s\" fill=\"%s\" fill-opacity=\"0.25\" stroke=\"%s\" stroke-width=\"2\"/>",
-                points, colour, colour));
+            points.append(String.format(
+                    Locale.ROOT, "%.1f,%.1f", left + plotW, base - (double) running / maxCopies * (panelH - 6)));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<polyline class=\"timeline\" points=\"%s\" fill=\"%s\" fill-opacity=\"0.25\" stroke=\"%s\" stroke-width=\"2\"/>",
+                    points,
+                    colour,
+                    colour));
             for (int tick = 0; tick <= 4; tick++) {
                 double ms = end * tick / 4;
                 svg.append(text(left + ms / end * plotW, base + 12, fmt(ms, 0), tick == 4 ? "end" : "middle"));
             }
-            svg.append(text(left - 8, y0 + 60, "max " + row.maxConcurrentCopies() + " at once, " + row.copies() + " copies", "end"));
+            svg.append(text(
+                    left - 8,
+                    y0 + 60,
+                    "max " + row.maxConcurrentCopies() + " at once, " + row.copies() + " copies",
+                    "end"));
         }
         return svg.append("</svg>").toString();
     }
@@ -302,8 +458,16 @@ final class HtmlReport {
     }
 
     private static String line(double x1, double y1, double x2, double y2, String colour, double width, String dash) {
-        return String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%.1f\"%s/>",
-            x1, y1, x2, y2, colour, width, dash == null ? "" : " stroke-dasharray=\"" + dash + "\"");
+        return String.format(
+                Locale.ROOT,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%.1f\"%s/>",
+                x1,
+                y1,
+                x2,
+                y2,
+                colour,
+                width,
+                dash == null ? "" : " stroke-dasharray=\"" + dash + "\"");
     }
 
     private static String text(double x, double y, String s, String anchor) {
@@ -312,7 +476,14 @@ final class HtmlReport {
             anchor = "start";
             weight = " font-weight=\"bold\"";
         }
-        return String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"%s\"%s>%s</text>", x, y, anchor, weight, esc(s));
+        return String.format(
+                Locale.ROOT,
+                "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"%s\"%s>%s</text>",
+                x,
+                y,
+                anchor,
+                weight,
+                esc(s));
     }
 
     private static String dash(Integer v) {

@@ -1,5 +1,7 @@
 package io.github.mongowriteguard.benchmarks.lab;
 
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -13,10 +15,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-
-import io.github.mongowriteguard.testkit.EmulatedCluster;
-import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
-
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
@@ -48,23 +46,42 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * java -jar benchmarks/target/lab.jar serve                  # an emulated replica set until stopped
  * </pre>
  */
-@Command(name = "java -jar lab.jar", sortOptions = false, usageHelpAutoWidth = true, abbreviateSynopsis = true,
-    synopsisSubcommandLabel = "[COMMAND]",
-    description = {"Runs the articles' scenarios on the embedded emulated cluster and prints what the server saw.",
-        "Without a command: every scenario (roundtrips, latency, retries, overhead, stale-reads) at the articles'"
-            + " parameters, the tables, and the HTML report (--report). Every option of every scenario applies."},
-    subcommands = {Lab.RoundTripsCommand.class, Lab.LatencyCommand.class, Lab.RetriesCommand.class,
-        Lab.OverheadCommand.class, Lab.StaleReadsCommand.class, Lab.FaultsCommand.class, Lab.ServeCommand.class,
-        Lab.JmhCommand.class, Lab.PerfCommand.class, Lab.SoakCommand.class, Lab.PayloadsCommand.class,
-        HelpCommand.class},
-    exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:done", "1:a scenario failed (the stack trace says why)", "2:invalid command line"})
+@Command(
+        name = "java -jar lab.jar",
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        abbreviateSynopsis = true,
+        synopsisSubcommandLabel = "[COMMAND]",
+        description = {
+            "Runs the articles' scenarios on the embedded emulated cluster and prints what the server saw.",
+            "Without a command: every scenario (roundtrips, latency, retries, overhead, stale-reads) at the articles'"
+                    + " parameters, the tables, and the HTML report (--report). Every option of every scenario applies."
+        },
+        subcommands = {
+            Lab.RoundTripsCommand.class,
+            Lab.LatencyCommand.class,
+            Lab.RetriesCommand.class,
+            Lab.OverheadCommand.class,
+            Lab.StaleReadsCommand.class,
+            Lab.FaultsCommand.class,
+            Lab.ServeCommand.class,
+            Lab.JmhCommand.class,
+            Lab.PerfCommand.class,
+            Lab.SoakCommand.class,
+            Lab.PayloadsCommand.class,
+            HelpCommand.class
+        },
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:done", "1:a scenario failed (the stack trace says why)", "2:invalid command line"})
 public final class Lab implements Callable<Integer> {
 
     /** The scenarios in the order the full run runs and prints them; {@code key} names each in the full run's JSON. */
     enum Scenario {
-        ROUNDTRIPS("roundtrips", "roundtrips"), LATENCY("latency", "latency"), RETRIES("retries", "retries"),
-        OVERHEAD("overhead", "overhead"), STALE_READS("stale-reads", "staleReads");
+        ROUNDTRIPS("roundtrips", "roundtrips"),
+        LATENCY("latency", "latency"),
+        RETRIES("retries", "retries"),
+        OVERHEAD("overhead", "overhead"),
+        STALE_READS("stale-reads", "staleReads");
 
         final String command;
         final String key;
@@ -76,13 +93,19 @@ public final class Lab implements Callable<Integer> {
     }
 
     /** What the scenarios of one run found; a scenario that did not run is null. */
-    record Results(RoundTrips.Result roundTrips, Latency.Result latency, Retries.Result retries, Overhead.Result overhead,
-                   StaleReads.Result staleReads) {
-    }
+    record Results(
+            RoundTrips.Result roundTrips,
+            Latency.Result latency,
+            Retries.Result retries,
+            Overhead.Result overhead,
+            StaleReads.Result staleReads) {}
 
     /** {@code -h}/{@code --help} on every command. */
     static final class HelpOption {
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true,
+                description = "Show this help and exit.")
         boolean help;
     }
 
@@ -94,20 +117,29 @@ public final class Lab implements Callable<Integer> {
 
     @Mixin
     Options.Output output;
+
     @Mixin
     Options.Bulk bulk;
+
     @Mixin
     Options.Sharding sharding;
+
     @Mixin
     Options.LatencyModel latency;
+
     @Mixin
     Options.OverheadRuns overhead;
+
     @Mixin
     Options.RetryScenario retries;
+
     @Mixin
     Options.StaleRead staleReads;
 
-    @Option(names = "--report", paramLabel = "FILE", description = "Where the full run writes its HTML report. Default: ${DEFAULT-VALUE}.")
+    @Option(
+            names = "--report",
+            paramLabel = "FILE",
+            description = "Where the full run writes its HTML report. Default: ${DEFAULT-VALUE}.")
     Path report = Path.of("lab-report.html");
 
     @Mixin
@@ -133,7 +165,10 @@ public final class Lab implements Callable<Integer> {
         cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
         cli.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
         // Everything after "jmh" goes to JMH as it is, its own options (-f, -wi, -h ...) included.
-        cli.getSubcommands().get("jmh").setUnmatchedOptionsArePositionalParams(true).setStopAtPositional(true);
+        cli.getSubcommands()
+                .get("jmh")
+                .setUnmatchedOptionsArePositionalParams(true)
+                .setStopAtPositional(true);
         cli.setParameterExceptionHandler((e, args) -> {
             CommandLine failed = e.getCommandLine();
             PrintWriter w = failed.getErr();
@@ -155,167 +190,256 @@ public final class Lab implements Callable<Integer> {
         return run(spec, EnumSet.allOf(Scenario.class), config, Options.StallKind.BOTH, report);
     }
 
-    @Command(name = "roundtrips", sortOptions = false,
-        description = "Part 1: mongos-to-shard round trips of one hashed-key bulk per client, next to 1+(n-1)(1-1/S),"
-            + " and for S = 2..8.")
+    @Command(
+            name = "roundtrips",
+            sortOptions = false,
+            description =
+                    "Part 1: mongos-to-shard round trips of one hashed-key bulk per client, next to 1+(n-1)(1-1/S),"
+                            + " and for S = 2..8.")
     static final class RoundTripsCommand implements Callable<Integer> {
         @ParentCommand
         Lab lab;
+
         @Spec
         CommandSpec spec;
+
         @Mixin
         Options.Output output;
+
         @Mixin
         Options.Bulk bulk;
+
         @Mixin
         Options.Sharding sharding;
+
         @Mixin
         HelpOption help;
 
         @Override
         public Integer call() throws Exception {
-            return lab.run(spec, EnumSet.of(Scenario.ROUNDTRIPS), Options.Config.defaults().with(output).with(bulk).with(sharding),
-                Options.StallKind.UNINTERRUPTIBLE, null);
+            return lab.run(
+                    spec,
+                    EnumSet.of(Scenario.ROUNDTRIPS),
+                    Options.Config.defaults().with(output).with(bulk).with(sharding),
+                    Options.StallKind.UNINTERRUPTIBLE,
+                    null);
         }
     }
 
-    @Command(name = "latency", sortOptions = false,
-        description = "Part 1: wall time per bulk, every shard normal and one shard slow; Little's-law bulks in flight.")
+    @Command(
+            name = "latency",
+            sortOptions = false,
+            description =
+                    "Part 1: wall time per bulk, every shard normal and one shard slow; Little's-law bulks in flight.")
     static final class LatencyCommand implements Callable<Integer> {
         @ParentCommand
         Lab lab;
+
         @Spec
         CommandSpec spec;
+
         @Mixin
         Options.Output output;
+
         @Mixin
         Options.Bulk bulk;
+
         @Mixin
         Options.Sharding sharding;
+
         @Mixin
         Options.LatencyModel latency;
+
         @Mixin
         HelpOption help;
 
         @Override
         public Integer call() throws Exception {
-            return lab.run(spec, EnumSet.of(Scenario.LATENCY),
-                Options.Config.defaults().with(output).with(bulk).with(sharding).with(latency), Options.StallKind.UNINTERRUPTIBLE, null);
+            return lab.run(
+                    spec,
+                    EnumSet.of(Scenario.LATENCY),
+                    Options.Config.defaults()
+                            .with(output)
+                            .with(bulk)
+                            .with(sharding)
+                            .with(latency),
+                    Options.StallKind.UNINTERRUPTIBLE,
+                    null);
         }
     }
 
-    @Command(name = "retries", sortOptions = false,
-        description = "Part 2: sends, server copies and documents per application retry, raw driver vs guarded.")
+    @Command(
+            name = "retries",
+            sortOptions = false,
+            description = "Part 2: sends, server copies and documents per application retry, raw driver vs guarded.")
     static final class RetriesCommand implements Callable<Integer> {
         @ParentCommand
         Lab lab;
+
         @Spec
         CommandSpec spec;
+
         @Mixin
         Options.Output output;
+
         @Mixin
         Options.RetryScenario retries;
+
         @Mixin
         HelpOption help;
 
         @Override
         public Integer call() throws Exception {
-            return lab.run(spec, EnumSet.of(Scenario.RETRIES), Options.Config.defaults().with(output).with(retries),
-                Options.StallKind.UNINTERRUPTIBLE, null);
+            return lab.run(
+                    spec,
+                    EnumSet.of(Scenario.RETRIES),
+                    Options.Config.defaults().with(output).with(retries),
+                    Options.StallKind.UNINTERRUPTIBLE,
+                    null);
         }
     }
 
-    @Command(name = "overhead", sortOptions = false,
-        description = "Guarded vs raw driver on one replica set, interleaved runs, the ratio of the medians.")
+    @Command(
+            name = "overhead",
+            sortOptions = false,
+            description = "Guarded vs raw driver on one replica set, interleaved runs, the ratio of the medians.")
     static final class OverheadCommand implements Callable<Integer> {
         @ParentCommand
         Lab lab;
+
         @Spec
         CommandSpec spec;
+
         @Mixin
         Options.Output output;
+
         @Mixin
         Options.Bulk bulk;
+
         @Mixin
         Options.OverheadRuns overhead;
+
         @Mixin
         HelpOption help;
 
         @Override
         public Integer call() throws Exception {
-            return lab.run(spec, EnumSet.of(Scenario.OVERHEAD), Options.Config.defaults().with(output).with(bulk).with(overhead),
-                Options.StallKind.UNINTERRUPTIBLE, null);
+            return lab.run(
+                    spec,
+                    EnumSet.of(Scenario.OVERHEAD),
+                    Options.Config.defaults().with(output).with(bulk).with(overhead),
+                    Options.StallKind.UNINTERRUPTIBLE,
+                    null);
         }
     }
 
-    @Command(name = "stale-reads", sortOptions = false,
-        description = "Part 6: reads on a shard whose primary cannot write, normal and through the guard's degraded read.")
+    @Command(
+            name = "stale-reads",
+            sortOptions = false,
+            description =
+                    "Part 6: reads on a shard whose primary cannot write, normal and through the guard's degraded read.")
     static final class StaleReadsCommand implements Callable<Integer> {
         @ParentCommand
         Lab lab;
+
         @Spec
         CommandSpec spec;
+
         @Mixin
         Options.Output output;
+
         @Mixin
         Options.StaleRead staleReads;
+
         @Mixin
         HelpOption help;
 
         @Override
         public Integer call() throws Exception {
-            return lab.run(spec, EnumSet.of(Scenario.STALE_READS), Options.Config.defaults().with(output).with(staleReads),
-                Options.StallKind.UNINTERRUPTIBLE, null);
+            return lab.run(
+                    spec,
+                    EnumSet.of(Scenario.STALE_READS),
+                    Options.Config.defaults().with(output).with(staleReads),
+                    Options.StallKind.UNINTERRUPTIBLE,
+                    null);
         }
     }
 
-    @Command(name = "faults", sortOptions = false,
-        description = {"The Jepsen-style fault suite: the raw driver with a 3-attempt application loop and the guard run"
-            + " the same seeded workload under failover, restarts, partitions, lost replies, stalls and fail points;",
-            "prints lost / applied twice / max copies at once / outcome said not applied but it was. Not in the full"
-                + " run (minutes at 1,500 operations per client)."})
+    @Command(
+            name = "faults",
+            sortOptions = false,
+            description = {
+                "The Jepsen-style fault suite: the raw driver with a 3-attempt application loop and the guard run"
+                        + " the same seeded workload under failover, restarts, partitions, lost replies, stalls and fail points;",
+                "prints lost / applied twice / max copies at once / outcome said not applied but it was. Not in the full"
+                        + " run (minutes at 1,500 operations per client)."
+            })
     static final class FaultsCommand implements Callable<Integer> {
         @ParentCommand
         Lab lab;
-        @Option(names = "--topology", defaultValue = "both", description = "replica-set, sharded or both (default: ${DEFAULT-VALUE})")
+
+        @Option(
+                names = "--topology",
+                defaultValue = "both",
+                description = "replica-set, sharded or both (default: ${DEFAULT-VALUE})")
         String topology;
-        @Option(names = "--operations", defaultValue = "1500", description = "operations per client (default: ${DEFAULT-VALUE})")
+
+        @Option(
+                names = "--operations",
+                defaultValue = "1500",
+                description = "operations per client (default: ${DEFAULT-VALUE})")
         int operations;
+
         @Option(names = "--clients", defaultValue = "3", description = "clients (default: ${DEFAULT-VALUE})")
         int clients;
-        @Option(names = "--seed", defaultValue = "1130", description = "the schedule's seed (default: ${DEFAULT-VALUE})")
+
+        @Option(
+                names = "--seed",
+                defaultValue = "1130",
+                description = "the schedule's seed (default: ${DEFAULT-VALUE})")
         long seed;
-        @Option(names = "--shards", defaultValue = "3", split = ",", description = "shards of the sharded cluster, each"
-            + " 3 replicating members; a list (3,4,5) runs each (default: ${DEFAULT-VALUE})")
+
+        @Option(
+                names = "--shards",
+                defaultValue = "3",
+                split = ",",
+                description = "shards of the sharded cluster, each"
+                        + " 3 replicating members; a list (3,4,5) runs each (default: ${DEFAULT-VALUE})")
         List<Integer> shards;
+
         @Spec
         CommandSpec spec;
+
         @Mixin
         HelpOption help;
 
         @Override
         public Integer call() {
             if (operations < 1 || clients < 1) {
-                throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-                    "--operations and --clients must be at least 1");
+                throw new picocli.CommandLine.ParameterException(
+                        spec.commandLine(), "--operations and --clients must be at least 1");
             }
             if (shards.stream().anyMatch(n -> n < 1 || n > 8)) {
-                throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-                    "--shards must be 1-8 each, not " + shards);
+                throw new picocli.CommandLine.ParameterException(
+                        spec.commandLine(), "--shards must be 1-8 each, not " + shards);
             }
             List<io.github.mongowriteguard.faults.Topology> topologies = switch (topology) {
                 case "replica-set" -> List.of(io.github.mongowriteguard.faults.Topology.REPLICA_SET);
                 case "sharded" -> List.of(io.github.mongowriteguard.faults.Topology.SHARDED);
-                case "both" -> List.of(io.github.mongowriteguard.faults.Topology.REPLICA_SET,
-                    io.github.mongowriteguard.faults.Topology.SHARDED);
-                default -> throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-                    "--topology must be replica-set, sharded or both, not '" + topology + "'");
+                case "both" ->
+                    List.of(
+                            io.github.mongowriteguard.faults.Topology.REPLICA_SET,
+                            io.github.mongowriteguard.faults.Topology.SHARDED);
+                default ->
+                    throw new picocli.CommandLine.ParameterException(
+                            spec.commandLine(),
+                            "--topology must be replica-set, sharded or both, not '" + topology + "'");
             };
             List<io.github.mongowriteguard.faults.FaultReport> reports = new ArrayList<>();
             List<io.github.mongowriteguard.faults.FaultConfig> configs = new ArrayList<>();
             for (io.github.mongowriteguard.faults.Topology each : topologies) {
                 io.github.mongowriteguard.faults.FaultConfig config =
-                    io.github.mongowriteguard.faults.FaultConfig.of(each, seed, clients, operations);
+                        io.github.mongowriteguard.faults.FaultConfig.of(each, seed, clients, operations);
                 if (each == io.github.mongowriteguard.faults.Topology.SHARDED) {
                     shards.forEach(n -> configs.add(config.withShards(n)));
                 } else {
@@ -323,25 +447,33 @@ public final class Lab implements Callable<Integer> {
                 }
             }
             for (io.github.mongowriteguard.faults.FaultConfig config : configs) {
-                for (io.github.mongowriteguard.faults.Writer.Kind writer : io.github.mongowriteguard.faults.Writer.Kind.values()) {
+                for (io.github.mongowriteguard.faults.Writer.Kind writer :
+                        io.github.mongowriteguard.faults.Writer.Kind.values()) {
                     lab.err.println("faults: " + config.deployment() + ", " + writer + ", seed " + seed + ", " + clients
-                        + " x " + operations + " operations");
-                    io.github.mongowriteguard.faults.FaultReport report = io.github.mongowriteguard.faults.FaultRun.run(config, writer);
+                            + " x " + operations + " operations");
+                    io.github.mongowriteguard.faults.FaultReport report =
+                            io.github.mongowriteguard.faults.FaultRun.run(config, writer);
                     // The counts behind the row and the faults the nemesis injected (first violations, if any).
                     lab.err.println(report.describe(10));
                     reports.add(report);
                 }
             }
             lab.out.println(io.github.mongowriteguard.faults.FaultTable.of(reports));
-            return reports.stream().filter(r -> r.writer() == io.github.mongowriteguard.faults.Writer.Kind.GUARDED)
-                .allMatch(io.github.mongowriteguard.faults.FaultReport::clean) ? 0 : 1;
+            return reports.stream()
+                            .filter(r -> r.writer() == io.github.mongowriteguard.faults.Writer.Kind.GUARDED)
+                            .allMatch(io.github.mongowriteguard.faults.FaultReport::clean)
+                    ? 0
+                    : 1;
         }
     }
 
-    @Command(name = "serve", description = "Start the emulated replica set and print its URI; serve until stopped (Ctrl-C).")
+    @Command(
+            name = "serve",
+            description = "Start the emulated replica set and print its URI; serve until stopped (Ctrl-C).")
     static final class ServeCommand implements Callable<Integer> {
         @ParentCommand
         Lab lab;
+
         @Mixin
         HelpOption help;
 
@@ -352,10 +484,13 @@ public final class Lab implements Callable<Integer> {
         }
     }
 
-    @Command(name = "jmh",
-        description = {"Run the JMH benchmarks. Every argument goes to org.openjdk.jmh.Main as it is:",
-            "  jmh PlanBenchmark -f 1 -wi 1 -i 3    one class, fewer iterations",
-            "  jmh -h                               JMH's own options (-prof gc, -rf json, ...)"})
+    @Command(
+            name = "jmh",
+            description = {
+                "Run the JMH benchmarks. Every argument goes to org.openjdk.jmh.Main as it is:",
+                "  jmh PlanBenchmark -f 1 -wi 1 -i 3    one class, fewer iterations",
+                "  jmh -h                               JMH's own options (-prof gc, -rf json, ...)"
+            })
     static final class JmhCommand implements Callable<Integer> {
         @Parameters(paramLabel = "JMH-ARGS", description = "Arguments for JMH.")
         List<String> args = new ArrayList<>();
@@ -367,88 +502,162 @@ public final class Lab implements Callable<Integer> {
         }
     }
 
-    @Command(name = "perf", sortOptions = false,
-        description = {"Issue 18's performance targets in one table: guard and driver in one JVM on the cost-free server,"
-            + " runs interleaved, medians compared: bulkWrite time and allocation per write, planning + encoding, and"
-            + " throughput at each thread count; met / not met. Not in the full run (a few minutes with the defaults)."})
+    @Command(
+            name = "perf",
+            sortOptions = false,
+            description = {
+                "Issue 18's performance targets in one table: guard and driver in one JVM on the cost-free server,"
+                        + " runs interleaved, medians compared: bulkWrite time and allocation per write, planning + encoding, and"
+                        + " throughput at each thread count; met / not met. Not in the full run (a few minutes with the defaults)."
+            })
     static final class PerfCommand implements Callable<Integer> {
         @ParentCommand
         Lab lab;
+
         @Spec
         CommandSpec spec;
-        @Option(names = "--sizes", split = ",", defaultValue = "1000,10000",
-            description = "bulk sizes, 1 to 100000 (default: ${DEFAULT-VALUE})")
+
+        @Option(
+                names = "--sizes",
+                split = ",",
+                defaultValue = "1000,10000",
+                description = "bulk sizes, 1 to 100000 (default: ${DEFAULT-VALUE})")
         List<Integer> sizes;
-        @Option(names = "--threads", split = ",", defaultValue = "1,8,32,64",
-            description = "thread counts of the throughput rows (default: ${DEFAULT-VALUE})")
+
+        @Option(
+                names = "--threads",
+                split = ",",
+                defaultValue = "1,8,32,64",
+                description = "thread counts of the throughput rows (default: ${DEFAULT-VALUE})")
         List<Integer> threads;
-        @Option(names = "--warmups", defaultValue = "10", description = "warm-up runs per path and case (default: ${DEFAULT-VALUE})")
+
+        @Option(
+                names = "--warmups",
+                defaultValue = "10",
+                description = "warm-up runs per path and case (default: ${DEFAULT-VALUE})")
         int warmups;
-        @Option(names = "--runs", defaultValue = "21", description = "measured runs per path and case (default: ${DEFAULT-VALUE})")
+
+        @Option(
+                names = "--runs",
+                defaultValue = "21",
+                description = "measured runs per path and case (default: ${DEFAULT-VALUE})")
         int runs;
-        @Option(names = "--rounds", defaultValue = "5", description = "throughput rounds per path (default: ${DEFAULT-VALUE})")
+
+        @Option(
+                names = "--rounds",
+                defaultValue = "5",
+                description = "throughput rounds per path (default: ${DEFAULT-VALUE})")
         int rounds;
-        @Option(names = "--seconds", defaultValue = "2", description = "seconds per throughput round (default: ${DEFAULT-VALUE})")
+
+        @Option(
+                names = "--seconds",
+                defaultValue = "2",
+                description = "seconds per throughput round (default: ${DEFAULT-VALUE})")
         int seconds;
-        @Option(names = "--plan-writes", defaultValue = "100000",
-            description = "writes planned and encoded; 0 skips the row (default: ${DEFAULT-VALUE})")
+
+        @Option(
+                names = "--plan-writes",
+                defaultValue = "100000",
+                description = "writes planned and encoded; 0 skips the row (default: ${DEFAULT-VALUE})")
         int planWrites;
+
         @Mixin
         HelpOption help;
 
         @Override
         public Integer call() {
-            if (sizes.isEmpty() || sizes.stream().anyMatch(n -> n < 1 || n > 100_000) || threads.stream().anyMatch(t -> t < 1)
-                || runs < 1 || rounds < 1 || seconds < 1 || warmups < 0 || planWrites < 0) {
-                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--sizes must be 1 to 100000, --threads,"
-                    + " --runs, --rounds and --seconds at least 1, --warmups and --plan-writes at least 0");
+            if (sizes.isEmpty()
+                    || sizes.stream().anyMatch(n -> n < 1 || n > 100_000)
+                    || threads.stream().anyMatch(t -> t < 1)
+                    || runs < 1
+                    || rounds < 1
+                    || seconds < 1
+                    || warmups < 0
+                    || planWrites < 0) {
+                throw new picocli.CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--sizes must be 1 to 100000, --threads,"
+                                + " --runs, --rounds and --seconds at least 1, --warmups and --plan-writes at least 0");
             }
             Perf.run(new Perf.Settings(sizes, threads, warmups, runs, rounds, seconds, planWrites), lab.out, lab.err);
             return 0;
         }
     }
 
-    @Command(name = "soak", sortOptions = false,
-        description = {"Millions of writes through one guard on the cost-free server: heap after GC, the copy ledger's"
-            + " size and what the overlap gate consults, every --every writes. Not in the full run."})
+    @Command(
+            name = "soak",
+            sortOptions = false,
+            description = {
+                "Millions of writes through one guard on the cost-free server: heap after GC, the copy ledger's"
+                        + " size and what the overlap gate consults, every --every writes. Not in the full run."
+            })
     static final class SoakCommand implements Callable<Integer> {
         @ParentCommand
         Lab lab;
+
         @Spec
         CommandSpec spec;
-        @Option(names = "--writes", defaultValue = "10000000", description = "writes in all (default: ${DEFAULT-VALUE})")
+
+        @Option(
+                names = "--writes",
+                defaultValue = "10000000",
+                description = "writes in all (default: ${DEFAULT-VALUE})")
         long writes;
-        @Option(names = "--batch", defaultValue = "1000", description = "writes per bulkWrite, 1 to 100000 (default: ${DEFAULT-VALUE})")
+
+        @Option(
+                names = "--batch",
+                defaultValue = "1000",
+                description = "writes per bulkWrite, 1 to 100000 (default: ${DEFAULT-VALUE})")
         int batch;
-        @Option(names = "--every", defaultValue = "1000000", description = "writes between two lines (default: ${DEFAULT-VALUE})")
+
+        @Option(
+                names = "--every",
+                defaultValue = "1000000",
+                description = "writes between two lines (default: ${DEFAULT-VALUE})")
         long every;
+
         @Mixin
         HelpOption help;
 
         @Override
         public Integer call() {
             if (writes < 1 || batch < 1 || batch > 100_000 || every < 1) {
-                throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-                    "--writes and --every must be at least 1, --batch 1 to 100000");
+                throw new picocli.CommandLine.ParameterException(
+                        spec.commandLine(), "--writes and --every must be at least 1, --batch 1 to 100000");
             }
             Soak.run(writes, batch, every, lab.out);
             return 0;
         }
     }
 
-    @Command(name = "payloads", sortOptions = false,
-        description = {"Large payloads on the cost-free server, guard vs driver: commands sent, bytes received by the server,"
-            + " median time and the client's allocation per bulk, for 1,000 x 1 MiB and 100,000 x 1 KiB unordered inserts."})
+    @Command(
+            name = "payloads",
+            sortOptions = false,
+            description = {
+                "Large payloads on the cost-free server, guard vs driver: commands sent, bytes received by the server,"
+                        + " median time and the client's allocation per bulk, for 1,000 x 1 MiB and 100,000 x 1 KiB unordered inserts."
+            })
     static final class PayloadsCommand implements Callable<Integer> {
         @ParentCommand
         Lab lab;
+
         @Spec
         CommandSpec spec;
-        @Option(names = "--runs", defaultValue = "5", description = "measured runs per path and case (default: ${DEFAULT-VALUE})")
+
+        @Option(
+                names = "--runs",
+                defaultValue = "5",
+                description = "measured runs per path and case (default: ${DEFAULT-VALUE})")
         int runs;
-        @Option(names = "--case", paramLabel = "COUNTxBYTES", split = ",", defaultValue = "1000x1048576,100000x1024",
-            description = "bulks as documents x payload bytes (default: ${DEFAULT-VALUE})")
+
+        @Option(
+                names = "--case",
+                paramLabel = "COUNTxBYTES",
+                split = ",",
+                defaultValue = "1000x1048576,100000x1024",
+                description = "bulks as documents x payload bytes (default: ${DEFAULT-VALUE})")
         List<String> cases;
+
         @Mixin
         HelpOption help;
 
@@ -460,12 +669,13 @@ public final class Lab implements Callable<Integer> {
                 try {
                     parsed.add(new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])});
                 } catch (RuntimeException e) {
-                    throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-                        "--case '" + each + "' must be COUNTxBYTES, e.g. 1000x1048576");
+                    throw new picocli.CommandLine.ParameterException(
+                            spec.commandLine(), "--case '" + each + "' must be COUNTxBYTES, e.g. 1000x1048576");
                 }
                 if (parts.length != 2 || parsed.get(parsed.size() - 1)[0] < 1 || parsed.get(parsed.size() - 1)[1] < 0) {
-                    throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-                        "--case '" + each + "' must be COUNTxBYTES with COUNT at least 1, e.g. 1000x1048576");
+                    throw new picocli.CommandLine.ParameterException(
+                            spec.commandLine(),
+                            "--case '" + each + "' must be COUNTxBYTES with COUNT at least 1, e.g. 1000x1048576");
                 }
             }
             if (runs < 1) {
@@ -484,8 +694,13 @@ public final class Lab implements Callable<Integer> {
      * @param report        where to write the HTML report, or null for none
      * @return the exit code
      */
-    int run(CommandSpec command, Set<Scenario> scenarios, Options.Config config, Options.StallKind stallFallback, Path report)
-        throws Exception {
+    int run(
+            CommandSpec command,
+            Set<Scenario> scenarios,
+            Options.Config config,
+            Options.StallKind stallFallback,
+            Path report)
+            throws Exception {
         config.validate(command);
         Progress progress = Progress.to(err, config.output().progress);
         Results results;
@@ -496,7 +711,8 @@ public final class Lab implements Callable<Integer> {
         }
         String reportPath = null;
         if (report != null) {
-            String args = String.join(" ", command.commandLine().getParseResult().originalArgs());
+            String args =
+                    String.join(" ", command.commandLine().getParseResult().originalArgs());
             String commandLine = "java -jar lab.jar" + (args.isBlank() ? "" : " " + hideUri(args));
             Files.writeString(report, HtmlReport.render(results, commandLine), StandardCharsets.UTF_8);
             reportPath = report.toString();
@@ -520,8 +736,9 @@ public final class Lab implements Callable<Integer> {
     }
 
     /** Runs the scenarios in order, with one progress bar (or phase lines) across all of them. */
-    static Results runScenarios(Set<Scenario> scenarios, Options.Config config, Options.StallKind stallFallback,
-                                Progress progress) throws Exception {
+    static Results runScenarios(
+            Set<Scenario> scenarios, Options.Config config, Options.StallKind stallFallback, Progress progress)
+            throws Exception {
         if (config.uri() != null) {
             progress.note("running against the deployment given by --uri (its address is not printed)");
         }
@@ -537,11 +754,11 @@ public final class Lab implements Callable<Integer> {
         }
         progress.start(units);
         return new Results(
-            scenarios.contains(Scenario.ROUNDTRIPS) ? RoundTrips.run(config, progress) : null,
-            scenarios.contains(Scenario.LATENCY) ? Latency.run(config, progress) : null,
-            scenarios.contains(Scenario.RETRIES) ? Retries.run(config, stallFallback, progress) : null,
-            scenarios.contains(Scenario.OVERHEAD) ? Overhead.run(config, progress) : null,
-            scenarios.contains(Scenario.STALE_READS) ? StaleReads.run(config, progress) : null);
+                scenarios.contains(Scenario.ROUNDTRIPS) ? RoundTrips.run(config, progress) : null,
+                scenarios.contains(Scenario.LATENCY) ? Latency.run(config, progress) : null,
+                scenarios.contains(Scenario.RETRIES) ? Retries.run(config, stallFallback, progress) : null,
+                scenarios.contains(Scenario.OVERHEAD) ? Overhead.run(config, progress) : null,
+                scenarios.contains(Scenario.STALE_READS) ? StaleReads.run(config, progress) : null);
     }
 
     static void print(Results results, PrintStream out) {
@@ -575,13 +792,15 @@ public final class Lab implements Callable<Integer> {
         }
         Map<String, Object> json = new LinkedHashMap<>();
         for (Scenario scenario : scenarios) {
-            json.put(scenario.key, switch (scenario) {
-                case ROUNDTRIPS -> results.roundTrips().toJson();
-                case LATENCY -> results.latency().toJson();
-                case RETRIES -> results.retries().toJson();
-                case OVERHEAD -> results.overhead().toJson();
-                case STALE_READS -> results.staleReads().toJson();
-            });
+            json.put(
+                    scenario.key,
+                    switch (scenario) {
+                        case ROUNDTRIPS -> results.roundTrips().toJson();
+                        case LATENCY -> results.latency().toJson();
+                        case RETRIES -> results.retries().toJson();
+                        case OVERHEAD -> results.overhead().toJson();
+                        case STALE_READS -> results.staleReads().toJson();
+                    });
         }
         json.put("report", report);
         return json;

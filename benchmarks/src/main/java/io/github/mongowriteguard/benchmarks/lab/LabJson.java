@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.benchmarks.lab;
 
 import java.math.BigDecimal;
-
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.databind.SerializationContext;
 import tools.jackson.databind.json.JsonMapper;
@@ -15,13 +14,12 @@ import tools.jackson.databind.ser.std.StdSerializer;
  */
 final class LabJson {
     static final JsonMapper MAPPER = JsonMapper.builder()
-        .addModule(new SimpleModule("lab-decimals")
-            .addSerializer(Double.class, new DecimalSerializer<>(Double.class))
-            .addSerializer(Float.class, new DecimalSerializer<>(Float.class)))
-        .build();
+            .addModule(new SimpleModule("lab-decimals")
+                    .addSerializer(Double.class, new DecimalSerializer<>(Double.class))
+                    .addSerializer(Float.class, new DecimalSerializer<>(Float.class)))
+            .build();
 
-    private LabJson() {
-    }
+    private LabJson() {}
 
     /** One JSON text, on one line. */
     static String write(Object value) {

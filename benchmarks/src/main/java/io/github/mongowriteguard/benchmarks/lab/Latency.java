@@ -1,17 +1,15 @@
 package io.github.mongowriteguard.benchmarks.lab;
 
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.sharding.RoutedWrite;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.bson.Document;
-
-import io.github.mongowriteguard.testkit.EmulatedCluster;
-import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
-import io.github.mongowriteguard.testkit.sharding.RoutedWrite;
 
 /**
  * Part 1's Little's-law table, measured: wall time of one bulk for Spring's ORDERED bulk and the guard, with every
@@ -27,19 +25,36 @@ final class Latency {
      * add up). Spring's ORDERED bulk runs the same shard code 800 times per bulk, so it needs fewer.
      */
     static final int WARM_UP_RUNS = 50;
+
     static final int WARM_UP_RUNS_ORDERED = 3;
 
     /** driver-unordered is the reference: the same routing as the guard, without the guard. */
     static final List<String> CLIENTS = List.of("spring-ordered", "driver-unordered", "guarded");
+
     static final List<String> SHARD_STATES = List.of("normal", "slow");
 
     /** One measured case with the article's value and the bound from the measured placement. */
-    record Row(String client, String shard, double millis, double inFlight, double articleMillis, double boundMillis,
-               double modelledMillis, int roundTrips, List<Double> samples) {
-    }
+    record Row(
+            String client,
+            String shard,
+            double millis,
+            double inFlight,
+            double articleMillis,
+            double boundMillis,
+            double modelledMillis,
+            int roundTrips,
+            List<Double> samples) {}
 
-    record Result(int shards, int docs, double rttMs, double perDocMs, double slowFactor, double arrivalPerSecond,
-                  int repetitions, List<Row> rows, String note) {
+    record Result(
+            int shards,
+            int docs,
+            double rttMs,
+            double perDocMs,
+            double slowFactor,
+            double arrivalPerSecond,
+            int repetitions,
+            List<Row> rows,
+            String note) {
         Map<String, Object> toJson() {
             Map<String, Object> json = new LinkedHashMap<>();
             json.put("shards", shards);
@@ -58,8 +73,12 @@ final class Latency {
                 r.put("inFlight", Formula.round2(row.inFlight()));
                 r.put("articleMillis", Formula.round1(row.articleMillis()));
                 r.put("articleInFlight", Formula.round2(Formula.inFlight(arrivalPerSecond, row.articleMillis())));
-                r.put("slowestShardBoundMillis", Double.isNaN(row.boundMillis()) ? null : Formula.round1(row.boundMillis()));
-                r.put("modelledMillis", Double.isNaN(row.modelledMillis()) ? null : Formula.round1(row.modelledMillis()));
+                r.put(
+                        "slowestShardBoundMillis",
+                        Double.isNaN(row.boundMillis()) ? null : Formula.round1(row.boundMillis()));
+                r.put(
+                        "modelledMillis",
+                        Double.isNaN(row.modelledMillis()) ? null : Formula.round1(row.modelledMillis()));
                 r.put("roundTrips", row.roundTrips() < 0 ? null : row.roundTrips());
                 results.add(r);
             }
@@ -71,21 +90,38 @@ final class Latency {
         }
 
         void print(PrintStream out) {
-            out.printf("%nlatency: %d docs over %d shards, %.2f ms per round trip, %.2f ms per document, slow shard x%s,"
-                + " %s bulks/s arriving; median of %d runs%n", docs, shards, rttMs, perDocMs, trim(slowFactor),
-                trim(arrivalPerSecond), repetitions);
-            out.printf("%-17s %-7s %11s %10s | %12s %10s | %13s %13s %6s%n", "client", "shard", "measured ms", "in flight",
-                "article ms", "in flight", "bound ms", "modelled ms", "RTs");
+            out.printf(
+                    "%nlatency: %d docs over %d shards, %.2f ms per round trip, %.2f ms per document, slow shard x%s,"
+                            + " %s bulks/s arriving; median of %d runs%n",
+                    docs, shards, rttMs, perDocMs, trim(slowFactor), trim(arrivalPerSecond), repetitions);
+            out.printf(
+                    "%-17s %-7s %11s %10s | %12s %10s | %13s %13s %6s%n",
+                    "client",
+                    "shard",
+                    "measured ms",
+                    "in flight",
+                    "article ms",
+                    "in flight",
+                    "bound ms",
+                    "modelled ms",
+                    "RTs");
             for (Row row : rows) {
-                out.printf("%-17s %-7s %11.1f %10.1f | %12.1f %10.1f | %13s %13s %6s%n", row.client(), row.shard(), row.millis(),
-                    row.inFlight(), row.articleMillis(), Formula.inFlight(arrivalPerSecond, row.articleMillis()),
-                    Double.isNaN(row.boundMillis()) ? "-" : String.format("%.1f", row.boundMillis()),
-                    Double.isNaN(row.modelledMillis()) ? "-" : String.format("%.1f", row.modelledMillis()),
-                    row.roundTrips() < 0 ? "-" : String.valueOf(row.roundTrips()));
+                out.printf(
+                        "%-17s %-7s %11.1f %10.1f | %12.1f %10.1f | %13s %13s %6s%n",
+                        row.client(),
+                        row.shard(),
+                        row.millis(),
+                        row.inFlight(),
+                        row.articleMillis(),
+                        Formula.inFlight(arrivalPerSecond, row.articleMillis()),
+                        Double.isNaN(row.boundMillis()) ? "-" : String.format("%.1f", row.boundMillis()),
+                        Double.isNaN(row.modelledMillis()) ? "-" : String.format("%.1f", row.modelledMillis()),
+                        row.roundTrips() < 0 ? "-" : String.valueOf(row.roundTrips()));
             }
-            out.println("article ms: ORDERED = E[round trips] x rtt + n x per-doc; UNORDERED = rtt + n/S x per-doc; with the"
-                + " slow shard its share costs x factor. bound ms (guarded): the slowest shard of the measured placement,"
-                + " factor x (rtt + its documents x per-doc). modelled ms: mongos' own sum of the slowest batch per round.");
+            out.println(
+                    "article ms: ORDERED = E[round trips] x rtt + n x per-doc; UNORDERED = rtt + n/S x per-doc; with the"
+                            + " slow shard its share costs x factor. bound ms (guarded): the slowest shard of the measured placement,"
+                            + " factor x (rtt + its documents x per-doc). modelled ms: mongos' own sum of the slowest batch per round.");
             if (note != null) {
                 out.println("note: " + note);
             }
@@ -96,8 +132,7 @@ final class Latency {
         return d == Math.rint(d) ? String.valueOf((long) d) : String.valueOf(d);
     }
 
-    private Latency() {
-    }
+    private Latency() {}
 
     /** The bulks this scenario writes, for the progress bar. */
     static long units(Options.Config config) {
@@ -105,7 +140,9 @@ final class Latency {
         if (config.uri() != null) {
             return (long) CLIENTS.size() * (1 + repetitions);
         }
-        long warmUps = CLIENTS.stream().mapToLong(c -> c.equals("spring-ordered") ? WARM_UP_RUNS_ORDERED : WARM_UP_RUNS).sum();
+        long warmUps = CLIENTS.stream()
+                .mapToLong(c -> c.equals("spring-ordered") ? WARM_UP_RUNS_ORDERED : WARM_UP_RUNS)
+                .sum();
         return warmUps + (long) SHARD_STATES.size() * repetitions * CLIENTS.size();
     }
 
@@ -126,12 +163,16 @@ final class Latency {
         Map<String, List<Double>> samples = new LinkedHashMap<>();
         Map<String, RoutedWrite> lastWrite = new LinkedHashMap<>();
         String slowShard = String.format("shard%02d", shards - 1);
-        try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(shards)
-                .roundTrip(nanos(rtt)).perDocument(nanos(perDoc)).start();
-             BulkClients clients = new BulkClients(cluster.connectionString(), RoundTrips.DATABASE)) {
+        try (EmulatedShardedCluster cluster = EmulatedCluster.sharded()
+                        .shards(shards)
+                        .roundTrip(nanos(rtt))
+                        .perDocument(nanos(perDoc))
+                        .start();
+                BulkClients clients = new BulkClients(cluster.connectionString(), RoundTrips.DATABASE)) {
             cluster.latency().roundTrip(Duration.ZERO).perDocument(Duration.ZERO);
-            progress.phase("latency: warming up %s (%d, %d and %d unmeasured bulks, latency model off)",
-                String.join(", ", CLIENTS), WARM_UP_RUNS_ORDERED, WARM_UP_RUNS, WARM_UP_RUNS);
+            progress.phase(
+                    "latency: warming up %s (%d, %d and %d unmeasured bulks, latency model off)",
+                    String.join(", ", CLIENTS), WARM_UP_RUNS_ORDERED, WARM_UP_RUNS, WARM_UP_RUNS);
             for (String client : CLIENTS) {
                 clients.shardHashedId(collection(client));
                 int warmUps = client.equals("spring-ordered") ? WARM_UP_RUNS_ORDERED : WARM_UP_RUNS;
@@ -143,8 +184,10 @@ final class Latency {
             cluster.latency().roundTrip(nanos(rtt)).perDocument(nanos(perDoc));
             for (String state : SHARD_STATES) {
                 cluster.latency().slowFactor(slowShard, state.equals("slow") ? factor : 1.0);
-                progress.phase("latency: %s, %d interleaved runs per client", state.equals("slow")
-                    ? "one shard " + trim(factor) + "x slower" : "every shard normal", repetitions);
+                progress.phase(
+                        "latency: %s, %d interleaved runs per client",
+                        state.equals("slow") ? "one shard " + trim(factor) + "x slower" : "every shard normal",
+                        repetitions);
                 for (int rep = 1; rep <= repetitions; rep++) {
                     // Interleaved: each repetition runs every client once, so drift hits them alike.
                     for (String client : CLIENTS) {
@@ -152,9 +195,13 @@ final class Latency {
                         long start = System.nanoTime();
                         clients.write(client, collection(client), documents);
                         double millis = (System.nanoTime() - start) / 1e6;
-                        samples.computeIfAbsent(client + "/" + state, k -> new ArrayList<>()).add(millis);
-                        lastWrite.put(client + "/" + state, cluster.routing().writes(RoundTrips.DATABASE + "." + collection(client))
-                            .stream().reduce((a, b) -> b).orElse(null));
+                        samples.computeIfAbsent(client + "/" + state, k -> new ArrayList<>())
+                                .add(millis);
+                        lastWrite.put(
+                                client + "/" + state,
+                                cluster.routing().writes(RoundTrips.DATABASE + "." + collection(client)).stream()
+                                        .reduce((a, b) -> b)
+                                        .orElse(null));
                         progress.step("latency: %s shard, %s, run %d of %d", state, client, rep, repetitions);
                     }
                 }
@@ -168,8 +215,9 @@ final class Latency {
                 double median = Formula.median(samples.get(key));
                 double f = state.equals("slow") ? factor : 1.0;
                 boolean ordered = client.endsWith("ordered") && !client.endsWith("unordered");
-                double article = ordered ? Formula.orderedMillis(docs, shards, rtt, perDoc, f)
-                    : Formula.unorderedMillis(docs, shards, rtt, perDoc, f);
+                double article = ordered
+                        ? Formula.orderedMillis(docs, shards, rtt, perDoc, f)
+                        : Formula.unorderedMillis(docs, shards, rtt, perDoc, f);
                 RoutedWrite write = lastWrite.get(key);
                 double bound = Double.NaN;
                 double modelled = Double.NaN;
@@ -178,12 +226,24 @@ final class Latency {
                     modelled = write.modelledTime().toNanos() / 1e6;
                     roundTrips = write.childBatches();
                     if (!ordered) {
-                        bound = Formula.slowestShardMillis(write.documentsPerShard(), state.equals("slow") ? slowShard : null,
-                            rtt, perDoc, factor);
+                        bound = Formula.slowestShardMillis(
+                                write.documentsPerShard(),
+                                state.equals("slow") ? slowShard : null,
+                                rtt,
+                                perDoc,
+                                factor);
                     }
                 }
-                rows.add(new Row(client, state, median, Formula.inFlight(arrival, median), article, bound, modelled,
-                    roundTrips, samples.get(key)));
+                rows.add(new Row(
+                        client,
+                        state,
+                        median,
+                        Formula.inFlight(arrival, median),
+                        article,
+                        bound,
+                        modelled,
+                        roundTrips,
+                        samples.get(key)));
             }
         }
         return new Result(shards, docs, rtt, perDoc, factor, arrival, repetitions, rows, null);
@@ -197,8 +257,17 @@ final class Latency {
         return Duration.ofNanos(Math.round(millis * 1_000_000));
     }
 
-    private static Result onRealCluster(String uri, int shards, int docs, double rtt, double perDoc, double factor,
-                                        double arrival, int repetitions, List<Document> documents, Progress progress) {
+    private static Result onRealCluster(
+            String uri,
+            int shards,
+            int docs,
+            double rtt,
+            double perDoc,
+            double factor,
+            double arrival,
+            int repetitions,
+            List<Document> documents,
+            Progress progress) {
         String database = "mongo_write_guard_lab";
         Map<String, List<Double>> samples = new LinkedHashMap<>();
         progress.phase("latency (real deployment): %d interleaved runs per client", repetitions);
@@ -207,7 +276,9 @@ final class Latency {
                 try {
                     clients.shardHashedId(collection(client));
                 } catch (RuntimeException e) {
-                    progress.note("could not shard %s (%s); measuring anyway", collection(client), e.getClass().getSimpleName());
+                    progress.note(
+                            "could not shard %s (%s); measuring anyway",
+                            collection(client), e.getClass().getSimpleName());
                 }
                 clients.write(client, collection(client), documents);
                 progress.step("latency (real deployment): warming up %s", client);
@@ -220,18 +291,39 @@ final class Latency {
                     progress.step("latency (real deployment): %s, run %d of %d", client, rep, repetitions);
                 }
             }
-            CLIENTS.forEach(c -> clients.raw().getDatabase(database).getCollection(collection(c)).drop());
+            CLIENTS.forEach(c -> clients.raw()
+                    .getDatabase(database)
+                    .getCollection(collection(c))
+                    .drop());
         }
         List<Row> rows = new ArrayList<>();
         for (String client : CLIENTS) {
             double median = Formula.median(samples.get(client));
             boolean ordered = !client.equals("guarded");
-            double article = ordered ? Formula.orderedMillis(docs, shards, rtt, perDoc, 1) : Formula.unorderedMillis(docs, shards, rtt, perDoc, 1);
-            rows.add(new Row(client, "normal", median, Formula.inFlight(arrival, median), article, Double.NaN, Double.NaN, -1,
-                samples.get(client)));
+            double article = ordered
+                    ? Formula.orderedMillis(docs, shards, rtt, perDoc, 1)
+                    : Formula.unorderedMillis(docs, shards, rtt, perDoc, 1);
+            rows.add(new Row(
+                    client,
+                    "normal",
+                    median,
+                    Formula.inFlight(arrival, median),
+                    article,
+                    Double.NaN,
+                    Double.NaN,
+                    -1,
+                    samples.get(client)));
         }
-        return new Result(shards, docs, rtt, perDoc, factor, arrival, repetitions, rows,
-            "real deployment: the slow shard needs the emulator's latency model, so only the normal case is measured;"
-                + " the article columns use --shards, --rtt-ms and --per-doc-ms as given");
+        return new Result(
+                shards,
+                docs,
+                rtt,
+                perDoc,
+                factor,
+                arrival,
+                repetitions,
+                rows,
+                "real deployment: the slow shard needs the emulator's latency model, so only the normal case is measured;"
+                        + " the article columns use --shards, --rtt-ms and --per-doc-ms as given");
     }
 }

@@ -1,15 +1,13 @@
 package io.github.mongowriteguard.benchmarks.lab;
 
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.bson.Document;
-
-import io.github.mongowriteguard.testkit.EmulatedCluster;
-import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 
 /**
  * What the guard costs on a path where it cannot save round trips: one replica set, the same bulk of upserts through
@@ -41,8 +39,9 @@ final class Overhead {
         }
 
         void print(PrintStream out) {
-            out.printf("%noverhead: %d ReplaceOne upserts per bulk on one %s, %d interleaved runs per client after %d warm-up runs%n",
-                docs, note == null ? "emulated replica set" : "deployment", runs, WARM_UP_RUNS);
+            out.printf(
+                    "%noverhead: %d ReplaceOne upserts per bulk on one %s, %d interleaved runs per client after %d warm-up runs%n",
+                    docs, note == null ? "emulated replica set" : "deployment", runs, WARM_UP_RUNS);
             out.printf("%-15s %12s%n", "client", "median ms");
             medianMillis.forEach((client, millis) -> out.printf("%-15s %12.2f%n", client, millis));
             out.printf("guarded / driver = %.2f%n", ratio);
@@ -52,8 +51,7 @@ final class Overhead {
         }
     }
 
-    private Overhead() {
-    }
+    private Overhead() {}
 
     /** Warm-up and measured rounds (each writes one bulk per client), for the progress bar. */
     static long units(Options.Config config) {
@@ -69,11 +67,14 @@ final class Overhead {
         if (uri != null) {
             try (BulkClients clients = new BulkClients(uri, "mongo_write_guard_lab")) {
                 measure(clients, documents, runs, samples, progress);
-                CLIENTS.forEach(c -> clients.raw().getDatabase("mongo_write_guard_lab").getCollection(collection(c)).drop());
+                CLIENTS.forEach(c -> clients.raw()
+                        .getDatabase("mongo_write_guard_lab")
+                        .getCollection(collection(c))
+                        .drop());
             }
         } else {
             try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-                 BulkClients clients = new BulkClients(cluster.connectionString(), "lab")) {
+                    BulkClients clients = new BulkClients(cluster.connectionString(), "lab")) {
                 measure(clients, documents, runs, samples, progress);
             }
         }
@@ -83,10 +84,15 @@ final class Overhead {
         return new Result(docs, runs, medians, ratio, uri == null ? null : "measured on the deployment given by --uri");
     }
 
-    private static void measure(BulkClients clients, List<Document> documents, int runs, Map<String, List<Double>> samples,
-                                Progress progress) {
-        progress.phase("overhead: %d ReplaceOne upserts per bulk, %d warm-up and %d measured runs per client, interleaved",
-            documents.size(), WARM_UP_RUNS, runs);
+    private static void measure(
+            BulkClients clients,
+            List<Document> documents,
+            int runs,
+            Map<String, List<Double>> samples,
+            Progress progress) {
+        progress.phase(
+                "overhead: %d ReplaceOne upserts per bulk, %d warm-up and %d measured runs per client, interleaved",
+                documents.size(), WARM_UP_RUNS, runs);
         for (int i = 1; i <= WARM_UP_RUNS; i++) {
             CLIENTS.forEach(c -> clients.write(c, collection(c), documents));
             progress.step("overhead: warm-up %d of %d", i, WARM_UP_RUNS);

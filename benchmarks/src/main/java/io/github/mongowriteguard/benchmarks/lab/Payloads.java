@@ -1,5 +1,9 @@
 package io.github.mongowriteguard.benchmarks.lab;
 
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.InsertOneModel;
+import com.mongodb.client.model.WriteModel;
+import io.github.mongowriteguard.benchmarks.jmh.CostFreeClients;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -7,15 +11,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.bson.Document;
 import org.bson.types.Binary;
-
-import com.mongodb.client.model.BulkWriteOptions;
-import com.mongodb.client.model.InsertOneModel;
-import com.mongodb.client.model.WriteModel;
-
-import io.github.mongowriteguard.benchmarks.jmh.CostFreeClients;
 
 /**
  * Large payloads, guard against driver, on the cost-free server: {@code count} inserts of a {@code size}-byte binary
@@ -27,15 +24,12 @@ import io.github.mongowriteguard.benchmarks.jmh.CostFreeClients;
  */
 final class Payloads {
     /** One case's figures for one path. */
-    record Figures(String path, long commands, long bytes, double medianMillis, long allocatedBytes) {
-    }
+    record Figures(String path, long commands, long bytes, double medianMillis, long allocatedBytes) {}
 
     /** One case: both paths. */
-    record Case(int count, int size, Figures driver, Figures guard) {
-    }
+    record Case(int count, int size, Figures driver, Figures guard) {}
 
-    private Payloads() {
-    }
+    private Payloads() {}
 
     /**
      * Runs each case, the two paths' runs interleaved after one warm-up run each.
@@ -58,7 +52,7 @@ final class Payloads {
         List<WriteModel<Document>> models = models(count, size);
         BulkWriteOptions options = new BulkWriteOptions().ordered(false);
         try (CostFreeClients driver = CostFreeClients.start("driver");
-             CostFreeClients guard = CostFreeClients.start("guard")) {
+                CostFreeClients guard = CostFreeClients.start("guard")) {
             driver.bulkWrite(models, options);
             guard.bulkWrite(models, options);
             Map<String, long[]> totals = new LinkedHashMap<>();
@@ -70,7 +64,8 @@ final class Payloads {
             for (int run = 0; run < runs; run++) {
                 for (String path : List.of("driver", "guard")) {
                     CostFreeClients clients = path.equals("driver") ? driver : guard;
-                    long commandsBefore = clients.cluster().truth().commands("insert").size();
+                    long commandsBefore =
+                            clients.cluster().truth().commands("insert").size();
                     long bytesBefore = clients.cluster().primary().received()[1];
                     long allocatedBefore = allocated();
                     long start = System.nanoTime();
@@ -82,7 +77,8 @@ final class Payloads {
                     total[1] += clients.cluster().primary().received()[1] - bytesBefore;
                 }
             }
-            return new Case(count, size, figures("driver", totals, millis, runs), figures("guard", totals, millis, runs));
+            return new Case(
+                    count, size, figures("driver", totals, millis, runs), figures("guard", totals, millis, runs));
         }
     }
 
@@ -109,18 +105,26 @@ final class Payloads {
     }
 
     private static void print(List<Case> cases, int runs, PrintStream out) {
-        out.printf("%npayloads: unordered inserts on the cost-free server, per bulk, median of %d interleaved runs per path%n", runs);
-        out.printf("%-20s %-7s %9s %15s %11s %16s%n", "bulk", "path", "commands", "bytes received", "median ms",
-            "client alloc MB");
+        out.printf(
+                "%npayloads: unordered inserts on the cost-free server, per bulk, median of %d interleaved runs per path%n",
+                runs);
+        out.printf(
+                "%-20s %-7s %9s %15s %11s %16s%n",
+                "bulk", "path", "commands", "bytes received", "median ms", "client alloc MB");
         for (Case c : cases) {
-            String bulk = String.format("%,d x %s", c.count(), c.size() >= 1 << 20 ? (c.size() >> 20) + " MiB" : (c.size() >> 10) + " KiB");
+            String bulk = String.format(
+                    "%,d x %s", c.count(), c.size() >= 1 << 20 ? (c.size() >> 20) + " MiB" : (c.size() >> 10) + " KiB");
             for (Figures f : List.of(c.driver(), c.guard())) {
-                out.printf("%-20s %-7s %9d %,15d %11.1f %16.1f%n", bulk, f.path(), f.commands(), f.bytes(), f.medianMillis(),
-                    f.allocatedBytes() / 1e6);
+                out.printf(
+                        "%-20s %-7s %9d %,15d %11.1f %16.1f%n",
+                        bulk, f.path(), f.commands(), f.bytes(), f.medianMillis(), f.allocatedBytes() / 1e6);
             }
-            out.printf("%-20s guard / driver: time %.2f, bytes %.3f, client allocation %.2f%n", "",
-                c.guard().medianMillis() / c.driver().medianMillis(), (double) c.guard().bytes() / c.driver().bytes(),
-                (double) c.guard().allocatedBytes() / c.driver().allocatedBytes());
+            out.printf(
+                    "%-20s guard / driver: time %.2f, bytes %.3f, client allocation %.2f%n",
+                    "",
+                    c.guard().medianMillis() / c.driver().medianMillis(),
+                    (double) c.guard().bytes() / c.driver().bytes(),
+                    (double) c.guard().allocatedBytes() / c.driver().allocatedBytes());
         }
         out.flush();
     }

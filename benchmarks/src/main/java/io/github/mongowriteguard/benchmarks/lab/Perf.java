@@ -1,5 +1,10 @@
 package io.github.mongowriteguard.benchmarks.lab;
 
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.WriteModel;
+import io.github.mongowriteguard.benchmarks.jmh.CostFreeBenchmark;
+import io.github.mongowriteguard.benchmarks.jmh.CostFreeClients;
+import io.github.mongowriteguard.benchmarks.jmh.PlanBenchmark;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -9,15 +14,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
-
 import org.bson.Document;
-
-import com.mongodb.client.model.BulkWriteOptions;
-import com.mongodb.client.model.WriteModel;
-
-import io.github.mongowriteguard.benchmarks.jmh.CostFreeBenchmark;
-import io.github.mongowriteguard.benchmarks.jmh.CostFreeClients;
-import io.github.mongowriteguard.benchmarks.jmh.PlanBenchmark;
 
 /**
  * Issue 18's targets in one table, guard and driver side by side in one JVM, their runs interleaved (the order
@@ -35,9 +32,14 @@ import io.github.mongowriteguard.benchmarks.jmh.PlanBenchmark;
  */
 final class Perf {
     /** The command's options. */
-    record Settings(List<Integer> sizes, List<Integer> threads, int warmups, int runs, int rounds, int seconds,
-                    int planWrites) {
-    }
+    record Settings(
+            List<Integer> sizes,
+            List<Integer> threads,
+            int warmups,
+            int runs,
+            int rounds,
+            int seconds,
+            int planWrites) {}
 
     /** One row: median time (ms, or operations per second) and median allocation per operation, driver then guard. */
     record Row(String label, double driver, double guard, double driverAlloc, double guardAlloc) {
@@ -50,13 +52,12 @@ final class Perf {
         }
     }
 
-    private Perf() {
-    }
+    private Perf() {}
 
     static void run(Settings settings, PrintStream out, PrintStream log) {
         List<Row> writes = new ArrayList<>();
         try (CostFreeClients driver = CostFreeClients.start("driver");
-             CostFreeClients guard = CostFreeClients.start("guard")) {
+                CostFreeClients guard = CostFreeClients.start("guard")) {
             for (int docs : settings.sizes()) {
                 for (String kind : List.of("replace-upsert", "insert")) {
                     List<WriteModel<Document>> models = CostFreeBenchmark.models(kind, docs);
@@ -64,8 +65,12 @@ final class Perf {
                         BulkWriteOptions options = new BulkWriteOptions().ordered(ordered);
                         String label = docs + " " + kind + (ordered ? " ordered" : " unordered");
                         log.println("perf: " + label);
-                        writes.add(interleave(label, () -> driver.bulkWrite(models, options),
-                            () -> guard.bulkWrite(models, options), settings.warmups(), settings.runs()));
+                        writes.add(interleave(
+                                label,
+                                () -> driver.bulkWrite(models, options),
+                                () -> guard.bulkWrite(models, options),
+                                settings.warmups(),
+                                settings.runs()));
                     }
                 }
             }
@@ -77,8 +82,12 @@ final class Perf {
                     benchmark.filters = filters;
                     benchmark.prepare();
                     log.println("perf: plan and encode, " + filters);
-                    plan.add(interleave(settings.planWrites() + " " + filters, benchmark::driverConvertAndEncode,
-                        benchmark::planAndEncode, settings.warmups(), settings.runs()));
+                    plan.add(interleave(
+                            settings.planWrites() + " " + filters,
+                            benchmark::driverConvertAndEncode,
+                            benchmark::planAndEncode,
+                            settings.warmups(),
+                            settings.runs()));
                 }
             }
             List<Row> threads = new ArrayList<>();
@@ -93,7 +102,8 @@ final class Perf {
                 for (int round = 0; round < settings.rounds(); round++) {
                     boolean driverFirst = round % 2 == 0;
                     for (int at : driverFirst ? new int[] {0, 1} : new int[] {1, 0}) {
-                        samples[at][round] = throughput(at == 0 ? driver : guard, models, unordered, t, settings.seconds());
+                        samples[at][round] =
+                                throughput(at == 0 ? driver : guard, models, unordered, t, settings.seconds());
                     }
                 }
                 perSecond[0] = median(samples[0]);
@@ -126,27 +136,33 @@ final class Perf {
     }
 
     /** Bulks per second of {@code threads} threads sharing {@code clients} for {@code seconds}. */
-    static double throughput(CostFreeClients clients, List<WriteModel<Document>> models, BulkWriteOptions options,
-                             int threads, int seconds) {
+    static double throughput(
+            CostFreeClients clients,
+            List<WriteModel<Document>> models,
+            BulkWriteOptions options,
+            int threads,
+            int seconds) {
         AtomicLong done = new AtomicLong();
         AtomicReference<RuntimeException> failure = new AtomicReference<>();
         CountDownLatch start = new CountDownLatch(1);
         long[] window = new long[1];
         List<Thread> workers = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
-            Thread worker = new Thread(() -> {
-                try {
-                    start.await();
-                    while (System.nanoTime() < window[0]) {
-                        clients.bulkWrite(models, options);
-                        done.incrementAndGet();
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } catch (RuntimeException e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "perf-" + i);
+            Thread worker = new Thread(
+                    () -> {
+                        try {
+                            start.await();
+                            while (System.nanoTime() < window[0]) {
+                                clients.bulkWrite(models, options);
+                                done.incrementAndGet();
+                            }
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        } catch (RuntimeException e) {
+                            failure.compareAndSet(null, e);
+                        }
+                    },
+                    "perf-" + i);
             worker.start();
             workers.add(worker);
         }
@@ -183,37 +199,70 @@ final class Perf {
     }
 
     static void print(Settings settings, List<Row> writes, List<Row> plan, List<Row> threads, PrintStream out) {
-        out.printf("%nperf: issue 18's targets; guard and driver in one JVM, runs interleaved, medians (%d warm-up + %d"
-            + " measured runs each; throughput: %d rounds of %d s each). On a shared machine read the ratios.%n",
-            settings.warmups(), settings.runs(), settings.rounds(), settings.seconds());
-        out.printf("%n1. bulkWrite on the cost-free server (Storage.NONE); target: time guard / driver <= 1.03 at 1,000 and"
-            + " 10,000 writes%n   B/write: what the calling thread allocated per write (the client's share; the"
-            + " emulator runs on its own threads)%n");
-        out.printf("%-30s %10s %10s %7s %10s %10s %7s %s%n", "writes", "driver ms", "guard ms", "ratio", "driver B/w",
-            "guard B/w", "ratio", "target");
+        out.printf(
+                "%nperf: issue 18's targets; guard and driver in one JVM, runs interleaved, medians (%d warm-up + %d"
+                        + " measured runs each; throughput: %d rounds of %d s each). On a shared machine read the ratios.%n",
+                settings.warmups(), settings.runs(), settings.rounds(), settings.seconds());
+        out.printf(
+                "%n1. bulkWrite on the cost-free server (Storage.NONE); target: time guard / driver <= 1.03 at 1,000 and"
+                        + " 10,000 writes%n   B/write: what the calling thread allocated per write (the client's share; the"
+                        + " emulator runs on its own threads)%n");
+        out.printf(
+                "%-30s %10s %10s %7s %10s %10s %7s %s%n",
+                "writes", "driver ms", "guard ms", "ratio", "driver B/w", "guard B/w", "ratio", "target");
         for (Row r : writes) {
             int docs = Integer.parseInt(r.label().substring(0, r.label().indexOf(' ')));
             boolean targeted = docs == 1000 || docs == 10000;
-            out.printf("%-30s %10.3f %10.3f %7.3f %10.0f %10.0f %7.3f %s%n", r.label(), r.driver(), r.guard(), r.ratio(),
-                r.driverAlloc() / docs, r.guardAlloc() / docs, r.allocRatio(), targeted ? met(r.ratio() <= 1.03) : "-");
+            out.printf(
+                    "%-30s %10.3f %10.3f %7.3f %10.0f %10.0f %7.3f %s%n",
+                    r.label(),
+                    r.driver(),
+                    r.guard(),
+                    r.ratio(),
+                    r.driverAlloc() / docs,
+                    r.guardAlloc() / docs,
+                    r.allocRatio(),
+                    targeted ? met(r.ratio() <= 1.03) : "-");
         }
         if (!plan.isEmpty()) {
-            out.printf("%n2. planning + encoding vs the driver's conversion + encoding, no server; targets: time <= 1.10,"
-                + " allocation per write <= 1.05%n");
-            out.printf("%-30s %10s %10s %7s %10s %10s %7s %s%n", "writes, filters", "driver ms", "guard ms", "ratio",
-                "driver B/w", "guard B/w", "ratio", "target (time / alloc)");
+            out.printf(
+                    "%n2. planning + encoding vs the driver's conversion + encoding, no server; targets: time <= 1.10,"
+                            + " allocation per write <= 1.05%n");
+            out.printf(
+                    "%-30s %10s %10s %7s %10s %10s %7s %s%n",
+                    "writes, filters",
+                    "driver ms",
+                    "guard ms",
+                    "ratio",
+                    "driver B/w",
+                    "guard B/w",
+                    "ratio",
+                    "target (time / alloc)");
             for (Row r : plan) {
-                out.printf("%-30s %10.3f %10.3f %7.3f %10.0f %10.0f %7.3f %s / %s%n", r.label(), r.driver(), r.guard(),
-                    r.ratio(), r.driverAlloc() / settings.planWrites(), r.guardAlloc() / settings.planWrites(),
-                    r.allocRatio(), met(r.ratio() <= 1.10), met(r.allocRatio() <= 1.05));
+                out.printf(
+                        "%-30s %10.3f %10.3f %7.3f %10.0f %10.0f %7.3f %s / %s%n",
+                        r.label(),
+                        r.driver(),
+                        r.guard(),
+                        r.ratio(),
+                        r.driverAlloc() / settings.planWrites(),
+                        r.guardAlloc() / settings.planWrites(),
+                        r.allocRatio(),
+                        met(r.ratio() <= 1.10),
+                        met(r.allocRatio() <= 1.05));
             }
         }
         out.printf("%n3. throughput of threads sharing one client (and one guard): bulks of 100 unordered upserts per"
-            + " second; target: guard / driver >= 0.97 at 64 threads%n");
+                + " second; target: guard / driver >= 0.97 at 64 threads%n");
         out.printf("%-30s %10s %10s %7s %s%n", "threads", "driver/s", "guard/s", "ratio", "target");
         for (Row r : threads) {
-            out.printf("%-30s %10.1f %10.1f %7.3f %s%n", r.label(), r.driver(), r.guard(), r.ratio(),
-                r.label().startsWith("64 ") ? met(r.ratio() >= 0.97) : "-");
+            out.printf(
+                    "%-30s %10.1f %10.1f %7.3f %s%n",
+                    r.label(),
+                    r.driver(),
+                    r.guard(),
+                    r.ratio(),
+                    r.label().startsWith("64 ") ? met(r.ratio() >= 0.97) : "-");
         }
         out.println();
         out.println("not in this table: java -jar benchmarks/target/lab.jar soak | payloads | latency");

@@ -5,7 +5,6 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -28,7 +27,12 @@ import me.tongfei.progressbar.ProgressBarStyle;
 public final class Progress implements AutoCloseable {
 
     /** How progress is shown; {@code AUTO} is a bar when stderr is a terminal and phase lines otherwise. */
-    public enum Mode { AUTO, BAR, LINES, NONE }
+    public enum Mode {
+        AUTO,
+        BAR,
+        LINES,
+        NONE
+    }
 
     private final PrintStream err;
     private final Mode mode;
@@ -65,14 +69,15 @@ public final class Progress implements AutoCloseable {
         planned = Math.max(1, units);
         if (mode == Mode.BAR && bar == null) {
             bar = new ProgressBarBuilder()
-                .setTaskName("lab")
-                .setInitialMax(planned)
-                .setStyle(ProgressBarStyle.ASCII)
-                .setConsumer(consumer = new ClosingConsumer(err))
-                .setUpdateIntervalMillis(250)
-                .continuousUpdate()
-                .hideEta() // steps differ in length by three orders of magnitude: an ETA from their rate would mislead
-                .build();
+                    .setTaskName("lab")
+                    .setInitialMax(planned)
+                    .setStyle(ProgressBarStyle.ASCII)
+                    .setConsumer(consumer = new ClosingConsumer(err))
+                    .setUpdateIntervalMillis(250)
+                    .continuousUpdate()
+                    .hideEta() // steps differ in length by three orders of magnitude: an ETA from their rate would
+                    // mislead
+                    .build();
         }
     }
 
@@ -140,7 +145,8 @@ public final class Progress implements AutoCloseable {
             bar.close();
             bar = null;
             if (!consumer.closed) {
-                // progressbar 0.10's update action ends the line only from its second run: a bar closed before its first
+                // progressbar 0.10's update action ends the line only from its second run: a bar closed before its
+                // first
                 // scheduled refresh leaves the line open, and the next note would be printed on it.
                 err.println();
                 err.flush();

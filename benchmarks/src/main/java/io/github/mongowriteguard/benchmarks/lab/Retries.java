@@ -1,23 +1,10 @@
 package io.github.mongowriteguard.benchmarks.lab;
 
-import java.io.PrintStream;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
-
-import org.bson.Document;
-
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
-
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
@@ -29,6 +16,16 @@ import io.github.mongowriteguard.testkit.stall.StallHandle;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 import io.github.mongowriteguard.testkit.truth.ServerTruth;
 import io.github.mongowriteguard.testkit.truth.TxnId;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.bson.Document;
 
 /**
  * Part 2's timeline, scaled down: a stall on the collection longer than the whole run holds every insert; the
@@ -40,9 +37,17 @@ final class Retries {
     static final String NAMESPACE = "lab.records";
 
     /** One client's run; {@code timeline} holds each copy's [start, end] in ms from the first attempt. */
-    record Row(String client, String stall, boolean retryWrites, int appAttempts, int sends, int copies,
-               int maxConcurrentCopies, long documents, String applicationSaw, List<double[]> timeline) {
-    }
+    record Row(
+            String client,
+            String stall,
+            boolean retryWrites,
+            int appAttempts,
+            int sends,
+            int copies,
+            int maxConcurrentCopies,
+            long documents,
+            String applicationSaw,
+            List<double[]> timeline) {}
 
     record Result(int appAttempts, int socketTimeoutMs, List<Row> rows, String note) {
         Map<String, Object> toJson() {
@@ -74,28 +79,48 @@ final class Retries {
         }
 
         void print(PrintStream out) {
-            out.printf("%nretries: %d application attempts (FixedBackOff(0, %d)) of an insert without _id, socketTimeoutMS=%d,"
-                + " inserts held by a stall longer than the run, then released%n", appAttempts, appAttempts - 1, socketTimeoutMs);
-            out.printf("%-8s %-16s %-11s %6s %7s %14s %10s  %s%n", "client", "stall", "retryWrites", "sends", "copies",
-                "maxConcurrent", "documents", "application saw");
+            out.printf(
+                    "%nretries: %d application attempts (FixedBackOff(0, %d)) of an insert without _id, socketTimeoutMS=%d,"
+                            + " inserts held by a stall longer than the run, then released%n",
+                    appAttempts, appAttempts - 1, socketTimeoutMs);
+            out.printf(
+                    "%-8s %-16s %-11s %6s %7s %14s %10s  %s%n",
+                    "client",
+                    "stall",
+                    "retryWrites",
+                    "sends",
+                    "copies",
+                    "maxConcurrent",
+                    "documents",
+                    "application saw");
             for (Row row : rows) {
-                out.printf("%-8s %-16s %-11s %6d %7d %14d %10d  %s%n", row.client(), row.stall(), row.retryWrites(), row.sends(),
-                    row.copies(), row.maxConcurrentCopies(), row.documents(), row.applicationSaw());
+                out.printf(
+                        "%-8s %-16s %-11s %6d %7d %14d %10d  %s%n",
+                        row.client(),
+                        row.stall(),
+                        row.retryWrites(),
+                        row.sends(),
+                        row.copies(),
+                        row.maxConcurrentCopies(),
+                        row.documents(),
+                        row.applicationSaw());
             }
-            out.println("article (seed 002): sends <= 2 x executions, copies running at once <= executions; 4 executions"
-                + " -> 8 sends, 4 copies, 4 documents although the application saw 4 failures");
+            out.println(
+                    "article (seed 002): sends <= 2 x executions, copies running at once <= executions; 4 executions"
+                            + " -> 8 sends, 4 copies, 4 documents although the application saw 4 failures");
             if (note != null) {
                 out.println("note: " + note);
             }
         }
     }
 
-    private Retries() {
-    }
+    private Retries() {}
 
     /** The runs this scenario makes, for the progress bar. */
     static long units(Options.Config config, Options.StallKind fallback) {
-        return config.uri() != null ? 0 : 3L * stalls(config.retries().stallOr(fallback)).size();
+        return config.uri() != null
+                ? 0
+                : 3L * stalls(config.retries().stallOr(fallback)).size();
     }
 
     private static List<String> stalls(Options.StallKind stall) {
@@ -103,17 +128,24 @@ final class Retries {
     }
 
     /** @param fallback the stall when {@code --stall} was not given: uninterruptible alone, both in the full run */
-    static Result run(Options.Config config, Options.StallKind fallback, Progress progress) throws InterruptedException {
+    static Result run(Options.Config config, Options.StallKind fallback, Progress progress)
+            throws InterruptedException {
         int attempts = config.retries().appAttempts;
         int socketTimeoutMs = config.retries().socketTimeoutMs;
         if (config.uri() != null) {
-            return new Result(attempts, socketTimeoutMs, List.of(), "skipped on a real deployment: the scenario needs the"
-                + " emulator's stalls and its server-side count of copies (ServerTruth)");
+            return new Result(
+                    attempts,
+                    socketTimeoutMs,
+                    List.of(),
+                    "skipped on a real deployment: the scenario needs the"
+                            + " emulator's stalls and its server-side count of copies (ServerTruth)");
         }
         List<Row> rows = new ArrayList<>();
         for (String kind : stalls(config.retries().stallOr(fallback))) {
-            progress.phase("retries: %d attempts of one insert held by an %s stall (raw driver with and without"
-                + " retryWrites, guarded)", attempts, kind);
+            progress.phase(
+                    "retries: %d attempts of one insert held by an %s stall (raw driver with and without"
+                            + " retryWrites, guarded)",
+                    attempts, kind);
             for (boolean retryWrites : List.of(true, false)) {
                 rows.add(runOne("raw", kind, retryWrites, attempts, socketTimeoutMs));
                 progress.step("retries: raw driver, retryWrites=%s, %s stall", retryWrites, kind);
@@ -125,35 +157,40 @@ final class Retries {
     }
 
     private static Row runOne(String client, String stallKind, boolean retryWrites, int attempts, int socketTimeoutMs)
-        throws InterruptedException {
+            throws InterruptedException {
         Duration longerThanRun = Duration.ofMillis((long) attempts * socketTimeoutMs * 4 + 10_000);
         Stall stall = stallKind.equals("interruptible")
-            ? Stall.interruptible(NAMESPACE, longerThanRun) : Stall.uninterruptible(NAMESPACE, longerThanRun);
+                ? Stall.interruptible(NAMESPACE, longerThanRun)
+                : Stall.uninterruptible(NAMESPACE, longerThanRun);
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start()) {
             MongoClientSettings.Builder settings = MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(cluster.connectionString()))
-                .applicationName("retry-lab-" + client)
-                .retryWrites(retryWrites)
-                .applyToSocketSettings(s -> s.readTimeout(socketTimeoutMs, TimeUnit.MILLISECONDS));
+                    .applyConnectionString(new ConnectionString(cluster.connectionString()))
+                    .applicationName("retry-lab-" + client)
+                    .retryWrites(retryWrites)
+                    .applyToSocketSettings(s -> s.readTimeout(socketTimeoutMs, TimeUnit.MILLISECONDS));
             // The guard's own attempts replace the application loop: the same number, each one the same server copy.
             WriteGuard guard = WriteGuard.create(WriteGuardSettings.builder()
-                .retryPolicy(RetryPolicy.builder().maxAttempts(attempts).initialBackoff(Duration.ofMillis(50)).build())
-                .build());
+                    .retryPolicy(RetryPolicy.builder()
+                            .maxAttempts(attempts)
+                            .initialBackoff(Duration.ofMillis(50))
+                            .build())
+                    .build());
             if (client.equals("guarded")) {
                 guard.configure(settings);
             }
             try (MongoClient mongo = MongoClients.create(settings.build())) {
                 MongoCollection<Document> records = mongo.getDatabase("lab").getCollection("records");
                 mongo.getDatabase("lab").runCommand(new Document("ping", 1)); // connect before the clock starts
-                Predicate<ReceivedCommand> inserts = c -> c.commandName().equals("insert") && c.namespace().equals(NAMESPACE);
+                Predicate<ReceivedCommand> inserts =
+                        c -> c.commandName().equals("insert") && c.namespace().equals(NAMESPACE);
                 ServerTruth truth = cluster.truth();
                 StallHandle handle = cluster.primary().stall(stall);
                 long t0 = System.nanoTime();
                 ApplicationSaw saw;
                 try {
                     saw = client.equals("guarded")
-                        ? guardedApplication(guard.wrap(mongo, records), attempts)
-                        : rawApplication(records, attempts);
+                            ? guardedApplication(guard.wrap(mongo, records), attempts)
+                            : rawApplication(records, attempts);
                 } finally {
                     handle.release();
                 }
@@ -165,12 +202,27 @@ final class Retries {
                 long documents = truth.documentsApplied(inserts);
                 List<double[]> timeline = new ArrayList<>();
                 for (List<ReceivedCommand> copy : copies.values()) {
-                    long start = copy.stream().mapToLong(ReceivedCommand::startNanos).min().orElse(t0);
-                    long end = copy.stream().mapToLong(ReceivedCommand::endNanos).max().orElse(start);
+                    long start = copy.stream()
+                            .mapToLong(ReceivedCommand::startNanos)
+                            .min()
+                            .orElse(t0);
+                    long end = copy.stream()
+                            .mapToLong(ReceivedCommand::endNanos)
+                            .max()
+                            .orElse(start);
                     timeline.add(new double[] {(start - t0) / 1e6, (end - t0) / 1e6});
                 }
-                return new Row(client, stallKind, retryWrites, attempts, sends, copies.size(), maxConcurrent, documents,
-                    client.equals("guarded") ? saw.describeGuarded(attempts) : saw.describe(attempts), timeline);
+                return new Row(
+                        client,
+                        stallKind,
+                        retryWrites,
+                        attempts,
+                        sends,
+                        copies.size(),
+                        maxConcurrent,
+                        documents,
+                        client.equals("guarded") ? saw.describeGuarded(attempts) : saw.describe(attempts),
+                        timeline);
             }
         }
     }
@@ -187,7 +239,8 @@ final class Retries {
                 return "0 of " + attempts + " attempts failed";
             }
             StringBuilder text = new StringBuilder(failures + " of " + attempts + " attempts failed (");
-            errors.forEach((type, count) -> text.append(count).append(" x ").append(type).append(", "));
+            errors.forEach((type, count) ->
+                    text.append(count).append(" x ").append(type).append(", "));
             text.setLength(text.length() - 2);
             return text.append(')').toString();
         }

@@ -1,16 +1,14 @@
 package io.github.mongowriteguard.benchmarks.lab;
 
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.sharding.RoutedWrite;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.bson.Document;
-
-import io.github.mongowriteguard.testkit.EmulatedCluster;
-import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
-import io.github.mongowriteguard.testkit.sharding.RoutedWrite;
 
 /**
  * Part 1: mongos-to-shard round trips (child batches) and rounds of one hashed-key bulk per client, counted by the
@@ -21,12 +19,10 @@ final class RoundTrips {
     static final List<String> SWEEP_CLIENTS = List.of("driver-ordered", "spring-ordered", "guarded");
     static final String DATABASE = "lab";
 
-    record Row(String client, Integer roundTrips, Integer rounds, double millis) {
-    }
+    record Row(String client, Integer roundTrips, Integer rounds, double millis) {}
 
     /** One shard count of the sweep: the formula and the measured round trips per client. */
-    record SweepPoint(int shards, double formula, Map<String, Integer> roundTrips) {
-    }
+    record SweepPoint(int shards, double formula, Map<String, Integer> roundTrips) {}
 
     record Result(int shards, int docs, int seed, double formula, List<Row> rows, List<SweepPoint> sweep, String note) {
         Map<String, Object> toJson() {
@@ -61,22 +57,33 @@ final class RoundTrips {
         }
 
         void print(PrintStream out) {
-            out.printf("%nroundtrips: one bulk of %d ReplaceOne upserts keyed by _id {productId, storeId}, collection sharded"
-                + " {_id: \"hashed\"} over %d shards (seed %d)%n", docs, shards, seed);
-            out.printf("formula 1+(n-1)(1-1/S) = %.1f ORDERED round trips; UNORDERED: 1 round of S child batches%n", formula);
+            out.printf(
+                    "%nroundtrips: one bulk of %d ReplaceOne upserts keyed by _id {productId, storeId}, collection sharded"
+                            + " {_id: \"hashed\"} over %d shards (seed %d)%n",
+                    docs, shards, seed);
+            out.printf(
+                    "formula 1+(n-1)(1-1/S) = %.1f ORDERED round trips; UNORDERED: 1 round of S child batches%n",
+                    formula);
             out.printf("%-17s %18s %8s %10s%n", "client", "mongos->shard RTs", "rounds", "wall ms");
             for (Row row : rows) {
-                out.printf("%-17s %18s %8s %10.1f%n", row.client(), orDash(row.roundTrips()), orDash(row.rounds()), row.millis());
+                out.printf(
+                        "%-17s %18s %8s %10.1f%n",
+                        row.client(), orDash(row.roundTrips()), orDash(row.rounds()), row.millis());
             }
-            out.println("wall ms: one bulk per client, no latency model, on a JIT still warming up; `latency` measures time");
+            out.println(
+                    "wall ms: one bulk per client, no latency model, on a JIT still warming up; `latency` measures time");
             if (!sweep.isEmpty()) {
-                out.printf("%nround trips by shard count, n = %d (article: S=2 500.5, 3 667, 4 750.25, 5 800.2, 6 833.5, 8 875.125)%n", docs);
+                out.printf(
+                        "%nround trips by shard count, n = %d (article: S=2 500.5, 3 667, 4 750.25, 5 800.2, 6 833.5, 8 875.125)%n",
+                        docs);
                 StringBuilder header = new StringBuilder(String.format("%-6s %10s", "shards", "formula"));
                 SWEEP_CLIENTS.forEach(c -> header.append(String.format(" %15s", c)));
                 out.println(header);
                 for (SweepPoint point : sweep) {
-                    StringBuilder line = new StringBuilder(String.format("%-6d %10.3f", point.shards(), point.formula()));
-                    SWEEP_CLIENTS.forEach(c -> line.append(String.format(" %15s", orDash(point.roundTrips().get(c)))));
+                    StringBuilder line =
+                            new StringBuilder(String.format("%-6d %10.3f", point.shards(), point.formula()));
+                    SWEEP_CLIENTS.forEach(c -> line.append(
+                            String.format(" %15s", orDash(point.roundTrips().get(c)))));
                     out.println(line);
                 }
             }
@@ -90,13 +97,13 @@ final class RoundTrips {
         return value == null ? "-" : value.toString();
     }
 
-    private RoundTrips() {
-    }
+    private RoundTrips() {}
 
     /** The bulks this scenario writes, for the progress bar. */
     static long units(Options.Config config) {
-        return config.uri() != null ? BulkClients.ALL.size()
-            : (long) SWEEP_SHARDS.size() * SWEEP_CLIENTS.size() + BulkClients.ALL.size();
+        return config.uri() != null
+                ? BulkClients.ALL.size()
+                : (long) SWEEP_SHARDS.size() * SWEEP_CLIENTS.size() + BulkClients.ALL.size();
     }
 
     static Result run(Options.Config config, Progress progress) {
@@ -109,15 +116,18 @@ final class RoundTrips {
             return onRealCluster(uri, shards, docs, seed, documents, progress);
         }
         // The sweep runs first: it also warms the JIT up for the wall times of the rows below.
-        progress.phase("roundtrips: one bulk of %d documents per client on S = %d..%d shards (%s)", docs,
-            SWEEP_SHARDS.get(0), SWEEP_SHARDS.get(SWEEP_SHARDS.size() - 1), String.join(", ", SWEEP_CLIENTS));
+        progress.phase(
+                "roundtrips: one bulk of %d documents per client on S = %d..%d shards (%s)",
+                docs, SWEEP_SHARDS.get(0), SWEEP_SHARDS.get(SWEEP_SHARDS.size() - 1), String.join(", ", SWEEP_CLIENTS));
         List<SweepPoint> sweep = new ArrayList<>();
         for (int s : SWEEP_SHARDS) {
             Map<String, Integer> measured = new LinkedHashMap<>();
-            try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(s).start();
-                 BulkClients clients = new BulkClients(cluster.connectionString(), DATABASE)) {
+            try (EmulatedShardedCluster cluster =
+                            EmulatedCluster.sharded().shards(s).start();
+                    BulkClients clients = new BulkClients(cluster.connectionString(), DATABASE)) {
                 for (String client : SWEEP_CLIENTS) {
-                    measured.put(client, measure(cluster, clients, client, documents).roundTrips());
+                    measured.put(
+                            client, measure(cluster, clients, client, documents).roundTrips());
                     progress.step("roundtrips: S=%d, %s", s, client);
                 }
             }
@@ -125,8 +135,9 @@ final class RoundTrips {
         }
         progress.phase("roundtrips: S=%d, %d documents, %s", shards, docs, String.join(", ", BulkClients.ALL));
         List<Row> rows = new ArrayList<>();
-        try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(shards).start();
-             BulkClients clients = new BulkClients(cluster.connectionString(), DATABASE)) {
+        try (EmulatedShardedCluster cluster =
+                        EmulatedCluster.sharded().shards(shards).start();
+                BulkClients clients = new BulkClients(cluster.connectionString(), DATABASE)) {
             for (String client : BulkClients.ALL) {
                 rows.add(measure(cluster, clients, client, documents));
                 progress.step("roundtrips: S=%d, %d docs, %s", shards, docs, client);
@@ -136,7 +147,8 @@ final class RoundTrips {
     }
 
     /** Writes the bulk with one client into its own sharded collection and reads mongos' count of it. */
-    private static Row measure(EmulatedShardedCluster cluster, BulkClients clients, String client, List<Document> documents) {
+    private static Row measure(
+            EmulatedShardedCluster cluster, BulkClients clients, String client, List<Document> documents) {
         String collection = "stock_" + client.replace('-', '_');
         clients.shardHashedId(collection);
         cluster.routing().reset();
@@ -149,7 +161,8 @@ final class RoundTrips {
         return new Row(client, roundTrips, rounds, millis);
     }
 
-    private static Result onRealCluster(String uri, int shards, int docs, int seed, List<Document> documents, Progress progress) {
+    private static Result onRealCluster(
+            String uri, int shards, int docs, int seed, List<Document> documents, Progress progress) {
         List<Row> rows = new ArrayList<>();
         String database = "mongo_write_guard_lab";
         progress.phase("roundtrips (real deployment): one bulk of %d documents per client", docs);
@@ -159,7 +172,9 @@ final class RoundTrips {
                 try {
                     clients.shardHashedId(collection);
                 } catch (RuntimeException e) {
-                    progress.note("could not shard %s (%s); measuring anyway", collection, e.getClass().getSimpleName());
+                    progress.note(
+                            "could not shard %s (%s); measuring anyway",
+                            collection, e.getClass().getSimpleName());
                 }
                 long start = System.nanoTime();
                 clients.write(client, collection, documents);
@@ -168,8 +183,14 @@ final class RoundTrips {
                 progress.step("roundtrips (real deployment): %s", client);
             }
         }
-        return new Result(shards, docs, seed, Formula.orderedRoundTrips(docs, shards), rows, List.of(),
-            "real deployment: mongos-to-shard round trips and rounds are counted by the emulated mongos only, so only"
-                + " wall time is measured; the formula uses --shards " + shards);
+        return new Result(
+                shards,
+                docs,
+                seed,
+                Formula.orderedRoundTrips(docs, shards),
+                rows,
+                List.of(),
+                "real deployment: mongos-to-shard round trips and rounds are counted by the emulated mongos only, so only"
+                        + " wall time is measured; the formula uses --shards " + shards);
     }
 }

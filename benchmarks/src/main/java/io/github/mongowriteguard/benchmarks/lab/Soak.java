@@ -1,20 +1,17 @@
 package io.github.mongowriteguard.benchmarks.lab;
 
-import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
-import java.util.ArrayList;
-import java.util.List;
-
-import org.bson.Document;
-
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.ReplaceOneModel;
 import com.mongodb.client.model.ReplaceOptions;
 import com.mongodb.client.model.WriteModel;
-
 import io.github.mongowriteguard.benchmarks.jmh.CostFreeClients;
 import io.github.mongowriteguard.copies.CopyLedger;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.Document;
 
 /**
  * Millions of writes through one guard on the cost-free server ({@code Storage.NONE}): after every {@code every}
@@ -28,11 +25,9 @@ import io.github.mongowriteguard.copies.CopyLedger;
  */
 final class Soak {
     /** One line of the soak: after {@code writes} writes. */
-    record Line(long writes, double seconds, long heapAfterGc, int ledgerTracked, int possiblyRunning) {
-    }
+    record Line(long writes, double seconds, long heapAfterGc, int ledgerTracked, int possiblyRunning) {}
 
-    private Soak() {
-    }
+    private Soak() {}
 
     /**
      * Runs the soak and prints each line as it is measured.
@@ -47,8 +42,12 @@ final class Soak {
         List<Line> lines = new ArrayList<>();
         try (CostFreeClients clients = CostFreeClients.start("guard")) {
             CopyLedger ledger = clients.guard().getCopies();
-            out.printf("soak: %,d unordered ReplaceOne upserts in bulks of %,d through one guard, cost-free server%n", writes, batch);
-            out.printf("%14s %10s %16s %14s %16s%n", "writes", "seconds", "heap after GC", "ledger copies", "possibly running");
+            out.printf(
+                    "soak: %,d unordered ReplaceOne upserts in bulks of %,d through one guard, cost-free server%n",
+                    writes, batch);
+            out.printf(
+                    "%14s %10s %16s %14s %16s%n",
+                    "writes", "seconds", "heap after GC", "ledger copies", "possibly running");
             long started = System.nanoTime();
             Line first = line(0, started, ledger, clients);
             lines.add(first);
@@ -75,7 +74,8 @@ final class Soak {
         List<WriteModel<Document>> models = new ArrayList<>(n);
         ReplaceOptions upsert = new ReplaceOptions().upsert(true);
         for (long id = from; id < from + n; id++) {
-            models.add(new ReplaceOneModel<>(Filters.eq("_id", id), new Document("_id", id).append("quantity", id % 1000), upsert));
+            models.add(new ReplaceOneModel<>(
+                    Filters.eq("_id", id), new Document("_id", id).append("quantity", id % 1000), upsert));
         }
         return models;
     }
@@ -85,12 +85,22 @@ final class Soak {
         System.gc();
         System.gc();
         long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-        return new Line(writes, (System.nanoTime() - started) / 1e9, heap, ledger.trackedCount(), ledger.possiblyRunningCount());
+        return new Line(
+                writes,
+                (System.nanoTime() - started) / 1e9,
+                heap,
+                ledger.trackedCount(),
+                ledger.possiblyRunningCount());
     }
 
     private static void print(PrintStream out, Line line) {
-        out.printf("%,14d %10.1f %13.1f MiB %14d %16d%n", line.writes(), line.seconds(), line.heapAfterGc() / 1048576.0,
-            line.ledgerTracked(), line.possiblyRunning());
+        out.printf(
+                "%,14d %10.1f %13.1f MiB %14d %16d%n",
+                line.writes(),
+                line.seconds(),
+                line.heapAfterGc() / 1048576.0,
+                line.ledgerTracked(),
+                line.possiblyRunning());
         out.flush();
     }
 }

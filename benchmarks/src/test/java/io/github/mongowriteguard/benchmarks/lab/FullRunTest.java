@@ -8,10 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -55,8 +53,20 @@ class FullRunTest {
         Path file = dir.resolve("overhead.json");
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Lab.commandLine(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8))
-            .execute("overhead", "--docs", "10", "--runs", "1", "--json", "--json-out", file.toString(), "--progress", "lines");
+        int code = Lab.commandLine(
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8))
+                .execute(
+                        "overhead",
+                        "--docs",
+                        "10",
+                        "--runs",
+                        "1",
+                        "--json",
+                        "--json-out",
+                        file.toString(),
+                        "--progress",
+                        "lines");
         assertThat(code).isZero();
         String stdout = out.toString(StandardCharsets.UTF_8);
         assertThat(stdout.lines()).hasSize(1);

@@ -6,9 +6,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
-
 import picocli.CommandLine;
 import picocli.CommandLine.ParseResult;
 
@@ -16,14 +14,15 @@ import picocli.CommandLine.ParseResult;
 class LabCommandLineTest {
 
     /** What one {@code execute} printed and returned. */
-    record Run(int exitCode, String out, String err) {
-    }
+    record Run(int exitCode, String out, String err) {}
 
     static Run execute(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Lab.commandLine(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8))
-            .execute(args);
+        int code = Lab.commandLine(
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8))
+                .execute(args);
         return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
@@ -58,8 +57,9 @@ class LabCommandLineTest {
 
     @Test
     void fullRun_runsEveryScenarioTheReadmeNames() {
-        assertThat(List.of(Lab.Scenario.values())).extracting(s -> s.command)
-            .containsExactly("roundtrips", "latency", "retries", "overhead", "stale-reads");
+        assertThat(List.of(Lab.Scenario.values()))
+                .extracting(s -> s.command)
+                .containsExactly("roundtrips", "latency", "retries", "overhead", "stale-reads");
         CommandLine cli = Lab.commandLine(System.out, System.err);
         for (Lab.Scenario scenario : Lab.Scenario.values()) {
             assertThat(cli.getSubcommands()).containsKey(scenario.command);
@@ -69,7 +69,8 @@ class LabCommandLineTest {
     @Test
     void fullRun_takesEveryScenariosOptions() {
         CommandLine cli = Lab.commandLine(System.out, System.err);
-        cli.parseArgs("--shards", "4", "--stall", "interruptible", "--refresh-limit-ms", "800", "--runs", "3", "--json");
+        cli.parseArgs(
+                "--shards", "4", "--stall", "interruptible", "--refresh-limit-ms", "800", "--runs", "3", "--json");
         Lab lab = cli.getCommand();
         assertThat(lab.sharding.shards).isEqualTo(4);
         assertThat(lab.retries.stallOr(Options.StallKind.BOTH)).isEqualTo(Options.StallKind.INTERRUPTIBLE);
@@ -82,7 +83,8 @@ class LabCommandLineTest {
     void commandOptions_areParsedWithSpaceOrEquals() {
         ParseResult result = parse("latency", "--shards", "4", "--per-doc-ms=0.5", "--json");
         assertThat(result.subcommand().commandSpec().name()).isEqualTo("latency");
-        Lab.LatencyCommand latency = (Lab.LatencyCommand) result.subcommand().commandSpec().userObject();
+        Lab.LatencyCommand latency =
+                (Lab.LatencyCommand) result.subcommand().commandSpec().userObject();
         assertThat(latency.sharding.shards).isEqualTo(4);
         assertThat(latency.latency.perDocMs).isEqualTo(0.5);
         assertThat(latency.bulk.docs).isEqualTo(1000);
@@ -93,7 +95,9 @@ class LabCommandLineTest {
     void unknownCommand_isAUsageErrorWithASuggestion() {
         Run run = execute("roundtrip");
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).contains("lab: Unmatched argument at index 0: 'roundtrip'").contains("roundtrips");
+        assertThat(run.err())
+                .contains("lab: Unmatched argument at index 0: 'roundtrip'")
+                .contains("roundtrips");
         assertThat(run.out()).isEmpty();
     }
 
@@ -113,7 +117,8 @@ class LabCommandLineTest {
 
     @Test
     void nonNumericValue_namesTheOption() {
-        assertThat(execute("roundtrips", "--docs", "many").err()).contains("Invalid value for option '--docs': 'many' is not an int");
+        assertThat(execute("roundtrips", "--docs", "many").err())
+                .contains("Invalid value for option '--docs': 'many' is not an int");
         assertThat(execute("latency", "--rtt-ms", "fast").err()).contains("Invalid value for option '--rtt-ms'");
     }
 
@@ -121,13 +126,17 @@ class LabCommandLineTest {
     void valueOutOfRange_namesTheOptionTheBoundsAndAnExample() {
         Run run = execute("roundtrips", "--shards", "0");
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).contains("lab: --shards (0) must be between 1 and 64; use e.g. --shards 5")
-            .contains("see: java -jar lab.jar roundtrips --help");
-        assertThat(execute("latency", "--slow-shard-factor", "0.5").err()).contains("--slow-shard-factor (0.5) must be between 1 and 1000");
+        assertThat(run.err())
+                .contains("lab: --shards (0) must be between 1 and 64; use e.g. --shards 5")
+                .contains("see: java -jar lab.jar roundtrips --help");
+        assertThat(execute("latency", "--slow-shard-factor", "0.5").err())
+                .contains("--slow-shard-factor (0.5) must be between 1 and 1000");
         assertThat(execute("latency", "--rtt-ms", "NaN").err()).contains("--rtt-ms (NaN) must be between 0 and 1000");
-        assertThat(execute("--docs", "0").err()).contains("--docs (0) must be between 1 and 100000")
-            .contains("see: java -jar lab.jar --help");
-        assertThat(execute("stale-reads", "--max-time-ms", "-5").err()).contains("--max-time-ms (-5) must be between 1 and 600000");
+        assertThat(execute("--docs", "0").err())
+                .contains("--docs (0) must be between 1 and 100000")
+                .contains("see: java -jar lab.jar --help");
+        assertThat(execute("stale-reads", "--max-time-ms", "-5").err())
+                .contains("--max-time-ms (-5) must be between 1 and 600000");
     }
 
     @Test
@@ -139,16 +148,20 @@ class LabCommandLineTest {
     @Test
     void uri_mustBeAConnectionString() {
         assertThat(execute("overhead", "--uri", "localhost:27017").err())
-            .contains("--uri: a connection string starts with mongodb:// or mongodb+srv://");
+                .contains("--uri: a connection string starts with mongodb:// or mongodb+srv://");
     }
 
     @Test
     void stall_acceptsOnlyKnownKindsInAnyCase() {
-        Lab.RetriesCommand retries = (Lab.RetriesCommand) parse("retries", "--stall", "interruptible").subcommand()
-            .commandSpec().userObject();
-        assertThat(retries.retries.stallOr(Options.StallKind.UNINTERRUPTIBLE)).isEqualTo(Options.StallKind.INTERRUPTIBLE);
-        assertThat(execute("retries", "--stall", "forever").err()).contains("Invalid value for option '--stall'")
-            .contains("INTERRUPTIBLE, UNINTERRUPTIBLE, BOTH");
+        Lab.RetriesCommand retries = (Lab.RetriesCommand) parse("retries", "--stall", "interruptible")
+                .subcommand()
+                .commandSpec()
+                .userObject();
+        assertThat(retries.retries.stallOr(Options.StallKind.UNINTERRUPTIBLE))
+                .isEqualTo(Options.StallKind.INTERRUPTIBLE);
+        assertThat(execute("retries", "--stall", "forever").err())
+                .contains("Invalid value for option '--stall'")
+                .contains("INTERRUPTIBLE, UNINTERRUPTIBLE, BOTH");
     }
 
     @Test
@@ -168,7 +181,8 @@ class LabCommandLineTest {
         ParseResult result = parse("jmh", "PlanBenchmark", "-f", "1", "-prof", "gc");
         Lab.JmhCommand jmh = (Lab.JmhCommand) result.subcommand().commandSpec().userObject();
         assertThat(jmh.args).containsExactly("PlanBenchmark", "-f", "1", "-prof", "gc");
-        Lab.JmhCommand help = (Lab.JmhCommand) parse("jmh", "-h").subcommand().commandSpec().userObject();
+        Lab.JmhCommand help =
+                (Lab.JmhCommand) parse("jmh", "-h").subcommand().commandSpec().userObject();
         assertThat(help.args).containsExactly("-h");
     }
 
@@ -176,12 +190,30 @@ class LabCommandLineTest {
     void help_listsEveryCommandAndOption() {
         Run run = execute("help");
         assertThat(run.exitCode()).isZero();
-        for (String command : List.of("roundtrips", "latency", "retries", "overhead", "stale-reads", "serve", "jmh", "help")) {
+        for (String command :
+                List.of("roundtrips", "latency", "retries", "overhead", "stale-reads", "serve", "jmh", "help")) {
             assertThat(run.out()).contains(command);
         }
-        for (String option : List.of("--json", "--json-out", "--uri", "--progress", "--docs", "--shards", "--seed", "--rtt-ms",
-            "--per-doc-ms", "--slow-shard-factor", "--arrival-per-s", "--repetitions", "--runs", "--app-attempts",
-            "--socket-timeout-ms", "--stall", "--refresh-limit-ms", "--max-time-ms", "--report")) {
+        for (String option : List.of(
+                "--json",
+                "--json-out",
+                "--uri",
+                "--progress",
+                "--docs",
+                "--shards",
+                "--seed",
+                "--rtt-ms",
+                "--per-doc-ms",
+                "--slow-shard-factor",
+                "--arrival-per-s",
+                "--repetitions",
+                "--runs",
+                "--app-attempts",
+                "--socket-timeout-ms",
+                "--stall",
+                "--refresh-limit-ms",
+                "--max-time-ms",
+                "--report")) {
             assertThat(run.out()).contains(option);
         }
         assertThat(run.out()).contains("Default: 1000").contains("Default: 5");

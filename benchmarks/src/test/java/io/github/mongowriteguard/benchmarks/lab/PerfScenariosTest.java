@@ -2,14 +2,12 @@ package io.github.mongowriteguard.benchmarks.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.mongowriteguard.benchmarks.jmh.PlanBenchmark;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
-
-import io.github.mongowriteguard.benchmarks.jmh.PlanBenchmark;
 
 /** Issue 18's scenarios run at a tiny size (no figure is asserted: speed is measured by the lab, not by tests). */
 class PerfScenariosTest {
@@ -31,8 +29,8 @@ class PerfScenariosTest {
     @Test
     void payloads_countCommandsAndBytes_bothClientsCutAt16MiB() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        List<Payloads.Case> cases = Payloads.run(List.of(new int[] {20, 1 << 20}), 1,
-            new PrintStream(out, true, StandardCharsets.UTF_8));
+        List<Payloads.Case> cases =
+                Payloads.run(List.of(new int[] {20, 1 << 20}), 1, new PrintStream(out, true, StandardCharsets.UTF_8));
 
         Payloads.Case c = cases.get(0);
         // Driver 5.6.5 cuts an OP_MSG document sequence past maxBsonObjectSize (CommandMessage.writeOpMsg), not at
@@ -46,12 +44,33 @@ class PerfScenariosTest {
 
     @Test
     void perf_printsEveryTargetRow() {
-        LabCommandLineTest.Run run = LabCommandLineTest.execute("perf", "--sizes", "10", "--threads", "2", "--warmups", "1",
-            "--runs", "1", "--rounds", "1", "--seconds", "1", "--plan-writes", "1000");
+        LabCommandLineTest.Run run = LabCommandLineTest.execute(
+                "perf",
+                "--sizes",
+                "10",
+                "--threads",
+                "2",
+                "--warmups",
+                "1",
+                "--runs",
+                "1",
+                "--rounds",
+                "1",
+                "--seconds",
+                "1",
+                "--plan-writes",
+                "1000");
 
         assertThat(run.exitCode()).as(run.err()).isZero();
-        assertThat(run.out()).contains("10 replace-upsert ordered", "10 replace-upsert unordered", "10 insert ordered",
-            "10 insert unordered", "1000 Filters.eq", "1000 Document", "2 threads");
+        assertThat(run.out())
+                .contains(
+                        "10 replace-upsert ordered",
+                        "10 replace-upsert unordered",
+                        "10 insert ordered",
+                        "10 insert unordered",
+                        "1000 Filters.eq",
+                        "1000 Document",
+                        "2 threads");
         assertThat(run.out()).doesNotContain("NaN");
     }
 

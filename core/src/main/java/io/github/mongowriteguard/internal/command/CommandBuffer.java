@@ -5,7 +5,6 @@ import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
-
 import org.bson.ByteBuf;
 import org.bson.ByteBufNIO;
 import org.bson.io.OutputBuffer;
@@ -97,8 +96,8 @@ final class CommandBuffer extends OutputBuffer {
 
     private void checkWritten(int position, int length) {
         if (position < 0 || position + length > buffer.position()) {
-            throw new IllegalArgumentException("position " + position + " is outside the " + buffer.position()
-                + " bytes written");
+            throw new IllegalArgumentException(
+                    "position " + position + " is outside the " + buffer.position() + " bytes written");
         }
     }
 

@@ -1,11 +1,10 @@
 package io.github.mongowriteguard.internal.command;
 
+import com.mongodb.client.model.BulkWriteOptions;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.jspecify.annotations.Nullable;
-
-import com.mongodb.client.model.BulkWriteOptions;
 
 /**
  * The caller's command-level options, read once from the driver's {@link BulkWriteOptions}: the driver sends
@@ -16,15 +15,19 @@ import com.mongodb.client.model.BulkWriteOptions;
  * @param comment                  the caller's comment, or null (the guard then sends its own, to find its copies)
  * @param let                      variables for the filters and updates, or null
  */
-public record CommandOptions(@Nullable Boolean bypassDocumentValidation, @Nullable BsonValue comment,
-                             @Nullable BsonDocument let) {
+public record CommandOptions(
+        @Nullable Boolean bypassDocumentValidation,
+        @Nullable BsonValue comment,
+        @Nullable BsonDocument let) {
 
     /** No option set. */
     public static final CommandOptions NONE = new CommandOptions(null, null, null);
 
     /** Reads the caller's options; {@code let} is encoded with the collection's codecs, as the driver does. */
     public static CommandOptions from(BulkWriteOptions options, Class<?> documentClass, CodecRegistry registry) {
-        return new CommandOptions(options.getBypassDocumentValidation(), options.getComment(),
-            options.getLet() == null ? null : options.getLet().toBsonDocument(documentClass, registry));
+        return new CommandOptions(
+                options.getBypassDocumentValidation(),
+                options.getComment(),
+                options.getLet() == null ? null : options.getLet().toBsonDocument(documentClass, registry));
     }
 }

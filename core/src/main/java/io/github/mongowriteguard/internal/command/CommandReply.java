@@ -1,13 +1,9 @@
 package io.github.mongowriteguard.internal.command;
 
-import org.jspecify.annotations.Nullable;
+import com.mongodb.bulk.WriteConcernError;
 import java.util.HashMap;
 import java.util.Map;
-
 import org.bson.BsonBinaryReader;
-
-import com.mongodb.bulk.WriteConcernError;
-
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
@@ -17,6 +13,7 @@ import org.bson.RawBsonDocument;
 import org.bson.codecs.BsonDocumentCodec;
 import org.bson.codecs.BsonValueCodec;
 import org.bson.codecs.DecoderContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The reply to one {@link WriteCommand}: counts, upserted ids and write errors by statement position, and the
@@ -24,7 +21,8 @@ import org.bson.codecs.DecoderContext;
  */
 public final class CommandReply {
     private static final BsonValueCodec VALUE_CODEC = new BsonValueCodec();
-    private static final DecoderContext DECODER_CONTEXT = DecoderContext.builder().build();
+    private static final DecoderContext DECODER_CONTEXT =
+            DecoderContext.builder().build();
 
     private final RawBsonDocument document;
     private final int n;
@@ -35,8 +33,7 @@ public final class CommandReply {
     private final java.util.Set<String> errorLabels = new java.util.HashSet<>();
 
     /** A write error of one statement. */
-    public record StatementError(int code, String codeName, String message, BsonDocument details) {
-    }
+    public record StatementError(int code, String codeName, String message, BsonDocument details) {}
 
     private CommandReply(RawBsonDocument reply) {
         this.document = reply;
@@ -44,7 +41,8 @@ public final class CommandReply {
         int n = 0;
         int nModified = 0;
         BsonDocument writeConcernError = null;
-        try (BsonBinaryReader reader = new BsonBinaryReader(reply.getByteBuffer().asNIO())) {
+        try (BsonBinaryReader reader =
+                new BsonBinaryReader(reply.getByteBuffer().asNIO())) {
             reader.readStartDocument();
             while (reader.readBsonType() != BsonType.END_OF_DOCUMENT) {
                 switch (reader.readName()) {
@@ -60,18 +58,27 @@ public final class CommandReply {
                     case "writeErrors":
                         for (BsonValue value : readValue(reader).asArray()) {
                             BsonDocument error = value.asDocument();
-                            errors.put(error.getNumber("index").intValue(), new StatementError(
-                                error.get("code", new BsonInt32(8)).asNumber().intValue(),
-                                error.getString("codeName", new BsonString("")).getValue(),
-                                error.getString("errmsg", new BsonString("")).getValue(),
-                                error.getDocument("errInfo", new BsonDocument())));
+                            errors.put(
+                                    error.getNumber("index").intValue(),
+                                    new StatementError(
+                                            error.get("code", new BsonInt32(8))
+                                                    .asNumber()
+                                                    .intValue(),
+                                            error.getString("codeName", new BsonString(""))
+                                                    .getValue(),
+                                            error.getString("errmsg", new BsonString(""))
+                                                    .getValue(),
+                                            error.getDocument("errInfo", new BsonDocument())));
                         }
                         break;
                     case "writeConcernError":
                         writeConcernError = readValue(reader).asDocument();
                         break;
                     case "errorLabels":
-                        readValue(reader).asArray().forEach(label -> errorLabels.add(label.asString().getValue()));
+                        readValue(reader)
+                                .asArray()
+                                .forEach(label ->
+                                        errorLabels.add(label.asString().getValue()));
                         break;
                     default:
                         reader.skipValue();
@@ -115,7 +122,10 @@ public final class CommandReply {
 
     /** Reads {@code reply}; a {@link RawBsonDocument} is read from its bytes without decoding it first. */
     public static CommandReply of(BsonDocument reply) {
-        return new CommandReply(reply instanceof RawBsonDocument ? (RawBsonDocument) reply : new RawBsonDocument(reply, new BsonDocumentCodec()));
+        return new CommandReply(
+                reply instanceof RawBsonDocument
+                        ? (RawBsonDocument) reply
+                        : new RawBsonDocument(reply, new BsonDocumentCodec()));
     }
 
     /** The whole reply, for commands whose reply has more (e.g. {@code findAndModify}'s {@code value}). */
@@ -167,10 +177,11 @@ public final class CommandReply {
 
     /** A reply's {@code writeConcernError} document as the driver's {@link WriteConcernError}. */
     public static WriteConcernError toWriteConcernError(BsonDocument error) {
-        return new WriteConcernError(error.get("code", new BsonInt32(64)).asNumber().intValue(),
-            error.getString("codeName", new BsonString("")).getValue(),
-            error.getString("errmsg", new BsonString("")).getValue(),
-            error.getDocument("errInfo", new BsonDocument()));
+        return new WriteConcernError(
+                error.get("code", new BsonInt32(64)).asNumber().intValue(),
+                error.getString("codeName", new BsonString("")).getValue(),
+                error.getString("errmsg", new BsonString("")).getValue(),
+                error.getDocument("errInfo", new BsonDocument()));
     }
 
     /** The write-concern error, or null. */

@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-
 import org.bson.BsonBinaryReader;
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
@@ -26,7 +25,9 @@ import org.jspecify.annotations.Nullable;
 public final class WriteCommand {
     /** Which write command: insert, update or delete. */
     public enum CommandType {
-        INSERT("insert", "documents"), UPDATE("update", "updates"), DELETE("delete", "deletes");
+        INSERT("insert", "documents"),
+        UPDATE("update", "updates"),
+        DELETE("delete", "deletes");
 
         private final String commandName;
         private final String statementsField;
@@ -60,11 +61,18 @@ public final class WriteCommand {
     private byte[] bytes;
     /** Where the statements array ends: the per-send fields, then the document's terminating byte, are written here. */
     private final int bodyEnd;
+
     private final int[] indices;
     private final boolean retryable;
 
-    WriteCommand(CommandType type, String collection, boolean ordered, byte[] bytes, int bodyEnd, int[] indices,
-                 boolean retryable) {
+    WriteCommand(
+            CommandType type,
+            String collection,
+            boolean ordered,
+            byte[] bytes,
+            int bodyEnd,
+            int[] indices,
+            boolean retryable) {
         this.type = type;
         this.collection = collection;
         this.ordered = ordered;
@@ -110,8 +118,11 @@ public final class WriteCommand {
      * @param writeConcern the collection's write concern as a document, or null for the server default
      * @param comment      a comment that names the guarded write (servers 4.4+), or null
      */
-    public RawBsonDocument toCommand(@Nullable Long txnNumber, long maxTimeMs, @Nullable BsonDocument writeConcern,
-                                     @Nullable BsonValue comment) {
+    public RawBsonDocument toCommand(
+            @Nullable Long txnNumber,
+            long maxTimeMs,
+            @Nullable BsonDocument writeConcern,
+            @Nullable BsonValue comment) {
         List<BsonElement> fields = new ArrayList<>(4);
         fields.add(new BsonElement("maxTimeMS", new BsonInt64(maxTimeMs)));
         if (txnNumber != null) {
@@ -127,7 +138,7 @@ public final class WriteCommand {
         // their bytes then replace what follows the statements.
         BasicOutputBuffer tail = new BasicOutputBuffer(TAIL_SIZE);
         try (BsonBinaryWriter writer = new BsonBinaryWriter(tail);
-             BsonBinaryReader reader = new BsonBinaryReader(ByteBuffer.wrap(EMPTY_DOCUMENT))) {
+                BsonBinaryReader reader = new BsonBinaryReader(ByteBuffer.wrap(EMPTY_DOCUMENT))) {
             writer.pipe(reader, fields);
         }
         int tailLength = tail.getPosition() - 4; // the fields and the terminating byte, without the length prefix
@@ -145,7 +156,9 @@ public final class WriteCommand {
 
     @Override
     public String toString() {
-        return type.commandName() + "(" + indices.length + " statements, ordered=" + ordered + ", retryable=" + retryable
-            + ", indices=" + (indices.length <= 8 ? Arrays.toString(indices) : indices[0] + ".." + indices[indices.length - 1]) + ")";
+        return type.commandName() + "(" + indices.length + " statements, ordered=" + ordered + ", retryable="
+                + retryable + ", indices="
+                + (indices.length <= 8 ? Arrays.toString(indices) : indices[0] + ".." + indices[indices.length - 1])
+                + ")";
     }
 }

@@ -1,11 +1,13 @@
 package io.github.mongowriteguard.internal.command;
 
+import io.github.mongowriteguard.bulk.BulkPlan;
+import io.github.mongowriteguard.bulk.WriteKind;
+import io.github.mongowriteguard.bulk.WriteRecord;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
 import org.bson.BsonDocumentWrapper;
@@ -15,10 +17,6 @@ import org.bson.codecs.DocumentCodec;
 import org.bson.codecs.EncoderContext;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.conversions.Bson;
-
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.WriteKind;
-import io.github.mongowriteguard.bulk.WriteRecord;
 
 /**
  * Turns the writes of one round into write commands, split as the driver splits a bulk (driver-core
@@ -48,14 +46,17 @@ public final class WriteCommandEncoder<T> {
     private static final int STATEMENT_OVERHEAD_BYTES = 8;
     /** Sizing guesses for what the plan did not measure: a filter with {@code q}, an update document with {@code u}. */
     private static final int FILTER_GUESS_BYTES = 32;
+
     private static final int SMALL_DOCUMENT_GUESS_BYTES = 48;
     /** The command's own fields around the statements, and the per-send fields {@link WriteCommand#toCommand} adds. */
     private static final int HEADER_AND_TAIL_BYTES = 512;
+
     private static final int MIN_BUFFER_BYTES = 1024;
     private static final BsonDocumentCodec BSON_CODEC = new BsonDocumentCodec();
     private static final EncoderContext CONTEXT = EncoderContext.builder().build();
     /** As the driver encodes documents to insert and replacements: {@code _id} first. */
-    private static final EncoderContext COLLECTIBLE = EncoderContext.builder().isEncodingCollectibleDocument(true).build();
+    private static final EncoderContext COLLECTIBLE =
+            EncoderContext.builder().isEncodingCollectibleDocument(true).build();
 
     /** The driver's request types, each its own command; plus whether the statements may touch many documents. */
     private enum Bucket {
@@ -140,8 +141,8 @@ public final class WriteCommandEncoder<T> {
      * is a command of its own (in the same order), so that the command's counts are the statement's (inserts are
      * grouped as usual: their ids are known).
      */
-    public List<WriteCommand> encode(BulkPlan plan, List<Integer> indices, boolean ordered, CommandOptions options,
-                                     boolean alone) {
+    public List<WriteCommand> encode(
+            BulkPlan plan, List<Integer> indices, boolean ordered, CommandOptions options, boolean alone) {
         List<WriteCommand> commands = new ArrayList<>();
         if (ordered) {
             encodeRuns(plan, indices, true, options, alone, commands);
@@ -150,7 +151,8 @@ public final class WriteCommandEncoder<T> {
         // Unordered: the driver's types in the order each first appears, each type's statements in the caller's order.
         Map<Integer, List<Integer>> byType = new LinkedHashMap<>();
         for (int index : indices) {
-            byType.computeIfAbsent(Bucket.of(plan.kind(index)).driverType(), type -> new ArrayList<>()).add(index);
+            byType.computeIfAbsent(Bucket.of(plan.kind(index)).driverType(), type -> new ArrayList<>())
+                    .add(index);
         }
         for (List<Integer> sameType : byType.values()) {
             encodeRuns(plan, sameType, false, options, alone, commands);
@@ -159,8 +161,13 @@ public final class WriteCommandEncoder<T> {
     }
 
     /** One command per run of statements of one bucket, cut where a command is full. */
-    private void encodeRuns(BulkPlan plan, List<Integer> indices, boolean ordered, CommandOptions options, boolean alone,
-                            List<WriteCommand> commands) {
+    private void encodeRuns(
+            BulkPlan plan,
+            List<Integer> indices,
+            boolean ordered,
+            CommandOptions options,
+            boolean alone,
+            List<WriteCommand> commands) {
         CommandWriter open = null;
         for (int position = 0; position < indices.size(); position++) {
             int index = indices.get(position);
@@ -170,8 +177,11 @@ public final class WriteCommandEncoder<T> {
                 if (open != null) {
                     commands.add(open.finish()); // another kind of write, or this command is full
                 }
-                open = new CommandWriter(bucket, ordered, options,
-                    ownCommand ? Expected.ONE : expected(plan, indices, position, bucket));
+                open = new CommandWriter(
+                        bucket,
+                        ordered,
+                        options,
+                        ownCommand ? Expected.ONE : expected(plan, indices, position, bucket));
                 open.add(index, plan);
             }
         }
@@ -204,8 +214,9 @@ public final class WriteCommandEncoder<T> {
             }
             count++;
             long documentSize = plan.measuredDocumentSize(index);
-            bytes += STATEMENT_OVERHEAD_BYTES + (bucket == Bucket.INSERTS ? 0 : FILTER_GUESS_BYTES)
-                + Math.max(documentSize, SMALL_DOCUMENT_GUESS_BYTES);
+            bytes += STATEMENT_OVERHEAD_BYTES
+                    + (bucket == Bucket.INSERTS ? 0 : FILTER_GUESS_BYTES)
+                    + Math.max(documentSize, SMALL_DOCUMENT_GUESS_BYTES);
             if (bytes > MAX_STATEMENT_BYTES) {
                 break;
             }
@@ -285,8 +296,14 @@ public final class WriteCommandEncoder<T> {
             int bodyEnd = buffer.getPosition();
             writer.writeEndDocument();
             writer.close();
-            return new WriteCommand(bucket.kind, collection, ordered, buffer.array(), bodyEnd,
-                Arrays.copyOf(indices, count), !bucket.multi);
+            return new WriteCommand(
+                    bucket.kind,
+                    collection,
+                    ordered,
+                    buffer.array(),
+                    bodyEnd,
+                    Arrays.copyOf(indices, count),
+                    !bucket.multi);
         }
     }
 
@@ -375,8 +392,9 @@ public final class WriteCommandEncoder<T> {
 
     /** Room for {@code statementBytes} of statements, the command's own fields and its per-send fields. */
     private static int withMargin(long statementBytes) {
-        return (int) Math.min(Math.max(MIN_BUFFER_BYTES, statementBytes + statementBytes / 32 + HEADER_AND_TAIL_BYTES),
-            Integer.MAX_VALUE - 1024);
+        return (int) Math.min(
+                Math.max(MIN_BUFFER_BYTES, statementBytes + statementBytes / 32 + HEADER_AND_TAIL_BYTES),
+                Integer.MAX_VALUE - 1024);
     }
 
     private BsonDocument toBson(Bson bson) {

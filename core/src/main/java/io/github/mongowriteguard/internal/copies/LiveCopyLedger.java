@@ -1,16 +1,14 @@
 package io.github.mongowriteguard.internal.copies;
 
+import io.github.mongowriteguard.copies.CopyLedger;
+import io.github.mongowriteguard.copies.CopyRecord;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.jspecify.annotations.Nullable;
-
-import io.github.mongowriteguard.copies.CopyLedger;
-import io.github.mongowriteguard.copies.CopyRecord;
 
 /**
  * The {@link CopyLedger} of a guard, and where its executors report each copy's attempts and sends ({@link #start}).
@@ -194,8 +192,17 @@ public final class LiveCopyLedger implements CopyLedger {
 
         /** {@return this copy as it is now} */
         public synchronized CopyRecord snapshot() {
-            return new CopyRecord(namespace, lsid, txnNumber, comment, attempts, sends,
-                firstSent == null ? Instant.now() : firstSent, possiblyRunning, serverOpId, secsRunning);
+            return new CopyRecord(
+                    namespace,
+                    lsid,
+                    txnNumber,
+                    comment,
+                    attempts,
+                    sends,
+                    firstSent == null ? Instant.now() : firstSent,
+                    possiblyRunning,
+                    serverOpId,
+                    secsRunning);
         }
     }
 }

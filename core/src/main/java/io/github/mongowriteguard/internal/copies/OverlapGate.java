@@ -1,15 +1,16 @@
 package io.github.mongowriteguard.internal.copies;
 
+import com.mongodb.MongoCommandException;
+import com.mongodb.ReadPreference;
+import com.mongodb.client.MongoDatabase;
 import io.github.mongowriteguard.copies.GateVerdict;
 import io.github.mongowriteguard.exception.CopyStillRunningException;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-
 import org.bson.BsonArray;
 import org.bson.BsonBinary;
 import org.bson.BsonBoolean;
@@ -20,10 +21,6 @@ import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import com.mongodb.MongoCommandException;
-import com.mongodb.ReadPreference;
-import com.mongodb.client.MongoDatabase;
 
 /**
  * The overlap gate: before a retry of a write whose last attempt ended without a server answer, wait until that
@@ -132,17 +129,23 @@ public final class OverlapGate {
         } catch (MongoCommandException e) {
             if (e.getErrorCode() == ErrorCodes.UNAUTHORIZED && warnedBlindUnauthorized.compareAndSet(false, true)) {
                 log.warn("mongo-write-guard: currentOp is refused for this user even with $ownOps (no inprog privilege,"
-                    + " or connected through mongos, which requires inprog for currentOp); the overlap gate cannot tell"
-                    + " whether an earlier copy of a write still runs and answers 'blind' (grant the inprog action to let"
-                    + " it see)");
+                        + " or connected through mongos, which requires inprog for currentOp); the overlap gate cannot tell"
+                        + " whether an earlier copy of a write still runs and answers 'blind' (grant the inprog action to let"
+                        + " it see)");
             } else {
-                log.warn("mongo-write-guard: the overlap gate's currentOp failed ({} {}); it cannot tell whether {} still"
-                    + " runs", e.getErrorCode(), e.getErrorCodeName(), copy.snapshot());
+                log.warn(
+                        "mongo-write-guard: the overlap gate's currentOp failed ({} {}); it cannot tell whether {} still"
+                                + " runs",
+                        e.getErrorCode(),
+                        e.getErrorCodeName(),
+                        copy.snapshot());
             }
             return Sight.BLIND;
         } catch (RuntimeException e) {
-            log.warn("mongo-write-guard: the overlap gate's currentOp failed ({}); it cannot tell whether {} still runs",
-                e.toString(), copy.snapshot());
+            log.warn(
+                    "mongo-write-guard: the overlap gate's currentOp failed ({}); it cannot tell whether {} still runs",
+                    e.toString(),
+                    copy.snapshot());
             return Sight.BLIND;
         }
     }
@@ -173,24 +176,33 @@ public final class OverlapGate {
      */
     static boolean isTheCopy(BsonDocument op, LiveCopyLedger.Copy copy) {
         BsonValue commandValue = op.get("command");
-        BsonDocument command = commandValue != null && commandValue.isDocument() ? commandValue.asDocument() : new BsonDocument();
+        BsonDocument command =
+                commandValue != null && commandValue.isDocument() ? commandValue.asDocument() : new BsonDocument();
         boolean truncated = command.containsKey("$truncated");
-        String kind = op.get("op") != null && op.get("op").isString() ? op.getString("op").getValue() : "";
-        boolean write = WRITE_OPS.contains(kind) || (!truncated && !command.isEmpty() && WRITE_COMMANDS.contains(command.getFirstKey()));
+        String kind = op.get("op") != null && op.get("op").isString()
+                ? op.getString("op").getValue()
+                : "";
+        boolean write = WRITE_OPS.contains(kind)
+                || (!truncated && !command.isEmpty() && WRITE_COMMANDS.contains(command.getFirstKey()));
         if (!write) {
             return false;
         }
         // Only the guard's own comments are unique per copy; a caller's comment may be shared by many writes (and
         // the one sent may be the caller's), so only two different mwg: comments tell two copies apart.
         BsonValue comment = command.get("comment");
-        if (copy.comment() != null && copy.comment().startsWith(GUARD_COMMENT_PREFIX) && comment != null
-            && comment.isString() && comment.asString().getValue().startsWith(GUARD_COMMENT_PREFIX)
-            && !comment.asString().getValue().equals(copy.comment())) {
+        if (copy.comment() != null
+                && copy.comment().startsWith(GUARD_COMMENT_PREFIX)
+                && comment != null
+                && comment.isString()
+                && comment.asString().getValue().startsWith(GUARD_COMMENT_PREFIX)
+                && !comment.asString().getValue().equals(copy.comment())) {
             return false;
         }
         BsonValue txnNumber = command.get("txnNumber");
-        return copy.txnNumber() == null || txnNumber == null || !txnNumber.isNumber()
-            || txnNumber.asNumber().longValue() == copy.txnNumber();
+        return copy.txnNumber() == null
+                || txnNumber == null
+                || !txnNumber.isNumber()
+                || txnNumber.asNumber().longValue() == copy.txnNumber();
     }
 
     private static void seen(LiveCopyLedger.Copy copy, BsonDocument op) {
@@ -215,8 +227,10 @@ public final class OverlapGate {
 
     private static void killSession(MongoDatabase admin, LiveCopyLedger.Copy copy) {
         try {
-            admin.runCommand(new BsonDocument("killSessions",
-                new BsonArray(List.of(new BsonDocument("id", uuid(copy.lsid()))))), ReadPreference.primary(), BsonDocument.class);
+            admin.runCommand(
+                    new BsonDocument("killSessions", new BsonArray(List.of(new BsonDocument("id", uuid(copy.lsid()))))),
+                    ReadPreference.primary(),
+                    BsonDocument.class);
         } catch (RuntimeException e) {
             log.debug("mongo-write-guard: killSessions for a running copy failed: {}", e.toString());
         }

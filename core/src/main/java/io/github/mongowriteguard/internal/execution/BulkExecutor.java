@@ -1,41 +1,38 @@
 package io.github.mongowriteguard.internal.execution;
 
-import java.util.ArrayList;
-import java.util.HexFormat;
-import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
-
-import org.bson.BsonDocument;
-import org.bson.BsonValue;
-import org.jspecify.annotations.Nullable;
-
 import com.mongodb.WriteConcern;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.WriteModel;
-
 import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.BulkPlanner;
 import io.github.mongowriteguard.bulk.PlanMode;
 import io.github.mongowriteguard.bulk.PlanOptions;
 import io.github.mongowriteguard.bulk.Round;
-import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
 import io.github.mongowriteguard.exception.InvalidBulkException;
+import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
 import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.GuardRuntime;
+import io.github.mongowriteguard.internal.command.CommandOptions;
+import io.github.mongowriteguard.internal.command.WriteCommand;
+import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.metrics.CallOutcome;
 import io.github.mongowriteguard.metrics.GuardEventListener;
-import io.github.mongowriteguard.internal.command.CommandOptions;
-import io.github.mongowriteguard.internal.command.WriteCommand;
-import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs one guarded bulk, top to bottom: check and plan it (ids assigned, rounds), then for each round skip what the
@@ -64,14 +61,17 @@ public final class BulkExecutor<T> {
         this.namespace = collection.getNamespace().getFullName();
         // Commands go through the collection's database with the collection's codecs, so documents encode as its
         // own bulkWrite would encode them.
-        this.database = access.getDatabase(collection.getNamespace().getDatabaseName()).withCodecRegistry(collection.getCodecRegistry());
+        this.database = access.getDatabase(collection.getNamespace().getDatabaseName())
+                .withCodecRegistry(collection.getCodecRegistry());
         this.admin = access.getDatabase("admin");
         this.access = access;
         this.runtime = runtime;
         this.maxTimeMs = maxTimeMs;
         this.planner = BulkPlanner.forCollection(collection);
-        this.encoder = new WriteCommandEncoder<>(collection.getNamespace().getCollectionName(),
-            collection.getDocumentClass(), collection.getCodecRegistry());
+        this.encoder = new WriteCommandEncoder<>(
+                collection.getNamespace().getCollectionName(),
+                collection.getDocumentClass(),
+                collection.getCodecRegistry());
         this.sender = new CopySender(runtime, database, admin, namespace, maxTimeMs);
     }
 
@@ -92,10 +92,13 @@ public final class BulkExecutor<T> {
      * @param idempotentMultiRetries the caller's explicit opt-in to retry multi-document updates that are provably
      *                               idempotent
      */
-    public WriteOutcome<T> execute(@Nullable ClientSession session, List<? extends WriteModel<? extends T>> models,
-                                   BulkWriteOptions options, String operation, boolean idempotentMultiRetries) {
-        return execute(session, models, options, operation, idempotentMultiRetries, false, result -> {
-        });
+    public WriteOutcome<T> execute(
+            @Nullable ClientSession session,
+            List<? extends WriteModel<? extends T>> models,
+            BulkWriteOptions options,
+            String operation,
+            boolean idempotentMultiRetries) {
+        return execute(session, models, options, operation, idempotentMultiRetries, false, result -> {});
     }
 
     /**
@@ -103,49 +106,73 @@ public final class BulkExecutor<T> {
      * update, replace and delete goes in a command of its own (the rounds, their order and every other rule unchanged),
      * so each applied one has its own counts in {@link WriteOutcome#statementCounts(int)}.
      */
-    public WriteOutcome<T> execute(@Nullable ClientSession session, List<? extends WriteModel<? extends T>> models,
-                                   BulkWriteOptions options, String operation, boolean idempotentMultiRetries,
-                                   boolean statementCounts) {
-        return execute(session, models, options, operation, idempotentMultiRetries, statementCounts, result -> {
-        });
+    public WriteOutcome<T> execute(
+            @Nullable ClientSession session,
+            List<? extends WriteModel<? extends T>> models,
+            BulkWriteOptions options,
+            String operation,
+            boolean idempotentMultiRetries,
+            boolean statementCounts) {
+        return execute(session, models, options, operation, idempotentMultiRetries, statementCounts, result -> {});
     }
 
     /**
      * Runs the bulk as {@link #execute(ClientSession, List, BulkWriteOptions, String, boolean)}, then {@code check}:
      * the driver-style exception it throws for the outcome is thrown inside the call's observation, which records it.
      */
-    public WriteOutcome<T> execute(@Nullable ClientSession session, List<? extends WriteModel<? extends T>> models,
-                                   BulkWriteOptions options, String operation, boolean idempotentMultiRetries,
-                                   java.util.function.Consumer<? super WriteOutcome<T>> check) {
+    public WriteOutcome<T> execute(
+            @Nullable ClientSession session,
+            List<? extends WriteModel<? extends T>> models,
+            BulkWriteOptions options,
+            String operation,
+            boolean idempotentMultiRetries,
+            java.util.function.Consumer<? super WriteOutcome<T>> check) {
         return execute(session, models, options, operation, idempotentMultiRetries, false, check);
     }
 
     /** The two above together: statement counts and a check inside the observation. */
-    public WriteOutcome<T> execute(@Nullable ClientSession session, List<? extends WriteModel<? extends T>> models,
-                                   BulkWriteOptions options, String operation, boolean idempotentMultiRetries,
-                                   boolean statementCounts, java.util.function.Consumer<? super WriteOutcome<T>> check) {
+    public WriteOutcome<T> execute(
+            @Nullable ClientSession session,
+            List<? extends WriteModel<? extends T>> models,
+            BulkWriteOptions options,
+            String operation,
+            boolean idempotentMultiRetries,
+            boolean statementCounts,
+            java.util.function.Consumer<? super WriteOutcome<T>> check) {
         return runtime.observer().observe(namespace, operation, sink -> {
-            WriteOutcome<T> result = run(session, models, options, operation, idempotentMultiRetries, statementCounts, sink);
+            WriteOutcome<T> result =
+                    run(session, models, options, operation, idempotentMultiRetries, statementCounts, sink);
             check.accept(result);
             return result;
         });
     }
 
-    private WriteOutcome<T> run(@Nullable ClientSession session, List<? extends WriteModel<? extends T>> models,
-                                BulkWriteOptions options, String operation, boolean idempotentMultiRetries,
-                                boolean statementCounts, CallObserver.OutcomeSink sink) {
+    private WriteOutcome<T> run(
+            @Nullable ClientSession session,
+            List<? extends WriteModel<? extends T>> models,
+            BulkWriteOptions options,
+            String operation,
+            boolean idempotentMultiRetries,
+            boolean statementCounts,
+            CallObserver.OutcomeSink sink) {
         long started = System.nanoTime();
         WriteConcern writeConcern = requireAcknowledged(collection.getWriteConcern());
         if (idempotentMultiRetries) {
             MultiRetryOptIn.check(models, collection.getDocumentClass(), collection.getCodecRegistry());
         }
-        CommandOptions commandOptions = CommandOptions.from(options, collection.getDocumentClass(), collection.getCodecRegistry());
+        CommandOptions commandOptions =
+                CommandOptions.from(options, collection.getDocumentClass(), collection.getCodecRegistry());
         BulkPlan plan = plan(models, options);
         RecordedWriteOutcome.Builder<T> outcome = new RecordedWriteOutcome.Builder<>(models);
         if (!plan.isEmpty()) {
-            try (Run run = new Run(session == null ? Sessions.own(access) : Sessions.callers(session), plan,
-                    options.isOrdered() && plan.mode() == PlanMode.UNORDERED_ROUNDS, outcome,
-                    writeConcern.isServerDefault() ? null : writeConcern.asDocument(), commandOptions, idempotentMultiRetries,
+            try (Run run = new Run(
+                    session == null ? Sessions.own(access) : Sessions.callers(session),
+                    plan,
+                    options.isOrdered() && plan.mode() == PlanMode.UNORDERED_ROUNDS,
+                    outcome,
+                    writeConcern.isServerDefault() ? null : writeConcern.asDocument(),
+                    commandOptions,
+                    idempotentMultiRetries,
                     statementCounts)) {
                 for (Round round : plan.rounds()) {
                     run.round(round);
@@ -155,18 +182,28 @@ public final class BulkExecutor<T> {
         WriteOutcome<T> result = outcome.build();
         CallOutcome callOutcome = callOutcome(result);
         sink.outcome(callOutcome);
-        runtime.events().writeCompleted(new GuardEventListener.WriteCompleted(namespace, operation, callOutcome,
-            java.time.Duration.ofNanos(System.nanoTime() - started), result.rounds(), result.commands(), result.sends(),
-            plan.mode()));
+        runtime.events()
+                .writeCompleted(new GuardEventListener.WriteCompleted(
+                        namespace,
+                        operation,
+                        callOutcome,
+                        java.time.Duration.ofNanos(System.nanoTime() - started),
+                        result.rounds(),
+                        result.commands(),
+                        result.sends(),
+                        plan.mode()));
         return result;
     }
 
     /** The collection's write concern, refused when unacknowledged: nobody would confirm the outcome. */
     static WriteConcern requireAcknowledged(WriteConcern writeConcern) {
         if (!writeConcern.isAcknowledged()) {
-            throw new InvalidBulkException(-1, Problem.UNACKNOWLEDGED_WRITE_CONCERN, "the collection's write concern " + writeConcern
-                + " is unacknowledged: the guard cannot know the outcome of a write nobody confirms; use w:1 or"
-                + " w:\"majority\" (collection.withWriteConcern(WriteConcern.W1)). Nothing was sent.");
+            throw new InvalidBulkException(
+                    -1,
+                    Problem.UNACKNOWLEDGED_WRITE_CONCERN,
+                    "the collection's write concern " + writeConcern
+                            + " is unacknowledged: the guard cannot know the outcome of a write nobody confirms; use w:1 or"
+                            + " w:\"majority\" (collection.withWriteConcern(WriteConcern.W1)). Nothing was sent.");
         }
         return writeConcern;
     }
@@ -188,22 +225,34 @@ public final class BulkExecutor<T> {
         final BulkPlan plan;
         /** An ordered request run in rounds: after a write on a key does not apply, that key's later writes are skipped. */
         final boolean perKeyFailures;
+
         final RecordedWriteOutcome.Builder<T> outcome;
         final @Nullable BsonDocument writeConcern;
         final CommandOptions commandOptions;
         final boolean idempotentMultiRetries;
         /** Every update, replace and delete in a command of its own. */
         final boolean statementCounts;
+
         final Sessions sessions;
         final OutcomeRecorder<T> recorder;
-        final String writeId = HexFormat.of().formatHex(longBytes(ThreadLocalRandom.current().nextLong()));
+        final String writeId =
+                HexFormat.of().formatHex(longBytes(ThreadLocalRandom.current().nextLong()));
         int commandNumber;
         /** Why nothing more is sent (a whole command failed, an outcome is unknown, an ORDERED round stopped), or null. */
-        @Nullable String stopped;
+        @Nullable
+        String stopped;
+
         int stoppedAt = -1;
 
-        Run(Sessions sessions, BulkPlan plan, boolean perKeyFailures, RecordedWriteOutcome.Builder<T> outcome, @Nullable BsonDocument writeConcern,
-            CommandOptions commandOptions, boolean idempotentMultiRetries, boolean statementCounts) {
+        Run(
+                Sessions sessions,
+                BulkPlan plan,
+                boolean perKeyFailures,
+                RecordedWriteOutcome.Builder<T> outcome,
+                @Nullable BsonDocument writeConcern,
+                CommandOptions commandOptions,
+                boolean idempotentMultiRetries,
+                boolean statementCounts) {
             this.sessions = sessions;
             this.statementCounts = statementCounts;
             this.plan = plan;
@@ -222,8 +271,11 @@ public final class BulkExecutor<T> {
                 if (stopped != null) {
                     skipAfterStop(index);
                 } else if (perKeyFailures && previous >= 0 && !applied(outcome.get(previous))) {
-                    outcome.set(RecordedIndexOutcome.skipped(index, previous, "not run: the earlier write on the same key (index "
-                        + previous + ") is " + outcome.get(previous).status()));
+                    outcome.set(RecordedIndexOutcome.skipped(
+                            index,
+                            previous,
+                            "not run: the earlier write on the same key (index " + previous + ") is "
+                                    + outcome.get(previous).status()));
                 } else {
                     runnable.add(index);
                 }
@@ -232,7 +284,8 @@ public final class BulkExecutor<T> {
                 return;
             }
             outcome.round();
-            for (WriteCommand command : encoder.encode(plan, runnable, round.isOrdered(), commandOptions, statementCounts)) {
+            for (WriteCommand command :
+                    encoder.encode(plan, runnable, round.isOrdered(), commandOptions, statementCounts)) {
                 if (stopped != null) {
                     for (int position = 0; position < command.size(); position++) {
                         skipAfterStop(command.index(position));
@@ -246,8 +299,10 @@ public final class BulkExecutor<T> {
                     for (int position = 0; position < command.size(); position++) {
                         int index = command.index(position);
                         if (!applied(outcome.get(index))) {
-                            stop(index, "the bulk keeps the caller's order and stopped after index " + index
-                                + " did not apply");
+                            stop(
+                                    index,
+                                    "the bulk keeps the caller's order and stopped after index " + index
+                                            + " did not apply");
                             break;
                         }
                     }
@@ -257,11 +312,13 @@ public final class BulkExecutor<T> {
 
         /** One command as one server copy: its transaction number, the server deadline, the comment that names it. */
         private CopySender.Sent send(int roundNumber, WriteCommand command) {
-            Long txnNumber = command.retryable() ? sessions.current().getServerSession().advanceTransactionNumber() : null;
+            Long txnNumber =
+                    command.retryable() ? sessions.current().getServerSession().advanceTransactionNumber() : null;
             String guardComment = "mwg:" + writeId + ":" + roundNumber + "." + (++commandNumber);
             BsonValue comment = sender.comment(commandOptions.comment(), guardComment);
             BsonDocument body = command.toCommand(txnNumber, maxTimeMs, writeConcern, comment);
-            return sender.send(sessions, body, txnNumber, idempotentMultiRetries, comment == null ? null : guardComment, outcome);
+            return sender.send(
+                    sessions, body, txnNumber, idempotentMultiRetries, comment == null ? null : guardComment, outcome);
         }
 
         /** Applied as far as ORDERED goes: a write-concern error stops no driver bulk, so it stops no key either. */

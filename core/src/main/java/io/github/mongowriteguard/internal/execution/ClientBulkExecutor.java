@@ -1,15 +1,5 @@
 package io.github.mongowriteguard.internal.execution;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.function.BiFunction;
-
-import org.bson.BsonDocument;
-import org.bson.codecs.configuration.CodecRegistry;
-import org.jspecify.annotations.Nullable;
-
 import com.mongodb.MongoNamespace;
 import com.mongodb.bulk.BulkWriteInsert;
 import com.mongodb.bulk.BulkWriteUpsert;
@@ -19,16 +9,23 @@ import com.mongodb.client.model.WriteModel;
 import com.mongodb.client.model.bulk.ClientBulkWriteOptions;
 import com.mongodb.client.model.bulk.ClientNamespacedWriteModel;
 import com.mongodb.internal.client.model.bulk.ConcreteClientBulkWriteOptions;
-
 import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
-import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.bulk.PlanMode;
+import io.github.mongowriteguard.exception.InvalidBulkException;
+import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiFunction;
+import org.bson.BsonDocument;
+import org.bson.codecs.configuration.CodecRegistry;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs a client-level bulk (the driver's {@code MongoCluster.bulkWrite}, several namespaces in one call) with the
@@ -45,11 +42,15 @@ public final class ClientBulkExecutor {
     private final CodecRegistry registry;
     /** The executor of a namespace; {@code true} for one whose ORDERED bulks are the caller's order (strict). */
     private final BiFunction<MongoNamespace, Boolean, BulkExecutor<BsonDocument>> executors;
+
     private final boolean strictOrdered;
     private final long maxTimeMs;
 
-    public ClientBulkExecutor(CodecRegistry registry, BiFunction<MongoNamespace, Boolean, BulkExecutor<BsonDocument>> executors,
-                              boolean strictOrdered, long maxTimeMs) {
+    public ClientBulkExecutor(
+            CodecRegistry registry,
+            BiFunction<MongoNamespace, Boolean, BulkExecutor<BsonDocument>> executors,
+            boolean strictOrdered,
+            long maxTimeMs) {
         this.registry = registry;
         this.executors = executors;
         this.strictOrdered = strictOrdered;
@@ -86,15 +87,21 @@ public final class ClientBulkExecutor {
 
     private static ConcreteClientBulkWriteOptions concrete(ClientBulkWriteOptions options) {
         if (!(options instanceof ConcreteClientBulkWriteOptions given)) {
-            throw new InvalidBulkException(-1, Problem.UNSUPPORTED_OPTIONS, "unknown ClientBulkWriteOptions class " + (options == null ? "null"
-                : options.getClass().getName()) + ": use ClientBulkWriteOptions.clientBulkWriteOptions(). Nothing was sent.");
+            throw new InvalidBulkException(
+                    -1,
+                    Problem.UNSUPPORTED_OPTIONS,
+                    "unknown ClientBulkWriteOptions class "
+                            + (options == null ? "null" : options.getClass().getName())
+                            + ": use ClientBulkWriteOptions.clientBulkWriteOptions(). Nothing was sent.");
         }
         return given;
     }
 
     /** As {@link #execute(ClientSession, List, BulkWriteOptions, boolean)} without per-write counts. */
-    public WriteOutcome<BsonDocument> execute(@Nullable ClientSession session, List<? extends ClientNamespacedWriteModel> models,
-                                              BulkWriteOptions options) {
+    public WriteOutcome<BsonDocument> execute(
+            @Nullable ClientSession session,
+            List<? extends ClientNamespacedWriteModel> models,
+            BulkWriteOptions options) {
         return execute(session, models, options, false);
     }
 
@@ -104,14 +111,19 @@ public final class ClientBulkExecutor {
      * @param statementCounts send every update, replace and delete in a command of its own, so that each applied one
      *                        has its own counts ({@link WriteOutcome#statementCounts(int)}): {@code verboseResults}
      */
-    public WriteOutcome<BsonDocument> execute(@Nullable ClientSession session, List<? extends ClientNamespacedWriteModel> models,
-                                              BulkWriteOptions options, boolean statementCounts) {
+    public WriteOutcome<BsonDocument> execute(
+            @Nullable ClientSession session,
+            List<? extends ClientNamespacedWriteModel> models,
+            BulkWriteOptions options,
+            boolean statementCounts) {
         List<ClientModels.NamespacedModel> converted = ClientModels.convert(models, registry);
         List<WriteModel<BsonDocument>> all = new ArrayList<>(converted.size());
         Map<MongoNamespace, List<Integer>> byNamespace = new LinkedHashMap<>();
         for (int index = 0; index < converted.size(); index++) {
             all.add(converted.get(index).model());
-            byNamespace.computeIfAbsent(converted.get(index).namespace(), ns -> new ArrayList<>()).add(index);
+            byNamespace
+                    .computeIfAbsent(converted.get(index).namespace(), ns -> new ArrayList<>())
+                    .add(index);
         }
         // Check and plan everything first: a refused write anywhere means nothing is sent anywhere.
         boolean callersOrder = options.isOrdered() && strictOrdered;
@@ -121,8 +133,10 @@ public final class ClientBulkExecutor {
                 plan = executors.apply(entry.getKey(), false).plan(models(all, entry.getValue()), options);
             } catch (InvalidBulkException e) {
                 int callerIndex = e.index() < 0 ? -1 : entry.getValue().get(e.index());
-                throw new InvalidBulkException(callerIndex, e.problem(), "at index " + callerIndex + " of the client bulk ("
-                    + entry.getKey() + "): " + e.getMessage());
+                throw new InvalidBulkException(
+                        callerIndex,
+                        e.problem(),
+                        "at index " + callerIndex + " of the client bulk (" + entry.getKey() + "): " + e.getMessage());
             }
             callersOrder |= options.isOrdered() && plan.mode() != PlanMode.UNORDERED_ROUNDS;
         }
@@ -133,7 +147,10 @@ public final class ClientBulkExecutor {
             while (start < converted.size()) {
                 MongoNamespace namespace = converted.get(start).namespace();
                 List<Integer> run = new ArrayList<>();
-                for (int index = start; index < converted.size() && converted.get(index).namespace().equals(namespace); index++) {
+                for (int index = start;
+                        index < converted.size()
+                                && converted.get(index).namespace().equals(namespace);
+                        index++) {
                     run.add(index);
                 }
                 start += run.size();
@@ -141,7 +158,10 @@ public final class ClientBulkExecutor {
                 if (stop.why == null) {
                     for (int index : run) {
                         if (outcome.get(index).status() != WriteStatus.APPLIED) {
-                            stop.at(index, "the call keeps the caller's order and stopped after index " + index + " did not apply");
+                            stop.at(
+                                    index,
+                                    "the call keeps the caller's order and stopped after index " + index
+                                            + " did not apply");
                             break;
                         }
                     }
@@ -157,7 +177,9 @@ public final class ClientBulkExecutor {
 
     /** Why nothing more is sent, and because of which index. */
     private static final class Stop {
-        @Nullable String why;
+        @Nullable
+        String why;
+
         int at = -1;
 
         void at(int index, String reason) {
@@ -166,24 +188,37 @@ public final class ClientBulkExecutor {
         }
     }
 
-    private void runPart(@Nullable ClientSession session, MongoNamespace namespace, boolean strict, List<WriteModel<BsonDocument>> all,
-                         List<Integer> indices, BulkWriteOptions options, boolean statementCounts,
-                         RecordedWriteOutcome.Builder<BsonDocument> outcome, Stop stop) {
+    private void runPart(
+            @Nullable ClientSession session,
+            MongoNamespace namespace,
+            boolean strict,
+            List<WriteModel<BsonDocument>> all,
+            List<Integer> indices,
+            BulkWriteOptions options,
+            boolean statementCounts,
+            RecordedWriteOutcome.Builder<BsonDocument> outcome,
+            Stop stop) {
         if (stop.why != null) {
             for (int index : indices) {
                 outcome.set(RecordedIndexOutcome.skipped(index, stop.at, "not sent: " + stop.why));
             }
             return;
         }
-        WriteOutcome<BsonDocument> part = executors.apply(namespace, strict)
-            .execute(session, models(all, indices), options, "clientBulkWrite", false, statementCounts);
+        WriteOutcome<BsonDocument> part = executors
+                .apply(namespace, strict)
+                .execute(session, models(all, indices), options, "clientBulkWrite", false, statementCounts);
         merge(part, indices, outcome);
         for (IndexOutcome result : part.outcomes()) {
             boolean notSent = result.status() == WriteStatus.FAILED && !result.wasSent();
-            if (part.commandError() != null || result.status() == WriteStatus.UNKNOWN || notSent || !part.stillRunning().isEmpty()) {
+            if (part.commandError() != null
+                    || result.status() == WriteStatus.UNKNOWN
+                    || notSent
+                    || !part.stillRunning().isEmpty()) {
                 int at = indices.get(result.index());
-                stop.at(at, "the writes on " + namespace + " stopped at index " + at + " (" + result.status()
-                    + (result.message().isEmpty() ? "" : ": " + result.message()) + ")");
+                stop.at(
+                        at,
+                        "the writes on " + namespace + " stopped at index " + at + " (" + result.status()
+                                + (result.message().isEmpty() ? "" : ": " + result.message()) + ")");
                 return;
             }
         }
@@ -196,10 +231,15 @@ public final class ClientBulkExecutor {
     }
 
     /** A namespace's outcome at the caller's indices. */
-    private static void merge(WriteOutcome<BsonDocument> part, List<Integer> indices, RecordedWriteOutcome.Builder<BsonDocument> outcome) {
+    private static void merge(
+            WriteOutcome<BsonDocument> part,
+            List<Integer> indices,
+            RecordedWriteOutcome.Builder<BsonDocument> outcome) {
         for (IndexOutcome result : part.outcomes()) {
-            outcome.set(RecordedIndexOutcome.atIndex(result, indices.get(result.index()),
-                result.relatedIndex() >= 0 ? indices.get(result.relatedIndex()) : -1));
+            outcome.set(RecordedIndexOutcome.atIndex(
+                    result,
+                    indices.get(result.index()),
+                    result.relatedIndex() >= 0 ? indices.get(result.relatedIndex()) : -1));
         }
         outcome.counts(part.insertedCount(), part.matchedCount(), part.modifiedCount(), part.deletedCount());
         part.upserts().forEach(u -> outcome.upsert(new BulkWriteUpsert(indices.get(u.getIndex()), u.getId())));

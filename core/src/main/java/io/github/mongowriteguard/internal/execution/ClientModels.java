@@ -1,15 +1,5 @@
 package io.github.mongowriteguard.internal.execution;
 
-import java.util.ArrayList;
-import java.util.List;
-
-import org.bson.BsonDocument;
-import org.bson.BsonDocumentWriter;
-import org.bson.codecs.Codec;
-import org.bson.codecs.EncoderContext;
-import org.bson.codecs.configuration.CodecRegistry;
-import org.bson.conversions.Bson;
-
 import com.mongodb.MongoNamespace;
 import com.mongodb.client.model.DeleteManyModel;
 import com.mongodb.client.model.DeleteOneModel;
@@ -35,8 +25,15 @@ import com.mongodb.internal.client.model.bulk.ConcreteClientReplaceOneOptions;
 import com.mongodb.internal.client.model.bulk.ConcreteClientUpdateManyModel;
 import com.mongodb.internal.client.model.bulk.ConcreteClientUpdateOneModel;
 import com.mongodb.internal.client.model.bulk.ConcreteClientUpdateOneOptions;
-
 import io.github.mongowriteguard.exception.InvalidBulkException;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonDocument;
+import org.bson.BsonDocumentWriter;
+import org.bson.codecs.Codec;
+import org.bson.codecs.EncoderContext;
+import org.bson.codecs.configuration.CodecRegistry;
+import org.bson.conversions.Bson;
 
 /**
  * A client-level write model ({@code ClientNamespacedWriteModel}) as the collection-level model of the same write,
@@ -47,28 +44,35 @@ import io.github.mongowriteguard.exception.InvalidBulkException;
  * a generated {@code _id} into the encoded document only).
  */
 public final class ClientModels {
-    private ClientModels() {
-    }
+    private ClientModels() {}
 
     /** One write of a client bulk: its namespace and the collection-level model of the same write. */
-    public record NamespacedModel(MongoNamespace namespace, WriteModel<BsonDocument> model) {
-    }
+    public record NamespacedModel(MongoNamespace namespace, WriteModel<BsonDocument> model) {}
 
     /** @throws InvalidBulkException for a null list or element, or a model kind this driver version does not have */
-    public static List<NamespacedModel> convert(List<? extends ClientNamespacedWriteModel> models, CodecRegistry registry) {
+    public static List<NamespacedModel> convert(
+            List<? extends ClientNamespacedWriteModel> models, CodecRegistry registry) {
         if (models == null) {
-            throw new InvalidBulkException(-1, InvalidBulkException.Problem.NULL_MODELS,
-                "Invalid bulk write: the list of write models is null. Nothing was sent.");
+            throw new InvalidBulkException(
+                    -1,
+                    InvalidBulkException.Problem.NULL_MODELS,
+                    "Invalid bulk write: the list of write models is null. Nothing was sent.");
         }
         List<NamespacedModel> converted = new ArrayList<>(models.size());
         for (int index = 0; index < models.size(); index++) {
             ClientNamespacedWriteModel model = models.get(index);
             if (!(model instanceof AbstractClientNamespacedWriteModel namespaced)) {
-                throw new InvalidBulkException(index, InvalidBulkException.Problem.NULL_ELEMENT,
-                    "Invalid bulk write: the model at index " + index + " is " + (model == null ? "null"
-                        : "of an unknown class " + model.getClass().getName()) + ". Nothing was sent.");
+                throw new InvalidBulkException(
+                        index,
+                        InvalidBulkException.Problem.NULL_ELEMENT,
+                        "Invalid bulk write: the model at index " + index + " is "
+                                + (model == null
+                                        ? "null"
+                                        : "of an unknown class "
+                                                + model.getClass().getName()) + ". Nothing was sent.");
             }
-            converted.add(new NamespacedModel(namespaced.getNamespace(), convert(index, namespaced.getModel(), registry)));
+            converted.add(
+                    new NamespacedModel(namespaced.getNamespace(), convert(index, namespaced.getModel(), registry)));
         }
         return converted;
     }
@@ -104,12 +108,14 @@ public final class ClientModels {
             }
             if (update.getUpdatePipeline().isPresent()) {
                 List<Bson> pipeline = list(update.getUpdatePipeline().get());
-                return many ? new UpdateManyModel<>(update.getFilter(), pipeline, options)
-                    : new UpdateOneModel<>(update.getFilter(), pipeline, options);
+                return many
+                        ? new UpdateManyModel<>(update.getFilter(), pipeline, options)
+                        : new UpdateOneModel<>(update.getFilter(), pipeline, options);
             }
             Bson mods = update.getUpdate().orElseThrow();
-            return many ? new UpdateManyModel<>(update.getFilter(), mods, options)
-                : new UpdateOneModel<>(update.getFilter(), mods, options);
+            return many
+                    ? new UpdateManyModel<>(update.getFilter(), mods, options)
+                    : new UpdateOneModel<>(update.getFilter(), mods, options);
         }
         if (model instanceof AbstractClientDeleteModel<?> delete) {
             AbstractClientDeleteOptions given = delete.getOptions();
@@ -117,15 +123,19 @@ public final class ClientModels {
             given.getCollation().ifPresent(options::collation);
             given.getHint().ifPresent(options::hint);
             given.getHintString().ifPresent(options::hintString);
-            return model instanceof ConcreteClientDeleteManyModel ? new DeleteManyModel<>(delete.getFilter(), options)
-                : new DeleteOneModel<>(delete.getFilter(), options);
+            return model instanceof ConcreteClientDeleteManyModel
+                    ? new DeleteManyModel<>(delete.getFilter(), options)
+                    : new DeleteOneModel<>(delete.getFilter(), options);
         }
         throw unknown(index, model);
     }
 
     private static InvalidBulkException unknown(int index, Object model) {
-        return new InvalidBulkException(index, InvalidBulkException.Problem.UNSUPPORTED_MODEL, "Invalid bulk write: the guard does"
-            + " not know the client write model at index " + index + " (" + model.getClass().getName() + "). Nothing was sent.");
+        return new InvalidBulkException(
+                index,
+                InvalidBulkException.Problem.UNSUPPORTED_MODEL,
+                "Invalid bulk write: the guard does" + " not know the client write model at index " + index + " ("
+                        + model.getClass().getName() + "). Nothing was sent.");
     }
 
     private static List<Bson> list(Iterable<? extends Bson> items) {
@@ -138,7 +148,10 @@ public final class ClientModels {
     private static BsonDocument encode(Object document, CodecRegistry registry) {
         BsonDocument encoded = new BsonDocument();
         Codec<Object> codec = (Codec<Object>) registry.get(document.getClass());
-        codec.encode(new BsonDocumentWriter(encoded), document, EncoderContext.builder().isEncodingCollectibleDocument(true).build());
+        codec.encode(
+                new BsonDocumentWriter(encoded),
+                document,
+                EncoderContext.builder().isEncodingCollectibleDocument(true).build());
         return encoded;
     }
 }

@@ -1,13 +1,5 @@
 package io.github.mongowriteguard.internal.execution;
 
-import java.time.Duration;
-
-import org.bson.BsonDocument;
-import org.bson.BsonString;
-import org.bson.BsonValue;
-import org.bson.RawBsonDocument;
-import org.jspecify.annotations.Nullable;
-
 import com.mongodb.MongoException;
 import com.mongodb.MongoExecutionTimeoutException;
 import com.mongodb.MongoServerException;
@@ -16,16 +8,18 @@ import com.mongodb.MongoTimeoutException;
 import com.mongodb.ReadPreference;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoDatabase;
-
-import io.github.mongowriteguard.copies.CopyLedger;
 import io.github.mongowriteguard.copies.GateVerdict;
-import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
-import io.github.mongowriteguard.internal.copies.OverlapGate;
 import io.github.mongowriteguard.internal.GuardRuntime;
+import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.metrics.GuardEventListener;
-import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.resilience4j.retry.Retry;
+import java.time.Duration;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.RawBsonDocument;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sends one command as one server copy, with up to the policy's attempts: a retryable command (one with a
@@ -49,8 +43,7 @@ final class CopySender {
      * @param reachedServer whether any send reached a server
      * @param unanswered    whether a send got no answer and no later answer proved what the copy did
      */
-    record Sent(SendResult result, boolean resent, boolean reachedServer, boolean unanswered) {
-    }
+    record Sent(SendResult result, boolean resent, boolean reachedServer, boolean unanswered) {}
 
     CopySender(GuardRuntime runtime, MongoDatabase database, MongoDatabase admin, String namespace, long maxTimeMs) {
         this.runtime = runtime;
@@ -64,7 +57,8 @@ final class CopySender {
      * The comment a command carries: the caller's as given; without one, the guard's, which names the copy (servers
      * 4.4+ take a comment on write commands), or none.
      */
-    @Nullable BsonValue comment(@Nullable BsonValue callers, String guards) {
+    @Nullable
+    BsonValue comment(@Nullable BsonValue callers, String guards) {
         if (callers != null) {
             return callers;
         }
@@ -79,8 +73,13 @@ final class CopySender {
      * @param retryAllowed whether a command without {@code txnNumber} may be retried (the caller's explicit opt-in)
      * @param copyName     the guard's comment naming the copy, or null
      */
-    Sent send(Sessions sessions, BsonDocument body, @Nullable Long txnNumber, boolean retryAllowed, @Nullable String copyName,
-              RecordedWriteOutcome.Builder<?> tally) {
+    Sent send(
+            Sessions sessions,
+            BsonDocument body,
+            @Nullable Long txnNumber,
+            boolean retryAllowed,
+            @Nullable String copyName,
+            RecordedWriteOutcome.Builder<?> tally) {
         ClientSession session = sessions.current();
         boolean retryable = txnNumber != null;
         LiveCopyLedger ledger = runtime.ledger();
@@ -117,8 +116,8 @@ final class CopySender {
             }
             long gateStart = System.nanoTime();
             GateVerdict verdict = runtime.gate().beforeRetry(admin, copy, sentAt, maxTimeMs);
-            events.gateDecided(new GuardEventListener.GateDecided(namespace, verdict,
-                Duration.ofNanos(System.nanoTime() - gateStart)));
+            events.gateDecided(new GuardEventListener.GateDecided(
+                    namespace, verdict, Duration.ofNanos(System.nanoTime() - gateStart)));
             if (verdict == GateVerdict.REFUSED) {
                 result = result.refused(copy.snapshot());
                 break;
@@ -148,7 +147,8 @@ final class CopySender {
         return new Sent(result, attempt > 1, reachedServer, unanswered);
     }
 
-    private SendResult sendOnce(ClientSession session, BsonDocument body, LiveCopyLedger.Copy copy, RecordedWriteOutcome.Builder<?> tally) {
+    private SendResult sendOnce(
+            ClientSession session, BsonDocument body, LiveCopyLedger.Copy copy, RecordedWriteOutcome.Builder<?> tally) {
         copy.sent();
         tally.send();
         try {
@@ -174,6 +174,10 @@ final class CopySender {
     }
 
     private static String lsid(ClientSession session) {
-        return session.getServerSession().getIdentifier().getBinary("id").asUuid().toString();
+        return session.getServerSession()
+                .getIdentifier()
+                .getBinary("id")
+                .asUuid()
+                .toString();
     }
 }

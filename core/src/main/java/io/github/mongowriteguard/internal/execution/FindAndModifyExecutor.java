@@ -1,22 +1,5 @@
 package io.github.mongowriteguard.internal.execution;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-
-import org.bson.BsonArray;
-import org.bson.BsonBoolean;
-import org.bson.BsonDocument;
-import org.bson.BsonDocumentReader;
-import org.bson.BsonInt32;
-import org.bson.BsonInt64;
-import org.bson.BsonString;
-import org.bson.BsonValue;
-import org.bson.codecs.Codec;
-import org.bson.codecs.DecoderContext;
-import org.bson.conversions.Bson;
-import org.jspecify.annotations.Nullable;
-
 import com.mongodb.MongoTimeoutException;
 import com.mongodb.MongoWriteConcernException;
 import com.mongodb.WriteConcern;
@@ -31,24 +14,37 @@ import com.mongodb.client.model.FindOneAndReplaceOptions;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.model.WriteModel;
-
 import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.WriteRecord;
-import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.exception.CopyStillRunningException;
 import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
 import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.internal.CallObserver;
+import io.github.mongowriteguard.internal.GuardRuntime;
+import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
-import io.github.mongowriteguard.internal.CallObserver;
-import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.metrics.CallOutcome;
 import io.github.mongowriteguard.metrics.GuardEventListener;
-import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.retry.RetryClassifier;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonDocumentReader;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.codecs.Codec;
+import org.bson.codecs.DecoderContext;
+import org.bson.conversions.Bson;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code findOneAndUpdate}, {@code findOneAndReplace} and {@code findOneAndDelete}, guarded: one {@code findAndModify}
@@ -68,25 +64,36 @@ public final class FindAndModifyExecutor<T> {
     private final MongoDatabase admin;
     private final Codec<T> codec;
 
-    public FindAndModifyExecutor(BulkExecutor<T> executor, MongoCollection<T> collection, MongoAccess access,
-                                 GuardRuntime runtime) {
+    public FindAndModifyExecutor(
+            BulkExecutor<T> executor, MongoCollection<T> collection, MongoAccess access, GuardRuntime runtime) {
         this.executor = executor;
         this.collection = collection;
         this.access = access;
         this.runtime = runtime;
-        this.database = access.getDatabase(collection.getNamespace().getDatabaseName()).withCodecRegistry(collection.getCodecRegistry());
+        this.database = access.getDatabase(collection.getNamespace().getDatabaseName())
+                .withCodecRegistry(collection.getCodecRegistry());
         this.admin = access.getDatabase("admin");
         this.codec = collection.getCodecRegistry().get(collection.getDocumentClass());
     }
 
     /** The caller's {@code findOneAndX} as one write: what to check and plan, and the command's specific fields. */
-    public record Request<T>(String operation, WriteModel<T> model, @Nullable Bson projection, @Nullable Bson sort, long maxTimeMs,
-                             BsonDocument specific, @Nullable Collation collation, @Nullable Bson hint,
-                             @Nullable String hintString, @Nullable BsonValue comment, @Nullable Bson let) {
-    }
+    public record Request<T>(
+            String operation,
+            WriteModel<T> model,
+            @Nullable Bson projection,
+            @Nullable Bson sort,
+            long maxTimeMs,
+            BsonDocument specific,
+            @Nullable Collation collation,
+            @Nullable Bson hint,
+            @Nullable String hintString,
+            @Nullable BsonValue comment,
+            @Nullable Bson let) {}
 
-    public static <T> Request<T> update(WriteModel<T> model, @Nullable BsonValue update, FindOneAndUpdateOptions options) {
-        BsonDocument specific = new BsonDocument("new", BsonBoolean.valueOf(options.getReturnDocument() == ReturnDocument.AFTER));
+    public static <T> Request<T> update(
+            WriteModel<T> model, @Nullable BsonValue update, FindOneAndUpdateOptions options) {
+        BsonDocument specific =
+                new BsonDocument("new", BsonBoolean.valueOf(options.getReturnDocument() == ReturnDocument.AFTER));
         if (options.isUpsert()) {
             specific.put("upsert", BsonBoolean.TRUE);
         }
@@ -99,13 +106,23 @@ public final class FindAndModifyExecutor<T> {
             options.getArrayFilters().forEach(filter -> filters.add(filter.toBsonDocument()));
             specific.put("arrayFilters", filters);
         }
-        return new Request<>("findOneAndUpdate", model, options.getProjection(), options.getSort(),
-            options.getMaxTime(TimeUnit.MILLISECONDS), specific, options.getCollation(), options.getHint(),
-            options.getHintString(), options.getComment(), options.getLet());
+        return new Request<>(
+                "findOneAndUpdate",
+                model,
+                options.getProjection(),
+                options.getSort(),
+                options.getMaxTime(TimeUnit.MILLISECONDS),
+                specific,
+                options.getCollation(),
+                options.getHint(),
+                options.getHintString(),
+                options.getComment(),
+                options.getLet());
     }
 
     public static <T> Request<T> replace(WriteModel<T> model, BsonValue replacement, FindOneAndReplaceOptions options) {
-        BsonDocument specific = new BsonDocument("new", BsonBoolean.valueOf(options.getReturnDocument() == ReturnDocument.AFTER));
+        BsonDocument specific =
+                new BsonDocument("new", BsonBoolean.valueOf(options.getReturnDocument() == ReturnDocument.AFTER));
         if (options.isUpsert()) {
             specific.put("upsert", BsonBoolean.TRUE);
         }
@@ -113,15 +130,33 @@ public final class FindAndModifyExecutor<T> {
         if (options.getBypassDocumentValidation() != null) {
             specific.put("bypassDocumentValidation", BsonBoolean.valueOf(options.getBypassDocumentValidation()));
         }
-        return new Request<>("findOneAndReplace", model, options.getProjection(), options.getSort(),
-            options.getMaxTime(TimeUnit.MILLISECONDS), specific, options.getCollation(), options.getHint(),
-            options.getHintString(), options.getComment(), options.getLet());
+        return new Request<>(
+                "findOneAndReplace",
+                model,
+                options.getProjection(),
+                options.getSort(),
+                options.getMaxTime(TimeUnit.MILLISECONDS),
+                specific,
+                options.getCollation(),
+                options.getHint(),
+                options.getHintString(),
+                options.getComment(),
+                options.getLet());
     }
 
     public static <T> Request<T> delete(WriteModel<T> model, FindOneAndDeleteOptions options) {
-        return new Request<>("findOneAndDelete", model, options.getProjection(), options.getSort(),
-            options.getMaxTime(TimeUnit.MILLISECONDS), new BsonDocument("remove", BsonBoolean.TRUE), options.getCollation(), options.getHint(), options.getHintString(),
-            options.getComment(), options.getLet());
+        return new Request<>(
+                "findOneAndDelete",
+                model,
+                options.getProjection(),
+                options.getSort(),
+                options.getMaxTime(TimeUnit.MILLISECONDS),
+                new BsonDocument("remove", BsonBoolean.TRUE),
+                options.getCollation(),
+                options.getHint(),
+                options.getHintString(),
+                options.getComment(),
+                options.getLet());
     }
 
     /**
@@ -131,8 +166,11 @@ public final class FindAndModifyExecutor<T> {
      * @throws io.github.mongowriteguard.exception.InvalidBulkException for bad input, before anything is sent
      */
     public @Nullable T execute(@Nullable ClientSession session, Request<T> request) {
-        return runtime.observer().observe(collection.getNamespace().getFullName(), request.operation(),
-            sink -> execute(session, request, sink));
+        return runtime.observer()
+                .observe(
+                        collection.getNamespace().getFullName(),
+                        request.operation(),
+                        sink -> execute(session, request, sink));
     }
 
     private @Nullable T execute(@Nullable ClientSession session, Request<T> request, CallObserver.OutcomeSink sink) {
@@ -140,9 +178,11 @@ public final class FindAndModifyExecutor<T> {
         WriteConcern writeConcern = BulkExecutor.requireAcknowledged(collection.getWriteConcern());
         // The planner checks the write as it checks a bulk's (operators, replacement fields, 16 MiB) and keys it.
         BulkPlan plan = executor.plan(List.of(request.model()), new BulkWriteOptions());
-        long maxTimeMs = request.maxTimeMs() > 0 ? Math.min(request.maxTimeMs(), executor.maxTimeMs()) : executor.maxTimeMs();
+        long maxTimeMs =
+                request.maxTimeMs() > 0 ? Math.min(request.maxTimeMs(), executor.maxTimeMs()) : executor.maxTimeMs();
         RecordedWriteOutcome.Builder<T> outcome = new RecordedWriteOutcome.Builder<>(List.of(request.model()));
-        CopySender sender = new CopySender(runtime, database, admin, collection.getNamespace().getFullName(), maxTimeMs);
+        CopySender sender = new CopySender(
+                runtime, database, admin, collection.getNamespace().getFullName(), maxTimeMs);
         CopySender.Sent sent;
         try (Sessions sessions = session == null ? Sessions.own(access) : Sessions.callers(session)) {
             long txnNumber = sessions.current().getServerSession().advanceTransactionNumber();
@@ -157,16 +197,28 @@ public final class FindAndModifyExecutor<T> {
             WriteOutcome<T> done = outcome.build();
             CallOutcome callOutcome = BulkExecutor.callOutcome(done);
             sink.outcome(callOutcome);
-            runtime.events().writeCompleted(new GuardEventListener.WriteCompleted(collection.getNamespace().getFullName(),
-                request.operation(), callOutcome, Duration.ofNanos(System.nanoTime() - started), 1, done.commands(), done.sends(),
-                plan.mode()));
+            runtime.events()
+                    .writeCompleted(new GuardEventListener.WriteCompleted(
+                            collection.getNamespace().getFullName(),
+                            request.operation(),
+                            callOutcome,
+                            Duration.ofNanos(System.nanoTime() - started),
+                            1,
+                            done.commands(),
+                            done.sends(),
+                            plan.mode()));
         }
     }
 
     /** The driver's {@code findAndModify} command, in its field order, with the guard's deadline and transaction number. */
-    private BsonDocument command(Request<T> request, WriteConcern writeConcern, @Nullable BsonValue comment, long maxTimeMs,
-                                 long txnNumber) {
-        BsonDocument command = new BsonDocument("findAndModify", new BsonString(collection.getNamespace().getCollectionName()));
+    private BsonDocument command(
+            Request<T> request,
+            WriteConcern writeConcern,
+            @Nullable BsonValue comment,
+            long maxTimeMs,
+            long txnNumber) {
+        BsonDocument command = new BsonDocument(
+                "findAndModify", new BsonString(collection.getNamespace().getCollectionName()));
         putIfNotNull(command, "query", WriteRecord.of(request.model()).filter());
         putIfNotNull(command, "fields", request.projection());
         putIfNotNull(command, "sort", request.sort());
@@ -201,7 +253,8 @@ public final class FindAndModifyExecutor<T> {
         return bson.toBsonDocument(collection.getDocumentClass(), collection.getCodecRegistry());
     }
 
-    private @Nullable T result(CopySender.Sent sent, BulkPlan plan, RecordedWriteOutcome.Builder<T> outcome, long maxTimeMs) {
+    private @Nullable T result(
+            CopySender.Sent sent, BulkPlan plan, RecordedWriteOutcome.Builder<T> outcome, long maxTimeMs) {
         SendResult result = sent.result();
         String namespace = collection.getNamespace().getFullName();
         switch (result.ending) {
@@ -210,33 +263,52 @@ public final class FindAndModifyExecutor<T> {
                 outcome.set(RecordedIndexOutcome.applied(0));
                 if (reply.isDocument("writeConcernError")) {
                     BsonDocument error = reply.getDocument("writeConcernError");
-                    outcome.set(RecordedIndexOutcome.writeConcernFailed(0, OutcomeRecorder.writeConcernFailedReason(error),
-                        RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
+                    outcome.set(RecordedIndexOutcome.writeConcernFailed(
+                            0,
+                            OutcomeRecorder.writeConcernFailedReason(error),
+                            RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
                     BsonDocument lastError = reply.getDocument("lastErrorObject", new BsonDocument());
-                    throw new MongoWriteConcernException(CommandReply.toWriteConcernError(error),
-                        WriteConcernResult.acknowledged(lastError.getNumber("n", new BsonInt32(0)).intValue(),
-                            lastError.getBoolean("updatedExisting", BsonBoolean.FALSE).getValue(), lastError.get("upserted")),
-                        outcome.build().serverAddress(), result.reply.errorLabels());
+                    throw new MongoWriteConcernException(
+                            CommandReply.toWriteConcernError(error),
+                            WriteConcernResult.acknowledged(
+                                    lastError.getNumber("n", new BsonInt32(0)).intValue(),
+                                    lastError
+                                            .getBoolean("updatedExisting", BsonBoolean.FALSE)
+                                            .getValue(),
+                                    lastError.get("upserted")),
+                            outcome.build().serverAddress(),
+                            result.reply.errorLabels());
                 }
                 if (!reply.isDocument("value")) {
                     return null;
                 }
-                return codec.decode(new BsonDocumentReader(reply.getDocument("value")), DecoderContext.builder().build());
+                return codec.decode(
+                        new BsonDocumentReader(reply.getDocument("value")),
+                        DecoderContext.builder().build());
             }
             case SERVER_ERROR:
                 if (!sent.unanswered()) {
-                    outcome.set(RecordedIndexOutcome.failed(0, result.code(), "", result.error.getMessage(), null,
-                        RetryClassifier.isTransient(result.code(), result.error.hasErrorLabel("RetryableWriteError"))));
+                    outcome.set(RecordedIndexOutcome.failed(
+                            0,
+                            result.code(),
+                            "",
+                            result.error.getMessage(),
+                            null,
+                            RetryClassifier.isTransient(
+                                    result.code(), result.error.hasErrorLabel("RetryableWriteError"))));
                     if (result.code() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
-                        throw new ServerDeadlineExceededException("the server stopped this write on " + namespace
-                            + " at its deadline (maxTimeMS=" + maxTimeMs + "); it was not applied", outcome.build());
+                        throw new ServerDeadlineExceededException(
+                                "the server stopped this write on " + namespace + " at its deadline (maxTimeMS="
+                                        + maxTimeMs + "); it was not applied",
+                                outcome.build());
                     }
                     throw result.error; // what the driver throws: MongoCommandException and its subclasses
                 }
                 break;
             case NO_SERVER:
                 if (!sent.reachedServer()) {
-                    outcome.set(RecordedIndexOutcome.notSent(0, result.code(), "not sent: no attempt reached a server"));
+                    outcome.set(
+                            RecordedIndexOutcome.notSent(0, result.code(), "not sent: no attempt reached a server"));
                     throw (MongoTimeoutException) result.error;
                 }
                 break;
@@ -244,15 +316,20 @@ public final class FindAndModifyExecutor<T> {
                 break;
         }
         String reason = result.ending == SendResult.Ending.REFUSED
-            ? "not retried: an earlier copy is still running on the server (" + result.runningCopy + ")"
-            : "nothing proves whether the write was applied (" + result + ")";
-        outcome.set(RecordedIndexOutcome.unknown(0, reason, RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
+                ? "not retried: an earlier copy is still running on the server (" + result.runningCopy + ")"
+                : "nothing proves whether the write was applied (" + result + ")";
+        outcome.set(
+                RecordedIndexOutcome.unknown(0, reason, RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
         WriteOutcome<T> unknown = outcome.build();
         if (result.ending == SendResult.Ending.REFUSED) {
-            throw new CopyStillRunningException("not retried on " + namespace + ": an earlier copy of this write is still"
-                + " running on the server (" + result.runningCopy + "); starting another copy could apply it twice", result.runningCopy, unknown);
+            throw new CopyStillRunningException(
+                    "not retried on " + namespace + ": an earlier copy of this write is still"
+                            + " running on the server (" + result.runningCopy
+                            + "); starting another copy could apply it twice",
+                    result.runningCopy,
+                    unknown);
         }
-        throw new WriteOutcomeUnknownException("the outcome of this findAndModify on " + namespace + " is unknown: " + reason,
-            unknown, result.error);
+        throw new WriteOutcomeUnknownException(
+                "the outcome of this findAndModify on " + namespace + " is unknown: " + reason, unknown, result.error);
     }
 }

@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.internal.execution;
 
 import java.util.Set;
-
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
@@ -14,11 +13,10 @@ import org.bson.BsonValue;
  * that arrived in between.
  */
 final class IdempotentUpdates {
-    private static final Set<String> IDEMPOTENT = Set.of("$set", "$unset", "$min", "$max", "$addToSet", "$pull",
-        "$currentDate", "$setOnInsert");
+    private static final Set<String> IDEMPOTENT =
+            Set.of("$set", "$unset", "$min", "$max", "$addToSet", "$pull", "$currentDate", "$setOnInsert");
 
-    private IdempotentUpdates() {
-    }
+    private IdempotentUpdates() {}
 
     /**
      * True when {@code update} is an operator document using only idempotent operators.

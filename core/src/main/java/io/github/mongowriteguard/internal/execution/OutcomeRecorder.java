@@ -1,27 +1,24 @@
 package io.github.mongowriteguard.internal.execution;
 
-import org.bson.codecs.configuration.CodecRegistry;
-import org.jspecify.annotations.Nullable;
-
-import org.bson.BsonDocument;
-import org.bson.BsonInt32;
-import org.bson.BsonString;
-
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
 import com.mongodb.bulk.BulkWriteInsert;
 import com.mongodb.bulk.BulkWriteUpsert;
-
 import io.github.mongowriteguard.bulk.BulkPlan;
+import io.github.mongowriteguard.internal.command.CommandReply;
+import io.github.mongowriteguard.internal.command.WriteCommand;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
-import io.github.mongowriteguard.internal.command.CommandReply;
-import io.github.mongowriteguard.internal.command.WriteCommand;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 import io.github.mongowriteguard.retry.RetryClassifier;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.bson.codecs.configuration.CodecRegistry;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns what the sends of one command came to into the outcome of each of its statements, claiming only what is
@@ -53,49 +50,68 @@ final class OutcomeRecorder<T> {
      *
      * @return why the call must stop here (nothing more may be sent), or null
      */
-    @Nullable String record(WriteCommand command, CopySender.Sent sent) {
+    @Nullable
+    String record(WriteCommand command, CopySender.Sent sent) {
         SendResult result = sent.result();
         switch (result.ending) {
             case REPLY:
                 classify(command, result.reply, sent.resent(), sent.unanswered());
                 return outcomeOfCommand(command);
             case REFUSED:
-                return unknown(command, "not retried: an earlier copy is still running on the server ("
-                    + result.runningCopy + "); it may still apply the write");
+                return unknown(
+                        command,
+                        "not retried: an earlier copy is still running on the server (" + result.runningCopy
+                                + "); it may still apply the write");
             case BLIND:
-                return unknown(command, "not retried: an earlier copy timed out on the client, and the guard cannot see"
-                    + " whether it still runs (currentOp is not permitted or failed); a new copy of a multi-document"
-                    + " write could run beside it");
+                return unknown(
+                        command,
+                        "not retried: an earlier copy timed out on the client, and the guard cannot see"
+                                + " whether it still runs (currentOp is not permitted or failed); a new copy of a multi-document"
+                                + " write could run beside it");
             case GAVE_UP:
-                return unknown(command, command.retryable()
-                    ? "the client stopped waiting (" + result.error.getClass().getSimpleName() + "): the server may still be applying it"
-                    : "the client stopped waiting (" + result.error.getClass().getSimpleName() + ") on a multi-document write:"
-                        + " an unknown number of documents may have been changed; it is not retried");
+                return unknown(
+                        command,
+                        command.retryable()
+                                ? "the client stopped waiting ("
+                                        + result.error.getClass().getSimpleName()
+                                        + "): the server may still be applying it"
+                                : "the client stopped waiting ("
+                                        + result.error.getClass().getSimpleName() + ") on a multi-document write:"
+                                        + " an unknown number of documents may have been changed; it is not retried");
             case NO_SERVER:
                 if (!sent.reachedServer()) {
                     for (int position = 0; position < command.size(); position++) {
-                        outcome.set(RecordedIndexOutcome.notSent(command.index(position), result.code(), "not sent: no attempt"
-                            + " reached a server (" + result.error.getClass().getSimpleName() + ": none could be selected,"
-                            + " or no connection was free, in time)"));
+                        outcome.set(RecordedIndexOutcome.notSent(
+                                command.index(position),
+                                result.code(),
+                                "not sent: no attempt"
+                                        + " reached a server ("
+                                        + result.error.getClass().getSimpleName() + ": none could be selected,"
+                                        + " or no connection was free, in time)"));
                     }
                     return "no server could be reached for the command of index " + command.index(0);
                 }
-                // An earlier attempt reached a server: handled as any failure below.
+            // An earlier attempt reached a server: handled as any failure below.
             default:
                 if (result.ending == SendResult.Ending.SERVER_ERROR) {
                     outcome.commandError(result.error);
                 }
                 if (sent.unanswered()) {
-                    unknown(command, "an earlier send of this copy timed out on the client and the last one failed with "
-                        + result.code() + ": the earlier send may have applied it, or may still be running");
+                    unknown(
+                            command,
+                            "an earlier send of this copy timed out on the client and the last one failed with "
+                                    + result.code()
+                                    + ": the earlier send may have applied it, or may still be running");
                 } else if (command.size() > 1 && ErrorCodes.isInterruption(result.code())) {
-                    unknown(command, "the server interrupted the whole command (" + describe(result.error) + "): the"
-                        + " statements before the interruption point may have been applied");
+                    unknown(
+                            command,
+                            "the server interrupted the whole command (" + describe(result.error) + "): the"
+                                    + " statements before the interruption point may have been applied");
                 } else {
                     failAll(command, result);
                 }
                 return "the whole command of index " + command.index(0) + " failed (" + describe(result.error)
-                    + "), which stops the bulk as it stops the driver's";
+                        + "), which stops the bulk as it stops the driver's";
         }
     }
 
@@ -115,53 +131,71 @@ final class OutcomeRecorder<T> {
 
     private void classify(WriteCommand command, CommandReply reply, boolean resent, boolean unanswered) {
         int firstError = reply.firstErrorPosition();
-        boolean interruptedOrdered = command.ordered() && firstError >= 0
-            && ErrorCodes.isInterruption(reply.error(firstError).code());
+        boolean interruptedOrdered = command.ordered()
+                && firstError >= 0
+                && ErrorCodes.isInterruption(reply.error(firstError).code());
         for (int position = 0; position < command.size(); position++) {
             int index = command.index(position);
             CommandReply.StatementError error = reply.error(position);
             if (error != null) {
-                if (error.code() == ErrorCodes.DUPLICATE_KEY && command.type() == WriteCommand.CommandType.INSERT
-                    && plan.hasOwnAssignedId(index) && resent) {
+                if (error.code() == ErrorCodes.DUPLICATE_KEY
+                        && command.type() == WriteCommand.CommandType.INSERT
+                        && plan.hasOwnAssignedId(index)
+                        && resent) {
                     // The guard gave this insert its _id; only an earlier copy of this very write can have used it.
-                    outcome.set(RecordedIndexOutcome.applied(index, "applied by an earlier copy (duplicate key on the _id the guard assigned)"));
+                    outcome.set(RecordedIndexOutcome.applied(
+                            index, "applied by an earlier copy (duplicate key on the _id the guard assigned)"));
                     recordIdOf(command, position, index, reply);
                     continue;
                 }
                 boolean transientError = RetryClassifier.isTransient(error.code(), false);
                 if (ErrorCodes.isLostAnswer(error.code())) {
-                    unknown(index, "mongos lost the shard's answer (" + error.code() + " " + error.codeName() + "): the"
-                        + " shard may have applied it");
+                    unknown(
+                            index,
+                            "mongos lost the shard's answer (" + error.code() + " " + error.codeName() + "): the"
+                                    + " shard may have applied it");
                 } else if (unanswered && transientError) {
-                    unknown(index, "an earlier send of this copy timed out on the client; the last send's " + error.code()
-                        + " (" + error.codeName() + ") does not show what the earlier one did");
+                    unknown(
+                            index,
+                            "an earlier send of this copy timed out on the client; the last send's " + error.code()
+                                    + " (" + error.codeName() + ") does not show what the earlier one did");
                 } else if (command.size() > 1 && ErrorCodes.isInterruption(error.code())) {
-                    unknown(index, "the server interrupted the statements' batch (" + error.code() + " " + error.codeName()
-                        + "), which may have applied it before the interruption point");
+                    unknown(
+                            index,
+                            "the server interrupted the statements' batch (" + error.code() + " " + error.codeName()
+                                    + "), which may have applied it before the interruption point");
                 } else if (!command.retryable()) {
-                    // A multi-document write is not atomic: what it changed before the error (earlier in its scan, or on
+                    // A multi-document write is not atomic: what it changed before the error (earlier in its scan, or
+                    // on
                     // other shards, whose counts mongos adds to the reply's) stays changed.
-                    outcome.set(RecordedIndexOutcome.failedMultiDocument(index, error.code(), error.codeName(), error.message(),
-                        error.details()));
+                    outcome.set(RecordedIndexOutcome.failedMultiDocument(
+                            index, error.code(), error.codeName(), error.message(), error.details()));
                 } else {
-                    outcome.set(RecordedIndexOutcome.failed(index, error.code(), error.codeName(), error.message(), error.details(),
-                        transientError));
+                    outcome.set(RecordedIndexOutcome.failed(
+                            index, error.code(), error.codeName(), error.message(), error.details(), transientError));
                 }
             } else if (command.ordered() && firstError >= 0 && position > firstError) {
                 if (interruptedOrdered) {
-                    unknown(index, "the server interrupted the batch of index " + command.index(firstError)
-                        + ", which may have applied this write before the interruption point");
+                    unknown(
+                            index,
+                            "the server interrupted the batch of index " + command.index(firstError)
+                                    + ", which may have applied this write before the interruption point");
                 } else {
-                    outcome.set(RecordedIndexOutcome.skipped(index, command.index(firstError),
-                        "not run: the bulk keeps the caller's order and stopped after index " + command.index(firstError) + " failed"));
+                    outcome.set(RecordedIndexOutcome.skipped(
+                            index,
+                            command.index(firstError),
+                            "not run: the bulk keeps the caller's order and stopped after index "
+                                    + command.index(firstError) + " failed"));
                 }
             } else {
                 outcome.set(RecordedIndexOutcome.applied(index));
                 recordIdOf(command, position, index, reply);
                 if (command.size() == 1 && command.type() != WriteCommand.CommandType.INSERT) {
                     // Alone in its command: the command's counts are this write's own (verbose client results).
-                    outcome.statementCounts(index, new WriteOutcome.StatementCounts(command.type() == WriteCommand.CommandType.DELETE,
-                        reply.n(), reply.nModified()));
+                    outcome.statementCounts(
+                            index,
+                            new WriteOutcome.StatementCounts(
+                                    command.type() == WriteCommand.CommandType.DELETE, reply.n(), reply.nModified()));
                 }
             }
         }
@@ -183,7 +217,8 @@ final class OutcomeRecorder<T> {
             for (int position = 0; position < command.size(); position++) {
                 int index = command.index(position);
                 if (outcome.get(index).status() == WriteStatus.APPLIED) {
-                    outcome.set(RecordedIndexOutcome.writeConcernFailed(index, reason, RetrySafety.ofNewCopy(plan, index, registry)));
+                    outcome.set(RecordedIndexOutcome.writeConcernFailed(
+                            index, reason, RetrySafety.ofNewCopy(plan, index, registry)));
                 }
             }
         }
@@ -202,14 +237,19 @@ final class OutcomeRecorder<T> {
 
     private void failAll(WriteCommand command, SendResult result) {
         int code = result.code();
-        String codeName = result.error instanceof MongoCommandException commandError ? commandError.getErrorCodeName() : "";
-        boolean retrySafe = command.retryable() && RetryClassifier.isTransient(code, result.error.hasErrorLabel("RetryableWriteError"));
+        String codeName =
+                result.error instanceof MongoCommandException commandError ? commandError.getErrorCodeName() : "";
+        boolean retrySafe = command.retryable()
+                && RetryClassifier.isTransient(code, result.error.hasErrorLabel("RetryableWriteError"));
         // An interrupted multi-document write has changed what it reached before the interruption point.
         boolean partial = !command.retryable() && ErrorCodes.isInterruption(code);
         for (int position = 0; position < command.size(); position++) {
-            outcome.set(partial
-                ? RecordedIndexOutcome.failedMultiDocument(command.index(position), code, codeName, describe(result.error), null)
-                : RecordedIndexOutcome.failed(command.index(position), code, codeName, describe(result.error), null, retrySafe));
+            outcome.set(
+                    partial
+                            ? RecordedIndexOutcome.failedMultiDocument(
+                                    command.index(position), code, codeName, describe(result.error), null)
+                            : RecordedIndexOutcome.failed(
+                                    command.index(position), code, codeName, describe(result.error), null, retrySafe));
         }
     }
 
@@ -222,7 +262,7 @@ final class OutcomeRecorder<T> {
 
     private static String unknownStops(WriteCommand command) {
         return "the outcome of the command of index " + command.index(0) + " is unknown, which stops the bulk as a"
-            + " network error stops the driver's";
+                + " network error stops the driver's";
     }
 
     private void unknown(int index, String reason) {
@@ -231,9 +271,11 @@ final class OutcomeRecorder<T> {
 
     /** Why a write the primary applied is UNKNOWN after a write-concern error. */
     static String writeConcernFailedReason(BsonDocument error) {
-        return "applied on the primary, but its write concern failed (" + error.getNumber("code", new BsonInt32(0)).intValue()
-            + " " + error.getString("codeName", new BsonString("")).getValue() + "): a failover before it replicates"
-            + " rolls it back";
+        return "applied on the primary, but its write concern failed ("
+                + error.getNumber("code", new BsonInt32(0)).intValue()
+                + " " + error.getString("codeName", new BsonString("")).getValue()
+                + "): a failover before it replicates"
+                + " rolls it back";
     }
 
     private static String describe(MongoException e) {

@@ -1,11 +1,10 @@
 package io.github.mongowriteguard.internal.execution;
 
+import io.github.mongowriteguard.bulk.BulkPlan;
+import io.github.mongowriteguard.bulk.WriteRecord;
 import org.bson.BsonDocument;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.conversions.Bson;
-
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.WriteRecord;
 
 /**
  * Whether a write whose outcome is unknown may be sent again by the caller. The caller's resend is a new server copy
@@ -16,8 +15,7 @@ import io.github.mongowriteguard.bulk.WriteRecord;
  * another document), or a multi-document write.
  */
 final class RetrySafety {
-    private RetrySafety() {
-    }
+    private RetrySafety() {}
 
     static boolean ofNewCopy(BulkPlan plan, int index, CodecRegistry registry) {
         WriteRecord<?> write = plan.write(index);
@@ -36,8 +34,9 @@ final class RetrySafety {
     }
 
     private static boolean isIdempotent(Bson update, CodecRegistry registry) {
-        BsonDocument operators = update instanceof BsonDocument document ? document
-            : update.toBsonDocument(BsonDocument.class, registry);
+        BsonDocument operators = update instanceof BsonDocument document
+                ? document
+                : update.toBsonDocument(BsonDocument.class, registry);
         return IdempotentUpdates.isProvablyIdempotent(operators);
     }
 }

@@ -1,15 +1,13 @@
 package io.github.mongowriteguard.internal.execution;
 
-import org.bson.BsonDocument;
-import org.jspecify.annotations.Nullable;
-
 import com.mongodb.MongoException;
-
 import io.github.mongowriteguard.copies.CopyRecord;
 import io.github.mongowriteguard.internal.Retryable;
-import io.github.mongowriteguard.internal.server.ErrorCodes;
 import io.github.mongowriteguard.internal.command.CommandReply;
+import io.github.mongowriteguard.internal.server.ErrorCodes;
 import io.github.mongowriteguard.retry.RetryClassifier;
+import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
 
 /** What one send of a write command came back with. */
 final class SendResult implements Retryable {
@@ -32,10 +30,15 @@ final class SendResult implements Retryable {
     final Ending ending;
     /** The server's reply, parsed once, for {@link Ending#REPLY} (kept when a refusal replaces the result). */
     final @Nullable CommandReply reply;
+
     final @Nullable MongoException error;
     final @Nullable CopyRecord runningCopy;
 
-    private SendResult(Ending ending, @Nullable CommandReply reply, @Nullable MongoException error, @Nullable CopyRecord runningCopy) {
+    private SendResult(
+            Ending ending,
+            @Nullable CommandReply reply,
+            @Nullable MongoException error,
+            @Nullable CopyRecord runningCopy) {
         this.ending = ending;
         this.reply = reply;
         this.error = error;
@@ -93,7 +96,8 @@ final class SendResult implements Retryable {
             return error.getCode() == ErrorCodes.MAX_TIME_MS_EXPIRED;
         }
         if (ending == Ending.REPLY) {
-            return reply.errorPositions().stream().anyMatch(position -> reply.error(position).code() == ErrorCodes.MAX_TIME_MS_EXPIRED);
+            return reply.errorPositions().stream()
+                    .anyMatch(position -> reply.error(position).code() == ErrorCodes.MAX_TIME_MS_EXPIRED);
         }
         return false;
     }
@@ -133,9 +137,12 @@ final class SendResult implements Retryable {
                 // A retryable write-concern error (PrimarySteppedDown while waiting for the majority, ...): the
                 // retryable-writes specification resends, so the new primary returns the recorded result or applies it.
                 org.bson.BsonDocument writeConcernError = reply.writeConcernError();
-                return writeConcernError != null && RetryClassifier.isTransient(
-                    writeConcernError.getNumber("code", new org.bson.BsonInt32(0)).intValue(),
-                    reply.errorLabels().contains("RetryableWriteError"));
+                return writeConcernError != null
+                        && RetryClassifier.isTransient(
+                                writeConcernError
+                                        .getNumber("code", new org.bson.BsonInt32(0))
+                                        .intValue(),
+                                reply.errorLabels().contains("RetryableWriteError"));
             default:
                 return false;
         }

@@ -1,14 +1,11 @@
 package io.github.mongowriteguard.internal.execution;
 
-import java.util.ArrayList;
-import java.util.List;
-
-import org.jspecify.annotations.Nullable;
-
 import com.mongodb.ClientSessionOptions;
 import com.mongodb.client.ClientSession;
-
 import io.github.mongowriteguard.MongoAccess;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The explicit sessions of one guarded call: one at a time; after a copy is left possibly running, the next command
@@ -36,7 +33,9 @@ final class Sessions implements AutoCloseable {
     }
 
     private ClientSession start() {
-        ClientSession session = java.util.Objects.requireNonNull(access).startSession(ClientSessionOptions.builder().causallyConsistent(false).build());
+        ClientSession session = java.util.Objects.requireNonNull(access)
+                .startSession(
+                        ClientSessionOptions.builder().causallyConsistent(false).build());
         all.add(session);
         return session;
     }

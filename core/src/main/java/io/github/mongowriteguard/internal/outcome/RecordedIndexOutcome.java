@@ -1,12 +1,10 @@
 package io.github.mongowriteguard.internal.outcome;
 
-import java.util.Objects;
-
-import org.bson.BsonDocument;
-import org.jspecify.annotations.Nullable;
-
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
+import java.util.Objects;
+import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link IndexOutcome}s the guard records, made by the factories below ({@link #applied}, {@link #failed},
@@ -25,14 +23,31 @@ public final class RecordedIndexOutcome implements IndexOutcome {
     private final boolean mayHaveChangedDocuments;
     private final boolean writeConcernFailed;
 
-    private RecordedIndexOutcome(int index, WriteStatus status, int relatedIndex, int errorCode, String codeName,
-                         @Nullable BsonDocument details, @Nullable String message, boolean retrySafe, boolean sent) {
+    private RecordedIndexOutcome(
+            int index,
+            WriteStatus status,
+            int relatedIndex,
+            int errorCode,
+            String codeName,
+            @Nullable BsonDocument details,
+            @Nullable String message,
+            boolean retrySafe,
+            boolean sent) {
         this(index, status, relatedIndex, errorCode, codeName, details, message, retrySafe, sent, false, false);
     }
 
-    private RecordedIndexOutcome(int index, WriteStatus status, int relatedIndex, int errorCode, String codeName,
-                         @Nullable BsonDocument details, @Nullable String message, boolean retrySafe, boolean sent,
-                         boolean mayHaveChangedDocuments, boolean writeConcernFailed) {
+    private RecordedIndexOutcome(
+            int index,
+            WriteStatus status,
+            int relatedIndex,
+            int errorCode,
+            String codeName,
+            @Nullable BsonDocument details,
+            @Nullable String message,
+            boolean retrySafe,
+            boolean sent,
+            boolean mayHaveChangedDocuments,
+            boolean writeConcernFailed) {
         this.index = index;
         this.status = Objects.requireNonNull(status, "status");
         this.relatedIndex = relatedIndex;
@@ -60,9 +75,10 @@ public final class RecordedIndexOutcome implements IndexOutcome {
     }
 
     /** The server's write error or command error for this write, with its code name and {@code errInfo}. */
-    public static IndexOutcome failed(int index, int code, String codeName, String message, @Nullable BsonDocument details,
-                                      boolean retrySafe) {
-        return new RecordedIndexOutcome(index, WriteStatus.FAILED, -1, code, codeName, details, message, retrySafe, true);
+    public static IndexOutcome failed(
+            int index, int code, String codeName, String message, @Nullable BsonDocument details, boolean retrySafe) {
+        return new RecordedIndexOutcome(
+                index, WriteStatus.FAILED, -1, code, codeName, details, message, retrySafe, true);
     }
 
     /**
@@ -70,9 +86,10 @@ public final class RecordedIndexOutcome implements IndexOutcome {
      * documents it changed before the error (earlier in its scan, or on other shards) stay changed, and the outcome's
      * counts include those the server reported. Never retry-safe.
      */
-    public static IndexOutcome failedMultiDocument(int index, int code, String codeName, String message,
-                                                   @Nullable BsonDocument details) {
-        return new RecordedIndexOutcome(index, WriteStatus.FAILED, -1, code, codeName, details, message, false, true, true, false);
+    public static IndexOutcome failedMultiDocument(
+            int index, int code, String codeName, String message, @Nullable BsonDocument details) {
+        return new RecordedIndexOutcome(
+                index, WriteStatus.FAILED, -1, code, codeName, details, message, false, true, true, false);
     }
 
     /**
@@ -82,7 +99,8 @@ public final class RecordedIndexOutcome implements IndexOutcome {
      * driver does.
      */
     public static IndexOutcome writeConcernFailed(int index, String reason, boolean retrySafe) {
-        return new RecordedIndexOutcome(index, WriteStatus.UNKNOWN, -1, 0, "", null, reason, retrySafe, true, false, true);
+        return new RecordedIndexOutcome(
+                index, WriteStatus.UNKNOWN, -1, 0, "", null, reason, retrySafe, true, false, true);
     }
 
     /**
@@ -109,9 +127,18 @@ public final class RecordedIndexOutcome implements IndexOutcome {
      * reports every outcome at its index in the caller's list ({@code relatedIndex} likewise, -1 for none).
      */
     public static IndexOutcome atIndex(IndexOutcome outcome, int callerIndex, int callerRelatedIndex) {
-        return new RecordedIndexOutcome(callerIndex, outcome.status(), callerRelatedIndex, outcome.errorCode(),
-            outcome.codeName(), outcome.details(), outcome.message(), outcome.retrySafe(), outcome.wasSent(),
-            outcome.mayHaveChangedDocuments(), outcome.writeConcernFailed());
+        return new RecordedIndexOutcome(
+                callerIndex,
+                outcome.status(),
+                callerRelatedIndex,
+                outcome.errorCode(),
+                outcome.codeName(),
+                outcome.details(),
+                outcome.message(),
+                outcome.retrySafe(),
+                outcome.wasSent(),
+                outcome.mayHaveChangedDocuments(),
+                outcome.writeConcernFailed());
     }
 
     /** The index in the caller's bulk. */
@@ -187,10 +214,17 @@ public final class RecordedIndexOutcome implements IndexOutcome {
             return false;
         }
         RecordedIndexOutcome that = (RecordedIndexOutcome) o;
-        return index == that.index && status == that.status && relatedIndex == that.relatedIndex
-            && errorCode == that.errorCode && retrySafe == that.retrySafe && sent == that.sent && message.equals(that.message)
-            && codeName.equals(that.codeName) && details.equals(that.details)
-            && mayHaveChangedDocuments == that.mayHaveChangedDocuments && writeConcernFailed == that.writeConcernFailed;
+        return index == that.index
+                && status == that.status
+                && relatedIndex == that.relatedIndex
+                && errorCode == that.errorCode
+                && retrySafe == that.retrySafe
+                && sent == that.sent
+                && message.equals(that.message)
+                && codeName.equals(that.codeName)
+                && details.equals(that.details)
+                && mayHaveChangedDocuments == that.mayHaveChangedDocuments
+                && writeConcernFailed == that.writeConcernFailed;
     }
 
     @Override
@@ -200,7 +234,8 @@ public final class RecordedIndexOutcome implements IndexOutcome {
 
     @Override
     public String toString() {
-        StringBuilder text = new StringBuilder().append('#').append(index).append(' ').append(status);
+        StringBuilder text =
+                new StringBuilder().append('#').append(index).append(' ').append(status);
         if (errorCode != 0) {
             text.append(" code=").append(errorCode);
         }

@@ -1,28 +1,24 @@
 package io.github.mongowriteguard.internal.outcome;
 
-import org.jspecify.annotations.Nullable;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.EnumMap;
-import java.util.List;
-import java.util.Map;
-
-import org.bson.BsonDocument;
-
-import java.util.HashSet;
-import java.util.Set;
-
 import com.mongodb.MongoException;
 import com.mongodb.ServerAddress;
 import com.mongodb.bulk.BulkWriteInsert;
-import io.github.mongowriteguard.copies.CopyRecord;
 import com.mongodb.bulk.BulkWriteResult;
 import com.mongodb.bulk.BulkWriteUpsert;
 import com.mongodb.client.model.WriteModel;
-
+import io.github.mongowriteguard.copies.CopyRecord;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link WriteOutcome} of a guarded call, and its {@link Builder}, which the executors fill while the call runs.
@@ -223,8 +219,9 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
     @Override
     public String toString() {
         return "WriteOutcome{" + counts() + ", inserted=" + inserted + ", matched=" + matched + ", modified=" + modified
-            + ", deleted=" + deleted + ", upserted=" + upserts.size() + ", rounds=" + rounds + ", commands=" + commands
-            + ", sends=" + sends + (stillRunning.isEmpty() ? "" : ", stillRunning=" + stillRunning) + '}';
+                + ", deleted=" + deleted + ", upserted=" + upserts.size() + ", rounds=" + rounds + ", commands="
+                + commands
+                + ", sends=" + sends + (stillRunning.isEmpty() ? "" : ", stillRunning=" + stillRunning) + '}';
     }
 
     /** Collects an outcome while a guarded write runs; for the guard's executor. */

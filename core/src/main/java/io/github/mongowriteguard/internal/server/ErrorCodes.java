@@ -16,7 +16,8 @@ public final class ErrorCodes {
      * point (mongod's {@code write_ops_exec.cpp} fails the whole batch on them: "These have always failed the whole
      * batch"), and mongos reports a child batch's failure on statements it may have applied.
      */
-    private static final Set<Integer> INTERRUPTIONS = Set.of(24, MAX_TIME_MS_EXPIRED, EXCEEDED_TIME_LIMIT, 279, 11600, 11601, 11602);
+    private static final Set<Integer> INTERRUPTIONS =
+            Set.of(24, MAX_TIME_MS_EXPIRED, EXCEEDED_TIME_LIMIT, 279, 11600, 11601, 11602);
 
     /**
      * Codes with which mongos reports that it lost a shard's answer (a child batch's connection failed or timed out):
@@ -26,8 +27,7 @@ public final class ErrorCodes {
      */
     private static final Set<Integer> LOST_ANSWERS = Set.of(6, 7, 89, 202, 9001);
 
-    private ErrorCodes() {
-    }
+    private ErrorCodes() {}
 
     /** Whether a statement error with {@code code} means the answer was lost, not that the write did not apply. */
     public static boolean isLostAnswer(int code) {

@@ -2,10 +2,19 @@ package io.github.mongowriteguard.internal.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.model.DeleteOneModel;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.InsertOneModel;
+import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.Updates;
+import com.mongodb.client.model.WriteModel;
+import io.github.mongowriteguard.bulk.BulkPlan;
+import io.github.mongowriteguard.bulk.BulkPlanner;
+import io.github.mongowriteguard.bulk.PlanOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
-
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
@@ -14,25 +23,13 @@ import org.bson.RawBsonDocument;
 import org.bson.codecs.DocumentCodec;
 import org.junit.jupiter.api.Test;
 
-import com.mongodb.MongoClientSettings;
-import com.mongodb.client.model.DeleteOneModel;
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.InsertOneModel;
-import com.mongodb.client.model.UpdateOneModel;
-import com.mongodb.client.model.Updates;
-import com.mongodb.client.model.WriteModel;
-
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.BulkPlanner;
-import io.github.mongowriteguard.bulk.PlanOptions;
-
 /**
  * How a round becomes write commands: cut at mongod's maxWriteBatchSize (100,000 statements) and near 16 MiB. Without a
  * server: 100,001 inserts through the emulator take over 10 s (its engine is slow), longer than a test should.
  */
 class WriteCommandEncoderTest {
     private final WriteCommandEncoder<Document> encoder =
-        new WriteCommandEncoder<>("stock", Document.class, MongoClientSettings.getDefaultCodecRegistry());
+            new WriteCommandEncoder<>("stock", Document.class, MongoClientSettings.getDefaultCodecRegistry());
 
     @Test
     void roundOverMaxWriteBatchSize_isSplitIntoSeveralCommands_keepingEveryIndexOnce() {
@@ -47,7 +44,8 @@ class WriteCommandEncoderTest {
         assertThat(commands).allSatisfy(command -> assertThat(command.ordered()).isFalse());
         assertThat(commands.get(1).index(0)).isEqualTo(100_000);
         assertThat(commands.get(2).index(0)).isEqualTo(200_000);
-        assertThat(commands.get(2).toCommand(1L, 2_000, null, null).getArray("documents")).hasSize(1);
+        assertThat(commands.get(2).toCommand(1L, 2_000, null, null).getArray("documents"))
+                .hasSize(1);
     }
 
     @Test
@@ -60,8 +58,12 @@ class WriteCommandEncoderTest {
 
         List<WriteCommand> commands = encoder.encode(plan(models), indices(models.size()), true, CommandOptions.NONE);
 
-        assertThat(commands).extracting(WriteCommand::type)
-            .containsExactly(WriteCommand.CommandType.UPDATE, WriteCommand.CommandType.UPDATE, WriteCommand.CommandType.DELETE);
+        assertThat(commands)
+                .extracting(WriteCommand::type)
+                .containsExactly(
+                        WriteCommand.CommandType.UPDATE,
+                        WriteCommand.CommandType.UPDATE,
+                        WriteCommand.CommandType.DELETE);
         assertThat(commands).extracting(WriteCommand::size).containsExactly(100_000, 1, 1);
         assertThat(commands).allSatisfy(command -> assertThat(command.ordered()).isTrue());
     }
@@ -87,29 +89,40 @@ class WriteCommandEncoderTest {
         int firstBytes = WriteCommandEncoder.MAX_STATEMENT_BYTES - 3 - (3 + encodedSize(second));
         for (int extra = 0; extra <= 1; extra++) {
             Document first = documentOfSize(firstBytes + extra);
-            List<WriteModel<Document>> models = List.of(new InsertOneModel<>(first), new InsertOneModel<>(second),
-                new InsertOneModel<>(third));
+            List<WriteModel<Document>> models =
+                    List.of(new InsertOneModel<>(first), new InsertOneModel<>(second), new InsertOneModel<>(third));
 
             List<WriteCommand> commands = encoder.encode(plan(models), indices(3), false, CommandOptions.NONE);
 
             assertThat(commands).extracting(WriteCommand::size).containsExactly(extra == 0 ? 2 : 1, extra == 0 ? 1 : 2);
             BsonDocument sent = commands.get(0).toCommand(1L, 2_000, null, null);
-            assertThat(sent.getArray("documents").get(0).asDocument().getString("big").getValue())
-                .isEqualTo(first.getString("big"));
+            assertThat(sent.getArray("documents")
+                            .get(0)
+                            .asDocument()
+                            .getString("big")
+                            .getValue())
+                    .isEqualTo(first.getString("big"));
         }
     }
 
     @Test
     void documentOfExactly16MiB_isACommandOfItsOwn() {
         Document big = documentOfSize(16 * 1024 * 1024);
-        List<WriteModel<Document>> models = List.of(new InsertOneModel<>(new Document("_id", 1)), new InsertOneModel<>(big),
-            new InsertOneModel<>(new Document("_id", 3)));
+        List<WriteModel<Document>> models = List.of(
+                new InsertOneModel<>(new Document("_id", 1)),
+                new InsertOneModel<>(big),
+                new InsertOneModel<>(new Document("_id", 3)));
 
         List<WriteCommand> commands = encoder.encode(plan(models), indices(3), false, CommandOptions.NONE);
 
         assertThat(commands).extracting(WriteCommand::size).containsExactly(1, 1, 1);
-        assertThat(commands.get(1).toCommand(1L, 2_000, null, null).getArray("documents").get(0).asDocument().getInt32("_id"))
-            .isEqualTo(new BsonInt32(2));
+        assertThat(commands.get(1)
+                        .toCommand(1L, 2_000, null, null)
+                        .getArray("documents")
+                        .get(0)
+                        .asDocument()
+                        .getInt32("_id"))
+                .isEqualTo(new BsonInt32(2));
     }
 
     /** {@code {_id: 0 or 2, big: "xxx..."}} of exactly {@code bytes} encoded bytes. */
@@ -119,7 +132,9 @@ class WriteCommandEncoderTest {
     }
 
     private static int encodedSize(Document document) {
-        return new RawBsonDocument(document, new DocumentCodec()).getByteBuffer().remaining();
+        return new RawBsonDocument(document, new DocumentCodec())
+                .getByteBuffer()
+                .remaining();
     }
 
     @Test
@@ -131,28 +146,36 @@ class WriteCommandEncoderTest {
 
         List<WriteCommand> commands = encoder.encode(plan, indices(1), false, CommandOptions.NONE);
 
-        assertThat(commands.get(0).toCommand(7L, 2_000, null, null).getArray("updates").get(0).asDocument().getDocument("q"))
-            .isEqualTo(new BsonDocument("_id", new BsonInt32(1)));
+        assertThat(commands.get(0)
+                        .toCommand(7L, 2_000, null, null)
+                        .getArray("updates")
+                        .get(0)
+                        .asDocument()
+                        .getDocument("q"))
+                .isEqualTo(new BsonDocument("_id", new BsonInt32(1)));
     }
 
     @Test
     void command_holdsTheStatementsThenThePerSendFields() {
-        List<WriteModel<Document>> models = List.of(new InsertOneModel<>(new Document("_id", 1)),
-            new DeleteOneModel<>(Filters.eq("_id", 2)));
+        List<WriteModel<Document>> models =
+                List.of(new InsertOneModel<>(new Document("_id", 1)), new DeleteOneModel<>(Filters.eq("_id", 2)));
 
         List<WriteCommand> commands = encoder.encode(plan(models), indices(2), false, CommandOptions.NONE);
 
-        assertThat(commands.get(0).toCommand(7L, 2_000, new BsonDocument("w", new BsonString("majority")), new BsonString("c")))
-            .isEqualTo(BsonDocument.parse("{insert: 'stock', ordered: false, documents: [{_id: 1}], maxTimeMS: {$numberLong: '2000'},"
-                + " txnNumber: {$numberLong: '7'}, writeConcern: {w: 'majority'}, comment: 'c'}"));
+        assertThat(commands.get(0)
+                        .toCommand(7L, 2_000, new BsonDocument("w", new BsonString("majority")), new BsonString("c")))
+                .isEqualTo(BsonDocument.parse(
+                        "{insert: 'stock', ordered: false, documents: [{_id: 1}], maxTimeMS: {$numberLong: '2000'},"
+                                + " txnNumber: {$numberLong: '7'}, writeConcern: {w: 'majority'}, comment: 'c'}"));
         assertThat(commands.get(1).toCommand(null, 2_000, null, null))
-            .isEqualTo(BsonDocument.parse("{delete: 'stock', ordered: false, deletes: [{q: {_id: 2}, limit: 1}],"
-                + " maxTimeMS: {$numberLong: '2000'}}"));
+                .isEqualTo(BsonDocument.parse("{delete: 'stock', ordered: false, deletes: [{q: {_id: 2}, limit: 1}],"
+                        + " maxTimeMS: {$numberLong: '2000'}}"));
         assertThat(commands.get(1).retryable()).isTrue();
     }
 
     private static BulkPlan plan(List<WriteModel<Document>> models) {
-        return BulkPlanner.of(Document.class, MongoClientSettings.getDefaultCodecRegistry()).plan(models, PlanOptions.ordered());
+        return BulkPlanner.of(Document.class, MongoClientSettings.getDefaultCodecRegistry())
+                .plan(models, PlanOptions.ordered());
     }
 
     private static List<Integer> indices(int n) {

@@ -1,7 +1,9 @@
 package io.github.mongowriteguard.samples.orders;
 
+import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.spring.kafka.GuardedErrorHandlers;
+import io.github.mongowriteguard.spring.kafka.GuardedErrorHandlers.ListenerType;
 import java.time.Duration;
-
 import org.apache.kafka.common.TopicPartition;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
@@ -10,10 +12,6 @@ import org.springframework.kafka.core.ConsumerFactory;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
-
-import io.github.mongowriteguard.WriteGuard;
-import io.github.mongowriteguard.spring.kafka.GuardedErrorHandlers;
-import io.github.mongowriteguard.spring.kafka.GuardedErrorHandlers.ListenerType;
 
 /**
  * The listener's error handler (README, "Spring Kafka"): the guard's retry policy instead of
@@ -25,15 +23,18 @@ import io.github.mongowriteguard.spring.kafka.GuardedErrorHandlers.ListenerType;
 class KafkaErrorHandling {
 
     @Bean
-    DefaultErrorHandler errorHandler(KafkaTemplate<Object, Object> kafka, ConsumerFactory<?, ?> consumers, WriteGuard guard,
-                                     @Value("${orders.socket-timeout}") Duration socketTimeout,
-                                     @Value("${orders.dead-letter-send}") Duration deadLetterSend) {
-        DeadLetterPublishingRecoverer deadLetters = new DeadLetterPublishingRecoverer(kafka,
-            (record, e) -> new TopicPartition(record.topic() + ".DLT", record.partition()));
+    DefaultErrorHandler errorHandler(
+            KafkaTemplate<Object, Object> kafka,
+            ConsumerFactory<?, ?> consumers,
+            WriteGuard guard,
+            @Value("${orders.socket-timeout}") Duration socketTimeout,
+            @Value("${orders.dead-letter-send}") Duration deadLetterSend) {
+        DeadLetterPublishingRecoverer deadLetters = new DeadLetterPublishingRecoverer(
+                kafka, (record, e) -> new TopicPartition(record.topic() + ".DLT", record.partition()));
         return GuardedErrorHandlers.builder(guard.getSettings().getRetryPolicy())
-            .recoverer(deadLetters)
-            .retryBudget(consumers.getConfigurationProperties(), socketTimeout, deadLetterSend, ListenerType.BATCH)
-            .recoverBatchByBulkIndex(true)
-            .build();
+                .recoverer(deadLetters)
+                .retryBudget(consumers.getConfigurationProperties(), socketTimeout, deadLetterSend, ListenerType.BATCH)
+                .recoverBatchByBulkIndex(true)
+                .build();
     }
 }

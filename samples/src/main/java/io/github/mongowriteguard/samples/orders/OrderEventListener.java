@@ -4,7 +4,6 @@ import static org.springframework.data.mongodb.core.query.Criteria.where;
 import static org.springframework.data.mongodb.core.query.Query.query;
 
 import java.util.List;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.mongodb.core.BulkOperations;
@@ -13,7 +12,6 @@ import org.springframework.data.mongodb.core.FindAndReplaceOptions;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.stereotype.Component;
-
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -42,10 +40,16 @@ public class OrderEventListener {
         BulkOperations bulk = mongoTemplate.bulkOps(BulkMode.ORDERED, Order.class);
         for (String value : values) {
             Order order = json.readValue(value, OrderEvent.class).toOrder();
-            bulk.replaceOne(query(where("_id").is(order.id())), order, FindAndReplaceOptions.options().upsert());
+            bulk.replaceOne(
+                    query(where("_id").is(order.id())),
+                    order,
+                    FindAndReplaceOptions.options().upsert());
         }
         var result = bulk.execute();
-        LOG.info("{} order events: {} orders created, {} updated", values.size(), result.getUpserts().size(),
-            result.getModifiedCount());
+        LOG.info(
+                "{} order events: {} orders created, {} updated",
+                values.size(),
+                result.getUpserts().size(),
+                result.getModifiedCount());
     }
 }

@@ -2,5 +2,7 @@ package io.github.mongowriteguard.samples.orders;
 
 /** An order's status, in the order the events of one order arrive. */
 public enum OrderStatus {
-    CREATED, PAID, SHIPPED
+    CREATED,
+    PAID,
+    SHIPPED
 }

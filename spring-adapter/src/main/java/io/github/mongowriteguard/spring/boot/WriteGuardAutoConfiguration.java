@@ -1,5 +1,10 @@
 package io.github.mongowriteguard.spring.boot;
 
+import com.mongodb.MongoClientSettings;
+import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.spring.data.GuardedMongoTemplate;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -15,13 +20,6 @@ import org.springframework.data.mongodb.core.MongoOperations;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.convert.MongoConverter;
 
-import com.mongodb.MongoClientSettings;
-
-import io.github.mongowriteguard.WriteGuard;
-import io.github.mongowriteguard.spring.data.GuardedMongoTemplate;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.observation.ObservationRegistry;
-
 /**
  * Guards Spring Boot's MongoDB client and template: a {@link WriteGuard} from {@code mongo.write-guard.*}, applied to
  * the Boot-built client through a {@link MongoClientSettingsBuilderCustomizer}, and a {@link GuardedMongoTemplate}
@@ -35,8 +33,8 @@ import io.micrometer.observation.ObservationRegistry;
  * Boot, so the customizer does not reach it: call {@code guard.configure(builder)} where it is built.
  */
 @AutoConfiguration(
-    afterName = "org.springframework.boot.mongodb.autoconfigure.MongoAutoConfiguration",
-    beforeName = "org.springframework.boot.data.mongodb.autoconfigure.DataMongoAutoConfiguration")
+        afterName = "org.springframework.boot.mongodb.autoconfigure.MongoAutoConfiguration",
+        beforeName = "org.springframework.boot.data.mongodb.autoconfigure.DataMongoAutoConfiguration")
 @ConditionalOnClass({MongoTemplate.class, MongoClientSettingsBuilderCustomizer.class, WriteGuard.class})
 @ConditionalOnProperty(prefix = "mongo.write-guard", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(WriteGuardProperties.class)
@@ -51,7 +49,8 @@ public class WriteGuardAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    public WriteGuard writeGuard(WriteGuardProperties properties, ObjectProvider<WriteGuardBuilderCustomizer> customizers) {
+    public WriteGuard writeGuard(
+            WriteGuardProperties properties, ObjectProvider<WriteGuardBuilderCustomizer> customizers) {
         WriteGuard.Builder builder = WriteGuard.builder().settings(properties.toSettings());
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
@@ -93,8 +92,8 @@ public class WriteGuardAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean(MongoOperations.class)
-    public GuardedMongoTemplate mongoTemplate(MongoDatabaseFactory factory, MongoConverter converter, WriteGuard guard,
-                                             WriteGuardProperties properties) {
+    public GuardedMongoTemplate mongoTemplate(
+            MongoDatabaseFactory factory, MongoConverter converter, WriteGuard guard, WriteGuardProperties properties) {
         GuardedMongoTemplate template = new GuardedMongoTemplate(factory, converter, guard);
         template.setPlainGroups(properties.plainTemplateGroups()); // mongo.write-guard.template.<group>=plain
         return template;
@@ -118,7 +117,8 @@ public class WriteGuardAutoConfiguration {
     @ConditionalOnClass(ObservationRegistry.class)
     static class WriteGuardObservationConfiguration {
         @Bean
-        WriteGuardBuilderCustomizer writeGuardObservationRegistryCustomizer(ObjectProvider<ObservationRegistry> registries) {
+        WriteGuardBuilderCustomizer writeGuardObservationRegistryCustomizer(
+                ObjectProvider<ObservationRegistry> registries) {
             return builder -> registries.ifAvailable(builder::observationRegistry);
         }
     }

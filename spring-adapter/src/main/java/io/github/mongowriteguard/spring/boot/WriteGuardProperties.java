@@ -1,17 +1,15 @@
 package io.github.mongowriteguard.spring.boot;
 
+import io.github.mongowriteguard.WriteGuardSettings;
+import io.github.mongowriteguard.retry.RetryPolicy;
+import io.github.mongowriteguard.spring.data.TemplateWriteGroup;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
-
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
-
-import io.github.mongowriteguard.WriteGuardSettings;
-import io.github.mongowriteguard.retry.RetryPolicy;
-import io.github.mongowriteguard.spring.data.TemplateWriteGroup;
 
 /**
  * The guard's settings as Spring Boot properties under {@code mongo.write-guard}. A property left unset keeps the

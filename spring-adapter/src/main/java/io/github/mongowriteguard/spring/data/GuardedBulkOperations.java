@@ -1,10 +1,26 @@
 package io.github.mongowriteguard.spring.data;
 
+import com.mongodb.MongoBulkWriteException;
+import com.mongodb.WriteConcern;
+import com.mongodb.bulk.BulkWriteResult;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.DeleteManyModel;
+import com.mongodb.client.model.DeleteOptions;
+import com.mongodb.client.model.InsertOneModel;
+import com.mongodb.client.model.ReplaceOneModel;
+import com.mongodb.client.model.ReplaceOptions;
+import com.mongodb.client.model.UpdateManyModel;
+import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.UpdateOptions;
+import com.mongodb.client.model.WriteModel;
+import io.github.mongowriteguard.MongoAccess;
+import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.exception.GuardedBulkWriteException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-
 import org.bson.Document;
 import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
@@ -34,26 +50,6 @@ import org.springframework.data.mongodb.core.query.Query;
 import org.springframework.data.mongodb.core.query.Update;
 import org.springframework.data.mongodb.core.query.UpdateDefinition;
 import org.springframework.data.util.Pair;
-
-import com.mongodb.MongoBulkWriteException;
-import com.mongodb.WriteConcern;
-import com.mongodb.bulk.BulkWriteResult;
-import com.mongodb.client.MongoCollection;
-import com.mongodb.client.model.BulkWriteOptions;
-import com.mongodb.client.model.DeleteManyModel;
-import com.mongodb.client.model.DeleteOptions;
-import com.mongodb.client.model.InsertOneModel;
-import com.mongodb.client.model.ReplaceOneModel;
-import com.mongodb.client.model.ReplaceOptions;
-import com.mongodb.client.model.UpdateManyModel;
-import com.mongodb.client.model.UpdateOneModel;
-import com.mongodb.client.model.UpdateOptions;
-import com.mongodb.client.model.WriteModel;
-
-import io.github.mongowriteguard.exception.GuardedBulkWriteException;
-import io.github.mongowriteguard.MongoAccess;
-import io.github.mongowriteguard.WriteGuard;
-import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 
 /**
  * Spring Data's {@link BulkOperations}, run through a {@link WriteGuard}: the same mapping as Spring's own
@@ -105,10 +101,15 @@ public class GuardedBulkOperations implements BulkOperations {
      * @param entityCallbacks entity callbacks; null for none
      * @param writeConcern    the template's default write concern; null for the collection's
      */
-    public GuardedBulkOperations(MongoTemplate template, WriteGuard guard, String collectionName, BulkMode mode,
-                                 Optional<? extends MongoPersistentEntity<?>> entity,
-                                 @Nullable ApplicationEventPublisher eventPublisher, @Nullable EntityCallbacks entityCallbacks,
-                                 @Nullable WriteConcern writeConcern) {
+    public GuardedBulkOperations(
+            MongoTemplate template,
+            WriteGuard guard,
+            String collectionName,
+            BulkMode mode,
+            Optional<? extends MongoPersistentEntity<?>> entity,
+            @Nullable ApplicationEventPublisher eventPublisher,
+            @Nullable EntityCallbacks entityCallbacks,
+            @Nullable WriteConcern writeConcern) {
         this.template = Objects.requireNonNull(template, "template");
         this.guard = Objects.requireNonNull(guard, "guard");
         if (collectionName == null || collectionName.isBlank()) {
@@ -231,7 +232,8 @@ public class GuardedBulkOperations implements BulkOperations {
     }
 
     private BulkWriteResult bulkWriteTo(MongoCollection<Document> collection) {
-        MongoCollection<Document> target = writeConcern == null ? collection : collection.withWriteConcern(writeConcern);
+        MongoCollection<Document> target =
+                writeConcern == null ? collection : collection.withWriteConcern(writeConcern);
         List<WriteModel<Document>> mapped = new ArrayList<>(models.size());
         for (SourceAndModel holder : models) {
             mapped.add(beforeSaveAndMap(holder));
@@ -239,7 +241,8 @@ public class GuardedBulkOperations implements BulkOperations {
         try {
             return writer(target).bulkWrite(mapped, new BulkWriteOptions().ordered(mode == BulkMode.ORDERED));
         } catch (MongoBulkWriteException e) {
-            // Spring's contract: a write-concern error is a data-integrity problem, write errors a BulkOperationException.
+            // Spring's contract: a write-concern error is a data-integrity problem, write errors a
+            // BulkOperationException.
             if (e.getWriteConcernError() != null) {
                 throw new DataIntegrityViolationException(e.getMessage(), e);
             }
@@ -273,8 +276,11 @@ public class GuardedBulkOperations implements BulkOperations {
         }
         query.getCollation().map(Collation::toMongoCollation).ifPresent(options::collation);
         Document updateObject = update instanceof AggregationUpdate ? new Document() : update.getUpdateObject();
-        add(update, multi ? new UpdateManyModel<>(query.getQueryObject(), updateObject, options)
-            : new UpdateOneModel<>(query.getQueryObject(), updateObject, options));
+        add(
+                update,
+                multi
+                        ? new UpdateManyModel<>(query.getQueryObject(), updateObject, options)
+                        : new UpdateOneModel<>(query.getQueryObject(), updateObject, options));
         return this;
     }
 
@@ -309,16 +315,19 @@ public class GuardedBulkOperations implements BulkOperations {
     private WriteModel<Document> map(Object source, WriteModel<Document> model) {
         if (model instanceof UpdateOneModel<Document> update) {
             return source instanceof AggregationUpdate pipeline
-                ? new UpdateOneModel<>(mappedQuery(update.getFilter()), pipeline(pipeline), update.getOptions())
-                : new UpdateOneModel<>(mappedQuery(update.getFilter()), mappedUpdate(update.getUpdate()), update.getOptions());
+                    ? new UpdateOneModel<>(mappedQuery(update.getFilter()), pipeline(pipeline), update.getOptions())
+                    : new UpdateOneModel<>(
+                            mappedQuery(update.getFilter()), mappedUpdate(update.getUpdate()), update.getOptions());
         }
         if (model instanceof UpdateManyModel<Document> update) {
             return source instanceof AggregationUpdate pipeline
-                ? new UpdateManyModel<>(mappedQuery(update.getFilter()), pipeline(pipeline), update.getOptions())
-                : new UpdateManyModel<>(mappedQuery(update.getFilter()), mappedUpdate(update.getUpdate()), update.getOptions());
+                    ? new UpdateManyModel<>(mappedQuery(update.getFilter()), pipeline(pipeline), update.getOptions())
+                    : new UpdateManyModel<>(
+                            mappedQuery(update.getFilter()), mappedUpdate(update.getUpdate()), update.getOptions());
         }
         if (model instanceof ReplaceOneModel<Document> replace) {
-            return new ReplaceOneModel<>(mappedQuery(replace.getFilter()), replace.getReplacement(), replace.getReplaceOptions());
+            return new ReplaceOneModel<>(
+                    mappedQuery(replace.getFilter()), replace.getReplacement(), replace.getReplaceOptions());
         }
         if (model instanceof DeleteManyModel<Document> delete) {
             return new DeleteManyModel<>(mappedQuery(delete.getFilter()), delete.getOptions());
@@ -336,7 +345,8 @@ public class GuardedBulkOperations implements BulkOperations {
 
     private List<Document> pipeline(AggregationUpdate update) {
         Class<?> type = entity.isPresent() ? entity.get().getType() : Object.class;
-        return update.toPipeline(new RelaxedTypeBasedAggregationOperationContext(type, updateMapper.getMappingContext(), queryMapper));
+        return update.toPipeline(
+                new RelaxedTypeBasedAggregationOperationContext(type, updateMapper.getMappingContext(), queryMapper));
     }
 
     private Document toDocument(Object source) {
@@ -364,8 +374,8 @@ public class GuardedBulkOperations implements BulkOperations {
             return entity;
         }
         return document == null
-            ? entityCallbacks.callback((Class) type, entity, collectionName)
-            : entityCallbacks.callback((Class) type, entity, document, collectionName);
+                ? entityCallbacks.callback((Class) type, entity, collectionName)
+                : entityCallbacks.callback((Class) type, entity, document, collectionName);
     }
 
     @Override
@@ -373,8 +383,7 @@ public class GuardedBulkOperations implements BulkOperations {
         return "GuardedBulkOperations{" + collectionName + ", " + mode + ", " + models.size() + " writes}";
     }
 
-    private record SourceAndModel(Object source, WriteModel<Document> model) {
-    }
+    private record SourceAndModel(Object source, WriteModel<Document> model) {}
 
     /** The template's database factory as the guard's sessions and databases. */
     private record FactoryAccess(MongoTemplate template) implements MongoAccess {

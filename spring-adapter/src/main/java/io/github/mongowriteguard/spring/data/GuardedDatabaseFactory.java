@@ -1,9 +1,16 @@
 package io.github.mongowriteguard.spring.data;
 
+import com.mongodb.ClientSessionOptions;
+import com.mongodb.MongoBulkWriteException;
+import com.mongodb.client.ClientSession;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import io.github.mongowriteguard.MongoAccess;
+import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.exception.GuardedBulkWriteException;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
-
 import org.bson.codecs.configuration.CodecRegistry;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.framework.ProxyFactory;
@@ -14,16 +21,6 @@ import org.springframework.dao.support.PersistenceExceptionTranslator;
 import org.springframework.data.mongodb.MongoDatabaseFactory;
 import org.springframework.data.mongodb.SessionAwareMethodInterceptor;
 import org.springframework.util.Assert;
-
-import com.mongodb.ClientSessionOptions;
-import com.mongodb.MongoBulkWriteException;
-import com.mongodb.client.ClientSession;
-import com.mongodb.client.MongoCollection;
-import com.mongodb.client.MongoDatabase;
-
-import io.github.mongowriteguard.exception.GuardedBulkWriteException;
-import io.github.mongowriteguard.MongoAccess;
-import io.github.mongowriteguard.WriteGuard;
 
 /**
  * The database factory a {@link GuardedMongoTemplate} runs on: the application's factory, and where the template's
@@ -102,9 +99,11 @@ final class GuardedDatabaseFactory implements MongoDatabaseFactory, Infrastructu
             return collection;
         }
         if (AopUtils.isAopProxy(collection)) {
-            throw new IllegalStateException("GuardedMongoTemplate was given a session-bound collection it did not bind ("
-                + collection.getNamespace() + "); the guard cannot see its session. Bind sessions through the template"
-                + " (withSession, MongoTransactionManager) so its writes stay on the caller's session");
+            throw new IllegalStateException(
+                    "GuardedMongoTemplate was given a session-bound collection it did not bind ("
+                            + collection.getNamespace()
+                            + "); the guard cannot see its session. Bind sessions through the template"
+                            + " (withSession, MongoTransactionManager) so its writes stay on the caller's session");
         }
         return RoutedCollection.of(collection, session, this);
     }
@@ -159,8 +158,12 @@ final class GuardedDatabaseFactory implements MongoDatabaseFactory, Infrastructu
     private @Nullable DataAccessException translate(RuntimeException ex) {
         RuntimeException toTranslate = ex;
         if (ex instanceof GuardedBulkWriteException guarded) {
-            MongoBulkWriteException asDriver = new MongoBulkWriteException(guarded.getWriteResult(), guarded.getWriteErrors(),
-                guarded.getWriteConcernError(), guarded.getServerAddress(), guarded.getErrorLabels());
+            MongoBulkWriteException asDriver = new MongoBulkWriteException(
+                    guarded.getWriteResult(),
+                    guarded.getWriteErrors(),
+                    guarded.getWriteConcernError(),
+                    guarded.getServerAddress(),
+                    guarded.getErrorLabels());
             asDriver.initCause(guarded);
             toTranslate = asDriver;
         }
@@ -224,8 +227,14 @@ final class GuardedDatabaseFactory implements MongoDatabaseFactory, Infrastructu
             proxy.setTarget(database);
             proxy.setInterfaces(MongoDatabase.class);
             proxy.setOpaque(true);
-            proxy.addAdvice(new SessionAwareMethodInterceptor<>(session, database, ClientSession.class, MongoDatabase.class,
-                (s, db) -> bind(db), MongoCollection.class, (s, collection) -> route(collection, session)));
+            proxy.addAdvice(new SessionAwareMethodInterceptor<>(
+                    session,
+                    database,
+                    ClientSession.class,
+                    MongoDatabase.class,
+                    (s, db) -> bind(db),
+                    MongoCollection.class,
+                    (s, collection) -> route(collection, session)));
             return (MongoDatabase) proxy.getProxy(MongoDatabase.class.getClassLoader());
         }
 

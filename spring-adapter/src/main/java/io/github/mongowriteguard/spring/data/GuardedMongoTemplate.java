@@ -1,10 +1,13 @@
 package io.github.mongowriteguard.spring.data;
 
+import com.mongodb.WriteConcern;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoCollection;
+import io.github.mongowriteguard.WriteGuard;
 import java.util.Collection;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-
 import org.bson.Document;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeansException;
@@ -18,12 +21,6 @@ import org.springframework.data.mongodb.core.SimpleMongoClientDatabaseFactory;
 import org.springframework.data.mongodb.core.convert.MongoConverter;
 import org.springframework.data.mongodb.core.mapping.MongoPersistentEntity;
 import org.springframework.util.Assert;
-
-import com.mongodb.WriteConcern;
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoCollection;
-
-import io.github.mongowriteguard.WriteGuard;
 
 /**
  * A {@link MongoTemplate} whose every write goes through a {@link WriteGuard}, with Spring Data's own mapping,
@@ -76,7 +73,8 @@ public class GuardedMongoTemplate extends MongoTemplate {
      * @param converter       the converter, or null for Spring Data's default
      * @param guard           the guard the bulks run through
      */
-    public GuardedMongoTemplate(MongoDatabaseFactory databaseFactory, @Nullable MongoConverter converter, WriteGuard guard) {
+    public GuardedMongoTemplate(
+            MongoDatabaseFactory databaseFactory, @Nullable MongoConverter converter, WriteGuard guard) {
         this(new GuardedDatabaseFactory(databaseFactory, guard), converter);
     }
 
@@ -135,28 +133,41 @@ public class GuardedMongoTemplate extends MongoTemplate {
 
     @Override
     public BulkOperations bulkOps(BulkOperations.BulkMode mode, String collectionName) {
-        return factory.isGuarded(TemplateWriteGroup.BULK) ? guardedBulkOps(mode, null, collectionName)
-            : super.bulkOps(mode, collectionName);
+        return factory.isGuarded(TemplateWriteGroup.BULK)
+                ? guardedBulkOps(mode, null, collectionName)
+                : super.bulkOps(mode, collectionName);
     }
 
     @Override
     public BulkOperations bulkOps(BulkOperations.BulkMode mode, Class<?> entityClass) {
-        return factory.isGuarded(TemplateWriteGroup.BULK) ? guardedBulkOps(mode, entityClass, getCollectionName(entityClass))
-            : super.bulkOps(mode, entityClass);
+        return factory.isGuarded(TemplateWriteGroup.BULK)
+                ? guardedBulkOps(mode, entityClass, getCollectionName(entityClass))
+                : super.bulkOps(mode, entityClass);
     }
 
     @Override
     public BulkOperations bulkOps(BulkOperations.BulkMode mode, @Nullable Class<?> entityType, String collectionName) {
-        return factory.isGuarded(TemplateWriteGroup.BULK) ? guardedBulkOps(mode, entityType, collectionName)
-            : super.bulkOps(mode, entityType, collectionName);
+        return factory.isGuarded(TemplateWriteGroup.BULK)
+                ? guardedBulkOps(mode, entityType, collectionName)
+                : super.bulkOps(mode, entityType, collectionName);
     }
 
-    private GuardedBulkOperations guardedBulkOps(BulkOperations.BulkMode mode, @Nullable Class<?> entityType, String collectionName) {
-        Assert.notNull(mode, "BulkMode must not be null"); // an IllegalArgumentException, as Spring's own bulkOps throws
-        Optional<? extends MongoPersistentEntity<?>> entity = entityType == null ? Optional.empty()
-            : Optional.ofNullable(getConverter().getMappingContext().getPersistentEntity(entityType));
-        return new GuardedBulkOperations(this, factory.guard(), collectionName, mode, entity,
-            lifecycleEvents ? eventPublisher : null, entityCallbacks, writeConcern);
+    private GuardedBulkOperations guardedBulkOps(
+            BulkOperations.BulkMode mode, @Nullable Class<?> entityType, String collectionName) {
+        Assert.notNull(
+                mode, "BulkMode must not be null"); // an IllegalArgumentException, as Spring's own bulkOps throws
+        Optional<? extends MongoPersistentEntity<?>> entity = entityType == null
+                ? Optional.empty()
+                : Optional.ofNullable(getConverter().getMappingContext().getPersistentEntity(entityType));
+        return new GuardedBulkOperations(
+                this,
+                factory.guard(),
+                collectionName,
+                mode,
+                entity,
+                lifecycleEvents ? eventPublisher : null,
+                entityCallbacks,
+                writeConcern);
     }
 
     // The template keeps these private; the guarded bulks need the same ones Spring's bulks get.

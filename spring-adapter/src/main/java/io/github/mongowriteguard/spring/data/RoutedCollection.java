@@ -1,5 +1,7 @@
 package io.github.mongowriteguard.spring.data;
 
+import com.mongodb.client.ClientSession;
+import com.mongodb.client.MongoCollection;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -7,11 +9,7 @@ import java.lang.reflect.Proxy;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-
 import org.jspecify.annotations.Nullable;
-
-import com.mongodb.client.ClientSession;
-import com.mongodb.client.MongoCollection;
 
 /**
  * A collection as {@link GuardedMongoTemplate} hands it to Spring Data's template code: the driver's
@@ -34,20 +32,25 @@ final class RoutedCollection implements InvocationHandler {
     private final GuardedDatabaseFactory factory;
     private volatile @Nullable MongoCollection<?> guarded;
 
-    private RoutedCollection(MongoCollection<?> collection, @Nullable ClientSession session, GuardedDatabaseFactory factory) {
+    private RoutedCollection(
+            MongoCollection<?> collection, @Nullable ClientSession session, GuardedDatabaseFactory factory) {
         this.collection = collection;
         this.session = session;
         this.factory = factory;
     }
 
     @SuppressWarnings("unchecked")
-    static <T> MongoCollection<T> of(MongoCollection<T> collection, @Nullable ClientSession session, GuardedDatabaseFactory factory) {
-        return (MongoCollection<T>) Proxy.newProxyInstance(MongoCollection.class.getClassLoader(),
-            new Class<?>[] {MongoCollection.class}, new RoutedCollection(collection, session, factory));
+    static <T> MongoCollection<T> of(
+            MongoCollection<T> collection, @Nullable ClientSession session, GuardedDatabaseFactory factory) {
+        return (MongoCollection<T>) Proxy.newProxyInstance(
+                MongoCollection.class.getClassLoader(),
+                new Class<?>[] {MongoCollection.class},
+                new RoutedCollection(collection, session, factory));
     }
 
     static boolean isRouted(Object collection) {
-        return Proxy.isProxyClass(collection.getClass()) && Proxy.getInvocationHandler(collection) instanceof RoutedCollection;
+        return Proxy.isProxyClass(collection.getClass())
+                && Proxy.getInvocationHandler(collection) instanceof RoutedCollection;
     }
 
     @Override
@@ -119,6 +122,7 @@ final class RoutedCollection implements InvocationHandler {
 
     @Override
     public String toString() {
-        return "GuardedMongoTemplate collection{" + collection.getNamespace() + (session == null ? "" : ", session bound") + '}';
+        return "GuardedMongoTemplate collection{" + collection.getNamespace()
+                + (session == null ? "" : ", session bound") + '}';
     }
 }

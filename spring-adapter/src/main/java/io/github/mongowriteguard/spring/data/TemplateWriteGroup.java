@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.spring.data;
 
 import java.util.List;
-
 import org.jspecify.annotations.Nullable;
 
 /**

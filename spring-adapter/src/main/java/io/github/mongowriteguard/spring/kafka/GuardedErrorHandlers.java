@@ -1,10 +1,20 @@
 package io.github.mongowriteguard.spring.kafka;
 
+import io.github.mongowriteguard.exception.CopyStillRunningException;
+import io.github.mongowriteguard.exception.GuardedBulkWriteException;
+import io.github.mongowriteguard.exception.InvalidBulkException;
+import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
+import io.github.mongowriteguard.exception.WriteGuardException;
+import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.outcome.IndexOutcome;
+import io.github.mongowriteguard.outcome.WriteOutcome;
+import io.github.mongowriteguard.outcome.WriteStatus;
+import io.github.mongowriteguard.retry.RetryBudget;
+import io.github.mongowriteguard.retry.RetryPolicy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -14,18 +24,6 @@ import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.util.backoff.ExponentialBackOff;
-
-import io.github.mongowriteguard.exception.GuardedBulkWriteException;
-import io.github.mongowriteguard.exception.WriteGuardException;
-import io.github.mongowriteguard.exception.InvalidBulkException;
-import io.github.mongowriteguard.exception.CopyStillRunningException;
-import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
-import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
-import io.github.mongowriteguard.outcome.IndexOutcome;
-import io.github.mongowriteguard.outcome.WriteOutcome;
-import io.github.mongowriteguard.outcome.WriteStatus;
-import io.github.mongowriteguard.retry.RetryBudget;
-import io.github.mongowriteguard.retry.RetryPolicy;
 
 /**
  * Spring Kafka's {@link DefaultErrorHandler}, set up for listeners that write through the guard: exponential backoff
@@ -68,12 +66,15 @@ import io.github.mongowriteguard.retry.RetryPolicy;
  */
 public final class GuardedErrorHandlers {
     /** The guard's exceptions that Kafka must not retry: see the class documentation. */
-    public static final List<Class<? extends Exception>> NOT_RETRYABLE = List.of(CopyStillRunningException.class,
-        WriteOutcomeUnknownException.class, ServerDeadlineExceededException.class, GuardedBulkWriteException.class,
-        InvalidBulkException.class, IllegalArgumentException.class);
+    public static final List<Class<? extends Exception>> NOT_RETRYABLE = List.of(
+            CopyStillRunningException.class,
+            WriteOutcomeUnknownException.class,
+            ServerDeadlineExceededException.class,
+            GuardedBulkWriteException.class,
+            InvalidBulkException.class,
+            IllegalArgumentException.class);
 
-    private GuardedErrorHandlers() {
-    }
+    private GuardedErrorHandlers() {}
 
     /** How the listener hands records to the guard, for the retry budget. */
     public enum ListenerType {
@@ -109,24 +110,42 @@ public final class GuardedErrorHandlers {
      * @param type                whether the listener writes one record per call or one bulk per poll
      * @throws IllegalStateException with the numbers when a poll's worst case does not fit
      */
-    public static void checkRetryBudget(Map<String, ?> consumerConfig, RetryPolicy policy, Duration longestAttempt,
-                                        Duration deadLetterPerRecord, ListenerType type) {
+    public static void checkRetryBudget(
+            Map<String, ?> consumerConfig,
+            RetryPolicy policy,
+            Duration longestAttempt,
+            Duration deadLetterPerRecord,
+            ListenerType type) {
         int maxPollRecords = intValue(consumerConfig.get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 500);
-        Duration interval = Duration.ofMillis(intValue(consumerConfig.get(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG), 300_000));
-        String what = "the guard's " + policy + (deadLetterPerRecord.isZero() ? ""
-            : " (backoffs include " + deadLetterPerRecord.toMillis() + " ms of dead-lettering per record)");
+        Duration interval =
+                Duration.ofMillis(intValue(consumerConfig.get(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG), 300_000));
+        String what = "the guard's " + policy
+                + (deadLetterPerRecord.isZero()
+                        ? ""
+                        : " (backoffs include " + deadLetterPerRecord.toMillis() + " ms of dead-lettering per record)");
         if (type == ListenerType.RECORD) {
-            RetryBudget.forConsumer(maxPollRecords, interval).check(what, policy.getMaxAttempts(), longestAttempt,
-                policy.getMaxTotalBackoff().plus(deadLetterPerRecord), policy.getGateGrace());
+            RetryBudget.forConsumer(maxPollRecords, interval)
+                    .check(
+                            what,
+                            policy.getMaxAttempts(),
+                            longestAttempt,
+                            policy.getMaxTotalBackoff().plus(deadLetterPerRecord),
+                            policy.getGateGrace());
             return;
         }
         try {
             // One guarded bulk per poll; every record of the poll may be dead-lettered after it.
-            RetryBudget.forConsumer(1, interval).check(what, policy.getMaxAttempts(), longestAttempt,
-                policy.getMaxTotalBackoff().plus(deadLetterPerRecord.multipliedBy(maxPollRecords)), policy.getGateGrace());
+            RetryBudget.forConsumer(1, interval)
+                    .check(
+                            what,
+                            policy.getMaxAttempts(),
+                            longestAttempt,
+                            policy.getMaxTotalBackoff().plus(deadLetterPerRecord.multipliedBy(maxPollRecords)),
+                            policy.getGateGrace());
         } catch (IllegalStateException e) {
-            throw new IllegalStateException("batch listener: the " + maxPollRecords + " records of a poll are one guarded bulk,"
-                + " so the budget counts 1 write per poll: " + e.getMessage());
+            throw new IllegalStateException(
+                    "batch listener: the " + maxPollRecords + " records of a poll are one guarded bulk,"
+                            + " so the budget counts 1 write per poll: " + e.getMessage());
         }
     }
 
@@ -134,7 +153,9 @@ public final class GuardedErrorHandlers {
         if (value == null) {
             return fallback;
         }
-        return value instanceof Number number ? number.intValue() : Integer.parseInt(value.toString().trim());
+        return value instanceof Number number
+                ? number.intValue()
+                : Integer.parseInt(value.toString().trim());
     }
 
     /** Builds the handler; {@link #build()} runs the retry-budget check when one was given. */
@@ -197,8 +218,11 @@ public final class GuardedErrorHandlers {
          * @param type                whether the listener writes one record per call or one bulk per poll
          * @return this builder
          */
-        public Builder retryBudget(Map<String, ?> consumerConfig, Duration longestAttempt, Duration deadLetterPerRecord,
-                                   ListenerType type) {
+        public Builder retryBudget(
+                Map<String, ?> consumerConfig,
+                Duration longestAttempt,
+                Duration deadLetterPerRecord,
+                ListenerType type) {
             this.consumerConfig = Objects.requireNonNull(consumerConfig, "consumerConfig");
             this.longestAttempt = Objects.requireNonNull(longestAttempt, "longestAttempt");
             this.deadLetterPerRecord = Objects.requireNonNull(deadLetterPerRecord, "deadLetterPerRecord");
@@ -213,9 +237,11 @@ public final class GuardedErrorHandlers {
          * @return a new backoff
          */
         public ExponentialBackOff backOff() {
-            ExponentialBackOff backOff = new ExponentialBackOff(Math.max(1, policy.getInitialBackoff().toMillis()), policy.getMultiplier());
+            ExponentialBackOff backOff = new ExponentialBackOff(
+                    Math.max(1, policy.getInitialBackoff().toMillis()), policy.getMultiplier());
             backOff.setMaxInterval(Math.max(1, policy.getMaxBackoff().toMillis()));
-            backOff.setJitter(Math.round(policy.getJitter() * policy.getInitialBackoff().toMillis()));
+            backOff.setJitter(
+                    Math.round(policy.getJitter() * policy.getInitialBackoff().toMillis()));
             backOff.setMaxAttempts(policy.getMaxAttempts() - 1L);
             return backOff;
         }
@@ -231,8 +257,10 @@ public final class GuardedErrorHandlers {
                 checkRetryBudget(consumerConfig, policy, longestAttempt, deadLetterPerRecord, listenerType);
             }
             DefaultErrorHandler handler = recoverBatchByBulkIndex
-                ? new BulkIndexErrorHandler(recoverer, backOff())
-                : recoverer == null ? new DefaultErrorHandler(backOff()) : new DefaultErrorHandler(recoverer, backOff());
+                    ? new BulkIndexErrorHandler(recoverer, backOff())
+                    : recoverer == null
+                            ? new DefaultErrorHandler(backOff())
+                            : new DefaultErrorHandler(recoverer, backOff());
             handler.addNotRetryableExceptions(NOT_RETRYABLE.toArray(Class[]::new));
             return handler;
         }
@@ -248,17 +276,24 @@ public final class GuardedErrorHandlers {
         }
 
         @Override
-        public void handleBatch(Exception thrown, ConsumerRecords<?, ?> data, Consumer<?, ?> consumer,
-                                MessageListenerContainer container, Runnable invokeListener) {
+        public void handleBatch(
+                Exception thrown,
+                ConsumerRecords<?, ?> data,
+                Consumer<?, ?> consumer,
+                MessageListenerContainer container,
+                Runnable invokeListener) {
             if (!recoverByIndex(thrown, data)) {
                 super.handleBatch(thrown, data, consumer, container, invokeListener);
             }
         }
 
         @Override
-        public <K, V> ConsumerRecords<K, V> handleBatchAndReturnRemaining(Exception thrown, ConsumerRecords<?, ?> data,
-                                                                        Consumer<?, ?> consumer, MessageListenerContainer container,
-                                                                        Runnable invokeListener) {
+        public <K, V> ConsumerRecords<K, V> handleBatchAndReturnRemaining(
+                Exception thrown,
+                ConsumerRecords<?, ?> data,
+                Consumer<?, ?> consumer,
+                MessageListenerContainer container,
+                Runnable invokeListener) {
             if (recoverByIndex(thrown, data)) {
                 return ConsumerRecords.empty();
             }

@@ -2,21 +2,6 @@ package io.github.mongowriteguard.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-
-import org.bson.Document;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.mongodb.autoconfigure.DataMongoAutoConfiguration;
-import org.springframework.boot.mongodb.autoconfigure.MongoAutoConfiguration;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.data.mongodb.core.BulkOperations.BulkMode;
-import org.springframework.data.mongodb.core.MongoTemplate;
-
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
 import io.github.mongowriteguard.retry.RetryPolicy;
@@ -28,6 +13,19 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.mongodb.autoconfigure.DataMongoAutoConfiguration;
+import org.springframework.boot.mongodb.autoconfigure.MongoAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.mongodb.core.BulkOperations.BulkMode;
+import org.springframework.data.mongodb.core.MongoTemplate;
 
 class WriteGuardAutoConfigurationTest {
     private static EmulatedReplicaSet cluster;
@@ -44,10 +42,15 @@ class WriteGuardAutoConfigurationTest {
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(MongoAutoConfiguration.class, DataMongoAutoConfiguration.class,
-                WriteGuardAutoConfiguration.class))
-            .withPropertyValues("spring.mongodb.uri=" + cluster.connectionString()
-                + (cluster.connectionString().contains("?") ? "&" : "?") + "socketTimeoutMS=900&serverSelectionTimeoutMS=3000", "spring.mongodb.database=boot");
+                .withConfiguration(AutoConfigurations.of(
+                        MongoAutoConfiguration.class,
+                        DataMongoAutoConfiguration.class,
+                        WriteGuardAutoConfiguration.class))
+                .withPropertyValues(
+                        "spring.mongodb.uri=" + cluster.connectionString()
+                                + (cluster.connectionString().contains("?") ? "&" : "?")
+                                + "socketTimeoutMS=900&serverSelectionTimeoutMS=3000",
+                        "spring.mongodb.database=boot");
     }
 
     @Test
@@ -57,7 +60,9 @@ class WriteGuardAutoConfigurationTest {
             assertThat(template).isInstanceOf(GuardedMongoTemplate.class);
             assertThat(((GuardedMongoTemplate) template).getWriteGuard()).isSameAs(context.getBean(WriteGuard.class));
 
-            template.bulkOps(BulkMode.ORDERED, "items").insert(new Document("_id", 1)).execute();
+            template.bulkOps(BulkMode.ORDERED, "items")
+                    .insert(new Document("_id", 1))
+                    .execute();
 
             assertThat(template.getCollection("items").countDocuments()).isEqualTo(1);
         });
@@ -65,29 +70,47 @@ class WriteGuardAutoConfigurationTest {
 
     @Test
     void properties_mapOntoTheCoreSettings() {
-        runner().withPropertyValues("mongo.write-guard.server-deadline=500ms", "mongo.write-guard.server-deadline-fraction=0.5",
-                "mongo.write-guard.default-server-deadline=3s", "mongo.write-guard.strict-ordered=true",
-                "mongo.write-guard.retry.max-attempts=4", "mongo.write-guard.retry.initial-backoff=200ms",
-                "mongo.write-guard.retry.multiplier=3", "mongo.write-guard.retry.max-backoff=2s",
-                "mongo.write-guard.retry.jitter=0.25", "mongo.write-guard.retry.gate-grace=20ms")
-            .run(context -> assertThat(context.getBean(WriteGuard.class).getSettings()).isEqualTo(WriteGuardSettings.builder()
-                .serverDeadline(Duration.ofMillis(500)).serverDeadlineFraction(0.5).defaultServerDeadline(Duration.ofSeconds(3))
-                .strictOrdered(true)
-                .retryPolicy(RetryPolicy.builder().maxAttempts(4).initialBackoff(Duration.ofMillis(200)).multiplier(3)
-                    .maxBackoff(Duration.ofSeconds(2)).jitter(0.25).gateGrace(Duration.ofMillis(20)).build())
-                .build()));
+        runner().withPropertyValues(
+                        "mongo.write-guard.server-deadline=500ms",
+                        "mongo.write-guard.server-deadline-fraction=0.5",
+                        "mongo.write-guard.default-server-deadline=3s",
+                        "mongo.write-guard.strict-ordered=true",
+                        "mongo.write-guard.retry.max-attempts=4",
+                        "mongo.write-guard.retry.initial-backoff=200ms",
+                        "mongo.write-guard.retry.multiplier=3",
+                        "mongo.write-guard.retry.max-backoff=2s",
+                        "mongo.write-guard.retry.jitter=0.25",
+                        "mongo.write-guard.retry.gate-grace=20ms")
+                .run(context -> assertThat(context.getBean(WriteGuard.class).getSettings())
+                        .isEqualTo(WriteGuardSettings.builder()
+                                .serverDeadline(Duration.ofMillis(500))
+                                .serverDeadlineFraction(0.5)
+                                .defaultServerDeadline(Duration.ofSeconds(3))
+                                .strictOrdered(true)
+                                .retryPolicy(RetryPolicy.builder()
+                                        .maxAttempts(4)
+                                        .initialBackoff(Duration.ofMillis(200))
+                                        .multiplier(3)
+                                        .maxBackoff(Duration.ofSeconds(2))
+                                        .jitter(0.25)
+                                        .gateGrace(Duration.ofMillis(20))
+                                        .build())
+                                .build()));
     }
 
     @Test
     void unsetProperties_keepTheCoreDefaults() {
-        runner().run(context -> assertThat(context.getBean(WriteGuard.class).getSettings()).isEqualTo(WriteGuardSettings.defaults()));
+        runner().run(context ->
+                assertThat(context.getBean(WriteGuard.class).getSettings()).isEqualTo(WriteGuardSettings.defaults()));
     }
 
     @Test
     void invalidProperty_failsStartup_withTheCoresMessage() {
         runner().withPropertyValues("mongo.write-guard.retry.max-attempts=50").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("maxAttempts (50) must be 1 to 10");
+            assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .hasMessageContaining("maxAttempts (50) must be 1 to 10");
         });
     }
 
@@ -101,41 +124,69 @@ class WriteGuardAutoConfigurationTest {
 
     @Test
     void applicationsOwnTemplate_isKept() {
-        runner().withBean("mongoTemplate", MongoTemplate.class,
-                () -> new MongoTemplate(com.mongodb.client.MongoClients.create(cluster.connectionString()), "own"))
-            .run(context -> assertThat(context.getBean(MongoTemplate.class)).isExactlyInstanceOf(MongoTemplate.class));
+        runner().withBean(
+                        "mongoTemplate",
+                        MongoTemplate.class,
+                        () -> new MongoTemplate(
+                                com.mongodb.client.MongoClients.create(cluster.connectionString()), "own"))
+                .run(context ->
+                        assertThat(context.getBean(MongoTemplate.class)).isExactlyInstanceOf(MongoTemplate.class));
     }
 
     @Test
     void meterRegistry_whenPresent_getsTheGuardsMeters() {
         runner().withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
-            context.getBean(MongoTemplate.class).bulkOps(BulkMode.UNORDERED, "metered").insert(new Document("_id", 1)).execute();
+            context.getBean(MongoTemplate.class)
+                    .bulkOps(BulkMode.UNORDERED, "metered")
+                    .insert(new Document("_id", 1))
+                    .execute();
 
-            assertThat(context.getBean(MeterRegistry.class).find("mongodb.guard.writes").timers()).isNotEmpty();
+            assertThat(context.getBean(MeterRegistry.class)
+                            .find("mongodb.guard.writes")
+                            .timers())
+                    .isNotEmpty();
         });
     }
 
     @Test
     void observationRegistry_whenPresent_observesEachGuardedCall() {
-        runner().withBean(ObservationRegistry.class, TestObservationRegistry::create).run(context -> {
-            context.getBean(MongoTemplate.class).bulkOps(BulkMode.ORDERED, "observed").insert(new Document("_id", 1)).execute();
+        runner().withBean(ObservationRegistry.class, TestObservationRegistry::create)
+                .run(context -> {
+                    context.getBean(MongoTemplate.class)
+                            .bulkOps(BulkMode.ORDERED, "observed")
+                            .insert(new Document("_id", 1))
+                            .execute();
 
-            TestObservationRegistry registry = (TestObservationRegistry) context.getBean(ObservationRegistry.class);
-            TestObservationRegistryAssert.assertThat(registry).hasObservationWithNameEqualTo("mongodb.guard.write").that()
-                .hasContextualNameEqualTo("guarded bulkWrite boot.observed")
-                .hasLowCardinalityKeyValue("db.namespace", "boot.observed")
-                .hasLowCardinalityKeyValue("mongodb.guard.outcome", "success")
-                .hasBeenStarted().hasBeenStopped();
-        });
+                    TestObservationRegistry registry =
+                            (TestObservationRegistry) context.getBean(ObservationRegistry.class);
+                    TestObservationRegistryAssert.assertThat(registry)
+                            .hasObservationWithNameEqualTo("mongodb.guard.write")
+                            .that()
+                            .hasContextualNameEqualTo("guarded bulkWrite boot.observed")
+                            .hasLowCardinalityKeyValue("db.namespace", "boot.observed")
+                            .hasLowCardinalityKeyValue("mongodb.guard.outcome", "success")
+                            .hasBeenStarted()
+                            .hasBeenStopped();
+                });
     }
 
     @Test
     void configurationMetadata_isGenerated_forEveryProperty() throws Exception {
         try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
             String json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            for (String name : new String[] {"enabled", "server-deadline", "server-deadline-fraction", "default-server-deadline",
-                "strict-ordered", "retry.max-attempts", "retry.initial-backoff", "retry.multiplier", "retry.max-backoff",
-                "retry.jitter", "retry.gate-grace"}) {
+            for (String name : new String[] {
+                "enabled",
+                "server-deadline",
+                "server-deadline-fraction",
+                "default-server-deadline",
+                "strict-ordered",
+                "retry.max-attempts",
+                "retry.initial-backoff",
+                "retry.multiplier",
+                "retry.max-backoff",
+                "retry.jitter",
+                "retry.gate-grace"
+            }) {
                 assertThat(json).contains("\"mongo.write-guard." + name + "\"");
             }
         }

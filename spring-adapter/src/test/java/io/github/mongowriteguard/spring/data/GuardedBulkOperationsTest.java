@@ -6,13 +6,27 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.springframework.data.mongodb.core.query.Criteria.where;
 import static org.springframework.data.mongodb.core.query.Query.query;
 
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.bulk.BulkWriteResult;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
+import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.WriteGuardSettings;
+import io.github.mongowriteguard.exception.GuardedBulkWriteException;
+import io.github.mongowriteguard.exception.WriteGuardException;
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
+import io.github.mongowriteguard.testkit.stall.Stall;
+import io.github.mongowriteguard.testkit.stall.StallHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
@@ -37,23 +51,6 @@ import org.springframework.data.mongodb.core.mapping.event.MongoMappingEvent;
 import org.springframework.data.mongodb.core.query.Update;
 import org.springframework.data.util.Pair;
 
-import com.mongodb.ConnectionString;
-import com.mongodb.MongoClientSettings;
-import com.mongodb.bulk.BulkWriteResult;
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandStartedEvent;
-
-import io.github.mongowriteguard.exception.GuardedBulkWriteException;
-import io.github.mongowriteguard.WriteGuard;
-import io.github.mongowriteguard.exception.WriteGuardException;
-import io.github.mongowriteguard.WriteGuardSettings;
-import io.github.mongowriteguard.testkit.EmulatedCluster;
-import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
-import io.github.mongowriteguard.testkit.stall.Stall;
-import io.github.mongowriteguard.testkit.stall.StallHandle;
-
 /**
  * The guarded {@link BulkOperations} against Spring Data's own, on the same emulated deployment: the same mapping,
  * results, errors and lifecycle events; plus what the guard adds (a server deadline on every write).
@@ -67,22 +64,22 @@ class GuardedBulkOperationsTest {
     private MongoTemplate plain;
 
     @org.springframework.data.mongodb.core.mapping.Document("items")
-    record Item(@Id String id, @Field("q") int qty, String name) {
-    }
+    record Item(@Id String id, @Field("q") int qty, String name) {}
 
     @BeforeAll
     static void start() {
         cluster = EmulatedCluster.replicaSet().start();
         WriteGuard guard = WriteGuard.create();
         guardedClient = MongoClients.create(guard.configure(settings(b -> b.addCommandListener(new CommandListener() {
-            @Override
-            public void commandStarted(CommandStartedEvent event) {
-                if (List.of("insert", "update", "delete").contains(event.getCommandName())) {
-                    sent.add(event.getCommand().clone());
-                }
-            }
-        }))).build());
-        plainClient = MongoClients.create(settings(b -> { }).build());
+                    @Override
+                    public void commandStarted(CommandStartedEvent event) {
+                        if (List.of("insert", "update", "delete").contains(event.getCommandName())) {
+                            sent.add(event.getCommand().clone());
+                        }
+                    }
+                })))
+                .build());
+        plainClient = MongoClients.create(settings(b -> {}).build());
         GUARD = guard;
     }
 
@@ -90,8 +87,8 @@ class GuardedBulkOperationsTest {
 
     private static MongoClientSettings.Builder settings(Consumer<MongoClientSettings.Builder> more) {
         MongoClientSettings.Builder builder = MongoClientSettings.builder()
-            .applyConnectionString(new ConnectionString(cluster.connectionString()))
-            .applyToSocketSettings(s -> s.readTimeout(1500, TimeUnit.MILLISECONDS));
+                .applyConnectionString(new ConnectionString(cluster.connectionString()))
+                .applyToSocketSettings(s -> s.readTimeout(1500, TimeUnit.MILLISECONDS));
         more.accept(builder);
         return builder;
     }
@@ -114,16 +111,28 @@ class GuardedBulkOperationsTest {
 
     @Test
     void everyOperation_mapsAndCountsAsSpringDataDoes() {
-        BulkWriteResult guardedResult = everyOperation(guarded.bulkOps(BulkMode.ORDERED, Item.class)).execute();
-        BulkWriteResult plainResult = everyOperation(plain.bulkOps(BulkMode.ORDERED, Item.class)).execute();
+        BulkWriteResult guardedResult =
+                everyOperation(guarded.bulkOps(BulkMode.ORDERED, Item.class)).execute();
+        BulkWriteResult plainResult =
+                everyOperation(plain.bulkOps(BulkMode.ORDERED, Item.class)).execute();
 
-        assertThat(guardedResult.getInsertedCount()).isEqualTo(plainResult.getInsertedCount()).isEqualTo(4);
+        assertThat(guardedResult.getInsertedCount())
+                .isEqualTo(plainResult.getInsertedCount())
+                .isEqualTo(4);
         assertThat(guardedResult.getMatchedCount()).isEqualTo(plainResult.getMatchedCount());
         assertThat(guardedResult.getModifiedCount()).isEqualTo(plainResult.getModifiedCount());
-        assertThat(guardedResult.getDeletedCount()).isEqualTo(plainResult.getDeletedCount()).isEqualTo(1);
-        assertThat(guardedResult.getUpserts()).extracting(u -> u.getIndex()).isEqualTo(plainResult.getUpserts().stream().map(u -> u.getIndex()).toList());
+        assertThat(guardedResult.getDeletedCount())
+                .isEqualTo(plainResult.getDeletedCount())
+                .isEqualTo(1);
+        assertThat(guardedResult.getUpserts())
+                .extracting(u -> u.getIndex())
+                .isEqualTo(
+                        plainResult.getUpserts().stream().map(u -> u.getIndex()).toList());
         assertThat(contents(guarded)).isEqualTo(contents(plain));
-        assertThat(contents(guarded)).hasSize(6).allMatch(d -> d.containsKey("q")).noneMatch(d -> d.containsKey("qty"));
+        assertThat(contents(guarded))
+                .hasSize(6)
+                .allMatch(d -> d.containsKey("q"))
+                .noneMatch(d -> d.containsKey("qty"));
     }
 
     @Test
@@ -142,20 +151,28 @@ class GuardedBulkOperationsTest {
 
         assertThat(plainError).isInstanceOf(DataAccessException.class);
         assertThat(guardedError).isExactlyInstanceOf(plainError.getClass());
-        assertThat(guardedError.getCause()).isExactlyInstanceOf(plainError.getCause().getClass());
+        assertThat(guardedError.getCause())
+                .isExactlyInstanceOf(plainError.getCause().getClass());
     }
 
     private static Throwable failingInsert(MongoTemplate template, MongoClient client) {
-        client.getDatabase("admin").runCommand(new Document("configureFailPoint", "failCommand")
-            .append("mode", new Document("times", 1))
-            .append("data", new Document("failCommands", List.of("insert")).append("errorCode", 2)));
-        return catchThrowable(() -> template.bulkOps(BulkMode.ORDERED, Item.class).insert(new Item("c", 1, "c")).execute());
+        client.getDatabase("admin")
+                .runCommand(new Document("configureFailPoint", "failCommand")
+                        .append("mode", new Document("times", 1))
+                        .append("data", new Document("failCommands", List.of("insert")).append("errorCode", 2)));
+        return catchThrowable(() -> template.bulkOps(BulkMode.ORDERED, Item.class)
+                .insert(new Item("c", 1, "c"))
+                .execute());
     }
 
     @Test
     void collectionNameAndStringVariants_followTheTemplate() {
-        guarded.bulkOps(BulkMode.UNORDERED, "other").insert(new Document("_id", 1)).execute();
-        guarded.bulkOps(BulkMode.UNORDERED, Item.class, "third").insert(new Item("x", 1, "x")).execute();
+        guarded.bulkOps(BulkMode.UNORDERED, "other")
+                .insert(new Document("_id", 1))
+                .execute();
+        guarded.bulkOps(BulkMode.UNORDERED, Item.class, "third")
+                .insert(new Item("x", 1, "x"))
+                .execute();
 
         assertThat(guarded.getCollection("other").countDocuments()).isEqualTo(1);
         assertThat(guarded.getCollection("third").find().first()).containsEntry("q", 1);
@@ -163,8 +180,10 @@ class GuardedBulkOperationsTest {
 
     @Test
     void everyWrite_carriesTheServerDeadline() {
-        guarded.bulkOps(BulkMode.ORDERED, Item.class).insert(new Item("a", 1, "a"))
-            .updateOne(query(where("id").is("a")), new Update().inc("qty", 1)).execute();
+        guarded.bulkOps(BulkMode.ORDERED, Item.class)
+                .insert(new Item("a", 1, "a"))
+                .updateOne(query(where("id").is("a")), new Update().inc("qty", 1))
+                .execute();
 
         assertThat(sent).isNotEmpty().allMatch(command -> command.containsKey("maxTimeMS"));
         assertThat(sent).allMatch(command -> command.getNumber("maxTimeMS").longValue() == 1000); // 2/3 of 1.5 s
@@ -180,7 +199,9 @@ class GuardedBulkOperationsTest {
 
         assertThat(guardedError.getErrors()).extracting(e -> e.getIndex()).containsExactly(2);
         assertThat(plainError.getErrors()).extracting(e -> e.getIndex()).containsExactly(2);
-        assertThat(guardedError.getErrors().get(0).getCode()).isEqualTo(plainError.getErrors().get(0).getCode()).isEqualTo(11000);
+        assertThat(guardedError.getErrors().get(0).getCode())
+                .isEqualTo(plainError.getErrors().get(0).getCode())
+                .isEqualTo(11000);
         assertThat(guardedError.getCause()).isInstanceOf(GuardedBulkWriteException.class);
         // Spring's ORDERED stops at the failure; the guard ran the distinct keys as one unordered round, so the write
         // after the failure was applied too (the core's default; strict-ordered keeps the driver's meaning, below).
@@ -190,8 +211,10 @@ class GuardedBulkOperationsTest {
 
     @Test
     void strictOrdered_stopsAtTheFirstError_likeSpringData() {
-        WriteGuard strict = WriteGuard.create(WriteGuardSettings.builder().strictOrdered(true).build());
-        try (MongoClient client = MongoClients.create(strict.configure(settings(b -> { })).build())) {
+        WriteGuard strict = WriteGuard.create(
+                WriteGuardSettings.builder().strictOrdered(true).build());
+        try (MongoClient client =
+                MongoClients.create(strict.configure(settings(b -> {})).build())) {
             MongoTemplate template = new GuardedMongoTemplate(client, "strict", strict);
             template.dropCollection(Item.class);
             template.insert(new Item("dup", 1, "d"));
@@ -205,10 +228,13 @@ class GuardedBulkOperationsTest {
 
     @Test
     void guardExceptions_goThroughTheTemplatesTranslator_withTheGuardsExceptionAsCause() throws Exception {
-        try (StallHandle stall = cluster.primary().stall(Stall.uninterruptible("guarded.items", Duration.ofSeconds(3)))) {
-            assertThatThrownBy(() -> guarded.bulkOps(BulkMode.ORDERED, Item.class).insert(new Item("s", 1, "s")).execute())
-                .isInstanceOf(DataAccessException.class)
-                .hasCauseInstanceOf(WriteGuardException.class);
+        try (StallHandle stall =
+                cluster.primary().stall(Stall.uninterruptible("guarded.items", Duration.ofSeconds(3)))) {
+            assertThatThrownBy(() -> guarded.bulkOps(BulkMode.ORDERED, Item.class)
+                            .insert(new Item("s", 1, "s"))
+                            .execute())
+                    .isInstanceOf(DataAccessException.class)
+                    .hasCauseInstanceOf(WriteGuardException.class);
         }
     }
 
@@ -216,22 +242,28 @@ class GuardedBulkOperationsTest {
     void lifecycleEventsAndCallbacks_asSpringData() {
         List<String> events = new ArrayList<>();
         GenericApplicationContext context = new GenericApplicationContext();
-        context.registerBean("events", ApplicationListener.class,
-            () -> (ApplicationListener<MongoMappingEvent<?>>) event -> events.add(event.getClass().getSimpleName()));
-        context.registerBean("renamer", BeforeConvertCallback.class,
-            () -> (BeforeConvertCallback<Item>) (item, collection) -> new Item(item.id(), item.qty(), item.name().toUpperCase()));
+        context.registerBean("events", ApplicationListener.class, () -> (ApplicationListener<MongoMappingEvent<?>>)
+                event -> events.add(event.getClass().getSimpleName()));
+        context.registerBean(
+                "renamer", BeforeConvertCallback.class, () -> (BeforeConvertCallback<Item>) (item, collection) ->
+                        new Item(item.id(), item.qty(), item.name().toUpperCase()));
         context.refresh();
         guarded.setApplicationContext(context);
 
-        guarded.bulkOps(BulkMode.ORDERED, Item.class).insert(new Item("e", 1, "e"))
-            .replaceOne(query(where("id").is("f")), new Item("f", 2, "f"), FindAndReplaceOptions.options().upsert())
-            .updateOne(query(where("id").is("e")), new Update().set("qty", 3))
-            .execute();
+        guarded.bulkOps(BulkMode.ORDERED, Item.class)
+                .insert(new Item("e", 1, "e"))
+                .replaceOne(
+                        query(where("id").is("f")),
+                        new Item("f", 2, "f"),
+                        FindAndReplaceOptions.options().upsert())
+                .updateOne(query(where("id").is("e")), new Update().set("qty", 3))
+                .execute();
 
-        assertThat(events).containsExactly(
-            BeforeConvertEvent.class.getSimpleName(), BeforeConvertEvent.class.getSimpleName(),
-            BeforeSaveEvent.class.getSimpleName(), BeforeSaveEvent.class.getSimpleName(),
-            AfterSaveEvent.class.getSimpleName(), AfterSaveEvent.class.getSimpleName());
+        assertThat(events)
+                .containsExactly(
+                        BeforeConvertEvent.class.getSimpleName(), BeforeConvertEvent.class.getSimpleName(),
+                        BeforeSaveEvent.class.getSimpleName(), BeforeSaveEvent.class.getSimpleName(),
+                        AfterSaveEvent.class.getSimpleName(), AfterSaveEvent.class.getSimpleName());
         assertThat(guarded.findById("e", Item.class)).isEqualTo(new Item("e", 3, "E"));
         assertThat(guarded.findById("f", Item.class)).isEqualTo(new Item("f", 2, "F"));
         context.close();
@@ -240,8 +272,12 @@ class GuardedBulkOperationsTest {
     private static BulkOperationException catchBulk(MongoTemplate template) {
         try {
             template.bulkOps(BulkMode.ORDERED, Item.class)
-                .insert(List.of(new Item("n1", 1, "n"), new Item("n2", 1, "n"), new Item("dup", 2, "x"), new Item("n3", 1, "n")))
-                .execute();
+                    .insert(List.of(
+                            new Item("n1", 1, "n"),
+                            new Item("n2", 1, "n"),
+                            new Item("dup", 2, "x"),
+                            new Item("n3", 1, "n")))
+                    .execute();
         } catch (BulkOperationException e) {
             return e;
         }
@@ -249,19 +285,21 @@ class GuardedBulkOperationsTest {
     }
 
     private static BulkOperations everyOperation(BulkOperations bulk) {
-        return bulk
-            .insert(new Item("a", 1, "apple"))
-            .insert(List.of(new Item("b", 2, "banana"), new Item("c", 3, "cherry"), new Item("d", 4, "date")))
-            .updateOne(query(where("id").is("a")), new Update().set("qty", 10))
-            .updateOne(List.of(Pair.of(query(where("id").is("b")), new Update().inc("qty", 1))))
-            .updateMulti(query(where("qty").gte(3)), new Update().set("name", "many"))
-            .updateMulti(List.of(Pair.of(query(where("name").is("many")), new Update().inc("qty", 100))))
-            .upsert(query(where("id").is("u")), new Update().set("qty", 7))
-            .upsert(List.of(Pair.of(query(where("id").is("v")), new Update().set("qty", 8))))
-            .replaceOne(query(where("id").is("c")), new Item("c", 30, "cherry!"))
-            .replaceOne(query(where("id").is("r")), new Item("r", 5, "raspberry"), FindAndReplaceOptions.options().upsert())
-            .remove(query(where("id").is("d")))
-            .remove(List.of(query(where("qty").is(-1))));
+        return bulk.insert(new Item("a", 1, "apple"))
+                .insert(List.of(new Item("b", 2, "banana"), new Item("c", 3, "cherry"), new Item("d", 4, "date")))
+                .updateOne(query(where("id").is("a")), new Update().set("qty", 10))
+                .updateOne(List.of(Pair.of(query(where("id").is("b")), new Update().inc("qty", 1))))
+                .updateMulti(query(where("qty").gte(3)), new Update().set("name", "many"))
+                .updateMulti(List.of(Pair.of(query(where("name").is("many")), new Update().inc("qty", 100))))
+                .upsert(query(where("id").is("u")), new Update().set("qty", 7))
+                .upsert(List.of(Pair.of(query(where("id").is("v")), new Update().set("qty", 8))))
+                .replaceOne(query(where("id").is("c")), new Item("c", 30, "cherry!"))
+                .replaceOne(
+                        query(where("id").is("r")),
+                        new Item("r", 5, "raspberry"),
+                        FindAndReplaceOptions.options().upsert())
+                .remove(query(where("id").is("d")))
+                .remove(List.of(query(where("qty").is(-1))));
     }
 
     private static List<Document> contents(MongoTemplate template) {

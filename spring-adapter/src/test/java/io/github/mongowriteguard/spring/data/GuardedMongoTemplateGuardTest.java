@@ -5,6 +5,23 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.springframework.data.mongodb.core.query.Criteria.where;
 import static org.springframework.data.mongodb.core.query.Query.query;
 
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.ClientSession;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.WriteGuardSettings;
+import io.github.mongowriteguard.exception.CopyStillRunningException;
+import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.retry.RetryPolicy;
+import io.github.mongowriteguard.spring.boot.WriteGuardAutoConfiguration;
+import io.github.mongowriteguard.spring.data.TemplateEntities.Item;
+import io.github.mongowriteguard.spring.data.TemplateEntities.Versioned;
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
+import io.github.mongowriteguard.testkit.stall.Stall;
+import io.github.mongowriteguard.testkit.stall.StallHandle;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -12,7 +29,6 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
@@ -31,25 +47,6 @@ import org.springframework.data.mongodb.core.BulkOperations.BulkMode;
 import org.springframework.data.mongodb.core.MongoOperations;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Update;
-
-import com.mongodb.ConnectionString;
-import com.mongodb.MongoClientSettings;
-import com.mongodb.client.ClientSession;
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-
-import io.github.mongowriteguard.WriteGuard;
-import io.github.mongowriteguard.WriteGuardSettings;
-import io.github.mongowriteguard.exception.CopyStillRunningException;
-import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
-import io.github.mongowriteguard.retry.RetryPolicy;
-import io.github.mongowriteguard.spring.boot.WriteGuardAutoConfiguration;
-import io.github.mongowriteguard.spring.data.TemplateEntities.Item;
-import io.github.mongowriteguard.spring.data.TemplateEntities.Versioned;
-import io.github.mongowriteguard.testkit.EmulatedCluster;
-import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
-import io.github.mongowriteguard.testkit.stall.Stall;
-import io.github.mongowriteguard.testkit.stall.StallHandle;
 
 /**
  * The guard's promises through the template (one server copy of a write after a socket timeout with a stalled
@@ -75,18 +72,29 @@ class GuardedMongoTemplateGuardTest {
     void seed() {
         for (String database : List.of("stall", "groups")) {
             plainClient.getDatabase(database).drop();
-            plainClient.getDatabase(database).getCollection("items").insertOne(new Document("_id", "a").append("q", 1).append("name", "A"));
-            plainClient.getDatabase(database).getCollection("versioned")
-                .insertOne(new Document("_id", "v1").append("name", "V").append("version", 3L));
+            plainClient
+                    .getDatabase(database)
+                    .getCollection("items")
+                    .insertOne(new Document("_id", "a").append("q", 1).append("name", "A"));
+            plainClient
+                    .getDatabase(database)
+                    .getCollection("versioned")
+                    .insertOne(new Document("_id", "v1").append("name", "V").append("version", 3L));
         }
     }
 
     /** Single-document template writes whose copies the server counts; each changes {@code a} or {@code v1} once. */
     enum StalledWrite {
         INSERT("items", "insert", t -> t.insert(new Item("b", 1, "B"))),
-        UPDATE_FIRST("items", "update", t -> t.updateFirst(query(where("id").is("a")), new Update().inc("qty", 1), Item.class)),
+        UPDATE_FIRST(
+                "items",
+                "update",
+                t -> t.updateFirst(query(where("id").is("a")), new Update().inc("qty", 1), Item.class)),
         SAVE_VERSIONED("versioned", "update", t -> t.save(new Versioned("v1", "V2", 3L))),
-        FIND_AND_MODIFY("items", "findAndModify", t -> t.findAndModify(query(where("id").is("a")), new Update().inc("qty", 1), Item.class));
+        FIND_AND_MODIFY(
+                "items",
+                "findAndModify",
+                t -> t.findAndModify(query(where("id").is("a")), new Update().inc("qty", 1), Item.class));
 
         final String collection;
         final String command;
@@ -101,29 +109,53 @@ class GuardedMongoTemplateGuardTest {
 
     @ParameterizedTest
     @EnumSource(StalledWrite.class)
-    void afterASocketTimeout_onAStalledServer_theWriteRunsAsOneServerCopy_andFailsTranslated(StalledWrite write) throws Exception {
-        WriteGuard guard = WriteGuard.create(WriteGuardSettings.builder().retryPolicy(RetryPolicy.builder().maxAttempts(3)
-            .initialBackoff(Duration.ofMillis(10)).gateGrace(Duration.ofMillis(20)).build()).build());
+    void afterASocketTimeout_onAStalledServer_theWriteRunsAsOneServerCopy_andFailsTranslated(StalledWrite write)
+            throws Exception {
+        WriteGuard guard = WriteGuard.create(WriteGuardSettings.builder()
+                .retryPolicy(RetryPolicy.builder()
+                        .maxAttempts(3)
+                        .initialBackoff(Duration.ofMillis(10))
+                        .gateGrace(Duration.ofMillis(20))
+                        .build())
+                .build());
         try (MongoClient client = MongoClients.create(guard.configure(MongoClientSettings.builder()
-            .applyConnectionString(new ConnectionString(cluster.connectionString()))
-            .applyToSocketSettings(s -> s.readTimeout(300, TimeUnit.MILLISECONDS))).build())) {
+                        .applyConnectionString(new ConnectionString(cluster.connectionString()))
+                        .applyToSocketSettings(s -> s.readTimeout(300, TimeUnit.MILLISECONDS)))
+                .build())) {
             MongoTemplate template = new GuardedMongoTemplate(client, "stall", guard);
             cluster.truth().reset();
 
             Throwable thrown;
-            try (StallHandle stall = cluster.primary().stall(Stall.uninterruptible("stall." + write.collection, Duration.ofMillis(1_500)))) {
+            try (StallHandle stall = cluster.primary()
+                    .stall(Stall.uninterruptible("stall." + write.collection, Duration.ofMillis(1_500)))) {
                 thrown = catchThrowable(() -> write.run.accept(template));
             }
 
             assertThat(thrown).isInstanceOf(DataAccessException.class);
-            assertThat(thrown.getCause()).isInstanceOfAny(CopyStillRunningException.class, WriteOutcomeUnknownException.class);
-            assertThat(cluster.truth().awaitIdle(c -> true, Duration.ofSeconds(10))).isTrue();
-            assertThat(cluster.truth().commands(c -> c.commandName().equals(write.command))).isNotEmpty();
-            assertThat(cluster.truth().copies(c -> c.commandName().equals(write.command))).as("server copies").hasSize(1);
-            Document a = plainClient.getDatabase("stall").getCollection("items").find(new Document("_id", "a")).first();
-            Document v1 = plainClient.getDatabase("stall").getCollection("versioned").find(new Document("_id", "v1")).first();
-            long applied = plainClient.getDatabase("stall").getCollection("items").countDocuments() - 1
-                + (a.getInteger("q") - 1) + (v1.getLong("version") - 3);
+            assertThat(thrown.getCause())
+                    .isInstanceOfAny(CopyStillRunningException.class, WriteOutcomeUnknownException.class);
+            assertThat(cluster.truth().awaitIdle(c -> true, Duration.ofSeconds(10)))
+                    .isTrue();
+            assertThat(cluster.truth().commands(c -> c.commandName().equals(write.command)))
+                    .isNotEmpty();
+            assertThat(cluster.truth().copies(c -> c.commandName().equals(write.command)))
+                    .as("server copies")
+                    .hasSize(1);
+            Document a = plainClient
+                    .getDatabase("stall")
+                    .getCollection("items")
+                    .find(new Document("_id", "a"))
+                    .first();
+            Document v1 = plainClient
+                    .getDatabase("stall")
+                    .getCollection("versioned")
+                    .find(new Document("_id", "v1"))
+                    .first();
+            long applied =
+                    plainClient.getDatabase("stall").getCollection("items").countDocuments()
+                            - 1
+                            + (a.getInteger("q") - 1)
+                            + (v1.getLong("version") - 3);
             assertThat(applied).as("applied once").isEqualTo(1);
         }
     }
@@ -135,21 +167,27 @@ class GuardedMongoTemplateGuardTest {
             case REPLACE -> template.save(new Item("a", n, "A" + n));
             case UPDATE -> template.updateFirst(query(where("id").is("a")), new Update().inc("qty", 1), Item.class);
             case REMOVE -> template.remove(query(where("id").is("none")), Item.class);
-            case FIND_AND_MODIFY -> template.findAndModify(query(where("id").is("a")), new Update().inc("qty", 1), Item.class);
-            case BULK -> template.bulkOps(BulkMode.UNORDERED, Item.class).insert(new Item("k" + n, n, "K" + n)).execute();
+            case FIND_AND_MODIFY ->
+                template.findAndModify(query(where("id").is("a")), new Update().inc("qty", 1), Item.class);
+            case BULK ->
+                template.bulkOps(BulkMode.UNORDERED, Item.class)
+                        .insert(new Item("k" + n, n, "K" + n))
+                        .execute();
             default -> throw new IllegalArgumentException(group.name());
         }
     }
 
     @ParameterizedTest
     @EnumSource(TemplateWriteGroup.class)
-    void aGroupSetToPlain_isSentAsSpringSendsIt_withAndWithoutASession_andTheOtherGroupsStayGuarded(TemplateWriteGroup plain) {
+    void aGroupSetToPlain_isSentAsSpringSendsIt_withAndWithoutASession_andTheOtherGroupsStayGuarded(
+            TemplateWriteGroup plain) {
         WriteGuard guard = WriteGuard.create();
         List<BsonDocument> sent = new CopyOnWriteArrayList<>();
         try (MongoClient client = MongoClients.create(guard.configure(MongoClientSettings.builder()
-            .applyConnectionString(new ConnectionString(cluster.connectionString()))
-            .addCommandListener(GuardedMongoTemplateTest.Side.writesTo(sent))).build());
-             ClientSession session = client.startSession()) {
+                                .applyConnectionString(new ConnectionString(cluster.connectionString()))
+                                .addCommandListener(GuardedMongoTemplateTest.Side.writesTo(sent)))
+                        .build());
+                ClientSession session = client.startSession()) {
             GuardedMongoTemplate template = new GuardedMongoTemplate(client, "groups", guard);
             template.setPlainGroups(Set.of(plain));
             assertThat(template.getPlainGroups()).containsExactly(plain);
@@ -158,8 +196,11 @@ class GuardedMongoTemplateGuardTest {
                 for (MongoOperations operations : List.of(template, template.withSession(session))) {
                     sent.clear();
                     call(group, operations, n++);
-                    assertThat(sent).as(group + " on " + operations.getClass().getSimpleName()).isNotEmpty()
-                        .allSatisfy(command -> assertThat(command.containsKey("maxTimeMS")).isEqualTo(group != plain));
+                    assertThat(sent)
+                            .as(group + " on " + operations.getClass().getSimpleName())
+                            .isNotEmpty()
+                            .allSatisfy(command ->
+                                    assertThat(command.containsKey("maxTimeMS")).isEqualTo(group != plain));
                 }
             }
             BulkOperations bulk = template.bulkOps(BulkMode.ORDERED, Item.class);
@@ -170,12 +211,18 @@ class GuardedMongoTemplateGuardTest {
     @Test
     void bootProperty_setsGroupsToPlain() {
         new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(MongoAutoConfiguration.class, DataMongoAutoConfiguration.class,
-                WriteGuardAutoConfiguration.class))
-            .withPropertyValues("spring.mongodb.uri=" + cluster.connectionString(), "spring.mongodb.database=boot",
-                "mongo.write-guard.template.update=plain", "mongo.write-guard.template.find-and-modify=PLAIN",
-                "mongo.write-guard.template.insert=guarded")
-            .run(context -> assertThat(context.getBean(GuardedMongoTemplate.class).getPlainGroups())
-                .isEqualTo(EnumSet.of(TemplateWriteGroup.UPDATE, TemplateWriteGroup.FIND_AND_MODIFY)));
+                .withConfiguration(AutoConfigurations.of(
+                        MongoAutoConfiguration.class,
+                        DataMongoAutoConfiguration.class,
+                        WriteGuardAutoConfiguration.class))
+                .withPropertyValues(
+                        "spring.mongodb.uri=" + cluster.connectionString(),
+                        "spring.mongodb.database=boot",
+                        "mongo.write-guard.template.update=plain",
+                        "mongo.write-guard.template.find-and-modify=PLAIN",
+                        "mongo.write-guard.template.insert=guarded")
+                .run(context -> assertThat(
+                                context.getBean(GuardedMongoTemplate.class).getPlainGroups())
+                        .isEqualTo(EnumSet.of(TemplateWriteGroup.UPDATE, TemplateWriteGroup.FIND_AND_MODIFY)));
     }
 }

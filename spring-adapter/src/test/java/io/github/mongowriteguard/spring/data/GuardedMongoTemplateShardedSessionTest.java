@@ -2,18 +2,16 @@ package io.github.mongowriteguard.spring.data;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.sharding.ChunkMap;
+import io.github.mongowriteguard.testkit.sharding.ShardKey;
 import java.util.List;
-
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-
-import io.github.mongowriteguard.testkit.EmulatedCluster;
-import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
-import io.github.mongowriteguard.testkit.sharding.ChunkMap;
-import io.github.mongowriteguard.testkit.sharding.ShardKey;
 
 /**
  * {@link GuardedMongoTemplateSessionTest} on an emulated sharded cluster of two shards through mongos: each test
@@ -30,9 +28,12 @@ class GuardedMongoTemplateShardedSessionTest extends GuardedMongoTemplateSession
         cluster = EmulatedCluster.sharded().shards(2).start();
         startOn(cluster, cluster.connectionString(), database -> {
             String namespace = database + ".items";
-            ShardKey key = cluster.shardCollection(namespace, ShardKey.of(new BsonDocument("_id", new BsonInt32(1)))).key();
-            cluster.placeChunks(namespace, ChunkMap.splitAt(key, List.of(new BsonString("b")),
-                List.of("shard00", "shard01")).chunks());
+            ShardKey key = cluster.shardCollection(namespace, ShardKey.of(new BsonDocument("_id", new BsonInt32(1))))
+                    .key();
+            cluster.placeChunks(
+                    namespace,
+                    ChunkMap.splitAt(key, List.of(new BsonString("b")), List.of("shard00", "shard01"))
+                            .chunks());
         });
     }
 
@@ -41,6 +42,7 @@ class GuardedMongoTemplateShardedSessionTest extends GuardedMongoTemplateSession
     static void theTransactionsHadTwoWriteParticipants() {
         assertThat(cluster.shard(0).truth().commands("commitTransaction")).isNotEmpty();
         assertThat(cluster.shard(1).truth().commands("commitTransaction")).isNotEmpty();
-        assertThat(cluster.shard(0).openTransactions() + cluster.shard(1).openTransactions()).isZero();
+        assertThat(cluster.shard(0).openTransactions() + cluster.shard(1).openTransactions())
+                .isZero();
     }
 }

@@ -3,6 +3,19 @@ package io.github.mongowriteguard.spring.data;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.model.IndexOptions;
+import com.mongodb.client.model.Sorts;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
+import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
+import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.sharding.ShardKey;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -11,7 +24,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.Document;
@@ -27,21 +39,6 @@ import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.mapping.event.MongoMappingEvent;
 
-import com.mongodb.ConnectionString;
-import com.mongodb.MongoClientSettings;
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.model.IndexOptions;
-import com.mongodb.client.model.Sorts;
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandStartedEvent;
-
-import io.github.mongowriteguard.WriteGuard;
-import io.github.mongowriteguard.testkit.EmulatedCluster;
-import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
-import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
-import io.github.mongowriteguard.testkit.sharding.ShardKey;
-
 /**
  * Every write method of the template ({@link TemplateCall}), on {@link GuardedMongoTemplate} and on Spring Data's plain
  * {@link MongoTemplate} side by side, on the emulated replica set and on a 2-shard cluster (collections sharded hashed
@@ -56,7 +53,10 @@ class GuardedMongoTemplateTest {
     /** An ObjectId the driver or server generated: differs per run, so it is compared by its place only. */
     private static final Pattern OBJECT_ID = Pattern.compile("[0-9a-f]{24}");
 
-    enum Deployment { REPLICA_SET, SHARDED }
+    enum Deployment {
+        REPLICA_SET,
+        SHARDED
+    }
 
     private EmulatedReplicaSet replicaSet;
     private EmulatedShardedCluster sharded;
@@ -84,13 +84,13 @@ class GuardedMongoTemplateTest {
 
     Stream<Arguments> calls() {
         return Stream.of(Deployment.values())
-            .flatMap(deployment -> Stream.of(TemplateCall.values()).map(call -> Arguments.of(deployment, call)));
+                .flatMap(deployment -> Stream.of(TemplateCall.values()).map(call -> Arguments.of(deployment, call)));
     }
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("calls")
-    void sameResultDocumentsExceptionAndEvents_asSpringsTemplate_andEveryWriteCarriesTheServerDeadline(Deployment deployment,
-                                                                                                     TemplateCall call) {
+    void sameResultDocumentsExceptionAndEvents_asSpringsTemplate_andEveryWriteCarriesTheServerDeadline(
+            Deployment deployment, TemplateCall call) {
         Side side = sides.get(deployment);
         assumeTrue(side.uniqueNames || !call.needsUniqueName(), "a sharded collection has no unique index on name");
         side.seed();
@@ -108,8 +108,9 @@ class GuardedMongoTemplateTest {
             }
         }
         if (call.documentsDiffer) {
-            assertThat(side.documents("guarded")).containsAll(side.documents("plain"))
-                .hasSize(side.documents("plain").size() + 1);
+            assertThat(side.documents("guarded"))
+                    .containsAll(side.documents("plain"))
+                    .hasSize(side.documents("plain").size() + 1);
         } else {
             assertThat(side.documents("guarded")).isEqualTo(side.documents("plain"));
         }
@@ -117,8 +118,11 @@ class GuardedMongoTemplateTest {
         if (!call.documentsDiffer) {
             assertThat(statements(side.sent)).as("statements on the wire").isEqualTo(statements(side.plainSent));
         }
-        assertThat(side.sent).as("write commands of the guarded template").isNotEmpty()
-            .allSatisfy(command -> assertThat(command.getNumber("maxTimeMS").longValue()).isEqualTo(1000));
+        assertThat(side.sent)
+                .as("write commands of the guarded template")
+                .isNotEmpty()
+                .allSatisfy(command ->
+                        assertThat(command.getNumber("maxTimeMS").longValue()).isEqualTo(1000));
     }
 
     /** What a template call returned or threw, ObjectIds masked. */
@@ -134,7 +138,9 @@ class GuardedMongoTemplateTest {
         String describe() {
             if (error != null) {
                 return "threw " + error.getClass().getName()
-                    + (error.getCause() == null ? "" : " caused by " + error.getCause().getClass().getName());
+                        + (error.getCause() == null
+                                ? ""
+                                : " caused by " + error.getCause().getClass().getName());
             }
             return "returned " + mask(String.valueOf(value));
         }
@@ -151,14 +157,20 @@ class GuardedMongoTemplateTest {
             String name = command.getFirstKey();
             List<String> list = statements.computeIfAbsent(name, n -> new ArrayList<>());
             switch (name) {
-                case "insert" -> command.getArray("documents").forEach(d -> list.add(mask(d.asDocument().toJson())));
-                case "update" -> command.getArray("updates").forEach(d -> list.add(mask(d.asDocument().toJson())));
-                case "delete" -> command.getArray("deletes").forEach(d -> list.add(mask(d.asDocument().toJson())));
+                case "insert" ->
+                    command.getArray("documents")
+                            .forEach(d -> list.add(mask(d.asDocument().toJson())));
+                case "update" ->
+                    command.getArray("updates")
+                            .forEach(d -> list.add(mask(d.asDocument().toJson())));
+                case "delete" ->
+                    command.getArray("deletes")
+                            .forEach(d -> list.add(mask(d.asDocument().toJson())));
                 default -> {
                     BsonDocument statement = new BsonDocument();
                     statement.putAll(command);
-                    for (String field : List.of("lsid", "txnNumber", "maxTimeMS", "comment", "$db", "$clusterTime",
-                        "$readPreference")) {
+                    for (String field : List.of(
+                            "lsid", "txnNumber", "maxTimeMS", "comment", "$db", "$clusterTime", "$readPreference")) {
                         statement.remove(field);
                     }
                     list.add(mask(statement.toJson()));
@@ -187,23 +199,30 @@ class GuardedMongoTemplateTest {
         Side(String connectionString, boolean uniqueNames) {
             this.uniqueNames = uniqueNames;
             WriteGuard guard = WriteGuard.create();
-            guardedClient = MongoClients.create(guard.configure(settings(connectionString).addCommandListener(writesTo(sent))).build());
-            plainClient = MongoClients.create(settings(connectionString).addCommandListener(writesTo(plainSent)).build());
+            guardedClient = MongoClients.create(
+                    guard.configure(settings(connectionString).addCommandListener(writesTo(sent)))
+                            .build());
+            plainClient = MongoClients.create(settings(connectionString)
+                    .addCommandListener(writesTo(plainSent))
+                    .build());
             guarded = new GuardedMongoTemplate(guardedClient, "guarded", guard);
             plain = new MongoTemplate(plainClient, "plain");
             guarded.setApplicationContext(eventsTo(guardedEvents));
             plain.setApplicationContext(eventsTo(plainEvents));
             if (uniqueNames) {
                 for (String database : List.of("guarded", "plain")) {
-                    plainClient.getDatabase(database).getCollection("items")
-                        .createIndex(new Document("name", 1), new IndexOptions().unique(true));
+                    plainClient
+                            .getDatabase(database)
+                            .getCollection("items")
+                            .createIndex(new Document("name", 1), new IndexOptions().unique(true));
                 }
             }
         }
 
         private static MongoClientSettings.Builder settings(String connectionString) {
-            return MongoClientSettings.builder().applyConnectionString(new ConnectionString(connectionString))
-                .applyToSocketSettings(s -> s.readTimeout(1500, TimeUnit.MILLISECONDS)); // maxTimeMS 1000
+            return MongoClientSettings.builder()
+                    .applyConnectionString(new ConnectionString(connectionString))
+                    .applyToSocketSettings(s -> s.readTimeout(1500, TimeUnit.MILLISECONDS)); // maxTimeMS 1000
         }
 
         static CommandListener writesTo(List<BsonDocument> sent) {
@@ -219,8 +238,9 @@ class GuardedMongoTemplateTest {
 
         private static GenericApplicationContext eventsTo(List<String> events) {
             GenericApplicationContext context = new GenericApplicationContext();
-            context.registerBean("events", ApplicationListener.class, () -> (ApplicationListener<MongoMappingEvent<?>>) event ->
-                events.add(event.getClass().getSimpleName() + " " + event.getCollectionName() + " " + mask(String.valueOf(event.getSource()))));
+            context.registerBean("events", ApplicationListener.class, () -> (ApplicationListener<MongoMappingEvent<?>>)
+                    event -> events.add(event.getClass().getSimpleName() + " " + event.getCollectionName() + " "
+                            + mask(String.valueOf(event.getSource()))));
             context.refresh();
             return context;
         }
@@ -231,12 +251,17 @@ class GuardedMongoTemplateTest {
                 for (String collection : COLLECTIONS) {
                     plainClient.getDatabase(database).getCollection(collection).deleteMany(new Document());
                 }
-                plainClient.getDatabase(database).getCollection("items").insertMany(List.of(
-                    new Document("_id", "a").append("q", 1).append("name", "A"),
-                    new Document("_id", "b").append("q", 2).append("name", "B"),
-                    new Document("_id", "c").append("q", 2).append("name", "C")));
-                plainClient.getDatabase(database).getCollection("versioned")
-                    .insertOne(new Document("_id", "v1").append("name", "V").append("version", 3L));
+                plainClient
+                        .getDatabase(database)
+                        .getCollection("items")
+                        .insertMany(List.of(
+                                new Document("_id", "a").append("q", 1).append("name", "A"),
+                                new Document("_id", "b").append("q", 2).append("name", "B"),
+                                new Document("_id", "c").append("q", 2).append("name", "C")));
+                plainClient
+                        .getDatabase(database)
+                        .getCollection("versioned")
+                        .insertOne(new Document("_id", "v1").append("name", "V").append("version", 3L));
             }
             sent.clear();
             plainSent.clear();
@@ -248,8 +273,12 @@ class GuardedMongoTemplateTest {
         List<String> documents(String database) {
             List<String> documents = new ArrayList<>();
             for (String collection : COLLECTIONS) {
-                plainClient.getDatabase(database).getCollection(collection, BsonDocument.class).find()
-                    .sort(Sorts.ascending("_id")).forEach(document -> documents.add(collection + " " + mask(document.toJson())));
+                plainClient
+                        .getDatabase(database)
+                        .getCollection(collection, BsonDocument.class)
+                        .find()
+                        .sort(Sorts.ascending("_id"))
+                        .forEach(document -> documents.add(collection + " " + mask(document.toJson())));
             }
             return documents;
         }

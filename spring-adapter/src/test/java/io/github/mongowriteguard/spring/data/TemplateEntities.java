@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.spring.data;
 
 import java.util.Objects;
-
 import org.springframework.data.annotation.Id;
 import org.springframework.data.annotation.Version;
 import org.springframework.data.mongodb.core.mapping.Document;
@@ -9,22 +8,20 @@ import org.springframework.data.mongodb.core.mapping.Field;
 
 /** The entities the template tests write: explicit ids, generated ids, and {@code @Version}. */
 final class TemplateEntities {
-    private TemplateEntities() {
-    }
+    private TemplateEntities() {}
 
     @Document("items")
-    record Item(@Id String id, @Field("q") int qty, String name) {
-    }
+    record Item(@Id String id, @Field("q") int qty, String name) {}
 
     /** An id the driver generates (an ObjectId, read back as its hex string). */
     @Document("auto")
     static final class Auto {
         @Id
         String id;
+
         String name;
 
-        Auto() {
-        }
+        Auto() {}
 
         Auto(String name) {
             this.name = name;
@@ -41,12 +38,13 @@ final class TemplateEntities {
     static final class Versioned {
         @Id
         String id;
+
         String name;
+
         @Version
         Long version;
 
-        Versioned() {
-        }
+        Versioned() {}
 
         Versioned(String id, String name, Long version) {
             this.id = id;
@@ -56,8 +54,10 @@ final class TemplateEntities {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Versioned v && Objects.equals(id, v.id) && Objects.equals(name, v.name)
-                && Objects.equals(version, v.version);
+            return o instanceof Versioned v
+                    && Objects.equals(id, v.id)
+                    && Objects.equals(name, v.name)
+                    && Objects.equals(version, v.version);
         }
 
         @Override

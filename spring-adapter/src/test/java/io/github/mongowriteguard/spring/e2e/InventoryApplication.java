@@ -3,6 +3,9 @@ package io.github.mongowriteguard.spring.e2e;
 import static org.springframework.data.mongodb.core.query.Criteria.where;
 import static org.springframework.data.mongodb.core.query.Query.query;
 
+import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.spring.kafka.GuardedErrorHandlers;
+import io.github.mongowriteguard.spring.kafka.GuardedErrorHandlers.ListenerType;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -10,7 +13,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.TopicPartition;
 import org.springframework.beans.factory.ObjectProvider;
@@ -33,10 +35,6 @@ import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.util.backoff.FixedBackOff;
 
-import io.github.mongowriteguard.WriteGuard;
-import io.github.mongowriteguard.spring.kafka.GuardedErrorHandlers;
-import io.github.mongowriteguard.spring.kafka.GuardedErrorHandlers.ListenerType;
-
 /**
  * The seed's application, as small as it gets: a batch listener saves StoreInventory records with an ORDERED
  * {@code bulkOps} and one upserting {@code replaceOne} per record. The listener code is the same with and without
@@ -50,6 +48,7 @@ public class InventoryApplication {
 
     /** Batch sizes the listener saw, and the time each listener call took. */
     final List<Integer> batchSizes = new CopyOnWriteArrayList<>();
+
     final List<Duration> listenerTimes = new CopyOnWriteArrayList<>();
     final AtomicInteger partitionsRevoked = new AtomicInteger();
     final AtomicInteger partitionsLost = new AtomicInteger();
@@ -72,7 +71,10 @@ public class InventoryApplication {
             BulkOperations bulk = mongoTemplate.bulkOps(BulkMode.ORDERED, StoreInventory.class);
             for (String value : values) {
                 StoreInventory item = StoreInventory.parse(value);
-                bulk.replaceOne(query(where("_id").is(item.id())), item, FindAndReplaceOptions.options().upsert());
+                bulk.replaceOne(
+                        query(where("_id").is(item.id())),
+                        item,
+                        FindAndReplaceOptions.options().upsert());
             }
             bulk.execute();
         } finally {
@@ -87,26 +89,34 @@ public class InventoryApplication {
      * the retry budget checked at startup). Plain: the seed's application retry, {@code FixedBackOff(0, 3)}.
      */
     @Bean
-    CommonErrorHandler errorHandler(KafkaTemplate<Object, Object> kafka, ObjectProvider<WriteGuard> guard,
-                                    ConsumerFactory<?, ?> consumers, @Value("${app.socket-timeout-ms}") long socketTimeoutMs) {
-        DeadLetterPublishingRecoverer deadLetters = new DeadLetterPublishingRecoverer(kafka,
-            (record, e) -> new TopicPartition(record.topic() + ".DLT", 0));
+    CommonErrorHandler errorHandler(
+            KafkaTemplate<Object, Object> kafka,
+            ObjectProvider<WriteGuard> guard,
+            ConsumerFactory<?, ?> consumers,
+            @Value("${app.socket-timeout-ms}") long socketTimeoutMs) {
+        DeadLetterPublishingRecoverer deadLetters =
+                new DeadLetterPublishingRecoverer(kafka, (record, e) -> new TopicPartition(record.topic() + ".DLT", 0));
         WriteGuard writeGuard = guard.getIfAvailable();
         if (writeGuard == null) {
             return new DefaultErrorHandler(deadLetters, new FixedBackOff(0L, 3L));
         }
         return GuardedErrorHandlers.builder(writeGuard.getSettings().getRetryPolicy())
-            .recoverer(deadLetters)
-            .retryBudget(consumers.getConfigurationProperties(), Duration.ofMillis(socketTimeoutMs), DEAD_LETTER_SEND, ListenerType.BATCH)
-            .recoverBatchByBulkIndex(true)
-            .build();
+                .recoverer(deadLetters)
+                .retryBudget(
+                        consumers.getConfigurationProperties(),
+                        Duration.ofMillis(socketTimeoutMs),
+                        DEAD_LETTER_SEND,
+                        ListenerType.BATCH)
+                .recoverBatchByBulkIndex(true)
+                .build();
     }
 
     @Bean
     ConsumerAwareRebalanceListener rebalanceListener() {
         return new ConsumerAwareRebalanceListener() {
             @Override
-            public void onPartitionsRevokedBeforeCommit(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
+            public void onPartitionsRevokedBeforeCommit(
+                    Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
                 if (!partitions.isEmpty() && running.getOrDefault("inventory", false)) {
                     partitionsRevoked.incrementAndGet();
                 }

@@ -7,8 +7,7 @@ import org.springframework.data.mongodb.core.mapping.Document;
 @Document("storeInventory")
 public record StoreInventory(@Id InventoryId id, int qty) {
 
-    public record InventoryId(String productId, String storeId) {
-    }
+    public record InventoryId(String productId, String storeId) {}
 
     /** Kafka value format of the test: {@code productId|storeId|qty}. */
     static StoreInventory parse(String value) {

@@ -3,6 +3,17 @@ package io.github.mongowriteguard.spring.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import io.github.mongowriteguard.spring.data.GuardedMongoTemplate;
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.sharding.RoutedWrite;
+import io.github.mongowriteguard.testkit.sharding.ShardKey;
+import io.github.mongowriteguard.testkit.stall.Stall;
+import io.github.mongowriteguard.testkit.stall.StallHandle;
+import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,7 +24,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -24,9 +34,6 @@ import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoCollection;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -37,15 +44,6 @@ import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
-
-import io.github.mongowriteguard.spring.data.GuardedMongoTemplate;
-import io.github.mongowriteguard.testkit.EmulatedCluster;
-import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
-import io.github.mongowriteguard.testkit.sharding.RoutedWrite;
-import io.github.mongowriteguard.testkit.sharding.ShardKey;
-import io.github.mongowriteguard.testkit.stall.Stall;
-import io.github.mongowriteguard.testkit.stall.StallHandle;
-import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 
 /**
  * The acceptance test: an embedded Kafka broker, the testkit's 5-shard cluster, and the same small Spring Boot
@@ -61,12 +59,14 @@ class StoreInventoryKafkaEndToEndTest {
     private static final int SOCKET_TIMEOUT_MS = 300;
     /** 1 guarded bulk (3 x 300 ms + waits) + 1,000 dead-letter sends (5 ms each) fit: about 6.1 s. */
     private static final int MAX_POLL_INTERVAL_MS = 8000;
+
     private static final Duration STALL = Duration.ofMillis(1500);
 
     private static EmulatedShardedCluster cluster;
     private static EmbeddedKafkaKraftBroker kafka;
     /** The test's own client (no socket timeout) for checks, so the checks never time out themselves. */
     private static MongoClient checker;
+
     private static final Map<String, Run> RESULTS = new HashMap<>();
 
     @BeforeAll
@@ -74,9 +74,11 @@ class StoreInventoryKafkaEndToEndTest {
         System.setProperty("org.springframework.boot.logging.LoggingSystem", "none");
         cluster = EmulatedCluster.sharded().shards(5).start();
         for (String db : List.of("guarded", "plain")) {
-            cluster.shardCollection(db + ".storeInventory", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
+            cluster.shardCollection(
+                    db + ".storeInventory", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
         }
-        kafka = new EmbeddedKafkaKraftBroker(1, 1, "inventory-guarded", "inventory-guarded.DLT", "inventory-plain", "inventory-plain.DLT");
+        kafka = new EmbeddedKafkaKraftBroker(
+                1, 1, "inventory-guarded", "inventory-guarded.DLT", "inventory-plain", "inventory-plain.DLT");
         kafka.brokerProperty("group.initial.rebalance.delay.ms", "0");
         kafka.afterPropertiesSet();
         checker = MongoClients.create(cluster.connectionString());
@@ -104,17 +106,20 @@ class StoreInventoryKafkaEndToEndTest {
         assertThat(run.batchSizes).contains(RECORDS);
         assertThat(run.childBatchesOfTheBatch).isLessThanOrEqualTo(5);
         assertThat(run.lost).isEmpty();
-        assertThat(run.documents).isEqualTo(2 * RECORDS);                // no duplicates, none missing
+        assertThat(run.documents).isEqualTo(2 * RECORDS); // no duplicates, none missing
         // One server copy per listener call on the stalled shard, never a second copy of a write: 1 when the phase's
         // records came as one poll (as they do here), and never more at once than calls.
         assertThat(run.copiesOnStalledShard).isEqualTo(run.phaseBBatches.size());
-        assertThat(run.maxConcurrentCopiesOnStalledShard).isEqualTo(run.phaseBBatches.size() == 1 ? 1 : run.maxConcurrentCopiesOnStalledShard)
-            .isLessThanOrEqualTo(run.phaseBBatches.size());
+        assertThat(run.maxConcurrentCopiesOnStalledShard)
+                .isEqualTo(run.phaseBBatches.size() == 1 ? 1 : run.maxConcurrentCopiesOnStalledShard)
+                .isLessThanOrEqualTo(run.phaseBBatches.size());
         // mongos answers a command after its slowest child batch: the client stopped waiting for the whole round, so
         // the round's writes are dead-lettered as UNKNOWN, naming the copy that still runs (it applies them later).
         assertThat(run.deadLettered).isPositive().isLessThanOrEqualTo(RECORDS);
-        assertThat(run.deadLetterReasons).allMatch(reason -> reason.contains("not applied") && reason.contains("still running"));
-        assertThat(run.partitionsRevoked + run.partitionsLost + run.consumersStopped).isZero();
+        assertThat(run.deadLetterReasons)
+                .allMatch(reason -> reason.contains("not applied") && reason.contains("still running"));
+        assertThat(run.partitionsRevoked + run.partitionsLost + run.consumersStopped)
+                .isZero();
         assertThat(run.longestListenerCall).isLessThan(Duration.ofMillis(MAX_POLL_INTERVAL_MS));
     }
 
@@ -124,70 +129,77 @@ class StoreInventoryKafkaEndToEndTest {
         RESULTS.put("plain", run);
 
         assertThat(run.batchSizes).contains(RECORDS);
-        assertThat(run.childBatchesOfTheBatch).isGreaterThan(700);     // ~800 = 1 + 999 x 4/5
+        assertThat(run.childBatchesOfTheBatch).isGreaterThan(700); // ~800 = 1 + 999 x 4/5
         assertThat(run.maxConcurrentCopiesOnStalledShard).isGreaterThan(1);
         assertThat(run.lost).isEmpty();
     }
 
     @Test
     void guardedApplication_whoseRetryBudgetDoesNotFitThePollInterval_failsAtStartup_withTheNumbers() {
-        SpringApplicationBuilder app = new SpringApplicationBuilder(InventoryApplication.class).properties(
-            "spring.main.banner-mode=off",
-            "app.topic=inventory-budget",
-            "app.socket-timeout-ms=" + SOCKET_TIMEOUT_MS,
-            "spring.mongodb.uri=" + cluster.connectionString() + "?socketTimeoutMS=" + SOCKET_TIMEOUT_MS,
-            "spring.kafka.bootstrap-servers=" + kafka.getBrokersAsString(),
-            "spring.kafka.consumer.max-poll-records=" + RECORDS,
-            "spring.mongodb.database=budget",
-            "spring.kafka.consumer.properties.max.poll.interval.ms=4000", // 1 bulk + 1,000 dead-letter sends do not fit
-            "spring.kafka.listener.type=batch");
+        SpringApplicationBuilder app = new SpringApplicationBuilder(InventoryApplication.class)
+                .properties(
+                        "spring.main.banner-mode=off",
+                        "app.topic=inventory-budget",
+                        "app.socket-timeout-ms=" + SOCKET_TIMEOUT_MS,
+                        "spring.mongodb.uri=" + cluster.connectionString() + "?socketTimeoutMS=" + SOCKET_TIMEOUT_MS,
+                        "spring.kafka.bootstrap-servers=" + kafka.getBrokersAsString(),
+                        "spring.kafka.consumer.max-poll-records=" + RECORDS,
+                        "spring.mongodb.database=budget",
+                        "spring.kafka.consumer.properties.max.poll.interval.ms=4000", // 1 bulk + 1,000 dead-letter
+                        // sends do not fit
+                        "spring.kafka.listener.type=batch");
 
-        assertThatThrownBy(app::run).rootCause()
-            .isInstanceOf(IllegalStateException.class)
-            .hasMessageContaining("retry budget exceeded")
-            .hasMessageContaining("max.poll.interval.ms (4000 ms)")
-            .hasMessageContaining("batch listener: the 1000 records of a poll are one guarded bulk");
+        assertThatThrownBy(app::run)
+                .rootCause()
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("retry budget exceeded")
+                .hasMessageContaining("max.poll.interval.ms (4000 ms)")
+                .hasMessageContaining("batch listener: the 1000 records of a poll are one guarded bulk");
     }
 
     private Run run(String name, boolean guarded) throws Exception {
         String topic = "inventory-" + name;
         String namespace = name + ".storeInventory";
-        Predicate<ReceivedCommand> stalledShardWrites = c -> c.namespace().equals(namespace) && c.commandName().equals("update");
+        Predicate<ReceivedCommand> stalledShardWrites =
+                c -> c.namespace().equals(namespace) && c.commandName().equals("update");
         try (ConfigurableApplicationContext context = new SpringApplicationBuilder(InventoryApplication.class)
-            .properties(
-                "spring.main.banner-mode=off",
-                "app.topic=" + topic,
-                "app.socket-timeout-ms=" + SOCKET_TIMEOUT_MS,
-                "mongo.write-guard.enabled=" + guarded,
-                "mongo.write-guard.retry.max-attempts=3",
-                "mongo.write-guard.retry.initial-backoff=20ms",
-                "mongo.write-guard.retry.max-backoff=100ms",
-                "mongo.write-guard.retry.gate-grace=50ms",
-                "spring.mongodb.uri=" + cluster.connectionString() + "?socketTimeoutMS=" + SOCKET_TIMEOUT_MS
-                    + "&serverSelectionTimeoutMS=5000",
-                "spring.mongodb.database=" + name,
-                "spring.kafka.bootstrap-servers=" + kafka.getBrokersAsString(),
-                "spring.kafka.consumer.group-id=" + name,
-                "spring.kafka.consumer.auto-offset-reset=earliest",
-                "spring.kafka.consumer.max-poll-records=" + RECORDS,
-                // Each phase's records are in the log before the container resumes: fetch them as one poll.
-                "spring.kafka.consumer.fetch-min-size=1MB",
-                "spring.kafka.consumer.fetch-max-wait=300ms",
-                "spring.kafka.consumer.properties.max.poll.interval.ms=" + MAX_POLL_INTERVAL_MS,
-                "spring.kafka.consumer.properties.heartbeat.interval.ms=500",
-                "spring.kafka.listener.type=batch",
-                "spring.kafka.listener.poll-timeout=100ms",
-                // Dead-lettering waits for each send's acknowledgement in the consumer thread: keep one send short.
-                "spring.kafka.producer.acks=1",
-                "spring.kafka.producer.properties.enable.idempotence=false",
-                "spring.kafka.producer.properties.linger.ms=0")
-            .run()) {
+                .properties(
+                        "spring.main.banner-mode=off",
+                        "app.topic=" + topic,
+                        "app.socket-timeout-ms=" + SOCKET_TIMEOUT_MS,
+                        "mongo.write-guard.enabled=" + guarded,
+                        "mongo.write-guard.retry.max-attempts=3",
+                        "mongo.write-guard.retry.initial-backoff=20ms",
+                        "mongo.write-guard.retry.max-backoff=100ms",
+                        "mongo.write-guard.retry.gate-grace=50ms",
+                        "spring.mongodb.uri=" + cluster.connectionString() + "?socketTimeoutMS=" + SOCKET_TIMEOUT_MS
+                                + "&serverSelectionTimeoutMS=5000",
+                        "spring.mongodb.database=" + name,
+                        "spring.kafka.bootstrap-servers=" + kafka.getBrokersAsString(),
+                        "spring.kafka.consumer.group-id=" + name,
+                        "spring.kafka.consumer.auto-offset-reset=earliest",
+                        "spring.kafka.consumer.max-poll-records=" + RECORDS,
+                        // Each phase's records are in the log before the container resumes: fetch them as one poll.
+                        "spring.kafka.consumer.fetch-min-size=1MB",
+                        "spring.kafka.consumer.fetch-max-wait=300ms",
+                        "spring.kafka.consumer.properties.max.poll.interval.ms=" + MAX_POLL_INTERVAL_MS,
+                        "spring.kafka.consumer.properties.heartbeat.interval.ms=500",
+                        "spring.kafka.listener.type=batch",
+                        "spring.kafka.listener.poll-timeout=100ms",
+                        // Dead-lettering waits for each send's acknowledgement in the consumer thread: keep one send
+                        // short.
+                        "spring.kafka.producer.acks=1",
+                        "spring.kafka.producer.properties.enable.idempotence=false",
+                        "spring.kafka.producer.properties.linger.ms=0")
+                .run()) {
             InventoryApplication app = context.getBean(InventoryApplication.class);
-            assertThat(context.getBean(MongoTemplate.class) instanceof GuardedMongoTemplate).isEqualTo(guarded);
+            assertThat(context.getBean(MongoTemplate.class) instanceof GuardedMongoTemplate)
+                    .isEqualTo(guarded);
             MongoCollection<Document> collection = checker.getDatabase(name).getCollection("storeInventory");
             @SuppressWarnings("unchecked")
             KafkaTemplate<Object, Object> producer = context.getBean(KafkaTemplate.class);
-            MessageListenerContainer container = context.getBean(KafkaListenerEndpointRegistry.class).getListenerContainer("inventory");
+            MessageListenerContainer container =
+                    context.getBean(KafkaListenerEndpointRegistry.class).getListenerContainer("inventory");
             Run run = new Run();
 
             // (A) 1,000 records, one poll, no stall.
@@ -197,7 +209,10 @@ class StoreInventoryKafkaEndToEndTest {
             cluster.routing().reset();
             resumeAndAwait(container, () -> collection.countDocuments() >= RECORDS);
             run.childBatchesOfTheBatch = cluster.routing().writes(namespace).stream()
-                .filter(w -> w.writes() == RECORDS).mapToLong(RoutedWrite::childBatches).max().orElse(-1);
+                    .filter(w -> w.writes() == RECORDS)
+                    .mapToLong(RoutedWrite::childBatches)
+                    .max()
+                    .orElse(-1);
 
             run.phaseADeadLettered = deadLetters(topic).size();
             run.phaseABatches = new ArrayList<>(app.batchSizes);
@@ -209,14 +224,18 @@ class StoreInventoryKafkaEndToEndTest {
             int batchesBefore = app.listenerTimes.size();
             long phaseBStarted = System.nanoTime();
             try (StallHandle stall = cluster.shard(0).stall(Stall.uninterruptible(namespace, STALL))) {
-                resumeAndAwait(container, () -> app.listenerTimes.size() > batchesBefore
-                    && deadLetters(topic).size() + appliedOf(collection, phaseB) >= RECORDS);
+                resumeAndAwait(
+                        container,
+                        () -> app.listenerTimes.size() > batchesBefore
+                                && deadLetters(topic).size() + appliedOf(collection, phaseB) >= RECORDS);
                 run.phaseB = Duration.ofNanos(System.nanoTime() - phaseBStarted);
                 run.phaseBBatches = app.batchSizes.subList(batchesBefore, app.batchSizes.size());
             }
             run.maxConcurrentCopiesOnStalledShard = cluster.shard(0).truth().maxConcurrentCopies(stalledShardWrites);
-            run.copiesOnStalledShard = cluster.shard(0).truth().copies(stalledShardWrites).size();
-            assertThat(cluster.shard(0).truth().awaitIdle(stalledShardWrites, Duration.ofSeconds(20))).isTrue();
+            run.copiesOnStalledShard =
+                    cluster.shard(0).truth().copies(stalledShardWrites).size();
+            assertThat(cluster.shard(0).truth().awaitIdle(stalledShardWrites, Duration.ofSeconds(20)))
+                    .isTrue();
 
             Map<String, String> deadLettered = deadLetters(topic);
             Set<String> inMongo = new HashSet<>();
@@ -233,12 +252,14 @@ class StoreInventoryKafkaEndToEndTest {
             }
             run.documents = collection.countDocuments();
             run.deadLettered = deadLettered.size();
-            run.deadLetterReasons = new HashSet<>(deadLettered.values()).stream().limit(2).toList();
+            run.deadLetterReasons =
+                    new HashSet<>(deadLettered.values()).stream().limit(2).toList();
             run.batchSizes = app.batchSizes;
             run.partitionsRevoked = app.partitionsRevoked.get();
             run.partitionsLost = app.partitionsLost.get();
             run.consumersStopped = app.consumersStopped.get();
-            run.longestListenerCall = app.listenerTimes.stream().max(Duration::compareTo).orElse(Duration.ZERO);
+            run.longestListenerCall =
+                    app.listenerTimes.stream().max(Duration::compareTo).orElse(Duration.ZERO);
             app.running.put("inventory", false);
             return run;
         }
@@ -262,8 +283,9 @@ class StoreInventoryKafkaEndToEndTest {
         app.running.put("inventory", true);
         container.pause();
         container.start();
-        await(() -> container.getAssignedPartitions() != null && !container.getAssignedPartitions().isEmpty()
-            && container.isContainerPaused());
+        await(() -> container.getAssignedPartitions() != null
+                && !container.getAssignedPartitions().isEmpty()
+                && container.isContainerPaused());
     }
 
     /** Resumes the container until {@code done}, then pauses it again (the consumer stays in its group throughout). */
@@ -277,7 +299,9 @@ class StoreInventoryKafkaEndToEndTest {
     private static void await(Check done) throws Exception {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!done.ok()) {
-            assertThat(System.nanoTime() - until).as("timed out waiting for the listener").isNegative();
+            assertThat(System.nanoTime() - until)
+                    .as("timed out waiting for the listener")
+                    .isNegative();
             Thread.sleep(20);
         }
     }
@@ -293,14 +317,16 @@ class StoreInventoryKafkaEndToEndTest {
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         Map<String, String> result = new HashMap<>();
         TopicPartition partition = new TopicPartition(topic + ".DLT", 0);
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> consumer =
+                new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {
             consumer.assign(List.of(partition));
             consumer.seekToBeginning(List.of(partition));
             long end = consumer.endOffsets(List.of(partition)).get(partition);
             while (consumer.position(partition) < end) {
                 for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
                     Header reason = record.headers().lastHeader(KafkaHeaders.DLT_EXCEPTION_MESSAGE);
-                    result.put(record.value(), reason == null ? "" : new String(reason.value(), StandardCharsets.UTF_8));
+                    result.put(
+                            record.value(), reason == null ? "" : new String(reason.value(), StandardCharsets.UTF_8));
                 }
             }
         }
@@ -333,10 +359,15 @@ class StoreInventoryKafkaEndToEndTest {
         @Override
         public String toString() {
             return "childBatches(1000-record bulk)=" + childBatchesOfTheBatch + ", maxConcurrentCopies(stalled shard)="
-                + maxConcurrentCopiesOnStalledShard + ", copies(stalled shard)=" + copiesOnStalledShard + ", documents=" + documents + ", deadLettered=" + deadLettered
-                + ", lost=" + lost.size() + ", batches=" + batchSizes + " (phase A: " + phaseABatches + ", " + phaseADeadLettered + " dead-lettered; phase B: " + phaseBBatches + ")" + ", revoked=" + partitionsRevoked + ", lost partitions="
-                + partitionsLost + ", consumersStopped=" + consumersStopped + ", longestListenerCall=" + longestListenerCall.toMillis()
-                + " ms, phase B until every record was in MongoDB or dead-lettered=" + phaseB.toMillis() + " ms, reasons=" + deadLetterReasons;
+                    + maxConcurrentCopiesOnStalledShard + ", copies(stalled shard)=" + copiesOnStalledShard
+                    + ", documents=" + documents + ", deadLettered=" + deadLettered
+                    + ", lost=" + lost.size() + ", batches=" + batchSizes + " (phase A: " + phaseABatches + ", "
+                    + phaseADeadLettered + " dead-lettered; phase B: " + phaseBBatches + ")" + ", revoked="
+                    + partitionsRevoked + ", lost partitions="
+                    + partitionsLost + ", consumersStopped=" + consumersStopped + ", longestListenerCall="
+                    + longestListenerCall.toMillis()
+                    + " ms, phase B until every record was in MongoDB or dead-lettered=" + phaseB.toMillis()
+                    + " ms, reasons=" + deadLetterReasons;
         }
     }
 }

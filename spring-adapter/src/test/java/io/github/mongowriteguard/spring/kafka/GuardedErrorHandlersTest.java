@@ -3,12 +3,23 @@ package io.github.mongowriteguard.spring.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.mongodb.MongoSocketOpenException;
+import com.mongodb.ServerAddress;
+import com.mongodb.bulk.BulkWriteError;
+import com.mongodb.client.model.InsertOneModel;
+import io.github.mongowriteguard.exception.GuardedBulkWriteException;
+import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
+import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
+import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
+import io.github.mongowriteguard.outcome.WriteOutcome;
+import io.github.mongowriteguard.retry.RetryPolicy;
+import io.github.mongowriteguard.spring.kafka.GuardedErrorHandlers.ListenerType;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.TopicPartition;
@@ -21,24 +32,14 @@ import org.springframework.kafka.listener.ExceptionClassifier;
 import org.springframework.kafka.support.ExceptionMatcher;
 import org.springframework.util.backoff.ExponentialBackOff;
 
-import com.mongodb.MongoSocketOpenException;
-import com.mongodb.ServerAddress;
-import com.mongodb.bulk.BulkWriteError;
-import com.mongodb.client.model.InsertOneModel;
-
-import io.github.mongowriteguard.exception.GuardedBulkWriteException;
-import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
-import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
-import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
-import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
-import io.github.mongowriteguard.outcome.IndexOutcome;
-import io.github.mongowriteguard.outcome.WriteOutcome;
-import io.github.mongowriteguard.retry.RetryPolicy;
-import io.github.mongowriteguard.spring.kafka.GuardedErrorHandlers.ListenerType;
-
 class GuardedErrorHandlersTest {
-    private static final RetryPolicy POLICY = RetryPolicy.builder().maxAttempts(4).initialBackoff(Duration.ofMillis(200))
-        .multiplier(2).maxBackoff(Duration.ofSeconds(1)).jitter(0.5).build();
+    private static final RetryPolicy POLICY = RetryPolicy.builder()
+            .maxAttempts(4)
+            .initialBackoff(Duration.ofMillis(200))
+            .multiplier(2)
+            .maxBackoff(Duration.ofSeconds(1))
+            .jitter(0.5)
+            .build();
 
     @Test
     void backOff_takesThePoliciesAttemptsAndWaits_withJitter() {
@@ -53,52 +54,79 @@ class GuardedErrorHandlersTest {
 
     @Test
     void guardsFinalAnswers_areNotRetried_evenWrappedBySpring_otherFailuresAre() throws Exception {
-        ExceptionMatcher retryable = matcher(GuardedErrorHandlers.builder(POLICY).build());
+        ExceptionMatcher retryable =
+                matcher(GuardedErrorHandlers.builder(POLICY).build());
         WriteOutcome<Document> outcome = outcome(1);
 
-        assertThat(retryable.match(new UncategorizedMongoDbException("x", new WriteOutcomeUnknownException("u", outcome, null)))).isFalse();
-        assertThat(retryable.match(new UncategorizedMongoDbException("x", new ServerDeadlineExceededException("d", outcome)))).isFalse();
-        assertThat(retryable.match(new BulkOperationException("b", bulkException(outcome)))).isFalse();
+        assertThat(retryable.match(
+                        new UncategorizedMongoDbException("x", new WriteOutcomeUnknownException("u", outcome, null))))
+                .isFalse();
+        assertThat(retryable.match(
+                        new UncategorizedMongoDbException("x", new ServerDeadlineExceededException("d", outcome))))
+                .isFalse();
+        assertThat(retryable.match(new BulkOperationException("b", bulkException(outcome))))
+                .isFalse();
         assertThat(retryable.match(new IllegalArgumentException("bad input"))).isFalse();
-        assertThat(retryable.match(new MongoSocketOpenException("no server", new ServerAddress()))).isTrue();
-        assertThat(retryable.match(new IllegalStateException("the listener's own"))).isTrue();
+        assertThat(retryable.match(new MongoSocketOpenException("no server", new ServerAddress())))
+                .isTrue();
+        assertThat(retryable.match(new IllegalStateException("the listener's own")))
+                .isTrue();
     }
 
     @Test
     void retryBudget_thatDoesNotFit_failsAtBuild_withTheNumbers() {
         Map<String, Object> consumer = Map.of("max.poll.records", 500, "max.poll.interval.ms", "300000");
 
-        assertThatThrownBy(() -> GuardedErrorHandlers.builder(POLICY).retryBudget(consumer, Duration.ofSeconds(30), ListenerType.RECORD).build())
-            .isInstanceOf(IllegalStateException.class)
-            .hasMessageContaining("max.poll.records (500)")
-            .hasMessageContaining("max.poll.interval.ms (300000 ms)");
+        assertThatThrownBy(() -> GuardedErrorHandlers.builder(POLICY)
+                        .retryBudget(consumer, Duration.ofSeconds(30), ListenerType.RECORD)
+                        .build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("max.poll.records (500)")
+                .hasMessageContaining("max.poll.interval.ms (300000 ms)");
     }
 
     @Test
     void retryBudget_ofABatchListener_countsOneGuardedBulkPerPoll() {
         Map<String, Object> consumer = Map.of("max.poll.records", 1000, "max.poll.interval.ms", 4000);
 
-        GuardedErrorHandlers.builder(POLICY).retryBudget(consumer, Duration.ofMillis(300), ListenerType.BATCH).build();
-        assertThatThrownBy(() -> GuardedErrorHandlers.builder(POLICY).retryBudget(consumer, Duration.ofMillis(300), ListenerType.RECORD).build())
-            .hasMessageContaining("max.poll.records (1000)");
+        GuardedErrorHandlers.builder(POLICY)
+                .retryBudget(consumer, Duration.ofMillis(300), ListenerType.BATCH)
+                .build();
+        assertThatThrownBy(() -> GuardedErrorHandlers.builder(POLICY)
+                        .retryBudget(consumer, Duration.ofMillis(300), ListenerType.RECORD)
+                        .build())
+                .hasMessageContaining("max.poll.records (1000)");
     }
 
     @Test
     void batchByBulkIndex_recoversOnlyTheRecordsNotApplied_withTheirReason() {
         List<String> recovered = new ArrayList<>();
         DefaultErrorHandler handler = GuardedErrorHandlers.builder(POLICY)
-            .recoverer((record, e) -> recovered.add(record.value() + ": " + e.getMessage()))
-            .recoverBatchByBulkIndex(true).build();
+                .recoverer((record, e) -> recovered.add(record.value() + ": " + e.getMessage()))
+                .recoverBatchByBulkIndex(true)
+                .build();
         RecordedWriteOutcome.Builder<Document> outcome = new RecordedWriteOutcome.Builder<>(models(3));
-        outcome.set(RecordedIndexOutcome.applied(0)).set(RecordedIndexOutcome.failed(1, 11000, "DuplicateKey", "E11000 duplicate key", null, false)).set(RecordedIndexOutcome.applied(2));
+        outcome.set(RecordedIndexOutcome.applied(0))
+                .set(RecordedIndexOutcome.failed(1, 11000, "DuplicateKey", "E11000 duplicate key", null, false))
+                .set(RecordedIndexOutcome.applied(2));
         TopicPartition partition = new TopicPartition("t", 0);
-        ConsumerRecords<String, String> records = new ConsumerRecords<>(Map.of(partition, List.of(
-            new ConsumerRecord<>("t", 0, 0, "k", "r0"), new ConsumerRecord<>("t", 0, 1, "k", "r1"), new ConsumerRecord<>("t", 0, 2, "k", "r2"))),
-            Map.of());
+        ConsumerRecords<String, String> records = new ConsumerRecords<>(
+                Map.of(
+                        partition,
+                        List.of(
+                                new ConsumerRecord<>("t", 0, 0, "k", "r0"),
+                                new ConsumerRecord<>("t", 0, 1, "k", "r1"),
+                                new ConsumerRecord<>("t", 0, 2, "k", "r2"))),
+                Map.of());
 
-        handler.handleBatch(new BulkOperationException("b", bulkException(outcome.build())), records, null, null, () -> { });
+        handler.handleBatch(
+                new BulkOperationException("b", bulkException(outcome.build())), records, null, null, () -> {});
 
-        assertThat(recovered).singleElement().asString().startsWith("r1: write at bulk index 1 not applied").contains("E11000");
+        assertThat(recovered)
+                .singleElement()
+                .asString()
+                .startsWith("r1: write at bulk index 1 not applied")
+                .contains("E11000");
     }
 
     private static ExceptionMatcher matcher(DefaultErrorHandler handler) throws Exception {
@@ -124,7 +152,11 @@ class GuardedErrorHandlersTest {
     }
 
     private static GuardedBulkWriteException bulkException(WriteOutcome<?> outcome) {
-        return new GuardedBulkWriteException(outcome, List.of(new BulkWriteError(11000, "E11000", new org.bson.BsonDocument(), 1)),
-            null, new ServerAddress(), java.util.Set.of());
+        return new GuardedBulkWriteException(
+                outcome,
+                List.of(new BulkWriteError(11000, "E11000", new org.bson.BsonDocument(), 1)),
+                null,
+                new ServerAddress(),
+                java.util.Set.of());
     }
 }

@@ -7,7 +7,6 @@ import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import javax.crypto.Mac;
 import javax.crypto.SecretKeyFactory;
 import javax.crypto.spec.PBEKeySpec;
@@ -24,10 +23,10 @@ public final class ScramSha256 {
     public static final String MECHANISM = "SCRAM-SHA-256";
     /** The iteration count a server advertises by default (and the driver's minimum). */
     static final int ITERATIONS = 15_000;
+
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private ScramSha256() {
-    }
+    private ScramSha256() {}
 
     /** What the server stores for one user: salt, iterations, StoredKey and ServerKey (never the password). */
     record Credentials(byte[] salt, int iterations, byte[] storedKey, byte[] serverKey) {
@@ -97,8 +96,9 @@ public final class ScramSha256 {
             byte[] serverNonce = new byte[24];
             RANDOM.nextBytes(serverNonce);
             nonce = clientNonce + Base64.getEncoder().encodeToString(serverNonce);
-            serverFirst = "r=" + nonce + ",s=" + Base64.getEncoder().encodeToString(user.credentials().salt())
-                + ",i=" + user.credentials().iterations();
+            serverFirst = "r=" + nonce + ",s="
+                    + Base64.getEncoder().encodeToString(user.credentials().salt()) + ",i="
+                    + user.credentials().iterations();
             return serverFirst.getBytes(StandardCharsets.UTF_8);
         }
 
@@ -138,8 +138,10 @@ public final class ScramSha256 {
             }
             principal = user.principal();
             finished = true;
-            return ("v=" + Base64.getEncoder().encodeToString(hmac(user.credentials().serverKey(), authMessage)))
-                .getBytes(StandardCharsets.UTF_8);
+            return ("v="
+                            + Base64.getEncoder()
+                                    .encodeToString(hmac(user.credentials().serverKey(), authMessage)))
+                    .getBytes(StandardCharsets.UTF_8);
         }
 
         /**
@@ -171,7 +173,9 @@ public final class ScramSha256 {
     private static byte[] pbkdf2(String password, byte[] salt, int iterations) {
         try {
             PBEKeySpec spec = new PBEKeySpec(password.toCharArray(), salt, iterations, 256);
-            return SecretKeyFactory.getInstance("PBKDF2WithHmacSHA256").generateSecret(spec).getEncoded();
+            return SecretKeyFactory.getInstance("PBKDF2WithHmacSHA256")
+                    .generateSecret(spec)
+                    .getEncoded();
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }

@@ -30,20 +30,19 @@ public final class Users {
     public static final String ALL_ACTIONS = "*";
 
     private static final Map<String, Set<String>> ROLES = Map.of(
-        "root", Set.of(ALL_ACTIONS),
-        "clusterMonitor", Set.of("inprog"),
-        "hostManager", Set.of("killop", "killAnySession"),
-        "clusterAdmin", Set.of("inprog", "killop", "killAnySession"),
-        "readWrite", Set.of(),
-        "readWriteAnyDatabase", Set.of(),
-        "read", Set.of(),
-        "dbOwner", Set.of());
+            "root", Set.of(ALL_ACTIONS),
+            "clusterMonitor", Set.of("inprog"),
+            "hostManager", Set.of("killop", "killAnySession"),
+            "clusterAdmin", Set.of("inprog", "killop", "killAnySession"),
+            "readWrite", Set.of(),
+            "readWriteAnyDatabase", Set.of(),
+            "read", Set.of(),
+            "dbOwner", Set.of());
 
     private final Map<String, StoredUser> users = new ConcurrentHashMap<>();
 
     /** One user: its principal and its SCRAM-SHA-256 credentials. */
-    record StoredUser(Principal principal, ScramSha256.Credentials credentials) {
-    }
+    record StoredUser(Principal principal, ScramSha256.Credentials credentials) {}
 
     /**
      * Creates (or replaces) a user in {@code admin}.

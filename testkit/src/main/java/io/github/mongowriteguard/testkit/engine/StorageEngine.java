@@ -1,12 +1,5 @@
 package io.github.mongowriteguard.testkit.engine;
 
-import java.util.concurrent.locks.ReentrantLock;
-
-import org.bson.BsonDocument;
-import org.bson.BsonDouble;
-import org.bson.BsonInt32;
-import org.bson.BsonString;
-
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.MongoServerError;
@@ -17,6 +10,11 @@ import io.github.mongowriteguard.testkit.wire.Bson;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.concurrent.locks.ReentrantLock;
+import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
 
 /**
  * The storage and query engine behind an emulated node: mongo-java-server's in-memory backend. Everything the
@@ -33,6 +31,7 @@ public final class StorageEngine implements AutoCloseable {
             return listDatabaseNames();
         }
     }
+
     private final EmbeddedChannel channel = new EmbeddedChannel();
     private final ReentrantLock lock = new ReentrantLock();
 
@@ -84,7 +83,8 @@ public final class StorageEngine implements AutoCloseable {
      */
     public java.util.Map<String, java.util.Map<org.bson.BsonValue, BsonDocument>> documents() {
         return atomically(() -> {
-            java.util.Map<String, java.util.Map<org.bson.BsonValue, BsonDocument>> all = new java.util.LinkedHashMap<>();
+            java.util.Map<String, java.util.Map<org.bson.BsonValue, BsonDocument>> all =
+                    new java.util.LinkedHashMap<>();
             for (String database : new java.util.TreeSet<>(backend.databaseNames())) {
                 for (String collection : collections(database)) {
                     all.put(database + "." + collection, documents(database, collection));
@@ -108,10 +108,12 @@ public final class StorageEngine implements AutoCloseable {
                 return documents;
             }
             de.bwaldvogel.mongo.MongoCollection<?> engineCollection =
-                backend.resolveDatabase(database).resolveCollection(collection, false);
+                    backend.resolveDatabase(database).resolveCollection(collection, false);
             if (engineCollection != null) {
-                engineCollection.queryAllAsStream().map(StorageEngine::fromEngine)
-                    .forEach(document -> documents.put(document.get("_id"), document));
+                engineCollection
+                        .queryAllAsStream()
+                        .map(StorageEngine::fromEngine)
+                        .forEach(document -> documents.put(document.get("_id"), document));
             }
             return documents;
         });
@@ -132,12 +134,15 @@ public final class StorageEngine implements AutoCloseable {
                 return java.util.List.of();
             }
             de.bwaldvogel.mongo.MongoCollection<?> engineCollection =
-                backend.resolveDatabase(database).resolveCollection(collection, false);
+                    backend.resolveDatabase(database).resolveCollection(collection, false);
             if (engineCollection == null) {
                 return java.util.List.of();
             }
-            return engineCollection.handleQueryAsStream(toEngine(filter)).map(StorageEngine::fromEngine)
-                .map(document -> document.get("_id")).toList();
+            return engineCollection
+                    .handleQueryAsStream(toEngine(filter))
+                    .map(StorageEngine::fromEngine)
+                    .map(document -> document.get("_id"))
+                    .toList();
         });
     }
 
@@ -165,9 +170,9 @@ public final class StorageEngine implements AutoCloseable {
      */
     public static BsonDocument error(int code, String codeName, String message) {
         return new BsonDocument("ok", new BsonDouble(0))
-            .append("errmsg", new BsonString(message == null ? codeName : message))
-            .append("code", new BsonInt32(code))
-            .append("codeName", new BsonString(codeName == null ? "UnknownError" : codeName));
+                .append("errmsg", new BsonString(message == null ? codeName : message))
+                .append("code", new BsonInt32(code))
+                .append("codeName", new BsonString(codeName == null ? "UnknownError" : codeName));
     }
 
     private static Document toEngine(BsonDocument document) {

@@ -3,10 +3,8 @@ package io.github.mongowriteguard.testkit.failpoint;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
-import org.bson.BsonValue;
 
 /**
  * The {@code failCommand} fail point of mongod ({@code enableTestCommands=1}), set with
@@ -26,8 +24,12 @@ public final class FailCommand {
     private BsonDocument data = new BsonDocument();
 
     /** What one triggered evaluation asks the server to do, in mongod's order: close, block, error. */
-    public record Action(boolean closeConnection, long blockTimeMs, Integer errorCode, List<String> errorLabels,
-                         BsonDocument writeConcernError) {
+    public record Action(
+            boolean closeConnection,
+            long blockTimeMs,
+            Integer errorCode,
+            List<String> errorLabels,
+            BsonDocument writeConcernError) {
         /** {@return whether the fail point gives the error labels itself (else the server adds its own)} */
         public boolean hasErrorLabels() {
             return errorLabels != null;
@@ -72,19 +74,25 @@ public final class FailCommand {
      * @return what the fail point makes the command do, or empty when it does not fire
      */
     public synchronized Optional<Action> evaluate(String commandName, String appName, boolean internalClient) {
-        if (internalClient && !data.getBoolean("failInternalCommands", org.bson.BsonBoolean.FALSE).getValue()) {
+        if (internalClient
+                && !data.getBoolean("failInternalCommands", org.bson.BsonBoolean.FALSE)
+                        .getValue()) {
             return Optional.empty();
         }
         if (mode.isOff() || !matches(commandName, appName) || !mode.fire()) {
             return Optional.empty();
         }
         return Optional.of(new Action(
-            data.getBoolean("closeConnection", org.bson.BsonBoolean.FALSE).getValue(),
-            data.getBoolean("blockConnection", org.bson.BsonBoolean.FALSE).getValue() && data.containsKey("blockTimeMS")
-                ? data.get("blockTimeMS").asNumber().longValue() : 0,
-            data.containsKey("errorCode") ? data.get("errorCode").asNumber().intValue() : null,
-            data.containsKey("errorLabels") ? strings(data.getArray("errorLabels")) : null,
-            data.containsKey("writeConcernError") ? data.getDocument("writeConcernError").clone() : null));
+                data.getBoolean("closeConnection", org.bson.BsonBoolean.FALSE).getValue(),
+                data.getBoolean("blockConnection", org.bson.BsonBoolean.FALSE).getValue()
+                                && data.containsKey("blockTimeMS")
+                        ? data.get("blockTimeMS").asNumber().longValue()
+                        : 0,
+                data.containsKey("errorCode") ? data.get("errorCode").asNumber().intValue() : null,
+                data.containsKey("errorLabels") ? strings(data.getArray("errorLabels")) : null,
+                data.containsKey("writeConcernError")
+                        ? data.getDocument("writeConcernError").clone()
+                        : null));
     }
 
     private boolean matches(String commandName, String appName) {
@@ -92,11 +100,12 @@ public final class FailCommand {
             return false;
         }
         boolean named = data.getArray("failCommands").stream()
-            .anyMatch(v -> v.isString() && v.asString().getValue().equals(commandName));
+                .anyMatch(v -> v.isString() && v.asString().getValue().equals(commandName));
         if (!named) {
             return false;
         }
-        return !data.containsKey("appName") || data.getString("appName").getValue().equals(appName);
+        return !data.containsKey("appName")
+                || data.getString("appName").getValue().equals(appName);
     }
 
     private static List<String> strings(BsonArray array) {

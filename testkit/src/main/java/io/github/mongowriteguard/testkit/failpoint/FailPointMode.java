@@ -8,7 +8,12 @@ import org.bson.BsonValue;
  * fires). Not thread-safe; the owning fail point synchronizes.
  */
 final class FailPointMode {
-    private enum Kind { OFF, ALWAYS_ON, TIMES, SKIP }
+    private enum Kind {
+        OFF,
+        ALWAYS_ON,
+        TIMES,
+        SKIP
+    }
 
     static final FailPointMode OFF = new FailPointMode(Kind.OFF, 0);
 
@@ -40,7 +45,8 @@ final class FailPointMode {
             return new FailPointMode(times > 0 ? Kind.TIMES : Kind.OFF, times);
         }
         if (mode.isDocument() && mode.asDocument().containsKey("skip")) {
-            return new FailPointMode(Kind.SKIP, mode.asDocument().get("skip").asNumber().longValue());
+            return new FailPointMode(
+                    Kind.SKIP, mode.asDocument().get("skip").asNumber().longValue());
         }
         throw new IllegalArgumentException("unknown fail point mode " + mode);
     }

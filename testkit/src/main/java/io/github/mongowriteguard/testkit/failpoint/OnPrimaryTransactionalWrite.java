@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.testkit.failpoint;
 
 import java.util.Optional;
-
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
@@ -16,8 +15,7 @@ public final class OnPrimaryTransactionalWrite {
     private BsonDocument data = new BsonDocument();
 
     /** What firing on one statement does. */
-    public record Action(boolean closeConnection, Integer failBeforeCommitExceptionCode) {
-    }
+    public record Action(boolean closeConnection, Integer failBeforeCommitExceptionCode) {}
 
     /**
      * Applies a {@code configureFailPoint} command.
@@ -37,7 +35,6 @@ public final class OnPrimaryTransactionalWrite {
         data = new BsonDocument();
     }
 
-
     /** {@return whether the fail point is on} */
     public synchronized boolean isOn() {
         return !mode.isOff();
@@ -54,7 +51,8 @@ public final class OnPrimaryTransactionalWrite {
         }
         BsonValue close = data.get("closeConnection");
         BsonValue code = data.get("failBeforeCommitExceptionCode");
-        return Optional.of(new Action(close == null || close.asBoolean().getValue(),
-            code == null ? null : code.asNumber().intValue()));
+        return Optional.of(new Action(
+                close == null || close.asBoolean().getValue(),
+                code == null ? null : code.asNumber().intValue()));
     }
 }

@@ -4,8 +4,7 @@ import java.util.concurrent.TimeUnit;
 
 /** Emulated server time: sleeps that run to their end, as a blocked server thread does. Not an API. */
 public final class Sleeps {
-    private Sleeps() {
-    }
+    private Sleeps() {}
 
     /**
      * Sleeps until {@link System#nanoTime()} reaches {@code untilNanos}; an interrupt ends the sleep early and is kept

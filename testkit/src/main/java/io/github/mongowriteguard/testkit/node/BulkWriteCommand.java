@@ -1,9 +1,10 @@
 package io.github.mongowriteguard.testkit.node;
 
+import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.engine.StorageEngine;
 import java.util.List;
 import java.util.Set;
 import java.util.function.BiFunction;
-
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -12,9 +13,6 @@ import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
-
-import io.github.mongowriteguard.testkit.ServerVersion;
-import io.github.mongowriteguard.testkit.engine.StorageEngine;
 
 /**
  * Server 8.0's {@code bulkWrite} admin command (several namespaces in one command), on a mongod and on a mongos.
@@ -37,12 +35,12 @@ import io.github.mongowriteguard.testkit.engine.StorageEngine;
  */
 final class BulkWriteCommand {
     /** Fields of the command passed on to each op's command. */
-    private static final List<String> PASSED_ON = List.of("lsid", "txnNumber", "maxTimeMS", "writeConcern", "comment",
-        "bypassDocumentValidation", "$clusterTime");
+    private static final List<String> PASSED_ON = List.of(
+            "lsid", "txnNumber", "maxTimeMS", "writeConcern", "comment", "bypassDocumentValidation", "$clusterTime");
+
     private static final Set<String> ERROR_FIELDS_NOT_EXTRA = Set.of("index", "code", "codeName", "errmsg");
 
-    private BulkWriteCommand() {
-    }
+    private BulkWriteCommand() {}
 
     static boolean isBulkWrite(BsonDocument command) {
         return command.getFirstKey().equals("bulkWrite");
@@ -52,8 +50,11 @@ final class BulkWriteCommand {
      * @param runOp runs one op's command (database, full command with session fields) on this node and returns
      *              its reply
      */
-    static BsonDocument run(ServerVersion version, String database, BsonDocument command,
-                            BiFunction<String, BsonDocument, BsonDocument> runOp) {
+    static BsonDocument run(
+            ServerVersion version,
+            String database,
+            BsonDocument command,
+            BiFunction<String, BsonDocument, BsonDocument> runOp) {
         if (!version.atLeast(ServerVersion.V8_0)) {
             return StorageEngine.error(59, "CommandNotFound", "no such command: 'bulkWrite'");
         }
@@ -65,7 +66,8 @@ final class BulkWriteCommand {
         boolean ordered = command.getBoolean("ordered", BsonBoolean.TRUE).getValue();
         boolean errorsOnly = command.getBoolean("errorsOnly", BsonBoolean.FALSE).getValue();
         BsonArray stmtIds = command.isArray("stmtIds") ? command.getArray("stmtIds") : null;
-        int stmtIdBase = command.isNumber("stmtId") ? command.getNumber("stmtId").intValue() : 0;
+        int stmtIdBase =
+                command.isNumber("stmtId") ? command.getNumber("stmtId").intValue() : 0;
         BsonArray items = new BsonArray();
         int nErrors = 0;
         long nInserted = 0;
@@ -79,8 +81,11 @@ final class BulkWriteCommand {
             String kind = op.getFirstKey();
             int nsIndex = op.getNumber(kind).intValue();
             if (nsIndex < 0 || nsIndex >= nsInfo.size()) {
-                return StorageEngine.error(2, "BadValue", "BulkWrite " + kind + " op nsInfo index " + nsIndex
-                    + " is out of range for nsInfo of size " + nsInfo.size());
+                return StorageEngine.error(
+                        2,
+                        "BadValue",
+                        "BulkWrite " + kind + " op nsInfo index " + nsIndex + " is out of range for nsInfo of size "
+                                + nsInfo.size());
             }
             String ns = nsInfo.get(nsIndex).asDocument().getString("ns").getValue();
             int dot = ns.indexOf('.');
@@ -95,8 +100,12 @@ final class BulkWriteCommand {
                     copy(command, opCommand, "startTransaction", "readConcern");
                 }
             }
-            opCommand.put("stmtIds", new BsonArray(List.of(stmtIds != null && idx < stmtIds.size() ? stmtIds.get(idx)
-                : new BsonInt32(stmtIdBase + idx))));
+            opCommand.put(
+                    "stmtIds",
+                    new BsonArray(List.of(
+                            stmtIds != null && idx < stmtIds.size()
+                                    ? stmtIds.get(idx)
+                                    : new BsonInt32(stmtIdBase + idx))));
             BsonDocument reply = runOp.apply(opDatabase, opCommand);
             if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
                 return reply;
@@ -105,11 +114,12 @@ final class BulkWriteCommand {
                 writeConcernError = reply.getDocument("writeConcernError");
             }
             BsonArray writeErrors = reply.getArray("writeErrors", new BsonArray());
-            BsonDocument item = new BsonDocument("ok", new BsonDouble(writeErrors.isEmpty() ? 1 : 0)).append("idx", new BsonInt32(idx));
+            BsonDocument item = new BsonDocument("ok", new BsonDouble(writeErrors.isEmpty() ? 1 : 0))
+                    .append("idx", new BsonInt32(idx));
             if (!writeErrors.isEmpty()) {
                 BsonDocument error = writeErrors.get(0).asDocument();
                 item.append("code", new BsonInt32(error.getNumber("code").intValue()))
-                    .append("errmsg", error.get("errmsg", new BsonString("")));
+                        .append("errmsg", error.get("errmsg", new BsonString("")));
                 error.forEach((name, value) -> {
                     if (!ERROR_FIELDS_NOT_EXTRA.contains(name)) {
                         item.append(name, value);
@@ -129,7 +139,8 @@ final class BulkWriteCommand {
                 case "insert" -> nInserted += n;
                 case "delete" -> nDeleted += n;
                 default -> {
-                    int modified = reply.get("nModified", new BsonInt32(0)).asNumber().intValue();
+                    int modified =
+                            reply.get("nModified", new BsonInt32(0)).asNumber().intValue();
                     item.append("nModified", new BsonInt32(modified));
                     nModified += modified;
                     BsonArray upserted = reply.getArray("upserted", new BsonArray());
@@ -137,7 +148,10 @@ final class BulkWriteCommand {
                         nMatched += n;
                     } else {
                         nUpserted++;
-                        item.append("upserted", new BsonDocument("_id", upserted.get(0).asDocument().get("_id")));
+                        item.append(
+                                "upserted",
+                                new BsonDocument(
+                                        "_id", upserted.get(0).asDocument().get("_id")));
                     }
                 }
             }
@@ -145,14 +159,17 @@ final class BulkWriteCommand {
                 items.add(item);
             }
         }
-        BsonDocument result = new BsonDocument("cursor", new BsonDocument("id", new BsonInt64(0))
-                .append("firstBatch", items).append("ns", new BsonString("admin.$cmd.bulkWrite")))
-            .append("nErrors", new BsonInt32(nErrors))
-            .append("nInserted", new BsonInt32((int) nInserted))
-            .append("nMatched", new BsonInt32((int) nMatched))
-            .append("nModified", new BsonInt32((int) nModified))
-            .append("nUpserted", new BsonInt32((int) nUpserted))
-            .append("nDeleted", new BsonInt32((int) nDeleted));
+        BsonDocument result = new BsonDocument(
+                        "cursor",
+                        new BsonDocument("id", new BsonInt64(0))
+                                .append("firstBatch", items)
+                                .append("ns", new BsonString("admin.$cmd.bulkWrite")))
+                .append("nErrors", new BsonInt32(nErrors))
+                .append("nInserted", new BsonInt32((int) nInserted))
+                .append("nMatched", new BsonInt32((int) nMatched))
+                .append("nModified", new BsonInt32((int) nModified))
+                .append("nUpserted", new BsonInt32((int) nUpserted))
+                .append("nDeleted", new BsonInt32((int) nDeleted));
         if (writeConcernError != null) {
             result.append("writeConcernError", writeConcernError);
         }
@@ -166,13 +183,20 @@ final class BulkWriteCommand {
         switch (kind) {
             case "insert" -> opCommand.append("documents", new BsonArray(List.of(op.getDocument("document"))));
             case "update" -> {
-                BsonDocument statement = new BsonDocument("q", op.getDocument("filter")).append("u", op.get("updateMods"));
+                BsonDocument statement =
+                        new BsonDocument("q", op.getDocument("filter")).append("u", op.get("updateMods"));
                 copy(op, statement, "multi", "upsert", "arrayFilters", "collation", "hint", "sort");
                 opCommand.append("updates", new BsonArray(List.of(statement)));
             }
             case "delete" -> {
                 BsonDocument statement = new BsonDocument("q", op.getDocument("filter"))
-                    .append("limit", new BsonInt32(op.getBoolean("multi", BsonBoolean.FALSE).getValue() ? 0 : 1));
+                        .append(
+                                "limit",
+                                new BsonInt32(
+                                        op.getBoolean("multi", BsonBoolean.FALSE)
+                                                        .getValue()
+                                                ? 0
+                                                : 1));
                 copy(op, statement, "collation", "hint");
                 opCommand.append("deletes", new BsonArray(List.of(statement)));
             }

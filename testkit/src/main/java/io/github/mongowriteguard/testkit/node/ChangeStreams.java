@@ -3,7 +3,6 @@ package io.github.mongowriteguard.testkit.node;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
@@ -26,9 +25,12 @@ final class ChangeStreams {
 
     static boolean isChangeStream(BsonDocument command) {
         BsonValue pipeline = command.get("pipeline");
-        return command.getFirstKey().equals("aggregate") && pipeline != null && pipeline.isArray()
-            && !pipeline.asArray().isEmpty() && pipeline.asArray().get(0).isDocument()
-            && pipeline.asArray().get(0).asDocument().containsKey("$changeStream");
+        return command.getFirstKey().equals("aggregate")
+                && pipeline != null
+                && pipeline.isArray()
+                && !pipeline.asArray().isEmpty()
+                && pipeline.asArray().get(0).isDocument()
+                && pipeline.asArray().get(0).asDocument().containsKey("$changeStream");
     }
 
     boolean owns(BsonDocument command) {
@@ -40,9 +42,13 @@ final class ChangeStreams {
     BsonDocument open(String database, BsonDocument command) {
         BsonDocument stage = command.getArray("pipeline").get(0).asDocument().getDocument("$changeStream");
         BsonValue target = command.get("aggregate");
-        boolean cluster = stage.getBoolean("allChangesForCluster", org.bson.BsonBoolean.FALSE).getValue();
+        boolean cluster = stage.getBoolean("allChangesForCluster", org.bson.BsonBoolean.FALSE)
+                .getValue();
         if (cluster && !database.equals("admin")) {
-            return error(73, "InvalidNamespace", "$changeStream may not be opened on the internal " + database + " database");
+            return error(
+                    73,
+                    "InvalidNamespace",
+                    "$changeStream may not be opened on the internal " + database + " database");
         }
         if (!target.isString() && !(target.isNumber() && target.asNumber().intValue() == 1)) {
             return error(14, "TypeMismatch", "Invalid aggregate namespace");
@@ -51,17 +57,21 @@ final class ChangeStreams {
         long id = ids.incrementAndGet();
         open.put(id, ns);
         return EmulatedNode.ok()
-            .append("cursor", new BsonDocument("firstBatch", new BsonArray())
-                .append("postBatchResumeToken", resumeToken())
-                .append("id", new BsonInt64(id))
-                .append("ns", new BsonString(ns)))
-            .append("operationTime", now());
+                .append(
+                        "cursor",
+                        new BsonDocument("firstBatch", new BsonArray())
+                                .append("postBatchResumeToken", resumeToken())
+                                .append("id", new BsonInt64(id))
+                                .append("ns", new BsonString(ns)))
+                .append("operationTime", now());
     }
 
     /** {@code getMore} on a change stream cursor: waits {@code maxTimeMS} (default 1 s), then an empty batch. */
     BsonDocument getMore(OperationContext operation, BsonDocument command) {
         long id = command.getNumber("getMore").longValue();
-        long awaitMs = command.containsKey("maxTimeMS") ? command.getNumber("maxTimeMS").longValue() : DEFAULT_AWAIT_MS;
+        long awaitMs = command.containsKey("maxTimeMS")
+                ? command.getNumber("maxTimeMS").longValue()
+                : DEFAULT_AWAIT_MS;
         long until = System.nanoTime() + awaitMs * 1_000_000L;
         while (System.nanoTime() - until < 0 && open.containsKey(id)) {
             operation.checkForInterrupt();
@@ -77,11 +87,13 @@ final class ChangeStreams {
             return error(43, "CursorNotFound", "cursor id " + id + " not found");
         }
         return EmulatedNode.ok()
-            .append("cursor", new BsonDocument("nextBatch", new BsonArray())
-                .append("postBatchResumeToken", resumeToken())
-                .append("id", new BsonInt64(id))
-                .append("ns", new BsonString(ns)))
-            .append("operationTime", now());
+                .append(
+                        "cursor",
+                        new BsonDocument("nextBatch", new BsonArray())
+                                .append("postBatchResumeToken", resumeToken())
+                                .append("id", new BsonInt64(id))
+                                .append("ns", new BsonString(ns)))
+                .append("operationTime", now());
     }
 
     /** {@code killCursors}: closes the change streams among the ids, or returns null if none is one. */
@@ -100,13 +112,16 @@ final class ChangeStreams {
         if (!any) {
             return null;
         }
-        return EmulatedNode.ok().append("cursorsKilled", killed).append("cursorsNotFound", notFound)
-            .append("cursorsAlive", new BsonArray()).append("cursorsUnknown", new BsonArray());
+        return EmulatedNode.ok()
+                .append("cursorsKilled", killed)
+                .append("cursorsNotFound", notFound)
+                .append("cursorsAlive", new BsonArray())
+                .append("cursorsUnknown", new BsonArray());
     }
 
     boolean killsOwned(BsonDocument command) {
         return command.getArray("cursors", new BsonArray()).stream()
-            .anyMatch(id -> id.isNumber() && open.containsKey(id.asNumber().longValue()));
+                .anyMatch(id -> id.isNumber() && open.containsKey(id.asNumber().longValue()));
     }
 
     private static BsonDocument resumeToken() {

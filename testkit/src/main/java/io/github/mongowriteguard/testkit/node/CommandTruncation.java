@@ -1,12 +1,10 @@
 package io.github.mongowriteguard.testkit.node;
 
+import io.github.mongowriteguard.testkit.wire.Bson;
 import java.util.Map;
-
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonValue;
-
-import io.github.mongowriteguard.testkit.wire.Bson;
 
 /**
  * {@code currentOp}'s truncation of a large {@code command}, as mongod's {@code CurOp::reportState} does with
@@ -25,8 +23,7 @@ final class CommandTruncation {
     /** {@code maxQuerySize}: the limit in bytes of a command shown whole, and the length of the cut string. */
     static final int MAX_SIZE = 1000;
 
-    private CommandTruncation() {
-    }
+    private CommandTruncation() {}
 
     /** The command as {@code currentOp} shows it with {@code truncateOps}. */
     static BsonDocument truncated(BsonDocument command) {
@@ -86,7 +83,12 @@ final class CommandTruncation {
                 out.append(" ]");
                 return;
             case STRING:
-                out.append('"').append(value.asString().getValue().replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
+                out.append('"')
+                        .append(value.asString()
+                                .getValue()
+                                .replace("\\", "\\\\")
+                                .replace("\"", "\\\""))
+                        .append('"');
                 return;
             case INT32:
                 out.append(value.asInt32().getValue());
@@ -96,10 +98,15 @@ final class CommandTruncation {
                 return;
             case DOUBLE:
                 double d = value.asDouble().getValue();
-                out.append(d == Math.rint(d) && !Double.isInfinite(d) ? String.valueOf((long) d) + ".0" : String.valueOf(d));
+                out.append(
+                        d == Math.rint(d) && !Double.isInfinite(d)
+                                ? String.valueOf((long) d) + ".0"
+                                : String.valueOf(d));
                 return;
             case DECIMAL128:
-                out.append("NumberDecimal(\"").append(value.asDecimal128().getValue()).append("\")");
+                out.append("NumberDecimal(\"")
+                        .append(value.asDecimal128().getValue())
+                        .append("\")");
                 return;
             case BOOLEAN:
                 out.append(value.asBoolean().getValue());
@@ -108,7 +115,9 @@ final class CommandTruncation {
                 out.append("null");
                 return;
             case OBJECT_ID:
-                out.append("ObjectId('").append(value.asObjectId().getValue().toHexString()).append("')");
+                out.append("ObjectId('")
+                        .append(value.asObjectId().getValue().toHexString())
+                        .append("')");
                 return;
             case DATE_TIME:
                 out.append("new Date(").append(value.asDateTime().getValue()).append(')');
@@ -117,13 +126,21 @@ final class CommandTruncation {
                 if (value.asBinary().getType() == 4 && value.asBinary().getData().length == 16) {
                     out.append("UUID(\"").append(value.asBinary().asUuid()).append("\")");
                 } else {
-                    out.append("BinData(").append(value.asBinary().getType()).append(", ")
-                        .append(java.util.HexFormat.of().withUpperCase().formatHex(value.asBinary().getData())).append(')');
+                    out.append("BinData(")
+                            .append(value.asBinary().getType())
+                            .append(", ")
+                            .append(java.util.HexFormat.of()
+                                    .withUpperCase()
+                                    .formatHex(value.asBinary().getData()))
+                            .append(')');
                 }
                 return;
             case TIMESTAMP:
-                out.append("Timestamp(").append(value.asTimestamp().getTime()).append(", ")
-                    .append(value.asTimestamp().getInc()).append(')');
+                out.append("Timestamp(")
+                        .append(value.asTimestamp().getTime())
+                        .append(", ")
+                        .append(value.asTimestamp().getInc())
+                        .append(')');
                 return;
             default:
                 out.append(value);

@@ -1,5 +1,23 @@
 package io.github.mongowriteguard.testkit.node;
 
+import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.auth.Principal;
+import io.github.mongowriteguard.testkit.auth.ScramSha256;
+import io.github.mongowriteguard.testkit.auth.Users;
+import io.github.mongowriteguard.testkit.engine.StorageEngine;
+import io.github.mongowriteguard.testkit.failpoint.FailCommand;
+import io.github.mongowriteguard.testkit.failpoint.OnPrimaryTransactionalWrite;
+import io.github.mongowriteguard.testkit.internal.Sleeps;
+import io.github.mongowriteguard.testkit.stall.Stall;
+import io.github.mongowriteguard.testkit.stall.StallHandle;
+import io.github.mongowriteguard.testkit.stall.StallMode;
+import io.github.mongowriteguard.testkit.truth.CommandRecord;
+import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
+import io.github.mongowriteguard.testkit.truth.ServerTruth;
+import io.github.mongowriteguard.testkit.truth.TxnId;
+import io.github.mongowriteguard.testkit.wire.ClientConnection;
+import io.github.mongowriteguard.testkit.wire.CommandHandler;
+import io.github.mongowriteguard.testkit.wire.WireServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -8,14 +26,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-
-import io.github.mongowriteguard.testkit.internal.Sleeps;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDateTime;
@@ -29,24 +44,6 @@ import org.bson.BsonValue;
 import org.bson.types.ObjectId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import io.github.mongowriteguard.testkit.ServerVersion;
-import io.github.mongowriteguard.testkit.auth.Principal;
-import io.github.mongowriteguard.testkit.auth.ScramSha256;
-import io.github.mongowriteguard.testkit.auth.Users;
-import io.github.mongowriteguard.testkit.engine.StorageEngine;
-import io.github.mongowriteguard.testkit.failpoint.FailCommand;
-import io.github.mongowriteguard.testkit.failpoint.OnPrimaryTransactionalWrite;
-import io.github.mongowriteguard.testkit.stall.Stall;
-import io.github.mongowriteguard.testkit.stall.StallHandle;
-import io.github.mongowriteguard.testkit.stall.StallMode;
-import io.github.mongowriteguard.testkit.truth.CommandRecord;
-import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
-import io.github.mongowriteguard.testkit.truth.ServerTruth;
-import io.github.mongowriteguard.testkit.truth.TxnId;
-import io.github.mongowriteguard.testkit.wire.ClientConnection;
-import io.github.mongowriteguard.testkit.wire.CommandHandler;
-import io.github.mongowriteguard.testkit.wire.WireServer;
 
 /**
  * One emulated server process (a replica-set primary or secondary, or a mongos) on its own loopback port.
@@ -65,15 +62,44 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private static final AtomicLong OPIDS = new AtomicLong(1000);
     /** The emulator's op times (one clock for all nodes): a write that applied takes the next one. */
     private static final AtomicLong OPTIMES = new AtomicLong();
+
     private static final Set<String> NOT_RECORDED = Set.of("hello", "ismaster", "isMaster");
     /** Commands a connection may run before it authenticates (those whose {@code requiresAuth()} is false). */
-    private static final Set<String> NO_AUTHENTICATION = Set.of("hello", "ismaster", "isMaster", "saslStart",
-        "saslContinue", "ping", "buildInfo", "buildinfo", "endSessions", "logout");
+    private static final Set<String> NO_AUTHENTICATION = Set.of(
+            "hello",
+            "ismaster",
+            "isMaster",
+            "saslStart",
+            "saslContinue",
+            "ping",
+            "buildInfo",
+            "buildinfo",
+            "endSessions",
+            "logout");
+
     private static final int UNAUTHORIZED = 13;
-    private static final Set<String> STRIPPED = Set.of("lsid", "txnNumber", "$clusterTime", "$readPreference",
-        "maxTimeMS", "comment", "writeConcern", "readConcern", "$db", "apiVersion", "apiStrict",
-        "apiDeprecationErrors", "autocommit", "startTransaction", "stmtId", "stmtIds", "$audit", "$client",
-        "shardVersion", "databaseVersion", "allowImplicitCollectionCreation");
+    private static final Set<String> STRIPPED = Set.of(
+            "lsid",
+            "txnNumber",
+            "$clusterTime",
+            "$readPreference",
+            "maxTimeMS",
+            "comment",
+            "writeConcern",
+            "readConcern",
+            "$db",
+            "apiVersion",
+            "apiStrict",
+            "apiDeprecationErrors",
+            "autocommit",
+            "startTransaction",
+            "stmtId",
+            "stmtIds",
+            "$audit",
+            "$client",
+            "shardVersion",
+            "databaseVersion",
+            "allowImplicitCollectionCreation");
 
     private final String name;
     private final NodeIdentity identity;
@@ -100,12 +126,12 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private volatile Users users = new Users();
     private volatile Membership membership;
     private volatile Membership.Reach cutOff = Membership.Reach.SERVING;
-    private final java.util.concurrent.atomic.AtomicReference<LostReplies> lostReplies = new java.util.concurrent.atomic.AtomicReference<>();
+    private final java.util.concurrent.atomic.AtomicReference<LostReplies> lostReplies =
+            new java.util.concurrent.atomic.AtomicReference<>();
     private final Transactions transactions;
 
     /** Replies to lose: the next {@code left} replies to one of {@code commands} (empty: any command). */
-    private record LostReplies(Set<String> commands, java.util.concurrent.atomic.AtomicInteger left) {
-    }
+    private record LostReplies(Set<String> commands, java.util.concurrent.atomic.AtomicInteger left) {}
 
     /**
      * Starts a node with the storage engine as its executor.
@@ -140,20 +166,25 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * @param port     the loopback port, 0 for any free one
      * @param storage  where writes go
      */
-    public EmulatedNode(String name, NodeIdentity identity, int port, io.github.mongowriteguard.testkit.Storage storage) {
+    public EmulatedNode(
+            String name, NodeIdentity identity, int port, io.github.mongowriteguard.testkit.Storage storage) {
         this(name, identity, port, null, java.util.Objects.requireNonNull(storage, "storage"));
     }
 
-    private EmulatedNode(String name, NodeIdentity identity, int port, CommandExecutor executor,
-                         io.github.mongowriteguard.testkit.Storage storage) {
+    private EmulatedNode(
+            String name,
+            NodeIdentity identity,
+            int port,
+            CommandExecutor executor,
+            io.github.mongowriteguard.testkit.Storage storage) {
         this.name = name;
         this.identity = identity;
         CommandExecutor own = storage == io.github.mongowriteguard.testkit.Storage.NONE
-            ? (operation, command) -> {
-                BsonDocument answered = NullStorage.answer(command);
-                return answered != null ? answered : engine.run(operation.database(), command);
-            }
-            : (operation, command) -> engine.run(operation.database(), command);
+                ? (operation, command) -> {
+                    BsonDocument answered = NullStorage.answer(command);
+                    return answered != null ? answered : engine.run(operation.database(), command);
+                }
+                : (operation, command) -> engine.run(operation.database(), command);
         this.executor = executor != null ? executor : own;
         this.transactions = new Transactions(identity.version(), lock, changed);
         this.server = new WireServer(name, port, this);
@@ -360,8 +391,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * @param reason why they are killed, which decides their error
      * @param which  selects the operations to kill
      */
-    public int killOperations(OperationInterruptedException.KillReason reason,
-                              java.util.function.Predicate<OperationContext> which) {
+    public int killOperations(
+            OperationInterruptedException.KillReason reason, java.util.function.Predicate<OperationContext> which) {
         int killed = 0;
         for (OperationContext operation : active.values()) {
             if (which.test(operation)) {
@@ -405,7 +436,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * @param stmtId    the statement's id
      * @param outcome   the statement's result, as a retry gets it
      */
-    public void applyRetryRecord(String sessionId, BsonDocument lsid, long txnNumber, int stmtId, BsonDocument outcome) {
+    public void applyRetryRecord(
+            String sessionId, BsonDocument lsid, long txnNumber, int stmtId, BsonDocument outcome) {
         SessionState session = sessions.computeIfAbsent(sessionId, SessionState::new);
         synchronized (session) {
             if (session.lsid == null) {
@@ -435,7 +467,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         if (times < 0) {
             throw new IllegalArgumentException("times (" + times + ") must not be negative");
         }
-        lostReplies.set(times == 0 ? null : new LostReplies(Set.of(commandNames), new java.util.concurrent.atomic.AtomicInteger(times)));
+        lostReplies.set(
+                times == 0
+                        ? null
+                        : new LostReplies(Set.of(commandNames), new java.util.concurrent.atomic.AtomicInteger(times)));
     }
 
     /** Stops losing replies. */
@@ -445,8 +480,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     private boolean loseReply(String commandName) {
         LostReplies lost = lostReplies.get();
-        if (lost == null || NOT_RECORDED.contains(commandName)
-            || (!lost.commands().isEmpty() && !lost.commands().contains(commandName))) {
+        if (lost == null
+                || NOT_RECORDED.contains(commandName)
+                || (!lost.commands().isEmpty() && !lost.commands().contains(commandName))) {
             return false;
         }
         int left = lost.left().getAndDecrement();
@@ -514,10 +550,13 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         }
         long opid = OPIDS.incrementAndGet();
         long start = System.nanoTime();
-        CommandRecord record = NOT_RECORDED.contains(commandName) ? null : newRecord(opid, connection, database, command, start);
-        long maxTimeMs = command.containsKey("maxTimeMS") ? command.get("maxTimeMS").asNumber().longValue() : 0;
-        OperationContext operation = new OperationContext(opid, connection, database, command, start, maxTimeMs,
-            lock, changed, record);
+        CommandRecord record =
+                NOT_RECORDED.contains(commandName) ? null : newRecord(opid, connection, database, command, start);
+        long maxTimeMs = command.containsKey("maxTimeMS")
+                ? command.get("maxTimeMS").asNumber().longValue()
+                : 0;
+        OperationContext operation =
+                new OperationContext(opid, connection, database, command, start, maxTimeMs, lock, changed, record);
         if (identity.kind() != NodeIdentity.Kind.MONGOS) {
             operation.deferDeadline();
         }
@@ -562,8 +601,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         if (refused != null) {
             return refused;
         }
-        Optional<FailCommand.Action> failure = failCommand.evaluate(operation.commandName(),
-            operation.connection().appName(), operation.connection().isInternal());
+        Optional<FailCommand.Action> failure = failCommand.evaluate(
+                operation.commandName(),
+                operation.connection().appName(),
+                operation.connection().isInternal());
         if (failure.isPresent()) {
             FailCommand.Action action = failure.get();
             if (action.closeConnection()) {
@@ -576,8 +617,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 }
             }
             if (action.errorCode() != null) {
-                BsonDocument reply = StorageEngine.error(action.errorCode(), codeName(action.errorCode()),
-                    "Failing command via 'failCommand' failpoint");
+                BsonDocument reply = StorageEngine.error(
+                        action.errorCode(),
+                        codeName(action.errorCode()),
+                        "Failing command via 'failCommand' failpoint");
                 return labelled(operation, reply, action);
             }
         }
@@ -592,12 +635,16 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             }
         }
         if (!identity.version().atLeast(io.github.mongowriteguard.testkit.ServerVersion.V4_4)
-            && command.containsKey("comment") && Stall.WRITE_COMMANDS.contains(operation.commandName())) {
-            return StorageEngine.error(40415, "Location40415",
-                "BSON field '" + operation.commandName() + ".comment' is an unknown field.");
+                && command.containsKey("comment")
+                && Stall.WRITE_COMMANDS.contains(operation.commandName())) {
+            return StorageEngine.error(
+                    40415,
+                    "Location40415",
+                    "BSON field '" + operation.commandName() + ".comment' is an unknown field.");
         }
-        if (identity.kind() == NodeIdentity.Kind.MONGOS && Transactions.isTransactionCommand(command)
-            && !command.containsKey("lsid")) {
+        if (identity.kind() == NodeIdentity.Kind.MONGOS
+                && Transactions.isTransactionCommand(command)
+                && !command.containsKey("lsid")) {
             return labelled(operation, Transactions.withoutSession(command), null);
         }
         SessionState session = null;
@@ -620,13 +667,16 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             }
         }
         if (failure.isPresent() && failure.get().writeConcernError() != null) {
-            // The fail point's writeConcernError replaces the wait (service_entry_point_common.cpp, _waitForWriteConcern).
+            // The fail point's writeConcernError replaces the wait (service_entry_point_common.cpp,
+            // _waitForWriteConcern).
             reply.put("writeConcernError", failure.get().writeConcernError());
             return labelled(operation, reply, failure.get());
         }
-        if (member != null && (Membership.WRITE_COMMANDS.contains(operation.commandName())
-            || operation.commandName().equals("commitTransaction") || operation.commandName().equals("abortTransaction"))
-            && reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
+        if (member != null
+                && (Membership.WRITE_COMMANDS.contains(operation.commandName())
+                        || operation.commandName().equals("commitTransaction")
+                        || operation.commandName().equals("abortTransaction"))
+                && reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
             // After the session is checked in, as mongod waits for write concern once the command has run.
             BsonDocument writeConcernError = member.awaitWriteConcern(operation);
             if (writeConcernError != null) {
@@ -647,19 +697,28 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         if (Membership.WRITE_COMMANDS.contains(commandName)) {
             return StorageEngine.error(10107, "NotWritablePrimary", modern ? "not primary" : "not master");
         }
-        boolean aggregateRead = commandName.equals("aggregate") && !Introspection.isCurrentOpPipeline(operation.command())
-            && !Introspection.isListLocalSessionsPipeline(operation.command());
-        if ((Membership.SECONDARY_OK_COMMANDS.contains(commandName) || aggregateRead) && !secondaryOk(operation.command())) {
-            return StorageEngine.error(13435, "NotPrimaryNoSecondaryOk",
-                modern ? "not primary and secondaryOk=false" : "not master and slaveOk=false");
+        boolean aggregateRead = commandName.equals("aggregate")
+                && !Introspection.isCurrentOpPipeline(operation.command())
+                && !Introspection.isListLocalSessionsPipeline(operation.command());
+        if ((Membership.SECONDARY_OK_COMMANDS.contains(commandName) || aggregateRead)
+                && !secondaryOk(operation.command())) {
+            return StorageEngine.error(
+                    13435,
+                    "NotPrimaryNoSecondaryOk",
+                    modern ? "not primary and secondaryOk=false" : "not master and slaveOk=false");
         }
         return null;
     }
 
     private static boolean secondaryOk(BsonDocument command) {
         BsonValue preference = command.get("$readPreference");
-        return preference != null && preference.isDocument()
-            && !preference.asDocument().getString("mode", new BsonString("primary")).getValue().equals("primary");
+        return preference != null
+                && preference.isDocument()
+                && !preference
+                        .asDocument()
+                        .getString("mode", new BsonString("primary"))
+                        .getValue()
+                        .equals("primary");
     }
 
     /** The command ran (its record says whether it wrote), then the connection closed instead of answering. */
@@ -694,8 +753,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private static void endRecord(CommandRecord record, BsonDocument reply) {
         if (record != null && record.running()) {
             boolean ok = reply.get("ok", new BsonInt32(1)).asNumber().doubleValue() == 1;
-            record.end(ok ? ReceivedCommand.Outcome.OK : ReceivedCommand.Outcome.ERROR,
-                ok ? 0 : reply.get("code", new BsonInt32(0)).asNumber().intValue());
+            record.end(
+                    ok ? ReceivedCommand.Outcome.OK : ReceivedCommand.Outcome.ERROR,
+                    ok ? 0 : reply.get("code", new BsonInt32(0)).asNumber().intValue());
         }
     }
 
@@ -709,9 +769,13 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             long txnNumber = command.getNumber("txnNumber").longValue();
             transactions.newerTxnNumber(session.id, txnNumber);
             if (txnNumber < session.txnNumber) {
-                return StorageEngine.error(225, "TransactionTooOld", "Retryable write with txnNumber " + txnNumber
-                    + " is prohibited on session " + session.id + " because a newer retryable write with txnNumber "
-                    + session.txnNumber + " has already started on this session.");
+                return StorageEngine.error(
+                        225,
+                        "TransactionTooOld",
+                        "Retryable write with txnNumber " + txnNumber
+                                + " is prohibited on session " + session.id
+                                + " because a newer retryable write with txnNumber "
+                                + session.txnNumber + " has already started on this session.");
             }
             if (txnNumber > session.txnNumber) {
                 session.txnNumber = txnNumber;
@@ -723,13 +787,17 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             if (session.incompleteHistory && !statements.allExecuted(session.statements)) {
                 // TransactionParticipant::checkStatementExecuted: a statement not in the history of a transaction whose
                 // history is incomplete cannot be told apart from one that ran.
-                return StorageEngine.error(217, "IncompleteTransactionHistory", "Incomplete history detected for"
-                    + " transaction " + txnNumber + " on session " + session.id);
+                return StorageEngine.error(
+                        217,
+                        "IncompleteTransactionHistory",
+                        "Incomplete history detected for" + " transaction " + txnNumber + " on session " + session.id);
             }
             for (int i = 0; i < statements.stmtIds().size(); i++) {
-                session.statementTargets.putIfAbsent(statements.stmtIds().get(i), new BsonDocument("ns",
-                    new BsonString(namespace(operation.database(), command))).append("op", new BsonString(operation.commandName()))
-                    .append("item", statements.items().get(i)));
+                session.statementTargets.putIfAbsent(
+                        statements.stmtIds().get(i),
+                        new BsonDocument("ns", new BsonString(namespace(operation.database(), command)))
+                                .append("op", new BsonString(operation.commandName()))
+                                .append("item", statements.items().get(i)));
             }
             if (statements.allExecuted(session.statements)) {
                 CommandRecord record = operation.record();
@@ -738,7 +806,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 }
                 // A retry's recorded result sets the client's last op to the system's (setLastOpToSystemLastOpTime).
                 operation.connection().lastOp(OPTIMES.get());
-                return RetryableStatements.of(command).run(session.statements, null).reply();
+                return RetryableStatements.of(command)
+                        .run(session.statements, null)
+                        .reply();
             }
         }
         operation.checkForInterrupt();
@@ -751,7 +821,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 return refused;
             }
             try {
-                return transactions.outside(operation, engine, () -> execute(operation, session, retryableWrite, member));
+                return transactions.outside(
+                        operation, engine, () -> execute(operation, session, retryableWrite, member));
             } finally {
                 member.endWrite(operation);
             }
@@ -776,15 +847,16 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         operation.checkForInterrupt();
         operation.startExecution();
         long sessionNumber = session.txnNumber;
-        if (command.getBoolean("startTransaction", BsonBoolean.FALSE).getValue() && command.containsKey("txnNumber")
-            && command.getNumber("txnNumber").longValue() > session.txnNumber) {
+        if (command.getBoolean("startTransaction", BsonBoolean.FALSE).getValue()
+                && command.containsKey("txnNumber")
+                && command.getNumber("txnNumber").longValue() > session.txnNumber) {
             session.txnNumber = command.getNumber("txnNumber").longValue();
             session.statements.clear();
             session.statementTargets.clear();
             session.incompleteHistory = false;
         }
-        return transactions.run(operation, session.id, sessionNumber, engine, this::strip,
-            writes -> commitWrites(operation, writes));
+        return transactions.run(
+                operation, session.id, sessionNumber, engine, this::strip, writes -> commitWrites(operation, writes));
     }
 
     private BsonDocument commitWrites(OperationContext operation, List<Transactions.Write> writes) {
@@ -805,7 +877,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 }
                 return null;
             };
-            // A replicating primary's apply lock keeps the writes together (one oplog entry); a single node's engine lock.
+            // A replicating primary's apply lock keeps the writes together (one oplog entry); a single node's engine
+            // lock.
             BsonDocument refused = member != null ? applyAll.get() : engine.atomically(applyAll);
             operation.connection().lastOp(OPTIMES.incrementAndGet());
             return refused;
@@ -817,32 +890,40 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     }
 
     /** Runs the command once the session is checked out: stalls, then the node's own answer or the executor. */
-    private BsonDocument execute(OperationContext operation, SessionState session, boolean retryableWrite, Membership member) {
+    private BsonDocument execute(
+            OperationContext operation, SessionState session, boolean retryableWrite, Membership member) {
         BsonDocument command = operation.command();
         stallIfAsked(operation);
         BsonDocument reply = BulkWriteCommand.isBulkWrite(command)
-            ? BulkWriteCommand.run(identity.version(), operation.database(), command,
-                (database, op) -> runInSession(operation.forStatement(database, op), session))
-            : answerNodeCommand(operation, command);
+                ? BulkWriteCommand.run(
+                        identity.version(),
+                        operation.database(),
+                        command,
+                        (database, op) -> runInSession(operation.forStatement(database, op), session))
+                : answerNodeCommand(operation, command);
         long applied;
         boolean closeAfterwards = false;
         if (reply == null && retryableWrite) {
             // Statement by statement, so a resend (or mongos' next round on this shard) skips what already ran.
             BsonDocument stripped = strip(command);
-            TransactionalWriteGate gate = onPrimaryTransactionalWrite.isOn() ? new TransactionalWriteGate(session) : null;
+            TransactionalWriteGate gate =
+                    onPrimaryTransactionalWrite.isOn() ? new TransactionalWriteGate(session) : null;
             long txnNumber = session.txnNumber;
             RetryableStatements statements = RetryableStatements.of(command);
             if (member != null) {
-                statements.recordingTo((stmtId, outcome) -> member.statementRecorded(operation, session.id, session.lsid,
-                    txnNumber, stmtId, outcome));
+                statements.recordingTo((stmtId, outcome) ->
+                        member.statementRecorded(operation, session.id, session.lsid, txnNumber, stmtId, outcome));
             }
-            RetryableStatements.Result result = statements.run(session.statements, single -> {
-                if (member != null) {
-                    // The previous statement, its effects and its record, is one oplog entry.
-                    member.flush(operation);
-                }
-                return executor.execute(operation, single.apply(stripped));
-            }, gate);
+            RetryableStatements.Result result = statements.run(
+                    session.statements,
+                    single -> {
+                        if (member != null) {
+                            // The previous statement, its effects and its record, is one oplog entry.
+                            member.flush(operation);
+                        }
+                        return executor.execute(operation, single.apply(stripped));
+                    },
+                    gate);
             reply = result.reply();
             applied = result.applied();
             closeAfterwards = gate != null && gate.closeConnection;
@@ -851,7 +932,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             // ordered command at its first write error. Statement by statement, as for retryable writes, it stops.
             BsonDocument stripped = strip(command);
             RetryableStatements.Result result = RetryableStatements.of(command)
-                .run(new java.util.HashMap<>(), single -> executor.execute(operation, single.apply(stripped)));
+                    .run(new java.util.HashMap<>(), single -> executor.execute(operation, single.apply(stripped)));
             reply = result.reply();
             applied = result.applied();
         } else {
@@ -863,7 +944,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             }
             applied = applied(operation.commandName(), reply);
         }
-        if (operation.record() != null && reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
+        if (operation.record() != null
+                && reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
             operation.record().executed(applied);
         }
         if (applied > 0) {
@@ -900,16 +982,21 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             if (code == null) {
                 return null;
             }
-            return StorageEngine.error(code, codeName(code), "Failing write for " + session.id + ":" + session.txnNumber
-                + " due to failpoint. The write must not be reflected.");
+            return StorageEngine.error(
+                    code,
+                    codeName(code),
+                    "Failing write for " + session.id + ":" + session.txnNumber
+                            + " due to failpoint. The write must not be reflected.");
         }
     }
 
     private static boolean isOrderedUpdateOrDelete(BsonDocument command) {
         String name = command.getFirstKey();
         String field = name.equals("update") ? "updates" : name.equals("delete") ? "deletes" : null;
-        return field != null && command.getBoolean("ordered", BsonBoolean.TRUE).getValue()
-            && command.isArray(field) && command.getArray(field).size() > 1;
+        return field != null
+                && command.getBoolean("ordered", BsonBoolean.TRUE).getValue()
+                && command.isArray(field)
+                && command.getArray(field).size() > 1;
     }
 
     /**
@@ -917,15 +1004,20 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * the inserted ones (ordered: those before the first error).
      */
     private static void correctInsertCount(BsonDocument command, BsonDocument reply) {
-        if (!command.getFirstKey().equals("insert") || !reply.containsKey("writeErrors") || !command.isArray("documents")) {
+        if (!command.getFirstKey().equals("insert")
+                || !reply.containsKey("writeErrors")
+                || !command.isArray("documents")) {
             return;
         }
         int documents = command.getArray("documents").size();
         BsonArray errors = reply.getArray("writeErrors");
         boolean ordered = command.getBoolean("ordered", BsonBoolean.TRUE).getValue();
         int n = ordered
-            ? errors.stream().mapToInt(e -> e.asDocument().getNumber("index").intValue()).min().orElse(documents)
-            : documents - errors.size();
+                ? errors.stream()
+                        .mapToInt(e -> e.asDocument().getNumber("index").intValue())
+                        .min()
+                        .orElse(documents)
+                : documents - errors.size();
         reply.put("n", new BsonInt32(n));
     }
 
@@ -945,15 +1037,19 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             BsonArray labels = new BsonArray();
             action.errorLabels().forEach(label -> labels.add(new BsonString(label)));
             reply.put("errorLabels", labels);
-        } else if (version.atLeast(ServerVersion.V4_4) && !operation.connection().isInternal()
-            && !(mongos && version.atLeast(ServerVersion.V6_0))) {
+        } else if (version.atLeast(ServerVersion.V4_4)
+                && !operation.connection().isInternal()
+                && !(mongos && version.atLeast(ServerVersion.V6_0))) {
             long before = operation.lastOpBeforeRun();
-            boolean noWritesPerformed = !mongos && version.atLeast(ServerVersion.V6_0) && before != 0
-                && before == operation.connection().lastOp();
+            boolean noWritesPerformed = !mongos
+                    && version.atLeast(ServerVersion.V6_0)
+                    && before != 0
+                    && before == operation.connection().lastOp();
             ErrorLabels.addServerLabels(command, reply, version, noWritesPerformed);
         }
         if (action == null || !action.hasErrorLabels()) {
-            ErrorLabels.addTransactionLabels(command, reply, version, operation.connection().isInternal());
+            ErrorLabels.addTransactionLabels(
+                    command, reply, version, operation.connection().isInternal());
         }
         return reply;
     }
@@ -983,6 +1079,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         final Map<Integer, BsonDocument> statementTargets = new ConcurrentHashMap<>();
         /** The history of the current txnNumber is known to be incomplete (a migration's dead-end sentinel). */
         volatile boolean incompleteHistory;
+
         long checkedOutBy;
 
         SessionState(String id) {
@@ -1031,7 +1128,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     private static byte[] sha256(String text) {
         try {
-            return java.security.MessageDigest.getInstance("SHA-256").digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
@@ -1056,9 +1154,12 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * when the donor could not send it whole (mongodb/mongo {@code src/mongo/db/s/session_catalog_migration_source.cpp},
      * {@code session_catalog_migration_destination.cpp}: the dead-end sentinel).
      */
-    public record RetryHistory(String sessionId, BsonDocument lsid, long txnNumber, Map<Integer, BsonDocument> statements,
-                               boolean incomplete) {
-    }
+    public record RetryHistory(
+            String sessionId,
+            BsonDocument lsid,
+            long txnNumber,
+            Map<Integer, BsonDocument> statements,
+            boolean incomplete) {}
 
     /**
      * The retry history a migration copies from this donor: per session, the executed statements of its current
@@ -1114,7 +1215,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                     session.statementTargets.clear();
                     session.incompleteHistory = false;
                 }
-                entry.statements().forEach((stmtId, outcome) -> session.statements.putIfAbsent(stmtId, outcome.clone()));
+                entry.statements()
+                        .forEach((stmtId, outcome) -> session.statements.putIfAbsent(stmtId, outcome.clone()));
                 session.incompleteHistory |= entry.incomplete();
             } finally {
                 lock.unlock();
@@ -1200,7 +1302,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         if (sessionIds.isEmpty()) {
             return killSessions(List.of(SessionMatch.ALL));
         }
-        return killSessions(sessionIds.stream().map(id -> new SessionMatch(id, null)).toList());
+        return killSessions(
+                sessionIds.stream().map(id -> new SessionMatch(id, null)).toList());
     }
 
     /**
@@ -1255,38 +1358,46 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             }
             BsonDocument command = operation.command();
             BsonDocument op = new BsonDocument("type", new BsonString("op"))
-                .append("host", new BsonString(address()))
-                .append("desc", new BsonString("conn" + operation.connection().id()))
-                .append("connectionId", new BsonInt64(operation.connection().id()))
-                .append("client", new BsonString(operation.connection().peer()));
+                    .append("host", new BsonString(address()))
+                    .append(
+                            "desc",
+                            new BsonString("conn" + operation.connection().id()))
+                    .append("connectionId", new BsonInt64(operation.connection().id()))
+                    .append("client", new BsonString(operation.connection().peer()));
             if (operation.connection().appName() != null) {
                 op.append("appName", new BsonString(operation.connection().appName()));
             }
             if (owner != null) {
-                op.append("effectiveUsers", new BsonArray(List.of(new BsonDocument("user", new BsonString(owner.user()))
-                    .append("db", new BsonString(owner.db())))));
+                op.append(
+                        "effectiveUsers",
+                        new BsonArray(List.of(new BsonDocument("user", new BsonString(owner.user()))
+                                .append("db", new BsonString(owner.db())))));
             }
-            op.append("active", BsonBoolean.TRUE)
-                .append("opid", new BsonInt32((int) operation.opid()));
+            op.append("active", BsonBoolean.TRUE).append("opid", new BsonInt32((int) operation.opid()));
             if (operation.isKilled()) {
                 op.append("killPending", BsonBoolean.TRUE);
             }
             if (command.isDocument("lsid") && command.getDocument("lsid").containsKey("id")) {
-                op.append("lsid", new BsonDocument("id", command.getDocument("lsid").get("id"))
-                    .append("uid", new org.bson.BsonBinary(sessionUid(operation))));
+                op.append(
+                        "lsid",
+                        new BsonDocument("id", command.getDocument("lsid").get("id"))
+                                .append("uid", new org.bson.BsonBinary(sessionUid(operation))));
             }
             if (operation.isExecuting()) {
                 long micros = TimeUnit.NANOSECONDS.toMicros(now - operation.executionStartNanos());
                 op.append("secs_running", new BsonInt64(micros / 1_000_000))
-                    .append("microsecs_running", new BsonInt64(micros));
+                        .append("microsecs_running", new BsonInt64(micros));
             }
             op.append("op", new BsonString(opType(operation.commandName())))
-                .append("ns", new BsonString(namespace(operation.database(), command)))
-                .append("command", truncate ? CommandTruncation.truncated(operation.description()) : operation.description())
-                .append("waitingForLock", BsonBoolean.FALSE);
+                    .append("ns", new BsonString(namespace(operation.database(), command)))
+                    .append(
+                            "command",
+                            truncate ? CommandTruncation.truncated(operation.description()) : operation.description())
+                    .append("waitingForLock", BsonBoolean.FALSE);
             if (command.containsKey("txnNumber")) {
-                op.append("transaction", new BsonDocument("parameters",
-                    new BsonDocument("txnNumber", command.get("txnNumber"))));
+                op.append(
+                        "transaction",
+                        new BsonDocument("parameters", new BsonDocument("txnNumber", command.get("txnNumber"))));
             }
             ops.add(op);
         }
@@ -1325,7 +1436,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         if (command.containsKey("client")) {
             BsonDocument client = command.getDocument("client");
             if (client.containsKey("application")) {
-                connection.appName(client.getDocument("application").getString("name").getValue());
+                connection.appName(
+                        client.getDocument("application").getString("name").getValue());
             }
         }
         boolean legacy = !command.getFirstKey().equals("hello");
@@ -1347,9 +1459,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 BsonArray members = new BsonArray();
                 hosts.forEach(host -> members.add(new BsonString(host)));
                 reply.append("hosts", members)
-                    .append("setName", new BsonString(identity.setName()))
-                    .append("setVersion", new BsonInt32(1))
-                    .append("secondary", BsonBoolean.valueOf(secondary));
+                        .append("setName", new BsonString(identity.setName()))
+                        .append("setVersion", new BsonInt32(1))
+                        .append("secondary", BsonBoolean.valueOf(secondary));
                 String primary = secondary ? primaryAddress : address();
                 if (primary != null) {
                     reply.append("primary", new BsonString(primary));
@@ -1375,15 +1487,15 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             reply.append("saslSupportedMechs", new BsonArray(List.of(new BsonString(ScramSha256.MECHANISM))));
         }
         reply.append("maxBsonObjectSize", new BsonInt32(16 * 1024 * 1024))
-            .append("maxMessageSizeBytes", new BsonInt32(48_000_000))
-            .append("maxWriteBatchSize", new BsonInt32(100_000))
-            .append("localTime", new BsonDateTime(System.currentTimeMillis()))
-            .append("logicalSessionTimeoutMinutes", new BsonInt32(30))
-            .append("connectionId", new BsonInt64(connection.id()))
-            .append("minWireVersion", new BsonInt32(0))
-            .append("maxWireVersion", new BsonInt32(identity.version().wireVersion()))
-            .append("readOnly", BsonBoolean.FALSE)
-            .append("ok", new BsonDouble(1));
+                .append("maxMessageSizeBytes", new BsonInt32(48_000_000))
+                .append("maxWriteBatchSize", new BsonInt32(100_000))
+                .append("localTime", new BsonDateTime(System.currentTimeMillis()))
+                .append("logicalSessionTimeoutMinutes", new BsonInt32(30))
+                .append("connectionId", new BsonInt64(connection.id()))
+                .append("minWireVersion", new BsonInt32(0))
+                .append("maxWireVersion", new BsonInt32(identity.version().wireVersion()))
+                .append("readOnly", BsonBoolean.FALSE)
+                .append("ok", new BsonDouble(1));
         return reply;
     }
 
@@ -1397,9 +1509,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         BsonArray members = new BsonArray();
         member.hosts().forEach(host -> members.add(new BsonString(host)));
         reply.append("hosts", members)
-            .append("setName", new BsonString(identity.setName()))
-            .append("setVersion", new BsonInt32(1))
-            .append("secondary", BsonBoolean.valueOf(member.isSecondary()));
+                .append("setName", new BsonString(identity.setName()))
+                .append("setVersion", new BsonInt32(1))
+                .append("secondary", BsonBoolean.valueOf(member.isSecondary()));
         String primaryAddress = member.primaryAddress();
         if (primaryAddress != null) {
             reply.append("primary", new BsonString(primaryAddress));
@@ -1418,7 +1530,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     private BsonDocument configureFailPoint(String database, BsonDocument command) {
         if (!database.equals("admin")) {
-            return StorageEngine.error(13, "Unauthorized", "configureFailPoint may only be run against the admin database.");
+            return StorageEngine.error(
+                    13, "Unauthorized", "configureFailPoint may only be run against the admin database.");
         }
         String failPoint = command.get("configureFailPoint").asString().getValue();
         Membership member = membership;
@@ -1427,9 +1540,12 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             return replicationFailPoint;
         }
         if (!failPoint.equals("failCommand") && !failPoint.equals("onPrimaryTransactionalWrite")) {
-            return StorageEngine.error(2, "BadValue", "Cannot find failpoint: " + failPoint
-                + " (the testkit emulates failCommand, onPrimaryTransactionalWrite and, on members of a replicating set,"
-                + " stopReplProducer)");
+            return StorageEngine.error(
+                    2,
+                    "BadValue",
+                    "Cannot find failpoint: " + failPoint
+                            + " (the testkit emulates failCommand, onPrimaryTransactionalWrite and, on members of a replicating set,"
+                            + " stopReplProducer)");
         }
         try {
             if (failPoint.equals("failCommand")) {
@@ -1468,9 +1584,11 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             case "buildinfo":
                 return buildInfo();
             case "setParameter":
-                if (command.containsKey("transactionLifetimeLimitSeconds") && identity.kind() != NodeIdentity.Kind.MONGOS) {
+                if (command.containsKey("transactionLifetimeLimitSeconds")
+                        && identity.kind() != NodeIdentity.Kind.MONGOS) {
                     long was = transactions.lifetimeLimitSeconds();
-                    transactions.lifetimeLimitSeconds(command.getNumber("transactionLifetimeLimitSeconds").longValue());
+                    transactions.lifetimeLimitSeconds(
+                            command.getNumber("transactionLifetimeLimitSeconds").longValue());
                     return ok().append("was", new BsonInt32((int) was));
                 }
                 return null;
@@ -1504,9 +1622,13 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             case "replSetGetStatus":
             case "replSetStepUp":
             case "replSetFreeze":
-                return membership != null ? membership.command(operation)
-                    : StorageEngine.error(76, "NoReplicationEnabled", "this node's replica set does not replicate"
-                        + " (the testkit's single-member set; start one with members(3))");
+                return membership != null
+                        ? membership.command(operation)
+                        : StorageEngine.error(
+                                76,
+                                "NoReplicationEnabled",
+                                "this node's replica set does not replicate"
+                                        + " (the testkit's single-member set; start one with members(3))");
             case "getMore":
                 return changeStreams.owns(command) ? changeStreams.getMore(operation, command) : null;
             case "killCursors":
@@ -1543,18 +1665,24 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private BsonDocument currentOpAggregate(OperationContext operation, BsonDocument command) {
         BsonValue specValue = command.getArray("pipeline").get(0).asDocument().get("$currentOp");
         if (!specValue.isDocument()) {
-            return StorageEngine.error(9, "FailedToParse", "$currentOp options must be specified in an object, but found: "
-                + specValue.getBsonType());
+            return StorageEngine.error(
+                    9,
+                    "FailedToParse",
+                    "$currentOp options must be specified in an object, but found: " + specValue.getBsonType());
         }
         BsonDocument spec = specValue.asDocument();
         for (Map.Entry<String, BsonValue> option : spec.entrySet()) {
             if (!Introspection.CURRENT_OP_OPTIONS.contains(option.getKey())) {
-                return StorageEngine.error(9, "FailedToParse", "Unrecognized option '" + option.getKey()
-                    + "' in $currentOp stage.");
+                return StorageEngine.error(
+                        9, "FailedToParse", "Unrecognized option '" + option.getKey() + "' in $currentOp stage.");
             }
             if (!option.getValue().isBoolean()) {
-                return StorageEngine.error(9, "FailedToParse", "The '" + option.getKey() + "' parameter of the $currentOp"
-                    + " stage must be a boolean value, but found: " + option.getValue().getBsonType());
+                return StorageEngine.error(
+                        9,
+                        "FailedToParse",
+                        "The '" + option.getKey() + "' parameter of the $currentOp"
+                                + " stage must be a boolean value, but found: "
+                                + option.getValue().getBsonType());
             }
         }
         boolean allUsers = spec.getBoolean("allUsers", BsonBoolean.FALSE).getValue();
@@ -1584,13 +1712,15 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             for (BsonValue lsid : list.asArray()) {
                 String id = sessionId(lsid);
                 if (id == null) {
-                    return StorageEngine.error(40414, "Location40414",
-                        "BSON field 'KillSessionsCmdFromClient.killSessions.id' is missing but a required field");
+                    return StorageEngine.error(
+                            40414,
+                            "Location40414",
+                            "BSON field 'KillSessionsCmdFromClient.killSessions.id' is missing but a required field");
                 }
                 boolean namedUid = lsid.asDocument().isBinary("uid")
-                    && (!authorizationOn || (caller != null && caller.has("killAnySession")));
-                patterns.add(new SessionMatch(id, namedUid ? lsid.asDocument().getBinary("uid").getData()
-                    : Principal.digestOf(caller)));
+                        && (!authorizationOn || (caller != null && caller.has("killAnySession")));
+                patterns.add(new SessionMatch(
+                        id, namedUid ? lsid.asDocument().getBinary("uid").getData() : Principal.digestOf(caller)));
             }
         }
         killSessions(patterns);
@@ -1618,7 +1748,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     /** The user whose own operations an unprivileged view shows; null when authorization is off (all are "own"). */
     private Principal requester(OperationContext operation) {
-        return users.enabled() || operation.connection().isInternal() ? operation.connection().principal() : null;
+        return users.enabled() || operation.connection().isInternal()
+                ? operation.connection().principal()
+                : null;
     }
 
     /**
@@ -1637,8 +1769,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         String commandName = operation.commandName();
         Principal caller = operation.connection().principal();
         if (caller == null) {
-            return NO_AUTHENTICATION.contains(commandName) ? null
-                : StorageEngine.error(UNAUTHORIZED, "Unauthorized", "command " + commandName + " requires authentication");
+            return NO_AUTHENTICATION.contains(commandName)
+                    ? null
+                    : StorageEngine.error(
+                            UNAUTHORIZED, "Unauthorized", "command " + commandName + " requires authentication");
         }
         BsonDocument command = operation.command();
         boolean mongos = identity.kind() == NodeIdentity.Kind.MONGOS;
@@ -1648,7 +1782,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 if (!operation.database().equals("admin") || !Introspection.isCurrentOpPipeline(command)) {
                     yield true;
                 }
-                BsonValue spec = command.getArray("pipeline").get(0).asDocument().get("$currentOp");
+                BsonValue spec =
+                        command.getArray("pipeline").get(0).asDocument().get("$currentOp");
                 boolean allUsers = spec.isDocument() && truthy(spec.asDocument().get("allUsers"));
                 boolean localOps = spec.isDocument() && truthy(spec.asDocument().get("localOps"));
                 yield caller.has("inprog") || !(allUsers || (mongos && !localOps));
@@ -1659,9 +1794,14 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         if (allowed) {
             return null;
         }
-        return StorageEngine.error(UNAUTHORIZED, "Unauthorized", commandName.equals("currentOp") ? "Unauthorized"
-            : "not authorized on " + operation.database() + " to execute command " + CommandTruncation.toShellString(
-                new BsonDocument(commandName, command.get(commandName))));
+        return StorageEngine.error(
+                UNAUTHORIZED,
+                "Unauthorized",
+                commandName.equals("currentOp")
+                        ? "Unauthorized"
+                        : "not authorized on " + operation.database() + " to execute command "
+                                + CommandTruncation.toShellString(
+                                        new BsonDocument(commandName, command.get(commandName))));
     }
 
     private static boolean truthy(BsonValue value) {
@@ -1678,25 +1818,31 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     }
 
     /** A connection's SASL conversation between {@code saslStart} and its last {@code saslContinue}. */
-    private record SaslState(ScramSha256.Conversation conversation, boolean skipEmptyExchange) {
-    }
+    private record SaslState(ScramSha256.Conversation conversation, boolean skipEmptyExchange) {}
 
     /** {@code saslStart} / {@code saslContinue} with SCRAM-SHA-256, the one mechanism offered. */
     private BsonDocument sasl(ClientConnection connection, String database, BsonDocument command) {
         try {
             BsonDocument reply;
             if (command.getFirstKey().equals("saslStart")) {
-                String mechanism = command.getString("mechanism", new BsonString("")).getValue();
+                String mechanism =
+                        command.getString("mechanism", new BsonString("")).getValue();
                 if (!mechanism.equals(ScramSha256.MECHANISM)) {
-                    return StorageEngine.error(334, "MechanismUnavailable", "Received authentication for mechanism "
-                        + mechanism + " which is not enabled");
+                    return StorageEngine.error(
+                            334,
+                            "MechanismUnavailable",
+                            "Received authentication for mechanism " + mechanism + " which is not enabled");
                 }
                 ScramSha256.Conversation conversation = new ScramSha256.Conversation(users, database);
                 byte[] payload = conversation.start(command.getBinary("payload").getData());
-                reply = ok().append("conversationId", new BsonInt32(1)).append("done", BsonBoolean.FALSE)
-                    .append("payload", new org.bson.BsonBinary(payload));
-                connection.authConversation(new SaslState(conversation,
-                    command.getDocument("options", new BsonDocument()).getBoolean("skipEmptyExchange", BsonBoolean.FALSE).getValue()));
+                reply = ok().append("conversationId", new BsonInt32(1))
+                        .append("done", BsonBoolean.FALSE)
+                        .append("payload", new org.bson.BsonBinary(payload));
+                connection.authConversation(new SaslState(
+                        conversation,
+                        command.getDocument("options", new BsonDocument())
+                                .getBoolean("skipEmptyExchange", BsonBoolean.FALSE)
+                                .getValue()));
                 return reply;
             }
             if (!(connection.authConversation() instanceof SaslState state)) {
@@ -1707,16 +1853,18 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             if (conversation.finished()) {
                 connection.authConversation(null);
                 connection.principal(conversation.principal());
-                return ok().append("conversationId", new BsonInt32(1)).append("done", BsonBoolean.TRUE)
-                    .append("payload", new org.bson.BsonBinary(new byte[0]));
+                return ok().append("conversationId", new BsonInt32(1))
+                        .append("done", BsonBoolean.TRUE)
+                        .append("payload", new org.bson.BsonBinary(new byte[0]));
             }
             byte[] payload = conversation.finish(command.getBinary("payload").getData());
             if (skipEmptyExchange) {
                 connection.authConversation(null);
                 connection.principal(conversation.principal());
             }
-            return ok().append("conversationId", new BsonInt32(1)).append("done", BsonBoolean.valueOf(skipEmptyExchange))
-                .append("payload", new org.bson.BsonBinary(payload));
+            return ok().append("conversationId", new BsonInt32(1))
+                    .append("done", BsonBoolean.valueOf(skipEmptyExchange))
+                    .append("payload", new org.bson.BsonBinary(payload));
         } catch (ScramSha256.Failure | org.bson.BsonInvalidOperationException e) {
             connection.authConversation(null);
             return StorageEngine.error(18, "AuthenticationFailed", "Authentication failed.");
@@ -1724,24 +1872,28 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     }
 
     private BsonDocument buildInfo() {
-        BsonArray versionArray = new BsonArray(List.of(new BsonInt32(identity.version().major()),
-            new BsonInt32(identity.version().minor()), new BsonInt32(0), new BsonInt32(0)));
+        BsonArray versionArray = new BsonArray(List.of(
+                new BsonInt32(identity.version().major()),
+                new BsonInt32(identity.version().minor()),
+                new BsonInt32(0),
+                new BsonInt32(0)));
         return ok().append("version", new BsonString(identity.version().versionString()))
-            .append("gitVersion", new BsonString("mongo-write-guard-testkit"))
-            .append("versionArray", versionArray)
-            .append("maxBsonObjectSize", new BsonInt32(16 * 1024 * 1024));
+                .append("gitVersion", new BsonString("mongo-write-guard-testkit"))
+                .append("versionArray", versionArray)
+                .append("maxBsonObjectSize", new BsonInt32(16 * 1024 * 1024));
     }
 
     private BsonDocument serverStatus() {
         BsonDocument commands = new BsonDocument();
-        commandCounters.forEach((commandName, counter) -> commands.put(commandName,
-            new BsonDocument("failed", new BsonInt64(counter[1])).append("total", new BsonInt64(counter[0]))));
+        commandCounters.forEach((commandName, counter) -> commands.put(
+                commandName,
+                new BsonDocument("failed", new BsonInt64(counter[1])).append("total", new BsonInt64(counter[0]))));
         return ok().append("host", new BsonString(address()))
-            .append("version", new BsonString(identity.version().versionString()))
-            .append("process", new BsonString(identity.kind() == NodeIdentity.Kind.MONGOS ? "mongos" : "mongod"))
-            .append("uptimeMillis", new BsonInt64(System.currentTimeMillis() - startedMillis))
-            .append("localTime", new BsonDateTime(System.currentTimeMillis()))
-            .append("metrics", new BsonDocument("commands", commands));
+                .append("version", new BsonString(identity.version().versionString()))
+                .append("process", new BsonString(identity.kind() == NodeIdentity.Kind.MONGOS ? "mongos" : "mongod"))
+                .append("uptimeMillis", new BsonInt64(System.currentTimeMillis() - startedMillis))
+                .append("localTime", new BsonDateTime(System.currentTimeMillis()))
+                .append("metrics", new BsonDocument("commands", commands));
     }
 
     private void count(String commandName, boolean failed) {
@@ -1753,16 +1905,30 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     // ---- helpers ----------------------------------------------------------------------------------------
 
-    private CommandRecord newRecord(long opid, ClientConnection connection, String database, BsonDocument command,
-                                    long start) {
+    private CommandRecord newRecord(
+            long opid, ClientConnection connection, String database, BsonDocument command, long start) {
         String lsid = sessionId(command.get("lsid"));
-        Long txnNumber = command.containsKey("txnNumber") ? command.getNumber("txnNumber").longValue() : null;
+        Long txnNumber = command.containsKey("txnNumber")
+                ? command.getNumber("txnNumber").longValue()
+                : null;
         // Without a txnNumber a command is a copy of its own, even when its session is reused for the next one.
         TxnId txnId = lsid != null && txnNumber != null ? new TxnId(lsid, txnNumber) : new TxnId("op:" + opid, null);
-        Long maxTimeMs = command.containsKey("maxTimeMS") ? command.get("maxTimeMS").asNumber().longValue() : null;
-        CommandRecord record = new CommandRecord(opid, name + "/" + address(), connection.id(), connection.appName(),
-            database, command.getFirstKey(), namespace(database, command), txnId, command.get("comment"), maxTimeMs,
-            statementCount(command), start);
+        Long maxTimeMs = command.containsKey("maxTimeMS")
+                ? command.get("maxTimeMS").asNumber().longValue()
+                : null;
+        CommandRecord record = new CommandRecord(
+                opid,
+                name + "/" + address(),
+                connection.id(),
+                connection.appName(),
+                database,
+                command.getFirstKey(),
+                namespace(database, command),
+                txnId,
+                command.get("comment"),
+                maxTimeMs,
+                statementCount(command),
+                start);
         records.add(record);
         return record;
     }
@@ -1791,12 +1957,14 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 return reply.get("n", new BsonInt32(0)).asNumber().longValue();
             case "update":
                 return reply.get("nModified", new BsonInt32(0)).asNumber().longValue()
-                    + (reply.containsKey("upserted") ? reply.getArray("upserted").size() : 0);
+                        + (reply.containsKey("upserted")
+                                ? reply.getArray("upserted").size()
+                                : 0);
             case "bulkWrite":
                 return reply.get("nInserted", new BsonInt32(0)).asNumber().longValue()
-                    + reply.get("nModified", new BsonInt32(0)).asNumber().longValue()
-                    + reply.get("nUpserted", new BsonInt32(0)).asNumber().longValue()
-                    + reply.get("nDeleted", new BsonInt32(0)).asNumber().longValue();
+                        + reply.get("nModified", new BsonInt32(0)).asNumber().longValue()
+                        + reply.get("nUpserted", new BsonInt32(0)).asNumber().longValue()
+                        + reply.get("nDeleted", new BsonInt32(0)).asNumber().longValue();
             case "findAndModify":
             case "findandmodify":
                 BsonDocument lastError = reply.getDocument("lastErrorObject", new BsonDocument());
@@ -1844,6 +2012,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     @Override
     public String toString() {
-        return name + "@" + address() + " (" + identity.kind() + ", " + identity.version().versionString() + ")";
+        return name + "@" + address() + " (" + identity.kind() + ", "
+                + identity.version().versionString() + ")";
     }
 }

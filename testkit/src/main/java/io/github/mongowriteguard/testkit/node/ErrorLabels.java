@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.testkit.node;
 
 import java.util.Set;
-
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
@@ -15,31 +14,38 @@ import org.bson.BsonString;
  * when the command wrote nothing ({@code error_labels.cpp} {@code ErrorLabelBuilder::build}).
  */
 final class ErrorLabels {
-    static final Set<Integer> RETRYABLE_CODES = Set.of(6, 7, 89, 91, 134, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436);
-    private static final Set<String> RETRYABLE_WRITE_COMMANDS = Set.of("insert", "update", "delete", "findAndModify", "findandmodify");
+    static final Set<Integer> RETRYABLE_CODES =
+            Set.of(6, 7, 89, 91, 134, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436);
+    private static final Set<String> RETRYABLE_WRITE_COMMANDS =
+            Set.of("insert", "update", "delete", "findAndModify", "findandmodify");
 
-    private ErrorLabels() {
-    }
+    private ErrorLabels() {}
 
     static boolean isRetryableWrite(BsonDocument command) {
-        return command.containsKey("txnNumber") && !command.containsKey("autocommit")
-            && RETRYABLE_WRITE_COMMANDS.contains(command.getFirstKey());
+        return command.containsKey("txnNumber")
+                && !command.containsKey("autocommit")
+                && RETRYABLE_WRITE_COMMANDS.contains(command.getFirstKey());
     }
 
     /**
      * Adds {@code RetryableWriteError} (and from 6.0 {@code NoWritesPerformed} when {@code noWritesPerformed}) to
      * {@code reply} where a mongod of {@code version} would.
      */
-    static void addServerLabels(BsonDocument command, BsonDocument reply,
-                                io.github.mongowriteguard.testkit.ServerVersion version, boolean noWritesPerformed) {
+    static void addServerLabels(
+            BsonDocument command,
+            BsonDocument reply,
+            io.github.mongowriteguard.testkit.ServerVersion version,
+            boolean noWritesPerformed) {
         if (!isRetryableWrite(command)) {
             return;
         }
-        boolean retryable = reply.containsKey("code") && reply.getNumber("ok").doubleValue() == 0
-            && isRetriable(reply.getNumber("code").intValue(), version);
+        boolean retryable = reply.containsKey("code")
+                && reply.getNumber("ok").doubleValue() == 0
+                && isRetriable(reply.getNumber("code").intValue(), version);
         if (reply.containsKey("writeConcernError")) {
             BsonDocument wce = reply.getDocument("writeConcernError");
-            retryable |= wce.containsKey("code") && isRetriable(wce.getNumber("code").intValue(), version);
+            retryable |=
+                    wce.containsKey("code") && isRetriable(wce.getNumber("code").intValue(), version);
         }
         if (retryable) {
             add(reply, "RetryableWriteError");
@@ -57,19 +63,22 @@ final class ErrorLabels {
      * retryable code (or write-concern error code) of {@code commitTransaction}/{@code abortTransaction}, never to an
      * internal client. {@code UnknownTransactionCommitResult} is the driver's own label, not the server's.
      */
-    static void addTransactionLabels(BsonDocument command, BsonDocument reply,
-                                     io.github.mongowriteguard.testkit.ServerVersion version, boolean internalClient) {
+    static void addTransactionLabels(
+            BsonDocument command,
+            BsonDocument reply,
+            io.github.mongowriteguard.testkit.ServerVersion version,
+            boolean internalClient) {
         if (!command.containsKey("autocommit") || !command.containsKey("txnNumber")) {
             return;
         }
         boolean failed = reply.containsKey("code") && reply.getNumber("ok").doubleValue() == 0;
         boolean commitOrAbort = command.getFirstKey().equals("commitTransaction")
-            || command.getFirstKey().equals("abortTransaction");
+                || command.getFirstKey().equals("abortTransaction");
         boolean hasWce = reply.containsKey("writeConcernError");
         if (failed) {
             int code = reply.getNumber("code").intValue();
             boolean transient_ = TRANSIENT_CODES.contains(code)
-                || (commitOrAbort ? code == 251 && !hasWce : isRetriable(code, version) || code == 251);
+                    || (commitOrAbort ? code == 251 && !hasWce : isRetriable(code, version) || code == 251);
             if (transient_) {
                 add(reply, "TransientTransactionError");
                 return;
@@ -79,7 +88,8 @@ final class ErrorLabels {
             boolean retryable = failed && isRetriable(reply.getNumber("code").intValue(), version);
             if (hasWce) {
                 BsonDocument wce = reply.getDocument("writeConcernError");
-                retryable |= wce.containsKey("code") && isRetriable(wce.getNumber("code").intValue(), version);
+                retryable |= wce.containsKey("code")
+                        && isRetriable(wce.getNumber("code").intValue(), version);
             }
             if (retryable) {
                 add(reply, "RetryableWriteError");
@@ -92,7 +102,7 @@ final class ErrorLabels {
 
     static boolean isRetriable(int code, io.github.mongowriteguard.testkit.ServerVersion version) {
         return RETRYABLE_CODES.contains(code)
-            || (code == 358 && version.atLeast(io.github.mongowriteguard.testkit.ServerVersion.V6_0));
+                || (code == 358 && version.atLeast(io.github.mongowriteguard.testkit.ServerVersion.V6_0));
     }
 
     static void add(BsonDocument reply, String label) {

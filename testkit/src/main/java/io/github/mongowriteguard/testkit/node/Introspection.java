@@ -1,20 +1,18 @@
 package io.github.mongowriteguard.testkit.node;
 
+import io.github.mongowriteguard.testkit.engine.StorageEngine;
+import io.github.mongowriteguard.testkit.internal.Cursors;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
-
-import io.github.mongowriteguard.testkit.engine.StorageEngine;
-import io.github.mongowriteguard.testkit.internal.Cursors;
 
 /**
  * {@code currentOp} and the {@code $currentOp} aggregation stage. The operation documents are loaded into a
@@ -25,33 +23,61 @@ final class Introspection implements AutoCloseable {
     private static final String DATABASE = "testkit_introspection";
     private static final String INDEX = "__testkitIndex";
     /** The command's own parameters and the generic arguments, which {@code currentOp} does not use as filters. */
-    private static final Set<String> NOT_FILTERS = Set.of("currentOp", "$all", "$ownOps", "$db", "lsid",
-        "$clusterTime", "$readPreference", "comment", "$truncateOps", "maxTimeMS", "readConcern", "writeConcern",
-        "apiVersion", "apiStrict", "apiDeprecationErrors", "txnNumber", "autocommit", "$audit", "$client");
+    private static final Set<String> NOT_FILTERS = Set.of(
+            "currentOp",
+            "$all",
+            "$ownOps",
+            "$db",
+            "lsid",
+            "$clusterTime",
+            "$readPreference",
+            "comment",
+            "$truncateOps",
+            "maxTimeMS",
+            "readConcern",
+            "writeConcern",
+            "apiVersion",
+            "apiStrict",
+            "apiDeprecationErrors",
+            "txnNumber",
+            "autocommit",
+            "$audit",
+            "$client");
     /** The options the {@code $currentOp} stage accepts (4.4). */
-    static final Set<String> CURRENT_OP_OPTIONS = Set.of("allUsers", "idleConnections", "idleSessions", "localOps",
-        "truncateOps", "idleCursors", "backtrace");
+    static final Set<String> CURRENT_OP_OPTIONS = Set.of(
+            "allUsers", "idleConnections", "idleSessions", "localOps", "truncateOps", "idleCursors", "backtrace");
 
     private final StorageEngine scratch = new StorageEngine();
     private final AtomicLong collections = new AtomicLong();
 
     static boolean isCurrentOpPipeline(BsonDocument command) {
         BsonValue pipeline = command.get("pipeline");
-        return pipeline != null && pipeline.isArray() && !pipeline.asArray().isEmpty()
-            && pipeline.asArray().get(0).isDocument() && pipeline.asArray().get(0).asDocument().containsKey("$currentOp");
+        return pipeline != null
+                && pipeline.isArray()
+                && !pipeline.asArray().isEmpty()
+                && pipeline.asArray().get(0).isDocument()
+                && pipeline.asArray().get(0).asDocument().containsKey("$currentOp");
     }
 
     static boolean isListLocalSessionsPipeline(BsonDocument command) {
         BsonValue pipeline = command.get("pipeline");
-        return pipeline != null && pipeline.isArray() && !pipeline.asArray().isEmpty()
-            && pipeline.asArray().get(0).isDocument() && pipeline.asArray().get(0).asDocument().containsKey("$listLocalSessions");
+        return pipeline != null
+                && pipeline.isArray()
+                && !pipeline.asArray().isEmpty()
+                && pipeline.asArray().get(0).isDocument()
+                && pipeline.asArray().get(0).asDocument().containsKey("$listLocalSessions");
     }
 
     /** {@code aggregate: 1} whose first stage is {@code $listLocalSessions}; the rest of the pipeline runs on the sessions. */
     BsonDocument listLocalSessionsAggregate(List<BsonDocument> sessions, String database, BsonDocument command) {
-        return EmulatedNode.ok().append("cursor", new BsonDocument("id", new BsonInt64(0))
-            .append("ns", new BsonString(database + ".$cmd.aggregate"))
-            .append("firstBatch", new BsonArray(restOfPipeline(sessions, command.getArray("pipeline")))));
+        return EmulatedNode.ok()
+                .append(
+                        "cursor",
+                        new BsonDocument("id", new BsonInt64(0))
+                                .append("ns", new BsonString(database + ".$cmd.aggregate"))
+                                .append(
+                                        "firstBatch",
+                                        new BsonArray(restOfPipeline(sessions, command.getArray("pipeline")))));
     }
 
     /**
@@ -72,7 +98,8 @@ final class Introspection implements AutoCloseable {
             selected = new ArrayList<>();
             String collection = load(ops);
             try {
-                for (BsonDocument match : runToList(new BsonDocument("find", new BsonString(collection)).append("filter", filter))) {
+                for (BsonDocument match :
+                        runToList(new BsonDocument("find", new BsonString(collection)).append("filter", filter))) {
                     selected.add(ops.get(match.getInt32(INDEX).getValue()));
                 }
             } finally {
@@ -81,7 +108,8 @@ final class Introspection implements AutoCloseable {
         }
         if (sortByShard) {
             selected = new ArrayList<>(selected);
-            selected.sort(java.util.Comparator.comparing(op -> op.getString("shard", new BsonString("")).getValue()));
+            selected.sort(java.util.Comparator.comparing(
+                    op -> op.getString("shard", new BsonString("")).getValue()));
         }
         return EmulatedNode.ok().append("inprog", new BsonArray(selected));
     }
@@ -89,9 +117,12 @@ final class Introspection implements AutoCloseable {
     /** {@code aggregate} on {@code admin} whose first stage is {@code $currentOp}. */
     BsonDocument currentOpAggregate(List<BsonDocument> ops, BsonDocument command) {
         List<BsonDocument> result = restOfPipeline(ops, command.getArray("pipeline"));
-        return EmulatedNode.ok().append("cursor", new BsonDocument("id", new BsonInt64(0))
-            .append("ns", new BsonString("admin.$cmd.aggregate"))
-            .append("firstBatch", new BsonArray(result)));
+        return EmulatedNode.ok()
+                .append(
+                        "cursor",
+                        new BsonDocument("id", new BsonInt64(0))
+                                .append("ns", new BsonString("admin.$cmd.aggregate"))
+                                .append("firstBatch", new BsonArray(result)));
     }
 
     /** Runs the stages after the first (a source stage the node answers) on {@code documents}. */
@@ -106,7 +137,8 @@ final class Introspection implements AutoCloseable {
                 rest.add(new BsonDocument("$unset", new BsonString(INDEX)));
                 result = new ArrayList<>();
                 for (BsonDocument document : runToList(new BsonDocument("aggregate", new BsonString(collection))
-                    .append("pipeline", rest).append("cursor", new BsonDocument()))) {
+                        .append("pipeline", rest)
+                        .append("cursor", new BsonDocument()))) {
                     result.add(restored(document));
                 }
             } finally {
@@ -126,7 +158,8 @@ final class Introspection implements AutoCloseable {
         }
         scratch.run(DATABASE, new BsonDocument("create", new BsonString(collection)));
         if (!documents.isEmpty()) {
-            scratch.run(DATABASE, new BsonDocument("insert", new BsonString(collection)).append("documents", documents));
+            scratch.run(
+                    DATABASE, new BsonDocument("insert", new BsonString(collection)).append("documents", documents));
         }
         return collection;
     }
@@ -138,7 +171,8 @@ final class Introspection implements AutoCloseable {
     private List<BsonDocument> runToList(BsonDocument command) {
         BsonDocument reply = scratch.run(DATABASE, command);
         if (reply.getNumber("ok").doubleValue() != 1) {
-            throw new IllegalArgumentException("currentOp filter failed: " + reply.getString("errmsg", new BsonString("")).getValue());
+            throw new IllegalArgumentException("currentOp filter failed: "
+                    + reply.getString("errmsg", new BsonString("")).getValue());
         }
         List<BsonDocument> documents = new ArrayList<>();
         Cursors.drain(scratch::run, DATABASE, reply).forEach(d -> documents.add(d.asDocument()));
@@ -152,7 +186,8 @@ final class Introspection implements AutoCloseable {
     private static BsonDocument storable(BsonDocument document) {
         BsonDocument copy = new BsonDocument();
         for (Map.Entry<String, BsonValue> entry : document.entrySet()) {
-            String key = entry.getKey().startsWith("$") ? DOLLAR + entry.getKey().substring(1) : entry.getKey();
+            String key =
+                    entry.getKey().startsWith("$") ? DOLLAR + entry.getKey().substring(1) : entry.getKey();
             copy.put(key, renamed(entry.getValue(), true));
         }
         return copy;
@@ -162,7 +197,9 @@ final class Introspection implements AutoCloseable {
     private static BsonDocument restored(BsonDocument document) {
         BsonDocument copy = new BsonDocument();
         for (Map.Entry<String, BsonValue> entry : document.entrySet()) {
-            String key = entry.getKey().startsWith(DOLLAR) ? "$" + entry.getKey().substring(DOLLAR.length()) : entry.getKey();
+            String key = entry.getKey().startsWith(DOLLAR)
+                    ? "$" + entry.getKey().substring(DOLLAR.length())
+                    : entry.getKey();
             copy.put(key, renamed(entry.getValue(), false));
         }
         return copy;

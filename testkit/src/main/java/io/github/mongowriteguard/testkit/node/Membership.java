@@ -2,7 +2,6 @@ package io.github.mongowriteguard.testkit.node;
 
 import java.util.List;
 import java.util.Set;
-
 import org.bson.BsonDocument;
 import org.bson.types.ObjectId;
 
@@ -18,15 +17,26 @@ public interface Membership {
      * The commands that write data or the catalog: refused on a secondary ({@code NotWritablePrimary}), logged in the
      * oplog on a primary, and followed by the write concern wait.
      */
-    Set<String> WRITE_COMMANDS = Set.of("insert", "update", "delete", "findAndModify", "findandmodify", "create",
-        "drop", "dropDatabase", "createIndexes", "dropIndexes", "renameCollection", "collMod");
+    Set<String> WRITE_COMMANDS = Set.of(
+            "insert",
+            "update",
+            "delete",
+            "findAndModify",
+            "findandmodify",
+            "create",
+            "drop",
+            "dropDatabase",
+            "createIndexes",
+            "dropIndexes",
+            "renameCollection",
+            "collMod");
 
     /**
      * Reads that a secondary serves only when the client allows it ({@code $readPreference} other than primary);
      * otherwise {@code NotPrimaryNoSecondaryOk} (13435).
      */
-    Set<String> SECONDARY_OK_COMMANDS = Set.of("find", "count", "distinct", "listCollections", "listIndexes",
-        "getMore", "dbStats", "collStats");
+    Set<String> SECONDARY_OK_COMMANDS =
+            Set.of("find", "count", "distinct", "listCollections", "listIndexes", "getMore", "dbStats", "collStats");
 
     /** How the network treats the node now. */
     enum Reach {
@@ -118,8 +128,13 @@ public interface Membership {
      * @param stmtId    the statement's id
      * @param outcome   the statement's result, as a retry gets it
      */
-    void statementRecorded(OperationContext operation, String sessionId, BsonDocument lsid, long txnNumber, int stmtId,
-                           BsonDocument outcome);
+    void statementRecorded(
+            OperationContext operation,
+            String sessionId,
+            BsonDocument lsid,
+            long txnNumber,
+            int stmtId,
+            BsonDocument outcome);
 
     /**
      * Waits for the command's write concern after it ran (and after its session was checked in).

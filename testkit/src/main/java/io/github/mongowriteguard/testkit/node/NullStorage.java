@@ -30,8 +30,7 @@ final class NullStorage {
     private static final BsonInt32 ONE = new BsonInt32(1);
     private static final BsonInt32 ZERO = new BsonInt32(0);
 
-    private NullStorage() {
-    }
+    private NullStorage() {}
 
     /**
      * @param command a command without session or routing fields
@@ -40,8 +39,10 @@ final class NullStorage {
     static BsonDocument answer(BsonDocument command) {
         String name = command.getFirstKey();
         return switch (name) {
-            case "insert" -> counted(command.getArray("documents", new BsonArray()).size());
-            case "delete" -> counted(command.getArray("deletes", new BsonArray()).size());
+            case "insert" ->
+                counted(command.getArray("documents", new BsonArray()).size());
+            case "delete" ->
+                counted(command.getArray("deletes", new BsonArray()).size());
             case "update" -> update(command.getArray("updates", new BsonArray()));
             case "findAndModify", "findandmodify" -> findAndModify(command);
             default -> null;
@@ -62,8 +63,8 @@ final class NullStorage {
                 if (upserted == null) {
                     upserted = new BsonArray();
                 }
-                upserted.add(new BsonDocument("index", new BsonInt32(i)).append("_id",
-                    upsertedId(statement.getDocument("q", new BsonDocument()), statement.get("u"))));
+                upserted.add(new BsonDocument("index", new BsonInt32(i))
+                        .append("_id", upsertedId(statement.getDocument("q", new BsonDocument()), statement.get("u"))));
             } else {
                 modified++;
             }
@@ -77,11 +78,17 @@ final class NullStorage {
 
     private static BsonDocument findAndModify(BsonDocument command) {
         BsonDocument lastError = new BsonDocument("n", ZERO).append("updatedExisting", BsonBoolean.FALSE);
-        if (command.getBoolean("upsert", BsonBoolean.FALSE).getValue() && !command.getBoolean("remove", BsonBoolean.FALSE).getValue()) {
-            lastError = new BsonDocument("n", ONE).append("updatedExisting", BsonBoolean.FALSE)
-                .append("upserted", upsertedId(command.getDocument("query", new BsonDocument()), command.get("update")));
+        if (command.getBoolean("upsert", BsonBoolean.FALSE).getValue()
+                && !command.getBoolean("remove", BsonBoolean.FALSE).getValue()) {
+            lastError = new BsonDocument("n", ONE)
+                    .append("updatedExisting", BsonBoolean.FALSE)
+                    .append(
+                            "upserted",
+                            upsertedId(command.getDocument("query", new BsonDocument()), command.get("update")));
         }
-        return new BsonDocument("lastErrorObject", lastError).append("value", BsonNull.VALUE).append("ok", new BsonDouble(1));
+        return new BsonDocument("lastErrorObject", lastError)
+                .append("value", BsonNull.VALUE)
+                .append("ok", new BsonDouble(1));
     }
 
     /** A replacement's {@code _id}, else the filter's plain {@code _id}, else a new one. */
@@ -94,10 +101,16 @@ final class NullStorage {
             }
         }
         BsonValue id = filter.get("_id");
-        if (id != null && id.isDocument() && id.asDocument().size() == 1 && id.asDocument().containsKey("$eq")) {
+        if (id != null
+                && id.isDocument()
+                && id.asDocument().size() == 1
+                && id.asDocument().containsKey("$eq")) {
             return id.asDocument().get("$eq");
         }
-        if (id != null && !(id.isDocument() && !id.asDocument().isEmpty() && id.asDocument().getFirstKey().startsWith("$"))) {
+        if (id != null
+                && !(id.isDocument()
+                        && !id.asDocument().isEmpty()
+                        && id.asDocument().getFirstKey().startsWith("$"))) {
             return id;
         }
         return new BsonObjectId();

@@ -1,13 +1,11 @@
 package io.github.mongowriteguard.testkit.node;
 
+import io.github.mongowriteguard.testkit.truth.CommandRecord;
+import io.github.mongowriteguard.testkit.wire.ClientConnection;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-
 import org.bson.BsonDocument;
-
-import io.github.mongowriteguard.testkit.truth.CommandRecord;
-import io.github.mongowriteguard.testkit.wire.ClientConnection;
 
 /**
  * One running command, as mongod's OperationContext: its deadline (from {@code maxTimeMS}), its kill flag,
@@ -29,15 +27,25 @@ public final class OperationContext {
     private final CommandRecord record;
     /** The command this one is a statement of (a {@code bulkWrite}'s op), or null. */
     private final OperationContext parent;
+
     private volatile boolean killed;
     private volatile long lastOpBeforeRun;
-    private volatile OperationInterruptedException.KillReason killReason = OperationInterruptedException.KillReason.KILLED;
+    private volatile OperationInterruptedException.KillReason killReason =
+            OperationInterruptedException.KillReason.KILLED;
     private volatile Object replicationState;
     private volatile long executionStartNanos;
     private volatile boolean executing;
 
-    OperationContext(long opid, ClientConnection connection, String database, BsonDocument command,
-                     long startNanos, long maxTimeMs, ReentrantLock lock, Condition changed, CommandRecord record) {
+    OperationContext(
+            long opid,
+            ClientConnection connection,
+            String database,
+            BsonDocument command,
+            long startNanos,
+            long maxTimeMs,
+            ReentrantLock lock,
+            Condition changed,
+            CommandRecord record) {
         this.opid = opid;
         this.connection = connection;
         this.database = database;

@@ -44,10 +44,11 @@ public final class OperationInterruptedException extends RuntimeException {
         OperationInterruptedException exception() {
             return switch (this) {
                 case KILLED -> killed();
-                case REPL_STATE_CHANGE -> new OperationInterruptedException(11602, "InterruptedDueToReplStateChange",
-                    "operation was interrupted");
-                case SHUTDOWN -> new OperationInterruptedException(11600, "InterruptedAtShutdown",
-                    "interrupted at shutdown");
+                case REPL_STATE_CHANGE ->
+                    new OperationInterruptedException(
+                            11602, "InterruptedDueToReplStateChange", "operation was interrupted");
+                case SHUTDOWN ->
+                    new OperationInterruptedException(11600, "InterruptedAtShutdown", "interrupted at shutdown");
             };
         }
     }

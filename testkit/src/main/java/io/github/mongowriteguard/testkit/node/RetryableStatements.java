@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
-
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -24,8 +23,7 @@ import org.bson.BsonValue;
  */
 final class RetryableStatements {
     /** The reply to the command and the documents written by statements that ran now (not the replayed ones). */
-    record Result(BsonDocument reply, long applied) {
-    }
+    record Result(BsonDocument reply, long applied) {}
 
     /** Asked before each statement that has not run yet; an error reply fails it and stops the command. */
     interface Gate {
@@ -40,7 +38,7 @@ final class RetryableStatements {
 
     private final String commandName;
     private final String field;
-    private Recorder recorder = (stmtId, outcome) -> { };
+    private Recorder recorder = (stmtId, outcome) -> {};
     private final List<BsonValue> items;
     private final List<Integer> stmtIds;
     private final boolean ordered;
@@ -104,7 +102,10 @@ final class RetryableStatements {
     }
 
     /** As {@link #run(Map, Function)}, asking {@code gate} (may be null) before each statement that runs now. */
-    Result run(Map<Integer, BsonDocument> executed, Function<UnaryOperator<BsonDocument>, BsonDocument> runner, Gate gate) {
+    Result run(
+            Map<Integer, BsonDocument> executed,
+            Function<UnaryOperator<BsonDocument>, BsonDocument> runner,
+            Gate gate) {
         if (field == null) {
             BsonDocument stored = executed.get(stmtIds.get(0));
             if (stored != null) {
@@ -135,15 +136,18 @@ final class RetryableStatements {
                 BsonDocument refused = gate == null ? null : gate.beforeStatement();
                 if (refused != null) {
                     // The failed statement and those after it are not applied, whatever the ordering.
-                    writeErrors.add(new BsonDocument("index", new BsonInt32(i)).append("code", refused.get("code"))
-                        .append("codeName", refused.get("codeName")).append("errmsg", refused.get("errmsg")));
+                    writeErrors.add(new BsonDocument("index", new BsonInt32(i))
+                            .append("code", refused.get("code"))
+                            .append("codeName", refused.get("codeName"))
+                            .append("errmsg", refused.get("errmsg")));
                     break;
                 }
                 BsonValue item = items.get(i);
                 BsonDocument reply = runner.apply(stripped -> {
                     // A shallow copy with a one-statement array: cloning the whole batch per statement is quadratic.
                     BsonDocument single = new BsonDocument();
-                    stripped.forEach((name, value) -> single.put(name, name.equals(field) ? new BsonArray(List.of(item)) : value));
+                    stripped.forEach((name, value) ->
+                            single.put(name, name.equals(field) ? new BsonArray(List.of(item)) : value));
                     return single;
                 });
                 if (!isOk(reply)) {
@@ -164,7 +168,7 @@ final class RetryableStatements {
                     continue;
                 }
                 outcome = new BsonDocument("n", reply.get("n", new BsonInt32(0)))
-                    .append("nModified", reply.get("nModified", new BsonInt32(0)));
+                        .append("nModified", reply.get("nModified", new BsonInt32(0)));
                 BsonArray upserts = reply.getArray("upserted", new BsonArray());
                 if (!upserts.isEmpty()) {
                     outcome.put("upsertedId", upserts.get(0).asDocument().get("_id"));
@@ -199,14 +203,15 @@ final class RetryableStatements {
      * The common case, a first send of an insert: one engine call for the whole batch, then every document that
      * did not fail is recorded as one inserted statement (ordered: only those before the first error ran).
      */
-    private Result insertWhole(Map<Integer, BsonDocument> executed,
-                               Function<UnaryOperator<BsonDocument>, BsonDocument> runner) {
+    private Result insertWhole(
+            Map<Integer, BsonDocument> executed, Function<UnaryOperator<BsonDocument>, BsonDocument> runner) {
         BsonDocument reply = runner.apply(UnaryOperator.identity());
         if (!isOk(reply)) {
             return new Result(reply, 0);
         }
         java.util.Set<Integer> failed = new java.util.HashSet<>();
-        reply.getArray("writeErrors", new BsonArray()).forEach(e -> failed.add(e.asDocument().getNumber("index").intValue()));
+        reply.getArray("writeErrors", new BsonArray())
+                .forEach(e -> failed.add(e.asDocument().getNumber("index").intValue()));
         int end = ordered && !failed.isEmpty() ? java.util.Collections.min(failed) : items.size();
         BsonDocument inserted = new BsonDocument("n", new BsonInt32(1)).append("nModified", new BsonInt32(0));
         int n = 0;

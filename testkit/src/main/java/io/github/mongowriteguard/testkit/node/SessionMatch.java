@@ -21,7 +21,9 @@ public record SessionMatch(String id, byte[] uid) {
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof SessionMatch that && java.util.Objects.equals(id, that.id) && Arrays.equals(uid, that.uid);
+        return other instanceof SessionMatch that
+                && java.util.Objects.equals(id, that.id)
+                && Arrays.equals(uid, that.uid);
     }
 
     @Override

@@ -1,10 +1,8 @@
 package io.github.mongowriteguard.testkit.node;
 
-import java.util.List;
-
-import org.bson.BsonDocument;
-
 import io.github.mongowriteguard.testkit.auth.Principal;
+import java.util.List;
+import org.bson.BsonDocument;
 
 /**
  * What a mongos' introspection reaches on the shards: {@code currentOp} and {@code $currentOp} list the shards'

@@ -1,5 +1,6 @@
 package io.github.mongowriteguard.testkit.node;
 
+import io.github.mongowriteguard.testkit.engine.StorageEngine;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -11,7 +12,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
-
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -19,8 +19,6 @@ import org.bson.BsonDouble;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
-
-import io.github.mongowriteguard.testkit.engine.StorageEngine;
 
 /**
  * Multi-document transactions of one mongod (a replica-set primary), as mongodb/mongo's transaction participant runs
@@ -52,13 +50,15 @@ final class Transactions {
     }
 
     /** One write of a commit: a command on a database. */
-    record Write(String database, BsonDocument command) {
+    record Write(String database, BsonDocument command) {}
+
+    private enum State {
+        IN_PROGRESS,
+        COMMITTED,
+        ABORTED
     }
 
-    private enum State { IN_PROGRESS, COMMITTED, ABORTED }
-
-    private record DocKey(String namespace, BsonValue id) {
-    }
+    private record DocKey(String namespace, BsonValue id) {}
 
     private static final class Txn {
         final String sessionId;
@@ -91,7 +91,9 @@ final class Transactions {
      * Writes outside transactions hold it shared while they run; a transaction's check-and-lock of documents holds it
      * exclusively, so a write that was already running when a transaction locked its document is seen as a conflict.
      */
-    private final java.util.concurrent.locks.ReentrantReadWriteLock gate = new java.util.concurrent.locks.ReentrantReadWriteLock();
+    private final java.util.concurrent.locks.ReentrantReadWriteLock gate =
+            new java.util.concurrent.locks.ReentrantReadWriteLock();
+
     private final Map<String, Txn> bySession = new ConcurrentHashMap<>();
     private final Map<DocKey, Txn> locks = new ConcurrentHashMap<>();
     private final io.github.mongowriteguard.testkit.ServerVersion version;
@@ -121,11 +123,15 @@ final class Transactions {
      */
     static BsonDocument withoutSession(BsonDocument command) {
         if (COMMIT_OR_ABORT.contains(command.getFirstKey())) {
-            return StorageEngine.error(125, "CommandFailed", command.getFirstKey() + " must be run within a transaction");
+            return StorageEngine.error(
+                    125, "CommandFailed", command.getFirstKey() + " must be run within a transaction");
         }
-        return StorageEngine.error(72, "InvalidOptions", command.containsKey("txnNumber")
-            ? "Transaction number requires a session ID to also be specified"
-            : "'autocommit' field requires a transaction number to also be specified");
+        return StorageEngine.error(
+                72,
+                "InvalidOptions",
+                command.containsKey("txnNumber")
+                        ? "Transaction number requires a session ID to also be specified"
+                        : "'autocommit' field requires a transaction number to also be specified");
     }
 
     /** A command that belongs to a multi-document transaction ({@code autocommit} present, or commit/abort). */
@@ -136,7 +142,9 @@ final class Transactions {
     /** The transactions still open, for tests and {@code serverStatus}-like checks. */
     int open() {
         reap();
-        return (int) bySession.values().stream().filter(txn -> txn.state == State.IN_PROGRESS).count();
+        return (int) bySession.values().stream()
+                .filter(txn -> txn.state == State.IN_PROGRESS)
+                .count();
     }
 
     /** Whether the session's transaction {@code txnNumber} is open (not committed, not aborted, not expired). */
@@ -169,8 +177,13 @@ final class Transactions {
      * @param committer     applies a commit
      * @return the reply
      */
-    BsonDocument run(OperationContext operation, String sessionId, long sessionNumber, StorageEngine main,
-                     UnaryOperator<BsonDocument> strip, Committer committer) {
+    BsonDocument run(
+            OperationContext operation,
+            String sessionId,
+            long sessionNumber,
+            StorageEngine main,
+            UnaryOperator<BsonDocument> strip,
+            Committer committer) {
         BsonDocument command = operation.command();
         String name = operation.commandName();
         reap();
@@ -178,33 +191,46 @@ final class Transactions {
             return StorageEngine.error(125, "CommandFailed", name + " must be run within a transaction");
         }
         if (!command.containsKey("txnNumber")) {
-            return StorageEngine.error(72, "InvalidOptions", "'autocommit' field requires a transaction number to also be specified");
+            return StorageEngine.error(
+                    72, "InvalidOptions", "'autocommit' field requires a transaction number to also be specified");
         }
         long txnNumber = command.getNumber("txnNumber").longValue();
         BsonValue autocommit = command.get("autocommit");
-        if (autocommit == null || !autocommit.isBoolean() || autocommit.asBoolean().getValue()) {
+        if (autocommit == null
+                || !autocommit.isBoolean()
+                || autocommit.asBoolean().getValue()) {
             // transaction_validation.cpp / OperationSessionInfo parsing: only autocommit:false is accepted.
             return StorageEngine.error(72, "InvalidOptions", "Specifying autocommit=true is not allowed.");
         }
-        boolean start = command.getBoolean("startTransaction", BsonBoolean.FALSE).getValue();
+        boolean start =
+                command.getBoolean("startTransaction", BsonBoolean.FALSE).getValue();
         if (command.containsKey("writeConcern") && !COMMIT_OR_ABORT.contains(name)) {
             // transaction_validation.cpp validateWriteConcernForTransaction
-            return StorageEngine.error(72, "InvalidOptions", "writeConcern is not allowed within a multi-statement transaction");
+            return StorageEngine.error(
+                    72, "InvalidOptions", "writeConcern is not allowed within a multi-statement transaction");
         }
         if (txnNumber < sessionNumber) {
-            return StorageEngine.error(225, "TransactionTooOld", "Cannot start transaction " + txnNumber + " on session "
-                + sessionId + " because a newer transaction " + sessionNumber + " has already started.");
+            return StorageEngine.error(
+                    225,
+                    "TransactionTooOld",
+                    "Cannot start transaction " + txnNumber + " on session " + sessionId
+                            + " because a newer transaction " + sessionNumber + " has already started.");
         }
         Txn txn = bySession.get(sessionId);
         if (start) {
             if (COMMIT_OR_ABORT.contains(name)) {
-                return StorageEngine.error(263, "OperationNotSupportedInTransaction", "Cannot start a transaction with a "
-                    + (name.equals("commitTransaction") ? "commit" : "abort"));
+                return StorageEngine.error(
+                        263,
+                        "OperationNotSupportedInTransaction",
+                        "Cannot start a transaction with a " + (name.equals("commitTransaction") ? "commit" : "abort"));
             }
             if (txn != null && txn.txnNumber == txnNumber && txn.state != State.ABORTED) {
-                return StorageEngine.error(50911, "Location50911", "Cannot start a transaction at given transaction number "
-                    + txnNumber + " a transaction with the same number is in state "
-                    + (txn.state == State.COMMITTED ? "TxnState::Committed" : "TxnState::InProgress"));
+                return StorageEngine.error(
+                        50911,
+                        "Location50911",
+                        "Cannot start a transaction at given transaction number "
+                                + txnNumber + " a transaction with the same number is in state "
+                                + (txn.state == State.COMMITTED ? "TxnState::Committed" : "TxnState::InProgress"));
             }
             if (txn != null) {
                 end(txn, State.ABORTED);
@@ -217,15 +243,18 @@ final class Transactions {
         } else if (txn == null || txn.txnNumber != txnNumber) {
             return noSuchTransaction(txnNumber, txn == null ? sessionNumber : txn.txnNumber);
         } else if (!start && command.containsKey("readConcern")) {
-            return StorageEngine.error(72, "InvalidOptions", "Only the first command in a transaction may specify a readConcern");
+            return StorageEngine.error(
+                    72, "InvalidOptions", "Only the first command in a transaction may specify a readConcern");
         }
         switch (name) {
             case "commitTransaction":
                 return commit(txn, committer);
             case "abortTransaction":
                 if (txn.state == State.COMMITTED) {
-                    return StorageEngine.error(256, "TransactionCommitted", "Transaction with { txnNumber: " + txnNumber
-                        + " } has been committed.");
+                    return StorageEngine.error(
+                            256,
+                            "TransactionCommitted",
+                            "Transaction with { txnNumber: " + txnNumber + " } has been committed.");
                 }
                 if (txn.state == State.ABORTED) {
                     return noSuchTransaction(txnNumber, txn.txnNumber);
@@ -236,8 +265,10 @@ final class Transactions {
                 break;
         }
         if (txn.state == State.COMMITTED) {
-            return StorageEngine.error(256, "TransactionCommitted", "Transaction with { txnNumber: " + txnNumber
-                + " } has been committed.");
+            return StorageEngine.error(
+                    256,
+                    "TransactionCommitted",
+                    "Transaction with { txnNumber: " + txnNumber + " } has been committed.");
         }
         if (txn.state == State.ABORTED) {
             return noSuchTransaction(txnNumber, txn.txnNumber);
@@ -245,20 +276,25 @@ final class Transactions {
         return statement(operation, txn, main, strip);
     }
 
-    private BsonDocument statement(OperationContext operation, Txn txn, StorageEngine main, UnaryOperator<BsonDocument> strip) {
+    private BsonDocument statement(
+            OperationContext operation, Txn txn, StorageEngine main, UnaryOperator<BsonDocument> strip) {
         BsonDocument command = operation.command();
         try {
             BsonDocument reply;
             if (BulkWriteCommand.isBulkWrite(command)) {
-                reply = BulkWriteCommand.run(version, operation.database(), command,
-                    (database, op) -> write(txn, main, database, strip.apply(op)));
+                reply = BulkWriteCommand.run(
+                        version,
+                        operation.database(),
+                        command,
+                        (database, op) -> write(txn, main, database, strip.apply(op)));
             } else if (WRITES.contains(operation.commandName())) {
                 reply = write(txn, main, operation.database(), strip.apply(command));
             } else {
                 reply = txn.snapshot.run(operation.database(), strip.apply(command));
             }
             if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
-                // Any failed statement aborts the transaction (service_entry_point_common.cpp, the session's error path).
+                // Any failed statement aborts the transaction (service_entry_point_common.cpp, the session's error
+                // path).
                 end(txn, State.ABORTED);
             }
             return reply;
@@ -284,8 +320,10 @@ final class Transactions {
         if (reply.containsKey("writeErrors") && !reply.getArray("writeErrors").isEmpty()) {
             BsonDocument first = reply.getArray("writeErrors").get(0).asDocument();
             int code = first.getNumber("code").intValue();
-            throw new Aborting(StorageEngine.error(code, ErrorCodeNames.of(code), first.getString("errmsg",
-                new BsonString("write error")).getValue()));
+            throw new Aborting(StorageEngine.error(
+                    code,
+                    ErrorCodeNames.of(code),
+                    first.getString("errmsg", new BsonString("write error")).getValue()));
         }
         Map<BsonValue, BsonDocument> after = txn.snapshot.documents(database, collection);
         Set<BsonValue> changed = new LinkedHashSet<>();
@@ -300,7 +338,8 @@ final class Transactions {
             if (txn.state != State.IN_PROGRESS) {
                 throw new Aborting(noSuchTransaction(txn.txnNumber, txn.txnNumber));
             }
-            Map<BsonValue, BsonDocument> committed = changed.isEmpty() ? Map.of() : main.documents(database, collection);
+            Map<BsonValue, BsonDocument> committed =
+                    changed.isEmpty() ? Map.of() : main.documents(database, collection);
             Map<BsonValue, BsonDocument> snapshot = txn.base.getOrDefault(namespace, Map.of());
             for (BsonValue id : changed) {
                 DocKey key = new DocKey(namespace, id);
@@ -336,11 +375,20 @@ final class Transactions {
             String collection = key.namespace().substring(dot + 1);
             BsonDocument document = txn.snapshot.documents(database, collection).get(key.id());
             BsonDocument filter = new BsonDocument("_id", key.id());
-            writes.add(new Write(database, document != null
-                ? new BsonDocument("update", new BsonString(collection)).append("updates", new BsonArray(List.of(
-                    new BsonDocument("q", filter).append("u", document).append("upsert", BsonBoolean.TRUE))))
-                : new BsonDocument("delete", new BsonString(collection)).append("deletes", new BsonArray(List.of(
-                    new BsonDocument("q", filter).append("limit", new BsonInt32(1)))))));
+            writes.add(new Write(
+                    database,
+                    document != null
+                            ? new BsonDocument("update", new BsonString(collection))
+                                    .append(
+                                            "updates",
+                                            new BsonArray(List.of(new BsonDocument("q", filter)
+                                                    .append("u", document)
+                                                    .append("upsert", BsonBoolean.TRUE))))
+                            : new BsonDocument("delete", new BsonString(collection))
+                                    .append(
+                                            "deletes",
+                                            new BsonArray(List.of(new BsonDocument("q", filter)
+                                                    .append("limit", new BsonInt32(1)))))));
         }
         BsonDocument refused = writes.isEmpty() ? null : committer.apply(writes);
         if (refused != null) {
@@ -359,7 +407,8 @@ final class Transactions {
      * @param write     runs the write
      * @return the write's reply
      */
-    BsonDocument outside(OperationContext operation, StorageEngine main, java.util.function.Supplier<BsonDocument> write) {
+    BsonDocument outside(
+            OperationContext operation, StorageEngine main, java.util.function.Supplier<BsonDocument> write) {
         if (!WRITES.contains(operation.commandName())) {
             return write.get();
         }
@@ -375,8 +424,8 @@ final class Transactions {
             }
             nodeLock.lock();
             try {
-                operation.awaitInterruptibly(() -> !targetsLocked(operation, main),
-                    System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
+                operation.awaitInterruptibly(
+                        () -> !targetsLocked(operation, main), System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw OperationInterruptedException.killed();
@@ -402,12 +451,14 @@ final class Transactions {
             case "update":
             case "delete":
                 command.getArray(operation.commandName().equals("update") ? "updates" : "deletes", new BsonArray())
-                    .forEach(statement -> ids.addAll(main.matchingIds(operation.database(), collection,
-                        statement.asDocument().getDocument("q", new BsonDocument()))));
+                        .forEach(statement -> ids.addAll(main.matchingIds(
+                                operation.database(),
+                                collection,
+                                statement.asDocument().getDocument("q", new BsonDocument()))));
                 break;
             default:
-                ids.addAll(main.matchingIds(operation.database(), collection,
-                    command.getDocument("query", new BsonDocument())));
+                ids.addAll(main.matchingIds(
+                        operation.database(), collection, command.getDocument("query", new BsonDocument())));
                 break;
         }
         for (BsonValue id : ids) {
@@ -455,21 +506,29 @@ final class Transactions {
             String collection = namespace.substring(dot + 1);
             copy.run(database, new BsonDocument("create", new BsonString(collection)));
             if (!byId.isEmpty()) {
-                copy.run(database, new BsonDocument("insert", new BsonString(collection))
-                    .append("documents", new BsonArray(new ArrayList<>(byId.values()))));
+                copy.run(
+                        database,
+                        new BsonDocument("insert", new BsonString(collection))
+                                .append("documents", new BsonArray(new ArrayList<>(byId.values()))));
             }
         });
         return copy;
     }
 
     private static BsonDocument noSuchTransaction(long txnNumber, long active) {
-        return StorageEngine.error(251, "NoSuchTransaction", "Given transaction number " + txnNumber
-            + " does not match any in-progress transactions. The active transaction number is " + active);
+        return StorageEngine.error(
+                251,
+                "NoSuchTransaction",
+                "Given transaction number " + txnNumber
+                        + " does not match any in-progress transactions. The active transaction number is " + active);
     }
 
     private static BsonDocument writeConflict() {
-        return StorageEngine.error(112, "WriteConflict", "WriteConflict error: this operation conflicted with another"
-            + " operation. Please retry your operation or multi-document transaction.");
+        return StorageEngine.error(
+                112,
+                "WriteConflict",
+                "WriteConflict error: this operation conflicted with another"
+                        + " operation. Please retry your operation or multi-document transaction.");
     }
 
     private static BsonDocument ok() {

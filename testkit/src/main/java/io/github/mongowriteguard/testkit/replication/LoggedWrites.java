@@ -1,10 +1,11 @@
 package io.github.mongowriteguard.testkit.replication;
 
+import io.github.mongowriteguard.testkit.engine.StorageEngine;
+import io.github.mongowriteguard.testkit.internal.Cursors;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -13,9 +14,6 @@ import org.bson.BsonInt32;
 import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.bson.BsonValue;
-
-import io.github.mongowriteguard.testkit.engine.StorageEngine;
-import io.github.mongowriteguard.testkit.internal.Cursors;
 
 /**
  * Runs a write command on a primary's storage engine and says what it changed, as oplog operations: inserted
@@ -30,8 +28,7 @@ import io.github.mongowriteguard.testkit.internal.Cursors;
 final class LoggedWrites {
     private static final BsonDocument ID_ONLY = new BsonDocument("_id", new BsonInt32(1));
 
-    private LoggedWrites() {
-    }
+    private LoggedWrites() {}
 
     /**
      * Runs {@code command} (already stripped of session and deadline fields) and appends what it changed to {@code out}.
@@ -62,24 +59,35 @@ final class LoggedWrites {
     /** Applies one oplog operation to a member's engine (a secondary's, or one rebuilt from the oplog). */
     static void apply(StorageEngine engine, OplogEntry.Op op) {
         if (op instanceof OplogEntry.Insert insert) {
-            engine.run(insert.database(), new BsonDocument("insert", new BsonString(insert.collection()))
-                .append("documents", new BsonArray(List.of(insert.document()))));
+            engine.run(
+                    insert.database(),
+                    new BsonDocument("insert", new BsonString(insert.collection()))
+                            .append("documents", new BsonArray(List.of(insert.document()))));
         } else if (op instanceof OplogEntry.Put put) {
             BsonDocument filter = new BsonDocument("_id", put.document().get("_id"));
-            engine.run(put.database(), new BsonDocument("update", new BsonString(put.collection()))
-                .append("updates", new BsonArray(List.of(new BsonDocument("q", filter).append("u", put.document())
-                    .append("upsert", BsonBoolean.TRUE)))));
+            engine.run(
+                    put.database(),
+                    new BsonDocument("update", new BsonString(put.collection()))
+                            .append(
+                                    "updates",
+                                    new BsonArray(List.of(new BsonDocument("q", filter)
+                                            .append("u", put.document())
+                                            .append("upsert", BsonBoolean.TRUE)))));
         } else if (op instanceof OplogEntry.Delete delete) {
-            engine.run(delete.database(), new BsonDocument("delete", new BsonString(delete.collection()))
-                .append("deletes", new BsonArray(List.of(new BsonDocument("q", new BsonDocument("_id", delete.id()))
-                    .append("limit", new BsonInt32(1))))));
+            engine.run(
+                    delete.database(),
+                    new BsonDocument("delete", new BsonString(delete.collection()))
+                            .append(
+                                    "deletes",
+                                    new BsonArray(List.of(new BsonDocument("q", new BsonDocument("_id", delete.id()))
+                                            .append("limit", new BsonInt32(1))))));
         } else if (op instanceof OplogEntry.Command command) {
             engine.run(command.database(), command.command());
         }
     }
 
-    private static BsonDocument insert(StorageEngine engine, String database, BsonDocument command,
-                                       List<OplogEntry.Op> out) {
+    private static BsonDocument insert(
+            StorageEngine engine, String database, BsonDocument command, List<OplogEntry.Op> out) {
         String collection = command.getString("insert").getValue();
         BsonArray documents = new BsonArray();
         for (BsonValue value : command.getArray("documents", new BsonArray())) {
@@ -99,25 +107,30 @@ final class LoggedWrites {
             return reply;
         }
         Set<Integer> failed = new HashSet<>();
-        reply.getArray("writeErrors", new BsonArray()).forEach(e -> failed.add(e.asDocument().getNumber("index").intValue()));
+        reply.getArray("writeErrors", new BsonArray())
+                .forEach(e -> failed.add(e.asDocument().getNumber("index").intValue()));
         boolean ordered = command.getBoolean("ordered", BsonBoolean.TRUE).getValue();
-        int end = ordered && !failed.isEmpty() ? failed.stream().min(Integer::compare).orElseThrow() : documents.size();
+        int end = ordered && !failed.isEmpty()
+                ? failed.stream().min(Integer::compare).orElseThrow()
+                : documents.size();
         for (int i = 0; i < end; i++) {
             if (!failed.contains(i)) {
-                out.add(new OplogEntry.Insert(database, collection, documents.get(i).asDocument()));
+                out.add(new OplogEntry.Insert(
+                        database, collection, documents.get(i).asDocument()));
             }
         }
         return reply;
     }
 
     /** An update or delete command, one statement at a time, replies merged as mongod's write path merges them. */
-    private static BsonDocument statements(StorageEngine engine, String database, BsonDocument command, String field,
-                                           List<OplogEntry.Op> out) {
+    private static BsonDocument statements(
+            StorageEngine engine, String database, BsonDocument command, String field, List<OplogEntry.Op> out) {
         BsonArray items = command.getArray(field, new BsonArray());
         boolean update = field.equals("updates");
         if (items.size() == 1) {
-            return update ? updateOne(engine, database, command, items.get(0).asDocument(), out)
-                : deleteOne(engine, database, command, items.get(0).asDocument(), out);
+            return update
+                    ? updateOne(engine, database, command, items.get(0).asDocument(), out)
+                    : deleteOne(engine, database, command, items.get(0).asDocument(), out);
         }
         boolean ordered = command.getBoolean("ordered", BsonBoolean.TRUE).getValue();
         long n = 0;
@@ -126,15 +139,17 @@ final class LoggedWrites {
         BsonArray writeErrors = new BsonArray();
         for (int i = 0; i < items.size(); i++) {
             BsonDocument item = items.get(i).asDocument();
-            BsonDocument reply = update ? updateOne(engine, database, command, item, out)
-                : deleteOne(engine, database, command, item, out);
+            BsonDocument reply = update
+                    ? updateOne(engine, database, command, item, out)
+                    : deleteOne(engine, database, command, item, out);
             if (!ok(reply)) {
                 return reply;
             }
             n += reply.get("n", new BsonInt32(0)).asNumber().longValue();
             nModified += reply.get("nModified", new BsonInt32(0)).asNumber().longValue();
             for (BsonValue upsert : reply.getArray("upserted", new BsonArray())) {
-                upserted.add(new BsonDocument("index", new BsonInt32(i)).append("_id", upsert.asDocument().get("_id")));
+                upserted.add(new BsonDocument("index", new BsonInt32(i))
+                        .append("_id", upsert.asDocument().get("_id")));
             }
             BsonArray errors = reply.getArray("writeErrors", new BsonArray());
             if (!errors.isEmpty()) {
@@ -160,12 +175,22 @@ final class LoggedWrites {
         return reply;
     }
 
-    private static BsonDocument updateOne(StorageEngine engine, String database, BsonDocument command,
-                                          BsonDocument statement, List<OplogEntry.Op> out) {
+    private static BsonDocument updateOne(
+            StorageEngine engine,
+            String database,
+            BsonDocument command,
+            BsonDocument statement,
+            List<OplogEntry.Op> out) {
         String collection = command.getString("update").getValue();
         boolean multi = statement.getBoolean("multi", BsonBoolean.FALSE).getValue();
-        List<BsonValue> ids = matching(engine, database, collection, statement.getDocument("q", new BsonDocument()),
-            statement.get("collation"), null, multi ? 0 : 1);
+        List<BsonValue> ids = matching(
+                engine,
+                database,
+                collection,
+                statement.getDocument("q", new BsonDocument()),
+                statement.get("collation"),
+                null,
+                multi ? 0 : 1);
         BsonDocument reply = engine.run(database, single(command, "updates", statement));
         if (!ok(reply) || reply.containsKey("writeErrors")) {
             return reply;
@@ -179,7 +204,8 @@ final class LoggedWrites {
             }
         }
         for (BsonValue upsert : reply.getArray("upserted", new BsonArray())) {
-            BsonDocument document = byId(engine, database, collection, upsert.asDocument().get("_id"));
+            BsonDocument document =
+                    byId(engine, database, collection, upsert.asDocument().get("_id"));
             if (document != null) {
                 out.add(new OplogEntry.Put(database, collection, document));
             }
@@ -187,12 +213,22 @@ final class LoggedWrites {
         return reply;
     }
 
-    private static BsonDocument deleteOne(StorageEngine engine, String database, BsonDocument command,
-                                          BsonDocument statement, List<OplogEntry.Op> out) {
+    private static BsonDocument deleteOne(
+            StorageEngine engine,
+            String database,
+            BsonDocument command,
+            BsonDocument statement,
+            List<OplogEntry.Op> out) {
         String collection = command.getString("delete").getValue();
         int limit = statement.get("limit", new BsonInt32(0)).asNumber().intValue();
-        List<BsonValue> ids = matching(engine, database, collection, statement.getDocument("q", new BsonDocument()),
-            statement.get("collation"), null, limit == 1 ? 1 : 0);
+        List<BsonValue> ids = matching(
+                engine,
+                database,
+                collection,
+                statement.getDocument("q", new BsonDocument()),
+                statement.get("collation"),
+                null,
+                limit == 1 ? 1 : 0);
         BsonDocument reply = engine.run(database, single(command, "deletes", statement));
         if (!ok(reply) || reply.containsKey("writeErrors")) {
             return reply;
@@ -206,11 +242,12 @@ final class LoggedWrites {
         return reply;
     }
 
-    private static BsonDocument findAndModify(StorageEngine engine, String database, BsonDocument command,
-                                              List<OplogEntry.Op> out) {
+    private static BsonDocument findAndModify(
+            StorageEngine engine, String database, BsonDocument command, List<OplogEntry.Op> out) {
         String collection = command.getString(command.getFirstKey()).getValue();
         BsonDocument query = command.getDocument("query", new BsonDocument());
-        BsonDocument sort = command.containsKey("sort") && command.isDocument("sort") ? command.getDocument("sort") : null;
+        BsonDocument sort =
+                command.containsKey("sort") && command.isDocument("sort") ? command.getDocument("sort") : null;
         List<BsonValue> ids = matching(engine, database, collection, query, command.get("collation"), sort, 1);
         BsonDocument reply = engine.run(database, command);
         if (!ok(reply)) {
@@ -221,7 +258,8 @@ final class LoggedWrites {
             return reply;
         }
         boolean remove = command.getBoolean("remove", BsonBoolean.FALSE).getValue();
-        BsonValue id = lastError.containsKey("upserted") ? lastError.get("upserted") : ids.isEmpty() ? null : ids.get(0);
+        BsonValue id =
+                lastError.containsKey("upserted") ? lastError.get("upserted") : ids.isEmpty() ? null : ids.get(0);
         if (id == null) {
             return reply;
         }
@@ -237,10 +275,17 @@ final class LoggedWrites {
     }
 
     /** The {@code _id}s of the documents a statement's filter matches (at most {@code limit}; 0: all). */
-    private static List<BsonValue> matching(StorageEngine engine, String database, String collection, BsonDocument filter,
-                                            BsonValue collation, BsonDocument sort, int limit) {
-        BsonDocument find = new BsonDocument("find", new BsonString(collection)).append("filter", filter)
-            .append("projection", ID_ONLY);
+    private static List<BsonValue> matching(
+            StorageEngine engine,
+            String database,
+            String collection,
+            BsonDocument filter,
+            BsonValue collation,
+            BsonDocument sort,
+            int limit) {
+        BsonDocument find = new BsonDocument("find", new BsonString(collection))
+                .append("filter", filter)
+                .append("projection", ID_ONLY);
         if (sort != null) {
             find.append("sort", sort);
         }
@@ -262,8 +307,11 @@ final class LoggedWrites {
     }
 
     private static BsonDocument byId(StorageEngine engine, String database, String collection, BsonValue id) {
-        BsonDocument reply = engine.run(database, new BsonDocument("find", new BsonString(collection))
-            .append("filter", new BsonDocument("_id", id)).append("limit", new BsonInt32(1)));
+        BsonDocument reply = engine.run(
+                database,
+                new BsonDocument("find", new BsonString(collection))
+                        .append("filter", new BsonDocument("_id", id))
+                        .append("limit", new BsonInt32(1)));
         if (!ok(reply) || !reply.containsKey("cursor")) {
             return null;
         }

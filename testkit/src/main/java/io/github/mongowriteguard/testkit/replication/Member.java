@@ -1,11 +1,16 @@
 package io.github.mongowriteguard.testkit.replication;
 
+import io.github.mongowriteguard.testkit.engine.StorageEngine;
+import io.github.mongowriteguard.testkit.node.CommandExecutor;
+import io.github.mongowriteguard.testkit.node.EmulatedNode;
+import io.github.mongowriteguard.testkit.node.Membership;
+import io.github.mongowriteguard.testkit.node.OperationContext;
+import io.github.mongowriteguard.testkit.node.OperationInterruptedException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonDouble;
@@ -13,13 +18,6 @@ import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.bson.types.ObjectId;
-
-import io.github.mongowriteguard.testkit.engine.StorageEngine;
-import io.github.mongowriteguard.testkit.node.CommandExecutor;
-import io.github.mongowriteguard.testkit.node.EmulatedNode;
-import io.github.mongowriteguard.testkit.node.Membership;
-import io.github.mongowriteguard.testkit.node.OperationContext;
-import io.github.mongowriteguard.testkit.node.OperationInterruptedException;
 
 /**
  * One member of a replicating set: its oplog, its state and the node's hooks into it. On the primary, writes run under
@@ -38,6 +36,7 @@ final class Member implements Membership, CommandExecutor {
     volatile MemberState state = MemberState.SECONDARY;
     /** The term in which this member is primary; guarded by the set's lock. */
     long primaryTerm = -1;
+
     volatile long incarnation = 1;
     volatile PartitionMode partition;
     volatile boolean paused;
@@ -191,8 +190,13 @@ final class Member implements Membership, CommandExecutor {
     }
 
     @Override
-    public void statementRecorded(OperationContext operation, String sessionId, BsonDocument lsid, long txnNumber,
-                                  int stmtId, BsonDocument outcome) {
+    public void statementRecorded(
+            OperationContext operation,
+            String sessionId,
+            BsonDocument lsid,
+            long txnNumber,
+            int stmtId,
+            BsonDocument outcome) {
         WriteState write = writeState(operation);
         if (write != null) {
             write.records.add(new OplogEntry.RetryRecord(sessionId, lsid, txnNumber, stmtId, outcome.clone()));
@@ -202,7 +206,8 @@ final class Member implements Membership, CommandExecutor {
     @Override
     public BsonDocument awaitWriteConcern(OperationContext operation) {
         BsonValue given = operation.command().get("writeConcern");
-        BsonDocument writeConcern = given != null && given.isDocument() ? given.asDocument() : set.defaultWriteConcern();
+        BsonDocument writeConcern =
+                given != null && given.isDocument() ? given.asDocument() : set.defaultWriteConcern();
         BsonValue w = writeConcern.get("w", set.defaultWriteConcern().get("w"));
         int required;
         if (w.isNumber()) {
@@ -215,8 +220,10 @@ final class Member implements Membership, CommandExecutor {
         if (required <= 1) {
             return null;
         }
-        long wtimeoutMs = writeConcern.containsKey("wtimeout") && writeConcern.get("wtimeout").isNumber()
-            ? writeConcern.get("wtimeout").asNumber().longValue() : 0;
+        long wtimeoutMs = writeConcern.containsKey("wtimeout")
+                        && writeConcern.get("wtimeout").isNumber()
+                ? writeConcern.get("wtimeout").asNumber().longValue()
+                : 0;
         return set.awaitReplication(this, writeState(operation), Math.min(required, set.size()), wtimeoutMs, operation);
     }
 
@@ -226,12 +233,19 @@ final class Member implements Membership, CommandExecutor {
         switch (command.getFirstKey()) {
             case "replSetStepDown": {
                 BsonValue secs = command.get("replSetStepDown");
-                long stepDownSecs = secs != null && secs.isNumber() ? secs.asNumber().longValue() : 60;
+                long stepDownSecs =
+                        secs != null && secs.isNumber() ? secs.asNumber().longValue() : 60;
                 BsonValue catchUp = command.get("secondaryCatchUpPeriodSecs");
-                long catchUpSecs = catchUp != null && catchUp.isNumber() ? catchUp.asNumber().longValue() : 10;
+                long catchUpSecs = catchUp != null && catchUp.isNumber()
+                        ? catchUp.asNumber().longValue()
+                        : 10;
                 boolean force = command.getBoolean("force", BsonBoolean.FALSE).getValue();
-                return set.stepDown(this, operation.opid(), TimeUnit.SECONDS.toNanos(stepDownSecs),
-                    TimeUnit.SECONDS.toNanos(catchUpSecs), force);
+                return set.stepDown(
+                        this,
+                        operation.opid(),
+                        TimeUnit.SECONDS.toNanos(stepDownSecs),
+                        TimeUnit.SECONDS.toNanos(catchUpSecs),
+                        force);
             }
             case "replSetStepUp":
                 return set.stepUp(this);
@@ -248,7 +262,8 @@ final class Member implements Membership, CommandExecutor {
             return null;
         }
         BsonValue mode = command.get("mode");
-        stopReplProducer = mode != null && !(mode.isString() && mode.asString().getValue().equals("off"));
+        stopReplProducer =
+                mode != null && !(mode.isString() && mode.asString().getValue().equals("off"));
         set.signal();
         return ok().append("count", new BsonInt32(0));
     }
@@ -282,8 +297,9 @@ final class Member implements Membership, CommandExecutor {
     }
 
     static BsonDocument wce(int code, String codeName, String message) {
-        return new BsonDocument("code", new BsonInt32(code)).append("codeName", new BsonString(codeName))
-            .append("errmsg", new BsonString(message));
+        return new BsonDocument("code", new BsonInt32(code))
+                .append("codeName", new BsonString(codeName))
+                .append("errmsg", new BsonString(message));
     }
 
     @Override

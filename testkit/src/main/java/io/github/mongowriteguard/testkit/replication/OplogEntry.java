@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.testkit.replication;
 
 import java.util.List;
-
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
@@ -86,11 +85,12 @@ record OplogEntry(long term, long index, List<Op> ops, List<RetryRecord> records
      * The {@code config.transactions} side of a statement: session, transaction number, statement id and the result a
      * retry of the statement gets instead of running it again.
      */
-    record RetryRecord(String sessionId, BsonDocument lsid, long txnNumber, int stmtId, BsonDocument outcome) {
-    }
+    record RetryRecord(String sessionId, BsonDocument lsid, long txnNumber, int stmtId, BsonDocument outcome) {}
 
     private static BsonDocument line(String op, String namespace, BsonDocument object) {
-        return new BsonDocument("op", new BsonString(op)).append("ns", new BsonString(namespace)).append("o", object);
+        return new BsonDocument("op", new BsonString(op))
+                .append("ns", new BsonString(namespace))
+                .append("o", object);
     }
 
     /** The entry as {@code replSetGetStatus} and rollback diagnostics show an optime. */

@@ -1,5 +1,12 @@
 package io.github.mongowriteguard.testkit.replication;
 
+import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.auth.Users;
+import io.github.mongowriteguard.testkit.engine.StorageEngine;
+import io.github.mongowriteguard.testkit.node.CommandExecutor;
+import io.github.mongowriteguard.testkit.node.EmulatedNode;
+import io.github.mongowriteguard.testkit.node.NodeIdentity;
+import io.github.mongowriteguard.testkit.node.OperationInterruptedException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -13,7 +20,6 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiFunction;
 import java.util.function.IntFunction;
-
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDateTime;
@@ -23,14 +29,6 @@ import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import io.github.mongowriteguard.testkit.ServerVersion;
-import io.github.mongowriteguard.testkit.auth.Users;
-import io.github.mongowriteguard.testkit.engine.StorageEngine;
-import io.github.mongowriteguard.testkit.node.CommandExecutor;
-import io.github.mongowriteguard.testkit.node.EmulatedNode;
-import io.github.mongowriteguard.testkit.node.NodeIdentity;
-import io.github.mongowriteguard.testkit.node.OperationInterruptedException;
 
 /**
  * The replication of an emulated replica set of several members: elections, oplogs, appliers, write concern, stepdown,
@@ -81,6 +79,7 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
     private long primaryLostNanos = -1;
     /** A stepped-down primary handed its role to a caught-up secondary: elect now. Guarded by the lock. */
     private boolean handoff;
+
     private volatile boolean closed;
 
     /**
@@ -93,7 +92,8 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
      * @param electionTimeout how long the members go without a reachable primary before an election
      * @param users           the users every member authenticates
      */
-    public ReplicaSetCoordinator(String setName, ServerVersion version, int size, Duration electionTimeout, Users users) {
+    public ReplicaSetCoordinator(
+            String setName, ServerVersion version, int size, Duration electionTimeout, Users users) {
         this(setName, version, size, electionTimeout, users, i -> setName + "-" + i, (i, member) -> member);
     }
 
@@ -110,16 +110,21 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
      * @param names           member index to node name
      * @param executors       member index and the member's own executor (which logs writes) to the node's executor
      */
-    public ReplicaSetCoordinator(String setName, ServerVersion version, int size, Duration electionTimeout, Users users,
-                                 IntFunction<String> names,
-                                 BiFunction<Integer, CommandExecutor, CommandExecutor> executors) {
+    public ReplicaSetCoordinator(
+            String setName,
+            ServerVersion version,
+            int size,
+            Duration electionTimeout,
+            Users users,
+            IntFunction<String> names,
+            BiFunction<Integer, CommandExecutor, CommandExecutor> executors) {
         this.setName = setName;
         this.version = version;
         this.electionTimeoutNanos = electionTimeout.toNanos();
         for (int i = 0; i < size; i++) {
             Member member = new Member(this, i);
-            member.node = new EmulatedNode(names.apply(i), NodeIdentity.primary(setName, version), 0,
-                executors.apply(i, member));
+            member.node = new EmulatedNode(
+                    names.apply(i), NodeIdentity.primary(setName, version), 0, executors.apply(i, member));
             member.node.users(users);
             member.node.membership(member);
             members.add(member);
@@ -191,8 +196,9 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
 
     /** The write concern a command without one gets: {@code w: 1} before 5.0, {@code w: "majority"} from 5.0. */
     BsonDocument defaultWriteConcern() {
-        return version.atLeast(ServerVersion.V5_0) ? new BsonDocument("w", new BsonString("majority"))
-            : new BsonDocument("w", new BsonInt32(1));
+        return version.atLeast(ServerVersion.V5_0)
+                ? new BsonDocument("w", new BsonString("majority"))
+                : new BsonDocument("w", new BsonInt32(1));
     }
 
     /** The address of the primary {@code asker} can see, or null. */
@@ -253,8 +259,9 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
     void append(Member member, Member.WriteState write) {
         lock.lock();
         try {
-            if (member.state == MemberState.PRIMARY && member.primaryTerm == write.term
-                && member.incarnation == write.incarnation) {
+            if (member.state == MemberState.PRIMARY
+                    && member.primaryTerm == write.term
+                    && member.incarnation == write.incarnation) {
                 OplogEntry entry = new OplogEntry(write.term, member.log.size() + 1, write.ops, write.records);
                 member.log.add(entry);
                 write.lastIndex = entry.index();
@@ -272,17 +279,23 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
      *
      * @return null, or the {@code writeConcernError}
      */
-    BsonDocument awaitReplication(Member member, Member.WriteState write, int required, long wtimeoutMs,
-                                  io.github.mongowriteguard.testkit.node.OperationContext operation) {
-        long wtimeoutAt = wtimeoutMs > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(wtimeoutMs) : Long.MAX_VALUE;
+    BsonDocument awaitReplication(
+            Member member,
+            Member.WriteState write,
+            int required,
+            long wtimeoutMs,
+            io.github.mongowriteguard.testkit.node.OperationContext operation) {
+        long wtimeoutAt =
+                wtimeoutMs > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(wtimeoutMs) : Long.MAX_VALUE;
         lock.lock();
         try {
             long index = write != null && write.lastIndex > 0 ? write.lastIndex : member.log.size();
             long writeTerm = write != null && write.term >= 0 ? write.term : member.primaryTerm;
             long incarnation = write != null ? write.incarnation : member.incarnation;
             while (true) {
-                if (member.state != MemberState.PRIMARY || member.primaryTerm != writeTerm
-                    || member.incarnation != incarnation) {
+                if (member.state != MemberState.PRIMARY
+                        || member.primaryTerm != writeTerm
+                        || member.incarnation != incarnation) {
                     return Member.wce(189, "PrimarySteppedDown", "Primary stepped down while waiting for replication");
                 }
                 if (index == 0 || replicatedOn(member, index) >= required) {
@@ -293,13 +306,14 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
                     return Member.wce(e.code(), e.codeName(), e.getMessage());
                 }
                 long now = System.nanoTime();
-                long left = Math.min(operation.remainingNanos(), wtimeoutAt == Long.MAX_VALUE ? Long.MAX_VALUE : wtimeoutAt - now);
+                long left = Math.min(
+                        operation.remainingNanos(), wtimeoutAt == Long.MAX_VALUE ? Long.MAX_VALUE : wtimeoutAt - now);
                 if (operation.remainingNanos() == 0) {
                     return Member.wce(50, "MaxTimeMSExpired", "operation exceeded time limit");
                 }
                 if (left <= 0) {
                     return Member.wce(64, "WriteConcernFailed", "waiting for replication timed out")
-                        .append("errInfo", new BsonDocument("wtimeout", BsonBoolean.TRUE));
+                            .append("errInfo", new BsonDocument("wtimeout", BsonBoolean.TRUE));
                 }
                 changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
             }
@@ -364,7 +378,9 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
             return null;
         }
         OplogEntry candidateLast = best.last();
-        long votes = reachable.stream().filter(voter -> voter.last() == null || !voter.last().after(candidateLast)).count();
+        long votes = reachable.stream()
+                .filter(voter -> voter.last() == null || !voter.last().after(candidateLast))
+                .count();
         return votes >= majority() ? best : null;
     }
 
@@ -374,7 +390,10 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
         try {
             lock.lock();
             try {
-                if (primary != null && primary.reachable() && primary.state == MemberState.PRIMARY && !primary.steppingDown) {
+                if (primary != null
+                        && primary.reachable()
+                        && primary.state == MemberState.PRIMARY
+                        && !primary.steppingDown) {
                     return false;
                 }
                 if (candidate(System.nanoTime(), wanted) != chosen) {
@@ -407,13 +426,18 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
             lock.unlock();
         }
         try {
-            member.node.killOperations(OperationInterruptedException.KillReason.REPL_STATE_CHANGE,
-                operation -> operation.opid() != spare && operation.replicationState() instanceof Member.WriteState write
-                    && write.holdsRstl);
+            member.node.killOperations(
+                    OperationInterruptedException.KillReason.REPL_STATE_CHANGE,
+                    operation -> operation.opid() != spare
+                            && operation.replicationState() instanceof Member.WriteState write
+                            && write.holdsRstl);
             try {
                 if (!member.rstl.writeLock().tryLock(stepDownNanos, TimeUnit.NANOSECONDS)) {
-                    return Member.error(262, "ExceededTimeLimit", "Could not acquire the global shared lock within the"
-                        + " amount of time specified that we should step down for");
+                    return Member.error(
+                            262,
+                            "ExceededTimeLimit",
+                            "Could not acquire the global shared lock within the"
+                                    + " amount of time specified that we should step down for");
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -425,8 +449,10 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
                 try {
                     while (true) {
                         if (member.state != MemberState.PRIMARY) {
-                            return Member.error(10107, "NotWritablePrimary",
-                                "Already stepped down from primary while processing step down request");
+                            return Member.error(
+                                    10107,
+                                    "NotWritablePrimary",
+                                    "Already stepped down from primary while processing step down request");
                         }
                         boolean caughtUp = caughtUp(member);
                         long now = System.nanoTime();
@@ -435,9 +461,13 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
                             return Member.ok();
                         }
                         if (now - start >= catchUpNanos) {
-                            return Member.error(262, "ExceededTimeLimit", "No electable secondaries caught up as of "
-                                + Instant.now() + ". Please use the replSetStepDown command with the argument {force: true}"
-                                + " to force node to step down.");
+                            return Member.error(
+                                    262,
+                                    "ExceededTimeLimit",
+                                    "No electable secondaries caught up as of "
+                                            + Instant.now()
+                                            + ". Please use the replSetStepDown command with the argument {force: true}"
+                                            + " to force node to step down.");
                         }
                         changed.awaitNanos(Math.min(catchUpNanos - (now - start), TimeUnit.MILLISECONDS.toNanos(20)));
                     }
@@ -464,8 +494,13 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
         }
         OplogEntry last = member.last();
         long now = System.nanoTime();
-        return members.stream().anyMatch(m -> m != member && m.reachable() && m.state == MemberState.SECONDARY
-            && now - m.unelectableUntilNanos >= 0 && m.log.size() >= index && m.log.get(index - 1) == last);
+        return members.stream()
+                .anyMatch(m -> m != member
+                        && m.reachable()
+                        && m.state == MemberState.SECONDARY
+                        && now - m.unelectableUntilNanos >= 0
+                        && m.log.size() >= index
+                        && m.log.get(index - 1) == last);
     }
 
     /** The primary becomes a secondary; call with the lock held. */
@@ -478,20 +513,28 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
             primaryLostNanos = now;
             handoff = handOff;
         }
-        log.info("{}: {} stepped down{}", setName, member.node.name(), handOff ? " (handing off to a caught-up secondary)" : "");
+        log.info(
+                "{}: {} stepped down{}",
+                setName,
+                member.node.name(),
+                handOff ? " (handing off to a caught-up secondary)" : "");
         changed.signalAll();
     }
 
     /** A primary that cannot see a majority steps down by itself (killing its writes first, as a stepdown does). */
     private void relinquish(Member member) {
-        member.node.killOperations(OperationInterruptedException.KillReason.REPL_STATE_CHANGE,
-            operation -> operation.replicationState() instanceof Member.WriteState write && write.holdsRstl);
+        member.node.killOperations(
+                OperationInterruptedException.KillReason.REPL_STATE_CHANGE,
+                operation -> operation.replicationState() instanceof Member.WriteState write && write.holdsRstl);
         member.rstl.writeLock().lock();
         try {
             lock.lock();
             try {
                 if (member.state == MemberState.PRIMARY) {
-                    log.info("{}: {} can't see a majority of the set, relinquishing primary", setName, member.node.name());
+                    log.info(
+                            "{}: {} can't see a majority of the set, relinquishing primary",
+                            setName,
+                            member.node.name());
                     stepDownNow(member, System.nanoTime(), 0, false);
                 }
             } finally {
@@ -581,9 +624,13 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
     // ---- replication --------------------------------------------------------------------------------------
 
     /** What an applier does next: roll back to {@code common}, then append {@code batch}. */
-    private record Plan(int common, int mine, List<OplogEntry> prefix, List<OplogEntry> undone, List<OplogEntry> batch,
-                        long incarnation) {
-    }
+    private record Plan(
+            int common,
+            int mine,
+            List<OplogEntry> prefix,
+            List<OplogEntry> undone,
+            List<OplogEntry> batch,
+            long incarnation) {}
 
     /** A secondary copies the primary's oplog and applies it, rolling back first where the oplogs diverged. */
     private void applyLoop(Member member) {
@@ -613,8 +660,14 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
 
     private Plan plan(Member member) {
         Member source = primary;
-        if (member.state != MemberState.SECONDARY || member.partition != null || member.paused || member.stopReplProducer
-            || source == null || source == member || source.state != MemberState.PRIMARY || source.partition != null) {
+        if (member.state != MemberState.SECONDARY
+                || member.partition != null
+                || member.paused
+                || member.stopReplProducer
+                || source == null
+                || source == member
+                || source.state != MemberState.PRIMARY
+                || source.partition != null) {
             return null;
         }
         int mine = member.log.size();
@@ -627,8 +680,13 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
             return null;
         }
         List<OplogEntry> batch = List.copyOf(source.log.subList(common, Math.min(theirs, common + 500)));
-        return new Plan(common, mine, common < mine ? List.copyOf(member.log.subList(0, common)) : null,
-            List.copyOf(member.log.subList(common, mine)), batch, member.incarnation);
+        return new Plan(
+                common,
+                mine,
+                common < mine ? List.copyOf(member.log.subList(0, common)) : null,
+                List.copyOf(member.log.subList(common, mine)),
+                batch,
+                member.incarnation);
     }
 
     private void apply(Member member, Plan plan) {
@@ -636,8 +694,9 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
         try {
             lock.lock();
             try {
-                if (member.incarnation != plan.incarnation() || member.state != MemberState.SECONDARY
-                    || member.log.size() != plan.mine()) {
+                if (member.incarnation != plan.incarnation()
+                        || member.state != MemberState.SECONDARY
+                        || member.log.size() != plan.mine()) {
                     return;
                 }
             } finally {
@@ -646,8 +705,11 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
             if (plan.prefix() != null) {
                 rebuild(member, plan.prefix());
                 plan.undone().forEach(entry -> entry.ops().forEach(op -> rolledBack.add(op.describe())));
-                log.info("{}: {} rolled back {} oplog entries to its common point with the primary", setName,
-                    member.node.name(), plan.undone().size());
+                log.info(
+                        "{}: {} rolled back {} oplog entries to its common point with the primary",
+                        setName,
+                        member.node.name(),
+                        plan.undone().size());
                 lock.lock();
                 try {
                     member.log.subList(plan.common(), member.log.size()).clear();
@@ -661,8 +723,9 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
             }
             lock.lock();
             try {
-                if (member.incarnation == plan.incarnation() && member.state == MemberState.SECONDARY
-                    && member.log.size() == plan.common()) {
+                if (member.incarnation == plan.incarnation()
+                        && member.state == MemberState.SECONDARY
+                        && member.log.size() == plan.common()) {
                     member.log.addAll(plan.batch());
                     changed.signalAll();
                 }
@@ -679,7 +742,8 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
             LoggedWrites.apply(engine, op);
         }
         for (OplogEntry.RetryRecord record : entry.records()) {
-            node.applyRetryRecord(record.sessionId(), record.lsid(), record.txnNumber(), record.stmtId(), record.outcome());
+            node.applyRetryRecord(
+                    record.sessionId(), record.lsid(), record.txnNumber(), record.stmtId(), record.outcome());
         }
     }
 
@@ -902,22 +966,27 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
             for (Member member : members) {
                 OplogEntry last = member.last();
                 BsonDocument entry = new BsonDocument("_id", new BsonInt32(member.id))
-                    .append("name", new BsonString(member.address()))
-                    .append("health", new BsonInt32(member.reachable() || member == self ? 1 : 0))
-                    .append("state", new BsonInt32(member.state.code()))
-                    .append("stateStr", new BsonString(member.state == MemberState.DOWN ? "(not reachable/healthy)"
-                        : member.state.name()))
-                    .append("optime", last == null ? new BsonDocument() : last.optime());
+                        .append("name", new BsonString(member.address()))
+                        .append("health", new BsonInt32(member.reachable() || member == self ? 1 : 0))
+                        .append("state", new BsonInt32(member.state.code()))
+                        .append(
+                                "stateStr",
+                                new BsonString(
+                                        member.state == MemberState.DOWN
+                                                ? "(not reachable/healthy)"
+                                                : member.state.name()))
+                        .append("optime", last == null ? new BsonDocument() : last.optime());
                 if (member == self) {
                     entry.append("self", BsonBoolean.TRUE);
                 }
                 list.add(entry);
             }
-            return Member.ok().append("set", new BsonString(setName))
-                .append("date", new BsonDateTime(System.currentTimeMillis()))
-                .append("myState", new BsonInt32(self.state.code()))
-                .append("term", new BsonInt64(term))
-                .append("members", list);
+            return Member.ok()
+                    .append("set", new BsonString(setName))
+                    .append("date", new BsonDateTime(System.currentTimeMillis()))
+                    .append("myState", new BsonInt32(self.state.code()))
+                    .append("term", new BsonInt64(term))
+                    .append("members", list);
         } finally {
             lock.unlock();
         }

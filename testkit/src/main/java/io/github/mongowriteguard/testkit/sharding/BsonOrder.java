@@ -3,7 +3,6 @@ package io.github.mongowriteguard.testkit.sharding;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.Map;
-
 import org.bson.BsonType;
 import org.bson.BsonValue;
 
@@ -15,8 +14,7 @@ import org.bson.BsonValue;
 final class BsonOrder implements Comparator<BsonValue> {
     static final BsonOrder INSTANCE = new BsonOrder();
 
-    private BsonOrder() {
-    }
+    private BsonOrder() {}
 
     @Override
     public int compare(BsonValue a, BsonValue b) {
@@ -68,7 +66,8 @@ final class BsonOrder implements Comparator<BsonValue> {
         while (x.hasNext() && y.hasNext()) {
             Map.Entry<String, BsonValue> ex = x.next();
             Map.Entry<String, BsonValue> ey = y.next();
-            int c = Integer.compare(rank(ex.getValue().getBsonType()), rank(ey.getValue().getBsonType()));
+            int c = Integer.compare(
+                    rank(ex.getValue().getBsonType()), rank(ey.getValue().getBsonType()));
             if (c == 0) {
                 c = ex.getKey().compareTo(ey.getKey());
             }
@@ -93,11 +92,15 @@ final class BsonOrder implements Comparator<BsonValue> {
     }
 
     private static double number(BsonValue value) {
-        return value.isDecimal128() ? value.asDecimal128().getValue().doubleValue() : value.asNumber().doubleValue();
+        return value.isDecimal128()
+                ? value.asDecimal128().getValue().doubleValue()
+                : value.asNumber().doubleValue();
     }
 
     private static String text(BsonValue value) {
-        return value.isSymbol() ? value.asSymbol().getSymbol() : value.asString().getValue();
+        return value.isSymbol()
+                ? value.asSymbol().getSymbol()
+                : value.asString().getValue();
     }
 
     private static int rank(BsonType type) {

@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.testkit.sharding;
 
 import java.util.Objects;
-
 import org.bson.BsonDocument;
 
 /**

@@ -5,7 +5,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.TreeSet;
-
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonMaxKey;
@@ -41,13 +40,13 @@ public final class ChunkMap {
             throw new IllegalArgumentException("a chunk map needs at least one chunk");
         }
         if (ShardKey.comparePoints(sorted.get(0).min(), key.bound(new BsonMinKey())) != 0
-            || ShardKey.comparePoints(sorted.get(sorted.size() - 1).max(), key.bound(new BsonMaxKey())) != 0) {
+                || ShardKey.comparePoints(sorted.get(sorted.size() - 1).max(), key.bound(new BsonMaxKey())) != 0) {
             throw new IllegalArgumentException("chunks must cover the key space from MinKey to MaxKey: " + sorted);
         }
         for (int i = 1; i < sorted.size(); i++) {
             if (ShardKey.comparePoints(sorted.get(i - 1).max(), sorted.get(i).min()) != 0) {
                 throw new IllegalArgumentException("chunks must be contiguous; gap or overlap between "
-                    + sorted.get(i - 1) + " and " + sorted.get(i));
+                        + sorted.get(i - 1) + " and " + sorted.get(i));
             }
         }
         this.chunks = List.copyOf(sorted);
@@ -79,7 +78,7 @@ public final class ChunkMap {
         }
         if (shards.size() != splitPoints.size() + 1) {
             throw new IllegalArgumentException("splitAt needs one shard per chunk: " + (splitPoints.size() + 1)
-                + " chunks but " + shards.size() + " shards");
+                    + " chunks but " + shards.size() + " shards");
         }
         String field = key.fields().get(0);
         List<Chunk> chunks = new ArrayList<>();
@@ -122,7 +121,10 @@ public final class ChunkMap {
         int contiguous = initialPoints == 0 ? 1 : (splitPoints.size() + 1) / (initialPoints + 1);
         List<String> owners = new ArrayList<>();
         for (int i = 0; i <= splitPoints.size(); i++) {
-            owners.add(i == 0 && splitPoints.size() + 1 < numShards ? shards.get(0) : shards.get((i / contiguous) % numShards));
+            owners.add(
+                    i == 0 && splitPoints.size() + 1 < numShards
+                            ? shards.get(0)
+                            : shards.get((i / contiguous) % numShards));
         }
         return splitAt(key, splitPoints, owners);
     }
@@ -145,8 +147,11 @@ public final class ChunkMap {
      * @param version          the emulated server version
      * @return the routing table
      */
-    public static ChunkMap hashedInitialChunks(ShardKey key, List<String> shards, int numInitialChunks,
-                                               io.github.mongowriteguard.testkit.ServerVersion version) {
+    public static ChunkMap hashedInitialChunks(
+            ShardKey key,
+            List<String> shards,
+            int numInitialChunks,
+            io.github.mongowriteguard.testkit.ServerVersion version) {
         if (version.atLeast(io.github.mongowriteguard.testkit.ServerVersion.V8_0)) {
             List<String> shuffled = shuffledLikeLibstdcxx(shards);
             List<BsonInt64> splitPoints = hashedSplitPoints(key, shuffled.size());
@@ -289,7 +294,8 @@ public final class ChunkMap {
         } else {
             String first = key.fields().get(0);
             BsonValue condition = filter.get(first);
-            List<BsonValue[]> intervals = intervals(condition, key.isHashed() && key.pattern().get(first).isString());
+            List<BsonValue[]> intervals = intervals(
+                    condition, key.isHashed() && key.pattern().get(first).isString());
             for (Chunk chunk : chunks) {
                 BsonValue min = chunk.min().get(first);
                 BsonValue max = chunk.max().get(first);
@@ -349,7 +355,9 @@ public final class ChunkMap {
     }
 
     private static boolean isOperators(BsonValue value) {
-        return value.isDocument() && !value.asDocument().isEmpty() && value.asDocument().getFirstKey().startsWith("$");
+        return value.isDocument()
+                && !value.asDocument().isEmpty()
+                && value.asDocument().getFirstKey().startsWith("$");
     }
 
     /** Intervals [low, high] (null: unbounded) of the first key field's values a condition can match. */
@@ -358,15 +366,20 @@ public final class ChunkMap {
         if (condition == null) {
             return all;
         }
-        if (!condition.isDocument() || condition.asDocument().isEmpty()
-            || !condition.asDocument().getFirstKey().startsWith("$")) {
-            return condition.isArray() || condition.isRegularExpression() ? all : List.<BsonValue[]>of(point(condition, hashed));
+        if (!condition.isDocument()
+                || condition.asDocument().isEmpty()
+                || !condition.asDocument().getFirstKey().startsWith("$")) {
+            return condition.isArray() || condition.isRegularExpression()
+                    ? all
+                    : List.<BsonValue[]>of(point(condition, hashed));
         }
         BsonDocument operators = condition.asDocument();
         if (operators.size() == 1 && operators.containsKey("$eq")) {
             return List.<BsonValue[]>of(point(operators.get("$eq"), hashed));
         }
-        if (operators.size() == 1 && operators.containsKey("$in") && operators.get("$in").isArray()) {
+        if (operators.size() == 1
+                && operators.containsKey("$in")
+                && operators.get("$in").isArray()) {
             List<BsonValue[]> points = new ArrayList<>();
             for (BsonValue value : operators.getArray("$in")) {
                 if (value.isArray() || value.isRegularExpression()) {

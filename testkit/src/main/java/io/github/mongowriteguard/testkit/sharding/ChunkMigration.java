@@ -1,15 +1,12 @@
 package io.github.mongowriteguard.testkit.sharding;
 
 import java.util.List;
-
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
-
-import io.github.mongowriteguard.testkit.engine.StorageEngine;
 
 /**
  * A chunk migration that has committed (the recipient owns the chunk) but whose delete phase has not run: the
@@ -23,13 +20,19 @@ public final class ChunkMigration {
     private final List<BsonValue> movedIds;
     /** Runs a command against the donor's database (its engine, or its primary's replicated write path). */
     private final java.util.function.UnaryOperator<BsonDocument> donor;
+
     private final String database;
     private final String collection;
     private boolean deleted;
 
-    ChunkMigration(String namespace, Chunk chunk, String to, List<BsonValue> movedIds,
-                   java.util.function.UnaryOperator<BsonDocument> donor,
-                   String database, String collection) {
+    ChunkMigration(
+            String namespace,
+            Chunk chunk,
+            String to,
+            List<BsonValue> movedIds,
+            java.util.function.UnaryOperator<BsonDocument> donor,
+            String database,
+            String collection) {
         this.namespace = namespace;
         this.chunk = chunk;
         this.to = to;
@@ -84,15 +87,18 @@ public final class ChunkMigration {
         }
         deleted = true;
         BsonDocument reply = donor.apply(new BsonDocument("delete", new BsonString(collection))
-            .append("deletes", new BsonArray(List.of(new BsonDocument("q", new BsonDocument("_id",
-                new BsonDocument("$in", new BsonArray(movedIds)))).append("limit", new BsonInt32(0)))))
-            .append("ordered", BsonBoolean.FALSE));
+                .append(
+                        "deletes",
+                        new BsonArray(List.of(new BsonDocument(
+                                        "q", new BsonDocument("_id", new BsonDocument("$in", new BsonArray(movedIds))))
+                                .append("limit", new BsonInt32(0)))))
+                .append("ordered", BsonBoolean.FALSE));
         return reply.get("n", new BsonInt32(0)).asNumber().intValue();
     }
 
     @Override
     public String toString() {
         return "ChunkMigration{" + namespace + " " + chunk + " -> " + to + ", " + movedIds.size() + " documents"
-            + (deleted ? ", orphans deleted" : ", orphans on " + from()) + "}";
+                + (deleted ? ", orphans deleted" : ", orphans on " + from()) + "}";
     }
 }

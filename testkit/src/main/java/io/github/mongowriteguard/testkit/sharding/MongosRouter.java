@@ -1,5 +1,15 @@
 package io.github.mongowriteguard.testkit.sharding;
 
+import io.github.mongowriteguard.testkit.auth.Principal;
+import io.github.mongowriteguard.testkit.engine.StorageEngine;
+import io.github.mongowriteguard.testkit.internal.Cursors;
+import io.github.mongowriteguard.testkit.node.CommandExecutor;
+import io.github.mongowriteguard.testkit.node.EmulatedNode;
+import io.github.mongowriteguard.testkit.node.OperationContext;
+import io.github.mongowriteguard.testkit.node.SessionMatch;
+import io.github.mongowriteguard.testkit.node.ShardOperations;
+import io.github.mongowriteguard.testkit.wire.ClientConnection;
+import io.github.mongowriteguard.testkit.wire.CommandHandler;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,7 +20,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -18,17 +27,6 @@ import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
-
-import io.github.mongowriteguard.testkit.engine.StorageEngine;
-import io.github.mongowriteguard.testkit.internal.Cursors;
-import io.github.mongowriteguard.testkit.node.CommandExecutor;
-import io.github.mongowriteguard.testkit.node.EmulatedNode;
-import io.github.mongowriteguard.testkit.node.OperationContext;
-import io.github.mongowriteguard.testkit.node.SessionMatch;
-import io.github.mongowriteguard.testkit.node.ShardOperations;
-import io.github.mongowriteguard.testkit.auth.Principal;
-import io.github.mongowriteguard.testkit.wire.ClientConnection;
-import io.github.mongowriteguard.testkit.wire.CommandHandler;
 
 /**
  * The command executor of an emulated mongos: sharding admin commands, writes routed by {@link WriteRouter},
@@ -156,8 +154,9 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
                 if (map.isEmpty()) {
                     return forward(operation, catalog.primaryShard());
                 }
-                return transactions.inTransaction(operation) ? gatherAndRun(operation, command)
-                    : transactions.outsideRead(() -> gatherAndRun(operation, command));
+                return transactions.inTransaction(operation)
+                        ? gatherAndRun(operation, command)
+                        : transactions.outsideRead(() -> gatherAndRun(operation, command));
             case "findAndModify":
             case "findandmodify":
                 return forward(operation, findAndModifyTarget(operation, command));
@@ -189,11 +188,15 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         }
         Optional<ChunkMap> existing = catalog.chunkMap(namespace);
         if (existing.isPresent()) {
-            return existing.get().key().equals(key) ? ok().append("collectionsharded", new BsonString(namespace))
-                : StorageEngine.error(20, "AlreadyInitialized", "sharding already enabled for collection " + namespace);
+            return existing.get().key().equals(key)
+                    ? ok().append("collectionsharded", new BsonString(namespace))
+                    : StorageEngine.error(
+                            20, "AlreadyInitialized", "sharding already enabled for collection " + namespace);
         }
-        int numInitialChunks = command.get("numInitialChunks", new BsonInt32(0)).asNumber().intValue();
-        shardCollection(namespace, key, command.getBoolean("unique", BsonBoolean.FALSE).getValue(), numInitialChunks);
+        int numInitialChunks =
+                command.get("numInitialChunks", new BsonInt32(0)).asNumber().intValue();
+        shardCollection(
+                namespace, key, command.getBoolean("unique", BsonBoolean.FALSE).getValue(), numInitialChunks);
         return ok().append("collectionsharded", new BsonString(namespace));
     }
 
@@ -218,8 +221,8 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
             documents += count.get("n", new BsonInt32(0)).asNumber().longValue();
         }
         ChunkMap map = key.isHashed() && key.fields().size() == 1 && documents == 0
-            ? ChunkMap.hashedInitialChunks(key, catalog.shards(), numInitialChunks, catalog.version())
-            : ChunkMap.single(key, catalog.primaryShard());
+                ? ChunkMap.hashedInitialChunks(key, catalog.shards(), numInitialChunks, catalog.version())
+                : ChunkMap.single(key, catalog.primaryShard());
         catalog.put(namespace, map, unique);
         return map;
     }
@@ -288,24 +291,29 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
     }
 
     /** Runs the client's read command over {@code documents} on a scratch engine; the whole answer in one batch. */
-    private BsonDocument runOnScratch(OperationContext operation, BsonDocument command, String collection,
-                                      List<BsonDocument> documents) {
+    private BsonDocument runOnScratch(
+            OperationContext operation, BsonDocument command, String collection, List<BsonDocument> documents) {
         String scratchDb = "mongos_scratch_" + SCRATCH.incrementAndGet();
         try {
             scratch.run(scratchDb, new BsonDocument("create", new BsonString(collection)));
             if (!documents.isEmpty()) {
-                scratch.run(scratchDb, new BsonDocument("insert", new BsonString(collection))
-                    .append("documents", new BsonArray(new ArrayList<>(documents))));
+                scratch.run(
+                        scratchDb,
+                        new BsonDocument("insert", new BsonString(collection))
+                                .append("documents", new BsonArray(new ArrayList<>(documents))));
             }
             BsonDocument reply = scratch.run(scratchDb, command);
-            if (!reply.containsKey("cursor") || reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
+            if (!reply.containsKey("cursor")
+                    || reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
                 return reply;
             }
             // Drain the scratch cursor: mongos answers with everything in the first batch (cursor id 0).
             List<BsonValue> all = new ArrayList<>(Cursors.drain(scratch::run, scratchDb, reply));
-            reply.put("cursor", new BsonDocument("id", new BsonInt64(0))
-                .append("ns", new BsonString(operation.database() + "." + collection))
-                .append("firstBatch", new BsonArray(all)));
+            reply.put(
+                    "cursor",
+                    new BsonDocument("id", new BsonInt64(0))
+                            .append("ns", new BsonString(operation.database() + "." + collection))
+                            .append("firstBatch", new BsonArray(all)));
             return reply;
         } finally {
             scratch.run(scratchDb, new BsonDocument("dropDatabase", new BsonInt32(1)));
@@ -330,16 +338,21 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
      * retried up to {@code staleConfigRetries} times (mongos' routing table is the catalog, always fresh), then
      * the error goes to the client.
      */
-    private List<BsonDocument> findAll(OperationContext operation, String shard, String collection, BsonDocument filter) {
+    private List<BsonDocument> findAll(
+            OperationContext operation, String shard, String collection, BsonDocument filter) {
         BsonDocument client = operation.command();
         boolean inTransaction = transactions.inTransaction(operation);
         // A transaction reads from the primaries, where it runs (a read preference other than primary is refused).
-        EmulatedNode node = inTransaction ? sets.get(shard).targetPrimary(operation.remainingNanos())
-            : sets.get(shard).select(client.get("$readPreference"));
+        EmulatedNode node = inTransaction
+                ? sets.get(shard).targetPrimary(operation.remainingNanos())
+                : sets.get(shard).select(client.get("$readPreference"));
         String namespace = operation.database() + "." + collection;
-        long deadline = client.containsKey("maxTimeMS") && client.get("maxTimeMS").asNumber().longValue() > 0
-            ? operation.startNanos() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(client.get("maxTimeMS").asNumber().longValue())
-            : 0;
+        long deadline = client.containsKey("maxTimeMS")
+                        && client.get("maxTimeMS").asNumber().longValue() > 0
+                ? operation.startNanos()
+                        + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(
+                                client.get("maxTimeMS").asNumber().longValue())
+                : 0;
         for (int attempt = 0; ; attempt++) {
             BsonDocument find = new BsonDocument("find", new BsonString(collection)).append("filter", filter);
             catalog.routing(namespace).ifPresent(r -> find.append("shardVersion", new BsonInt64(r.version())));
@@ -354,9 +367,12 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
             if (deadline != 0) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    throw new ShardReadException(StorageEngine.error(50, "MaxTimeMSExpired", "operation exceeded time limit"));
+                    throw new ShardReadException(
+                            StorageEngine.error(50, "MaxTimeMSExpired", "operation exceeded time limit"));
                 }
-                find.append("maxTimeMS", new BsonInt64(Math.max(1, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(left))));
+                find.append(
+                        "maxTimeMS",
+                        new BsonInt64(Math.max(1, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(left))));
             }
             BsonDocument reply;
             BsonDocument sent = transactions.decorate(operation, shard, find);
@@ -372,11 +388,18 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
             if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
                 List<BsonDocument> documents = new ArrayList<>();
                 // In a transaction the cursor lives in the shard's transaction: each getMore is one of its statements.
-                Cursors.drain((db, cmd) -> node.handle(connection(operation.connection()), db,
-                        inTransaction ? transactions.decorate(operation, shard, cmd)
-                            : preference == null ? cmd : cmd.clone().append("$readPreference", preference)),
-                        operation.database(), reply)
-                    .forEach(d -> documents.add(d.asDocument()));
+                Cursors.drain(
+                                (db, cmd) -> node.handle(
+                                        connection(operation.connection()),
+                                        db,
+                                        inTransaction
+                                                ? transactions.decorate(operation, shard, cmd)
+                                                : preference == null
+                                                        ? cmd
+                                                        : cmd.clone().append("$readPreference", preference)),
+                                operation.database(),
+                                reply)
+                        .forEach(d -> documents.add(d.asDocument()));
                 return documents;
             }
             if (inTransaction) {
@@ -419,14 +442,17 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
      * @param donorOplogRolledOver whether the donor lost the history and sends the dead-end sentinel
      * @return the migration, to delete the donor's orphans
      */
-    public ChunkMigration moveChunk(String namespace, BsonDocument document, String toShard, boolean donorOplogRolledOver) {
-        ChunkMap map = catalog.chunkMap(namespace).orElseThrow(() ->
-            new IllegalArgumentException(namespace + " is not sharded; call shardCollection first"));
+    public ChunkMigration moveChunk(
+            String namespace, BsonDocument document, String toShard, boolean donorOplogRolledOver) {
+        ChunkMap map = catalog.chunkMap(namespace)
+                .orElseThrow(
+                        () -> new IllegalArgumentException(namespace + " is not sharded; call shardCollection first"));
         if (!sets.containsKey(toShard)) {
             throw new IllegalArgumentException("no shard " + toShard + "; shards are " + sets.keySet());
         }
         BsonDocument point = map.key().pointOf(document);
-        Chunk chunk = map.chunks().stream().filter(c -> c.contains(point)).findFirst().orElseThrow();
+        Chunk chunk =
+                map.chunks().stream().filter(c -> c.contains(point)).findFirst().orElseThrow();
         if (chunk.shard().equals(toShard)) {
             throw new IllegalArgumentException("chunk " + chunk + " already lives on " + toShard);
         }
@@ -437,16 +463,20 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         EmulatedNode donor = donorSet.primary();
         EmulatedNode recipient = recipientSet.primary();
         List<BsonDocument> moved = Engines.findAll(donor.engine(), database, collection, new BsonDocument()).stream()
-            .filter(d -> chunk.contains(map.key().pointOf(d))).toList();
+                .filter(d -> chunk.contains(map.key().pointOf(d)))
+                .toList();
         if (!moved.isEmpty()) {
             // A replicating recipient's primary inserts the clone through its write path, so the copies replicate.
-            migrationWrite(recipientSet, recipient, database).apply(new BsonDocument("insert", new BsonString(collection))
-                .append("documents", new BsonArray(new ArrayList<>(moved))));
+            migrationWrite(recipientSet, recipient, database)
+                    .apply(new BsonDocument("insert", new BsonString(collection))
+                            .append("documents", new BsonArray(new ArrayList<>(moved))));
         }
-        List<EmulatedNode.RetryHistory> history = donor.retryHistory(target -> writesTo(target, namespace, map.key(), chunk));
+        List<EmulatedNode.RetryHistory> history =
+                donor.retryHistory(target -> writesTo(target, namespace, map.key(), chunk));
         if (donorOplogRolledOver) {
-            history = history.stream().map(h -> new EmulatedNode.RetryHistory(h.sessionId(), h.lsid(), h.txnNumber(),
-                Map.of(), true)).toList();
+            history = history.stream()
+                    .map(h -> new EmulatedNode.RetryHistory(h.sessionId(), h.lsid(), h.txnNumber(), Map.of(), true))
+                    .toList();
         }
         if (recipientSet.replicates()) {
             // The session history reaches every member (in mongod through the recipient's oplog; here in memory).
@@ -462,30 +492,33 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         }
         catalog.put(namespace, new ChunkMap(map.key(), chunks), false);
         List<BsonValue> ids = moved.stream().map(d -> d.get("_id")).toList();
-        return new ChunkMigration(namespace, chunk, toShard, ids, migrationWrite(donorSet, donor, database), database,
-            collection);
+        return new ChunkMigration(
+                namespace, chunk, toShard, ids, migrationWrite(donorSet, donor, database), database, collection);
     }
 
     /**
      * How a migration writes on a shard: a replicating shard's primary runs the command through its write path (logged
      * and replicated, as the recipient's cloner and the donor's range deleter write); otherwise on the engine.
      */
-    private static java.util.function.UnaryOperator<BsonDocument> migrationWrite(ShardReplicaSet set, EmulatedNode primary,
-                                                                                String database) {
+    private static java.util.function.UnaryOperator<BsonDocument> migrationWrite(
+            ShardReplicaSet set, EmulatedNode primary, String database) {
         if (!set.replicates()) {
             return command -> primary.engine().run(database, command);
         }
-        return command -> set.primary().handle(ClientConnection.internal(MIGRATION_CONNECTIONS.decrementAndGet(), null), database, command);
+        return command -> set.primary()
+                .handle(ClientConnection.internal(MIGRATION_CONNECTIONS.decrementAndGet(), null), database, command);
     }
 
     /** Whether a recorded statement ({@code {ns, op, item}}) wrote a document of {@code chunk}. */
     private static boolean writesTo(BsonDocument target, String namespace, ShardKey key, Chunk chunk) {
-        if (!target.getString("ns").getValue().equals(namespace) || !target.get("item").isDocument()) {
+        if (!target.getString("ns").getValue().equals(namespace)
+                || !target.get("item").isDocument()) {
             return false;
         }
         BsonDocument item = target.getDocument("item");
         Optional<BsonDocument> point = target.getString("op").getValue().equals("insert")
-            ? Optional.of(key.pointOf(item)) : key.pointOfFilter(item.getDocument("q", new BsonDocument()));
+                ? Optional.of(key.pointOf(item))
+                : key.pointOfFilter(item.getDocument("q", new BsonDocument()));
         return point.isPresent() && chunk.contains(point.get());
     }
 
@@ -599,8 +632,11 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
                 BsonDocument shown = new BsonDocument("shard", new BsonString(shard.getKey()));
                 for (Map.Entry<String, BsonValue> field : op.entrySet()) {
                     switch (field.getKey()) {
-                        case "opid" -> shown.append("opid",
-                            new BsonString(shard.getKey() + ":" + field.getValue().asNumber().intValue()));
+                        case "opid" ->
+                            shown.append(
+                                    "opid",
+                                    new BsonString(shard.getKey() + ":"
+                                            + field.getValue().asNumber().intValue()));
                         case "client" -> shown.append("client_s", field.getValue());
                         default -> shown.append(field.getKey(), field.getValue());
                     }
@@ -648,18 +684,25 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
                 try {
                     replies.add(futures.get(i).get());
                 } catch (ExecutionException e) {
-                    replies.add(new WriteRouter.Sent(StorageEngine.error(1, "InternalError", "child batch to "
-                        + sends.get(i).shard() + " failed in the emulator: " + e.getCause()), 1));
+                    replies.add(new WriteRouter.Sent(
+                            StorageEngine.error(
+                                    1,
+                                    "InternalError",
+                                    "child batch to " + sends.get(i).shard() + " failed in the emulator: "
+                                            + e.getCause()),
+                            1));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    replies.add(new WriteRouter.Sent(StorageEngine.error(11601, "Interrupted", "mongos was interrupted"), 1));
+                    replies.add(new WriteRouter.Sent(
+                            StorageEngine.error(11601, "Interrupted", "mongos was interrupted"), 1));
                 }
             }
             return replies;
         }
 
         private WriteRouter.Sent sendWithRetries(OperationContext operation, WriteRouter.Send send) {
-            // A transaction's statements are never resent (Shard::RetryPolicy::kNoRetry): the transaction retries whole.
+            // A transaction's statements are never resent (Shard::RetryPolicy::kNoRetry): the transaction retries
+            // whole.
             boolean retryable = !transactions.inTransaction(operation) && isRetryableWrite(send.child());
             for (int attempt = 1; ; attempt++) {
                 long start = System.nanoTime();
@@ -685,11 +728,16 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
     /** The command's status, then its write-concern status, as {@code AsyncRequestsSender::handleResponse} reads them. */
     private static boolean isRetriableReply(BsonDocument reply) {
         if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
-            return RETRIABLE_ERRORS.contains(reply.get("code", new BsonInt32(0)).asNumber().intValue());
+            return RETRIABLE_ERRORS.contains(
+                    reply.get("code", new BsonInt32(0)).asNumber().intValue());
         }
         BsonValue wce = reply.get("writeConcernError");
-        return wce != null && wce.isDocument()
-            && RETRIABLE_ERRORS.contains(wce.asDocument().get("code", new BsonInt32(0)).asNumber().intValue());
+        return wce != null
+                && wce.isDocument()
+                && RETRIABLE_ERRORS.contains(wce.asDocument()
+                        .get("code", new BsonInt32(0))
+                        .asNumber()
+                        .intValue());
     }
 
     /**
@@ -698,12 +746,13 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
      * ReadConcernMajorityNotAvailableYet, PrimarySteppedDown, ExceededTimeLimit, SocketException, NotWritablePrimary,
      * InterruptedAtShutdown, InterruptedDueToReplStateChange, NotPrimaryNoSecondaryOk, NotPrimaryOrSecondary.
      */
-    static final java.util.Set<Integer> RETRIABLE_ERRORS = java.util.Set.of(6, 7, 89, 91, 134, 189, 262, 9001, 10107,
-        11600, 11602, 13435, 13436);
+    static final java.util.Set<Integer> RETRIABLE_ERRORS =
+            java.util.Set.of(6, 7, 89, 91, 134, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436);
 
     static String namespace(String database, BsonDocument command) {
         BsonValue target = command.get(command.getFirstKey());
-        return database + "." + (target != null && target.isString() ? target.asString().getValue() : "$cmd");
+        return database + "."
+                + (target != null && target.isString() ? target.asString().getValue() : "$cmd");
     }
 
     private static BsonDocument ok() {

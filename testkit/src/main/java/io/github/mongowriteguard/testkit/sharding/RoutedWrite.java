@@ -17,8 +17,13 @@ import java.util.TreeMap;
  * @param modelledTime the time the bulk costs by the {@link ShardLatency} model: per round the slowest child
  *                     batch, summed over rounds; wall-clock free, so tests may assert it (zero without latency)
  */
-public record RoutedWrite(String namespace, String commandName, boolean ordered, int writes, List<ChildBatch> batches,
-                          java.time.Duration modelledTime) {
+public record RoutedWrite(
+        String namespace,
+        String commandName,
+        boolean ordered,
+        int writes,
+        List<ChildBatch> batches,
+        java.time.Duration modelledTime) {
     /**
      * Copies the batches (the record is immutable).
      *
@@ -80,7 +85,8 @@ public record RoutedWrite(String namespace, String commandName, boolean ordered,
      */
     public Map<Integer, List<ChildBatch>> byRound() {
         Map<Integer, List<ChildBatch>> rounds = new LinkedHashMap<>();
-        batches.forEach(b -> rounds.computeIfAbsent(b.round(), r -> new java.util.ArrayList<>()).add(b));
+        batches.forEach(b -> rounds.computeIfAbsent(b.round(), r -> new java.util.ArrayList<>())
+                .add(b));
         return rounds;
     }
 }

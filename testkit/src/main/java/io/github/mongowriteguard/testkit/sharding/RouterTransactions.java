@@ -1,5 +1,7 @@
 package io.github.mongowriteguard.testkit.sharding;
 
+import io.github.mongowriteguard.testkit.engine.StorageEngine;
+import io.github.mongowriteguard.testkit.node.OperationContext;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -7,7 +9,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Supplier;
-
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonDouble;
@@ -15,9 +16,6 @@ import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
-
-import io.github.mongowriteguard.testkit.engine.StorageEngine;
-import io.github.mongowriteguard.testkit.node.OperationContext;
 
 /**
  * The emulated mongos' side of multi-document transactions, after mongodb/mongo {@code src/mongo/s/transaction_router.cpp}
@@ -50,8 +48,8 @@ final class RouterTransactions {
         boolean inProgress(String shard, BsonDocument lsid, long txnNumber);
     }
 
-    private static final java.util.Set<String> WRITES = java.util.Set.of("insert", "update", "delete", "findAndModify",
-        "findandmodify");
+    private static final java.util.Set<String> WRITES =
+            java.util.Set.of("insert", "update", "delete", "findAndModify", "findandmodify");
 
     /** One transaction as the router knows it. */
     private static final class Txn {
@@ -60,6 +58,7 @@ final class RouterTransactions {
         final BsonValue readConcern;
         /** Participants in the order reached, and whether each was sent a write. */
         final Map<String, Boolean> participants = new LinkedHashMap<>();
+
         boolean committed;
 
         Txn(BsonDocument lsid, long txnNumber, BsonValue readConcern) {
@@ -126,12 +125,17 @@ final class RouterTransactions {
         BsonDocument client = operation.command();
         String name = client.getFirstKey();
         if (!client.containsKey("txnNumber")) {
-            return StorageEngine.error(72, "InvalidOptions", name.equals("commitTransaction") || name.equals("abortTransaction")
-                ? name + " must be run within a transaction"
-                : "'autocommit' field requires a transaction number to also be specified");
+            return StorageEngine.error(
+                    72,
+                    "InvalidOptions",
+                    name.equals("commitTransaction") || name.equals("abortTransaction")
+                            ? name + " must be run within a transaction"
+                            : "'autocommit' field requires a transaction number to also be specified");
         }
         BsonValue autocommit = client.get("autocommit");
-        if (autocommit == null || !autocommit.isBoolean() || autocommit.asBoolean().getValue()) {
+        if (autocommit == null
+                || !autocommit.isBoolean()
+                || autocommit.asBoolean().getValue()) {
             return StorageEngine.error(72, "InvalidOptions", "Specifying autocommit=true is not allowed.");
         }
         BsonDocument lsid = client.getDocument("lsid");
@@ -139,24 +143,33 @@ final class RouterTransactions {
         boolean start = client.getBoolean("startTransaction", BsonBoolean.FALSE).getValue();
         Txn txn = bySession.get(lsid);
         if (txn != null && txnNumber < txn.txnNumber) {
-            return StorageEngine.error(225, "TransactionTooOld", "txnNumber " + txnNumber + " is less than last txnNumber "
-                + txn.txnNumber + " seen in session");
+            return StorageEngine.error(
+                    225,
+                    "TransactionTooOld",
+                    "txnNumber " + txnNumber + " is less than last txnNumber " + txn.txnNumber + " seen in session");
         }
         if (start) {
             if (name.equals("commitTransaction") || name.equals("abortTransaction")) {
-                return StorageEngine.error(263, "OperationNotSupportedInTransaction", "Cannot start a transaction with a "
-                    + (name.equals("commitTransaction") ? "commit" : "abort"));
+                return StorageEngine.error(
+                        263,
+                        "OperationNotSupportedInTransaction",
+                        "Cannot start a transaction with a " + (name.equals("commitTransaction") ? "commit" : "abort"));
             }
             if (txn != null && txn.txnNumber == txnNumber) {
                 // TransactionRouter::Router::beginOrContinueTxn, kStart on the active txnNumber.
-                return StorageEngine.error(117, "ConflictingOperationInProgress", "txnNumber " + txnNumber
-                    + " for session has already started");
+                return StorageEngine.error(
+                        117,
+                        "ConflictingOperationInProgress",
+                        "txnNumber " + txnNumber + " for session has already started");
             }
             txn = new Txn(lsid, txnNumber, client.get("readConcern"));
             bySession.put(lsid, txn);
         } else if (txn == null || txn.txnNumber != txnNumber) {
-            return StorageEngine.error(251, "NoSuchTransaction", "cannot continue txnId " + txnNumber
-                + " for a transaction that has not been started on this router");
+            return StorageEngine.error(
+                    251,
+                    "NoSuchTransaction",
+                    "cannot continue txnId " + txnNumber
+                            + " for a transaction that has not been started on this router");
         }
         if (name.equals("commitTransaction")) {
             return commit(operation, txn);
@@ -179,10 +192,12 @@ final class RouterTransactions {
         implicitlyAbort(operation, txn);
         BsonDocument failure = statement.failure;
         if (!failed && failure != null && WRITES.contains(name) && labelled(failure, "TransientTransactionError")) {
-            BsonDocument error = StorageEngine.error(failure.getNumber("code").intValue(),
-                failure.getString("codeName", new BsonString("UnknownError")).getValue(),
-                "Encountered error from " + statement.failedShard + " during a transaction :: caused by :: "
-                    + failure.getString("errmsg", new BsonString("")).getValue());
+            BsonDocument error = StorageEngine.error(
+                    failure.getNumber("code").intValue(),
+                    failure.getString("codeName", new BsonString("UnknownError"))
+                            .getValue(),
+                    "Encountered error from " + statement.failedShard + " during a transaction :: caused by :: "
+                            + failure.getString("errmsg", new BsonString("")).getValue());
             error.put("errorLabels", failure.getArray("errorLabels"));
             return error;
         }
@@ -207,7 +222,7 @@ final class RouterTransactions {
         BsonDocument decorated = new BsonDocument();
         for (Map.Entry<String, BsonValue> field : child.entrySet()) {
             switch (field.getKey()) {
-                case "startTransaction", "autocommit", "readConcern", "lsid", "txnNumber", "stmtIds", "stmtId" -> { }
+                case "startTransaction", "autocommit", "readConcern", "lsid", "txnNumber", "stmtIds", "stmtId" -> {}
                 default -> decorated.put(field.getKey(), field.getValue());
             }
         }
@@ -239,12 +254,14 @@ final class RouterTransactions {
         if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
             statement.failedShard = shard;
             statement.failure = reply;
-        } else if (reply.containsKey("writeErrors") && !reply.getArray("writeErrors").isEmpty()) {
+        } else if (reply.containsKey("writeErrors")
+                && !reply.getArray("writeErrors").isEmpty()) {
             BsonDocument first = reply.getArray("writeErrors").get(0).asDocument();
             statement.failedShard = shard;
-            statement.failure = StorageEngine.error(first.getNumber("code").intValue(),
-                first.getString("codeName", new BsonString("UnknownError")).getValue(),
-                first.getString("errmsg", new BsonString("")).getValue());
+            statement.failure = StorageEngine.error(
+                    first.getNumber("code").intValue(),
+                    first.getString("codeName", new BsonString("UnknownError")).getValue(),
+                    first.getString("errmsg", new BsonString("")).getValue());
         }
     }
 
@@ -252,8 +269,8 @@ final class RouterTransactions {
     BsonDocument failure(OperationContext operation) {
         Statement statement = running.get(operation);
         return statement == null || statement.failure == null
-            ? StorageEngine.error(251, "NoSuchTransaction", "the transaction was aborted")
-            : statement.failure.clone();
+                ? StorageEngine.error(251, "NoSuchTransaction", "the transaction was aborted")
+                : statement.failure.clone();
     }
 
     /** {@code implicitlyAbortTransaction}: {@code abortTransaction} to every participant, replies ignored. */
@@ -298,9 +315,12 @@ final class RouterTransactions {
             if (readOnly.containsKey("writeConcernError")) {
                 // The read-only shards' write-concern error is the command's error: the writer has not committed yet.
                 BsonDocument wce = readOnly.getDocument("writeConcernError");
-                return StorageEngine.error(wce.getNumber("code", new BsonInt32(64)).intValue(),
-                    wce.getString("codeName", new BsonString("WriteConcernFailed")).getValue(),
-                    wce.getString("errmsg", new BsonString("write concern error")).getValue());
+                return StorageEngine.error(
+                        wce.getNumber("code", new BsonInt32(64)).intValue(),
+                        wce.getString("codeName", new BsonString("WriteConcernFailed"))
+                                .getValue(),
+                        wce.getString("errmsg", new BsonString("write concern error"))
+                                .getValue());
             }
             return commitOn(operation, txn, writers, writeConcern);
         }
@@ -314,8 +334,10 @@ final class RouterTransactions {
                 for (String shard : writers) {
                     if (!shards.inProgress(shard, txn.lsid, txn.txnNumber)) {
                         implicitlyAbort(operation, txn);
-                        return StorageEngine.error(251, "NoSuchTransaction", "Transaction was aborted: participant "
-                            + shard + " voted to abort");
+                        return StorageEngine.error(
+                                251,
+                                "NoSuchTransaction",
+                                "Transaction was aborted: participant " + shard + " voted to abort");
                     }
                 }
             }
@@ -335,7 +357,8 @@ final class RouterTransactions {
     private BsonDocument commitOn(OperationContext operation, Txn txn, List<String> targets, BsonValue writeConcern) {
         BsonDocument answer = ok();
         for (String shard : targets) {
-            BsonDocument reply = shards.send(operation, shard, "admin", txnCommand("commitTransaction", txn, writeConcern));
+            BsonDocument reply =
+                    shards.send(operation, shard, "admin", txnCommand("commitTransaction", txn, writeConcern));
             if (!isOk(reply)) {
                 return reply;
             }
@@ -353,13 +376,16 @@ final class RouterTransactions {
     private BsonDocument abort(OperationContext operation, Txn txn) {
         Map<String, Boolean> participants = participants(txn);
         if (participants.isEmpty()) {
-            return StorageEngine.error(251, "NoSuchTransaction", "no known command has been sent by this router for"
-                + " this transaction");
+            return StorageEngine.error(
+                    251,
+                    "NoSuchTransaction",
+                    "no known command has been sent by this router for" + " this transaction");
         }
         BsonDocument answer = ok();
         BsonValue writeConcern = operation.command().get("writeConcern");
         for (String shard : participants.keySet()) {
-            BsonDocument reply = shards.send(operation, shard, "admin", txnCommand("abortTransaction", txn, writeConcern));
+            BsonDocument reply =
+                    shards.send(operation, shard, "admin", txnCommand("abortTransaction", txn, writeConcern));
             if (!isOk(reply) && isOk(answer)) {
                 answer = reply;
             }
@@ -375,9 +401,9 @@ final class RouterTransactions {
 
     private static BsonDocument txnCommand(String name, Txn txn, BsonValue writeConcern) {
         BsonDocument command = new BsonDocument(name, new BsonInt32(1))
-            .append("lsid", txn.lsid)
-            .append("txnNumber", new BsonInt64(txn.txnNumber))
-            .append("autocommit", BsonBoolean.FALSE);
+                .append("lsid", txn.lsid)
+                .append("txnNumber", new BsonInt64(txn.txnNumber))
+                .append("autocommit", BsonBoolean.FALSE);
         if (writeConcern != null) {
             command.append("writeConcern", writeConcern);
         }

@@ -18,7 +18,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 public final class RoutingStats {
     private final ConcurrentLinkedQueue<RoutedWrite> writes = new ConcurrentLinkedQueue<>();
-    private final java.util.concurrent.atomic.AtomicLong staleConfigRetries = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong staleConfigRetries =
+            new java.util.concurrent.atomic.AtomicLong();
 
     private final java.util.concurrent.atomic.AtomicLong shardRetries = new java.util.concurrent.atomic.AtomicLong();
 

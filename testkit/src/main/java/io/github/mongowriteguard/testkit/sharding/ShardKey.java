@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonNull;
@@ -34,12 +33,13 @@ public final class ShardKey {
             BsonValue direction = entry.getValue();
             if (direction.isString() && direction.asString().getValue().equals("hashed")) {
                 if (hashed != null) {
-                    throw new IllegalArgumentException("shard key " + pattern.toJson() + " has more than one hashed field");
+                    throw new IllegalArgumentException(
+                            "shard key " + pattern.toJson() + " has more than one hashed field");
                 }
                 hashed = entry.getKey();
             } else if (!direction.isNumber() || direction.asNumber().doubleValue() != 1) {
-                throw new IllegalArgumentException("shard key field " + entry.getKey() + " must be 1 or \"hashed\", was "
-                    + direction);
+                throw new IllegalArgumentException(
+                        "shard key field " + entry.getKey() + " must be 1 or \"hashed\", was " + direction);
             }
         }
         this.hashedField = hashed;
@@ -109,7 +109,9 @@ public final class ShardKey {
             if (value == null) {
                 return Optional.empty();
             }
-            if (value.isDocument() && !value.asDocument().isEmpty() && value.asDocument().getFirstKey().startsWith("$")) {
+            if (value.isDocument()
+                    && !value.asDocument().isEmpty()
+                    && value.asDocument().getFirstKey().startsWith("$")) {
                 BsonDocument operators = value.asDocument();
                 if (operators.size() != 1 || !operators.containsKey("$eq")) {
                     return Optional.empty();

@@ -7,7 +7,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Map;
 import java.util.Objects;
-
 import org.bson.BsonArray;
 import org.bson.BsonBinary;
 import org.bson.BsonBinarySubType;
@@ -82,8 +81,7 @@ public final class ShardKeyHasher {
     private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
     private static final BigDecimal LONG_MIN = BigDecimal.valueOf(Long.MIN_VALUE);
 
-    private ShardKeyHasher() {
-    }
+    private ShardKeyHasher() {}
 
     /**
      * The hashed shard-key value of {@code value}, as the server computes it with the default seed 0.

@@ -1,11 +1,10 @@
 package io.github.mongowriteguard.testkit.sharding;
 
+import io.github.mongowriteguard.testkit.internal.Sleeps;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-
-import io.github.mongowriteguard.testkit.internal.Sleeps;
 
 /**
  * The simulated cost of one mongos-to-shard child batch: {@code (roundTrip + documents x perDocument) x
@@ -112,6 +111,7 @@ public final class ShardLatency {
 
     @Override
     public String toString() {
-        return "ShardLatency{roundTrip=" + roundTrip() + ", perDocument=" + perDocument() + ", slowFactors=" + slowFactors + "}";
+        return "ShardLatency{roundTrip=" + roundTrip() + ", perDocument=" + perDocument() + ", slowFactors="
+                + slowFactors + "}";
     }
 }

@@ -1,20 +1,5 @@
 package io.github.mongowriteguard.testkit.sharding;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.OptionalLong;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.stream.Collectors;
-
-import org.bson.BsonArray;
-import org.bson.BsonDocument;
-import org.bson.BsonString;
-import org.bson.BsonValue;
-
 import io.github.mongowriteguard.testkit.ServerVersion;
 import io.github.mongowriteguard.testkit.auth.Users;
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
@@ -26,6 +11,19 @@ import io.github.mongowriteguard.testkit.replication.ReplicaSetCoordinator;
 import io.github.mongowriteguard.testkit.stall.Stall;
 import io.github.mongowriteguard.testkit.stall.StallHandle;
 import io.github.mongowriteguard.testkit.stall.StallMode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.stream.Collectors;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
 
 /**
  * One shard of an emulated sharded cluster as a replica set: a primary (named like the shard, e.g.
@@ -53,6 +51,7 @@ import io.github.mongowriteguard.testkit.stall.StallMode;
 public final class ShardReplicaSet implements AutoCloseable {
     /** mongos' wait for a host matching the read preference ({@code kDefaultFindHostMaxWaitTime}). */
     static final Duration FIND_HOST_MAX_WAIT = Duration.ofSeconds(20);
+
     private final String name;
     private final List<EmulatedNode> members = new ArrayList<>();
     private final Map<EmulatedNode, ShardServer> servers = new LinkedHashMap<>();
@@ -77,14 +76,14 @@ public final class ShardReplicaSet implements AutoCloseable {
      * @param refreshThreads where refreshes run
      * @return the shard
      */
-    public static ShardReplicaSet start(String name, int nodes, ServerVersion version, Duration refreshLimit,
-                                 ExecutorService refreshThreads) {
+    public static ShardReplicaSet start(
+            String name, int nodes, ServerVersion version, Duration refreshLimit, ExecutorService refreshThreads) {
         ShardReplicaSet set = new ShardReplicaSet(name);
         for (int i = 0; i < nodes; i++) {
             ShardServer server = new ShardServer(name, i == 0, refreshLimit, refreshThreads, set.persisted, null);
             EmulatedNode node = i == 0
-                ? new EmulatedNode(name, NodeIdentity.primary(name, version), 0, server)
-                : new EmulatedNode(name + "-" + i, NodeIdentity.secondary(name, version), 0, server);
+                    ? new EmulatedNode(name, NodeIdentity.primary(name, version), 0, server)
+                    : new EmulatedNode(name + "-" + i, NodeIdentity.secondary(name, version), 0, server);
             set.members.add(node);
             set.servers.put(node, server);
         }
@@ -108,16 +107,28 @@ public final class ShardReplicaSet implements AutoCloseable {
      * @param refreshThreads  where refreshes run
      * @return the shard
      */
-    public static ShardReplicaSet startReplicating(String name, int nodes, ServerVersion version, Duration electionTimeout,
-                                                   Duration refreshLimit, ExecutorService refreshThreads) {
+    public static ShardReplicaSet startReplicating(
+            String name,
+            int nodes,
+            ServerVersion version,
+            Duration electionTimeout,
+            Duration refreshLimit,
+            ExecutorService refreshThreads) {
         ShardReplicaSet set = new ShardReplicaSet(name);
         List<ShardServer> created = new ArrayList<>();
-        set.replication = new ReplicaSetCoordinator(name, version, nodes, electionTimeout, new Users(),
-            i -> i == 0 ? name : name + "-" + i, (i, member) -> {
-                ShardServer server = new ShardServer(name, false, refreshLimit, refreshThreads, set.persisted, member);
-                created.add(server);
-                return server;
-            });
+        set.replication = new ReplicaSetCoordinator(
+                name,
+                version,
+                nodes,
+                electionTimeout,
+                new Users(),
+                i -> i == 0 ? name : name + "-" + i,
+                (i, member) -> {
+                    ShardServer server =
+                            new ShardServer(name, false, refreshLimit, refreshThreads, set.persisted, member);
+                    created.add(server);
+                    return server;
+                });
         List<EmulatedNode> nodesInOrder = set.replication.nodes();
         for (int i = 0; i < nodesInOrder.size(); i++) {
             set.members.add(nodesInOrder.get(i));
@@ -228,8 +239,11 @@ public final class ShardReplicaSet implements AutoCloseable {
      * @throws IllegalArgumentException if none does
      */
     public EmulatedNode memberTagged(String key, String value) {
-        return members.stream().filter(m -> value.equals(m.tags().get(key))).findFirst()
-            .orElseThrow(() -> new IllegalArgumentException("no member of " + name + " is tagged " + key + ":" + value));
+        return members.stream()
+                .filter(m -> value.equals(m.tags().get(key)))
+                .findFirst()
+                .orElseThrow(
+                        () -> new IllegalArgumentException("no member of " + name + " is tagged " + key + ":" + value));
     }
 
     /**
@@ -239,7 +253,7 @@ public final class ShardReplicaSet implements AutoCloseable {
      */
     public String connectionString() {
         return "mongodb://" + members.stream().map(EmulatedNode::address).collect(Collectors.joining(","))
-            + "/?replicaSet=" + name;
+                + "/?replicaSet=" + name;
     }
 
     /**
@@ -263,7 +277,7 @@ public final class ShardReplicaSet implements AutoCloseable {
     private ReplicaSetCoordinator replication() {
         if (replication == null) {
             throw new IllegalStateException("shard " + name + " does not replicate: build the cluster with"
-                + " nodesPerShard(3).replicatingShards(true) for elections, restarts and partitions");
+                    + " nodesPerShard(3).replicatingShards(true) for elections, restarts and partitions");
         }
         return replication;
     }
@@ -402,7 +416,7 @@ public final class ShardReplicaSet implements AutoCloseable {
         if (known != null) {
             io.github.mongowriteguard.testkit.node.Membership role = known.membership();
             boolean saysSecondary = role.reach() == io.github.mongowriteguard.testkit.node.Membership.Reach.SERVING
-                && !role.isWritablePrimary();
+                    && !role.isWritablePrimary();
             if (!saysSecondary) {
                 // Until a send fails, the monitor keeps the host it found, even one that crashed or was cut off.
                 return known;
@@ -417,8 +431,10 @@ public final class ShardReplicaSet implements AutoCloseable {
         if (operationLeftNanos < FIND_HOST_MAX_WAIT.toNanos()) {
             throw new ShardReadException(StorageEngine.error(50, "MaxTimeMSExpired", "operation timed out"));
         }
-        throw new ShardReadException(StorageEngine.error(133, "FailedToSatisfyReadPreference",
-            "Could not find host matching read preference { mode: \"primary\" } for set " + name));
+        throw new ShardReadException(StorageEngine.error(
+                133,
+                "FailedToSatisfyReadPreference",
+                "Could not find host matching read preference { mode: \"primary\" } for set " + name));
     }
 
     /**
@@ -480,7 +496,8 @@ public final class ShardReplicaSet implements AutoCloseable {
      */
     EmulatedNode select(BsonValue readPreference) {
         BsonDocument preference = readPreference != null && readPreference.isDocument()
-            ? readPreference.asDocument() : new BsonDocument();
+                ? readPreference.asDocument()
+                : new BsonDocument();
         String mode = preference.getString("mode", new BsonString("primary")).getValue();
         BsonArray tagSets = preference.getArray("tags", new BsonArray(List.of(new BsonDocument())));
         EmulatedNode chosen;
@@ -501,8 +518,10 @@ public final class ShardReplicaSet implements AutoCloseable {
                 break;
         }
         if (chosen == null) {
-            throw new ShardReadException(StorageEngine.error(133, "FailedToSatisfyReadPreference",
-                "Could not find host matching read preference " + preference.toJson() + " for set " + name));
+            throw new ShardReadException(StorageEngine.error(
+                    133,
+                    "FailedToSatisfyReadPreference",
+                    "Could not find host matching read preference " + preference.toJson() + " for set " + name));
         }
         return chosen;
     }
@@ -510,8 +529,12 @@ public final class ShardReplicaSet implements AutoCloseable {
     private static EmulatedNode match(List<EmulatedNode> candidates, BsonArray tagSets) {
         for (BsonValue tagSet : tagSets) {
             for (EmulatedNode node : candidates) {
-                boolean all = tagSet.asDocument().entrySet().stream().allMatch(tag -> tag.getValue().isString()
-                    && tag.getValue().asString().getValue().equals(node.tags().get(tag.getKey())));
+                boolean all = tagSet.asDocument().entrySet().stream()
+                        .allMatch(tag -> tag.getValue().isString()
+                                && tag.getValue()
+                                        .asString()
+                                        .getValue()
+                                        .equals(node.tags().get(tag.getKey())));
                 if (all) {
                     return node;
                 }
@@ -540,11 +563,16 @@ public final class ShardReplicaSet implements AutoCloseable {
         if (replication == null) {
             return;
         }
-        int code = reply.get("ok", new org.bson.BsonInt32(1)).asNumber().doubleValue() == 1 ? 0
-            : reply.get("code", new org.bson.BsonInt32(0)).asNumber().intValue();
+        int code = reply.get("ok", new org.bson.BsonInt32(1)).asNumber().doubleValue() == 1
+                ? 0
+                : reply.get("code", new org.bson.BsonInt32(0)).asNumber().intValue();
         BsonValue wce = reply.get("writeConcernError");
         int wceCode = wce != null && wce.isDocument()
-            ? wce.asDocument().get("code", new org.bson.BsonInt32(0)).asNumber().intValue() : 0;
+                ? wce.asDocument()
+                        .get("code", new org.bson.BsonInt32(0))
+                        .asNumber()
+                        .intValue()
+                : 0;
         if (MARKS_HOST_FAILED.contains(code) || MARKS_HOST_FAILED.contains(wceCode)) {
             failedHost(host);
         }
@@ -554,8 +582,8 @@ public final class ShardReplicaSet implements AutoCloseable {
      * NotPrimary errors (10107, 13435, 13436, 189, 11602), network errors (6, 7, 89, 9001) and shutdown errors
      * (91, 11600), from {@code src/mongo/base/error_codes.yml}'s categories.
      */
-    private static final java.util.Set<Integer> MARKS_HOST_FAILED = java.util.Set.of(10107, 13435, 13436, 189, 11602,
-        6, 7, 89, 9001, 91, 11600);
+    private static final java.util.Set<Integer> MARKS_HOST_FAILED =
+            java.util.Set.of(10107, 13435, 13436, 189, 11602, 6, 7, 89, 9001, 91, 11600);
 
     @Override
     public void close() {

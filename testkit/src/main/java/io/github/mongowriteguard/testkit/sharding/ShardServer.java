@@ -1,5 +1,11 @@
 package io.github.mongowriteguard.testkit.sharding;
 
+import io.github.mongowriteguard.testkit.engine.StorageEngine;
+import io.github.mongowriteguard.testkit.node.CommandExecutor;
+import io.github.mongowriteguard.testkit.node.EmulatedNode;
+import io.github.mongowriteguard.testkit.node.OperationContext;
+import io.github.mongowriteguard.testkit.stall.Stall;
+import io.github.mongowriteguard.testkit.wire.ClientConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +20,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
-
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDateTime;
@@ -25,13 +30,6 @@ import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import io.github.mongowriteguard.testkit.engine.StorageEngine;
-import io.github.mongowriteguard.testkit.node.CommandExecutor;
-import io.github.mongowriteguard.testkit.node.EmulatedNode;
-import io.github.mongowriteguard.testkit.node.OperationContext;
-import io.github.mongowriteguard.testkit.stall.Stall;
-import io.github.mongowriteguard.testkit.wire.ClientConnection;
 
 /**
  * The shard role of one member of a shard replica set: its in-memory routing metadata ("ownership list") and
@@ -69,6 +67,7 @@ final class ShardServer implements CommandExecutor {
     private final Map<String, CollectionRouting> persisted;
     /** Where data commands run: the primary's engine (a non-replicating shard) or this member's replication role. */
     private final CommandExecutor data;
+
     private final AtomicLong staleConfigReplies = new AtomicLong();
     private final AtomicLong refreshFailures = new AtomicLong();
     private final List<String> log0 = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -83,8 +82,13 @@ final class ShardServer implements CommandExecutor {
      * @param persisted the shard's {@code config.cache.collections}, shared by its members
      * @param data      where the member's data commands run (null: the primary's storage engine)
      */
-    ShardServer(String shardId, boolean primary, Duration refreshLimit, ExecutorService refreshThreads,
-                Map<String, CollectionRouting> persisted, CommandExecutor data) {
+    ShardServer(
+            String shardId,
+            boolean primary,
+            Duration refreshLimit,
+            ExecutorService refreshThreads,
+            Map<String, CollectionRouting> persisted,
+            CommandExecutor data) {
         this.shardId = shardId;
         this.primary = primary;
         this.refreshLimit = refreshLimit;
@@ -171,10 +175,12 @@ final class ShardServer implements CommandExecutor {
     }
 
     private BsonDocument versionedFind(OperationContext operation, BsonDocument command, BsonDocument original) {
-        String namespace = operation.database() + "." + command.getString("find").getValue();
+        String namespace =
+                operation.database() + "." + command.getString("find").getValue();
         long received = original.get("shardVersion").asNumber().longValue();
         String level = original.getDocument("readConcern", new BsonDocument())
-            .getString("level", new BsonString("local")).getValue();
+                .getString("level", new BsonString("local"))
+                .getValue();
         CollectionRouting known = null;
         if (!level.equals("available")) {
             known = metadata.get(namespace);
@@ -182,17 +188,27 @@ final class ShardServer implements CommandExecutor {
                 staleConfigReplies.incrementAndGet();
                 String wanted = known == null ? "UNKNOWN" : String.valueOf(known.version());
                 BsonDocument refreshError = refresh(operation, namespace);
-                if (refreshError != null && refreshError.getInt32("code", new BsonInt32(0)).getValue() == 50) {
+                if (refreshError != null
+                        && refreshError.getInt32("code", new BsonInt32(0)).getValue() == 50) {
                     return refreshError;
                 }
-                BsonDocument reply = StorageEngine.error(13388, "StaleConfig", "shard version mismatch for " + namespace
-                    + " on " + shardId + " (" + node.name() + "): received " + received + ", wanted " + wanted
-                    + (refreshError == null ? "" : "; refresh failed: " + refreshError.getString("errmsg").getValue()));
+                BsonDocument reply = StorageEngine.error(
+                        13388,
+                        "StaleConfig",
+                        "shard version mismatch for " + namespace
+                                + " on " + shardId + " (" + node.name() + "): received " + received + ", wanted "
+                                + wanted
+                                + (refreshError == null
+                                        ? ""
+                                        : "; refresh failed: "
+                                                + refreshError
+                                                        .getString("errmsg")
+                                                        .getValue()));
                 reply.append("ns", new BsonString(namespace))
-                    .append("vReceived", new BsonInt64(received))
-                    .append("vWanted", known == null ? new BsonString("UNKNOWN") : new BsonInt64(known.version()))
-                    .append("shardId", new BsonString(shardId))
-                    .append("host", new BsonString(node.address()));
+                        .append("vReceived", new BsonInt64(received))
+                        .append("vWanted", known == null ? new BsonString("UNKNOWN") : new BsonInt64(known.version()))
+                        .append("shardId", new BsonString(shardId))
+                        .append("host", new BsonString(node.address()));
                 return reply;
             }
         }
@@ -206,10 +222,12 @@ final class ShardServer implements CommandExecutor {
             CollectionRouting owner = known;
             documents.removeIf(d -> !owner.owns(shardId, d.asDocument()));
         }
-        return new BsonDocument("cursor", new BsonDocument("id", new BsonInt64(0))
-            .append("ns", new BsonString(namespace))
-            .append("firstBatch", new BsonArray(documents)))
-            .append("ok", new org.bson.BsonDouble(1));
+        return new BsonDocument(
+                        "cursor",
+                        new BsonDocument("id", new BsonInt64(0))
+                                .append("ns", new BsonString(namespace))
+                                .append("firstBatch", new BsonArray(documents)))
+                .append("ok", new org.bson.BsonDouble(1));
     }
 
     /**
@@ -228,20 +246,27 @@ final class ShardServer implements CommandExecutor {
         boolean operationFirst = operationLeft < limitNanos;
         long waitNanos = Math.max(0, Math.min(limitNanos, operationLeft));
         BsonDocument flush = new BsonDocument(FLUSH_OLD_NAME, new BsonString(namespace))
-            .append("maxTimeMS", new BsonInt64(Math.max(1, refreshLimit.toMillis())));
+                .append("maxTimeMS", new BsonInt64(Math.max(1, refreshLimit.toMillis())));
         EmulatedNode primaryNow = primaryNode.get();
         if (primaryNow == null) {
-            return refreshFailed(namespace, 133, "FailedToSatisfyReadPreference", "Could not find host matching read"
-                + " preference { mode: \"primary\" } for set " + shardId);
+            return refreshFailed(
+                    namespace,
+                    133,
+                    "FailedToSatisfyReadPreference",
+                    "Could not find host matching read" + " preference { mode: \"primary\" } for set " + shardId);
         }
         ClientConnection internal = ClientConnection.internal(INTERNAL_CONNECTIONS.decrementAndGet(), null);
         Future<BsonDocument> call = refreshThreads.submit(() -> primaryNow.handle(internal, "admin", flush));
         try {
             BsonDocument reply = call.get(waitNanos, TimeUnit.NANOSECONDS);
             if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
-                return refreshFailed(namespace, reply.getInt32("code", new BsonInt32(8)).getValue(),
-                    reply.getString("codeName", new BsonString("UnknownError")).getValue(),
-                    FLUSH_OLD_NAME + " on the primary failed: " + reply.getString("errmsg", new BsonString("")).getValue());
+                return refreshFailed(
+                        namespace,
+                        reply.getInt32("code", new BsonInt32(8)).getValue(),
+                        reply.getString("codeName", new BsonString("UnknownError"))
+                                .getValue(),
+                        FLUSH_OLD_NAME + " on the primary failed: "
+                                + reply.getString("errmsg", new BsonString("")).getValue());
             }
             // waitUntilOpTimeForRead: the shard's config.cache.collections is shared by its members here, so the
             // primary's write is visible at once.
@@ -255,12 +280,20 @@ final class ShardServer implements CommandExecutor {
         } catch (TimeoutException e) {
             // The primary's command is not cancelled: like a real one it keeps waiting for its write.
             if (operationFirst) {
-                return refreshFailed(namespace, 50, "MaxTimeMSExpired", "operation exceeded time limit while waiting"
-                    + " for " + FLUSH_OLD_NAME + " on the primary");
+                return refreshFailed(
+                        namespace,
+                        50,
+                        "MaxTimeMSExpired",
+                        "operation exceeded time limit while waiting" + " for " + FLUSH_OLD_NAME + " on the primary");
             }
-            return refreshFailed(namespace, 262, "ExceededTimeLimit", FLUSH_OLD_NAME + " sent to the primary "
-                + primaryNow.address() + " did not finish within " + refreshLimit.toMillis() + " ms: the primary's"
-                + " write of config.cache.collections did not complete");
+            return refreshFailed(
+                    namespace,
+                    262,
+                    "ExceededTimeLimit",
+                    FLUSH_OLD_NAME + " sent to the primary "
+                            + primaryNow.address() + " did not finish within " + refreshLimit.toMillis()
+                            + " ms: the primary's"
+                            + " write of config.cache.collections did not complete");
         } catch (ExecutionException e) {
             return refreshFailed(namespace, 8, "UnknownError", "refresh failed: " + e.getCause());
         } catch (InterruptedException e) {
@@ -271,7 +304,8 @@ final class ShardServer implements CommandExecutor {
 
     private BsonDocument refreshFailed(String namespace, int code, String codeName, String message) {
         refreshFailures.incrementAndGet();
-        String line = "Failed to refresh metadata for " + namespace + " on " + node.name() + ": " + codeName + ": " + message;
+        String line =
+                "Failed to refresh metadata for " + namespace + " on " + node.name() + ": " + codeName + ": " + message;
         log0.add(line);
         log.info(line);
         return StorageEngine.error(code, codeName, message);
@@ -280,7 +314,8 @@ final class ShardServer implements CommandExecutor {
     /** {@code _flushRoutingTableCacheUpdates} on a primary: load from the config server, persist, reply. */
     private BsonDocument flush(OperationContext operation, BsonDocument command) {
         if (!isPrimary()) {
-            return StorageEngine.error(10107, "NotWritablePrimary", "_flushRoutingTableCacheUpdates runs on the primary");
+            return StorageEngine.error(
+                    10107, "NotWritablePrimary", "_flushRoutingTableCacheUpdates runs on the primary");
         }
         String namespace = command.getString(command.getFirstKey()).getValue();
         Optional<CollectionRouting> routing = catalog.routing(namespace);
@@ -290,13 +325,19 @@ final class ShardServer implements CommandExecutor {
         CollectionRouting current = routing.get();
         metadata.put(namespace, current);
         BsonDocument update = new BsonDocument("update", new BsonString("cache.collections"))
-            .append("updates", new BsonArray(List.of(new BsonDocument("q", new BsonDocument("_id", new BsonString(namespace)))
-                .append("u", new BsonDocument("_id", new BsonString(namespace))
-                    .append("version", new BsonInt64(current.version()))
-                    .append("refreshing", BsonBoolean.FALSE)
-                    .append("lastRefreshedCollectionVersion", new BsonInt64(current.version()))
-                    .append("updatedAt", new BsonDateTime(System.currentTimeMillis())))
-                .append("upsert", BsonBoolean.TRUE))));
+                .append(
+                        "updates",
+                        new BsonArray(List.of(new BsonDocument("q", new BsonDocument("_id", new BsonString(namespace)))
+                                .append(
+                                        "u",
+                                        new BsonDocument("_id", new BsonString(namespace))
+                                                .append("version", new BsonInt64(current.version()))
+                                                .append("refreshing", BsonBoolean.FALSE)
+                                                .append(
+                                                        "lastRefreshedCollectionVersion",
+                                                        new BsonInt64(current.version()))
+                                                .append("updatedAt", new BsonDateTime(System.currentTimeMillis())))
+                                .append("upsert", BsonBoolean.TRUE))));
         long left = remainingNanos(operation);
         if (left != Long.MAX_VALUE) {
             update.append("maxTimeMS", new BsonInt64(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left))));

@@ -1,5 +1,7 @@
 package io.github.mongowriteguard.testkit.sharding;
 
+import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.engine.StorageEngine;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -7,7 +9,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
-
 import org.bson.BsonArray;
 import org.bson.BsonBinary;
 import org.bson.BsonBoolean;
@@ -19,9 +20,6 @@ import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.bson.UuidRepresentation;
 import org.bson.types.ObjectId;
-
-import io.github.mongowriteguard.testkit.ServerVersion;
-import io.github.mongowriteguard.testkit.engine.StorageEngine;
 
 /**
  * The config server of an emulated sharded cluster: which databases are sharded and every sharded collection's
@@ -41,6 +39,7 @@ public final class ShardingCatalog implements AutoCloseable {
     private final StorageEngine config = new StorageEngine();
     /** Per collection, kept across chunk changes as on a real config server: epoch, uuid, creation timestamp. */
     private final Map<String, ObjectId> epochs = new ConcurrentHashMap<>();
+
     private final Map<String, java.util.UUID> uuids = new ConcurrentHashMap<>();
     private final Map<String, BsonTimestamp> created = new ConcurrentHashMap<>();
     private final Map<String, ChunkMap> collections = new ConcurrentHashMap<>();
@@ -67,9 +66,11 @@ public final class ShardingCatalog implements AutoCloseable {
         this.version = java.util.Objects.requireNonNull(version, "version");
         this.shards = List.copyOf(shards.keySet());
         for (Map.Entry<String, String> shard : shards.entrySet()) {
-            insert("shards", new BsonDocument("_id", new BsonString(shard.getKey()))
-                .append("host", new BsonString(shard.getKey() + "/" + shard.getValue()))
-                .append("state", new BsonInt32(1)));
+            insert(
+                    "shards",
+                    new BsonDocument("_id", new BsonString(shard.getKey()))
+                            .append("host", new BsonString(shard.getKey() + "/" + shard.getValue()))
+                            .append("state", new BsonInt32(1)));
         }
     }
 
@@ -112,9 +113,11 @@ public final class ShardingCatalog implements AutoCloseable {
      */
     public void enableSharding(String database) {
         if (shardedDatabases.add(database)) {
-            insert("databases", new BsonDocument("_id", new BsonString(database))
-                .append("primary", new BsonString(primaryShard()))
-                .append("partitioned", BsonBoolean.TRUE));
+            insert(
+                    "databases",
+                    new BsonDocument("_id", new BsonString(database))
+                            .append("primary", new BsonString(primaryShard()))
+                            .append("partitioned", BsonBoolean.TRUE));
         }
     }
 
@@ -146,7 +149,9 @@ public final class ShardingCatalog implements AutoCloseable {
     public Optional<CollectionRouting> routing(String namespace) {
         synchronized (this) {
             ChunkMap map = collections.get(namespace);
-            return map == null ? Optional.empty() : Optional.of(new CollectionRouting(namespace, map, versions.get(namespace)));
+            return map == null
+                    ? Optional.empty()
+                    : Optional.of(new CollectionRouting(namespace, map, versions.get(namespace)));
         }
     }
 
@@ -177,14 +182,20 @@ public final class ShardingCatalog implements AutoCloseable {
         long collectionVersion = versions.merge(namespace, 1L, Long::sum);
         ObjectId epoch = epochs.computeIfAbsent(namespace, ns -> new ObjectId());
         java.util.UUID uuid = uuids.computeIfAbsent(namespace, ns -> java.util.UUID.randomUUID());
-        BsonTimestamp timestamp = created.computeIfAbsent(namespace,
-            ns -> new BsonTimestamp((int) (System.currentTimeMillis() / 1000), 1));
+        BsonTimestamp timestamp = created.computeIfAbsent(
+                namespace, ns -> new BsonTimestamp((int) (System.currentTimeMillis() / 1000), 1));
         boolean byUuid = version.atLeast(ServerVersion.V5_0);
-        config.run(CONFIG, new BsonDocument("delete", new BsonString("collections")).append("deletes", new BsonArray(List.of(
-            new BsonDocument("q", new BsonDocument("_id", new BsonString(namespace))).append("limit", new BsonInt32(0))))));
+        config.run(
+                CONFIG,
+                new BsonDocument("delete", new BsonString("collections"))
+                        .append(
+                                "deletes",
+                                new BsonArray(List.of(
+                                        new BsonDocument("q", new BsonDocument("_id", new BsonString(namespace)))
+                                                .append("limit", new BsonInt32(0))))));
         BsonDocument collection = new BsonDocument("_id", new BsonString(namespace))
-            .append("lastmodEpoch", new BsonObjectId(epoch))
-            .append("lastmod", new BsonDateTime(System.currentTimeMillis()));
+                .append("lastmodEpoch", new BsonObjectId(epoch))
+                .append("lastmod", new BsonDateTime(System.currentTimeMillis()));
         if (byUuid) {
             collection.append("timestamp", timestamp).append("uuid", new BsonBinary(uuid, UuidRepresentation.STANDARD));
         } else {
@@ -197,29 +208,42 @@ public final class ShardingCatalog implements AutoCloseable {
             collection.append("uuid", new BsonBinary(uuid, UuidRepresentation.STANDARD));
         }
         insert("collections", collection);
-        config.run(CONFIG, new BsonDocument("delete", new BsonString("chunks")).append("deletes", new BsonArray(List.of(
-            new BsonDocument("q", byUuid ? new BsonDocument("uuid", new BsonBinary(uuid, UuidRepresentation.STANDARD))
-                : new BsonDocument("ns", new BsonString(namespace))).append("limit", new BsonInt32(0))))));
+        config.run(
+                CONFIG,
+                new BsonDocument("delete", new BsonString("chunks"))
+                        .append(
+                                "deletes",
+                                new BsonArray(List.of(new BsonDocument(
+                                                "q",
+                                                byUuid
+                                                        ? new BsonDocument(
+                                                                "uuid",
+                                                                new BsonBinary(uuid, UuidRepresentation.STANDARD))
+                                                        : new BsonDocument("ns", new BsonString(namespace)))
+                                        .append("limit", new BsonInt32(0))))));
         BsonArray documents = new BsonArray();
         int minor = 0;
         for (Chunk chunk : map.chunks()) {
             BsonTimestamp lastmod = new BsonTimestamp((int) collectionVersion, minor++);
             BsonDocument document = byUuid
-                ? new BsonDocument("_id", new BsonObjectId(new ObjectId()))
-                    .append("uuid", new BsonBinary(uuid, UuidRepresentation.STANDARD))
-                : new BsonDocument("_id", new BsonString(chunkId(namespace, chunk.min()))).append("ns", new BsonString(namespace));
+                    ? new BsonDocument("_id", new BsonObjectId(new ObjectId()))
+                            .append("uuid", new BsonBinary(uuid, UuidRepresentation.STANDARD))
+                    : new BsonDocument("_id", new BsonString(chunkId(namespace, chunk.min())))
+                            .append("ns", new BsonString(namespace));
             document.append("min", chunk.min())
-                .append("max", chunk.max())
-                .append("shard", new BsonString(chunk.shard()))
-                .append("lastmod", lastmod);
+                    .append("max", chunk.max())
+                    .append("shard", new BsonString(chunk.shard()))
+                    .append("lastmod", lastmod);
             if (!byUuid) {
                 document.append("lastmodEpoch", new BsonObjectId(epoch));
             }
             if (version.atLeast(ServerVersion.V7_0)) {
                 document.append("onCurrentShardSince", timestamp);
             }
-            document.append("history", new BsonArray(List.of(new BsonDocument("validAfter", timestamp)
-                .append("shard", new BsonString(chunk.shard())))));
+            document.append(
+                    "history",
+                    new BsonArray(List.of(
+                            new BsonDocument("validAfter", timestamp).append("shard", new BsonString(chunk.shard())))));
             documents.add(document);
         }
         config.run(CONFIG, new BsonDocument("insert", new BsonString("chunks")).append("documents", documents));
@@ -238,13 +262,24 @@ public final class ShardingCatalog implements AutoCloseable {
             created.remove(namespace);
             java.util.UUID uuid = uuids.remove(namespace);
             listeners.forEach(listener -> listener.accept(namespace));
-            config.run(CONFIG, new BsonDocument("delete", new BsonString("collections")).append("deletes", new BsonArray(List.of(
-                new BsonDocument("q", new BsonDocument("_id", new BsonString(namespace))).append("limit", new BsonInt32(0))))));
+            config.run(
+                    CONFIG,
+                    new BsonDocument("delete", new BsonString("collections"))
+                            .append(
+                                    "deletes",
+                                    new BsonArray(List.of(
+                                            new BsonDocument("q", new BsonDocument("_id", new BsonString(namespace)))
+                                                    .append("limit", new BsonInt32(0))))));
             BsonDocument chunks = version.atLeast(ServerVersion.V5_0) && uuid != null
-                ? new BsonDocument("uuid", new BsonBinary(uuid, UuidRepresentation.STANDARD))
-                : new BsonDocument("ns", new BsonString(namespace));
-            config.run(CONFIG, new BsonDocument("delete", new BsonString("chunks")).append("deletes", new BsonArray(List.of(
-                new BsonDocument("q", chunks).append("limit", new BsonInt32(0))))));
+                    ? new BsonDocument("uuid", new BsonBinary(uuid, UuidRepresentation.STANDARD))
+                    : new BsonDocument("ns", new BsonString(namespace));
+            config.run(
+                    CONFIG,
+                    new BsonDocument("delete", new BsonString("chunks"))
+                            .append(
+                                    "deletes",
+                                    new BsonArray(
+                                            List.of(new BsonDocument("q", chunks).append("limit", new BsonInt32(0))))));
         }
     }
 
@@ -278,12 +313,17 @@ public final class ShardingCatalog implements AutoCloseable {
      * @return the namespaces, sorted
      */
     public List<String> shardedCollections(String database) {
-        return collections.keySet().stream().filter(ns -> ns.startsWith(database + ".")).sorted().toList();
+        return collections.keySet().stream()
+                .filter(ns -> ns.startsWith(database + "."))
+                .sorted()
+                .toList();
     }
 
     private void insert(String collection, BsonDocument document) {
-        config.run(CONFIG, new BsonDocument("insert", new BsonString(collection))
-            .append("documents", new BsonArray(List.of(document))));
+        config.run(
+                CONFIG,
+                new BsonDocument("insert", new BsonString(collection))
+                        .append("documents", new BsonArray(List.of(document))));
     }
 
     @Override

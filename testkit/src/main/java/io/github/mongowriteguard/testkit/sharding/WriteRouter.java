@@ -1,5 +1,9 @@
 package io.github.mongowriteguard.testkit.sharding;
 
+import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.engine.StorageEngine;
+import io.github.mongowriteguard.testkit.node.OperationContext;
+import io.github.mongowriteguard.testkit.wire.Bson;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -7,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -15,11 +18,6 @@ import org.bson.BsonDouble;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
-
-import io.github.mongowriteguard.testkit.ServerVersion;
-import io.github.mongowriteguard.testkit.engine.StorageEngine;
-import io.github.mongowriteguard.testkit.node.OperationContext;
-import io.github.mongowriteguard.testkit.wire.Bson;
 
 /**
  * mongos' write path for {@code insert}, {@code update} and {@code delete}: target every write, cut the writes
@@ -48,16 +46,14 @@ final class WriteRouter {
         List<Sent> sendAll(OperationContext operation, List<Send> sends);
     }
 
-    record Send(String shard, String database, BsonDocument child, int writes) {
-    }
+    record Send(String shard, String database, BsonDocument child, int writes) {}
 
     /**
      * A child batch's final reply and how many times it was sent: mongos' {@code AsyncRequestsSender} sends a
      * retryable write's batch again after a retryable error (see {@code MongosRouter}), each send one more
      * mongos-to-shard round trip.
      */
-    record Sent(BsonDocument reply, int attempts) {
-    }
+    record Sent(BsonDocument reply, int attempts) {}
 
     private final ShardingCatalog catalog;
     private final ShardChannel channel;
@@ -89,8 +85,9 @@ final class WriteRouter {
         for (int i = 0; i < writes.size(); i++) {
             sizes[i] = estimatedSize(commandName, writes.get(i));
             try {
-                Targeted targeted = map.isPresent() ? target(commandName, writes.get(i), map.get())
-                    : new Targeted(List.of(catalog.primaryShard()), false);
+                Targeted targeted = map.isPresent()
+                        ? target(commandName, writes.get(i), map.get())
+                        : new Targeted(List.of(catalog.primaryShard()), false);
                 targets.add(targeted.shards());
                 twoPhase[i] = targeted.twoPhase();
             } catch (TargetException e) {
@@ -153,8 +150,17 @@ final class WriteRouter {
                 round++;
                 done[withoutShardKey] = true;
                 int errorsBefore = reply.writeErrors.size();
-                modelledNanos += writeWithoutShardKey(operation, command, field, writes, withoutShardKey,
-                    targets.get(withoutShardKey), ordered, round, sent, reply);
+                modelledNanos += writeWithoutShardKey(
+                        operation,
+                        command,
+                        field,
+                        writes,
+                        withoutShardKey,
+                        targets.get(withoutShardKey),
+                        ordered,
+                        round,
+                        sent,
+                        reply);
                 if (ordered && reply.writeErrors.size() > errorsBefore) {
                     stop = true;
                 }
@@ -169,9 +175,14 @@ final class WriteRouter {
             List<Send> sends = new ArrayList<>();
             long slowest = 0;
             for (Map.Entry<String, List<Integer>> batch : batches.entrySet()) {
-                slowest = Math.max(slowest, latency.costNanos(batch.getKey(), batch.getValue().size()));
-                sends.add(new Send(batch.getKey(), operation.database(),
-                    child(operation, command, field, writes, batch.getValue(), ordered), batch.getValue().size()));
+                slowest = Math.max(
+                        slowest,
+                        latency.costNanos(batch.getKey(), batch.getValue().size()));
+                sends.add(new Send(
+                        batch.getKey(),
+                        operation.database(),
+                        child(operation, command, field, writes, batch.getValue(), ordered),
+                        batch.getValue().size()));
                 sent.add(new ChildBatch(round, batch.getKey(), batch.getValue()));
             }
             modelledNanos += slowest;
@@ -191,8 +202,8 @@ final class WriteRouter {
                 stop = true;
             }
         }
-        stats.add(new RoutedWrite(namespace, commandName, ordered, writes.size(), sent,
-            java.time.Duration.ofNanos(modelledNanos)));
+        stats.add(new RoutedWrite(
+                namespace, commandName, ordered, writes.size(), sent, java.time.Duration.ofNanos(modelledNanos)));
         return reply.toDocument();
     }
 
@@ -227,10 +238,13 @@ final class WriteRouter {
         boolean withoutShardKeyProtocol = catalog.version().atLeast(ServerVersion.V7_0);
         BsonDocument filter = write.getDocument("q", new BsonDocument());
         Optional<BsonDocument> point = key.pointOfFilter(ChunkMap.flattenAnd(filter));
-        if (commandName.equals("update") && write.getBoolean("upsert", BsonBoolean.FALSE).getValue()) {
+        if (commandName.equals("update")
+                && write.getBoolean("upsert", BsonBoolean.FALSE).getValue()) {
             if (point.isEmpty()) {
-                throw new TargetException(61, "ShardKeyNotFound", "Failed to target upsert by query :: could not"
-                    + " extract exact shard key");
+                throw new TargetException(
+                        61,
+                        "ShardKeyNotFound",
+                        "Failed to target upsert by query :: could not" + " extract exact shard key");
             }
             return Targeted.to(List.of(map.shardOf(point.get())));
         }
@@ -238,17 +252,21 @@ final class WriteRouter {
             return Targeted.to(List.of(map.shardOf(point.get())));
         }
         boolean many = commandName.equals("update")
-            ? write.getBoolean("multi", BsonBoolean.FALSE).getValue()
-            : write.get("limit", new BsonInt32(0)).asNumber().intValue() == 0;
+                ? write.getBoolean("multi", BsonBoolean.FALSE).getValue()
+                : write.get("limit", new BsonInt32(0)).asNumber().intValue() == 0;
         if (commandName.equals("delete")) {
             if (!many && !isIdEquality(filter)) {
                 if (withoutShardKeyProtocol) {
                     return twoPhaseOrSingle(map.shardsForFilter(filter, catalog.shards()));
                 }
-                throw new TargetException(61, "ShardKeyNotFound", "A single delete on a sharded collection must contain"
-                    + " an exact match on _id (and have the collection default collation) or contain the shard key"
-                    + " (and have the simple collation). Delete request: " + write.toJson() + ", shard key pattern: "
-                    + key.pattern().toJson());
+                throw new TargetException(
+                        61,
+                        "ShardKeyNotFound",
+                        "A single delete on a sharded collection must contain"
+                                + " an exact match on _id (and have the collection default collation) or contain the shard key"
+                                + " (and have the simple collation). Delete request: " + write.toJson()
+                                + ", shard key pattern: "
+                                + key.pattern().toJson());
             }
             return Targeted.to(map.shardsForFilter(filter, catalog.shards()));
         }
@@ -257,14 +275,19 @@ final class WriteRouter {
             return Targeted.to(shards);
         }
         BsonValue update = write.get("u");
-        boolean replacement = update != null && update.isDocument()
-            && (update.asDocument().isEmpty() || !update.asDocument().getFirstKey().startsWith("$"));
+        boolean replacement = update != null
+                && update.isDocument()
+                && (update.asDocument().isEmpty()
+                        || !update.asDocument().getFirstKey().startsWith("$"));
         if (replacement) {
             BsonDocument replacementDocument = update.asDocument().clone();
             if (!replacementDocument.containsKey("_id") && filter.containsKey("_id") && isIdEquality(filter)) {
                 BsonValue id = filter.get("_id");
-                replacementDocument.put("_id", id.isDocument() && id.asDocument().containsKey("$eq")
-                    ? id.asDocument().get("$eq") : id);
+                replacementDocument.put(
+                        "_id",
+                        id.isDocument() && id.asDocument().containsKey("$eq")
+                                ? id.asDocument().get("$eq")
+                                : id);
             }
             return Targeted.to(List.of(map.shardOf(key.pointOf(replacementDocument))));
         }
@@ -274,11 +297,14 @@ final class WriteRouter {
         if (withoutShardKeyProtocol) {
             return twoPhaseOrSingle(shards);
         }
-        throw new TargetException(72, "InvalidOptions", "A {multi:false} update on a sharded collection must either"
-            + " contain an exact match on _id or must target a single shard but this update targeted _id (and have"
-            + " the collection default collation) or must target a single shard (and have the simple collation), but"
-            + " this update targeted " + shards.size() + " shards. Update request: " + write.toJson()
-            + ", shard key pattern: " + key.pattern().toJson());
+        throw new TargetException(
+                72,
+                "InvalidOptions",
+                "A {multi:false} update on a sharded collection must either"
+                        + " contain an exact match on _id or must target a single shard but this update targeted _id (and have"
+                        + " the collection default collation) or must target a single shard (and have the simple collation), but"
+                        + " this update targeted " + shards.size() + " shards. Update request: " + write.toJson()
+                        + ", shard key pattern: " + key.pattern().toJson());
     }
 
     private static Targeted twoPhaseOrSingle(List<String> shards) {
@@ -293,18 +319,32 @@ final class WriteRouter {
      * no shard has a match, nothing is written. Each phase's sends are round trips of this round. Returns the modelled
      * time.
      */
-    private long writeWithoutShardKey(OperationContext operation, BsonDocument command, String field,
-                                      List<BsonDocument> writes, int index, List<String> shards, boolean ordered,
-                                      int round, List<ChildBatch> sent, Reply reply) {
+    private long writeWithoutShardKey(
+            OperationContext operation,
+            BsonDocument command,
+            String field,
+            List<BsonDocument> writes,
+            int index,
+            List<String> shards,
+            boolean ordered,
+            int round,
+            List<ChildBatch> sent,
+            Reply reply) {
         BsonDocument write = writes.get(index);
         BsonDocument filter = write.getDocument("q", new BsonDocument());
         String collection = command.getString(command.getFirstKey()).getValue();
         List<Send> queries = new ArrayList<>();
         long slowest = 0;
         for (String shard : shards) {
-            queries.add(new Send(shard, operation.database(), new BsonDocument("find", new BsonString(collection))
-                .append("filter", filter).append("projection", new BsonDocument("_id", new BsonInt32(1)))
-                .append("limit", new BsonInt32(1)).append("singleBatch", BsonBoolean.TRUE), 1));
+            queries.add(new Send(
+                    shard,
+                    operation.database(),
+                    new BsonDocument("find", new BsonString(collection))
+                            .append("filter", filter)
+                            .append("projection", new BsonDocument("_id", new BsonInt32(1)))
+                            .append("limit", new BsonInt32(1))
+                            .append("singleBatch", BsonBoolean.TRUE),
+                    1));
             sent.add(new ChildBatch(round, shard, List.of(index)));
             slowest = Math.max(slowest, latency.costNanos(shard, 1));
         }
@@ -324,16 +364,20 @@ final class WriteRouter {
             }
         }
         if (owner == null) {
-            reply.merge(shards.get(0), List.of(index), new BsonDocument("n", new BsonInt32(0))
-                .append("nModified", new BsonInt32(0)).append("ok", new BsonDouble(1)));
+            reply.merge(
+                    shards.get(0),
+                    List.of(index),
+                    new BsonDocument("n", new BsonInt32(0))
+                            .append("nModified", new BsonInt32(0))
+                            .append("ok", new BsonDouble(1)));
             return slowest;
         }
         BsonDocument narrowed = write.clone();
         narrowed.put("q", new BsonDocument("$and", new BsonArray(List.of(filter, new BsonDocument("_id", id)))));
         List<BsonDocument> one = new ArrayList<>(writes);
         one.set(index, narrowed);
-        Send writeSend = new Send(owner, operation.database(),
-            child(operation, command, field, one, List.of(index), ordered), 1);
+        Send writeSend = new Send(
+                owner, operation.database(), child(operation, command, field, one, List.of(index), ordered), 1);
         sent.add(new ChildBatch(round, owner, List.of(index)));
         Sent answer = channel.sendAll(operation, List.of(writeSend)).get(0);
         for (int retry = 1; retry < answer.attempts(); retry++) {
@@ -348,12 +392,14 @@ final class WriteRouter {
         if (id == null || id.isArray() || id.isRegularExpression()) {
             return false;
         }
-        return !id.isDocument() || id.asDocument().isEmpty() || !id.asDocument().getFirstKey().startsWith("$")
-            || (id.asDocument().size() == 1 && id.asDocument().containsKey("$eq"));
+        return !id.isDocument()
+                || id.asDocument().isEmpty()
+                || !id.asDocument().getFirstKey().startsWith("$")
+                || (id.asDocument().size() == 1 && id.asDocument().containsKey("$eq"));
     }
 
-    private static boolean wouldBeTooBig(List<String> shards, int size, Map<String, List<Integer>> batches,
-                                         Map<String, Integer> bytes) {
+    private static boolean wouldBeTooBig(
+            List<String> shards, int size, Map<String, List<Integer>> batches, Map<String, Integer> bytes) {
         for (String shard : shards) {
             List<Integer> batch = batches.get(shard);
             if (batch != null && (batch.size() >= MAX_WRITE_BATCH_SIZE || bytes.get(shard) + size > MAX_BSON_SIZE)) {
@@ -375,8 +421,13 @@ final class WriteRouter {
      * session fields of the original command, with {@code stmtIds} holding each write's position in the client
      * command, so the shard can tell a resent statement from a new one.
      */
-    private static BsonDocument child(OperationContext operation, BsonDocument command, String field,
-                                      List<BsonDocument> writes, List<Integer> indices, boolean ordered) {
+    private static BsonDocument child(
+            OperationContext operation,
+            BsonDocument command,
+            String field,
+            List<BsonDocument> writes,
+            List<Integer> indices,
+            boolean ordered) {
         BsonDocument original = operation.command();
         String commandName = command.getFirstKey();
         BsonDocument child = new BsonDocument(commandName, command.get(commandName));
@@ -385,7 +436,9 @@ final class WriteRouter {
         child.put(field, items);
         child.put("ordered", BsonBoolean.valueOf(ordered));
         for (Map.Entry<String, BsonValue> entry : command.entrySet()) {
-            if (!entry.getKey().equals(commandName) && !entry.getKey().equals(field) && !entry.getKey().equals("ordered")) {
+            if (!entry.getKey().equals(commandName)
+                    && !entry.getKey().equals(field)
+                    && !entry.getKey().equals("ordered")) {
                 child.put(entry.getKey(), entry.getValue());
             }
         }
@@ -424,8 +477,10 @@ final class WriteRouter {
     }
 
     private static BsonDocument writeError(int index, int code, String codeName, String message) {
-        return new BsonDocument("index", new BsonInt32(index)).append("code", new BsonInt32(code))
-            .append("codeName", new BsonString(codeName)).append("errmsg", new BsonString(message));
+        return new BsonDocument("index", new BsonInt32(index))
+                .append("code", new BsonInt32(code))
+                .append("codeName", new BsonString(codeName))
+                .append("errmsg", new BsonString(message));
     }
 
     // ---- the merged reply -----------------------------------------------------------------------------
@@ -460,8 +515,10 @@ final class WriteRouter {
                 // the batch's first write (the rest of the batch was not applied and is not reported); UNORDERED,
                 // the error at every write of the batch.
                 int code = child.get("code", new BsonInt32(8)).asNumber().intValue();
-                String codeName = child.getString("codeName", new BsonString("UnknownError")).getValue();
-                String message = child.getString("errmsg", new BsonString(codeName)).getValue();
+                String codeName = child.getString("codeName", new BsonString("UnknownError"))
+                        .getValue();
+                String message =
+                        child.getString("errmsg", new BsonString(codeName)).getValue();
                 for (int index : ordered ? indices.subList(0, 1) : indices) {
                     writeErrors.putIfAbsent(index, writeError(index, code, codeName, message));
                 }
@@ -526,24 +583,34 @@ final class WriteRouter {
             }
             if (writeConcernErrors.size() == 1) {
                 BsonDocument only = writeConcernErrors.get(0).clone();
-                only.put("errmsg", new BsonString(only.getString("errmsg", new BsonString("")).getValue()
-                    + " at " + writeConcernErrorShards.get(0)));
+                only.put(
+                        "errmsg",
+                        new BsonString(only.getString("errmsg", new BsonString(""))
+                                        .getValue() + " at " + writeConcernErrorShards.get(0)));
                 return only;
             }
-            StringBuilder message = new StringBuilder(alwaysReported ? "Multiple errors reported :: "
-                : "multiple errors reported : ");
+            StringBuilder message =
+                    new StringBuilder(alwaysReported ? "Multiple errors reported :: " : "multiple errors reported : ");
             for (int i = 0; i < writeConcernErrors.size(); i++) {
                 BsonDocument error = writeConcernErrors.get(i);
                 if (i > 0) {
                     message.append(" :: and :: ");
                 }
-                message.append(error.getString("codeName", new BsonString("Location"
-                        + error.get("code", new BsonInt32(8)).asNumber().intValue())).getValue())
-                    .append(": ").append(error.getString("errmsg", new BsonString("")).getValue())
-                    .append(" at ").append(writeConcernErrorShards.get(i));
+                message.append(error.getString(
+                                        "codeName",
+                                        new BsonString("Location"
+                                                + error.get("code", new BsonInt32(8))
+                                                        .asNumber()
+                                                        .intValue()))
+                                .getValue())
+                        .append(": ")
+                        .append(error.getString("errmsg", new BsonString("")).getValue())
+                        .append(" at ")
+                        .append(writeConcernErrorShards.get(i));
             }
-            return new BsonDocument("code", new BsonInt32(64)).append("codeName", new BsonString("WriteConcernFailed"))
-                .append("errmsg", new BsonString(message.toString()));
+            return new BsonDocument("code", new BsonInt32(64))
+                    .append("codeName", new BsonString("WriteConcernFailed"))
+                    .append("errmsg", new BsonString(message.toString()));
         }
     }
 

@@ -38,9 +38,19 @@ public final class CommandRecord {
      * @param documents    how many statements or documents it carried
      * @param startNanos   {@link System#nanoTime()} at its arrival
      */
-    public CommandRecord(long opid, String node, long connectionId, String appName, String database,
-                         String commandName, String namespace, TxnId txnId, BsonValue comment, Long maxTimeMs,
-                         int documents, long startNanos) {
+    public CommandRecord(
+            long opid,
+            String node,
+            long connectionId,
+            String appName,
+            String database,
+            String commandName,
+            String namespace,
+            TxnId txnId,
+            BsonValue comment,
+            Long maxTimeMs,
+            int documents,
+            long startNanos) {
         this.opid = opid;
         this.node = node;
         this.connectionId = connectionId;
@@ -94,7 +104,23 @@ public final class CommandRecord {
 
     /** {@return the command as it is now} */
     public ReceivedCommand snapshot() {
-        return new ReceivedCommand(opid, node, connectionId, appName, database, commandName, namespace, txnId,
-            comment, maxTimeMs, documents, startNanos, endNanos, outcome, errorCode, executed, applied);
+        return new ReceivedCommand(
+                opid,
+                node,
+                connectionId,
+                appName,
+                database,
+                commandName,
+                namespace,
+                txnId,
+                comment,
+                maxTimeMs,
+                documents,
+                startNanos,
+                endNanos,
+                outcome,
+                errorCode,
+                executed,
+                applied);
     }
 }

@@ -25,10 +25,24 @@ import org.bson.BsonValue;
  *                         session's stored result of an earlier execution)
  * @param applied          documents it wrote (inserted, modified, upserted, deleted)
  */
-public record ReceivedCommand(long opid, String node, long connectionId, String appName, String database,
-                              String commandName, String namespace, TxnId txnId, BsonValue comment, Long maxTimeMs,
-                              int documents, long startNanos, long endNanos, Outcome outcome, int errorCode,
-                              boolean executed, long applied) {
+public record ReceivedCommand(
+        long opid,
+        String node,
+        long connectionId,
+        String appName,
+        String database,
+        String commandName,
+        String namespace,
+        TxnId txnId,
+        BsonValue comment,
+        Long maxTimeMs,
+        int documents,
+        long startNanos,
+        long endNanos,
+        Outcome outcome,
+        int errorCode,
+        boolean executed,
+        long applied) {
 
     /** How a command ended. */
     public enum Outcome {

@@ -134,8 +134,8 @@ public final class ServerTruth {
      */
     public int runningCopies(Predicate<ReceivedCommand> filter) {
         return (int) copies(filter).values().stream()
-            .filter(copy -> copy.stream().anyMatch(ReceivedCommand::running))
-            .count();
+                .filter(copy -> copy.stream().anyMatch(ReceivedCommand::running))
+                .count();
     }
 
     /**

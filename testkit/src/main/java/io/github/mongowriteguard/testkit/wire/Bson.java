@@ -2,7 +2,6 @@ package io.github.mongowriteguard.testkit.wire;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-
 import org.bson.BsonBinaryReader;
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
@@ -15,8 +14,7 @@ import org.bson.io.BasicOutputBuffer;
 public final class Bson {
     private static final BsonDocumentCodec CODEC = new BsonDocumentCodec();
 
-    private Bson() {
-    }
+    private Bson() {}
 
     /**
      * Encodes a document as BSON bytes.
@@ -26,7 +24,7 @@ public final class Bson {
      */
     public static byte[] encode(BsonDocument document) {
         try (BasicOutputBuffer buffer = new BasicOutputBuffer();
-             BsonBinaryWriter writer = new BsonBinaryWriter(buffer)) {
+                BsonBinaryWriter writer = new BsonBinaryWriter(buffer)) {
             CODEC.encode(writer, document, EncoderContext.builder().build());
             return buffer.toByteArray();
         }
@@ -53,7 +51,8 @@ public final class Bson {
         int length = slice.getInt(0);
         slice.limit(length);
         try (BsonBinaryReader reader = new BsonBinaryReader(slice)) {
-            BsonDocument document = CODEC.decode(reader, DecoderContext.builder().build());
+            BsonDocument document =
+                    CODEC.decode(reader, DecoderContext.builder().build());
             buffer.position(buffer.position() + length);
             return document;
         }

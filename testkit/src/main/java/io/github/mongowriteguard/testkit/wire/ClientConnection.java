@@ -1,9 +1,8 @@
 package io.github.mongowriteguard.testkit.wire;
 
+import io.github.mongowriteguard.testkit.auth.Principal;
 import java.io.IOException;
 import java.net.Socket;
-
-import io.github.mongowriteguard.testkit.auth.Principal;
 
 /**
  * One client connection as the server sees it: an id, the peer's address, the driver's appName and the user

@@ -8,7 +8,6 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
@@ -34,8 +33,13 @@ public final class WireMessage {
     private final java.util.Set<String> sequenceFields;
     private int length;
 
-    private WireMessage(int requestId, int opCode, String database, BsonDocument body, boolean moreToCome,
-                        java.util.Set<String> sequenceFields) {
+    private WireMessage(
+            int requestId,
+            int opCode,
+            String database,
+            BsonDocument body,
+            boolean moreToCome,
+            java.util.Set<String> sequenceFields) {
         this.requestId = requestId;
         this.opCode = opCode;
         this.database = database;
@@ -107,7 +111,8 @@ public final class WireMessage {
         WireMessage message = switch (opCode) {
             case OP_MSG -> readOpMsg(requestId, buffer, length);
             case OP_QUERY -> readOpQuery(requestId, buffer);
-            default -> throw new IOException("unsupported opcode " + opCode + " (the testkit speaks OP_MSG and OP_QUERY)");
+            default ->
+                throw new IOException("unsupported opcode " + opCode + " (the testkit speaks OP_MSG and OP_QUERY)");
         };
         message.length = length;
         return message;
@@ -140,8 +145,13 @@ public final class WireMessage {
         }
         body.putAll(sequences);
         String database = body.containsKey("$db") ? body.getString("$db").getValue() : "admin";
-        return new WireMessage(requestId, OP_MSG, database, body, (flags & MORE_TO_COME) != 0,
-            java.util.Set.copyOf(sequences.keySet()));
+        return new WireMessage(
+                requestId,
+                OP_MSG,
+                database,
+                body,
+                (flags & MORE_TO_COME) != 0,
+                java.util.Set.copyOf(sequences.keySet()));
     }
 
     private static WireMessage readOpQuery(int requestId, ByteBuffer buffer) {
@@ -164,7 +174,8 @@ public final class WireMessage {
         while (buffer.get() != 0) {
             // scan to the terminating zero
         }
-        return new String(buffer.array(), buffer.arrayOffset() + start, buffer.position() - start - 1, StandardCharsets.UTF_8);
+        return new String(
+                buffer.array(), buffer.arrayOffset() + start, buffer.position() - start - 1, StandardCharsets.UTF_8);
     }
 
     /** Encodes the reply to this request in the request's own protocol. */
@@ -175,12 +186,23 @@ public final class WireMessage {
         if (opCode == OP_MSG) {
             int length = 16 + 4 + 1 + document.length;
             header = ByteBuffer.allocate(21).order(ByteOrder.LITTLE_ENDIAN);
-            header.putInt(length).putInt(replyId).putInt(requestId).putInt(OP_MSG).putInt(0).put((byte) 0);
+            header.putInt(length)
+                    .putInt(replyId)
+                    .putInt(requestId)
+                    .putInt(OP_MSG)
+                    .putInt(0)
+                    .put((byte) 0);
         } else {
             int length = 16 + 20 + document.length;
             header = ByteBuffer.allocate(36).order(ByteOrder.LITTLE_ENDIAN);
-            header.putInt(length).putInt(replyId).putInt(requestId).putInt(OP_REPLY)
-                .putInt(0).putLong(0).putInt(0).putInt(1);
+            header.putInt(length)
+                    .putInt(replyId)
+                    .putInt(requestId)
+                    .putInt(OP_REPLY)
+                    .putInt(0)
+                    .putLong(0)
+                    .putInt(0)
+                    .putInt(1);
         }
         out.write(header.array(), 0, header.capacity());
         out.write(document, 0, document.length);

@@ -2,24 +2,21 @@ package io.github.mongowriteguard.testkit.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-
-import org.bson.Document;
-import org.junit.jupiter.api.Test;
-
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.model.InsertOneOptions;
-
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
 import io.github.mongowriteguard.testkit.stall.Stall;
 import io.github.mongowriteguard.testkit.stall.StallHandle;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
 
 /**
  * {@code currentOp} truncates a {@code command} larger than 1,000 bytes to {@code {$truncated: <text cut to 1,000
@@ -36,35 +33,50 @@ class CurrentOpTruncationTest {
     @Test
     void largeCommand_isTruncatedToItsTextAndComment_soOnlyTopLevelLsidAndTheCommentStillFindIt() throws Exception {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-             MongoClient writer = Clients.client(cluster.connectionString());
-             MongoClient observer = Clients.client(cluster.connectionString());
-             StallHandle stall = cluster.primary().stall(Stall.uninterruptible("trunc.c", Duration.ofSeconds(1)))) {
+                MongoClient writer = Clients.client(cluster.connectionString());
+                MongoClient observer = Clients.client(cluster.connectionString());
+                StallHandle stall = cluster.primary().stall(Stall.uninterruptible("trunc.c", Duration.ofSeconds(1)))) {
             // runCommand sends the whole command as the body, as the guard does: > 1,000 bytes.
-            CompletableFuture<Document> write = CompletableFuture.supplyAsync(() -> writer.getDatabase("trunc").runCommand(
-                new Document("insert", "c").append("documents", List.of(new Document("pad", PADDING)))
-                    .append("comment", "mwg:large")));
+            CompletableFuture<Document> write = CompletableFuture.supplyAsync(() -> writer.getDatabase("trunc")
+                    .runCommand(new Document("insert", "c")
+                            .append("documents", List.of(new Document("pad", PADDING)))
+                            .append("comment", "mwg:large")));
             Document op = waitForOp(observer, new Document("ns", "trunc.c"));
 
             Document command = op.get("command", Document.class);
             assertThat(command.keySet()).containsExactly("$truncated", "comment");
             assertThat(command.getString("comment")).isEqualTo("mwg:large");
             String text = command.getString("$truncated");
-            assertThat(text).hasSize(1_000).startsWith("{ insert: \"c\", documents: [ { pad: \"xxx").endsWith("...");
+            assertThat(text)
+                    .hasSize(1_000)
+                    .startsWith("{ insert: \"c\", documents: [ { pad: \"xxx")
+                    .endsWith("...");
 
             Document lsid = op.get("lsid", Document.class);
-            assertThat(currentOp(observer, new Document("command.comment", "mwg:large"))).hasSize(1);
-            assertThat(currentOp(observer, new Document("lsid.id", lsid.get("id")))).hasSize(1);
+            assertThat(currentOp(observer, new Document("command.comment", "mwg:large")))
+                    .hasSize(1);
+            assertThat(currentOp(observer, new Document("lsid.id", lsid.get("id"))))
+                    .hasSize(1);
             assertThat(currentOp(observer, new Document("command.insert", "c"))).isEmpty();
             // $truncateOps: false (test commands on) and the $currentOp stage by default show the whole command.
-            assertThat(currentOp(observer, new Document("command.insert", "c").append("$truncateOps", false))).hasSize(1);
-            List<Document> whole = observer.getDatabase("admin").aggregate(List.of(
-                new Document("$currentOp", new Document("allUsers", true)),
-                new Document("$match", new Document("command.comment", "mwg:large")))).into(new ArrayList<>());
-            assertThat(whole).singleElement().satisfies(o -> assertThat(o.get("command", Document.class)).containsKey("documents"));
-            List<Document> truncated = observer.getDatabase("admin").aggregate(List.of(
-                new Document("$currentOp", new Document("allUsers", true).append("truncateOps", true)),
-                new Document("$match", new Document("command.comment", "mwg:large")))).into(new ArrayList<>());
-            assertThat(truncated).singleElement().satisfies(o -> assertThat(o.get("command", Document.class)).containsKey("$truncated"));
+            assertThat(currentOp(observer, new Document("command.insert", "c").append("$truncateOps", false)))
+                    .hasSize(1);
+            List<Document> whole = observer.getDatabase("admin")
+                    .aggregate(List.of(
+                            new Document("$currentOp", new Document("allUsers", true)),
+                            new Document("$match", new Document("command.comment", "mwg:large"))))
+                    .into(new ArrayList<>());
+            assertThat(whole)
+                    .singleElement()
+                    .satisfies(o -> assertThat(o.get("command", Document.class)).containsKey("documents"));
+            List<Document> truncated = observer.getDatabase("admin")
+                    .aggregate(List.of(
+                            new Document("$currentOp", new Document("allUsers", true).append("truncateOps", true)),
+                            new Document("$match", new Document("command.comment", "mwg:large"))))
+                    .into(new ArrayList<>());
+            assertThat(truncated)
+                    .singleElement()
+                    .satisfies(o -> assertThat(o.get("command", Document.class)).containsKey("$truncated"));
             write.get(10, TimeUnit.SECONDS);
         }
     }
@@ -72,28 +84,34 @@ class CurrentOpTruncationTest {
     @Test
     void documentsSentAsADocumentSequence_areNotPartOfTheCommandShown() throws Exception {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-             MongoClient writer = Clients.client(cluster.connectionString());
-             MongoClient observer = Clients.client(cluster.connectionString());
-             StallHandle stall = cluster.primary().stall(Stall.uninterruptible("trunc.seq", Duration.ofMillis(700)))) {
-            CompletableFuture<Void> write = CompletableFuture.runAsync(() -> writer.getDatabase("trunc").getCollection("seq")
-                .insertOne(new Document("pad", PADDING), new InsertOneOptions().comment("seq")));
+                MongoClient writer = Clients.client(cluster.connectionString());
+                MongoClient observer = Clients.client(cluster.connectionString());
+                StallHandle stall =
+                        cluster.primary().stall(Stall.uninterruptible("trunc.seq", Duration.ofMillis(700)))) {
+            CompletableFuture<Void> write = CompletableFuture.runAsync(() -> writer.getDatabase("trunc")
+                    .getCollection("seq")
+                    .insertOne(new Document("pad", PADDING), new InsertOneOptions().comment("seq")));
             Document op = waitForOp(observer, new Document("ns", "trunc.seq"));
 
             Document command = op.get("command", Document.class);
-            assertThat(command).containsKeys("insert", "lsid", "txnNumber", "comment").doesNotContainKeys("documents", "$truncated");
+            assertThat(command)
+                    .containsKeys("insert", "lsid", "txnNumber", "comment")
+                    .doesNotContainKeys("documents", "$truncated");
             write.get(10, TimeUnit.SECONDS);
         }
     }
 
     @Test
     void throughMongos_theShardsChildCommandCarriesItsDocuments_andIsTruncated() throws Exception {
-        try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(2).start();
-             MongoClient writer = Clients.client(cluster.connectionString());
-             MongoClient observer = Clients.client(cluster.connectionString());
-             StallHandle stall = cluster.shard(0).stall(Stall.uninterruptible("trunc.c", Duration.ofMillis(700)))) {
+        try (EmulatedShardedCluster cluster =
+                        EmulatedCluster.sharded().shards(2).start();
+                MongoClient writer = Clients.client(cluster.connectionString());
+                MongoClient observer = Clients.client(cluster.connectionString());
+                StallHandle stall = cluster.shard(0).stall(Stall.uninterruptible("trunc.c", Duration.ofMillis(700)))) {
             // The driver sends documents as a sequence; mongos' child batch to the shard has them in its body.
-            CompletableFuture<Void> write = CompletableFuture.runAsync(() -> writer.getDatabase("trunc").getCollection("c")
-                .insertOne(new Document("pad", PADDING), new InsertOneOptions().comment("through-mongos")));
+            CompletableFuture<Void> write = CompletableFuture.runAsync(() -> writer.getDatabase("trunc")
+                    .getCollection("c")
+                    .insertOne(new Document("pad", PADDING), new InsertOneOptions().comment("through-mongos")));
             Document op = waitForOp(observer, new Document("ns", "trunc.c"));
 
             assertThat(op.getString("shard")).isEqualTo("shard00");

@@ -3,24 +3,21 @@ package io.github.mongowriteguard.testkit.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.model.InsertOneOptions;
+import io.github.mongowriteguard.testkit.Clients;
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
+import io.github.mongowriteguard.testkit.stall.Stall;
+import io.github.mongowriteguard.testkit.stall.StallHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
-
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.model.InsertOneOptions;
-
-import io.github.mongowriteguard.testkit.Clients;
-import io.github.mongowriteguard.testkit.EmulatedCluster;
-import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
-import io.github.mongowriteguard.testkit.stall.Stall;
-import io.github.mongowriteguard.testkit.stall.StallHandle;
 
 /** currentOp and $currentOp show running writes with their session, transaction number and comment. */
 class IntrospectionTest {
@@ -28,14 +25,16 @@ class IntrospectionTest {
     @Test
     void currentOp_listsARunningWriteWithItsSessionTxnNumberCommentAndAppName() throws Exception {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-             MongoClient writer = Clients.client(cluster.connectionString(), b -> b.applicationName("writer"));
-             MongoClient observer = Clients.client(cluster.connectionString());
-             StallHandle stall = cluster.primary().stall(Stall.uninterruptible("intro.c", Duration.ofMillis(700)))) {
+                MongoClient writer = Clients.client(cluster.connectionString(), b -> b.applicationName("writer"));
+                MongoClient observer = Clients.client(cluster.connectionString());
+                StallHandle stall = cluster.primary().stall(Stall.uninterruptible("intro.c", Duration.ofMillis(700)))) {
             ExecutorService pool = Executors.newSingleThreadExecutor();
-            pool.submit(() -> writer.getDatabase("intro").getCollection("c")
-                .insertOne(new Document("v", 1), new InsertOneOptions().comment("order-42")));
+            pool.submit(() -> writer.getDatabase("intro")
+                    .getCollection("c")
+                    .insertOne(new Document("v", 1), new InsertOneOptions().comment("order-42")));
 
-            Document op = waitForOps(observer, new Document("command.comment", "order-42"), 1).get(0);
+            Document op = waitForOps(observer, new Document("command.comment", "order-42"), 1)
+                    .get(0);
 
             assertThat(op.get("opid")).isNotNull();
             assertThat(op.getString("ns")).isEqualTo("intro.c");
@@ -52,22 +51,31 @@ class IntrospectionTest {
     @Test
     void currentOpAggregation_groupsRunningWritesByLsidAndTxnNumber() throws Exception {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-             MongoClient writer = Clients.client(cluster.connectionString(), b -> b.applicationName("writer"));
-             MongoClient observer = Clients.client(cluster.connectionString());
-             StallHandle stall = cluster.primary().stall(Stall.uninterruptible("intro.c", Duration.ofSeconds(1)))) {
+                MongoClient writer = Clients.client(cluster.connectionString(), b -> b.applicationName("writer"));
+                MongoClient observer = Clients.client(cluster.connectionString());
+                StallHandle stall = cluster.primary().stall(Stall.uninterruptible("intro.c", Duration.ofSeconds(1)))) {
             ExecutorService pool = Executors.newFixedThreadPool(3);
             for (int i = 0; i < 3; i++) {
                 pool.submit(() -> writer.getDatabase("intro").getCollection("c").insertOne(new Document("v", 1)));
             }
             waitForOps(observer, new Document("ns", "intro.c"), 3);
 
-            List<Document> groups = observer.getDatabase("admin").aggregate(List.of(
-                new Document("$currentOp", new Document("allUsers", true)),
-                new Document("$match", new Document("ns", "intro.c")),
-                new Document("$group", new Document("_id", new Document("lsid", "$command.lsid.id")
-                    .append("txnNumber", "$command.txnNumber")).append("n", new Document("$sum", 1))))).into(new ArrayList<>());
+            List<Document> groups = observer.getDatabase("admin")
+                    .aggregate(List.of(
+                            new Document("$currentOp", new Document("allUsers", true)),
+                            new Document("$match", new Document("ns", "intro.c")),
+                            new Document(
+                                    "$group",
+                                    new Document(
+                                                    "_id",
+                                                    new Document("lsid", "$command.lsid.id")
+                                                            .append("txnNumber", "$command.txnNumber"))
+                                            .append("n", new Document("$sum", 1)))))
+                    .into(new ArrayList<>());
 
-            assertThat(groups).hasSize(3).allSatisfy(g -> assertThat(g.getInteger("n")).isEqualTo(1));
+            assertThat(groups)
+                    .hasSize(3)
+                    .allSatisfy(g -> assertThat(g.getInteger("n")).isEqualTo(1));
             pool.shutdown();
             assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
         }
@@ -84,65 +92,85 @@ class IntrospectionTest {
     @Test
     void aResendWaitingAtTheSessionCheckOut_isListedWithoutSecsRunning_theExecutingOriginalWithIt() throws Exception {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-             MongoClient writer = Clients.client(cluster.connectionString(),
-                 b -> b.applyToSocketSettings(s -> s.readTimeout(150, TimeUnit.MILLISECONDS)));
-             MongoClient observer = Clients.client(cluster.connectionString());
-             StallHandle stall = cluster.primary().stall(Stall.uninterruptible("intro.wait", Duration.ofSeconds(2)))) {
-            assertThatThrownBy(() -> writer.getDatabase("intro").getCollection("wait").insertOne(new Document("v", 1)))
-                .isInstanceOf(com.mongodb.MongoSocketException.class);
+                MongoClient writer = Clients.client(
+                        cluster.connectionString(),
+                        b -> b.applyToSocketSettings(s -> s.readTimeout(150, TimeUnit.MILLISECONDS)));
+                MongoClient observer = Clients.client(cluster.connectionString());
+                StallHandle stall =
+                        cluster.primary().stall(Stall.uninterruptible("intro.wait", Duration.ofSeconds(2)))) {
+            assertThatThrownBy(() ->
+                            writer.getDatabase("intro").getCollection("wait").insertOne(new Document("v", 1)))
+                    .isInstanceOf(com.mongodb.MongoSocketException.class);
 
             List<Document> ops = waitForOps(observer, new Document("ns", "intro.wait"), 2);
 
             assertThat(ops).hasSize(2);
-            assertThat(ops).extracting(op -> op.get("lsid")).containsOnly(ops.get(0).get("lsid"));
+            assertThat(ops)
+                    .extracting(op -> op.get("lsid"))
+                    .containsOnly(ops.get(0).get("lsid"));
             assertThat(ops).filteredOn(op -> op.containsKey("secs_running")).hasSize(1);
-            assertThat(ops).filteredOn(op -> !op.containsKey("secs_running")).singleElement()
-                .satisfies(op -> assertThat(op).doesNotContainKey("microsecs_running").containsEntry("op", "insert"));
+            assertThat(ops)
+                    .filteredOn(op -> !op.containsKey("secs_running"))
+                    .singleElement()
+                    .satisfies(op -> assertThat(op)
+                            .doesNotContainKey("microsecs_running")
+                            .containsEntry("op", "insert"));
             stall.release();
-            assertThat(cluster.truth().awaitIdle(c -> true, Duration.ofSeconds(10))).isTrue();
+            assertThat(cluster.truth().awaitIdle(c -> true, Duration.ofSeconds(10)))
+                    .isTrue();
         }
     }
 
     @Test
     void tenHeldWrites_neverBlockHeartbeatsOtherClientsOrCurrentOp() throws Exception {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-             MongoClient writer = Clients.client(cluster.connectionString());
-             MongoClient other = Clients.client(cluster.connectionString());
-             StallHandle stall = cluster.primary().stall(Stall.uninterruptible("intro.held", Duration.ofSeconds(30)))) {
+                MongoClient writer = Clients.client(cluster.connectionString());
+                MongoClient other = Clients.client(cluster.connectionString());
+                StallHandle stall =
+                        cluster.primary().stall(Stall.uninterruptible("intro.held", Duration.ofSeconds(30)))) {
             ExecutorService pool = Executors.newFixedThreadPool(10);
             for (int i = 0; i < 10; i++) {
-                pool.submit(() -> writer.getDatabase("intro").getCollection("held").insertOne(new Document("v", 1)));
+                pool.submit(
+                        () -> writer.getDatabase("intro").getCollection("held").insertOne(new Document("v", 1)));
             }
             waitForOps(other, new Document("ns", "intro.held"), 10);
 
             other.getDatabase("admin").runCommand(new Document("ping", 1));
             other.getDatabase("intro").getCollection("free").insertOne(new Document("v", 1));
-            assertThat(other.getDatabase("intro").getCollection("free").countDocuments()).isEqualTo(1);
-            assertThat(other.getDatabase("admin").runCommand(new Document("hello", 1)).getBoolean("isWritablePrimary")).isTrue();
+            assertThat(other.getDatabase("intro").getCollection("free").countDocuments())
+                    .isEqualTo(1);
+            assertThat(other.getDatabase("admin")
+                            .runCommand(new Document("hello", 1))
+                            .getBoolean("isWritablePrimary"))
+                    .isTrue();
 
             stall.release();
             pool.shutdown();
             assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(other.getDatabase("intro").getCollection("held").countDocuments()).isEqualTo(10);
+            assertThat(other.getDatabase("intro").getCollection("held").countDocuments())
+                    .isEqualTo(10);
         }
     }
 
     @Test
     void serverStatus_countsCommandsLikeMongod() {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-             MongoClient client = Clients.client(cluster.connectionString())) {
+                MongoClient client = Clients.client(cluster.connectionString())) {
             client.getDatabase("intro").getCollection("c").insertOne(new Document("v", 1));
             client.getDatabase("intro").getCollection("c").insertOne(new Document("v", 2));
 
             Document status = client.getDatabase("admin").runCommand(new Document("serverStatus", 1));
-            Document insert = status.get("metrics", Document.class).get("commands", Document.class).get("insert", Document.class);
+            Document insert = status.get("metrics", Document.class)
+                    .get("commands", Document.class)
+                    .get("insert", Document.class);
 
             assertThat(insert.get("total", Number.class).longValue()).isEqualTo(2);
             assertThat(cluster.primary().commandCount("insert")).isEqualTo(2);
         }
     }
 
-    private static List<Document> waitForOps(MongoClient client, Document filter, int count) throws InterruptedException {
+    private static List<Document> waitForOps(MongoClient client, Document filter, int count)
+            throws InterruptedException {
         long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (System.nanoTime() < until) {
             Document command = new Document("currentOp", 1);

@@ -3,13 +3,6 @@ package io.github.mongowriteguard.testkit.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.List;
-import java.util.function.Consumer;
-
-import org.bson.Document;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import com.mongodb.MongoSocketException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
@@ -20,12 +13,16 @@ import com.mongodb.client.model.ReplaceOneModel;
 import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
-
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
+import java.util.List;
+import java.util.function.Consumer;
+import org.bson.Document;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Applied, then the connection closed, for every write kind (multi-document ones included, which no server fail point
@@ -36,8 +33,10 @@ class LostRepliesTest {
     private static void check(EmulatedClusterUnderTest cluster, String kind) {
         try (MongoClient client = Clients.client(cluster.connectionString(), b -> b.retryWrites(false))) {
             MongoCollection<Document> c = client.getDatabase("lost").getCollection("replies");
-            c.insertMany(List.of(new Document("_id", 1).append("g", 1).append("n", 0),
-                new Document("_id", 2).append("g", 1).append("n", 0), new Document("_id", 3).append("g", 2).append("n", 0)));
+            c.insertMany(List.of(
+                    new Document("_id", 1).append("g", 1).append("n", 0),
+                    new Document("_id", 2).append("g", 1).append("n", 0),
+                    new Document("_id", 3).append("g", 2).append("n", 0)));
             String command;
             Consumer<MongoCollection<Document>> write;
             Document expected;
@@ -59,8 +58,10 @@ class LostRepliesTest {
                 }
                 case "upsertReplace" -> {
                     command = "update";
-                    write = w -> w.bulkWrite(List.of(new ReplaceOneModel<>(new Document("_id", 9), new Document("r", 1),
-                        new com.mongodb.client.model.ReplaceOptions().upsert(true))));
+                    write = w -> w.bulkWrite(List.of(new ReplaceOneModel<>(
+                            new Document("_id", 9),
+                            new Document("r", 1),
+                            new com.mongodb.client.model.ReplaceOptions().upsert(true))));
                     expected = new Document("_id", 9).append("r", 1);
                 }
                 case "updateMany" -> {
@@ -80,10 +81,15 @@ class LostRepliesTest {
                 }
                 default -> {
                     command = "update";
-                    write = w -> w.bulkWrite(List.of(new InsertOneModel<>(new Document("_id", 4)),
-                        new UpdateOneModel<>(new Document("_id", 1), new Document("$inc", new Document("n", 1)), new UpdateOptions()),
-                        new UpdateManyModel<>(new Document("g", 2), new Document("$set", new Document("m", 1))),
-                        new DeleteOneModel<>(new Document("_id", 2)), new DeleteManyModel<>(new Document("_id", 99))));
+                    write = w -> w.bulkWrite(List.of(
+                            new InsertOneModel<>(new Document("_id", 4)),
+                            new UpdateOneModel<>(
+                                    new Document("_id", 1),
+                                    new Document("$inc", new Document("n", 1)),
+                                    new UpdateOptions()),
+                            new UpdateManyModel<>(new Document("g", 2), new Document("$set", new Document("m", 1))),
+                            new DeleteOneModel<>(new Document("_id", 2)),
+                            new DeleteManyModel<>(new Document("_id", 99))));
                     expected = new Document("_id", 3).append("m", 1);
                 }
             }
@@ -106,8 +112,17 @@ class LostRepliesTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"insertOne", "insertMany", "updateOne", "upsertReplace", "updateMany", "deleteOne", "deleteMany",
-        "mixedBulk"})
+    @ValueSource(
+            strings = {
+                "insertOne",
+                "insertMany",
+                "updateOne",
+                "upsertReplace",
+                "updateMany",
+                "deleteOne",
+                "deleteMany",
+                "mixedBulk"
+            })
     void onAReplicaSet(String kind) {
         try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().start()) {
             check(new EmulatedClusterUnderTest(set.connectionString(), set.primary()), kind);
@@ -117,7 +132,8 @@ class LostRepliesTest {
     @ParameterizedTest
     @ValueSource(strings = {"insertOne", "updateOne", "updateMany", "deleteMany", "mixedBulk"})
     void throughMongos(String kind) {
-        try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(2).start()) {
+        try (EmulatedShardedCluster cluster =
+                EmulatedCluster.sharded().shards(2).start()) {
             check(new EmulatedClusterUnderTest(cluster.connectionString(), cluster.mongos(0)), kind);
         }
     }

@@ -3,26 +3,23 @@ package io.github.mongowriteguard.testkit.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-
-import org.bson.BsonDocument;
-import org.bson.Document;
-import org.junit.jupiter.api.Test;
-
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoSocketReadTimeoutException;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoDatabase;
-
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.stall.Stall;
 import io.github.mongowriteguard.testkit.stall.StallHandle;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonDocument;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
 
 /** The per-session transaction table: executed writes answer from it, older transaction numbers are refused. */
 class RetryableWriteTableTest {
@@ -30,8 +27,8 @@ class RetryableWriteTableTest {
     @Test
     void sameTxnNumberTwice_returnsTheStoredResultWithoutWritingAgain() {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-             MongoClient client = Clients.client(cluster.connectionString());
-             ClientSession session = client.startSession()) {
+                MongoClient client = Clients.client(cluster.connectionString());
+                ClientSession session = client.startSession()) {
             MongoDatabase db = client.getDatabase("table");
             Document insert = Document.parse("{insert: 'c', documents: [{v: 1}], txnNumber: NumberLong(7)}");
 
@@ -41,25 +38,26 @@ class RetryableWriteTableTest {
             assertThat(first.get("n", Number.class).intValue()).isEqualTo(1);
             assertThat(second.get("n", Number.class).intValue()).isEqualTo(1);
             assertThat(db.getCollection("c").countDocuments()).isEqualTo(1);
-            assertThat(cluster.truth().commands("insert")).extracting(ReceivedCommand::outcome)
-                .containsExactly(ReceivedCommand.Outcome.OK, ReceivedCommand.Outcome.RETRIED_RESULT);
+            assertThat(cluster.truth().commands("insert"))
+                    .extracting(ReceivedCommand::outcome)
+                    .containsExactly(ReceivedCommand.Outcome.OK, ReceivedCommand.Outcome.RETRIED_RESULT);
         }
     }
 
     @Test
     void lowerTxnNumber_isRejectedAsTransactionTooOld() {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-             MongoClient client = Clients.client(cluster.connectionString());
-             ClientSession session = client.startSession()) {
+                MongoClient client = Clients.client(cluster.connectionString());
+                ClientSession session = client.startSession()) {
             MongoDatabase db = client.getDatabase("table");
             db.runCommand(session, Document.parse("{insert: 'c', documents: [{v: 1}], txnNumber: NumberLong(5)}"));
 
-            assertThatThrownBy(() -> db.runCommand(session,
-                Document.parse("{insert: 'c', documents: [{v: 2}], txnNumber: NumberLong(4)}")))
-                .isInstanceOfSatisfying(MongoCommandException.class, e -> {
-                    assertThat(e.getErrorCode()).isEqualTo(225);
-                    assertThat(e.getErrorCodeName()).isEqualTo("TransactionTooOld");
-                });
+            assertThatThrownBy(() -> db.runCommand(
+                            session, Document.parse("{insert: 'c', documents: [{v: 2}], txnNumber: NumberLong(4)}")))
+                    .isInstanceOfSatisfying(MongoCommandException.class, e -> {
+                        assertThat(e.getErrorCode()).isEqualTo(225);
+                        assertThat(e.getErrorCodeName()).isEqualTo("TransactionTooOld");
+                    });
             assertThat(db.getCollection("c").countDocuments()).isEqualTo(1);
         }
     }
@@ -67,13 +65,16 @@ class RetryableWriteTableTest {
     @Test
     void driverResendWaitsForTheRunningOriginal_andTakesItsResult() throws Exception {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-             MongoClient client = Clients.client(cluster.connectionString(),
-                 b -> b.applyToSocketSettings(s -> s.readTimeout(150, TimeUnit.MILLISECONDS)));
-             StallHandle stall = cluster.primary().stall(Stall.uninterruptible("table.c", Duration.ofMillis(800)))) {
+                MongoClient client = Clients.client(
+                        cluster.connectionString(),
+                        b -> b.applyToSocketSettings(s -> s.readTimeout(150, TimeUnit.MILLISECONDS)));
+                StallHandle stall = cluster.primary().stall(Stall.uninterruptible("table.c", Duration.ofMillis(800)))) {
 
-            assertThatThrownBy(() -> client.getDatabase("table").getCollection("c").insertOne(new Document("v", 1)))
-                .isInstanceOf(MongoSocketReadTimeoutException.class);
-            assertThat(cluster.truth().awaitIdle(c -> true, Duration.ofSeconds(10))).isTrue();
+            assertThatThrownBy(
+                            () -> client.getDatabase("table").getCollection("c").insertOne(new Document("v", 1)))
+                    .isInstanceOf(MongoSocketReadTimeoutException.class);
+            assertThat(cluster.truth().awaitIdle(c -> true, Duration.ofSeconds(10)))
+                    .isTrue();
 
             List<ReceivedCommand> inserts = cluster.truth().commands("insert");
             assertThat(inserts).hasSize(2);
@@ -85,18 +86,20 @@ class RetryableWriteTableTest {
             // The resend arrived while the original ran and could only finish after it: it waited for the session.
             assertThat(resend.startNanos()).isLessThan(original.endNanos());
             assertThat(resend.endNanos()).isGreaterThanOrEqualTo(original.endNanos());
-            assertThat(client.getDatabase("table").getCollection("c").countDocuments()).isEqualTo(1);
+            assertThat(client.getDatabase("table").getCollection("c").countDocuments())
+                    .isEqualTo(1);
         }
     }
 
     @Test
     void commandsWithoutTxnNumber_areCopiesOfTheirOwn() {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-             MongoClient client = Clients.client(cluster.connectionString(), b -> b.retryWrites(false))) {
+                MongoClient client = Clients.client(cluster.connectionString(), b -> b.retryWrites(false))) {
             client.getDatabase("table").getCollection("c").insertOne(new Document("v", 1));
             client.getDatabase("table").getCollection("c").insertOne(new Document("v", 2));
 
-            assertThat(cluster.truth().copies(c -> c.commandName().equals("insert"))).hasSize(2);
+            assertThat(cluster.truth().copies(c -> c.commandName().equals("insert")))
+                    .hasSize(2);
             assertThat(cluster.truth().commands("insert")).noneMatch(ReceivedCommand::hasTxnNumber);
         }
     }
@@ -105,12 +108,12 @@ class RetryableWriteTableTest {
     @Test
     void storedResultKeepsTheOriginalReply() {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-             MongoClient client = Clients.client(cluster.connectionString());
-             ClientSession session = client.startSession()) {
+                MongoClient client = Clients.client(cluster.connectionString());
+                ClientSession session = client.startSession()) {
             MongoDatabase db = client.getDatabase("table");
             db.getCollection("c").insertOne(new Document("_id", 1));
             BsonDocument update = BsonDocument.parse(
-                "{update: 'c', updates: [{q: {_id: 1}, u: {$inc: {n: 1}}}], txnNumber: NumberLong(100)}");
+                    "{update: 'c', updates: [{q: {_id: 1}, u: {$inc: {n: 1}}}], txnNumber: NumberLong(100)}");
 
             db.runCommand(session, update);
             Document again = db.runCommand(session, update);

@@ -3,30 +3,26 @@ package io.github.mongowriteguard.testkit.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-
-import org.bson.BsonDocument;
-import org.bson.Document;
-import org.junit.jupiter.api.Test;
-
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
-import com.mongodb.MongoExecutionTimeoutException;
 import com.mongodb.WriteConcern;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
-
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.ServerVersion;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonDocument;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
 
 /**
  * Multi-document transactions through the real driver, as mongod runs them (mongodb/mongo
@@ -44,8 +40,8 @@ class TransactionsTest {
     @Test
     void writesAreInvisibleOutsideUntilCommit_andVisibleInsideTheTransaction() {
         try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().start();
-             MongoClient client = Clients.client(set.connectionString());
-             ClientSession session = client.startSession()) {
+                MongoClient client = Clients.client(set.connectionString());
+                ClientSession session = client.startSession()) {
             MongoCollection<Document> c = collection(client);
             c.insertOne(new Document("_id", 0).append("v", 0));
 
@@ -55,16 +51,19 @@ class TransactionsTest {
             Document returned = c.findOneAndUpdate(session, Filters.eq("_id", 1), Updates.set("w", 2));
 
             assertThat(returned).isEqualTo(new Document("_id", 1));
-            assertThat(c.find(session).into(new ArrayList<>())).containsExactlyInAnyOrder(
-                new Document("_id", 0).append("v", 1), new Document("_id", 1).append("w", 2));
-            assertThat(c.find().into(new ArrayList<>())).as("outside: the snapshot before the transaction")
-                .containsExactly(new Document("_id", 0).append("v", 0));
+            assertThat(c.find(session).into(new ArrayList<>()))
+                    .containsExactlyInAnyOrder(
+                            new Document("_id", 0).append("v", 1), new Document("_id", 1).append("w", 2));
+            assertThat(c.find().into(new ArrayList<>()))
+                    .as("outside: the snapshot before the transaction")
+                    .containsExactly(new Document("_id", 0).append("v", 0));
             assertThat(set.primary().openTransactions()).isEqualTo(1);
 
             session.commitTransaction();
 
-            assertThat(c.find().into(new ArrayList<>())).containsExactlyInAnyOrder(
-                new Document("_id", 0).append("v", 1), new Document("_id", 1).append("w", 2));
+            assertThat(c.find().into(new ArrayList<>()))
+                    .containsExactlyInAnyOrder(
+                            new Document("_id", 0).append("v", 1), new Document("_id", 1).append("w", 2));
             assertThat(set.primary().openTransactions()).isZero();
         }
     }
@@ -72,15 +71,16 @@ class TransactionsTest {
     @Test
     void abortDiscards_andTheLifetimeLimitAbortsAnOpenTransaction() throws InterruptedException {
         try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().start();
-             MongoClient client = Clients.client(set.connectionString());
-             ClientSession session = client.startSession()) {
+                MongoClient client = Clients.client(set.connectionString());
+                ClientSession session = client.startSession()) {
             MongoCollection<Document> c = collection(client);
             session.startTransaction();
             c.insertOne(session, new Document("_id", 1));
             session.abortTransaction();
             assertThat(c.countDocuments()).isZero();
 
-            client.getDatabase("admin").runCommand(new Document("setParameter", 1).append("transactionLifetimeLimitSeconds", 1));
+            client.getDatabase("admin")
+                    .runCommand(new Document("setParameter", 1).append("transactionLifetimeLimitSeconds", 1));
             session.startTransaction();
             c.insertOne(session, new Document("_id", 2));
             // Waiting past the limit, not measuring it: the reaper aborts the transaction after 1 s.
@@ -97,9 +97,9 @@ class TransactionsTest {
     @Test
     void twoTransactionsWritingOneDocument_theSecondGetsWriteConflict_andCommitRetriedAnswersTheSame() {
         try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().start();
-             MongoClient client = Clients.client(set.connectionString());
-             ClientSession first = client.startSession();
-             ClientSession second = client.startSession()) {
+                MongoClient client = Clients.client(set.connectionString());
+                ClientSession first = client.startSession();
+                ClientSession second = client.startSession()) {
             MongoCollection<Document> c = collection(client);
             c.insertOne(new Document("_id", 1).append("v", 0));
 
@@ -107,10 +107,10 @@ class TransactionsTest {
             c.updateOne(first, Filters.eq("_id", 1), Updates.inc("v", 1));
             second.startTransaction();
             assertThatThrownBy(() -> c.updateOne(second, Filters.eq("_id", 1), Updates.inc("v", 10)))
-                .isInstanceOfSatisfying(MongoCommandException.class, e -> {
-                    assertThat(e.getErrorCode()).isEqualTo(112);
-                    assertThat(e.hasErrorLabel("TransientTransactionError")).isTrue();
-                });
+                    .isInstanceOfSatisfying(MongoCommandException.class, e -> {
+                        assertThat(e.getErrorCode()).isEqualTo(112);
+                        assertThat(e.hasErrorLabel("TransientTransactionError")).isTrue();
+                    });
             second.abortTransaction();
 
             first.commitTransaction();
@@ -123,23 +123,29 @@ class TransactionsTest {
     @Test
     void aCommittedWriteAfterTheSnapshot_conflictsWithTheTransactionsWrite() {
         try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().start();
-             MongoClient client = Clients.client(set.connectionString());
-             ClientSession session = client.startSession()) {
+                MongoClient client = Clients.client(set.connectionString());
+                ClientSession session = client.startSession()) {
             MongoCollection<Document> c = collection(client);
             c.insertMany(List.of(new Document("_id", 1).append("v", 0), new Document("_id", 2)));
 
             session.startTransaction();
             assertThat(c.find(session, Filters.eq("_id", 2)).first()).isNotNull();
             c.updateOne(Filters.eq("_id", 1), Updates.set("v", 5));
-            assertThat(c.find(session, Filters.eq("_id", 1)).first()).as("the snapshot").isEqualTo(new Document("_id", 1).append("v", 0));
+            assertThat(c.find(session, Filters.eq("_id", 1)).first())
+                    .as("the snapshot")
+                    .isEqualTo(new Document("_id", 1).append("v", 0));
 
             assertThatThrownBy(() -> c.updateOne(session, Filters.eq("_id", 1), Updates.inc("v", 1)))
-                .isInstanceOfSatisfying(MongoCommandException.class, e -> {
-                    assertThat(e.getErrorCode()).isEqualTo(112);
-                    assertThat(e.hasErrorLabel("TransientTransactionError")).isTrue();
-                });
-            assertThatThrownBy(session::commitTransaction).isInstanceOfSatisfying(MongoCommandException.class,
-                e -> assertThat(e.getErrorCode()).as("aborted by the conflict").isEqualTo(251));
+                    .isInstanceOfSatisfying(MongoCommandException.class, e -> {
+                        assertThat(e.getErrorCode()).isEqualTo(112);
+                        assertThat(e.hasErrorLabel("TransientTransactionError")).isTrue();
+                    });
+            assertThatThrownBy(session::commitTransaction)
+                    .isInstanceOfSatisfying(
+                            MongoCommandException.class,
+                            e -> assertThat(e.getErrorCode())
+                                    .as("aborted by the conflict")
+                                    .isEqualTo(251));
             assertThat(c.find(Filters.eq("_id", 1)).first()).isEqualTo(new Document("_id", 1).append("v", 5));
         }
     }
@@ -147,17 +153,18 @@ class TransactionsTest {
     @Test
     void aWriteOutsideWaitsForTheTransactionHoldingItsDocument() throws Exception {
         try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().start();
-             MongoClient client = Clients.client(set.connectionString());
-             ClientSession session = client.startSession()) {
+                MongoClient client = Clients.client(set.connectionString());
+                ClientSession session = client.startSession()) {
             MongoCollection<Document> c = collection(client);
             c.insertOne(new Document("_id", 1).append("v", 0));
             session.startTransaction();
             c.updateOne(session, Filters.eq("_id", 1), Updates.set("v", 10));
 
-            assertThatThrownBy(() -> c.withTimeout(300, TimeUnit.MILLISECONDS).updateOne(Filters.eq("_id", 1), Updates.inc("v", 1)))
-                .isInstanceOf(MongoException.class);
+            assertThatThrownBy(() -> c.withTimeout(300, TimeUnit.MILLISECONDS)
+                            .updateOne(Filters.eq("_id", 1), Updates.inc("v", 1)))
+                    .isInstanceOf(MongoException.class);
             CompletableFuture<Long> outside = CompletableFuture.supplyAsync(
-                () -> c.updateOne(Filters.eq("_id", 1), Updates.inc("v", 1)).getModifiedCount());
+                    () -> c.updateOne(Filters.eq("_id", 1), Updates.inc("v", 1)).getModifiedCount());
             c.insertOne(new Document("_id", 2));
             assertThat(outside).isNotDone();
 
@@ -172,16 +179,22 @@ class TransactionsTest {
     void validation_writeConcernInsideRefused_andADuplicateKeyAborts() {
         Clients.Sent sent = new Clients.Sent();
         try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().start();
-             MongoClient client = Clients.client(set.connectionString(), b -> b.addCommandListener(sent));
-             ClientSession session = client.startSession()) {
+                MongoClient client = Clients.client(set.connectionString(), b -> b.addCommandListener(sent));
+                ClientSession session = client.startSession()) {
             MongoCollection<Document> c = collection(client);
             c.insertOne(new Document("_id", 1));
             session.startTransaction();
             c.insertOne(session, new Document("_id", 2));
-            assertThatThrownBy(() -> client.getDatabase("txn").runCommand(session, new Document("insert", "c")
-                .append("documents", List.of(new Document("_id", 3))).append("writeConcern", new Document("w", 1))))
-                .as(() -> sent.commands("insert").toString())
-                .isInstanceOfSatisfying(MongoCommandException.class, e -> assertThat(e.getErrorCode()).isEqualTo(72));
+            assertThatThrownBy(() -> client.getDatabase("txn")
+                            .runCommand(
+                                    session,
+                                    new Document("insert", "c")
+                                            .append("documents", List.of(new Document("_id", 3)))
+                                            .append("writeConcern", new Document("w", 1))))
+                    .as(() -> sent.commands("insert").toString())
+                    .isInstanceOfSatisfying(
+                            MongoCommandException.class,
+                            e -> assertThat(e.getErrorCode()).isEqualTo(72));
             // Refused by the validation before the command runs (service_entry_point_common.cpp), so the transaction
             // goes on; only an error of the statement itself aborts it (_abortUnpreparedOrStashPreparedTransaction).
             session.commitTransaction();
@@ -189,20 +202,25 @@ class TransactionsTest {
 
             session.startTransaction();
             assertThatThrownBy(() -> c.insertOne(session, new Document("_id", 1)))
-                .isInstanceOfSatisfying(MongoException.class, e -> assertThat(e.getCode()).isEqualTo(11000));
+                    .isInstanceOfSatisfying(
+                            MongoException.class, e -> assertThat(e.getCode()).isEqualTo(11000));
             session.abortTransaction();
             assertThat(c.countDocuments()).isEqualTo(2);
 
-            BsonDocument noTransaction = client.getDatabase("admin").runCommand(new Document("ping", 1), BsonDocument.class);
+            BsonDocument noTransaction =
+                    client.getDatabase("admin").runCommand(new Document("ping", 1), BsonDocument.class);
             assertThat(noTransaction.getNumber("ok").intValue()).isEqualTo(1);
         }
     }
 
     @Test
     void threeMembers_aCommitReplicatesAsOneWrite_withMajorityWriteConcern() {
-        try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().members(3).electionTimeout(Duration.ofMillis(300)).start();
-             MongoClient client = Clients.client(set.connectionString());
-             ClientSession session = client.startSession()) {
+        try (EmulatedReplicaSet set = EmulatedCluster.replicaSet()
+                        .members(3)
+                        .electionTimeout(Duration.ofMillis(300))
+                        .start();
+                MongoClient client = Clients.client(set.connectionString());
+                ClientSession session = client.startSession()) {
             MongoCollection<Document> c = collection(client).withWriteConcern(WriteConcern.MAJORITY);
             c.insertOne(new Document("_id", 0));
             int before = set.oplogSize(set.primary());
@@ -212,31 +230,40 @@ class TransactionsTest {
                 return null;
             });
 
-            assertThat(set.oplogSize(set.primary()) - before).as("one oplog entry for the commit").isEqualTo(1);
+            assertThat(set.oplogSize(set.primary()) - before)
+                    .as("one oplog entry for the commit")
+                    .isEqualTo(1);
             assertThat(set.awaitReplication(Duration.ofSeconds(10))).isTrue();
             for (var member : set.members()) {
                 BsonDocument reply = member.engine().run("txn", new BsonDocument("find", new org.bson.BsonString("c")));
-                assertThat(reply.getDocument("cursor").getArray("firstBatch")).as(member.name())
-                    .containsExactly(new BsonDocument("_id", new org.bson.BsonInt32(1)));
+                assertThat(reply.getDocument("cursor").getArray("firstBatch"))
+                        .as(member.name())
+                        .containsExactly(new BsonDocument("_id", new org.bson.BsonInt32(1)));
             }
         }
     }
 
     @Test
     void clientBulkWriteInATransaction_on80() {
-        try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().serverVersion(ServerVersion.V8_0).start();
-             MongoClient client = Clients.client(set.connectionString());
-             ClientSession session = client.startSession()) {
+        try (EmulatedReplicaSet set = EmulatedCluster.replicaSet()
+                        .serverVersion(ServerVersion.V8_0)
+                        .start();
+                MongoClient client = Clients.client(set.connectionString());
+                ClientSession session = client.startSession()) {
             MongoCollection<Document> c = collection(client);
             session.startTransaction();
-            client.bulkWrite(session, List.of(
-                com.mongodb.client.model.bulk.ClientNamespacedWriteModel.insertOne(c.getNamespace(), new Document("_id", 1)),
-                com.mongodb.client.model.bulk.ClientNamespacedWriteModel.insertOne(
-                    new com.mongodb.MongoNamespace("txn", "d"), new Document("_id", 2))));
+            client.bulkWrite(
+                    session,
+                    List.of(
+                            com.mongodb.client.model.bulk.ClientNamespacedWriteModel.insertOne(
+                                    c.getNamespace(), new Document("_id", 1)),
+                            com.mongodb.client.model.bulk.ClientNamespacedWriteModel.insertOne(
+                                    new com.mongodb.MongoNamespace("txn", "d"), new Document("_id", 2))));
             assertThat(c.countDocuments()).isZero();
             session.commitTransaction();
             assertThat(c.countDocuments()).isEqualTo(1);
-            assertThat(client.getDatabase("txn").getCollection("d").countDocuments()).isEqualTo(1);
+            assertThat(client.getDatabase("txn").getCollection("d").countDocuments())
+                    .isEqualTo(1);
         }
     }
 }

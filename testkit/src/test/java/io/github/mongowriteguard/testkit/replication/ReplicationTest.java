@@ -3,18 +3,6 @@ package io.github.mongowriteguard.testkit.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-
-import org.bson.BsonArray;
-import org.bson.BsonDocument;
-import org.bson.BsonInt32;
-import org.bson.BsonInt64;
-import org.bson.BsonString;
-import org.bson.Document;
-import org.junit.jupiter.api.Test;
-
 import com.mongodb.MongoWriteConcernException;
 import com.mongodb.ReadPreference;
 import com.mongodb.WriteConcern;
@@ -24,12 +12,21 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.event.CommandFailedEvent;
 import com.mongodb.event.CommandListener;
-
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
 
 /**
  * A replica set of three members: writes and retryable-write records replicate, a stepdown elects a secondary that the
@@ -40,32 +37,43 @@ class ReplicationTest {
     static final Duration ELECTION_TIMEOUT = Duration.ofMillis(300);
 
     static EmulatedReplicaSet threeMembers() {
-        return EmulatedCluster.replicaSet().members(3).electionTimeout(ELECTION_TIMEOUT).start();
+        return EmulatedCluster.replicaSet()
+                .members(3)
+                .electionTimeout(ELECTION_TIMEOUT)
+                .start();
     }
 
     static MongoClient client(EmulatedReplicaSet set) {
-        return Clients.client(set.connectionString(), b -> b
-            .applyToClusterSettings(c -> c.serverSelectionTimeout(10, TimeUnit.SECONDS))
-            .applyToServerSettings(s -> s.heartbeatFrequency(100, TimeUnit.MILLISECONDS)
-                .minHeartbeatFrequency(20, TimeUnit.MILLISECONDS))
-            .applyToSocketSettings(s -> s.connectTimeout(500, TimeUnit.MILLISECONDS).readTimeout(2, TimeUnit.SECONDS)));
+        return Clients.client(
+                set.connectionString(),
+                b -> b.applyToClusterSettings(c -> c.serverSelectionTimeout(10, TimeUnit.SECONDS))
+                        .applyToServerSettings(s -> s.heartbeatFrequency(100, TimeUnit.MILLISECONDS)
+                                .minHeartbeatFrequency(20, TimeUnit.MILLISECONDS))
+                        .applyToSocketSettings(s ->
+                                s.connectTimeout(500, TimeUnit.MILLISECONDS).readTimeout(2, TimeUnit.SECONDS)));
     }
 
     /** The documents a member stores, read from its own engine. */
     static List<BsonDocument> stored(EmulatedNode member, String database, String collection) {
-        BsonDocument reply = member.engine().run(database, new BsonDocument("find", new BsonString(collection))
-            .append("sort", new BsonDocument("_id", new BsonInt32(1))));
+        BsonDocument reply = member.engine()
+                .run(
+                        database,
+                        new BsonDocument("find", new BsonString(collection))
+                                .append("sort", new BsonDocument("_id", new BsonInt32(1))));
         if (!reply.containsKey("cursor")) {
             return List.of();
         }
-        return reply.getDocument("cursor").getArray("firstBatch").stream().map(v -> v.asDocument()).toList();
+        return reply.getDocument("cursor").getArray("firstBatch").stream()
+                .map(v -> v.asDocument())
+                .toList();
     }
 
     @Test
     void majorityWrites_reachEverySecondary_withTheirRetryRecords() {
-        try (EmulatedReplicaSet set = threeMembers(); MongoClient client = client(set)) {
-            MongoCollection<Document> orders = client.getDatabase("shop").getCollection("orders")
-                .withWriteConcern(WriteConcern.MAJORITY);
+        try (EmulatedReplicaSet set = threeMembers();
+                MongoClient client = client(set)) {
+            MongoCollection<Document> orders =
+                    client.getDatabase("shop").getCollection("orders").withWriteConcern(WriteConcern.MAJORITY);
             orders.insertOne(new Document("_id", 1).append("n", 1));
             orders.updateOne(new Document("_id", 1), new Document("$inc", new Document("n", 1)));
             orders.insertOne(new Document("_id", 2));
@@ -73,25 +81,28 @@ class ReplicationTest {
 
             assertThat(set.awaitReplication(Duration.ofSeconds(5))).isTrue();
             for (EmulatedNode member : set.members()) {
-                assertThat(stored(member, "shop", "orders")).as(member.name())
-                    .containsExactly(BsonDocument.parse("{_id: 1, n: 2}"));
+                assertThat(stored(member, "shop", "orders"))
+                        .as(member.name())
+                        .containsExactly(BsonDocument.parse("{_id: 1, n: 2}"));
                 assertThat(set.oplogSize(member)).isEqualTo(set.oplogSize(set.primary()));
             }
             // A secondary serves reads that allow it.
-            assertThat(orders.withReadPreference(ReadPreference.secondary()).countDocuments()).isEqualTo(1);
+            assertThat(orders.withReadPreference(ReadPreference.secondary()).countDocuments())
+                    .isEqualTo(1);
         }
     }
 
     @Test
     void aResendOnTheNewPrimary_getsTheRecordedResult_andAppliesNothingTwice() {
-        try (EmulatedReplicaSet set = threeMembers(); MongoClient client = client(set);
-             ClientSession session = client.startSession()) {
+        try (EmulatedReplicaSet set = threeMembers();
+                MongoClient client = client(set);
+                ClientSession session = client.startSession()) {
             MongoDatabase shop = client.getDatabase("shop");
             shop.getCollection("counters").insertOne(new Document("_id", 1).append("n", 0));
             BsonDocument inc = new BsonDocument("update", new BsonString("counters"))
-                .append("updates", new BsonArray(List.of(BsonDocument.parse("{q: {_id: 1}, u: {$inc: {n: 1}}}"))))
-                .append("txnNumber", new BsonInt64(7))
-                .append("writeConcern", new BsonDocument("w", new BsonString("majority")));
+                    .append("updates", new BsonArray(List.of(BsonDocument.parse("{q: {_id: 1}, u: {$inc: {n: 1}}}"))))
+                    .append("txnNumber", new BsonInt64(7))
+                    .append("writeConcern", new BsonDocument("w", new BsonString("majority")));
             EmulatedNode first = set.primary();
 
             Document once = shop.runCommand(session, inc, ReadPreference.primary());
@@ -102,14 +113,17 @@ class ReplicationTest {
             assertThat(second).isNotSameAs(first);
             assertThat(once.get("nModified")).isEqualTo(1);
             assertThat(again.get("nModified")).as("the recorded result").isEqualTo(1);
-            assertThat(shop.getCollection("counters").find().first().getInteger("n")).isEqualTo(1);
+            assertThat(shop.getCollection("counters").find().first().getInteger("n"))
+                    .isEqualTo(1);
             List<ReceivedCommand> updates = set.truth().commands("update");
             ReceivedCommand last = updates.get(updates.size() - 1);
             assertThat(last.node()).startsWith(second.name() + "/");
             assertThat(last.outcome()).isEqualTo(ReceivedCommand.Outcome.RETRIED_RESULT);
-            assertThat(updates.subList(1, updates.size() - 1)).as("refused by the old primary, now a secondary")
-                .allSatisfy(c -> assertThat(c.errorCode()).isEqualTo(10107));
-            assertThat(set.truth().copies(c -> c.commandName().equals("update"))).hasSize(1);
+            assertThat(updates.subList(1, updates.size() - 1))
+                    .as("refused by the old primary, now a secondary")
+                    .allSatisfy(c -> assertThat(c.errorCode()).isEqualTo(10107));
+            assertThat(set.truth().copies(c -> c.commandName().equals("update")))
+                    .hasSize(1);
         }
     }
 
@@ -140,11 +154,13 @@ class ReplicationTest {
                     }
                 }
             };
-            try (MongoClient client = Clients.client(set.connectionString(), b -> b.addCommandListener(failover)
-                .applyToServerSettings(s -> s.heartbeatFrequency(100, TimeUnit.MILLISECONDS)
-                    .minHeartbeatFrequency(20, TimeUnit.MILLISECONDS)))) {
-                MongoCollection<Document> orders = client.getDatabase("shop").getCollection("orders")
-                    .withWriteConcern(WriteConcern.MAJORITY);
+            try (MongoClient client = Clients.client(
+                    set.connectionString(),
+                    b -> b.addCommandListener(failover)
+                            .applyToServerSettings(s -> s.heartbeatFrequency(100, TimeUnit.MILLISECONDS)
+                                    .minHeartbeatFrequency(20, TimeUnit.MILLISECONDS)))) {
+                MongoCollection<Document> orders =
+                        client.getDatabase("shop").getCollection("orders").withWriteConcern(WriteConcern.MAJORITY);
                 first.loseReplies(1, "insert");
 
                 orders.insertOne(new Document("_id", 1));
@@ -161,17 +177,20 @@ class ReplicationTest {
 
     @Test
     void w1WritesNotReplicated_areRolledBackByAForcedFailover_majorityWaitsAndSurvives() {
-        try (EmulatedReplicaSet set = threeMembers(); MongoClient client = client(set)) {
+        try (EmulatedReplicaSet set = threeMembers();
+                MongoClient client = client(set)) {
             MongoCollection<Document> orders = client.getDatabase("shop").getCollection("orders");
             orders.withWriteConcern(WriteConcern.MAJORITY).insertOne(new Document("_id", "committed"));
             EmulatedNode first = set.primary();
             set.secondaries().forEach(set::pauseReplication);
 
             orders.withWriteConcern(WriteConcern.W1).insertOne(new Document("_id", "w1"));
-            assertThatThrownBy(() -> orders.withWriteConcern(WriteConcern.MAJORITY.withWTimeout(200, TimeUnit.MILLISECONDS))
-                .insertOne(new Document("_id", "majority-timed-out")))
-                .isInstanceOfSatisfying(MongoWriteConcernException.class,
-                    e -> assertThat(e.getWriteConcernError().getCode()).isEqualTo(64));
+            assertThatThrownBy(() -> orders.withWriteConcern(
+                                    WriteConcern.MAJORITY.withWTimeout(200, TimeUnit.MILLISECONDS))
+                            .insertOne(new Document("_id", "majority-timed-out")))
+                    .isInstanceOfSatisfying(
+                            MongoWriteConcernException.class,
+                            e -> assertThat(e.getWriteConcernError().getCode()).isEqualTo(64));
             set.stepDown(Duration.ofSeconds(60), Duration.ZERO, true);
             set.secondaries().forEach(set::resumeReplication);
             EmulatedNode second = set.awaitPrimary(Duration.ofSeconds(5));
@@ -179,11 +198,14 @@ class ReplicationTest {
             assertThat(set.awaitReplication(Duration.ofSeconds(5))).isTrue();
 
             assertThat(second).isNotSameAs(first);
-            assertThat(orders.find().map(d -> d.get("_id")).into(new java.util.ArrayList<>())).containsExactly("committed");
-            assertThat(stored(first, "shop", "orders")).as("the old primary rolled back")
-                .containsExactly(BsonDocument.parse("{_id: 'committed'}"));
-            assertThat(set.rolledBack()).extracting(d -> d.getDocument("o").get("_id"))
-                .containsExactlyInAnyOrder(new BsonString("w1"), new BsonString("majority-timed-out"));
+            assertThat(orders.find().map(d -> d.get("_id")).into(new java.util.ArrayList<>()))
+                    .containsExactly("committed");
+            assertThat(stored(first, "shop", "orders"))
+                    .as("the old primary rolled back")
+                    .containsExactly(BsonDocument.parse("{_id: 'committed'}"));
+            assertThat(set.rolledBack())
+                    .extracting(d -> d.getDocument("o").get("_id"))
+                    .containsExactlyInAnyOrder(new BsonString("w1"), new BsonString("majority-timed-out"));
 
             // A majority write is on a majority: the next failover keeps it.
             orders.withWriteConcern(WriteConcern.MAJORITY).insertOne(new Document("_id", "after"));
@@ -199,19 +221,20 @@ class ReplicationTest {
 
     @Test
     void stepDown_withoutACaughtUpSecondary_failsWithExceededTimeLimit_andTheNodeStaysPrimary() {
-        try (EmulatedReplicaSet set = threeMembers(); MongoClient client = client(set)) {
+        try (EmulatedReplicaSet set = threeMembers();
+                MongoClient client = client(set)) {
             MongoCollection<Document> orders = client.getDatabase("shop").getCollection("orders");
             orders.insertOne(new Document("_id", 1));
             EmulatedNode first = set.primary();
             set.secondaries().forEach(set::pauseReplication);
             orders.insertOne(new Document("_id", 2));
 
-            assertThatThrownBy(() -> client.getDatabase("admin").runCommand(new Document("replSetStepDown", 30)
-                .append("secondaryCatchUpPeriodSecs", 0)))
-                .isInstanceOfSatisfying(com.mongodb.MongoCommandException.class, e -> {
-                    assertThat(e.getErrorCode()).isEqualTo(262);
-                    assertThat(e.getErrorMessage()).contains("No electable secondaries caught up");
-                });
+            assertThatThrownBy(() -> client.getDatabase("admin")
+                            .runCommand(new Document("replSetStepDown", 30).append("secondaryCatchUpPeriodSecs", 0)))
+                    .isInstanceOfSatisfying(com.mongodb.MongoCommandException.class, e -> {
+                        assertThat(e.getErrorCode()).isEqualTo(262);
+                        assertThat(e.getErrorMessage()).contains("No electable secondaries caught up");
+                    });
             assertThat(set.primary()).isSameAs(first);
             orders.insertOne(new Document("_id", 3));
             assertThat(orders.countDocuments()).isEqualTo(3);
@@ -220,9 +243,10 @@ class ReplicationTest {
 
     @Test
     void replSetStepDown_throughTheDriver_electsASecondary_andWritesGoOn() {
-        try (EmulatedReplicaSet set = threeMembers(); MongoClient client = client(set)) {
-            MongoCollection<Document> orders = client.getDatabase("shop").getCollection("orders")
-                .withWriteConcern(WriteConcern.MAJORITY);
+        try (EmulatedReplicaSet set = threeMembers();
+                MongoClient client = client(set)) {
+            MongoCollection<Document> orders =
+                    client.getDatabase("shop").getCollection("orders").withWriteConcern(WriteConcern.MAJORITY);
             orders.insertOne(new Document("_id", 1));
             EmulatedNode first = set.primary();
 

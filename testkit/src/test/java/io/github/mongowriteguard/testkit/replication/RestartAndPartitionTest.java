@@ -7,17 +7,6 @@ import static io.github.mongowriteguard.testkit.replication.ReplicationTest.thre
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-
-import org.bson.BsonArray;
-import org.bson.BsonDocument;
-import org.bson.BsonInt64;
-import org.bson.BsonString;
-import org.bson.Document;
-import org.junit.jupiter.api.Test;
-
 import com.mongodb.MongoSocketException;
 import com.mongodb.MongoSocketReadTimeoutException;
 import com.mongodb.ReadPreference;
@@ -26,24 +15,33 @@ import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
-
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
 
 /** Restarts (what survives: majority-committed data and retry records) and network partitions of one member. */
 class RestartAndPartitionTest {
 
     @Test
     void restartingEveryMember_keepsMajorityCommittedDataAndRetryRecords() {
-        try (EmulatedReplicaSet set = threeMembers(); MongoClient client = client(set);
-             ClientSession session = client.startSession()) {
+        try (EmulatedReplicaSet set = threeMembers();
+                MongoClient client = client(set);
+                ClientSession session = client.startSession()) {
             MongoDatabase shop = client.getDatabase("shop");
             BsonDocument insert = new BsonDocument("insert", new BsonString("orders"))
-                .append("documents", new BsonArray(List.of(BsonDocument.parse("{_id: 1, n: 1}"))))
-                .append("txnNumber", new BsonInt64(3))
-                .append("writeConcern", new BsonDocument("w", new BsonString("majority")));
+                    .append("documents", new BsonArray(List.of(BsonDocument.parse("{_id: 1, n: 1}"))))
+                    .append("txnNumber", new BsonInt64(3))
+                    .append("writeConcern", new BsonDocument("w", new BsonString("majority")));
             shop.runCommand(session, insert, ReadPreference.primary());
 
             for (EmulatedNode member : set.members()) {
@@ -54,16 +52,19 @@ class RestartAndPartitionTest {
 
             assertThat(again.getInteger("n")).as("the recorded result").isEqualTo(1);
             assertThat(shop.getCollection("orders").countDocuments()).isEqualTo(1);
-            ReceivedCommand last = set.truth().commands("insert").get(set.truth().commands("insert").size() - 1);
+            ReceivedCommand last = set.truth()
+                    .commands("insert")
+                    .get(set.truth().commands("insert").size() - 1);
             assertThat(last.outcome()).isEqualTo(ReceivedCommand.Outcome.RETRIED_RESULT);
         }
     }
 
     @Test
     void stoppedPrimary_isReplacedAfterTheElectionTimeout_andRejoinsAsASecondary() {
-        try (EmulatedReplicaSet set = threeMembers(); MongoClient client = client(set)) {
-            MongoCollection<Document> orders = client.getDatabase("shop").getCollection("orders")
-                .withWriteConcern(WriteConcern.MAJORITY);
+        try (EmulatedReplicaSet set = threeMembers();
+                MongoClient client = client(set)) {
+            MongoCollection<Document> orders =
+                    client.getDatabase("shop").getCollection("orders").withWriteConcern(WriteConcern.MAJORITY);
             orders.insertOne(new Document("_id", 1));
             EmulatedNode first = set.primary();
 
@@ -75,14 +76,17 @@ class RestartAndPartitionTest {
             assertThat(second).isNotSameAs(first);
             assertThat(set.state(first)).isEqualTo(MemberState.SECONDARY);
             assertThat(set.awaitReplication(Duration.ofSeconds(5))).isTrue();
-            assertThat(stored(first, "shop", "orders")).extracting(d -> d.getInt32("_id").getValue()).containsExactly(1, 2);
+            assertThat(stored(first, "shop", "orders"))
+                    .extracting(d -> d.getInt32("_id").getValue())
+                    .containsExactly(1, 2);
         }
     }
 
     /** A w:1 write the primary alone had is gone after it crashes and comes back: the set moved on without it. */
     @Test
     void aCrashedPrimarysUnreplicatedWrite_isRolledBackWhenItRejoins() {
-        try (EmulatedReplicaSet set = threeMembers(); MongoClient client = client(set)) {
+        try (EmulatedReplicaSet set = threeMembers();
+                MongoClient client = client(set)) {
             MongoCollection<Document> orders = client.getDatabase("shop").getCollection("orders");
             orders.withWriteConcern(WriteConcern.MAJORITY).insertOne(new Document("_id", "kept"));
             EmulatedNode first = set.primary();
@@ -95,17 +99,23 @@ class RestartAndPartitionTest {
             set.start(first);
             assertThat(set.awaitReplication(Duration.ofSeconds(5))).isTrue();
 
-            assertThat(orders.find().map(d -> d.get("_id")).into(new java.util.ArrayList<>())).containsExactly("kept");
-            assertThat(stored(first, "shop", "orders")).extracting(d -> d.get("_id")).containsExactly(new BsonString("kept"));
-            assertThat(set.rolledBack()).extracting(d -> d.getDocument("o").get("_id")).containsExactly(new BsonString("lost"));
+            assertThat(orders.find().map(d -> d.get("_id")).into(new java.util.ArrayList<>()))
+                    .containsExactly("kept");
+            assertThat(stored(first, "shop", "orders"))
+                    .extracting(d -> d.get("_id"))
+                    .containsExactly(new BsonString("kept"));
+            assertThat(set.rolledBack())
+                    .extracting(d -> d.getDocument("o").get("_id"))
+                    .containsExactly(new BsonString("lost"));
         }
     }
 
     @Test
     void aPrimaryPartitionedAway_stepsDown_aNewOneIsElected_andTheClientWritesThere() {
-        try (EmulatedReplicaSet set = threeMembers(); MongoClient client = client(set)) {
-            MongoCollection<Document> orders = client.getDatabase("shop").getCollection("orders")
-                .withWriteConcern(WriteConcern.MAJORITY);
+        try (EmulatedReplicaSet set = threeMembers();
+                MongoClient client = client(set)) {
+            MongoCollection<Document> orders =
+                    client.getDatabase("shop").getCollection("orders").withWriteConcern(WriteConcern.MAJORITY);
             orders.insertOne(new Document("_id", 1));
             EmulatedNode first = set.primary();
 
@@ -123,10 +133,12 @@ class RestartAndPartitionTest {
     void aBlackHole_leavesRequestsUnanswered_untilTheSocketTimeout() {
         try (EmulatedReplicaSet set = threeMembers()) {
             EmulatedNode secondary = set.secondaries().get(0);
-            try (MongoClient direct = Clients.client("mongodb://" + secondary.address() + "/?directConnection=true",
-                b -> b.applyToSocketSettings(s -> s.readTimeout(300, TimeUnit.MILLISECONDS)))) {
-                MongoCollection<Document> orders = direct.getDatabase("shop").getCollection("orders")
-                    .withReadPreference(ReadPreference.secondaryPreferred());
+            try (MongoClient direct = Clients.client(
+                    "mongodb://" + secondary.address() + "/?directConnection=true",
+                    b -> b.applyToSocketSettings(s -> s.readTimeout(300, TimeUnit.MILLISECONDS)))) {
+                MongoCollection<Document> orders = direct.getDatabase("shop")
+                        .getCollection("orders")
+                        .withReadPreference(ReadPreference.secondaryPreferred());
                 assertThat(orders.countDocuments()).isZero();
 
                 try (EmulatedReplicaSet.Partition cut = set.partition(secondary, PartitionMode.BLACK_HOLE)) {
@@ -143,16 +155,18 @@ class RestartAndPartitionTest {
     void closedConnections_failFast_andTheNodeAnswersAgainOnceHealed() {
         try (EmulatedReplicaSet set = threeMembers()) {
             EmulatedNode secondary = set.secondaries().get(0);
-            try (MongoClient direct = Clients.client("mongodb://" + secondary.address() + "/?directConnection=true",
-                b -> b.applyToClusterSettings(c -> c.serverSelectionTimeout(1, TimeUnit.SECONDS))
-                    .applyToServerSettings(s -> s.heartbeatFrequency(50, TimeUnit.MILLISECONDS)
-                        .minHeartbeatFrequency(10, TimeUnit.MILLISECONDS)))) {
-                MongoCollection<Document> orders = direct.getDatabase("shop").getCollection("orders")
-                    .withReadPreference(ReadPreference.secondaryPreferred());
+            try (MongoClient direct = Clients.client(
+                    "mongodb://" + secondary.address() + "/?directConnection=true",
+                    b -> b.applyToClusterSettings(c -> c.serverSelectionTimeout(1, TimeUnit.SECONDS))
+                            .applyToServerSettings(s -> s.heartbeatFrequency(50, TimeUnit.MILLISECONDS)
+                                    .minHeartbeatFrequency(10, TimeUnit.MILLISECONDS)))) {
+                MongoCollection<Document> orders = direct.getDatabase("shop")
+                        .getCollection("orders")
+                        .withReadPreference(ReadPreference.secondaryPreferred());
                 orders.countDocuments();
                 try (EmulatedReplicaSet.Partition cut = set.partition(secondary, PartitionMode.CLOSE_CONNECTIONS)) {
-                    assertThatThrownBy(orders::countDocuments).isInstanceOfAny(MongoSocketException.class,
-                        com.mongodb.MongoTimeoutException.class);
+                    assertThatThrownBy(orders::countDocuments)
+                            .isInstanceOfAny(MongoSocketException.class, com.mongodb.MongoTimeoutException.class);
                 }
                 assertThat(orders.countDocuments()).isZero();
             }

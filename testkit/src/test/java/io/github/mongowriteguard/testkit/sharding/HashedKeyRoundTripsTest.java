@@ -3,10 +3,15 @@ package io.github.mongowriteguard.testkit.sharding;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.InsertManyOptions;
+import io.github.mongowriteguard.testkit.Clients;
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.Document;
@@ -14,14 +19,6 @@ import org.bson.types.MaxKey;
 import org.bson.types.MinKey;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoCollection;
-import com.mongodb.client.model.InsertManyOptions;
-
-import io.github.mongowriteguard.testkit.Clients;
-import io.github.mongowriteguard.testkit.EmulatedCluster;
-import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
 
 /**
  * 1,000 documents with a compound {@code _id: {productId, storeId}} hashed on {@code _id}: an ORDERED insert
@@ -36,8 +33,9 @@ class HashedKeyRoundTripsTest {
     @ParameterizedTest(name = "S = {0}")
     @ValueSource(ints = {2, 3, 4, 5, 6, 8})
     void orderedBulkOnHashedKey_costsOneRoundTripPerShardChange(int shards) {
-        try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(shards).start();
-             MongoClient client = Clients.client(cluster.connectionString())) {
+        try (EmulatedShardedCluster cluster =
+                        EmulatedCluster.sharded().shards(shards).start();
+                MongoClient client = Clients.client(cluster.connectionString())) {
             double sum = 0;
             for (int seed = 1; seed <= SEEDS; seed++) {
                 String collection = "stock" + seed;
@@ -52,20 +50,25 @@ class HashedKeyRoundTripsTest {
                 int predicted = predictedRoundTrips(documents, chunks);
                 assertThat(insert.rounds()).isEqualTo(predicted);
                 assertThat(insert.childBatches()).isEqualTo(predicted);
-                assertThat(insert.documentsPerShard().values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(N);
+                assertThat(insert.documentsPerShard().values().stream()
+                                .mapToInt(Integer::intValue)
+                                .sum())
+                        .isEqualTo(N);
                 sum += insert.rounds();
             }
             double expected = 1 + (N - 1) * (1 - 1.0 / shards);
             assertThat(sum / SEEDS).isCloseTo(expected, within(0.05 * expected));
-            assertThat(client.getDatabase("shop").getCollection("stock1").countDocuments()).isEqualTo(N);
+            assertThat(client.getDatabase("shop").getCollection("stock1").countDocuments())
+                    .isEqualTo(N);
         }
     }
 
     @ParameterizedTest(name = "S = {0}")
     @ValueSource(ints = {2, 5, 8})
     void unorderedBulkOnHashedKey_isOneRoundOfOneBatchPerShard(int shards) {
-        try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(shards).start();
-             MongoClient client = Clients.client(cluster.connectionString())) {
+        try (EmulatedShardedCluster cluster =
+                        EmulatedCluster.sharded().shards(shards).start();
+                MongoClient client = Clients.client(cluster.connectionString())) {
             shardOnHashedId(client, "shop.stock");
             MongoCollection<Document> stock = client.getDatabase("shop").getCollection("stock");
 
@@ -74,7 +77,9 @@ class HashedKeyRoundTripsTest {
             RoutedWrite insert = cluster.routing().last();
             assertThat(insert.rounds()).isEqualTo(1);
             assertThat(insert.childBatches()).isEqualTo(shards);
-            assertThat(insert.childBatchesPerShard()).hasSize(shards).allSatisfy((shard, batches) -> assertThat(batches).isEqualTo(1));
+            assertThat(insert.childBatchesPerShard())
+                    .hasSize(shards)
+                    .allSatisfy((shard, batches) -> assertThat(batches).isEqualTo(1));
             for (int i = 0; i < shards; i++) {
                 assertThat(cluster.shard(i).commandCount("insert")).isEqualTo(1);
             }
@@ -83,8 +88,8 @@ class HashedKeyRoundTripsTest {
     }
 
     private static void shardOnHashedId(MongoClient client, String namespace) {
-        client.getDatabase("admin").runCommand(new Document("shardCollection", namespace)
-            .append("key", new Document("_id", "hashed")));
+        client.getDatabase("admin")
+                .runCommand(new Document("shardCollection", namespace).append("key", new Document("_id", "hashed")));
     }
 
     /** 1 + the number of times consecutive writes go to different shards. */
@@ -94,7 +99,11 @@ class HashedKeyRoundTripsTest {
         for (Document document : documents) {
             BsonDocument id = document.toBsonDocument().getDocument("_id");
             long hash = ShardKeyHasher.hash(id);
-            String shard = chunks.stream().filter(c -> inRange(hash, c)).findFirst().orElseThrow().shard();
+            String shard = chunks.stream()
+                    .filter(c -> inRange(hash, c))
+                    .findFirst()
+                    .orElseThrow()
+                    .shard();
             if (previous != null && !shard.equals(previous)) {
                 roundTrips++;
             }
@@ -106,30 +115,38 @@ class HashedKeyRoundTripsTest {
     private static boolean inRange(long hash, Chunk chunk) {
         var min = chunk.min().get("_id");
         var max = chunk.max().get("_id");
-        return (min.getBsonType() == org.bson.BsonType.MIN_KEY || min.asInt64().getValue() <= hash) && (max.getBsonType() == org.bson.BsonType.MAX_KEY || hash < max.asInt64().getValue());
+        return (min.getBsonType() == org.bson.BsonType.MIN_KEY || min.asInt64().getValue() <= hash)
+                && (max.getBsonType() == org.bson.BsonType.MAX_KEY
+                        || hash < max.asInt64().getValue());
     }
 
     private static List<Chunk> chunksThroughMongos(MongoClient client, String namespace) {
         List<Chunk> chunks = new ArrayList<>();
-        for (Document chunk : client.getDatabase("config").getCollection("chunks").find(new Document("ns", namespace))) {
-            chunks.add(new Chunk(bound(chunk.get("min", Document.class)), bound(chunk.get("max", Document.class)),
-                chunk.getString("shard")));
+        for (Document chunk :
+                client.getDatabase("config").getCollection("chunks").find(new Document("ns", namespace))) {
+            chunks.add(new Chunk(
+                    bound(chunk.get("min", Document.class)),
+                    bound(chunk.get("max", Document.class)),
+                    chunk.getString("shard")));
         }
         return chunks;
     }
 
     private static BsonDocument bound(Document bound) {
         Object value = bound.get("_id");
-        return new BsonDocument("_id", value instanceof MinKey ? new org.bson.BsonMinKey()
-            : value instanceof MaxKey ? new org.bson.BsonMaxKey() : new org.bson.BsonInt64((Long) value));
+        return new BsonDocument(
+                "_id",
+                value instanceof MinKey
+                        ? new org.bson.BsonMinKey()
+                        : value instanceof MaxKey ? new org.bson.BsonMaxKey() : new org.bson.BsonInt64((Long) value));
     }
 
     private static List<Document> documents(int seed) {
         Random random = new Random(seed);
         List<Document> documents = new ArrayList<>();
         for (int i = 0; i < N; i++) {
-            documents.add(new Document("_id", new Document("productId", random.nextInt(1_000_000))
-                .append("storeId", i)).append("qty", new BsonInt32(random.nextInt(100)).getValue()));
+            documents.add(new Document("_id", new Document("productId", random.nextInt(1_000_000)).append("storeId", i))
+                    .append("qty", new BsonInt32(random.nextInt(100)).getValue()));
         }
         return documents;
     }

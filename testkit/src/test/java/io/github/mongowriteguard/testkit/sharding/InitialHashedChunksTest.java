@@ -2,23 +2,20 @@ package io.github.mongowriteguard.testkit.sharding;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.model.Sorts;
+import io.github.mongowriteguard.testkit.Clients;
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.ServerVersion;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
-
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.Document;
 import org.bson.types.ObjectId;
 import org.junit.jupiter.api.Test;
-
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.model.Sorts;
-
-import io.github.mongowriteguard.testkit.Clients;
-import io.github.mongowriteguard.testkit.EmulatedCluster;
-import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
-import io.github.mongowriteguard.testkit.ServerVersion;
 
 /**
  * The chunks {@code shardCollection} creates for an empty collection on a hashed key, read through mongos from
@@ -39,15 +36,21 @@ class InitialHashedChunksTest {
 
     @Test
     void server44_twoChunksPerShard_inContiguousRuns_keyedByNamespace() {
-        try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(3).start();
-             MongoClient client = Clients.client(cluster.connectionString())) {
-            client.getDatabase("admin").runCommand(new Document("shardCollection", "shop.h").append("key", new Document("_id", "hashed")));
+        try (EmulatedShardedCluster cluster =
+                        EmulatedCluster.sharded().shards(3).start();
+                MongoClient client = Clients.client(cluster.connectionString())) {
+            client.getDatabase("admin")
+                    .runCommand(new Document("shardCollection", "shop.h").append("key", new Document("_id", "hashed")));
 
-            List<Document> chunks = client.getDatabase("config").getCollection("chunks").find(new Document("ns", "shop.h"))
-                .sort(Sorts.ascending("min")).into(new ArrayList<>());
+            List<Document> chunks = client.getDatabase("config")
+                    .getCollection("chunks")
+                    .find(new Document("ns", "shop.h"))
+                    .sort(Sorts.ascending("min"))
+                    .into(new ArrayList<>());
 
-            assertThat(chunks).extracting(c -> c.getString("shard"))
-                .containsExactly("shard00", "shard00", "shard01", "shard01", "shard02", "shard02");
+            assertThat(chunks)
+                    .extracting(c -> c.getString("shard"))
+                    .containsExactly("shard00", "shard00", "shard01", "shard01", "shard02", "shard02");
             assertThat(chunks.get(0).getString("_id")).isEqualTo("shop.h-_id_MinKey");
             assertThat(chunks.get(0)).containsKey("lastmodEpoch").doesNotContainKey("uuid");
         }
@@ -55,22 +58,36 @@ class InitialHashedChunksTest {
 
     @Test
     void server44_fewerChunksPerShard_runsOfOne() {
-        ChunkMap map = ChunkMap.hashedInitialChunks(ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))),
-            List.of("shard00", "shard01"), 3, ServerVersion.V4_4);
+        ChunkMap map = ChunkMap.hashedInitialChunks(
+                ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))),
+                List.of("shard00", "shard01"),
+                3,
+                ServerVersion.V4_4);
 
         assertThat(map.chunks()).extracting(Chunk::shard).containsExactly("shard00", "shard01", "shard00");
     }
 
     @Test
     void server80_oneChunkPerShard_onTheShuffledShardList_keyedByUuid() {
-        try (EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(3).serverVersion(ServerVersion.V8_0).start();
-             MongoClient client = Clients.client(cluster.connectionString())) {
-            client.getDatabase("admin").runCommand(new Document("shardCollection", "shop.h")
-                .append("key", new Document("_id", "hashed")).append("numInitialChunks", 12));
+        try (EmulatedShardedCluster cluster = EmulatedCluster.sharded()
+                        .shards(3)
+                        .serverVersion(ServerVersion.V8_0)
+                        .start();
+                MongoClient client = Clients.client(cluster.connectionString())) {
+            client.getDatabase("admin")
+                    .runCommand(new Document("shardCollection", "shop.h")
+                            .append("key", new Document("_id", "hashed"))
+                            .append("numInitialChunks", 12));
 
-            Document collection = client.getDatabase("config").getCollection("collections").find(new Document("_id", "shop.h")).first();
-            List<Document> chunks = client.getDatabase("config").getCollection("chunks")
-                .find(new Document("uuid", collection.get("uuid"))).sort(Sorts.ascending("min")).into(new ArrayList<>());
+            Document collection = client.getDatabase("config")
+                    .getCollection("collections")
+                    .find(new Document("_id", "shop.h"))
+                    .first();
+            List<Document> chunks = client.getDatabase("config")
+                    .getCollection("chunks")
+                    .find(new Document("uuid", collection.get("uuid")))
+                    .sort(Sorts.ascending("min"))
+                    .into(new ArrayList<>());
 
             // std::shuffle of [shard00, shard01, shard02] with a default engine is [2, 0, 1] (libstdc++).
             assertThat(chunks).extracting(c -> c.getString("shard")).containsExactly("shard02", "shard00", "shard01");
@@ -83,13 +100,25 @@ class InitialHashedChunksTest {
     @Test
     void shuffle_isLibstdcxxsWithADefaultEngine() {
         // Printed by g++ 12 (libstdc++) for std::shuffle(v.begin(), v.end(), std::default_random_engine{}).
-        List<String> expected = List.of("0", "1 0", "2 0 1", "2 3 1 0", "3 0 4 2 1", "2 3 1 4 5 0", "3 0 4 6 5 1 2",
-            "2 7 1 6 5 0 4 3", "3 0 4 7 5 1 8 6 2", "2 7 1 6 8 0 4 9 5 3", "3 0 4 10 5 9 8 6 2 1 7",
-            "2 7 10 6 11 0 4 9 5 3 1 8");
+        List<String> expected = List.of(
+                "0",
+                "1 0",
+                "2 0 1",
+                "2 3 1 0",
+                "3 0 4 2 1",
+                "2 3 1 4 5 0",
+                "3 0 4 6 5 1 2",
+                "2 7 1 6 5 0 4 3",
+                "3 0 4 7 5 1 8 6 2",
+                "2 7 1 6 8 0 4 9 5 3",
+                "3 0 4 10 5 9 8 6 2 1 7",
+                "2 7 10 6 11 0 4 9 5 3 1 8");
         for (int n = 1; n <= 12; n++) {
-            List<Integer> shuffled = ChunkMap.shuffledLikeLibstdcxx(IntStream.range(0, n).boxed().toList());
-            assertThat(String.join(" ", shuffled.stream().map(String::valueOf).toList())).as("n = " + n)
-                .isEqualTo(expected.get(n - 1));
+            List<Integer> shuffled =
+                    ChunkMap.shuffledLikeLibstdcxx(IntStream.range(0, n).boxed().toList());
+            assertThat(String.join(" ", shuffled.stream().map(String::valueOf).toList()))
+                    .as("n = " + n)
+                    .isEqualTo(expected.get(n - 1));
         }
     }
 }

@@ -3,9 +3,24 @@ package io.github.mongowriteguard.testkit.sharding;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.mongodb.MongoBulkWriteException;
+import com.mongodb.MongoWriteException;
+import com.mongodb.ReadPreference;
+import com.mongodb.WriteConcern;
+import com.mongodb.client.ClientSession;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import io.github.mongowriteguard.testkit.Clients;
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.node.EmulatedNode;
+import io.github.mongowriteguard.testkit.node.Membership;
+import io.github.mongowriteguard.testkit.replication.MemberState;
+import io.github.mongowriteguard.testkit.replication.PartitionMode;
+import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 import java.time.Duration;
 import java.util.List;
-
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -15,24 +30,6 @@ import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import com.mongodb.MongoBulkWriteException;
-import com.mongodb.MongoWriteException;
-import com.mongodb.ReadPreference;
-import com.mongodb.WriteConcern;
-import com.mongodb.client.ClientSession;
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoCollection;
-import com.mongodb.client.MongoDatabase;
-
-import io.github.mongowriteguard.testkit.Clients;
-import io.github.mongowriteguard.testkit.EmulatedCluster;
-import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
-import io.github.mongowriteguard.testkit.node.EmulatedNode;
-import io.github.mongowriteguard.testkit.node.Membership;
-import io.github.mongowriteguard.testkit.replication.MemberState;
-import io.github.mongowriteguard.testkit.replication.PartitionMode;
-import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 
 /**
  * Shards of 3 replicating members behind mongos: a shard's retryable-write records replicate, so a resend through
@@ -50,10 +47,18 @@ class ReplicatingShardsTest {
 
     @BeforeEach
     void twoShardsOfThreeReplicatingMembers() {
-        cluster = EmulatedCluster.sharded().shards(2).nodesPerShard(3).replicatingShards(true)
-            .shardElectionTimeout(Duration.ofMillis(300)).start();
-        ShardKey key = cluster.shardCollection(NS, ShardKey.of(new BsonDocument("_id", new BsonInt32(1)))).key();
-        cluster.placeChunks(NS, ChunkMap.splitAt(key, List.of(new BsonInt32(100)), List.of("shard00", "shard01")).chunks());
+        cluster = EmulatedCluster.sharded()
+                .shards(2)
+                .nodesPerShard(3)
+                .replicatingShards(true)
+                .shardElectionTimeout(Duration.ofMillis(300))
+                .start();
+        ShardKey key = cluster.shardCollection(NS, ShardKey.of(new BsonDocument("_id", new BsonInt32(1))))
+                .key();
+        cluster.placeChunks(
+                NS,
+                ChunkMap.splitAt(key, List.of(new BsonInt32(100)), List.of("shard00", "shard01"))
+                        .chunks());
         client = Clients.client(cluster.connectionString());
         counters = client.getDatabase("shop").getCollection("counters").withWriteConcern(WriteConcern.MAJORITY);
         counters.insertOne(new Document("_id", 1).append("n", 0));
@@ -74,7 +79,8 @@ class ReplicatingShardsTest {
             assertThat(count(member)).as(member.name()).isEqualTo(1);
         }
         for (EmulatedNode member : cluster.shardSet("shard01").members()) {
-            assertThat(cluster.shardSet("shard01").awaitReplication(Duration.ofSeconds(5))).isTrue();
+            assertThat(cluster.shardSet("shard01").awaitReplication(Duration.ofSeconds(5)))
+                    .isTrue();
             assertThat(count(member)).as(member.name()).isEqualTo(1);
         }
     }
@@ -84,9 +90,9 @@ class ReplicatingShardsTest {
         try (ClientSession session = client.startSession()) {
             MongoDatabase shop = client.getDatabase("shop");
             BsonDocument inc = new BsonDocument("update", new BsonString("counters"))
-                .append("updates", new BsonArray(List.of(BsonDocument.parse("{q: {_id: 1}, u: {$inc: {n: 1}}}"))))
-                .append("txnNumber", new BsonInt64(7))
-                .append("writeConcern", new BsonDocument("w", new BsonString("majority")));
+                    .append("updates", new BsonArray(List.of(BsonDocument.parse("{q: {_id: 1}, u: {$inc: {n: 1}}}"))))
+                    .append("txnNumber", new BsonInt64(7))
+                    .append("writeConcern", new BsonDocument("w", new BsonString("majority")));
             EmulatedNode first = shardOfOne.primary();
 
             Document once = shop.runCommand(session, inc, ReadPreference.primary());
@@ -102,7 +108,8 @@ class ReplicatingShardsTest {
             List<ReceivedCommand> updates = second.truth().commands("update");
             assertThat(updates).hasSize(1);
             assertThat(updates.get(0).outcome()).isEqualTo(ReceivedCommand.Outcome.RETRIED_RESULT);
-            assertThat(cluster.truth().copies(c -> c.commandName().equals("update"))).hasSize(1);
+            assertThat(cluster.truth().copies(c -> c.commandName().equals("update")))
+                    .hasSize(1);
         }
     }
 
@@ -116,7 +123,9 @@ class ReplicatingShardsTest {
 
         EmulatedNode second = shardOfOne.awaitPrimary(Duration.ofSeconds(5));
         assertThat(second).isNotSameAs(first);
-        assertThat(cluster.routing().shardRetries()).as("the child batch sent again").isGreaterThan(retriesBefore);
+        assertThat(cluster.routing().shardRetries())
+                .as("the child batch sent again")
+                .isGreaterThan(retriesBefore);
         assertThat(count(second)).isEqualTo(2);
 
         shardOfOne.start(first);
@@ -132,14 +141,15 @@ class ReplicatingShardsTest {
         MongoCollection<Document> noRetries = counters.withWriteConcern(WriteConcern.MAJORITY);
 
         // updateMany is not a retryable write: mongos sends its child batch once (kNoRetry).
-        assertThatThrownBy(() -> noRetries.updateMany(new Document("_id", new Document("$lt", 100)),
-            new Document("$inc", new Document("n", 1))))
-            .isInstanceOfAny(MongoWriteException.class, MongoBulkWriteException.class)
-            .hasMessageContaining("code=6");
+        assertThatThrownBy(() -> noRetries.updateMany(
+                        new Document("_id", new Document("$lt", 100)), new Document("$inc", new Document("n", 1))))
+                .isInstanceOfAny(MongoWriteException.class, MongoBulkWriteException.class)
+                .hasMessageContaining("code=6");
 
         shardOfOne.awaitPrimary(Duration.ofSeconds(5));
         noRetries.updateMany(new Document("_id", new Document("$lt", 100)), new Document("$inc", new Document("n", 1)));
-        assertThat(counters.find(new Document("_id", 1)).first().getInteger("n")).isEqualTo(1);
+        assertThat(counters.find(new Document("_id", 1)).first().getInteger("n"))
+                .isEqualTo(1);
     }
 
     @Test
@@ -152,7 +162,8 @@ class ReplicatingShardsTest {
         assertThat(shardOfOne.awaitPrimary(Duration.ofSeconds(5))).isNotSameAs(first);
         shardOfOne.heal(first);
         assertThat(shardOfOne.awaitReplication(Duration.ofSeconds(5))).isTrue();
-        assertThat(counters.find(new Document("_id", 1)).first().getInteger("n")).isEqualTo(1);
+        assertThat(counters.find(new Document("_id", 1)).first().getInteger("n"))
+                .isEqualTo(1);
         for (EmulatedNode member : shardOfOne.members()) {
             assertThat(count(member)).as(member.name()).isEqualTo(1);
         }
@@ -175,16 +186,22 @@ class ReplicatingShardsTest {
 
     @Test
     void aMongosCutOffFromTheApplication_closesItsConnections_andTheDriverWritesThroughTheOther() {
-        try (EmulatedShardedCluster two = EmulatedCluster.sharded().shards(2).mongos(2).start();
-             MongoClient viaBoth = Clients.client(two.connectionString())) {
+        try (EmulatedShardedCluster two =
+                        EmulatedCluster.sharded().shards(2).mongos(2).start();
+                MongoClient viaBoth = Clients.client(two.connectionString())) {
             MongoCollection<Document> items = viaBoth.getDatabase("shop").getCollection("items");
             items.insertOne(new Document("_id", 1));
             // The driver retries on another mongos only if it already knows one: wait until it has seen both (its
             // monitors connect to each mongos on their own threads; right after the client is built one may be
             // UNKNOWN still, and the retry would go back to the cut-off mongos).
             long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-            while (viaBoth.getClusterDescription().getServerDescriptions().stream().filter(d -> d.isOk()).count() < 2) {
-                assertThat(System.nanoTime()).as("the driver saw both mongos within 10 s").isLessThan(until);
+            while (viaBoth.getClusterDescription().getServerDescriptions().stream()
+                            .filter(d -> d.isOk())
+                            .count()
+                    < 2) {
+                assertThat(System.nanoTime())
+                        .as("the driver saw both mongos within 10 s")
+                        .isLessThan(until);
                 try {
                     Thread.sleep(10);
                 } catch (InterruptedException e) {
@@ -209,8 +226,9 @@ class ReplicatingShardsTest {
                     }
                 }
                 assertThat(failed).as("failures the application saw").isLessThanOrEqualTo(1);
-                assertThat(two.mongos(0).truth().commands("insert")).as("nothing reached the cut-off mongos")
-                    .hasSizeLessThanOrEqualTo(1);
+                assertThat(two.mongos(0).truth().commands("insert"))
+                        .as("nothing reached the cut-off mongos")
+                        .hasSizeLessThanOrEqualTo(1);
                 assertThat(two.mongos(1).truth().commands("insert")).isNotEmpty();
             } finally {
                 two.mongos(0).cutOff(Membership.Reach.SERVING);
@@ -221,8 +239,12 @@ class ReplicatingShardsTest {
 
     @Test
     void replicatingShards_needThreeMembers() {
-        assertThatThrownBy(() -> EmulatedCluster.sharded().nodesPerShard(2).replicatingShards(true).start())
-            .isInstanceOf(IllegalStateException.class).hasMessageContaining("nodesPerShard(3)");
+        assertThatThrownBy(() -> EmulatedCluster.sharded()
+                        .nodesPerShard(2)
+                        .replicatingShards(true)
+                        .start())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("nodesPerShard(3)");
     }
 
     private static long count(EmulatedNode member) {

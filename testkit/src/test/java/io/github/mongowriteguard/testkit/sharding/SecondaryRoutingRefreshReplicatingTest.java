@@ -1,8 +1,7 @@
 package io.github.mongowriteguard.testkit.sharding;
 
-import java.time.Duration;
-
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import java.time.Duration;
 
 /**
  * {@link SecondaryRoutingRefreshTest} (issue 9: secondaries with their own routing metadata, StaleConfig, a stalled

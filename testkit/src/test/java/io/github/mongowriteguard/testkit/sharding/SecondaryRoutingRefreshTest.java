@@ -3,19 +3,6 @@ package io.github.mongowriteguard.testkit.sharding;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-
-import org.bson.BsonDocument;
-import org.bson.BsonInt32;
-import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoExecutionTimeoutException;
 import com.mongodb.ReadConcern;
@@ -25,12 +12,22 @@ import com.mongodb.TagSet;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.InsertManyOptions;
-
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.stall.StallHandle;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * Seed part 6's procedure (write-path.md, section 3) on 2 shards of 3 nodes: a secondary learns routing metadata
@@ -54,10 +51,15 @@ class SecondaryRoutingRefreshTest {
     }
 
     private void start(int staleConfigRetries) {
-        cluster = shards(EmulatedCluster.sharded().shards(2).nodesPerShard(3)
-            .routingRefreshLimit(Duration.ofMillis(150)).staleConfigRetries(staleConfigRetries)).start();
+        cluster = shards(EmulatedCluster.sharded()
+                        .shards(2)
+                        .nodesPerShard(3)
+                        .routingRefreshLimit(Duration.ofMillis(150))
+                        .staleConfigRetries(staleConfigRetries))
+                .start();
         client = Clients.client(cluster.connectionString());
-        client.getDatabase("admin").runCommand(new Document("shardCollection", NS).append("key", new Document("_id", "hashed")));
+        client.getDatabase("admin")
+                .runCommand(new Document("shardCollection", NS).append("key", new Document("_id", "hashed")));
         inventory = client.getDatabase("demo").getCollection("store_inventory");
         List<Document> documents = new ArrayList<>();
         for (int p = 1; p <= 100; p++) {
@@ -68,7 +70,8 @@ class SecondaryRoutingRefreshTest {
         inventory.insertMany(documents, new InsertManyOptions().ordered(false));
         shardA = cluster.shardSet(0);
         for (int shard = 0; shard < 2; shard++) {
-            assertThat(cluster.shardSet(shard).awaitReplication(Duration.ofSeconds(10))).isTrue();
+            assertThat(cluster.shardSet(shard).awaitReplication(Duration.ofSeconds(10)))
+                    .isTrue();
         }
         a1 = shardA.secondary(0);
         a2 = shardA.secondary(1);
@@ -77,8 +80,10 @@ class SecondaryRoutingRefreshTest {
         cluster.shardSet(1).secondary(0).tags(Map.of("node", "b1"));
         cluster.shardSet(1).secondary(1).tags(Map.of("node", "b2"));
         ChunkMap map = cluster.chunkMap(NS);
-        onShardA = documents.stream().filter(d -> map.shardOfDocument(BsonDocument.parse(d.toJson())).equals("shard00"))
-            .findFirst().orElseThrow();
+        onShardA = documents.stream()
+                .filter(d -> map.shardOfDocument(BsonDocument.parse(d.toJson())).equals("shard00"))
+                .findFirst()
+                .orElseThrow();
     }
 
     /** The shards' kind: secondaries reading the primary's data here; replicating in the subclass. */
@@ -93,7 +98,8 @@ class SecondaryRoutingRefreshTest {
     }
 
     private Document readOn(String node, long maxTimeMs) {
-        MongoCollection<Document> aimed = inventory.withReadPreference(ReadPreference.secondary(new TagSet(new Tag("node", node))));
+        MongoCollection<Document> aimed =
+                inventory.withReadPreference(ReadPreference.secondary(new TagSet(new Tag("node", node))));
         var find = aimed.find(new Document("_id", onShardA.get("_id")));
         if (maxTimeMs > 0) {
             find.maxTime(maxTimeMs, TimeUnit.MILLISECONDS);
@@ -108,7 +114,9 @@ class SecondaryRoutingRefreshTest {
             assertThat(hello.getBoolean("isWritablePrimary")).isFalse();
             assertThat(hello.getBoolean("secondary")).isTrue();
             assertThat(hello.getString("setName")).isEqualTo("shard00");
-            assertThat(hello.getList("hosts", String.class)).hasSize(3).contains(a1.address(), shardA.primary().address());
+            assertThat(hello.getList("hosts", String.class))
+                    .hasSize(3)
+                    .contains(a1.address(), shardA.primary().address());
             assertThat(hello.getString("primary")).isEqualTo(shardA.primary().address());
             assertThat(hello.get("tags", Document.class)).isEqualTo(new Document("node", "a1"));
         }
@@ -129,8 +137,10 @@ class SecondaryRoutingRefreshTest {
 
         assertThat(shardA.staleConfigReplies(a1)).isEqualTo(1);
         assertThat(cluster.routing().staleConfigRetries()).isEqualTo(1);
-        assertThat(shardA.primary().truth().commands(c -> c.commandName().equals("forceRoutingTableRefresh"))).hasSize(1);
-        assertThat(shardA.primary().truth().commands(c -> c.namespace().equals("config.cache.collections"))).hasSize(1);
+        assertThat(shardA.primary().truth().commands(c -> c.commandName().equals("forceRoutingTableRefresh")))
+                .hasSize(1);
+        assertThat(shardA.primary().truth().commands(c -> c.namespace().equals("config.cache.collections")))
+                .hasSize(1);
     }
 
     @Test
@@ -143,8 +153,10 @@ class SecondaryRoutingRefreshTest {
         try (StallHandle stalled = shardA.stallPrimaryWrites()) {
             assertThatThrownBy(() -> readOn("a1", 1_000)).isInstanceOf(MongoExecutionTimeoutException.class);
             assertThat(readOn("a2", 1_000)).isEqualTo(onShardA);
-            assertThat(shardA.refreshLog(a1)).isNotEmpty().anySatisfy(line ->
-                assertThat(line).contains("Failed to refresh metadata for " + NS, "ExceededTimeLimit"));
+            assertThat(shardA.refreshLog(a1))
+                    .isNotEmpty()
+                    .anySatisfy(line ->
+                            assertThat(line).contains("Failed to refresh metadata for " + NS, "ExceededTimeLimit"));
             assertThat(shardA.staleConfigReplies(a2)).isEqualTo(a2StaleBefore);
 
             stalled.release();
@@ -186,16 +198,19 @@ class SecondaryRoutingRefreshTest {
         ChunkMigration migration = cluster.moveChunk(NS, BsonDocument.parse(onShardA.toJson()), "shard01");
         int moved = migration.movedIds().size();
         assertThat(moved).isPositive();
-        assertThat(cluster.chunkMap(NS).shardOfDocument(BsonDocument.parse(onShardA.toJson()))).isEqualTo("shard01");
+        assertThat(cluster.chunkMap(NS).shardOfDocument(BsonDocument.parse(onShardA.toJson())))
+                .isEqualTo("shard01");
 
         assertThat(inventory.countDocuments()).isEqualTo(2_000);
         assertThat(inventory.find().into(new ArrayList<>())).hasSize(2_000);
-        List<Document> available = inventory.withReadConcern(ReadConcern.AVAILABLE).find().into(new ArrayList<>());
+        List<Document> available =
+                inventory.withReadConcern(ReadConcern.AVAILABLE).find().into(new ArrayList<>());
         assertThat(available).hasSize(2_000 + moved);
         assertThat(available.stream().map(d -> d.get("_id")).distinct().count()).isEqualTo(2_000);
 
         assertThat(migration.deleteOrphans()).isEqualTo(moved);
-        assertThat(inventory.withReadConcern(ReadConcern.AVAILABLE).find().into(new ArrayList<>())).hasSize(2_000);
+        assertThat(inventory.withReadConcern(ReadConcern.AVAILABLE).find().into(new ArrayList<>()))
+                .hasSize(2_000);
     }
 
     @Test
@@ -206,25 +221,37 @@ class SecondaryRoutingRefreshTest {
         assertThat(shardA.routingVersion(a2, NS)).hasValue(1);
         assertThat(shardA.routingVersion(shardA.primary(), NS)).hasValue(2);
         try (StallHandle stalled = shardA.stallPrimaryWrites()) {
-            assertThatThrownBy(() -> inventory.withReadPreference(a2First).find().maxTime(500, TimeUnit.MILLISECONDS)
-                .into(new ArrayList<>())).isInstanceOf(MongoExecutionTimeoutException.class);
+            assertThatThrownBy(() -> inventory
+                            .withReadPreference(a2First)
+                            .find()
+                            .maxTime(500, TimeUnit.MILLISECONDS)
+                            .into(new ArrayList<>()))
+                    .isInstanceOf(MongoExecutionTimeoutException.class);
         }
-        assertThat(inventory.withReadPreference(a2First).find().into(new ArrayList<>())).hasSize(2_000);
+        assertThat(inventory.withReadPreference(a2First).find().into(new ArrayList<>()))
+                .hasSize(2_000);
         assertThat(shardA.routingVersion(a2, NS)).hasValue(2);
     }
 
     @Test
     void aTagThatNoMemberOfATargetedShardCarries_failsToSatisfyTheReadPreference() {
-        assertThatThrownBy(() -> inventory.withReadPreference(ReadPreference.secondary(new TagSet(new Tag("node", "a1"))))
-            .find().into(new ArrayList<>()))
-            .isInstanceOfSatisfying(MongoCommandException.class, e -> assertThat(e.getErrorCode()).isEqualTo(133));
+        assertThatThrownBy(() -> inventory
+                        .withReadPreference(ReadPreference.secondary(new TagSet(new Tag("node", "a1"))))
+                        .find()
+                        .into(new ArrayList<>()))
+                .isInstanceOfSatisfying(
+                        MongoCommandException.class,
+                        e -> assertThat(e.getErrorCode()).isEqualTo(133));
     }
 
     @Test
     void secondary_refusesWrites() {
         try (MongoClient direct = Clients.client("mongodb://" + a1.address() + "/?directConnection=true")) {
-            assertThatThrownBy(() -> direct.getDatabase("demo").getCollection("x").insertOne(new Document("_id", 1)))
-                .isInstanceOfSatisfying(com.mongodb.MongoException.class, e -> assertThat(e.getCode()).isEqualTo(10107));
+            assertThatThrownBy(
+                            () -> direct.getDatabase("demo").getCollection("x").insertOne(new Document("_id", 1)))
+                    .isInstanceOfSatisfying(
+                            com.mongodb.MongoException.class,
+                            e -> assertThat(e.getCode()).isEqualTo(10107));
         }
         assertThat(new BsonInt32(1)).isNotNull();
     }

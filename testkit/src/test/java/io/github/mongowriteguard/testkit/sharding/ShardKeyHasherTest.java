@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.Random;
 import java.util.UUID;
 import java.util.stream.LongStream;
-
 import org.bson.BsonArray;
 import org.bson.BsonBinary;
 import org.bson.BsonBoolean;
@@ -101,12 +100,14 @@ class ShardKeyHasherTest {
     @Test
     void int32Extremes() {
         // [hasher_test] HashIntOrLongOrDouble: numeric_limits<int>::min() and ::max() as int, double, long.
-        for (BsonValue min : new BsonValue[] {new BsonInt32(Integer.MIN_VALUE),
-                new BsonDouble(Integer.MIN_VALUE), new BsonInt64(Integer.MIN_VALUE)}) {
+        for (BsonValue min : new BsonValue[] {
+            new BsonInt32(Integer.MIN_VALUE), new BsonDouble(Integer.MIN_VALUE), new BsonInt64(Integer.MIN_VALUE)
+        }) {
             assertThat(ShardKeyHasher.hash(min)).as("%s", min).isEqualTo(6165898260261354870L);
         }
-        for (BsonValue max : new BsonValue[] {new BsonInt32(Integer.MAX_VALUE),
-                new BsonDouble(Integer.MAX_VALUE), new BsonInt64(Integer.MAX_VALUE)}) {
+        for (BsonValue max : new BsonValue[] {
+            new BsonInt32(Integer.MAX_VALUE), new BsonDouble(Integer.MAX_VALUE), new BsonInt64(Integer.MAX_VALUE)
+        }) {
             assertThat(ShardKeyHasher.hash(max)).as("%s", max).isEqualTo(1143184177162245883L);
         }
     }
@@ -168,8 +169,7 @@ class ShardKeyHasherTest {
     @Test
     void dates() {
         // [hasher_test] HashTimeStamp: Date_t(0x5566778811223344) and Date_t(0).
-        assertThat(ShardKeyHasher.hash(new BsonDateTime(0x5566778811223344L)))
-                .isEqualTo(4476222765095560467L);
+        assertThat(ShardKeyHasher.hash(new BsonDateTime(0x5566778811223344L))).isEqualTo(4476222765095560467L);
         assertThat(ShardKeyHasher.hash(new BsonDateTime(0))).isEqualTo(-1178696894582842035L);
     }
 
@@ -195,16 +195,14 @@ class ShardKeyHasherTest {
     @Test
     void regexDbPointerCodeAndCodeWithScope() {
         // [hasher_test] HashRegEx, HashDBRef, HashCode, HashCodeWScope.
-        assertThat(ShardKeyHasher.hash(new BsonRegularExpression("mongodb")))
-                .isEqualTo(-7275792090268217043L);
+        assertThat(ShardKeyHasher.hash(new BsonRegularExpression("mongodb"))).isEqualTo(-7275792090268217043L);
         assertThat(ShardKeyHasher.hash(new BsonRegularExpression(".*", "i"))).isEqualTo(7095855029187981886L);
         ObjectId oid = OID_1_TO_12.asObjectId().getValue();
         assertThat(ShardKeyHasher.hash(new BsonDbPointer("c", oid))).isEqualTo(940175826736461384L);
         assertThat(ShardKeyHasher.hash(new BsonDbPointer("db.c", oid))).isEqualTo(2426768198104018194L);
         String code = "func f() { return 1; }";
         assertThat(ShardKeyHasher.hash(new BsonJavaScript(code))).isEqualTo(6861638109178014270L);
-        assertThat(ShardKeyHasher.hash(
-                new BsonJavaScriptWithScope(code, new BsonDocument("c", BsonBoolean.TRUE))))
+        assertThat(ShardKeyHasher.hash(new BsonJavaScriptWithScope(code, new BsonDocument("c", BsonBoolean.TRUE))))
                 .isEqualTo(501342939894575968L);
     }
 
@@ -282,8 +280,7 @@ class ShardKeyHasherTest {
         // [hash.js] {a: 1, b: 2} and {a: Math.pow(2, 63), b: NaN}; the shell sends JS numbers as doubles.
         assertThat(hashWithSeed1(new BsonDocument("a", new BsonDouble(1)).append("b", new BsonDouble(2))))
                 .isEqualTo(-7076810813311352857L);
-        assertThat(hashWithSeed1(
-                new BsonDocument("a", new BsonDouble(0x1p63)).append("b", new BsonDouble(Double.NaN))))
+        assertThat(hashWithSeed1(new BsonDocument("a", new BsonDouble(0x1p63)).append("b", new BsonDouble(Double.NaN))))
                 .isEqualTo(1223292051903137684L);
     }
 
@@ -291,8 +288,19 @@ class ShardKeyHasherTest {
 
     static LongStream integralValues() {
         Random random = new Random(20240601L);
-        LongStream fixed = LongStream.of(0, 1, -1, 2, 42, -42, 1L << 31, -(1L << 31) - 1,
-                1L << 52, -(1L << 53), Integer.MAX_VALUE, Integer.MIN_VALUE);
+        LongStream fixed = LongStream.of(
+                0,
+                1,
+                -1,
+                2,
+                42,
+                -42,
+                1L << 31,
+                -(1L << 31) - 1,
+                1L << 52,
+                -(1L << 53),
+                Integer.MAX_VALUE,
+                Integer.MIN_VALUE);
         // Only values a double represents exactly, so that all three types hold the same number.
         LongStream randoms = random.longs(200, -(1L << 53), 1L << 53);
         return LongStream.concat(fixed, randoms);
@@ -303,7 +311,8 @@ class ShardKeyHasherTest {
     void numberTypesOfTheSameIntegralValueHashAlike(long value) {
         long expected = ShardKeyHasher.hash(new BsonInt64(value));
         assertThat(ShardKeyHasher.hash(new BsonDouble(value))).isEqualTo(expected);
-        assertThat(ShardKeyHasher.hash(new BsonDecimal128(new Decimal128(value)))).isEqualTo(expected);
+        assertThat(ShardKeyHasher.hash(new BsonDecimal128(new Decimal128(value))))
+                .isEqualTo(expected);
         if (value == (int) value) {
             assertThat(ShardKeyHasher.hash(new BsonInt32((int) value))).isEqualTo(expected);
         }
@@ -333,10 +342,8 @@ class ShardKeyHasherTest {
         // A collection sharded on {_id: "hashed"} whose _id is {productId, storeId}: the chunk is chosen
         // by the hash of the whole embedded document; its numbers are squashed like any others.
         BsonDocument doc = BsonDocument.parse("{_id: {productId: 7, storeId: 3}, qty: 25}");
-        BsonDocument sameIdOtherTypes = BsonDocument.parse(
-                "{_id: {productId: {$numberLong: '7'}, storeId: 3.0}}");
-        assertThat(ShardKeyHasher.hash(doc.get("_id")))
-                .isEqualTo(ShardKeyHasher.hash(sameIdOtherTypes.get("_id")));
+        BsonDocument sameIdOtherTypes = BsonDocument.parse("{_id: {productId: {$numberLong: '7'}, storeId: 3.0}}");
+        assertThat(ShardKeyHasher.hash(doc.get("_id"))).isEqualTo(ShardKeyHasher.hash(sameIdOtherTypes.get("_id")));
 
         // Field names and field order take part in the hash.
         BsonDocument swapped = BsonDocument.parse("{storeId: 3, productId: 7}");

@@ -2,20 +2,6 @@ package io.github.mongowriteguard.testkit.sharding;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Random;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-
-import org.bson.BsonDocument;
-import org.bson.BsonInt32;
-import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
 import com.mongodb.MongoException;
 import com.mongodb.ReadConcern;
 import com.mongodb.TransactionOptions;
@@ -24,10 +10,21 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
-
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * Multi-document transactions through the emulated mongos and the real driver, as mongos runs them (mongodb/mongo
@@ -38,7 +35,8 @@ import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
  * {@code startTransaction} on its first: the routing of the transaction fields is checked by the shards themselves.
  */
 class TransactionsThroughMongosTest {
-    private static final TransactionOptions MAJORITY = TransactionOptions.builder().readConcern(ReadConcern.MAJORITY).build();
+    private static final TransactionOptions MAJORITY =
+            TransactionOptions.builder().readConcern(ReadConcern.MAJORITY).build();
 
     private EmulatedShardedCluster cluster;
     private MongoClient client;
@@ -47,8 +45,12 @@ class TransactionsThroughMongosTest {
     @BeforeEach
     void splitAcrossTwoShards() {
         cluster = EmulatedCluster.sharded().shards(2).start();
-        ShardKey key = cluster.shardCollection("txn.c", ShardKey.of(new BsonDocument("_id", new BsonInt32(1)))).key();
-        cluster.placeChunks("txn.c", ChunkMap.splitAt(key, List.of(new BsonInt32(100)), List.of("shard00", "shard01")).chunks());
+        ShardKey key = cluster.shardCollection("txn.c", ShardKey.of(new BsonDocument("_id", new BsonInt32(1))))
+                .key();
+        cluster.placeChunks(
+                "txn.c",
+                ChunkMap.splitAt(key, List.of(new BsonInt32(100)), List.of("shard00", "shard01"))
+                        .chunks());
         client = Clients.client(cluster.connectionString());
         c = client.getDatabase("txn").getCollection("c");
         c.insertMany(List.of(new Document("_id", 0).append("v", 0), new Document("_id", 100).append("v", 0)));
@@ -75,11 +77,16 @@ class TransactionsThroughMongosTest {
             Document returned = c.findOneAndUpdate(session, Filters.eq("_id", 101), Updates.set("w", 2));
 
             assertThat(returned).isEqualTo(new Document("_id", 101));
-            List<Document> inside = List.of(new Document("_id", 0).append("v", 1), new Document("_id", 1),
-                new Document("_id", 100).append("v", 1), new Document("_id", 101).append("w", 2));
-            assertThat(c.find(session).sort(new Document("_id", 1)).into(new ArrayList<>())).isEqualTo(inside);
+            List<Document> inside = List.of(
+                    new Document("_id", 0).append("v", 1),
+                    new Document("_id", 1),
+                    new Document("_id", 100).append("v", 1),
+                    new Document("_id", 101).append("w", 2));
+            assertThat(c.find(session).sort(new Document("_id", 1)).into(new ArrayList<>()))
+                    .isEqualTo(inside);
             assertThat(c.countDocuments(session)).isEqualTo(4);
-            assertThat(c.find(session, Filters.eq("_id", 101)).first()).isEqualTo(new Document("_id", 101).append("w", 2));
+            assertThat(c.find(session, Filters.eq("_id", 101)).first())
+                    .isEqualTo(new Document("_id", 101).append("w", 2));
             assertThat(all()).as("outside, before commit").isEqualTo(before);
             assertThat(cluster.shard(0).openTransactions()).isEqualTo(1);
             assertThat(cluster.shard(1).openTransactions()).isEqualTo(1);
@@ -117,11 +124,13 @@ class TransactionsThroughMongosTest {
         try (ClientSession session = client.startSession()) {
             for (int i = 1; i <= transactions; i++) {
                 int id = i;
-                session.withTransaction(() -> {
-                    c.insertOne(session, new Document("_id", id));
-                    c.insertOne(session, new Document("_id", 100 + id));
-                    return null;
-                }, MAJORITY);
+                session.withTransaction(
+                        () -> {
+                            c.insertOne(session, new Document("_id", id));
+                            c.insertOne(session, new Document("_id", 100 + id));
+                            return null;
+                        },
+                        MAJORITY);
             }
         } finally {
             done.set(true);
@@ -155,35 +164,46 @@ class TransactionsThroughMongosTest {
         List<MongoException> conflicts = new ArrayList<>();
         List<Integer> openAfterConflict = new ArrayList<>();
         AtomicInteger attempts = new AtomicInteger();
-        try (ClientSession holder = client.startSession(); ClientSession session = client.startSession()) {
+        try (ClientSession holder = client.startSession();
+                ClientSession session = client.startSession()) {
             holder.startTransaction(MAJORITY);
             c.updateOne(holder, Filters.eq("_id", 100), Updates.inc("v", 10));
 
-            Object result = session.withTransaction(() -> {
-                if (attempts.incrementAndGet() == 2) {
-                    holder.commitTransaction();
-                }
-                c.insertOne(session, new Document("_id", 3));
-                try {
-                    return c.updateOne(session, Filters.eq("_id", 100), Updates.inc("v", 1)).getModifiedCount();
-                } catch (MongoException e) {
-                    conflicts.add(e);
-                    openAfterConflict.add(cluster.shard(0).openTransactions() + cluster.shard(1).openTransactions());
-                    throw e;
-                }
-            }, MAJORITY);
+            Object result = session.withTransaction(
+                    () -> {
+                        if (attempts.incrementAndGet() == 2) {
+                            holder.commitTransaction();
+                        }
+                        c.insertOne(session, new Document("_id", 3));
+                        try {
+                            return c.updateOne(session, Filters.eq("_id", 100), Updates.inc("v", 1))
+                                    .getModifiedCount();
+                        } catch (MongoException e) {
+                            conflicts.add(e);
+                            openAfterConflict.add(cluster.shard(0).openTransactions()
+                                    + cluster.shard(1).openTransactions());
+                            throw e;
+                        }
+                    },
+                    MAJORITY);
 
             assertThat(result).isEqualTo(1L);
         }
         assertThat(attempts.get()).isEqualTo(2);
         assertThat(conflicts).singleElement().satisfies(e -> {
             assertThat(e.getCode()).isEqualTo(112);
-            assertThat(e.hasErrorLabel(MongoException.TRANSIENT_TRANSACTION_ERROR_LABEL)).isTrue();
+            assertThat(e.hasErrorLabel(MongoException.TRANSIENT_TRANSACTION_ERROR_LABEL))
+                    .isTrue();
             assertThat(e.getMessage()).contains("during a transaction");
         });
-        assertThat(openAfterConflict).as("shard00's participant aborted by mongos, the holder's still open").containsExactly(1);
-        assertThat(all()).containsExactly(new Document("_id", 0).append("v", 0), new Document("_id", 3),
-            new Document("_id", 100).append("v", 11));
+        assertThat(openAfterConflict)
+                .as("shard00's participant aborted by mongos, the holder's still open")
+                .containsExactly(1);
+        assertThat(all())
+                .containsExactly(
+                        new Document("_id", 0).append("v", 0),
+                        new Document("_id", 3),
+                        new Document("_id", 100).append("v", 11));
     }
 
     @Test

@@ -3,15 +3,6 @@ package io.github.mongowriteguard.testkit.sharding;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import java.util.List;
-import java.util.stream.IntStream;
-
-import org.bson.BsonInt32;
-import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.bulk.BulkWriteError;
 import com.mongodb.bulk.BulkWriteResult;
@@ -25,10 +16,16 @@ import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
-
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.bson.BsonInt32;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /** mongos' merged replies: write errors and upserts carry the client's bulk index; ORDERED stops at the first error. */
 class WriteErrorsAcrossShardsTest {
@@ -40,10 +37,21 @@ class WriteErrorsAcrossShardsTest {
     void threeShardsWithTheWorkedExamplePlacement() {
         cluster = EmulatedCluster.sharded().shards(3).start();
         client = Clients.client(cluster.connectionString());
-        ShardKey key = cluster.shardCollection("shop.items", ShardKey.of(new org.bson.BsonDocument("_id", new BsonInt32(1)))).key();
-        cluster.placeChunks("shop.items", ChunkMap.splitAt(key,
-            List.of(new BsonInt32(2), new BsonInt32(4), new BsonInt32(5), new BsonInt32(6), new BsonInt32(8)),
-            List.of("shard00", "shard01", "shard02", "shard00", "shard02", "shard01")).chunks());
+        ShardKey key = cluster.shardCollection(
+                        "shop.items", ShardKey.of(new org.bson.BsonDocument("_id", new BsonInt32(1))))
+                .key();
+        cluster.placeChunks(
+                "shop.items",
+                ChunkMap.splitAt(
+                                key,
+                                List.of(
+                                        new BsonInt32(2),
+                                        new BsonInt32(4),
+                                        new BsonInt32(5),
+                                        new BsonInt32(6),
+                                        new BsonInt32(8)),
+                                List.of("shard00", "shard01", "shard02", "shard00", "shard02", "shard01"))
+                        .chunks());
         items = client.getDatabase("shop").getCollection("items");
     }
 
@@ -58,10 +66,12 @@ class WriteErrorsAcrossShardsTest {
         items.insertOne(new Document("_id", 5));
         cluster.routing().reset();
 
-        MongoBulkWriteException e = catchThrowableOfType(MongoBulkWriteException.class, () -> items.insertMany(documents()));
+        MongoBulkWriteException e =
+                catchThrowableOfType(MongoBulkWriteException.class, () -> items.insertMany(documents()));
 
-        assertThat(e.getWriteErrors()).extracting(BulkWriteError::getIndex, BulkWriteError::getCode)
-            .containsExactly(org.assertj.core.groups.Tuple.tuple(4, 11000));
+        assertThat(e.getWriteErrors())
+                .extracting(BulkWriteError::getIndex, BulkWriteError::getCode)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(4, 11000));
         assertThat(e.getWriteResult().getInsertedCount()).isEqualTo(4);
         assertThat(cluster.routing().last().rounds()).isEqualTo(4); // A, B, C, then A fails: nothing more is sent
         assertThat(items.countDocuments()).isEqualTo(5);
@@ -71,11 +81,13 @@ class WriteErrorsAcrossShardsTest {
     void unorderedBulk_duplicateKeysOnTwoShards_reportsEveryErrorWithItsClientIndex() {
         items.insertMany(List.of(new Document("_id", 3), new Document("_id", 6)));
 
-        MongoBulkWriteException e = catchThrowableOfType(MongoBulkWriteException.class,
-            () -> items.insertMany(documents(), new InsertManyOptions().ordered(false)));
+        MongoBulkWriteException e = catchThrowableOfType(
+                MongoBulkWriteException.class,
+                () -> items.insertMany(documents(), new InsertManyOptions().ordered(false)));
 
         assertThat(e.getWriteErrors()).extracting(BulkWriteError::getIndex).containsExactly(2, 5);
-        assertThat(e.getWriteErrors()).allSatisfy(error -> assertThat(error.getCode()).isEqualTo(11000));
+        assertThat(e.getWriteErrors())
+                .allSatisfy(error -> assertThat(error.getCode()).isEqualTo(11000));
         assertThat(e.getWriteResult().getInsertedCount()).isEqualTo(6);
         assertThat(items.countDocuments()).isEqualTo(8);
     }
@@ -83,16 +95,19 @@ class WriteErrorsAcrossShardsTest {
     @Test
     void unorderedUpserts_reportTheClientIndex() {
         List<WriteModel<Document>> models = List.of(
-            new UpdateOneModel<>(Filters.eq("_id", 7), Updates.set("v", 7), new UpdateOptions().upsert(true)),
-            new UpdateOneModel<>(Filters.eq("_id", 1), Updates.set("v", 1), new UpdateOptions().upsert(true)),
-            new UpdateOneModel<>(Filters.eq("_id", 2), Updates.set("v", 2), new UpdateOptions().upsert(true)));
+                new UpdateOneModel<>(Filters.eq("_id", 7), Updates.set("v", 7), new UpdateOptions().upsert(true)),
+                new UpdateOneModel<>(Filters.eq("_id", 1), Updates.set("v", 1), new UpdateOptions().upsert(true)),
+                new UpdateOneModel<>(Filters.eq("_id", 2), Updates.set("v", 2), new UpdateOptions().upsert(true)));
 
         BulkWriteResult result = items.bulkWrite(models, new BulkWriteOptions().ordered(false));
 
         // _id 7 went to shard02, 1 to shard00, 2 to shard01: each upsert comes back with its index in the bulk.
-        assertThat(result.getUpserts()).extracting(u -> u.getIndex(), u -> u.getId().asInt32().getValue())
-            .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple(0, 7), org.assertj.core.groups.Tuple.tuple(1, 1),
-                org.assertj.core.groups.Tuple.tuple(2, 2));
+        assertThat(result.getUpserts())
+                .extracting(u -> u.getIndex(), u -> u.getId().asInt32().getValue())
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple(0, 7),
+                        org.assertj.core.groups.Tuple.tuple(1, 1),
+                        org.assertj.core.groups.Tuple.tuple(2, 2));
         assertThat(cluster.routing().last().childBatches()).isEqualTo(3);
     }
 
@@ -101,7 +116,8 @@ class WriteErrorsAcrossShardsTest {
         items.insertMany(documents());
         cluster.routing().reset();
 
-        long modified = items.updateMany(Filters.exists("d"), Updates.set("seen", true)).getModifiedCount();
+        long modified =
+                items.updateMany(Filters.exists("d"), Updates.set("seen", true)).getModifiedCount();
 
         assertThat(modified).isEqualTo(8);
         assertThat(cluster.routing().last().childBatchesPerShard()).containsOnlyKeys("shard00", "shard01", "shard02");
@@ -117,17 +133,21 @@ class WriteErrorsAcrossShardsTest {
     void deleteOneWithoutShardKeyOrId_isRejectedAsByMongos() {
         items.insertMany(documents());
 
-        MongoBulkWriteException e = catchThrowableOfType(MongoBulkWriteException.class,
-            () -> items.bulkWrite(List.of(new DeleteOneModel<>(Filters.eq("d", "d3")))));
+        MongoBulkWriteException e = catchThrowableOfType(
+                MongoBulkWriteException.class,
+                () -> items.bulkWrite(List.of(new DeleteOneModel<>(Filters.eq("d", "d3")))));
 
         assertThat(e.getWriteErrors()).singleElement().satisfies(error -> {
             assertThat(error.getCode()).isEqualTo(61);
-            assertThat(error.getMessage()).contains("A single delete on a sharded collection must contain an exact match on _id");
+            assertThat(error.getMessage())
+                    .contains("A single delete on a sharded collection must contain an exact match on _id");
         });
         assertThat(items.countDocuments()).isEqualTo(8);
     }
 
     private static List<Document> documents() {
-        return IntStream.rangeClosed(1, 8).mapToObj(i -> new Document("_id", i).append("d", "d" + i)).toList();
+        return IntStream.rangeClosed(1, 8)
+                .mapToObj(i -> new Document("_id", i).append("d", "d" + i))
+                .toList();
     }
 }

@@ -2,7 +2,6 @@ package io.github.mongowriteguard.testkit.spec;
 
 import java.util.HashSet;
 import java.util.Set;
-
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.opentest4j.TestAbortedException;

@@ -1,18 +1,5 @@
 package io.github.mongowriteguard.testkit.spec;
 
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-
-import org.bson.BsonDocument;
-import org.bson.BsonValue;
-import org.opentest4j.TestAbortedException;
-
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.ReadConcern;
@@ -26,15 +13,33 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.event.ConnectionPoolListener;
 import com.mongodb.event.ConnectionReadyEvent;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.opentest4j.TestAbortedException;
 
 /**
  * The entity map of one test: clients (with their {@link EventRecorder}), databases, collections, sessions and
  * values saved with {@code saveResultAsEntity}.
  */
 final class Entities implements AutoCloseable {
-    private static final Set<String> CLIENT_FIELDS = Set.of("id", "uriOptions", "useMultipleMongoses", "observeEvents",
-        "ignoreCommandMonitoringEvents", "observeSensitiveCommands", "awaitMinPoolSizeMS");
-    private static final Set<String> COMMAND_EVENTS = Set.of("commandStartedEvent", "commandSucceededEvent", "commandFailedEvent");
+    private static final Set<String> CLIENT_FIELDS = Set.of(
+            "id",
+            "uriOptions",
+            "useMultipleMongoses",
+            "observeEvents",
+            "ignoreCommandMonitoringEvents",
+            "observeSensitiveCommands",
+            "awaitMinPoolSizeMS");
+    private static final Set<String> COMMAND_EVENTS =
+            Set.of("commandStartedEvent", "commandSucceededEvent", "commandFailedEvent");
 
     private final SpecTarget target;
     private final Map<String, MongoClient> clients = new LinkedHashMap<>();
@@ -85,45 +90,56 @@ final class Entities implements AutoCloseable {
             }
         }
         Set<String> observed = new HashSet<>();
-        spec.getArray("observeEvents", new org.bson.BsonArray()).forEach(v -> observed.add(v.asString().getValue()));
+        spec.getArray("observeEvents", new org.bson.BsonArray())
+                .forEach(v -> observed.add(v.asString().getValue()));
         for (String type : observed) {
             if (!COMMAND_EVENTS.contains(type)) {
-                throw new TestAbortedException("observing " + type + " is not supported by the runner (command events only)");
+                throw new TestAbortedException(
+                        "observing " + type + " is not supported by the runner (command events only)");
             }
         }
         Set<String> ignored = new HashSet<>();
-        spec.getArray("ignoreCommandMonitoringEvents", new org.bson.BsonArray()).forEach(v -> ignored.add(v.asString().getValue()));
-        EventRecorder recorder = new EventRecorder(observed, ignored,
-            spec.getBoolean("observeSensitiveCommands", org.bson.BsonBoolean.FALSE).getValue());
+        spec.getArray("ignoreCommandMonitoringEvents", new org.bson.BsonArray())
+                .forEach(v -> ignored.add(v.asString().getValue()));
+        EventRecorder recorder = new EventRecorder(
+                observed,
+                ignored,
+                spec.getBoolean("observeSensitiveCommands", org.bson.BsonBoolean.FALSE)
+                        .getValue());
 
-        boolean multipleMongoses = spec.getBoolean("useMultipleMongoses", org.bson.BsonBoolean.FALSE).getValue();
-        String uri = withUriOptions(target.connectionString(multipleMongoses), spec.getDocument("uriOptions", new BsonDocument()));
+        boolean multipleMongoses = spec.getBoolean("useMultipleMongoses", org.bson.BsonBoolean.FALSE)
+                .getValue();
+        String uri = withUriOptions(
+                target.connectionString(multipleMongoses), spec.getDocument("uriOptions", new BsonDocument()));
         ConnectionString connectionString = new ConnectionString(uri);
         AtomicInteger ready = new AtomicInteger();
         MongoClientSettings settings = MongoClientSettings.builder()
-            .applyConnectionString(connectionString)
-            .applyToClusterSettings(cluster -> cluster.serverSelectionTimeout(10, TimeUnit.SECONDS))
-            // As drivers' own runners do: rediscover a server marked unknown after a network error quickly.
-            .applyToServerSettings(server -> server.minHeartbeatFrequency(50, TimeUnit.MILLISECONDS))
-            .applyToConnectionPoolSettings(pool -> pool.addConnectionPoolListener(new ConnectionPoolListener() {
-                @Override
-                public void connectionReady(ConnectionReadyEvent event) {
-                    ready.incrementAndGet();
-                }
-            }))
-            .addCommandListener(recorder)
-            .build();
+                .applyConnectionString(connectionString)
+                .applyToClusterSettings(cluster -> cluster.serverSelectionTimeout(10, TimeUnit.SECONDS))
+                // As drivers' own runners do: rediscover a server marked unknown after a network error quickly.
+                .applyToServerSettings(server -> server.minHeartbeatFrequency(50, TimeUnit.MILLISECONDS))
+                .applyToConnectionPoolSettings(pool -> pool.addConnectionPoolListener(new ConnectionPoolListener() {
+                    @Override
+                    public void connectionReady(ConnectionReadyEvent event) {
+                        ready.incrementAndGet();
+                    }
+                }))
+                .addCommandListener(recorder)
+                .build();
         MongoClient client = MongoClients.create(settings);
         clients.put(id, client);
         recorders.put(id, recorder);
         if (spec.containsKey("awaitMinPoolSizeMS") && connectionString.getMinConnectionPoolSize() != null) {
-            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(spec.getNumber("awaitMinPoolSizeMS").longValue());
+            long until = System.nanoTime()
+                    + TimeUnit.MILLISECONDS.toNanos(
+                            spec.getNumber("awaitMinPoolSizeMS").longValue());
             int wanted = connectionString.getMinConnectionPoolSize();
             while (ready.get() < wanted && System.nanoTime() < until) {
                 sleep(5);
             }
             if (ready.get() < wanted) {
-                throw new IllegalStateException("client '" + id + "' did not reach minPoolSize " + wanted + " in awaitMinPoolSizeMS");
+                throw new IllegalStateException(
+                        "client '" + id + "' did not reach minPoolSize " + wanted + " in awaitMinPoolSizeMS");
             }
         }
     }
@@ -157,7 +173,8 @@ final class Entities implements AutoCloseable {
             } else if (value.isNumber()) {
                 text = Long.toString(value.asNumber().longValue());
             } else {
-                throw new TestAbortedException("uriOption " + option.getKey() + "=" + value + " is not supported by the runner");
+                throw new TestAbortedException(
+                        "uriOption " + option.getKey() + "=" + value + " is not supported by the runner");
             }
             builder.append(option.getKey()).append('=').append(text);
         }
@@ -165,56 +182,68 @@ final class Entities implements AutoCloseable {
     }
 
     private void createDatabase(String id, BsonDocument spec) {
-        MongoDatabase database = client(spec.getString("client").getValue()).getDatabase(spec.getString("databaseName").getValue());
+        MongoDatabase database = client(spec.getString("client").getValue())
+                .getDatabase(spec.getString("databaseName").getValue());
         BsonDocument options = spec.getDocument("databaseOptions", new BsonDocument());
         for (Map.Entry<String, BsonValue> option : options.entrySet()) {
             switch (option.getKey()) {
                 case "readConcern":
-                    database = database.withReadConcern(readConcern(option.getValue().asDocument()));
+                    database = database.withReadConcern(
+                            readConcern(option.getValue().asDocument()));
                     break;
                 case "writeConcern":
-                    database = database.withWriteConcern(writeConcern(option.getValue().asDocument()));
+                    database = database.withWriteConcern(
+                            writeConcern(option.getValue().asDocument()));
                     break;
                 case "readPreference":
-                    database = database.withReadPreference(readPreference(option.getValue().asDocument()));
+                    database = database.withReadPreference(
+                            readPreference(option.getValue().asDocument()));
                     break;
                 case "timeoutMS":
                     database = database.withTimeout(option.getValue().asNumber().longValue(), TimeUnit.MILLISECONDS);
                     break;
                 default:
-                    throw new TestAbortedException("databaseOptions." + option.getKey() + " is not supported by the runner");
+                    throw new TestAbortedException(
+                            "databaseOptions." + option.getKey() + " is not supported by the runner");
             }
         }
         databases.put(id, database);
     }
 
     private void createCollection(String id, BsonDocument spec) {
-        MongoCollection<BsonDocument> collection = database(spec.getString("database").getValue())
-            .getCollection(spec.getString("collectionName").getValue(), BsonDocument.class);
+        MongoCollection<BsonDocument> collection = database(
+                        spec.getString("database").getValue())
+                .getCollection(spec.getString("collectionName").getValue(), BsonDocument.class);
         BsonDocument options = spec.getDocument("collectionOptions", new BsonDocument());
         for (Map.Entry<String, BsonValue> option : options.entrySet()) {
             switch (option.getKey()) {
                 case "readConcern":
-                    collection = collection.withReadConcern(readConcern(option.getValue().asDocument()));
+                    collection = collection.withReadConcern(
+                            readConcern(option.getValue().asDocument()));
                     break;
                 case "writeConcern":
-                    collection = collection.withWriteConcern(writeConcern(option.getValue().asDocument()));
+                    collection = collection.withWriteConcern(
+                            writeConcern(option.getValue().asDocument()));
                     break;
                 case "readPreference":
-                    collection = collection.withReadPreference(readPreference(option.getValue().asDocument()));
+                    collection = collection.withReadPreference(
+                            readPreference(option.getValue().asDocument()));
                     break;
                 case "timeoutMS":
-                    collection = collection.withTimeout(option.getValue().asNumber().longValue(), TimeUnit.MILLISECONDS);
+                    collection =
+                            collection.withTimeout(option.getValue().asNumber().longValue(), TimeUnit.MILLISECONDS);
                     break;
                 default:
-                    throw new TestAbortedException("collectionOptions." + option.getKey() + " is not supported by the runner");
+                    throw new TestAbortedException(
+                            "collectionOptions." + option.getKey() + " is not supported by the runner");
             }
         }
         collections.put(id, collection);
     }
 
     private void createSession(String id, BsonDocument spec) {
-        if (spec.containsKey("sessionOptions") && !spec.getDocument("sessionOptions").isEmpty()) {
+        if (spec.containsKey("sessionOptions")
+                && !spec.getDocument("sessionOptions").isEmpty()) {
             throw new TestAbortedException("sessionOptions are not supported by the runner");
         }
         ClientSession session = client(spec.getString("client").getValue()).startSession();
@@ -224,14 +253,18 @@ final class Entities implements AutoCloseable {
 
     static ReadConcern readConcern(BsonDocument document) {
         return document.containsKey("level")
-            ? new ReadConcern(ReadConcernLevel.fromString(document.getString("level").getValue())) : ReadConcern.DEFAULT;
+                ? new ReadConcern(
+                        ReadConcernLevel.fromString(document.getString("level").getValue()))
+                : ReadConcern.DEFAULT;
     }
 
     static WriteConcern writeConcern(BsonDocument document) {
         WriteConcern concern = WriteConcern.ACKNOWLEDGED;
         if (document.containsKey("w")) {
             BsonValue w = document.get("w");
-            concern = w.isString() ? new WriteConcern(w.asString().getValue()) : new WriteConcern(w.asNumber().intValue());
+            concern = w.isString()
+                    ? new WriteConcern(w.asString().getValue())
+                    : new WriteConcern(w.asNumber().intValue());
         }
         if (document.containsKey("journal")) {
             concern = concern.withJournal(document.getBoolean("journal").getValue());
@@ -244,7 +277,8 @@ final class Entities implements AutoCloseable {
 
     static ReadPreference readPreference(BsonDocument document) {
         if (document.size() != 1) {
-            throw new TestAbortedException("readPreference " + document + " is not supported by the runner (mode only)");
+            throw new TestAbortedException(
+                    "readPreference " + document + " is not supported by the runner (mode only)");
         }
         return ReadPreference.valueOf(document.getString("mode").getValue());
     }
@@ -252,8 +286,11 @@ final class Entities implements AutoCloseable {
     // ---- look-ups ----------------------------------------------------------------------------------------
 
     boolean exists(String id) {
-        return clients.containsKey(id) || databases.containsKey(id) || collections.containsKey(id)
-            || sessions.containsKey(id) || values.containsKey(id);
+        return clients.containsKey(id)
+                || databases.containsKey(id)
+                || collections.containsKey(id)
+                || sessions.containsKey(id)
+                || values.containsKey(id);
     }
 
     MongoClient client(String id) {
@@ -339,7 +376,10 @@ final class Entities implements AutoCloseable {
     @Override
     public void close() {
         List<AutoCloseable> closing = new ArrayList<>();
-        values.values().stream().filter(AutoCloseable.class::isInstance).map(AutoCloseable.class::cast).forEach(closing::add);
+        values.values().stream()
+                .filter(AutoCloseable.class::isInstance)
+                .map(AutoCloseable.class::cast)
+                .forEach(closing::add);
         closing.addAll(sessions.values());
         closing.addAll(clients.values());
         for (AutoCloseable closeable : closing) {

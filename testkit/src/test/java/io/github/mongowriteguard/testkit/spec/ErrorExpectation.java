@@ -1,12 +1,5 @@
 package io.github.mongowriteguard.testkit.spec;
 
-import java.util.Set;
-
-import org.bson.BsonDocument;
-import org.bson.BsonValue;
-import org.opentest4j.AssertionFailedError;
-import org.opentest4j.TestAbortedException;
-
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.MongoClientException;
 import com.mongodb.MongoCommandException;
@@ -18,6 +11,11 @@ import com.mongodb.MongoSocketException;
 import com.mongodb.MongoTimeoutException;
 import com.mongodb.MongoWriteConcernException;
 import com.mongodb.MongoWriteException;
+import java.util.Set;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.opentest4j.AssertionFailedError;
+import org.opentest4j.TestAbortedException;
 
 /**
  * Checks an {@code expectError} document against what the driver threw: {@code isError}, {@code isClientError},
@@ -25,11 +23,18 @@ import com.mongodb.MongoWriteException;
  * {@code errorLabelsContain}, {@code errorLabelsOmit}, {@code expectResult} (a bulk write's partial result).
  */
 final class ErrorExpectation {
-    private static final Set<String> FIELDS = Set.of("isError", "isClientError", "isTimeoutError", "errorContains",
-        "errorCode", "errorCodeName", "errorLabelsContain", "errorLabelsOmit", "expectResult");
+    private static final Set<String> FIELDS = Set.of(
+            "isError",
+            "isClientError",
+            "isTimeoutError",
+            "errorContains",
+            "errorCode",
+            "errorCodeName",
+            "errorLabelsContain",
+            "errorLabelsOmit",
+            "expectResult");
 
-    private ErrorExpectation() {
-    }
+    private ErrorExpectation() {}
 
     static void requireSupported(BsonDocument expectError) {
         for (String field : expectError.keySet()) {
@@ -68,47 +73,67 @@ final class ErrorExpectation {
         if (expected.containsKey("errorCodeName")) {
             String name = expected.getString("errorCodeName").getValue();
             if (!name.equals(codeName(error))) {
-                fail("errorCodeName expected " + name + " but the error was " + what + " (code name " + codeName(error) + ")", error);
+                fail(
+                        "errorCodeName expected " + name + " but the error was " + what + " (code name "
+                                + codeName(error) + ")",
+                        error);
             }
         }
         if (expected.containsKey("errorLabelsContain")) {
             for (BsonValue label : expected.getArray("errorLabelsContain")) {
-                if (!(error instanceof MongoException) || !((MongoException) error).hasErrorLabel(label.asString().getValue())) {
-                    fail("error should have label " + label.asString().getValue() + " but the error was " + what + labels(error), error);
+                if (!(error instanceof MongoException)
+                        || !((MongoException) error)
+                                .hasErrorLabel(label.asString().getValue())) {
+                    fail(
+                            "error should have label " + label.asString().getValue() + " but the error was " + what
+                                    + labels(error),
+                            error);
                 }
             }
         }
         if (expected.containsKey("errorLabelsOmit")) {
             for (BsonValue label : expected.getArray("errorLabelsOmit")) {
-                if (error instanceof MongoException && ((MongoException) error).hasErrorLabel(label.asString().getValue())) {
-                    fail("error should not have label " + label.asString().getValue() + " but the error was " + what + labels(error), error);
+                if (error instanceof MongoException
+                        && ((MongoException) error)
+                                .hasErrorLabel(label.asString().getValue())) {
+                    fail(
+                            "error should not have label " + label.asString().getValue() + " but the error was " + what
+                                    + labels(error),
+                            error);
                 }
             }
         }
         if (expected.containsKey("expectResult")) {
             if (error instanceof MongoSocketException) {
                 throw new TestAbortedException("expectError.expectResult asks for a partial bulk write result, but the"
-                    + " last attempt ended with a network error (" + what + ") and the Java driver has no partial result"
-                    + " for it; the server closed the connection as mongod's onPrimaryTransactionalWrite fail point does"
-                    + " (closeConnection defaults to true, then failBeforeCommitExceptionCode)");
+                        + " last attempt ended with a network error (" + what
+                        + ") and the Java driver has no partial result"
+                        + " for it; the server closed the connection as mongod's onPrimaryTransactionalWrite fail point does"
+                        + " (closeConnection defaults to true, then failBeforeCommitExceptionCode)");
             }
             if (!(error instanceof MongoBulkWriteException)) {
                 fail("expectResult needs a bulk write error with a partial result, but the error was " + what, error);
             }
-            matcher.assertMatches("expectError.expectResult", expected.get("expectResult"),
-                Results.bulkWrite(((MongoBulkWriteException) error).getWriteResult()));
+            matcher.assertMatches(
+                    "expectError.expectResult",
+                    expected.get("expectResult"),
+                    Results.bulkWrite(((MongoBulkWriteException) error).getWriteResult()));
         }
     }
 
     /** Not derived from a server reply: network errors, client-side timeouts and argument errors. */
     static boolean isClientError(Throwable error) {
-        if (error instanceof MongoServerException || error instanceof MongoOperationTimeoutException
-            || error instanceof MongoExecutionTimeoutException) {
+        if (error instanceof MongoServerException
+                || error instanceof MongoOperationTimeoutException
+                || error instanceof MongoExecutionTimeoutException) {
             return false;
         }
-        return error instanceof MongoClientException || error instanceof MongoSocketException
-            || error instanceof MongoTimeoutException || error instanceof IllegalArgumentException
-            || error instanceof IllegalStateException || !(error instanceof MongoException);
+        return error instanceof MongoClientException
+                || error instanceof MongoSocketException
+                || error instanceof MongoTimeoutException
+                || error instanceof IllegalArgumentException
+                || error instanceof IllegalStateException
+                || !(error instanceof MongoException);
     }
 
     private static int serverCode(Throwable error) {
@@ -116,7 +141,9 @@ final class ErrorExpectation {
             if (!bulk.getWriteErrors().isEmpty()) {
                 return bulk.getWriteErrors().get(0).getCode();
             }
-            return bulk.getWriteConcernError() == null ? -1 : bulk.getWriteConcernError().getCode();
+            return bulk.getWriteConcernError() == null
+                    ? -1
+                    : bulk.getWriteConcernError().getCode();
         }
         if (error instanceof MongoWriteConcernException concern) {
             return concern.getWriteConcernError().getCode();

@@ -1,17 +1,15 @@
 package io.github.mongowriteguard.testkit.spec;
 
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
-
-import org.bson.BsonDocument;
-import org.bson.RawBsonDocument;
-import org.bson.codecs.BsonDocumentCodec;
-
 import com.mongodb.event.CommandFailedEvent;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import com.mongodb.event.CommandSucceededEvent;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.bson.BsonDocument;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.BsonDocumentCodec;
 
 /**
  * The command events one client entity observes ({@code observeEvents}), minus {@code ignoreCommandMonitoringEvents},
@@ -19,12 +17,22 @@ import com.mongodb.event.CommandSucceededEvent;
  * security-sensitive commands.
  */
 final class EventRecorder implements CommandListener {
-    private static final Set<String> SENSITIVE = Set.of("authenticate", "saslStart", "saslContinue", "getnonce",
-        "createUser", "updateUser", "copydbgetnonce", "copydbsaslstart", "copydb", "hello", "ismaster", "isMaster");
+    private static final Set<String> SENSITIVE = Set.of(
+            "authenticate",
+            "saslStart",
+            "saslContinue",
+            "getnonce",
+            "createUser",
+            "updateUser",
+            "copydbgetnonce",
+            "copydbsaslstart",
+            "copydb",
+            "hello",
+            "ismaster",
+            "isMaster");
 
     /** One observed event: its type as the unified format names it, and its fields. */
-    record Event(String type, String commandName, String databaseName, BsonDocument command, BsonDocument reply) {
-    }
+    record Event(String type, String commandName, String databaseName, BsonDocument command, BsonDocument reply) {}
 
     private final Set<String> observed;
     private final Set<String> ignored;
@@ -42,23 +50,33 @@ final class EventRecorder implements CommandListener {
     }
 
     private boolean skip(String type, String commandName) {
-        return !observed.contains(type) || ignored.contains(commandName) || commandName.equals("configureFailPoint")
-            || (!observeSensitive && SENSITIVE.contains(commandName));
+        return !observed.contains(type)
+                || ignored.contains(commandName)
+                || commandName.equals("configureFailPoint")
+                || (!observeSensitive && SENSITIVE.contains(commandName));
     }
 
     @Override
     public void commandStarted(CommandStartedEvent event) {
         if (!skip("commandStartedEvent", event.getCommandName())) {
-            events.add(new Event("commandStartedEvent", event.getCommandName(), event.getDatabaseName(),
-                copy(event.getCommand()), null));
+            events.add(new Event(
+                    "commandStartedEvent",
+                    event.getCommandName(),
+                    event.getDatabaseName(),
+                    copy(event.getCommand()),
+                    null));
         }
     }
 
     @Override
     public void commandSucceeded(CommandSucceededEvent event) {
         if (!skip("commandSucceededEvent", event.getCommandName())) {
-            events.add(new Event("commandSucceededEvent", event.getCommandName(), event.getDatabaseName(), null,
-                copy(event.getResponse())));
+            events.add(new Event(
+                    "commandSucceededEvent",
+                    event.getCommandName(),
+                    event.getDatabaseName(),
+                    null,
+                    copy(event.getResponse())));
         }
     }
 
@@ -71,6 +89,8 @@ final class EventRecorder implements CommandListener {
 
     /** The driver's event documents may be backed by buffers it reuses; keep a copy of our own. */
     private static BsonDocument copy(BsonDocument document) {
-        return document == null ? null : new RawBsonDocument(document, new BsonDocumentCodec()).decode(new BsonDocumentCodec());
+        return document == null
+                ? null
+                : new RawBsonDocument(document, new BsonDocumentCodec()).decode(new BsonDocumentCodec());
     }
 }

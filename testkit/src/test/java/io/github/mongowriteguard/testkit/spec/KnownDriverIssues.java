@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.testkit.spec;
 
 import java.util.List;
-
 import org.opentest4j.TestAbortedException;
 
 /**
@@ -10,21 +9,22 @@ import org.opentest4j.TestAbortedException;
  * driver gaps, not emulator gaps; each entry names the driver ticket and when it applies.
  */
 final class KnownDriverIssues {
-    private record Issue(String test, String ticket, String reason, String belowVersion, String topology) {
-    }
+    private record Issue(String test, String ticket, String reason, String belowVersion, String topology) {}
 
-    private static final List<Issue> ISSUES = List.of(
-        new Issue("RetryableWriteError label is added based on writeConcernError in pre-4.4 mongod response",
-            "JAVA-5341", "the driver does not add RetryableWriteError to a pre-4.4 replica set's writeConcernError",
-            "4.4", "replicaset"));
+    private static final List<Issue> ISSUES = List.of(new Issue(
+            "RetryableWriteError label is added based on writeConcernError in pre-4.4 mongod response",
+            "JAVA-5341",
+            "the driver does not add RetryableWriteError to a pre-4.4 replica set's writeConcernError",
+            "4.4",
+            "replicaset"));
 
-    private KnownDriverIssues() {
-    }
+    private KnownDriverIssues() {}
 
     static void skipIfKnown(String testDescription, SpecTarget target) {
         for (Issue issue : ISSUES) {
-            if (issue.test().equals(testDescription) && issue.topology().equals(target.topology())
-                && RunOnRequirements.compare(target.serverVersion(), issue.belowVersion()) < 0) {
+            if (issue.test().equals(testDescription)
+                    && issue.topology().equals(target.topology())
+                    && RunOnRequirements.compare(target.serverVersion(), issue.belowVersion()) < 0) {
                 throw new TestAbortedException("known Java driver issue " + issue.ticket() + ": " + issue.reason());
             }
         }

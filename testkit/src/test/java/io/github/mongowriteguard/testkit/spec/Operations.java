@@ -1,17 +1,5 @@
 package io.github.mongowriteguard.testkit.spec;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-
-import org.bson.BsonArray;
-import org.bson.BsonDocument;
-import org.bson.BsonInt64;
-import org.bson.BsonNull;
-import org.bson.BsonString;
-import org.bson.BsonValue;
-import org.opentest4j.TestAbortedException;
-
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.ListDatabasesIterable;
 import com.mongodb.client.MongoChangeStreamCursor;
@@ -36,6 +24,16 @@ import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.WriteModel;
 import com.mongodb.client.model.changestream.ChangeStreamDocument;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.bson.BsonNull;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.opentest4j.TestAbortedException;
 
 /**
  * The operations of the unified format on client, database and collection entities, run through the real
@@ -72,15 +70,21 @@ final class Operations {
     }
 
     private static MongoCluster cluster(MongoCluster cluster, Arguments args) {
-        return args.has("timeoutMS") ? cluster.withTimeout(args.get("timeoutMS").asNumber().longValue(), TimeUnit.MILLISECONDS) : cluster;
+        return args.has("timeoutMS")
+                ? cluster.withTimeout(args.get("timeoutMS").asNumber().longValue(), TimeUnit.MILLISECONDS)
+                : cluster;
     }
 
     private static MongoDatabase database(MongoDatabase database, Arguments args) {
-        return args.has("timeoutMS") ? database.withTimeout(args.get("timeoutMS").asNumber().longValue(), TimeUnit.MILLISECONDS) : database;
+        return args.has("timeoutMS")
+                ? database.withTimeout(args.get("timeoutMS").asNumber().longValue(), TimeUnit.MILLISECONDS)
+                : database;
     }
 
     private static MongoCollection<BsonDocument> collection(MongoCollection<BsonDocument> collection, Arguments args) {
-        return args.has("timeoutMS") ? collection.withTimeout(args.get("timeoutMS").asNumber().longValue(), TimeUnit.MILLISECONDS) : collection;
+        return args.has("timeoutMS")
+                ? collection.withTimeout(args.get("timeoutMS").asNumber().longValue(), TimeUnit.MILLISECONDS)
+                : collection;
     }
 
     private ClientSession session(Arguments args) {
@@ -94,7 +98,8 @@ final class Operations {
         switch (name) {
             case "listDatabases": {
                 ListDatabasesIterable<BsonDocument> iterable = session == null
-                    ? cluster.listDatabases(BsonDocument.class) : cluster.listDatabases(session, BsonDocument.class);
+                        ? cluster.listDatabases(BsonDocument.class)
+                        : cluster.listDatabases(session, BsonDocument.class);
                 if (args.has("filter")) {
                     iterable = iterable.filter(args.document("filter"));
                 }
@@ -111,8 +116,11 @@ final class Operations {
             case "createChangeStream": {
                 List<BsonDocument> pipeline = pipeline(args);
                 args.requireAllRead();
-                return changeStream(session == null ? cluster.watch(pipeline, BsonDocument.class).cursor()
-                    : cluster.watch(session, pipeline, BsonDocument.class).cursor());
+                return changeStream(
+                        session == null
+                                ? cluster.watch(pipeline, BsonDocument.class).cursor()
+                                : cluster.watch(session, pipeline, BsonDocument.class)
+                                        .cursor());
             }
             default:
                 throw unsupported("client operation " + name);
@@ -127,12 +135,15 @@ final class Operations {
             case "aggregate": {
                 List<BsonDocument> pipeline = pipeline(args);
                 args.requireAllRead();
-                return array(session == null ? database.aggregate(pipeline, BsonDocument.class)
-                    : database.aggregate(session, pipeline, BsonDocument.class));
+                return array(
+                        session == null
+                                ? database.aggregate(pipeline, BsonDocument.class)
+                                : database.aggregate(session, pipeline, BsonDocument.class));
             }
             case "listCollections": {
-                var iterable = session == null ? database.listCollections(BsonDocument.class)
-                    : database.listCollections(session, BsonDocument.class);
+                var iterable = session == null
+                        ? database.listCollections(BsonDocument.class)
+                        : database.listCollections(session, BsonDocument.class);
                 if (args.has("filter")) {
                     iterable = iterable.filter(args.document("filter"));
                 }
@@ -150,8 +161,11 @@ final class Operations {
             case "createChangeStream": {
                 List<BsonDocument> pipeline = pipeline(args);
                 args.requireAllRead();
-                return changeStream(session == null ? database.watch(pipeline, BsonDocument.class).cursor()
-                    : database.watch(session, pipeline, BsonDocument.class).cursor());
+                return changeStream(
+                        session == null
+                                ? database.watch(pipeline, BsonDocument.class).cursor()
+                                : database.watch(session, pipeline, BsonDocument.class)
+                                        .cursor());
             }
             case "runCommand": {
                 BsonDocument command = args.document("command");
@@ -160,8 +174,9 @@ final class Operations {
                     database = database.withReadPreference(Entities.readPreference(args.document("readPreference")));
                 }
                 args.requireAllRead();
-                return session == null ? database.runCommand(command, BsonDocument.class)
-                    : database.runCommand(session, command, BsonDocument.class);
+                return session == null
+                        ? database.runCommand(command, BsonDocument.class)
+                        : database.runCommand(session, command, BsonDocument.class);
             }
             case "createCollection": {
                 String collection = args.string("collection");
@@ -197,7 +212,9 @@ final class Operations {
                 BsonDocument document = args.document("document");
                 args.requireAllRead();
                 var result = session == null ? collection.insertOne(document) : collection.insertOne(session, document);
-                return result.wasAcknowledged() ? new BsonDocument("insertedId", result.getInsertedId()) : new BsonDocument();
+                return result.wasAcknowledged()
+                        ? new BsonDocument("insertedId", result.getInsertedId())
+                        : new BsonDocument();
             }
             case "insertMany": {
                 List<BsonDocument> documents = documents(args.get("documents").asArray());
@@ -206,7 +223,9 @@ final class Operations {
                     options.ordered(args.get("ordered").asBoolean().getValue());
                 }
                 args.requireAllRead();
-                var result = session == null ? collection.insertMany(documents, options) : collection.insertMany(session, documents, options);
+                var result = session == null
+                        ? collection.insertMany(documents, options)
+                        : collection.insertMany(session, documents, options);
                 if (!result.wasAcknowledged()) {
                     return new BsonDocument();
                 }
@@ -222,14 +241,20 @@ final class Operations {
                 args.requireAllRead();
                 boolean one = name.equals("updateOne");
                 var result = update.isArray()
-                    ? (one ? (session == null ? collection.updateOne(filter, documents(update.asArray()), options)
-                        : collection.updateOne(session, filter, documents(update.asArray()), options))
-                        : (session == null ? collection.updateMany(filter, documents(update.asArray()), options)
-                        : collection.updateMany(session, filter, documents(update.asArray()), options)))
-                    : (one ? (session == null ? collection.updateOne(filter, update.asDocument(), options)
-                        : collection.updateOne(session, filter, update.asDocument(), options))
-                        : (session == null ? collection.updateMany(filter, update.asDocument(), options)
-                        : collection.updateMany(session, filter, update.asDocument(), options)));
+                        ? (one
+                                ? (session == null
+                                        ? collection.updateOne(filter, documents(update.asArray()), options)
+                                        : collection.updateOne(session, filter, documents(update.asArray()), options))
+                                : (session == null
+                                        ? collection.updateMany(filter, documents(update.asArray()), options)
+                                        : collection.updateMany(session, filter, documents(update.asArray()), options)))
+                        : (one
+                                ? (session == null
+                                        ? collection.updateOne(filter, update.asDocument(), options)
+                                        : collection.updateOne(session, filter, update.asDocument(), options))
+                                : (session == null
+                                        ? collection.updateMany(filter, update.asDocument(), options)
+                                        : collection.updateMany(session, filter, update.asDocument(), options)));
                 return Results.update(result);
             }
             case "replaceOne": {
@@ -240,17 +265,22 @@ final class Operations {
                     options.upsert(args.get("upsert").asBoolean().getValue());
                 }
                 args.requireAllRead();
-                return Results.update(session == null ? collection.replaceOne(filter, replacement, options)
-                    : collection.replaceOne(session, filter, replacement, options));
+                return Results.update(
+                        session == null
+                                ? collection.replaceOne(filter, replacement, options)
+                                : collection.replaceOne(session, filter, replacement, options));
             }
             case "deleteOne":
             case "deleteMany": {
                 BsonDocument filter = args.document("filter");
                 args.requireAllRead();
                 boolean one = name.equals("deleteOne");
-                var result = one ? (session == null ? collection.deleteOne(filter) : collection.deleteOne(session, filter))
-                    : (session == null ? collection.deleteMany(filter) : collection.deleteMany(session, filter));
-                return result.wasAcknowledged() ? new BsonDocument("deletedCount", new BsonInt64(result.getDeletedCount())) : new BsonDocument();
+                var result = one
+                        ? (session == null ? collection.deleteOne(filter) : collection.deleteOne(session, filter))
+                        : (session == null ? collection.deleteMany(filter) : collection.deleteMany(session, filter));
+                return result.wasAcknowledged()
+                        ? new BsonDocument("deletedCount", new BsonInt64(result.getDeletedCount()))
+                        : new BsonDocument();
             }
             case "bulkWrite": {
                 List<WriteModel<BsonDocument>> requests = new ArrayList<>();
@@ -260,8 +290,10 @@ final class Operations {
                     options.ordered(args.get("ordered").asBoolean().getValue());
                 }
                 args.requireAllRead();
-                return Results.bulkWrite(session == null ? collection.bulkWrite(requests, options)
-                    : collection.bulkWrite(session, requests, options));
+                return Results.bulkWrite(
+                        session == null
+                                ? collection.bulkWrite(requests, options)
+                                : collection.bulkWrite(session, requests, options));
             }
             case "findOneAndUpdate": {
                 BsonDocument filter = args.document("filter");
@@ -281,10 +313,12 @@ final class Operations {
                 }
                 args.requireAllRead();
                 BsonDocument result = update.isArray()
-                    ? (session == null ? collection.findOneAndUpdate(filter, documents(update.asArray()), options)
-                        : collection.findOneAndUpdate(session, filter, documents(update.asArray()), options))
-                    : (session == null ? collection.findOneAndUpdate(filter, update.asDocument(), options)
-                        : collection.findOneAndUpdate(session, filter, update.asDocument(), options));
+                        ? (session == null
+                                ? collection.findOneAndUpdate(filter, documents(update.asArray()), options)
+                                : collection.findOneAndUpdate(session, filter, documents(update.asArray()), options))
+                        : (session == null
+                                ? collection.findOneAndUpdate(filter, update.asDocument(), options)
+                                : collection.findOneAndUpdate(session, filter, update.asDocument(), options));
                 return result == null ? BsonNull.VALUE : result;
             }
             case "findOneAndReplace": {
@@ -304,8 +338,9 @@ final class Operations {
                     options.projection(args.document("projection"));
                 }
                 args.requireAllRead();
-                BsonDocument result = session == null ? collection.findOneAndReplace(filter, replacement, options)
-                    : collection.findOneAndReplace(session, filter, replacement, options);
+                BsonDocument result = session == null
+                        ? collection.findOneAndReplace(filter, replacement, options)
+                        : collection.findOneAndReplace(session, filter, replacement, options);
                 return result == null ? BsonNull.VALUE : result;
             }
             case "findOneAndDelete": {
@@ -318,14 +353,16 @@ final class Operations {
                     options.projection(args.document("projection"));
                 }
                 args.requireAllRead();
-                BsonDocument result = session == null ? collection.findOneAndDelete(filter, options)
-                    : collection.findOneAndDelete(session, filter, options);
+                BsonDocument result = session == null
+                        ? collection.findOneAndDelete(filter, options)
+                        : collection.findOneAndDelete(session, filter, options);
                 return result == null ? BsonNull.VALUE : result;
             }
             case "find":
             case "findOne": {
-                var iterable = session == null ? collection.find(args.document("filter", new BsonDocument()))
-                    : collection.find(session, args.document("filter", new BsonDocument()));
+                var iterable = session == null
+                        ? collection.find(args.document("filter", new BsonDocument()))
+                        : collection.find(session, args.document("filter", new BsonDocument()));
                 if (args.has("sort")) {
                     iterable = iterable.sort(args.document("sort"));
                 }
@@ -339,7 +376,8 @@ final class Operations {
                     iterable = iterable.limit(args.get("limit").asNumber().intValue());
                 }
                 if (args.has("batchSize")) {
-                    iterable = iterable.batchSize(args.get("batchSize").asNumber().intValue());
+                    iterable =
+                            iterable.batchSize(args.get("batchSize").asNumber().intValue());
                 }
                 args.requireAllRead();
                 if (name.equals("findOne")) {
@@ -350,9 +388,11 @@ final class Operations {
             }
             case "aggregate": {
                 List<BsonDocument> pipeline = pipeline(args);
-                var iterable = session == null ? collection.aggregate(pipeline) : collection.aggregate(session, pipeline);
+                var iterable =
+                        session == null ? collection.aggregate(pipeline) : collection.aggregate(session, pipeline);
                 if (args.has("batchSize")) {
-                    iterable = iterable.batchSize(args.get("batchSize").asNumber().intValue());
+                    iterable =
+                            iterable.batchSize(args.get("batchSize").asNumber().intValue());
                 }
                 args.requireAllRead();
                 return array(iterable);
@@ -360,7 +400,10 @@ final class Operations {
             case "countDocuments": {
                 BsonDocument filter = args.document("filter");
                 args.requireAllRead();
-                return new BsonInt64(session == null ? collection.countDocuments(filter) : collection.countDocuments(session, filter));
+                return new BsonInt64(
+                        session == null
+                                ? collection.countDocuments(filter)
+                                : collection.countDocuments(session, filter));
             }
             case "estimatedDocumentCount": {
                 args.requireAllRead();
@@ -370,14 +413,19 @@ final class Operations {
                 String field = args.string("fieldName");
                 BsonDocument filter = args.document("filter", new BsonDocument());
                 args.requireAllRead();
-                var iterable = session == null ? collection.distinct(field, BsonValue.class) : collection.distinct(session, field, BsonValue.class);
+                var iterable = session == null
+                        ? collection.distinct(field, BsonValue.class)
+                        : collection.distinct(session, field, BsonValue.class);
                 BsonArray values = new BsonArray();
                 iterable.filter(filter).forEach(values::add);
                 return values;
             }
             case "listIndexes": {
                 args.requireAllRead();
-                return array(session == null ? collection.listIndexes(BsonDocument.class) : collection.listIndexes(session, BsonDocument.class));
+                return array(
+                        session == null
+                                ? collection.listIndexes(BsonDocument.class)
+                                : collection.listIndexes(session, BsonDocument.class));
             }
             case "createIndex": {
                 BsonDocument keys = args.document("keys");
@@ -389,7 +437,10 @@ final class Operations {
                     options.unique(args.get("unique").asBoolean().getValue());
                 }
                 args.requireAllRead();
-                return new BsonString(session == null ? collection.createIndex(keys, options) : collection.createIndex(session, keys, options));
+                return new BsonString(
+                        session == null
+                                ? collection.createIndex(keys, options)
+                                : collection.createIndex(session, keys, options));
             }
             case "dropIndex": {
                 String index = args.string("name");
@@ -413,11 +464,16 @@ final class Operations {
             case "createChangeStream": {
                 List<BsonDocument> pipeline = pipeline(args);
                 args.requireAllRead();
-                return changeStream(session == null ? collection.watch(pipeline, BsonDocument.class).cursor()
-                    : collection.watch(session, pipeline, BsonDocument.class).cursor());
+                return changeStream(
+                        session == null
+                                ? collection.watch(pipeline, BsonDocument.class).cursor()
+                                : collection
+                                        .watch(session, pipeline, BsonDocument.class)
+                                        .cursor());
             }
             case "count":
-                throw unsupported("count (the Java driver has no count helper since 4.0; countDocuments/estimatedDocumentCount replace it)");
+                throw unsupported(
+                        "count (the Java driver has no count helper since 4.0; countDocuments/estimatedDocumentCount replace it)");
             case "listIndexNames":
                 throw unsupported("listIndexNames (the Java driver has no such helper)");
             default:
@@ -484,10 +540,12 @@ final class Operations {
                 UpdateOptions options = updateOptions(args);
                 boolean one = type.equals("updateOne");
                 model = update.isArray()
-                    ? (one ? new UpdateOneModel<>(filter, documents(update.asArray()), options)
-                        : new UpdateManyModel<>(filter, documents(update.asArray()), options))
-                    : (one ? new UpdateOneModel<>(filter, update.asDocument(), options)
-                        : new UpdateManyModel<>(filter, update.asDocument(), options));
+                        ? (one
+                                ? new UpdateOneModel<>(filter, documents(update.asArray()), options)
+                                : new UpdateManyModel<>(filter, documents(update.asArray()), options))
+                        : (one
+                                ? new UpdateOneModel<>(filter, update.asDocument(), options)
+                                : new UpdateManyModel<>(filter, update.asDocument(), options));
                 break;
             }
             case "replaceOne": {
@@ -512,5 +570,4 @@ final class Operations {
         args.requireAllRead();
         return model;
     }
-
 }

@@ -2,7 +2,6 @@ package io.github.mongowriteguard.testkit.spec;
 
 import java.util.ArrayList;
 import java.util.List;
-
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -13,8 +12,7 @@ import org.bson.BsonValue;
  * requirement ({@code auth}, {@code serverParameters}, {@code csfle}) is treated as not met.
  */
 final class RunOnRequirements {
-    private RunOnRequirements() {
-    }
+    private RunOnRequirements() {}
 
     /** Null when met, else why not. */
     static String unmet(BsonArray requirements, SpecTarget target) {
@@ -40,20 +38,26 @@ final class RunOnRequirements {
             switch (key) {
                 case "minServerVersion":
                     if (compare(version, requirement.getString(key).getValue()) < 0) {
-                        return "server " + version + " < minServerVersion " + requirement.getString(key).getValue();
+                        return "server " + version + " < minServerVersion "
+                                + requirement.getString(key).getValue();
                     }
                     break;
                 case "maxServerVersion":
                     if (compare(version, requirement.getString(key).getValue()) > 0) {
-                        return "server " + version + " > maxServerVersion " + requirement.getString(key).getValue();
+                        return "server " + version + " > maxServerVersion "
+                                + requirement.getString(key).getValue();
                     }
                     break;
                 case "topologies":
-                    boolean listed = requirement.getArray(key).stream().anyMatch(t -> t.asString().getValue().equals(target.topology())
-                        || (t.asString().getValue().equals("sharded-replicaset") && target.topology().equals("sharded")));
+                    boolean listed = requirement.getArray(key).stream()
+                            .anyMatch(t -> t.asString().getValue().equals(target.topology())
+                                    || (t.asString().getValue().equals("sharded-replicaset")
+                                            && target.topology().equals("sharded")));
                     if (!listed) {
-                        return "topology " + target.topology() + " not in " + requirement.getArray(key).stream()
-                            .map(t -> t.asString().getValue()).toList();
+                        return "topology " + target.topology() + " not in "
+                                + requirement.getArray(key).stream()
+                                        .map(t -> t.asString().getValue())
+                                        .toList();
                     }
                     break;
                 case "serverless":

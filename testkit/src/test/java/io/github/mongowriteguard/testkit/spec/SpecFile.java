@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-
 import org.bson.BsonDocument;
 
 /** One unified-format test file, read (never copied) from the spec tests directory. */
@@ -18,13 +17,18 @@ record SpecFile(Path path, String name, BsonDocument document) {
     /** {@code -Dspec.dir}, else {@code ../shared/spec-tests} next to the repository root. */
     static Path directory() {
         String configured = System.getProperty(DIR_PROPERTY, "").trim();
-        return configured.isEmpty() ? defaultDirectory() : Path.of(configured).toAbsolutePath().normalize();
+        return configured.isEmpty()
+                ? defaultDirectory()
+                : Path.of(configured).toAbsolutePath().normalize();
     }
 
     /** Surefire runs in the module directory; the repository root is its parent (the reactor's pom). */
     static Path defaultDirectory() {
         Path module = Path.of("").toAbsolutePath();
-        Path root = module.getParent() != null && Files.exists(module.getParent().resolve("pom.xml")) ? module.getParent() : module;
+        Path root =
+                module.getParent() != null && Files.exists(module.getParent().resolve("pom.xml"))
+                        ? module.getParent()
+                        : module;
         Path parent = root.getParent() == null ? root : root.getParent();
         return parent.resolve("shared").resolve("spec-tests").normalize();
     }
@@ -32,7 +36,10 @@ record SpecFile(Path path, String name, BsonDocument document) {
     /** Every {@code *.json} under {@code directory}, sorted by path. */
     static List<SpecFile> load(Path directory) {
         try (Stream<Path> paths = Files.walk(directory)) {
-            return paths.filter(p -> p.toString().endsWith(".json")).sorted().map(p -> read(directory, p)).toList();
+            return paths.filter(p -> p.toString().endsWith(".json"))
+                    .sorted()
+                    .map(p -> read(directory, p))
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -40,7 +47,8 @@ record SpecFile(Path path, String name, BsonDocument document) {
 
     private static SpecFile read(Path directory, Path path) {
         try {
-            return new SpecFile(path, directory.relativize(path).toString(), BsonDocument.parse(Files.readString(path)));
+            return new SpecFile(
+                    path, directory.relativize(path).toString(), BsonDocument.parse(Files.readString(path)));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -3,7 +3,6 @@ package io.github.mongowriteguard.testkit.spec;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.opentest4j.TestAbortedException;
 
 /** Counts one target's spec tests as they end, for the summary line {@code spec <target>: N passed, M failed, K skipped}. */
@@ -40,14 +39,19 @@ final class SpecTally {
     }
 
     String summary() {
-        return "spec " + target + ": " + passed.get() + " passed, " + failed.get() + " failed, " + skipped.get() + " skipped";
+        return "spec " + target + ": " + passed.get() + " passed, " + failed.get() + " failed, " + skipped.get()
+                + " skipped";
     }
 
     /** The reasons tests were skipped, with counts, one per line. */
     String skipReport() {
         StringBuilder builder = new StringBuilder();
         synchronized (skipReasons) {
-            skipReasons.forEach((reason, count) -> builder.append("  skipped ").append(count).append(": ").append(reason).append('\n'));
+            skipReasons.forEach((reason, count) -> builder.append("  skipped ")
+                    .append(count)
+                    .append(": ")
+                    .append(reason)
+                    .append('\n'));
         }
         return builder.toString();
     }

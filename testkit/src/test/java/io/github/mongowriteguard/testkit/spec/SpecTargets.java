@@ -1,20 +1,17 @@
 package io.github.mongowriteguard.testkit.spec;
 
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
-
-import org.bson.BsonDocument;
-import org.bson.BsonInt32;
-
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.ServerVersion;
 import io.github.mongowriteguard.testkit.TestDeployment;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 
 /**
  * The targets of {@link UnifiedSpecTest}. A real deployment replaces every emulated target when
@@ -22,8 +19,7 @@ import io.github.mongowriteguard.testkit.TestDeployment;
  * {@link #emulated(String, String, ServerVersion, Supplier)} call in {@link UnifiedSpecTest}.
  */
 final class SpecTargets {
-    private SpecTargets() {
-    }
+    private SpecTargets() {}
 
     /** The real deployment named by {@code -Dmongo.uri}, or null when the property is empty. */
     static SpecTarget realOrNull(String name) {
@@ -32,7 +28,8 @@ final class SpecTargets {
     }
 
     /** An emulated cluster, started when the first test of the target runs. */
-    static SpecTarget emulated(String name, String topology, ServerVersion version, Supplier<? extends EmulatedCluster> start) {
+    static SpecTarget emulated(
+            String name, String topology, ServerVersion version, Supplier<? extends EmulatedCluster> start) {
         return new Emulated(name, topology, version, start);
     }
 
@@ -77,7 +74,10 @@ final class SpecTargets {
             EmulatedCluster started = cluster();
             if (!multipleMongoses && started instanceof io.github.mongowriteguard.testkit.EmulatedShardedCluster) {
                 // useMultipleMongoses: false means one mongos, so fail points set through it hit its operations.
-                return "mongodb://" + ((io.github.mongowriteguard.testkit.EmulatedShardedCluster) started).mongos(0).address() + "/";
+                return "mongodb://"
+                        + ((io.github.mongowriteguard.testkit.EmulatedShardedCluster) started)
+                                .mongos(0)
+                                .address() + "/";
             }
             return started.connectionString();
         }
@@ -120,16 +120,20 @@ final class SpecTargets {
             if (topology != null) {
                 return;
             }
-            MongoClientSettings settings = MongoClientSettings.builder().applyConnectionString(new ConnectionString(uri))
-                .applyToClusterSettings(c -> c.serverSelectionTimeout(10, TimeUnit.SECONDS)).build();
+            MongoClientSettings settings = MongoClientSettings.builder()
+                    .applyConnectionString(new ConnectionString(uri))
+                    .applyToClusterSettings(c -> c.serverSelectionTimeout(10, TimeUnit.SECONDS))
+                    .build();
             try (MongoClient client = MongoClients.create(settings)) {
                 BsonDocument admin = new BsonDocument("hello", new BsonInt32(1));
                 BsonDocument hello = client.getDatabase("admin").runCommand(admin, BsonDocument.class);
-                BsonDocument build = client.getDatabase("admin").runCommand(new BsonDocument("buildInfo", new BsonInt32(1)), BsonDocument.class);
+                BsonDocument build = client.getDatabase("admin")
+                        .runCommand(new BsonDocument("buildInfo", new BsonInt32(1)), BsonDocument.class);
                 version = build.getString("version").getValue();
                 if (hello.containsKey("setName")) {
                     topology = "replicaset";
-                } else if (hello.containsKey("msg") && "isdbgrid".equals(hello.getString("msg").getValue())) {
+                } else if (hello.containsKey("msg")
+                        && "isdbgrid".equals(hello.getString("msg").getValue())) {
                     topology = "sharded";
                 } else if (hello.containsKey("serviceId")) {
                     topology = "load-balanced";
@@ -172,7 +176,6 @@ final class SpecTargets {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 }

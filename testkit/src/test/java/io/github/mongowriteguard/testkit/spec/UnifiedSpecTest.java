@@ -1,11 +1,12 @@
 package io.github.mongowriteguard.testkit.spec;
 
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.ServerVersion;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.AfterAll;
@@ -14,9 +15,6 @@ import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
-
-import io.github.mongowriteguard.testkit.EmulatedCluster;
-import io.github.mongowriteguard.testkit.ServerVersion;
 
 /**
  * The MongoDB drivers' specification tests (unified format, read from {@code ../shared/spec-tests} or
@@ -34,8 +32,16 @@ class UnifiedSpecTest {
     @TestFactory
     Stream<DynamicNode> replicaset() {
         SpecTarget real = SpecTargets.realOrNull("replicaset");
-        return specTests(real != null ? real : SpecTargets.emulated("replicaset", "replicaset", ServerVersion.V4_4,
-            () -> EmulatedCluster.replicaSet().serverVersion(ServerVersion.V4_4).start()));
+        return specTests(
+                real != null
+                        ? real
+                        : SpecTargets.emulated(
+                                "replicaset",
+                                "replicaset",
+                                ServerVersion.V4_4,
+                                () -> EmulatedCluster.replicaSet()
+                                        .serverVersion(ServerVersion.V4_4)
+                                        .start()));
     }
 
     /**
@@ -44,10 +50,18 @@ class UnifiedSpecTest {
      */
     @TestFactory
     Stream<DynamicNode> sharded() {
-        Assumptions.assumeTrue(SpecTargets.realOrNull("sharded") == null,
-            "a real deployment runs as the replicaset target, which reads its topology from the server");
-        return specTests(SpecTargets.emulated("sharded", "sharded", ServerVersion.V4_4,
-            () -> EmulatedCluster.sharded().shards(2).mongos(2).serverVersion(ServerVersion.V4_4).start()));
+        Assumptions.assumeTrue(
+                SpecTargets.realOrNull("sharded") == null,
+                "a real deployment runs as the replicaset target, which reads its topology from the server");
+        return specTests(SpecTargets.emulated(
+                "sharded",
+                "sharded",
+                ServerVersion.V4_4,
+                () -> EmulatedCluster.sharded()
+                        .shards(2)
+                        .mongos(2)
+                        .serverVersion(ServerVersion.V4_4)
+                        .start()));
     }
 
     /**
@@ -57,21 +71,33 @@ class UnifiedSpecTest {
     @TestFactory
     Stream<DynamicNode> replicasetAtOtherVersions() {
         String versions = System.getProperty("spec.serverVersions", "").trim();
-        Assumptions.assumeFalse(versions.isEmpty(), "set -Dspec.serverVersions=4.2,6.0 to run the replica set at other versions");
-        Assumptions.assumeTrue(SpecTargets.realOrNull("replicaset") == null, "other versions are for the emulator only");
-        return Stream.of(versions.split(",")).map(String::trim).filter(v -> !v.isEmpty()).map(ServerVersion::parse)
-            .map(version -> DynamicContainer.dynamicContainer("replicaset " + version.versionString(),
-                specTests(SpecTargets.emulated("replicaset-" + version.major() + "." + version.minor(), "replicaset", version,
-                    () -> EmulatedCluster.replicaSet().serverVersion(version).start()))));
+        Assumptions.assumeFalse(
+                versions.isEmpty(), "set -Dspec.serverVersions=4.2,6.0 to run the replica set at other versions");
+        Assumptions.assumeTrue(
+                SpecTargets.realOrNull("replicaset") == null, "other versions are for the emulator only");
+        return Stream.of(versions.split(","))
+                .map(String::trim)
+                .filter(v -> !v.isEmpty())
+                .map(ServerVersion::parse)
+                .map(version -> DynamicContainer.dynamicContainer(
+                        "replicaset " + version.versionString(),
+                        specTests(SpecTargets.emulated(
+                                "replicaset-" + version.major() + "." + version.minor(),
+                                "replicaset",
+                                version,
+                                () -> EmulatedCluster.replicaSet()
+                                        .serverVersion(version)
+                                        .start()))));
     }
 
     static Stream<DynamicNode> specTests(SpecTarget target) {
         Path directory = SpecFile.directory();
         if (!Files.isDirectory(directory)) {
             System.out.println("spec " + target.name() + ": SKIPPED, no spec tests directory at " + directory
-                + " (set -Dspec.dir=...)");
+                    + " (set -Dspec.dir=...)");
             String reason = "no spec tests directory at " + directory + " (set -Dspec.dir=...)";
-            return Stream.of(DynamicTest.dynamicTest("spec " + target.name() + " (skipped)", () -> Assumptions.abort(reason)));
+            return Stream.of(
+                    DynamicTest.dynamicTest("spec " + target.name() + " (skipped)", () -> Assumptions.abort(reason)));
         }
         List<SpecFile> files = SpecFile.load(directory);
         SpecTally tally = new SpecTally(target.name());
@@ -79,12 +105,17 @@ class UnifiedSpecTest {
         synchronized (FINISHERS) {
             FINISHERS.add(new Finisher(tally, runner, target));
         }
-        return files.stream().map(file -> DynamicContainer.dynamicContainer(file.name(), file.path().toUri(),
-            file.document().getArray("tests").stream().map(BsonValue::asDocument)
-                .map(test -> dynamicTest(file, test, runner, tally))));
+        return files.stream()
+                .map(file -> DynamicContainer.dynamicContainer(
+                        file.name(),
+                        file.path().toUri(),
+                        file.document().getArray("tests").stream()
+                                .map(BsonValue::asDocument)
+                                .map(test -> dynamicTest(file, test, runner, tally))));
     }
 
-    private static DynamicNode dynamicTest(SpecFile file, BsonDocument test, UnifiedTestRunner runner, SpecTally tally) {
+    private static DynamicNode dynamicTest(
+            SpecFile file, BsonDocument test, UnifiedTestRunner runner, SpecTally tally) {
         String description = test.getString("description").getValue();
         return DynamicTest.dynamicTest(description, () -> tally.run(() -> runner.run(file, test)));
     }
@@ -102,6 +133,5 @@ class UnifiedSpecTest {
         }
     }
 
-    private record Finisher(SpecTally tally, UnifiedTestRunner runner, SpecTarget target) {
-    }
+    private record Finisher(SpecTally tally, UnifiedTestRunner runner, SpecTarget target) {}
 }

@@ -1,18 +1,5 @@
 package io.github.mongowriteguard.testkit.spec;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
-
-import org.bson.BsonArray;
-import org.bson.BsonDocument;
-import org.bson.BsonInt32;
-import org.bson.BsonString;
-import org.bson.BsonValue;
-import org.opentest4j.AssertionFailedError;
-import org.opentest4j.TestAbortedException;
-
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.ReadConcern;
@@ -22,6 +9,17 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.opentest4j.AssertionFailedError;
+import org.opentest4j.TestAbortedException;
 
 /**
  * Runs tests of the MongoDB drivers' <a href="https://github.com/mongodb/specifications/blob/master/source/unified-test-format/unified-test-format.md">unified
@@ -45,10 +43,26 @@ import com.mongodb.client.MongoDatabase;
  */
 final class UnifiedTestRunner implements AutoCloseable {
     private static final Set<String> RUNNER_OPERATIONS = Set.of("failPoint", "createEntities");
-    private static final Set<String> UNSUPPORTED_OPERATIONS = Set.of("count", "listIndexNames", "targetedFailPoint",
-        "startTransaction", "commitTransaction", "abortTransaction", "withTransaction", "iterateUntilDocumentOrError",
-        "iterateOnce", "clientBulkWrite", "assertSessionPinned", "assertSessionUnpinned", "assertSessionTransactionState",
-        "loop", "waitForEvent", "assertEventCount", "waitForPrimaryChange", "runOnThread", "waitForThread");
+    private static final Set<String> UNSUPPORTED_OPERATIONS = Set.of(
+            "count",
+            "listIndexNames",
+            "targetedFailPoint",
+            "startTransaction",
+            "commitTransaction",
+            "abortTransaction",
+            "withTransaction",
+            "iterateUntilDocumentOrError",
+            "iterateOnce",
+            "clientBulkWrite",
+            "assertSessionPinned",
+            "assertSessionUnpinned",
+            "assertSessionTransactionState",
+            "loop",
+            "waitForEvent",
+            "assertEventCount",
+            "waitForPrimaryChange",
+            "runOnThread",
+            "waitForThread");
 
     private final SpecTarget target;
     private MongoClient internal;
@@ -61,9 +75,9 @@ final class UnifiedTestRunner implements AutoCloseable {
     private synchronized MongoClient internal() {
         if (internal == null) {
             internal = MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(target.connectionString(false)))
-                .applyToClusterSettings(c -> c.serverSelectionTimeout(10, TimeUnit.SECONDS))
-                .build());
+                    .applyConnectionString(new ConnectionString(target.connectionString(false)))
+                    .applyToClusterSettings(c -> c.serverSelectionTimeout(10, TimeUnit.SECONDS))
+                    .build());
         }
         return internal;
     }
@@ -71,7 +85,8 @@ final class UnifiedTestRunner implements AutoCloseable {
     /** Runs one test of {@code file}; throws an assertion error on failure and TestAbortedException to skip. */
     void run(SpecFile file, BsonDocument test) {
         BsonDocument document = file.document();
-        String schema = document.getString("schemaVersion", new BsonString("1.0")).getValue();
+        String schema =
+                document.getString("schemaVersion", new BsonString("1.0")).getValue();
         if (!schema.startsWith("1.")) {
             throw new TestAbortedException("schemaVersion " + schema + " is not supported by the runner (1.x)");
         }
@@ -79,7 +94,8 @@ final class UnifiedTestRunner implements AutoCloseable {
         skipIfUnmet(test.getArray("runOnRequirements", null));
         KnownDriverIssues.skipIfKnown(test.getString("description").getValue(), target);
         if (test.containsKey("skipReason")) {
-            throw new TestAbortedException("skipReason: " + test.getString("skipReason").getValue());
+            throw new TestAbortedException(
+                    "skipReason: " + test.getString("skipReason").getValue());
         }
         for (BsonValue operation : test.getArray("operations")) {
             String name = operation.asDocument().getString("name").getValue();
@@ -97,12 +113,19 @@ final class UnifiedTestRunner implements AutoCloseable {
         List<FailPointSet> failPoints = new ArrayList<>();
         try (Entities entities = new Entities(target)) {
             try {
-                entities.create(document.getArray("createEntities", new BsonArray()).getValues());
+                entities.create(
+                        document.getArray("createEntities", new BsonArray()).getValues());
                 ValueMatcher matcher = new ValueMatcher(entities);
                 Operations operations = new Operations(entities);
                 BsonArray steps = test.getArray("operations");
                 for (int i = 0; i < steps.size(); i++) {
-                    runOperation("operations[" + i + "]", steps.get(i).asDocument(), entities, operations, matcher, failPoints);
+                    runOperation(
+                            "operations[" + i + "]",
+                            steps.get(i).asDocument(),
+                            entities,
+                            operations,
+                            matcher,
+                            failPoints);
                 }
                 for (BsonValue expected : test.getArray("expectEvents", new BsonArray())) {
                     EventExpectation.check(expected.asDocument(), entities, matcher);
@@ -128,8 +151,13 @@ final class UnifiedTestRunner implements AutoCloseable {
         }
     }
 
-    private void runOperation(String path, BsonDocument operation, Entities entities, Operations operations,
-                              ValueMatcher matcher, List<FailPointSet> failPoints) {
+    private void runOperation(
+            String path,
+            BsonDocument operation,
+            Entities entities,
+            Operations operations,
+            ValueMatcher matcher,
+            List<FailPointSet> failPoints) {
         String name = operation.getString("name").getValue();
         String object = operation.getString("object").getValue();
         if (object.equals("testRunner")) {
@@ -143,7 +171,8 @@ final class UnifiedTestRunner implements AutoCloseable {
                 String client = arguments.getString("client").getValue();
                 BsonDocument failPoint = arguments.getDocument("failPoint");
                 entities.client(client).getDatabase("admin").runCommand(failPoint);
-                failPoints.add(new FailPointSet(client, failPoint.getString("configureFailPoint").getValue()));
+                failPoints.add(new FailPointSet(
+                        client, failPoint.getString("configureFailPoint").getValue()));
             }
             return;
         }
@@ -166,7 +195,9 @@ final class UnifiedTestRunner implements AutoCloseable {
             return;
         }
         if (error != null) {
-            if (operation.getBoolean("ignoreResultAndError", org.bson.BsonBoolean.FALSE).getValue()) {
+            if (operation
+                    .getBoolean("ignoreResultAndError", org.bson.BsonBoolean.FALSE)
+                    .getValue()) {
                 return;
             }
             throw new AssertionFailedError(described + " failed: " + error, error);
@@ -192,8 +223,9 @@ final class UnifiedTestRunner implements AutoCloseable {
     }
 
     private void loadInitialData(BsonDocument data) {
-        MongoDatabase database = internal().getDatabase(data.getString("databaseName").getValue())
-            .withWriteConcern(WriteConcern.MAJORITY);
+        MongoDatabase database = internal()
+                .getDatabase(data.getString("databaseName").getValue())
+                .withWriteConcern(WriteConcern.MAJORITY);
         String name = data.getString("collectionName").getValue();
         if (data.containsKey("createOptions")) {
             throw new TestAbortedException("initialData.createOptions is not supported by the runner");
@@ -209,10 +241,13 @@ final class UnifiedTestRunner implements AutoCloseable {
     }
 
     private void checkOutcome(BsonDocument outcome, ValueMatcher strict) {
-        String namespace = outcome.getString("databaseName").getValue() + "." + outcome.getString("collectionName").getValue();
-        MongoCollection<BsonDocument> collection = internal().getDatabase(outcome.getString("databaseName").getValue())
-            .withReadPreference(ReadPreference.primary()).withReadConcern(ReadConcern.LOCAL)
-            .getCollection(outcome.getString("collectionName").getValue(), BsonDocument.class);
+        String namespace = outcome.getString("databaseName").getValue() + "."
+                + outcome.getString("collectionName").getValue();
+        MongoCollection<BsonDocument> collection = internal()
+                .getDatabase(outcome.getString("databaseName").getValue())
+                .withReadPreference(ReadPreference.primary())
+                .withReadConcern(ReadConcern.LOCAL)
+                .getCollection(outcome.getString("collectionName").getValue(), BsonDocument.class);
         BsonArray actual = new BsonArray();
         collection.find().sort(new BsonDocument("_id", new BsonInt32(1))).forEach(actual::add);
         BsonArray expected = outcome.getArray("documents");
@@ -228,8 +263,10 @@ final class UnifiedTestRunner implements AutoCloseable {
     private record FailPointSet(String client, String name) {
         void turnOff(Entities entities) {
             try {
-                entities.client(client).getDatabase("admin")
-                    .runCommand(new BsonDocument("configureFailPoint", new BsonString(name)).append("mode", new BsonString("off")));
+                entities.client(client)
+                        .getDatabase("admin")
+                        .runCommand(new BsonDocument("configureFailPoint", new BsonString(name))
+                                .append("mode", new BsonString("off")));
             } catch (RuntimeException ignored) {
                 // the server or client is gone; nothing is left to turn off
             }

@@ -2,7 +2,6 @@ package io.github.mongowriteguard.testkit.spec;
 
 import java.util.List;
 import java.util.Map;
-
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonType;
@@ -18,28 +17,28 @@ import org.opentest4j.TestAbortedException;
  */
 final class ValueMatcher {
     private static final Map<String, List<BsonType>> TYPES = Map.ofEntries(
-        Map.entry("double", List.of(BsonType.DOUBLE)),
-        Map.entry("string", List.of(BsonType.STRING)),
-        Map.entry("object", List.of(BsonType.DOCUMENT)),
-        Map.entry("array", List.of(BsonType.ARRAY)),
-        Map.entry("binData", List.of(BsonType.BINARY)),
-        Map.entry("undefined", List.of(BsonType.UNDEFINED)),
-        Map.entry("objectId", List.of(BsonType.OBJECT_ID)),
-        Map.entry("bool", List.of(BsonType.BOOLEAN)),
-        Map.entry("date", List.of(BsonType.DATE_TIME)),
-        Map.entry("null", List.of(BsonType.NULL)),
-        Map.entry("regex", List.of(BsonType.REGULAR_EXPRESSION)),
-        Map.entry("dbPointer", List.of(BsonType.DB_POINTER)),
-        Map.entry("javascript", List.of(BsonType.JAVASCRIPT)),
-        Map.entry("symbol", List.of(BsonType.SYMBOL)),
-        Map.entry("javascriptWithScope", List.of(BsonType.JAVASCRIPT_WITH_SCOPE)),
-        Map.entry("int", List.of(BsonType.INT32)),
-        Map.entry("timestamp", List.of(BsonType.TIMESTAMP)),
-        Map.entry("long", List.of(BsonType.INT64)),
-        Map.entry("decimal", List.of(BsonType.DECIMAL128)),
-        Map.entry("minKey", List.of(BsonType.MIN_KEY)),
-        Map.entry("maxKey", List.of(BsonType.MAX_KEY)),
-        Map.entry("number", List.of(BsonType.INT32, BsonType.INT64, BsonType.DOUBLE, BsonType.DECIMAL128)));
+            Map.entry("double", List.of(BsonType.DOUBLE)),
+            Map.entry("string", List.of(BsonType.STRING)),
+            Map.entry("object", List.of(BsonType.DOCUMENT)),
+            Map.entry("array", List.of(BsonType.ARRAY)),
+            Map.entry("binData", List.of(BsonType.BINARY)),
+            Map.entry("undefined", List.of(BsonType.UNDEFINED)),
+            Map.entry("objectId", List.of(BsonType.OBJECT_ID)),
+            Map.entry("bool", List.of(BsonType.BOOLEAN)),
+            Map.entry("date", List.of(BsonType.DATE_TIME)),
+            Map.entry("null", List.of(BsonType.NULL)),
+            Map.entry("regex", List.of(BsonType.REGULAR_EXPRESSION)),
+            Map.entry("dbPointer", List.of(BsonType.DB_POINTER)),
+            Map.entry("javascript", List.of(BsonType.JAVASCRIPT)),
+            Map.entry("symbol", List.of(BsonType.SYMBOL)),
+            Map.entry("javascriptWithScope", List.of(BsonType.JAVASCRIPT_WITH_SCOPE)),
+            Map.entry("int", List.of(BsonType.INT32)),
+            Map.entry("timestamp", List.of(BsonType.TIMESTAMP)),
+            Map.entry("long", List.of(BsonType.INT64)),
+            Map.entry("decimal", List.of(BsonType.DECIMAL128)),
+            Map.entry("minKey", List.of(BsonType.MIN_KEY)),
+            Map.entry("maxKey", List.of(BsonType.MAX_KEY)),
+            Map.entry("number", List.of(BsonType.INT32, BsonType.INT64, BsonType.DOUBLE, BsonType.DECIMAL128)));
 
     private final Entities entities;
 
@@ -104,7 +103,11 @@ final class ValueMatcher {
                 if (operator.equals("$$exists")) {
                     boolean exists = value.asDocument().getBoolean("$$exists").getValue();
                     if (exists != actual.containsKey(key)) {
-                        fail(child, exists ? "is absent, expected it to exist" : "exists (" + actual.get(key) + "), expected it absent");
+                        fail(
+                                child,
+                                exists
+                                        ? "is absent, expected it to exist"
+                                        : "exists (" + actual.get(key) + "), expected it absent");
                     }
                     continue;
                 }
@@ -164,7 +167,8 @@ final class ValueMatcher {
                 if (actual == null || !actual.isBinary()) {
                     fail(path, "expected binary data, was " + actual);
                 }
-                String hex = java.util.HexFormat.of().formatHex(actual.asBinary().getData());
+                String hex =
+                        java.util.HexFormat.of().formatHex(actual.asBinary().getData());
                 if (!hex.equalsIgnoreCase(argument.asString().getValue())) {
                     fail(path, "expected bytes " + argument.asString().getValue() + " but were " + hex);
                 }
@@ -195,11 +199,15 @@ final class ValueMatcher {
     }
 
     private static boolean isOperator(BsonValue value) {
-        return value.isDocument() && value.asDocument().size() == 1 && value.asDocument().getFirstKey().startsWith("$$");
+        return value.isDocument()
+                && value.asDocument().size() == 1
+                && value.asDocument().getFirstKey().startsWith("$$");
     }
 
     private static double number(BsonValue value) {
-        return value.isDecimal128() ? value.asDecimal128().doubleValue() : value.asNumber().doubleValue();
+        return value.isDecimal128()
+                ? value.asDecimal128().doubleValue()
+                : value.asNumber().doubleValue();
     }
 
     private static void fail(String path, String message) {

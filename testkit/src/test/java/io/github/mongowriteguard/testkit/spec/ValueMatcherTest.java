@@ -12,12 +12,13 @@ class ValueMatcherTest {
 
     private void matches(String expected, String actual) {
         assertThatCode(() -> matcher.assertMatches("root", BsonDocument.parse(expected), BsonDocument.parse(actual)))
-            .doesNotThrowAnyException();
+                .doesNotThrowAnyException();
     }
 
     private void doesNotMatch(String expected, String actual) {
-        assertThatThrownBy(() -> matcher.assertMatches("root", BsonDocument.parse(expected), BsonDocument.parse(actual)))
-            .isInstanceOf(AssertionError.class);
+        assertThatThrownBy(
+                        () -> matcher.assertMatches("root", BsonDocument.parse(expected), BsonDocument.parse(actual)))
+                .isInstanceOf(AssertionError.class);
     }
 
     @Test

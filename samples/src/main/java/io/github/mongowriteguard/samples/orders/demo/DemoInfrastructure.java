@@ -1,8 +1,11 @@
 package io.github.mongowriteguard.samples.orders.demo;
 
+import com.mongodb.ConnectionString;
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.sharding.ShardKey;
 import java.time.Duration;
 import java.util.List;
-
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.springframework.beans.factory.annotation.Value;
@@ -12,12 +15,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Profile;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
-
-import com.mongodb.ConnectionString;
-
-import io.github.mongowriteguard.testkit.EmulatedCluster;
-import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
-import io.github.mongowriteguard.testkit.sharding.ShardKey;
 
 /**
  * The {@code demo} profile's infrastructure, in the process: the testkit's emulated sharded cluster (real wire
@@ -34,14 +31,17 @@ public class DemoInfrastructure {
 
     @Bean(destroyMethod = "close")
     EmulatedShardedCluster emulatedCluster(@Value("${demo.shards}") int shards) {
-        EmulatedShardedCluster cluster = EmulatedCluster.sharded().shards(shards).start();
+        EmulatedShardedCluster cluster =
+                EmulatedCluster.sharded().shards(shards).start();
         cluster.shardCollection(NAMESPACE, ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
         return cluster;
     }
 
     @Bean
-    MongoConnectionDetails emulatedClusterConnection(EmulatedShardedCluster cluster, @Value("${orders.socket-timeout}") Duration socketTimeout) {
-        ConnectionString connection = new ConnectionString(cluster.connectionString() + "shop?socketTimeoutMS=" + socketTimeout.toMillis());
+    MongoConnectionDetails emulatedClusterConnection(
+            EmulatedShardedCluster cluster, @Value("${orders.socket-timeout}") Duration socketTimeout) {
+        ConnectionString connection =
+                new ConnectionString(cluster.connectionString() + "shop?socketTimeoutMS=" + socketTimeout.toMillis());
         return () -> connection;
     }
 

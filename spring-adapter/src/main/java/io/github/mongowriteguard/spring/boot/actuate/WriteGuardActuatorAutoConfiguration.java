@@ -1,5 +1,8 @@
 package io.github.mongowriteguard.spring.boot.actuate;
 
+import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.spring.boot.WriteGuardAutoConfiguration;
+import io.github.mongowriteguard.spring.boot.WriteGuardBuilderCustomizer;
 import org.springframework.boot.actuate.autoconfigure.info.ConditionalOnEnabledInfoContributor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -9,19 +12,18 @@ import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEn
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import io.github.mongowriteguard.WriteGuard;
-import io.github.mongowriteguard.spring.boot.WriteGuardAutoConfiguration;
-import io.github.mongowriteguard.spring.boot.WriteGuardBuilderCustomizer;
-
 /**
  * Actuator support for the guard, when Spring Boot Actuator is on the class path (it is an optional dependency of
  * this module): {@link WriteGuardEventCounts} added to the auto-configured guard, the {@code mongoWriteGuard} health
  * indicator ({@code management.health.mongo-write-guard.enabled}) and the info contributor
  * ({@code management.info.mongo-write-guard.enabled}). Each backs off when the application declares its own bean.
  */
-@AutoConfiguration(after = WriteGuardAutoConfiguration.class,
-    afterName = {"org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.info.InfoContributorAutoConfiguration"})
+@AutoConfiguration(
+        after = WriteGuardAutoConfiguration.class,
+        afterName = {
+            "org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.info.InfoContributorAutoConfiguration"
+        })
 @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
 @ConditionalOnBean(WriteGuard.class)
 public class WriteGuardActuatorAutoConfiguration {
@@ -62,8 +64,11 @@ public class WriteGuardActuatorAutoConfiguration {
 
     /** The info contributor, when Actuator's info support is present, unless turned off or declared. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = {"org.springframework.boot.actuate.info.InfoContributor",
-        "org.springframework.boot.actuate.autoconfigure.info.ConditionalOnEnabledInfoContributor"})
+    @ConditionalOnClass(
+            name = {
+                "org.springframework.boot.actuate.info.InfoContributor",
+                "org.springframework.boot.actuate.autoconfigure.info.ConditionalOnEnabledInfoContributor"
+            })
     @ConditionalOnEnabledInfoContributor("mongo-write-guard")
     static class InfoConfiguration {
         @Bean

@@ -1,15 +1,13 @@
 package io.github.mongowriteguard.spring.boot.actuate;
 
+import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.copies.GateVerdict;
+import io.github.mongowriteguard.metrics.GuardEventListener;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-
 import org.jspecify.annotations.Nullable;
-
-import io.github.mongowriteguard.WriteGuard;
-import io.github.mongowriteguard.metrics.GuardEventListener;
 
 /**
  * Counts what the health indicator and the info contributor report that the guard does not keep itself: retries the

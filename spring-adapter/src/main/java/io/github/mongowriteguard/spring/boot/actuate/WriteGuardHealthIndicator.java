@@ -1,16 +1,14 @@
 package io.github.mongowriteguard.spring.boot.actuate;
 
+import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.copies.CopyLedger;
+import io.github.mongowriteguard.copies.CopyRecord;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
-
-import io.github.mongowriteguard.WriteGuard;
-import io.github.mongowriteguard.copies.CopyLedger;
-import io.github.mongowriteguard.copies.CopyRecord;
 
 /**
  * The guard's health: {@code UP} while it can see every copy of every write; {@code UNKNOWN}, never {@code DOWN},
@@ -52,7 +50,10 @@ public class WriteGuardHealthIndicator implements HealthIndicator {
             running = ledger.possiblyRunning();
             maxConcurrent = ledger.maxPossiblyRunning();
         } catch (RuntimeException e) {
-            return Health.unknown().withDetail("reason", "the guard's copy accounting could not be read").withException(e).build();
+            return Health.unknown()
+                    .withDetail("reason", "the guard's copy accounting could not be read")
+                    .withException(e)
+                    .build();
         }
         Map<String, Object> details = new LinkedHashMap<>();
         details.put("copiesPossiblyRunning", running.size());
@@ -60,13 +61,19 @@ public class WriteGuardHealthIndicator implements HealthIndicator {
         details.putAll(eventDetails(counts));
         List<String> blind = new ArrayList<>();
         if (!running.isEmpty()) {
-            blind.add(running.size() + " cop" + (running.size() == 1 ? "y" : "ies") + " whose client stopped waiting may"
-                + " still be running on the server: the guard cannot see whether they end or apply");
-            details.put("copies", running.stream().limit(LISTED_COPIES).map(WriteGuardHealthIndicator::describe).toList());
+            blind.add(
+                    running.size() + " cop" + (running.size() == 1 ? "y" : "ies") + " whose client stopped waiting may"
+                            + " still be running on the server: the guard cannot see whether they end or apply");
+            details.put(
+                    "copies",
+                    running.stream()
+                            .limit(LISTED_COPIES)
+                            .map(WriteGuardHealthIndicator::describe)
+                            .toList());
         }
         if (counts.lastGateWithoutCurrentOp() != null) {
             blind.add("the overlap gate could not run currentOp (not permitted) and relies on server deadlines alone,"
-                + " last at " + counts.lastGateWithoutCurrentOp());
+                    + " last at " + counts.lastGateWithoutCurrentOp());
         }
         if (blind.isEmpty()) {
             return Health.up().withDetails(details).build();
@@ -79,8 +86,10 @@ public class WriteGuardHealthIndicator implements HealthIndicator {
     static Map<String, Object> eventDetails(WriteGuardEventCounts counts) {
         Map<String, Object> details = new LinkedHashMap<>();
         if (!counts.isAttached()) {
-            details.put("events", "not counted: the WriteGuard bean was not built by the auto-configuration; add"
-                + " WriteGuardEventCounts to its builder (attachTo) and declare it as a bean");
+            details.put(
+                    "events",
+                    "not counted: the WriteGuard bean was not built by the auto-configuration; add"
+                            + " WriteGuardEventCounts to its builder (attachTo) and declare it as a bean");
             return details;
         }
         details.put("gateRefusals", counts.gateRefusals());

@@ -1,14 +1,12 @@
 package io.github.mongowriteguard.spring.boot.actuate;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-
-import org.springframework.boot.actuate.info.Info;
-import org.springframework.boot.actuate.info.InfoContributor;
-
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
 import io.github.mongowriteguard.retry.RetryPolicy;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.boot.actuate.info.Info;
+import org.springframework.boot.actuate.info.InfoContributor;
 
 /**
  * The guard under {@code mongoWriteGuard} in {@code /actuator/info}: its settings (server deadline, strict ordering,
@@ -35,9 +33,12 @@ public class WriteGuardInfoContributor implements InfoContributor {
         WriteGuardSettings settings = guard.getSettings();
         RetryPolicy retry = settings.getRetryPolicy();
         Map<String, Object> settingsMap = new LinkedHashMap<>();
-        settingsMap.put("serverDeadline", settings.getServerDeadline().map(Object::toString)
-            .orElse("derived: " + settings.getServerDeadlineFraction() + " of the socket read timeout, "
-                + settings.getDefaultServerDeadline() + " without one"));
+        settingsMap.put(
+                "serverDeadline",
+                settings.getServerDeadline()
+                        .map(Object::toString)
+                        .orElse("derived: " + settings.getServerDeadlineFraction() + " of the socket read timeout, "
+                                + settings.getDefaultServerDeadline() + " without one"));
         settingsMap.put("strictOrdered", settings.isStrictOrdered());
         Map<String, Object> retryMap = new LinkedHashMap<>();
         retryMap.put("maxAttempts", retry.getMaxAttempts());

@@ -3,9 +3,15 @@ package io.github.mongowriteguard.spring.boot.actuate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.spring.boot.WriteGuardAutoConfiguration;
+import io.github.mongowriteguard.spring.data.GuardedMongoTemplate;
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
+import io.github.mongowriteguard.testkit.stall.Stall;
+import io.github.mongowriteguard.testkit.stall.StallHandle;
 import java.time.Duration;
 import java.util.Map;
-
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -37,14 +43,6 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.mongodb.core.BulkOperations.BulkMode;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
-import io.github.mongowriteguard.WriteGuard;
-import io.github.mongowriteguard.spring.boot.WriteGuardAutoConfiguration;
-import io.github.mongowriteguard.spring.data.GuardedMongoTemplate;
-import io.github.mongowriteguard.testkit.EmulatedCluster;
-import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
-import io.github.mongowriteguard.testkit.stall.Stall;
-import io.github.mongowriteguard.testkit.stall.StallHandle;
-
 /**
  * The guard's health indicator and info contributor through Spring Boot's real auto-configuration (Mongo, Spring
  * Data, the guard's, Actuator's endpoints), on the emulated replica set: a socket timeout of 900 ms (server deadline
@@ -66,22 +64,33 @@ class WriteGuardActuatorAutoConfigurationTest {
 
     private ApplicationContextRunner runner() {
         return guardOnly()
-            .withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class, HealthContributorAutoConfiguration.class,
-                HealthContributorRegistryAutoConfiguration.class, HealthEndpointAutoConfiguration.class,
-                InfoContributorAutoConfiguration.class, InfoEndpointAutoConfiguration.class))
-            .withPropertyValues("management.endpoints.web.exposure.include=health,info");
+                .withConfiguration(AutoConfigurations.of(
+                        EndpointAutoConfiguration.class,
+                        HealthContributorAutoConfiguration.class,
+                        HealthContributorRegistryAutoConfiguration.class,
+                        HealthEndpointAutoConfiguration.class,
+                        InfoContributorAutoConfiguration.class,
+                        InfoEndpointAutoConfiguration.class))
+                .withPropertyValues("management.endpoints.web.exposure.include=health,info");
     }
 
     /** Mongo, Spring Data and the guard's auto-configurations, without Actuator's own. */
     private ApplicationContextRunner guardOnly() {
         return new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(MongoAutoConfiguration.class, DataMongoAutoConfiguration.class,
-                WriteGuardAutoConfiguration.class, WriteGuardActuatorAutoConfiguration.class))
-            .withPropertyValues("spring.mongodb.uri=" + cluster.connectionString()
-                    + (cluster.connectionString().contains("?") ? "&" : "?") + "socketTimeoutMS=900&serverSelectionTimeoutMS=3000",
-                "spring.mongodb.database=boot", "mongo.write-guard.retry.max-attempts=2",
-                "mongo.write-guard.retry.initial-backoff=10ms", "mongo.write-guard.retry.gate-grace=20ms",
-                "management.endpoint.health.show-details=always");
+                .withConfiguration(AutoConfigurations.of(
+                        MongoAutoConfiguration.class,
+                        DataMongoAutoConfiguration.class,
+                        WriteGuardAutoConfiguration.class,
+                        WriteGuardActuatorAutoConfiguration.class))
+                .withPropertyValues(
+                        "spring.mongodb.uri=" + cluster.connectionString()
+                                + (cluster.connectionString().contains("?") ? "&" : "?")
+                                + "socketTimeoutMS=900&serverSelectionTimeoutMS=3000",
+                        "spring.mongodb.database=boot",
+                        "mongo.write-guard.retry.max-attempts=2",
+                        "mongo.write-guard.retry.initial-backoff=10ms",
+                        "mongo.write-guard.retry.gate-grace=20ms",
+                        "management.endpoint.health.show-details=always");
     }
 
     private static IndicatedHealthDescriptor guardHealth(AssertableApplicationContext context) {
@@ -94,13 +103,16 @@ class WriteGuardActuatorAutoConfigurationTest {
     }
 
     private static void insert(MongoTemplate template, int id) {
-        template.bulkOps(BulkMode.ORDERED, "items").insert(new Document("_id", id)).execute();
+        template.bulkOps(BulkMode.ORDERED, "items")
+                .insert(new Document("_id", id))
+                .execute();
     }
 
     @Test
     void theAutoConfigurationIsRegistered() {
-        assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).getCandidates())
-            .contains(WriteGuardActuatorAutoConfiguration.class.getName());
+        assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader())
+                        .getCandidates())
+                .contains(WriteGuardActuatorAutoConfiguration.class.getName());
     }
 
     @Test
@@ -110,12 +122,19 @@ class WriteGuardActuatorAutoConfigurationTest {
 
             IndicatedHealthDescriptor health = guardHealth(context);
             assertThat(health.getStatus()).isEqualTo(Status.UP);
-            assertThat(health.getDetails()).containsEntry("copiesPossiblyRunning", 0).containsEntry("maxConcurrentCopies", 0)
-                .containsEntry("gateRefusals", 0L).containsEntry("deadlineHits", 0L).doesNotContainKey("reason");
+            assertThat(health.getDetails())
+                    .containsEntry("copiesPossiblyRunning", 0)
+                    .containsEntry("maxConcurrentCopies", 0)
+                    .containsEntry("gateRefusals", 0L)
+                    .containsEntry("deadlineHits", 0L)
+                    .doesNotContainKey("reason");
             Map<String, Object> info = guardInfo(context);
             assertThat(info).containsEntry("copiesPossiblyRunning", 0).containsEntry("gateRefusals", 0L);
-            assertThat(info.get("settings").toString()).contains("maxAttempts=2", "strictOrdered=false",
-                "derived: 0.6666666666666666 of the socket read timeout");
+            assertThat(info.get("settings").toString())
+                    .contains(
+                            "maxAttempts=2",
+                            "strictOrdered=false",
+                            "derived: 0.6666666666666666 of the socket read timeout");
         });
     }
 
@@ -129,14 +148,19 @@ class WriteGuardActuatorAutoConfigurationTest {
 
                 IndicatedHealthDescriptor health = guardHealth(context);
                 assertThat(health.getStatus()).isEqualTo(Status.UNKNOWN);
-                assertThat(health.getDetails()).containsEntry("copiesPossiblyRunning", 1).containsEntry("gateRefusals", 1L)
-                    .containsEntry("maxConcurrentCopies", 1);
-                assertThat(health.getDetails().get("reason").toString()).contains("1 copy whose client stopped waiting may"
-                    + " still be running");
+                assertThat(health.getDetails())
+                        .containsEntry("copiesPossiblyRunning", 1)
+                        .containsEntry("gateRefusals", 1L)
+                        .containsEntry("maxConcurrentCopies", 1);
+                assertThat(health.getDetails().get("reason").toString())
+                        .contains("1 copy whose client stopped waiting may" + " still be running");
                 assertThat(health.getDetails().get("copies").toString()).contains("namespace=" + NAMESPACE, "sends=1");
                 // UNKNOWN does not change the aggregate: the application stays UP.
-                assertThat(context.getBean(HealthEndpoint.class).health().getStatus()).isEqualTo(Status.UP);
-                assertThat(guardInfo(context)).containsEntry("copiesPossiblyRunning", 1).containsEntry("gateRefusals", 1L);
+                assertThat(context.getBean(HealthEndpoint.class).health().getStatus())
+                        .isEqualTo(Status.UP);
+                assertThat(guardInfo(context))
+                        .containsEntry("copiesPossiblyRunning", 1)
+                        .containsEntry("gateRefusals", 1L);
                 stall.release();
             }
             cluster.truth().awaitIdle(c -> NAMESPACE.equals(c.namespace()), Duration.ofSeconds(10));
@@ -163,11 +187,16 @@ class WriteGuardActuatorAutoConfigurationTest {
         runner().run(context -> {
             MongoTemplate template = context.getBean(MongoTemplate.class);
             BsonDocument failCurrentOp = new BsonDocument("configureFailPoint", new BsonString("failCommand"))
-                .append("mode", new BsonString("alwaysOn"))
-                .append("data", new BsonDocument("failCommands", new BsonArray(java.util.List.of(new BsonString("currentOp"))))
-                    .append("errorCode", new BsonInt32(13)));
+                    .append("mode", new BsonString("alwaysOn"))
+                    .append(
+                            "data",
+                            new BsonDocument(
+                                            "failCommands",
+                                            new BsonArray(java.util.List.of(new BsonString("currentOp"))))
+                                    .append("errorCode", new BsonInt32(13)));
             cluster.primary().failCommand().configure(failCurrentOp);
-            try (StallHandle stall = cluster.primary().stall(Stall.uninterruptible(NAMESPACE, Duration.ofMillis(2500)))) {
+            try (StallHandle stall =
+                    cluster.primary().stall(Stall.uninterruptible(NAMESPACE, Duration.ofMillis(2500)))) {
                 // Attempt 1 times out; currentOp answers Unauthorized (13), so the gate goes on on the deadline alone.
                 insertIgnoringFailure(template, 4);
                 stall.release();
@@ -194,32 +223,44 @@ class WriteGuardActuatorAutoConfigurationTest {
     @Test
     void propertiesTurnTheIndicatorAndTheContributorOff() {
         runner().withPropertyValues("management.health.mongo-write-guard.enabled=false")
-            .run(context -> {
-                assertThat(context).doesNotHaveBean(WriteGuardHealthIndicator.class).hasSingleBean(WriteGuardInfoContributor.class);
-                assertThat(context.getBean(HealthEndpoint.class).healthForPath("mongoWriteGuard")).isNull();
-            });
+                .run(context -> {
+                    assertThat(context)
+                            .doesNotHaveBean(WriteGuardHealthIndicator.class)
+                            .hasSingleBean(WriteGuardInfoContributor.class);
+                    assertThat(context.getBean(HealthEndpoint.class).healthForPath("mongoWriteGuard"))
+                            .isNull();
+                });
         runner().withPropertyValues("management.info.mongo-write-guard.enabled=false")
-            .run(context -> {
-                assertThat(context).hasSingleBean(WriteGuardHealthIndicator.class).doesNotHaveBean(WriteGuardInfoContributor.class);
-                assertThat(context.getBean(InfoEndpoint.class).info()).doesNotContainKey("mongoWriteGuard");
-            });
+                .run(context -> {
+                    assertThat(context)
+                            .hasSingleBean(WriteGuardHealthIndicator.class)
+                            .doesNotHaveBean(WriteGuardInfoContributor.class);
+                    assertThat(context.getBean(InfoEndpoint.class).info()).doesNotContainKey("mongoWriteGuard");
+                });
     }
 
     @Test
     void withoutActuator_theGuardIsConfiguredAndNothingElse() {
-        guardOnly().withClassLoader(new FilteredClassLoader("org.springframework.boot.health", "org.springframework.boot.actuate"))
-            .run(context -> {
-                assertThat(context).hasNotFailed().hasSingleBean(WriteGuard.class).hasSingleBean(GuardedMongoTemplate.class)
-                    .doesNotHaveBean(WriteGuardEventCounts.class).doesNotHaveBean(WriteGuardHealthIndicator.class);
-                insert(context.getBean(MongoTemplate.class), 5);
-            });
+        guardOnly()
+                .withClassLoader(
+                        new FilteredClassLoader("org.springframework.boot.health", "org.springframework.boot.actuate"))
+                .run(context -> {
+                    assertThat(context)
+                            .hasNotFailed()
+                            .hasSingleBean(WriteGuard.class)
+                            .hasSingleBean(GuardedMongoTemplate.class)
+                            .doesNotHaveBean(WriteGuardEventCounts.class)
+                            .doesNotHaveBean(WriteGuardHealthIndicator.class);
+                    insert(context.getBean(MongoTemplate.class), 5);
+                });
     }
 
     @Test
     void withTheGuardOff_thereIsNoIndicator() {
         runner().withPropertyValues("mongo.write-guard.enabled=false")
-            .run(context -> assertThat(context).doesNotHaveBean(WriteGuardHealthIndicator.class)
-                .doesNotHaveBean(WriteGuardInfoContributor.class));
+                .run(context -> assertThat(context)
+                        .doesNotHaveBean(WriteGuardHealthIndicator.class)
+                        .doesNotHaveBean(WriteGuardInfoContributor.class));
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -235,7 +276,9 @@ class WriteGuardActuatorAutoConfigurationTest {
         runner().withUserConfiguration(OwnGuard.class).run(context -> {
             IndicatedHealthDescriptor health = guardHealth(context);
             assertThat(health.getStatus()).isEqualTo(Status.UP);
-            assertThat(health.getDetails()).containsEntry("copiesPossiblyRunning", 0).doesNotContainKey("gateRefusals");
+            assertThat(health.getDetails())
+                    .containsEntry("copiesPossiblyRunning", 0)
+                    .doesNotContainKey("gateRefusals");
             assertThat(health.getDetails().get("events").toString()).contains("not counted", "attachTo");
         });
     }
