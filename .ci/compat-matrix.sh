@@ -17,8 +17,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-CORE_TESTS='WriteRecordTest,DriverParityTest,WireEquivalenceTest,GuardedCollectionTest,ServerDeadlineTest,SeedPart2GuardedTest,ShardedGuardTest,RetryableWriteTableTest,IdentityTest'
-SPRING_TESTS='WriteGuardAutoConfigurationTest,WriteGuardActuatorAutoConfigurationTest,GuardedBulkOperationsTest,GuardedErrorHandlersTest,StoreInventoryKafkaEndToEndTest'
+CORE_TESTS='WriteRecordTest,DriverParityTest,WireEquivalenceTest,GuardedCollectionTest,GuardedCollectionSurfaceTest,ClientModelsDriverContractTest,ClientBulkWriteTest,GuardedTransactionTest,WriteGuardClientsTest,ServerDeadlineTest,SeedPart2GuardedTest,ShardedGuardTest,RetryableWriteTableTest,IdentityTest'
+SPRING_TESTS='GuardedMongoTemplateTest,GuardedMongoTemplateSessionTest,WriteGuardAutoConfigurationTest,WriteGuardActuatorAutoConfigurationTest,GuardedBulkOperationsTest,GuardedErrorHandlersTest,StoreInventoryKafkaEndToEndTest'
 TIMEOUT="${COMBO_TIMEOUT:-900}"
 FILTER="${1:-}"
 
