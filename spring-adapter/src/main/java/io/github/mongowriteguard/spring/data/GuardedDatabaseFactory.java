@@ -3,11 +3,13 @@ package io.github.mongowriteguard.spring.data;
 import com.mongodb.ClientSessionOptions;
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.client.ClientSession;
+import com.mongodb.client.MongoCluster;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.exception.GuardedBulkWriteException;
+import java.lang.reflect.Constructor;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
@@ -227,14 +229,10 @@ final class GuardedDatabaseFactory implements MongoDatabaseFactory, Infrastructu
             proxy.setTarget(database);
             proxy.setInterfaces(MongoDatabase.class);
             proxy.setOpaque(true);
-            proxy.addAdvice(new SessionAwareMethodInterceptor<>(
-                    session,
-                    database,
-                    ClientSession.class,
-                    MongoDatabase.class,
-                    (s, db) -> bind(db),
-                    MongoCollection.class,
-                    (s, collection) -> route(collection, session)));
+            SessionAwareMethodInterceptor.ClientSessionOperator<MongoDatabase> databases = (s, db) -> bind(db);
+            SessionAwareMethodInterceptor.ClientSessionOperator<MongoCollection> collections =
+                    (s, collection) -> route(collection, session);
+            proxy.addAdvice(sessionInterceptor(session, database, databases, collections));
             return (MongoDatabase) proxy.getProxy(MongoDatabase.class.getClassLoader());
         }
 
@@ -242,5 +240,56 @@ final class GuardedDatabaseFactory implements MongoDatabaseFactory, Infrastructu
         public String toString() {
             return "GuardedDatabaseFactory.SessionBound{" + delegate + '}';
         }
+    }
+
+    /**
+     * Spring's {@link SessionAwareMethodInterceptor} for a database bound to {@code session}. Its public constructor
+     * differs between the Spring Data MongoDB versions the adapter supports: 5.0 takes {@code (session, target,
+     * sessionType, databaseType, databaseOperator, collectionType, collectionOperator)}; 5.1 (Spring Boot 4.1) adds the
+     * client type after the target (Spring's own session-bound factory passes {@code MongoCluster}). One jar runs on
+     * both, so the constructor is chosen by its parameter count.
+     */
+    static SessionAwareMethodInterceptor<?, ?> sessionInterceptor(
+            ClientSession session,
+            MongoDatabase database,
+            SessionAwareMethodInterceptor.ClientSessionOperator<MongoDatabase> databases,
+            SessionAwareMethodInterceptor.ClientSessionOperator<MongoCollection> collections) {
+        for (Constructor<?> constructor : SessionAwareMethodInterceptor.class.getConstructors()) {
+            Object[] arguments = switch (constructor.getParameterCount()) {
+                case 7 ->
+                    new Object[] {
+                        session,
+                        database,
+                        ClientSession.class,
+                        MongoDatabase.class,
+                        databases,
+                        MongoCollection.class,
+                        collections
+                    };
+                case 8 ->
+                    new Object[] {
+                        session,
+                        database,
+                        MongoCluster.class,
+                        ClientSession.class,
+                        MongoDatabase.class,
+                        databases,
+                        MongoCollection.class,
+                        collections
+                    };
+                default -> null;
+            };
+            if (arguments != null) {
+                try {
+                    return (SessionAwareMethodInterceptor<?, ?>) constructor.newInstance(arguments);
+                } catch (ReflectiveOperationException e) {
+                    throw new IllegalStateException(
+                            "Spring Data MongoDB's SessionAwareMethodInterceptor could not be built: " + e, e);
+                }
+            }
+        }
+        throw new IllegalStateException("This Spring Data MongoDB version's SessionAwareMethodInterceptor has no"
+                + " constructor the guard knows (Spring Data MongoDB 5.0 and 5.1 are supported; see the README's"
+                + " compatibility section)");
     }
 }
