@@ -247,49 +247,56 @@ final class GuardedDatabaseFactory implements MongoDatabaseFactory, Infrastructu
      * differs between the Spring Data MongoDB versions the adapter supports: 5.0 takes {@code (session, target,
      * sessionType, databaseType, databaseOperator, collectionType, collectionOperator)}; 5.1 (Spring Boot 4.1) adds the
      * client type after the target (Spring's own session-bound factory passes {@code MongoCluster}). One jar runs on
-     * both, so the constructor is chosen by its parameter count.
+     * both, so the constructor is chosen once, by its parameter count ({@link #INTERCEPTOR}).
      */
     static SessionAwareMethodInterceptor<?, ?> sessionInterceptor(
             ClientSession session,
             MongoDatabase database,
             SessionAwareMethodInterceptor.ClientSessionOperator<MongoDatabase> databases,
             SessionAwareMethodInterceptor.ClientSessionOperator<MongoCollection> collections) {
-        for (Constructor<?> constructor : SessionAwareMethodInterceptor.class.getConstructors()) {
-            Object[] arguments = switch (constructor.getParameterCount()) {
-                case 7 ->
-                    new Object[] {
-                        session,
-                        database,
-                        ClientSession.class,
-                        MongoDatabase.class,
-                        databases,
-                        MongoCollection.class,
-                        collections
-                    };
-                case 8 ->
-                    new Object[] {
-                        session,
-                        database,
-                        MongoCluster.class,
-                        ClientSession.class,
-                        MongoDatabase.class,
-                        databases,
-                        MongoCollection.class,
-                        collections
-                    };
-                default -> null;
-            };
-            if (arguments != null) {
-                try {
-                    return (SessionAwareMethodInterceptor<?, ?>) constructor.newInstance(arguments);
-                } catch (ReflectiveOperationException e) {
-                    throw new IllegalStateException(
-                            "Spring Data MongoDB's SessionAwareMethodInterceptor could not be built: " + e, e);
+        Constructor<?> constructor = INTERCEPTOR;
+        if (constructor == null) {
+            throw new IllegalStateException("This Spring Data MongoDB version's SessionAwareMethodInterceptor has no"
+                    + " constructor the guard knows (Spring Data MongoDB 5.0 and 5.1 are supported; see the README's"
+                    + " compatibility section)");
+        }
+        Object[] arguments = constructor.getParameterCount() == 8
+                ? new Object[] {
+                    session,
+                    database,
+                    MongoCluster.class,
+                    ClientSession.class,
+                    MongoDatabase.class,
+                    databases,
+                    MongoCollection.class,
+                    collections
                 }
+                : new Object[] {
+                    session,
+                    database,
+                    ClientSession.class,
+                    MongoDatabase.class,
+                    databases,
+                    MongoCollection.class,
+                    collections
+                };
+        try {
+            return (SessionAwareMethodInterceptor<?, ?>) constructor.newInstance(arguments);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(
+                    "Spring Data MongoDB's SessionAwareMethodInterceptor could not be built: " + e, e);
+        }
+    }
+
+    /** The constructor of {@link SessionAwareMethodInterceptor} this Spring Data version has (7 or 8 parameters). */
+    private static final @Nullable Constructor<?> INTERCEPTOR = interceptorConstructor();
+
+    private static @Nullable Constructor<?> interceptorConstructor() {
+        for (Constructor<?> constructor : SessionAwareMethodInterceptor.class.getConstructors()) {
+            if (constructor.getParameterCount() == 7 || constructor.getParameterCount() == 8) {
+                return constructor;
             }
         }
-        throw new IllegalStateException("This Spring Data MongoDB version's SessionAwareMethodInterceptor has no"
-                + " constructor the guard knows (Spring Data MongoDB 5.0 and 5.1 are supported; see the README's"
-                + " compatibility section)");
+        return null;
     }
 }
