@@ -8,6 +8,9 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
  * problem as the "Description", the fix as the "Action", instead of a stack trace nine causes deep.
  */
 public final class WriteGuardFailureAnalyzer extends AbstractFailureAnalyzer<WriteGuardConfigurationException> {
+    /** Created by Spring Boot from {@code META-INF/spring.factories}. */
+    public WriteGuardFailureAnalyzer() {}
+
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, WriteGuardConfigurationException cause) {
         return new FailureAnalysis(cause.problem(), cause.action(), cause);
