@@ -39,8 +39,8 @@ public record EmulatedMongoSpec(
         if (shards < 0 || shards > 64) {
             throw new IllegalArgumentException("shards (" + shards + ") must be 0 (a replica set) to 64");
         }
-        if (mongos < 1 || mongos > 8) {
-            throw new IllegalArgumentException("mongos (" + mongos + ") must be 1 to 8");
+        if (mongos < 1 || mongos > 16) {
+            throw new IllegalArgumentException("mongos (" + mongos + ") must be 1 to 16");
         }
         if (members < 1 || members > 7) {
             throw new IllegalArgumentException("members (" + members + ") must be 1 to 7");
