@@ -129,6 +129,21 @@ public final class WriteGuard {
     }
 
     /**
+     * The server deadline in effect for each client this guard configured, in the order {@link #configure} saw them:
+     * the socket read timeout read there and the {@code maxTimeMS} its writes carry (or why the guard refuses them).
+     *
+     * @return one entry per configured client; empty before the first {@link #configure}
+     */
+    public List<ClientDeadline> getClientDeadlines() {
+        List<ClientDeadline> deadlines = new ArrayList<>();
+        for (ClientBinding binding : bindings) {
+            deadlines.add(ClientDeadline.resolve(
+                    deadlines.size() + 1, binding.timeoutMs(), binding.readTimeoutMs(), settings));
+        }
+        return List.copyOf(deadlines);
+    }
+
+    /**
      * Registers the guard on the client's settings builder and reads from it, once, the socket read timeout and the
      * Client-Side Operation Timeout; call it after the socket settings are applied and before building the client
      * (later changes to the builder are not seen by the guard).

@@ -13,7 +13,10 @@ import java.util.List;
  * guard.getCopies().possiblyRunning().forEach(copy -> log.warn("still on the server: {}", copy));
  * }</pre>
  *
- * <p>Copies that ended are forgotten; possibly-running ones are kept for {@link #RETENTION} at most.
+ * <p>Copies that ended are forgotten; possibly-running ones are kept for {@link #RETENTION} at most: a copy whose client
+ * stopped waiting counts as possibly running (and in the {@code mongodb.guard.copies.running} gauge) until a later
+ * send of it gets an answer or the overlap gate's {@code currentOp} shows it gone, even if it ended on the server
+ * before. {@code toString()} prints the counts and the copies possibly running.
  */
 public interface CopyLedger {
     /** How long a copy that may still be running is remembered. */

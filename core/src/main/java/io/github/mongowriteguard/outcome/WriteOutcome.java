@@ -158,7 +158,11 @@ public interface WriteOutcome<T> {
      */
     List<CopyRecord> stillRunning();
 
-    /** {@return the caller's models whose status is FAILED, SKIPPED or UNKNOWN, in index order} */
+    /**
+     * {@return the caller's models whose status is FAILED, SKIPPED or UNKNOWN, in index order} The models alone: to
+     * decide what to do with each (send again, dead-letter), read its {@link IndexOutcome} in {@link #outcomes()},
+     * which keeps the status, the error and {@code retrySafe()}.
+     */
     List<WriteModel<? extends T>> notApplied();
 
     /** {@return the counts as the driver's result type} */

@@ -52,8 +52,16 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
             this.replication = null;
         } else {
             this.single = null;
+            int port = builder.port;
             this.replication = new ReplicaSetCoordinator(
-                    builder.setName, builder.version, builder.members, builder.electionTimeout, builder.users);
+                    builder.setName,
+                    builder.version,
+                    builder.members,
+                    builder.electionTimeout,
+                    builder.users,
+                    i -> builder.setName + "-" + i,
+                    (i, member) -> member,
+                    i -> port == 0 ? 0 : port + i);
         }
     }
 
@@ -427,7 +435,8 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
         }
 
         /**
-         * The loopback port of a single-member set, default 0 (any free port).
+         * The loopback port of the first member, default 0 (any free port); member {@code i} of a set of several listens on
+         * {@code port + i}.
          *
          * @param port 0 or 1 to 65535
          * @return this builder
@@ -491,12 +500,13 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
          * Starts the set on loopback ports.
          *
          * @return the running replica set; close it to stop it
-         * @throws IllegalStateException when a port or {@code Storage.NONE} is given for a set of several members
+         * @throws IllegalStateException when {@code Storage.NONE} is given for a set of several members, or the members'
+         *                               ports would pass 65535
          */
         public EmulatedReplicaSet start() {
-            if (members > 1 && port != 0) {
-                throw new IllegalStateException("port (" + port + ") applies to a single-member set; a set of "
-                        + members + " members binds each member to a free port (read them from members())");
+            if (port != 0 && port + members - 1 > 65535) {
+                throw new IllegalStateException("port (" + port + ") leaves no room for " + members
+                        + " members on ports " + port + "-" + (port + members - 1) + "; lower it");
             }
             if (members > 1 && storage != Storage.MEMORY) {
                 throw new IllegalStateException("storage (" + storage + ") applies to a set of one member; a set of "

@@ -77,7 +77,11 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
         router.latency().roundTrip(builder.latency.roundTrip()).perDocument(builder.latency.perDocument());
         builder.slowFactors.forEach((shard, factor) -> router.latency().slowFactor(shardName(shard), factor));
         for (int i = 0; i < builder.mongos; i++) {
-            EmulatedNode endpoint = new EmulatedNode("mongos" + i, NodeIdentity.mongos(builder.version), 0, router);
+            EmulatedNode endpoint = new EmulatedNode(
+                    "mongos" + i,
+                    NodeIdentity.mongos(builder.version),
+                    builder.port == 0 ? 0 : builder.port + i,
+                    router);
             endpoint.users(builder.users);
             mongos.add(endpoint);
         }
@@ -291,6 +295,7 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
     public static final class Builder {
         private int shards = 2;
         private int mongos = 1;
+        private int port;
         private ServerVersion version = ServerVersion.V4_4;
         private int nodesPerShard = 1;
         private boolean replicatingShards;
@@ -314,6 +319,22 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
          */
         public Builder user(String name, String password, String... roles) {
             users.add(name, password, roles);
+            return this;
+        }
+
+        /**
+         * The loopback port of the first mongos, default 0 (any free port); mongos {@code i} listens on
+         * {@code port + i}. The shards' members take free ports.
+         *
+         * @param port 0 or 1 to 65535
+         * @return this builder
+         * @throws IllegalArgumentException outside 0-65535
+         */
+        public Builder port(int port) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("port (" + port + ") must be 0 (any free port) or 1-65535");
+            }
+            this.port = port;
             return this;
         }
 
@@ -481,6 +502,10 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
          *                               shards have fewer than 3 members
          */
         public EmulatedShardedCluster start() {
+            if (port != 0 && port + mongos - 1 > 65535) {
+                throw new IllegalStateException("port (" + port + ") leaves no room for " + mongos + " mongos on ports "
+                        + port + "-" + (port + mongos - 1) + "; lower it");
+            }
             for (int shard : slowFactors.keySet()) {
                 if (shard < 0 || shard >= shards) {
                     throw new IllegalStateException("slowFactor names shard " + shard + " but there are " + shards

@@ -506,7 +506,7 @@ public final class Lab implements Callable<Integer> {
             name = "perf",
             sortOptions = false,
             description = {
-                "Issue 18's performance targets in one table: guard and driver in one JVM on the cost-free server,"
+                "The performance targets in one table: guard and driver in one JVM on the cost-free server,"
                         + " runs interleaved, medians compared: bulkWrite time and allocation per write, planning + encoding, and"
                         + " throughput at each thread count; met / not met. Not in the full run (a few minutes with the defaults)."
             })

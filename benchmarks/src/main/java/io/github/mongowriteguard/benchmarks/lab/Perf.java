@@ -200,7 +200,7 @@ final class Perf {
 
     static void print(Settings settings, List<Row> writes, List<Row> plan, List<Row> threads, PrintStream out) {
         out.printf(
-                "%nperf: issue 18's targets; guard and driver in one JVM, runs interleaved, medians (%d warm-up + %d"
+                "%nperf: the performance targets; guard and driver in one JVM, runs interleaved, medians (%d warm-up + %d"
                         + " measured runs each; throughput: %d rounds of %d s each). On a shared machine read the ratios.%n",
                 settings.warmups(), settings.runs(), settings.rounds(), settings.seconds());
         out.printf(

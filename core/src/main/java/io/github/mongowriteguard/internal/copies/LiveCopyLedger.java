@@ -78,6 +78,16 @@ public final class LiveCopyLedger implements CopyLedger {
         return open.size();
     }
 
+    /** The counts and up to 10 copies possibly running, e.g. for a log line: never the object's identity. */
+    @Override
+    public String toString() {
+        List<CopyRecord> running = possiblyRunning();
+        return "CopyLedger{possiblyRunning=" + running.size() + ", maxPossiblyRunning=" + maxPossiblyRunning()
+                + ", tracked=" + trackedCount()
+                + (running.isEmpty() ? "" : ", copies=" + running.subList(0, Math.min(10, running.size())))
+                + "}";
+    }
+
     private void expire() {
         Instant oldest = Instant.now().minus(RETENTION);
         open.values().removeIf(copy -> {

@@ -5,7 +5,9 @@ import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.spring.data.GuardedMongoTemplate;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -30,7 +32,8 @@ import org.springframework.data.mongodb.core.convert.MongoConverter;
  * <p>Backs off: {@code mongo.write-guard.enabled=false} leaves Boot's plain configuration; a {@link WriteGuard} bean
  * of the application replaces the auto-configured one; a {@code MongoOperations} bean of the application is kept
  * (wrap it yourself with {@link GuardedMongoTemplate}). A {@code MongoClient} bean of the application is not built by
- * Boot, so the customizer does not reach it: call {@code guard.configure(builder)} where it is built.
+ * Boot, so the customizer does not reach it: call {@code guard.configure(builder)} where it is built (the startup check
+ * refuses a guarded template on a client the guard did not configure).
  */
 @AutoConfiguration(
         afterName = "org.springframework.boot.mongodb.autoconfigure.MongoAutoConfiguration",
@@ -73,6 +76,7 @@ public class WriteGuardAutoConfiguration {
         @Override
         public void customize(MongoClientSettings.Builder builder) {
             guard.configure(builder);
+            ClientSettingsCheck.check(guard.getSettings(), builder); // refused now, not on the first write
         }
 
         @Override
@@ -97,6 +101,18 @@ public class WriteGuardAutoConfiguration {
         GuardedMongoTemplate template = new GuardedMongoTemplate(factory, converter, guard);
         template.setPlainGroups(properties.plainTemplateGroups()); // mongo.write-guard.template.<group>=plain
         return template;
+    }
+
+    /**
+     * Checks at startup that every guarded template can write through its guard (its client configured by the guard,
+     * the deadline below the socket timeout), so a misconfiguration stops the application with a failure report.
+     *
+     * @param beans the application's beans
+     * @return the check, run once every singleton exists
+     */
+    @Bean
+    static SmartInitializingSingleton writeGuardStartupCheck(ListableBeanFactory beans) {
+        return new GuardedTemplateStartupCheck(beans);
     }
 
     /** Binds the guard's meters ({@code mongodb.guard.*}) to the application's registry, when Micrometer is present. */

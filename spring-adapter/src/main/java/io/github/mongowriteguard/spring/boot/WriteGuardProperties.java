@@ -24,6 +24,11 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties("mongo.write-guard")
 public class WriteGuardProperties {
+    /** The prefix of every property, with its trailing dot. */
+    static final String PREFIX = "mongo.write-guard.";
+
+    private static final String RETRY = PREFIX + "retry.";
+
     /** Whether to guard the auto-configured client and MongoTemplate; false gives Spring Boot's plain MongoTemplate. */
     private boolean enabled = true;
 
@@ -151,18 +156,11 @@ public class WriteGuardProperties {
      */
     public WriteGuardSettings toSettings() {
         WriteGuardSettings.Builder builder = WriteGuardSettings.builder();
-        if (serverDeadline != null) {
-            builder.serverDeadline(serverDeadline);
-        }
-        if (serverDeadlineFraction != null) {
-            builder.serverDeadlineFraction(serverDeadlineFraction);
-        }
-        if (defaultServerDeadline != null) {
-            builder.defaultServerDeadline(defaultServerDeadline);
-        }
-        if (strictOrdered != null) {
-            builder.strictOrdered(strictOrdered);
-        }
+        GuardProperty.apply(PREFIX + "server-deadline", serverDeadline, builder::serverDeadline);
+        GuardProperty.apply(
+                PREFIX + "server-deadline-fraction", serverDeadlineFraction, builder::serverDeadlineFraction);
+        GuardProperty.apply(PREFIX + "default-server-deadline", defaultServerDeadline, builder::defaultServerDeadline);
+        GuardProperty.apply(PREFIX + "strict-ordered", strictOrdered, builder::strictOrdered);
         return builder.retryPolicy(retry.toPolicy()).build();
     }
 
@@ -279,25 +277,18 @@ public class WriteGuardProperties {
          */
         public RetryPolicy toPolicy() {
             RetryPolicy.Builder builder = RetryPolicy.builder();
-            if (maxAttempts != null) {
-                builder.maxAttempts(maxAttempts);
+            GuardProperty.apply(RETRY + "max-attempts", maxAttempts, builder::maxAttempts);
+            GuardProperty.apply(RETRY + "initial-backoff", initialBackoff, builder::initialBackoff);
+            GuardProperty.apply(RETRY + "multiplier", multiplier, builder::multiplier);
+            GuardProperty.apply(RETRY + "max-backoff", maxBackoff, builder::maxBackoff);
+            GuardProperty.apply(RETRY + "jitter", jitter, builder::jitter);
+            GuardProperty.apply(RETRY + "gate-grace", gateGrace, builder::gateGrace);
+            try {
+                return builder.build();
+            } catch (IllegalStateException refused) { // the one rule joining two values: maxBackoff >= initialBackoff
+                throw WriteGuardConfigurationException.invalidProperty(
+                        RETRY + "max-backoff", maxBackoff != null ? maxBackoff : "5s (default)", refused);
             }
-            if (initialBackoff != null) {
-                builder.initialBackoff(initialBackoff);
-            }
-            if (multiplier != null) {
-                builder.multiplier(multiplier);
-            }
-            if (maxBackoff != null) {
-                builder.maxBackoff(maxBackoff);
-            }
-            if (jitter != null) {
-                builder.jitter(jitter);
-            }
-            if (gateGrace != null) {
-                builder.gateGrace(gateGrace);
-            }
-            return builder.build();
         }
     }
 }

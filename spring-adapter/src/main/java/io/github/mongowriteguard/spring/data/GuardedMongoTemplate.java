@@ -5,6 +5,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import io.github.mongowriteguard.WriteGuard;
 import java.util.Collection;
+import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -101,6 +102,22 @@ public class GuardedMongoTemplate extends MongoTemplate {
      */
     public WriteGuard getWriteGuard() {
         return factory.guard();
+    }
+
+    /**
+     * Checks now, without contacting the server, what this template's first guarded write would check: that its guard
+     * {@link WriteGuard#configure configured} the template's client (and only that one), that the client has no
+     * Client-Side Operation Timeout and that the guard's server deadline fits below the client's socket read timeout.
+     * Spring Boot's auto-configuration calls it at startup. Does nothing when every group of writes is plain.
+     *
+     * @throws IllegalStateException    with the guard's message when its first write would fail
+     * @throws IllegalArgumentException with the guard's message when its first write would fail
+     */
+    public void checkGuardable() {
+        if (factory.plainGroups().containsAll(EnumSet.allOf(TemplateWriteGroup.class))) {
+            return;
+        }
+        factory.guard().wrap(factory.access(), factory.getMongoDatabase().getCollection("mongo-write-guard-check"));
     }
 
     /**

@@ -20,6 +20,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiFunction;
 import java.util.function.IntFunction;
+import java.util.function.IntUnaryOperator;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDateTime;
@@ -118,13 +119,40 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
             Users users,
             IntFunction<String> names,
             BiFunction<Integer, CommandExecutor, CommandExecutor> executors) {
+        this(setName, version, size, electionTimeout, users, names, executors, i -> 0);
+    }
+
+    /**
+     * As the constructor above, each member listening on the loopback port {@code ports} gives (0: any free port).
+     *
+     * @param setName         the replica set's name
+     * @param version         the server version the members emulate
+     * @param size            the number of members
+     * @param electionTimeout how long the members go without a reachable primary before an election
+     * @param users           the users every member authenticates
+     * @param names           member index to node name
+     * @param executors       member index and the member's own executor to the node's executor
+     * @param ports           member index to its port, 0 for any free port
+     */
+    public ReplicaSetCoordinator(
+            String setName,
+            ServerVersion version,
+            int size,
+            Duration electionTimeout,
+            Users users,
+            IntFunction<String> names,
+            BiFunction<Integer, CommandExecutor, CommandExecutor> executors,
+            IntUnaryOperator ports) {
         this.setName = setName;
         this.version = version;
         this.electionTimeoutNanos = electionTimeout.toNanos();
         for (int i = 0; i < size; i++) {
             Member member = new Member(this, i);
             member.node = new EmulatedNode(
-                    names.apply(i), NodeIdentity.primary(setName, version), 0, executors.apply(i, member));
+                    names.apply(i),
+                    NodeIdentity.primary(setName, version),
+                    ports.applyAsInt(i),
+                    executors.apply(i, member));
             member.node.users(users);
             member.node.membership(member);
             members.add(member);

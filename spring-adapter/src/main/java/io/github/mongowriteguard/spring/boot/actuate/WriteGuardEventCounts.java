@@ -1,17 +1,22 @@
 package io.github.mongowriteguard.spring.boot.actuate;
 
 import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.bulk.PlanMode;
 import io.github.mongowriteguard.copies.GateVerdict;
 import io.github.mongowriteguard.metrics.GuardEventListener;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Counts what the health indicator and the info contributor report that the guard does not keep itself: retries the
- * overlap gate refused (a copy still ran), writes the server stopped at their deadline, and gate decisions taken
+ * Counts what the health indicator and the info contributor report that the guard does not keep itself: guarded calls
+ * per plan mode, retries the overlap gate refused (a copy still ran), writes the server stopped at their deadline, and
+ * gate decisions taken
  * without {@code currentOp} (the user may not run it, so the gate could not see running copies). A
  * {@link GuardEventListener}: the auto-configuration adds it to the guard it builds; for a {@link WriteGuard} bean of
  * your own, add it yourself ({@code WriteGuard.builder().addListener(counts)}) and declare it as a bean.
@@ -22,6 +27,7 @@ public final class WriteGuardEventCounts implements GuardEventListener {
     private final AtomicLong deadlineHits = new AtomicLong();
     private final AtomicLong gateWithoutCurrentOp = new AtomicLong();
     private final AtomicReference<@Nullable Instant> lastGateWithoutCurrentOp = new AtomicReference<>();
+    private final Map<PlanMode, LongAdder> planModes = new EnumMap<>(PlanMode.class);
     private volatile boolean attached;
 
     /** Counts on the system clock. */
@@ -36,6 +42,9 @@ public final class WriteGuardEventCounts implements GuardEventListener {
      */
     public WriteGuardEventCounts(Clock clock) {
         this.clock = clock;
+        for (PlanMode mode : PlanMode.values()) {
+            planModes.put(mode, new LongAdder()); // filled once: reads and increments need no lock
+        }
     }
 
     /**
@@ -55,6 +64,11 @@ public final class WriteGuardEventCounts implements GuardEventListener {
     }
 
     @Override
+    public void writeCompleted(WriteCompleted event) {
+        planModes.get(event.planMode()).increment();
+    }
+
+    @Override
     public void deadlineHit(DeadlineHit event) {
         deadlineHits.incrementAndGet();
     }
@@ -67,6 +81,16 @@ public final class WriteGuardEventCounts implements GuardEventListener {
             gateWithoutCurrentOp.incrementAndGet();
             lastGateWithoutCurrentOp.set(clock.instant());
         }
+    }
+
+    /**
+     * {@return guarded calls per plan mode: unordered rounds, the caller's ORDERED bulk kept as given (a write the
+     * guard cannot key), strict ORDERED}
+     */
+    public Map<PlanMode, Long> planModes() {
+        Map<PlanMode, Long> counts = new EnumMap<>(PlanMode.class);
+        planModes.forEach((mode, count) -> counts.put(mode, count.sum()));
+        return counts;
     }
 
     /** {@return retries the overlap gate refused because a copy of the write still ran} */

@@ -59,6 +59,7 @@ public class WriteGuardHealthIndicator implements HealthIndicator {
         details.put("copiesPossiblyRunning", running.size());
         details.put("maxConcurrentCopies", maxConcurrent);
         details.putAll(eventDetails(counts));
+        details.put("clients", ClientDetails.of(guard));
         List<String> blind = new ArrayList<>();
         if (!running.isEmpty()) {
             blind.add(
@@ -95,6 +96,9 @@ public class WriteGuardHealthIndicator implements HealthIndicator {
         details.put("gateRefusals", counts.gateRefusals());
         details.put("deadlineHits", counts.deadlineHits());
         details.put("gateWithoutCurrentOp", counts.gateWithoutCurrentOp());
+        Map<String, Long> plans = new LinkedHashMap<>();
+        counts.planModes().forEach((mode, count) -> plans.put(mode.name(), count));
+        details.put("planModes", plans);
         return details;
     }
 

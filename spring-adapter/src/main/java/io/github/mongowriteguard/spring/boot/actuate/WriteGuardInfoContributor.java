@@ -10,7 +10,9 @@ import org.springframework.boot.actuate.info.InfoContributor;
 
 /**
  * The guard under {@code mongoWriteGuard} in {@code /actuator/info}: its settings (server deadline, strict ordering,
- * retry policy) and what it saw (copies possibly running, the most at once, gate refusals, deadline hits). Turned off
+ * retry policy), the deadline in effect per client ({@code clients}: socket read timeout, {@code maxTimeMS}, the worst
+ * case of one call) and what it saw (calls per plan mode, copies possibly running, the most at once, gate refusals,
+ * deadline hits). Turned off
  * with {@code management.info.mongo-write-guard.enabled=false}.
  */
 public class WriteGuardInfoContributor implements InfoContributor {
@@ -51,6 +53,7 @@ public class WriteGuardInfoContributor implements InfoContributor {
 
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("settings", settingsMap);
+        info.put("clients", ClientDetails.of(guard));
         try {
             info.put("copiesPossiblyRunning", guard.getCopies().possiblyRunningCount());
             info.put("maxConcurrentCopies", guard.getCopies().maxPossiblyRunning());

@@ -11,6 +11,7 @@ import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.stall.Stall;
 import io.github.mongowriteguard.testkit.stall.StallHandle;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -42,6 +43,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.mongodb.core.BulkOperations.BulkMode;
 import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
 
 /**
  * The guard's health indicator and info contributor through Spring Boot's real auto-configuration (Mongo, Spring
@@ -280,6 +284,65 @@ class WriteGuardActuatorAutoConfigurationTest {
                     .containsEntry("copiesPossiblyRunning", 0)
                     .doesNotContainKey("gateRefusals");
             assertThat(health.getDetails().get("events").toString()).contains("not counted", "attachTo");
+        });
+    }
+
+    // What is in effect: the deadline per client in milliseconds (not the formula), the worst case of one call, and
+    // the guarded calls per plan mode.
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void info_showsTheDeadlineInEffect_perClient_inMilliseconds() {
+        runner().run(context -> {
+            context.getBean(MongoTemplate.class); // the client exists: the guard configured it
+            List<Map<String, Object>> clients =
+                    (List<Map<String, Object>>) guardInfo(context).get("clients");
+            assertThat(clients).hasSize(1);
+            assertThat(clients.get(0))
+                    .containsEntry("client", 1)
+                    .containsEntry("socketReadTimeoutMs", 900L)
+                    .containsEntry("serverDeadlineMs", 600L)
+                    .containsEntry("serverDeadlineFrom", "fraction of the socket read timeout")
+                    // 2 attempts x 900 ms + one backoff at its longest (10 ms x 1.5 jitter) + one gate grace of 20 ms
+                    .containsEntry("worstCasePerCallMs", 1835L);
+        });
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void info_withAnExplicitDeadline_saysWhereItComesFrom() {
+        runner().withPropertyValues("mongo.write-guard.server-deadline=250ms").run(context -> {
+            Map<String, Object> client =
+                    ((List<Map<String, Object>>) guardInfo(context).get("clients")).get(0);
+            assertThat(client)
+                    .containsEntry("serverDeadlineMs", 250L)
+                    .containsEntry("serverDeadlineFrom", "serverDeadline");
+        });
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void infoAndHealth_countTheGuardedCallsPerPlanMode() {
+        runner().run(context -> {
+            MongoTemplate template = context.getBean(MongoTemplate.class);
+            template.dropCollection("planModes");
+            template.bulkOps(BulkMode.ORDERED, "planModes")
+                    .insert(new Document("_id", 1))
+                    .insert(new Document("_id", 2))
+                    .execute();
+            template.bulkOps(BulkMode.ORDERED, "planModes")
+                    .updateMulti(new Query(Criteria.where("kind").is("x")), new Update().set("seen", true))
+                    .insert(new Document("_id", 3))
+                    .execute();
+
+            Map<String, Long> plans = (Map<String, Long>) guardInfo(context).get("planModes");
+            assertThat(plans).containsEntry("UNORDERED_ROUNDS", 1L).containsEntry("PRESERVE_ORDER", 1L);
+
+            IndicatedHealthDescriptor health = guardHealth(context);
+            assertThat((Map<String, Long>) health.getDetails().get("planModes"))
+                    .containsEntry("UNORDERED_ROUNDS", 1L)
+                    .containsEntry("PRESERVE_ORDER", 1L);
+            assertThat(health.getDetails()).containsKey("clients");
         });
     }
 }
