@@ -44,6 +44,13 @@ public final class StorageEngine implements AutoCloseable {
      * @return the reply
      */
     public BsonDocument run(String database, BsonDocument command) {
+        if (command.getFirstKey().equals("insert")) {
+            return InsertValidation.run(command, checked -> runInEngine(database, checked));
+        }
+        return runInEngine(database, command);
+    }
+
+    private BsonDocument runInEngine(String database, BsonDocument command) {
         String name = command.getFirstKey();
         Document engineCommand = toEngine(command);
         lock.lock();

@@ -549,6 +549,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         if (commandName.equals("saslStart") || commandName.equals("saslContinue")) {
             return sasl(connection, database, command);
         }
+        BsonDocument badMaxTime = MaxTimeMs.refusal(command);
+        if (badMaxTime != null) {
+            return badMaxTime;
+        }
         long opid = OPIDS.incrementAndGet();
         long start = System.nanoTime();
         CommandRecord record =
