@@ -46,10 +46,12 @@ final class InsertValidation {
     }
 
     /**
-     * Runs an {@code insert} command: straight through {@code engine} when every document may be stored, else
-     * statement by statement, each refused document a write error at its index.
+     * Runs an {@code insert} command: straight through {@code engine} when every document may be stored (neither the
+     * checks above nor {@code validator} refuse it), else statement by statement, each refused document a write error
+     * at its index.
      */
-    static BsonDocument run(BsonDocument command, UnaryOperator<BsonDocument> engine) {
+    static BsonDocument run(
+            BsonDocument command, UnaryOperator<BsonDocument> validator, UnaryOperator<BsonDocument> engine) {
         BsonValue documents = command.get("documents");
         if (documents == null || !documents.isArray()) {
             return engine.apply(command);
@@ -60,6 +62,9 @@ final class InsertValidation {
         for (int i = 0; i < all.size(); i++) {
             if (all.get(i).isDocument()) {
                 refusals[i] = refusal(all.get(i).asDocument());
+                if (refusals[i] == null) {
+                    refusals[i] = validator.apply(all.get(i).asDocument()); // the collection's validator, if any
+                }
                 any |= refusals[i] != null;
             }
         }

@@ -34,6 +34,7 @@ public final class StorageEngine implements AutoCloseable {
 
     private final EmbeddedChannel channel = new EmbeddedChannel();
     private final ReentrantLock lock = new ReentrantLock();
+    private final Validators validators = new Validators();
 
     /**
      * Runs a command that carries no session, deadline or routing fields (the node removed them). Engine errors
@@ -45,9 +46,13 @@ public final class StorageEngine implements AutoCloseable {
      */
     public BsonDocument run(String database, BsonDocument command) {
         if (command.getFirstKey().equals("insert")) {
-            return InsertValidation.run(command, checked -> runInEngine(database, checked));
+            return InsertValidation.run(
+                    command,
+                    document -> validators.refusal(database, command, document),
+                    checked -> runInEngine(database, checked));
         }
-        return runInEngine(database, command);
+        BsonDocument handled = validators.handle(database, command, plain -> runInEngine(database, plain));
+        return handled != null ? handled : runInEngine(database, command);
     }
 
     private BsonDocument runInEngine(String database, BsonDocument command) {
