@@ -87,9 +87,54 @@ class GateOwnSessionTest {
         }
     }
 
+    @Test
+    void applicationUserWithReadWriteOnly_seesOnlyItsOwnOperations_andLeavesAnotherUsersWriteAlone() throws Exception {
+        List<BsonDocument> gateCommands = new CopyOnWriteArrayList<>();
+        try (EmulatedReplicaSet set = EmulatedCluster.replicaSet()
+                        .user("admin", "secret", "root")
+                        .user("app", "secret", "readWrite@gate")
+                        .user("other", "secret", "readWrite@gate")
+                        .start();
+                MongoClient other = client(as(set, "other"), null);
+                MongoClient gateClient = client(as(set, "app"), gateCommands);
+                StallHandle stall = set.primary()
+                        .stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(2)))) {
+            CompletableFuture<Void> theirs = CompletableFuture.runAsync(() -> other.getDatabase("gate")
+                    .getCollection("records")
+                    .insertOne(new org.bson.Document("_id", "theirs")));
+            awaitRunning(as(set, "admin"));
+            LiveCopyLedger.Copy copy =
+                    new LiveCopyLedger().start(NS, UUID.randomUUID().toString(), 1L, "mwg:test:1.1");
+            copy.sent();
+            copy.clientGaveUp();
+
+            GateVerdict verdict = new OverlapGate(Duration.ofMillis(20))
+                    .beforeRetry(gateClient.getDatabase("admin"), copy, System.nanoTime(), 10);
+
+            // without inprog the gate asks again with $ownOps (as the README says) and sees none of the other user's
+            assertThat(verdict).isEqualTo(GateVerdict.PROCEED);
+            assertThat(gateCommands.stream().filter(c -> c.getFirstKey().equals("currentOp")))
+                    .anySatisfy(c -> assertThat(
+                                    c.getBoolean("$ownOps", BsonBoolean.FALSE).getValue())
+                            .isTrue());
+            assertThat(gateCommands).extracting(BsonDocument::getFirstKey).doesNotContain("killSessions", "killOp");
+            stall.release();
+            theirs.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static String as(EmulatedReplicaSet set, String user) {
+        String withUser = set.connectionString().replace("mongodb://", "mongodb://" + user + ":secret@");
+        return withUser + (withUser.contains("?") ? "&" : "?") + "authSource=admin";
+    }
+
     /** Waits until the other session's insert shows in currentOp (it runs, held by the stall). */
     private static void awaitRunning(EmulatedReplicaSet set) throws InterruptedException {
-        try (MongoClient probe = client(set.connectionString(), null)) {
+        awaitRunning(set.connectionString());
+    }
+
+    private static void awaitRunning(String uri) throws InterruptedException {
+        try (MongoClient probe = client(uri, null)) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (System.nanoTime() < deadline) {
                 BsonDocument reply = probe.getDatabase("admin")

@@ -106,6 +106,37 @@ class HostileInputTest {
     }
 
     @Test
+    void aDocumentTheValidatorRefuses_failsAsTheDriverFails_withTheServersErrInfo() {
+        try (SideBySide own = new SideBySide("validated")) {
+            org.bson.BsonDocument schema = org.bson.BsonDocument.parse(
+                    "{$jsonSchema: {required: ['qty'], properties: {qty: {bsonType: 'int', minimum: 0}}}}");
+            for (String database : List.of("driver", "guard")) {
+                own.client.getDatabase(database).getCollection("validated").drop();
+                own.client
+                        .getDatabase(database)
+                        .createCollection(
+                                "validated",
+                                new com.mongodb.client.model.CreateCollectionOptions()
+                                        .validationOptions(
+                                                new com.mongodb.client.model.ValidationOptions().validator(schema)));
+            }
+            Consumer<MongoCollection<Document>> write =
+                    c -> c.insertOne(new Document("_id", 1).append("qty", -1).append("card", SECRET));
+
+            Throwable driver = SideBySide.thrown(() -> write.accept(own.driver));
+            Throwable guard = SideBySide.thrown(() -> write.accept(own.guarded.asMongoCollection()));
+
+            assertThat(driver).isInstanceOf(com.mongodb.MongoWriteException.class);
+            assertThat(guard).isExactlyInstanceOf(driver.getClass());
+            com.mongodb.WriteError driverError = ((com.mongodb.MongoWriteException) driver).getError();
+            com.mongodb.WriteError guardError = ((com.mongodb.MongoWriteException) guard).getError();
+            assertThat(guardError.getCode()).isEqualTo(driverError.getCode()).isEqualTo(121);
+            assertThat(guardError.getDetails()).isEqualTo(driverError.getDetails());
+            assertThat(guard.getMessage()).doesNotContain(SECRET);
+        }
+    }
+
+    @Test
     void thirtyTwoThreadsOnOneCollection_loseAndDuplicateNothing() throws Exception {
         MongoCollection<Document> collection = sides.guarded.asMongoCollection();
         collection.insertOne(new Document("_id", "counter").append("n", 0));
