@@ -13,6 +13,7 @@ import com.mongodb.internal.client.model.bulk.ConcreteClientDeleteResult;
 import com.mongodb.internal.client.model.bulk.ConcreteClientInsertOneResult;
 import com.mongodb.internal.client.model.bulk.ConcreteClientUpdateResult;
 import io.github.mongowriteguard.internal.execution.ClientBulkExecutor;
+import io.github.mongowriteguard.internal.execution.DriverArgumentChecks;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import java.util.Collections;
@@ -148,6 +149,7 @@ public final class GuardedClient {
             @Nullable ClientSession session,
             List<? extends ClientNamespacedWriteModel> models,
             ClientBulkWriteOptions options) {
+        DriverArgumentChecks.requireClientWrites(models);
         boolean verbose = ClientBulkExecutor.verbose(options);
         WriteOutcome<BsonDocument> outcome =
                 executor.execute(session, models, ClientBulkExecutor.options(options), verbose);

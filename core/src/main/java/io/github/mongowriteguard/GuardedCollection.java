@@ -29,6 +29,7 @@ import io.github.mongowriteguard.exception.CopyStillRunningException;
 import io.github.mongowriteguard.exception.GuardedBulkWriteException;
 import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
+import io.github.mongowriteguard.internal.execution.DriverArgumentChecks;
 import io.github.mongowriteguard.internal.execution.FindAndModifyExecutor;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import java.util.ArrayList;
@@ -243,6 +244,7 @@ public final class GuardedCollection<T> {
 
     private BulkWriteResult runBulkWrite(
             @Nullable ClientSession session, List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
+        DriverArgumentChecks.requireWrites("bulkWrite", models);
         WriteOutcome<T> outcome = executor.execute(
                 session,
                 models,
@@ -381,6 +383,7 @@ public final class GuardedCollection<T> {
         if (documents == null) {
             throw new IllegalArgumentException("insertMany: the list of documents is null; nothing was sent");
         }
+        DriverArgumentChecks.requireWrites("insertMany", documents);
         List<InsertOneModel<T>> models = new ArrayList<>(documents.size());
         for (T document : documents) {
             models.add(new InsertOneModel<>(document));

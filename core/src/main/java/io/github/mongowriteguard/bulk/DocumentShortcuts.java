@@ -87,12 +87,13 @@ final class DocumentShortcuts {
     @Nullable
     BsonDocument filter(Bson filter) {
         if (filter instanceof BsonDocument) {
-            return ((BsonDocument) filter).clone();
+            // clone() recurses: only below the driver's limit (the caller refuses deeper ones)
+            return NestingDepth.exceeds(filter, NestingDepth.STATEMENT_PART) ? null : ((BsonDocument) filter).clone();
         }
         if (!standardCodecs) {
             return null;
         }
-        return filter.getClass() == Document.class ? document((Document) filter) : null;
+        return filter.getClass() == Document.class ? document((Document) filter, 1, NestingDepth.STATEMENT_PART) : null;
     }
 
     /** The top-level field names of an update document, or {@code null} when only the codec can tell. */
@@ -109,10 +110,11 @@ final class DocumentShortcuts {
 
     /**
      * The BSON value the standard codecs write for {@code value}, or {@code null} for anything but plain scalars and
-     * {@code Document}s and lists of them.
+     * {@code Document}s and lists of them, or for documents and lists that would nest past {@code limit} levels
+     * ({@code depth} is the level of {@code value} when it is one).
      */
     @Nullable
-    private static BsonValue value(@Nullable Object value) {
+    private static BsonValue value(@Nullable Object value, int depth, int limit) {
         if (value == null) {
             return BsonNull.VALUE;
         } else if (value instanceof Integer) {
@@ -135,11 +137,14 @@ final class DocumentShortcuts {
             Binary binary = (Binary) value;
             return new BsonBinary(binary.getType(), binary.getData()); // as BinaryCodec writes it; getData copies
         } else if (value.getClass() == Document.class) {
-            return document((Document) value);
+            return document((Document) value, depth, limit);
         } else if (value instanceof List) {
+            if (depth > limit) {
+                return null;
+            }
             BsonArray array = new BsonArray();
             for (Object element : (List<?>) value) {
-                BsonValue converted = value(element);
+                BsonValue converted = value(element, depth + 1, limit);
                 if (converted == null) {
                     return null;
                 }
@@ -151,10 +156,13 @@ final class DocumentShortcuts {
     }
 
     @Nullable
-    private static BsonDocument document(Document document) {
+    private static BsonDocument document(Document document, int depth, int limit) {
+        if (depth > limit) {
+            return null;
+        }
         BsonDocument bson = new BsonDocument(document.size() * 4 / 3 + 1); // no rehash while filling
         for (Map.Entry<String, Object> field : document.entrySet()) {
-            BsonValue value = value(field.getValue());
+            BsonValue value = value(field.getValue(), depth + 1, limit);
             if (value == null) {
                 return null;
             }
@@ -166,15 +174,21 @@ final class DocumentShortcuts {
     /**
      * Size, {@code _id} and first {@code $} field of a {@code Document}, computed from its values without encoding, or
      * {@code null} when a value is not one of the plain types below (or a string holds surrogate pairs, whose encoding
-     * the arithmetic does not follow).
+     * the arithmetic does not follow), or when it nests deeper than {@code limit} levels (the codec then refuses it).
      */
     @Nullable
     MeasuredDocument measure(Object document) {
+        return measure(document, NestingDepth.DOCUMENT);
+    }
+
+    /** {@link #measure(Object)} of a document that may nest at most {@code limit} levels. */
+    @Nullable
+    MeasuredDocument measure(Object document, int limit) {
         if (!standardCodecs || !(document instanceof Document)) {
             return null;
         }
         Document fields = (Document) document;
-        long size = documentSize(fields); // -1 when a value, the _id included, is not of the types below
+        long size = documentSize(fields, 1, limit); // -1 when a value, the _id included, is not of the types below
         if (size < 0) {
             return null;
         }
@@ -190,7 +204,7 @@ final class DocumentShortcuts {
 
     /** {@link #value} for a value that {@link #measure} measured: never null. */
     static BsonValue toBson(@Nullable Object value) {
-        BsonValue bson = value(value);
+        BsonValue bson = value(value, 1, NestingDepth.DRIVER_MAX_DEPTH);
         if (bson == null) {
             throw new IllegalStateException(
                     "a measured value has a type the shortcuts do not convert: " + value.getClass());
@@ -199,14 +213,18 @@ final class DocumentShortcuts {
     }
 
     // BSON: document = int32 length, elements, 0x00; element = type byte, cstring name, value.
-    private static long documentSize(Map<?, ?> document) {
+    // Recursion depth is bounded by limit: deeper values give -1 (the codec path then refuses them as the driver does).
+    private static long documentSize(Map<?, ?> document, int depth, int limit) {
+        if (depth > limit) {
+            return -1;
+        }
         long size = 4 + 1;
         for (Map.Entry<?, ?> field : document.entrySet()) {
             if (!(field.getKey() instanceof String)) {
                 return -1;
             }
             long name = utf8Length((String) field.getKey());
-            long value = valueSize(field.getValue());
+            long value = valueSize(field.getValue(), depth + 1, limit);
             if (name < 0 || value < 0) {
                 return -1;
             }
@@ -215,11 +233,14 @@ final class DocumentShortcuts {
         return size;
     }
 
-    private static long arraySize(List<?> array) {
+    private static long arraySize(List<?> array, int depth, int limit) {
+        if (depth > limit) {
+            return -1;
+        }
         long size = 4 + 1;
         int position = 0;
         for (Object element : array) {
-            long value = valueSize(element);
+            long value = valueSize(element, depth + 1, limit);
             if (value < 0) {
                 return -1;
             }
@@ -229,7 +250,7 @@ final class DocumentShortcuts {
         return size;
     }
 
-    private static long valueSize(@Nullable Object value) {
+    private static long valueSize(@Nullable Object value, int depth, int limit) {
         if (value == null) {
             return 0;
         } else if (value instanceof Integer) {
@@ -250,9 +271,9 @@ final class DocumentShortcuts {
             Binary binary = (Binary) value;
             return 4 + 1 + (binary.getType() == BsonBinarySubType.OLD_BINARY.getValue() ? 4 : 0) + binary.length();
         } else if (value.getClass() == Document.class) {
-            return documentSize((Document) value);
+            return documentSize((Document) value, depth, limit);
         } else if (value instanceof List) {
-            return arraySize((List<?>) value);
+            return arraySize((List<?>) value, depth, limit);
         }
         return -1;
     }

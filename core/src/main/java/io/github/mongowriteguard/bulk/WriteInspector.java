@@ -10,9 +10,12 @@ import java.util.List;
 import java.util.Set;
 import org.bson.BsonBinaryReader;
 import org.bson.BsonBinaryWriter;
+import org.bson.BsonBinaryWriterSettings;
 import org.bson.BsonDocument;
+import org.bson.BsonSerializationException;
 import org.bson.BsonType;
 import org.bson.BsonValue;
+import org.bson.BsonWriterSettings;
 import org.bson.codecs.BsonValueCodec;
 import org.bson.codecs.Codec;
 import org.bson.codecs.DecoderContext;
@@ -90,11 +93,13 @@ final class WriteInspector<T> {
                 return inspectReplace(index, write);
             case UPDATE_ONE:
                 checkUpdate(index, kind, write.update(), write.pipeline());
+                checkArrayFilters(index, kind, write.arrayFilters());
                 return keyedByFilter(index, write, -1);
             case DELETE_ONE:
                 return keyedByFilter(index, write, -1);
             case UPDATE_MANY:
                 checkUpdate(index, kind, write.update(), write.pipeline());
+                checkArrayFilters(index, kind, write.arrayFilters());
                 return unkeyed(index, write);
             case DELETE_MANY:
                 return unkeyed(index, write);
@@ -112,7 +117,7 @@ final class WriteInspector<T> {
                     Problem.NULL_ELEMENT,
                     "the document to insert is null; remove the write");
         }
-        MeasuredDocument encoded = measure(index, WriteKind.INSERT_ONE, document);
+        MeasuredDocument encoded = measure(index, WriteKind.INSERT_ONE, document, NestingDepth.DOCUMENT);
         WriteFacts facts = new WriteFacts(index, insert, null, false, Unkeyed.NO, encoded.size);
         if (!encoded.hasId()) {
             facts.needsId = true; // keyed once BulkPlanner assigns the _id
@@ -132,7 +137,7 @@ final class WriteInspector<T> {
                     Problem.NULL_ELEMENT,
                     "the replacement document is null; pass the whole new document, or use DeleteOneModel");
         }
-        MeasuredDocument encoded = measure(index, WriteKind.REPLACE_ONE, replacement);
+        MeasuredDocument encoded = measure(index, WriteKind.REPLACE_ONE, replacement, NestingDepth.STATEMENT_PART);
         if (encoded.firstOperator != null) {
             throw invalid(
                     index,
@@ -172,13 +177,17 @@ final class WriteInspector<T> {
                             Problem.NULL_ELEMENT,
                             "stage " + stage + " of the update pipeline is null; remove it");
                 }
+                checkDepthOnly(index, kind, "update pipeline stage " + stage, step, NestingDepth.STATEMENT_ELEMENT);
                 stage++;
             }
             return; // a pipeline's stages ($set, $unset, $replaceWith, ...) are checked by the server
         }
         Set<String> fields = shortcuts.updateFields(update);
         if (fields == null) {
-            fields = update.toBsonDocument(documentClass, codecRegistry).keySet();
+            fields = checkDepth(index, kind, "update", update, NestingDepth.STATEMENT_PART)
+                    .keySet();
+        } else if (NestingDepth.exceeds(update, NestingDepth.STATEMENT_PART)) { // a Document or BsonDocument: walked
+            throw NestingDepth.tooDeep(index, kind.modelName(), "update", NestingDepth.STATEMENT_PART);
         }
         if (fields.isEmpty()) {
             throw invalid(
@@ -197,6 +206,19 @@ final class WriteInspector<T> {
                         "the update document has the field '" + field + "', which is not an update operator;"
                                 + " wrap the fields in {$set: {...}}, or use ReplaceOneModel to replace the whole document");
             }
+        }
+    }
+
+    private void checkArrayFilters(int index, WriteKind kind, @Nullable List<? extends Bson> arrayFilters) {
+        if (arrayFilters == null) {
+            return;
+        }
+        int position = 0;
+        for (Bson filter : arrayFilters) {
+            if (filter != null) {
+                checkDepthOnly(index, kind, "array filter " + position, filter, NestingDepth.STATEMENT_ELEMENT);
+            }
+            position++;
         }
     }
 
@@ -234,11 +256,11 @@ final class WriteInspector<T> {
                     Problem.NULL_ELEMENT,
                     "the filter is null; pass a filter such as Filters.eq(\"_id\", id), or Filters.empty() for all documents");
         }
-        BsonDocument copy = shortcuts.filter(filter);
+        BsonDocument copy = shortcuts.filter(filter); // null past the driver's nesting limit too
         if (copy != null) {
             return copy;
         }
-        BsonDocument encoded = filter.toBsonDocument(documentClass, codecRegistry);
+        BsonDocument encoded = checkDepth(index, kind, "filter", filter, NestingDepth.STATEMENT_PART);
         if (encoded == filter) {
             return encoded.clone(); // the caller's own object
         }
@@ -286,10 +308,17 @@ final class WriteInspector<T> {
      * it clearly fits (encoding costs most of the planning time); anything else, or anything near the limit, is
      * encoded with the collection's codec.
      */
-    private MeasuredDocument measure(int index, WriteKind kind, T document) {
-        MeasuredDocument measured = shortcuts.measure(document);
+    private MeasuredDocument measure(int index, WriteKind kind, T document, int depthLimit) {
+        MeasuredDocument measured = shortcuts.measure(document, depthLimit);
         if (measured == null || measured.size > MAX_DOCUMENT_SIZE_BYTES - SHORTCUT_MARGIN_BYTES) {
-            measured = encode(document);
+            try {
+                measured = encode(document, depthLimit);
+            } catch (BsonSerializationException e) {
+                if (NestingDepth.isDepthError(e)) {
+                    throw NestingDepth.tooDeep(index, kind.modelName(), "document", depthLimit);
+                }
+                throw e;
+            }
         }
         if (measured.size > MAX_DOCUMENT_SIZE_BYTES) {
             throw invalid(index, kind.modelName(), Problem.DOCUMENT_TOO_LARGE, tooLarge(measured.size));
@@ -297,9 +326,11 @@ final class WriteInspector<T> {
         return measured;
     }
 
-    private MeasuredDocument encode(T document) {
+    private MeasuredDocument encode(T document, int depthLimit) {
         buffer.truncateToPosition(0);
-        try (BsonBinaryWriter writer = new BsonBinaryWriter(buffer)) {
+        // The codec writes as deep as the driver would let it at this place in the command, and no deeper.
+        try (BsonBinaryWriter writer =
+                new BsonBinaryWriter(new BsonWriterSettings(depthLimit), new BsonBinaryWriterSettings(), buffer)) {
             codec.encode(writer, document, MEASURING);
         }
         int size = buffer.getPosition();
@@ -321,6 +352,40 @@ final class WriteInspector<T> {
             }
         }
         return MeasuredDocument.encoded(size, id, firstOperator);
+    }
+
+    /**
+     * {@code part} as BSON, refused with the driver's exception when it nests deeper than {@code limit} levels (the
+     * driver's limit at its place in the command): counted without recursion, before anything recurses into it.
+     */
+    private BsonDocument checkDepth(int index, WriteKind kind, String part, Bson value, int limit) {
+        if (NestingDepth.exceeds(value, limit)) {
+            throw NestingDepth.tooDeep(index, kind.modelName(), part, limit);
+        }
+        BsonDocument encoded;
+        try {
+            encoded = value instanceof BsonDocument document
+                    ? document
+                    : value.toBsonDocument(documentClass, codecRegistry);
+        } catch (BsonSerializationException e) {
+            if (NestingDepth.isDepthError(e)) {
+                throw NestingDepth.tooDeep(index, kind.modelName(), part, limit);
+            }
+            throw e;
+        }
+        if (encoded != value && NestingDepth.exceeds(encoded, limit)) {
+            throw NestingDepth.tooDeep(index, kind.modelName(), part, limit);
+        }
+        return encoded;
+    }
+
+    /** {@link #checkDepth} where the BSON is not needed: a {@code Document} or {@code BsonDocument} is only walked. */
+    private void checkDepthOnly(int index, WriteKind kind, String part, Bson value, int limit) {
+        if (!(value instanceof java.util.Map)) {
+            checkDepth(index, kind, part, value, limit);
+        } else if (NestingDepth.exceeds(value, limit)) {
+            throw NestingDepth.tooDeep(index, kind.modelName(), part, limit);
+        }
     }
 
     /** A top-level field name that a replacement cannot have: starts with '$' and is not a DBRef field. */

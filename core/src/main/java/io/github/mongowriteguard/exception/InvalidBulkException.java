@@ -36,7 +36,11 @@ public final class InvalidBulkException extends IllegalArgumentException {
         /** A multi-document write under the idempotent-retry opt-in that is not provably idempotent. */
         NOT_IDEMPOTENT,
         /** An options object of a class the guard does not know. */
-        UNSUPPORTED_OPTIONS
+        UNSUPPORTED_OPTIONS,
+        /** An empty list of writes to a driver-style bulk method, which the driver refuses too. */
+        EMPTY_BULK,
+        /** An option value the driver refuses too, such as a negative {@code maxTime}. */
+        INVALID_OPTION
     }
 
     /** The index of the refused write in the caller's list, or -1. */

@@ -371,14 +371,14 @@ class OverlapGateTest {
             if (topology == Topology.REPLICA_SET) {
                 EmulatedReplicaSet.Builder builder = EmulatedCluster.replicaSet();
                 if (users) {
-                    builder.user("app", "secret", "readWrite").user("monitor", "secret", "clusterMonitor");
+                    builder.user("app", "secret", "readWriteAnyDatabase").user("monitor", "secret", "clusterMonitor");
                 }
                 EmulatedReplicaSet set = builder.start();
                 return new Deployment(set, set.connectionString(), set.primary(), set.truth());
             }
             EmulatedShardedCluster.Builder builder = EmulatedCluster.sharded().shards(2);
             if (users) {
-                builder.user("app", "secret", "readWrite").user("monitor", "secret", "clusterMonitor");
+                builder.user("app", "secret", "readWriteAnyDatabase").user("monitor", "secret", "clusterMonitor");
             }
             EmulatedShardedCluster sharded = builder.start();
             return new Deployment(sharded, sharded.connectionString(), sharded.shard(0), sharded.truth());

@@ -9,8 +9,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.bson.BsonBinaryWriter;
+import org.bson.BsonBinaryWriterSettings;
 import org.bson.BsonDocument;
 import org.bson.BsonDocumentWrapper;
+import org.bson.BsonWriterSettings;
 import org.bson.codecs.BsonDocumentCodec;
 import org.bson.codecs.Codec;
 import org.bson.codecs.DocumentCodec;
@@ -52,6 +54,9 @@ public final class WriteCommandEncoder<T> {
     private static final int HEADER_AND_TAIL_BYTES = 512;
 
     private static final int MIN_BUFFER_BYTES = 1024;
+    /** The driver's nesting limit, {@code BsonWriterSettings}' default maximum serialization depth. */
+    private static final int DRIVER_MAX_DEPTH = new BsonWriterSettings().getMaxSerializationDepth();
+
     private static final BsonDocumentCodec BSON_CODEC = new BsonDocumentCodec();
     private static final EncoderContext CONTEXT = EncoderContext.builder().build();
     /** As the driver encodes documents to insert and replacements: {@code _id} first. */
@@ -240,7 +245,10 @@ public final class WriteCommandEncoder<T> {
             this.ordered = ordered;
             this.expected = expected;
             this.buffer = new CommandBuffer(withMargin(expected.bytes()));
-            this.writer = new BsonBinaryWriter(buffer);
+            // Statements sit two levels down (command, array), where the driver writes each as a document of its own:
+            // two more levels than the driver's limit write what the driver writes (the planner refuses deeper ones).
+            this.writer = new BsonBinaryWriter(
+                    new BsonWriterSettings(DRIVER_MAX_DEPTH + 2), new BsonBinaryWriterSettings(), buffer);
             this.indices = new int[Math.max(1, expected.statements())];
             writer.writeStartDocument();
             writer.writeString(bucket.kind.commandName(), collection);

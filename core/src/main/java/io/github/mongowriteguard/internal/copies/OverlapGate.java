@@ -162,8 +162,12 @@ public final class OverlapGate {
         if (inprog == null || !inprog.isArray()) {
             throw new IllegalStateException("currentOp replied without an inprog array");
         }
+        BsonValue sessionId = uuid(copy.lsid());
         for (BsonValue value : inprog.asArray()) {
-            if (value.isDocument() && isTheCopy(value.asDocument(), copy)) {
+            // only the copy's own session counts, whatever the server's filter let through
+            if (value.isDocument()
+                    && SessionOfOperation.isOf(value.asDocument(), sessionId)
+                    && isTheCopy(value.asDocument(), copy)) {
                 return value.asDocument();
             }
         }

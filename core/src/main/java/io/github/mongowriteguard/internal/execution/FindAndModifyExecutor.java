@@ -174,6 +174,7 @@ public final class FindAndModifyExecutor<T> {
     }
 
     private @Nullable T execute(@Nullable ClientSession session, Request<T> request, CallObserver.OutcomeSink sink) {
+        DriverArgumentChecks.requireMaxTime(request.operation(), request.maxTimeMs());
         long started = System.nanoTime();
         WriteConcern writeConcern = BulkExecutor.requireAcknowledged(collection.getWriteConcern());
         // The planner checks the write as it checks a bulk's (operators, replacement fields, 16 MiB) and keys it.

@@ -145,6 +145,20 @@ class GuardedBulkOperationsTest {
     }
 
     @Test
+    void anEmptyBulk_failsAsInSpringData_andAnEmptyInsertAllWritesNothing() {
+        Throwable plainError =
+                catchThrowable(() -> plain.bulkOps(BulkMode.ORDERED, Item.class).execute());
+        Throwable guardedError = catchThrowable(
+                () -> guarded.bulkOps(BulkMode.ORDERED, Item.class).execute());
+
+        // Spring Data passes the empty list to the driver, which refuses it (IllegalArgumentException, untranslated)
+        assertThat(plainError).isExactlyInstanceOf(IllegalArgumentException.class);
+        assertThat(guardedError).isInstanceOf(plainError.getClass()).hasMessageContaining(plainError.getMessage());
+        assertThat(plain.insertAll(List.of())).isEmpty();
+        assertThat(guarded.insertAll(List.of())).isEmpty();
+    }
+
+    @Test
     void aWholeCommandError_isTranslatedAsSpringDataTranslatesIt() {
         Throwable plainError = failingInsert(plain, plainClient);
         Throwable guardedError = failingInsert(guarded, guardedClient);

@@ -1,43 +1,31 @@
 package io.github.mongowriteguard.testkit.auth;
 
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The users of an emulated deployment, for tests that must run as an application user (issue 15): created from
- * Java (there is no {@code createUser} command), authenticated over the wire with SCRAM-SHA-256 by the real
- * driver ({@code mongodb://app:secret@host/?authSource=admin}). Authorization is enabled on a node as soon as its
- * {@code Users} has one user; then a connection that has not authenticated may run only the handshake commands.
+ * The users of an emulated deployment, for tests that must run as an application user: created from Java (there is no
+ * {@code createUser} command), authenticated over the wire with SCRAM-SHA-256 by the real driver
+ * ({@code mongodb://app:secret@host/?authSource=admin}). Authorization is enabled on a node as soon as its
+ * {@code Users} has one user; then a connection that has not authenticated may run only the handshake commands, and
+ * every command {@link CommandPrivileges} knows is refused ({@code Unauthorized}, 13) unless the user's roles grant
+ * what it needs.
  *
- * <p>Roles grant only the cluster actions the testkit checks, as the server's built-in roles do:
- *
- * <table>
- * <caption>roles</caption>
- * <tr><th>role</th><th>actions checked by the testkit</th></tr>
- * <tr><td>{@code root}</td><td>all</td></tr>
- * <tr><td>{@code clusterMonitor}</td><td>{@code inprog}</td></tr>
- * <tr><td>{@code hostManager}</td><td>{@code killop}, {@code killAnySession}</td></tr>
- * <tr><td>{@code clusterAdmin}</td><td>{@code inprog}, {@code killop}, {@code killAnySession}</td></tr>
- * <tr><td>{@code readWrite}, {@code readWriteAnyDatabase}, {@code read}, {@code dbOwner}</td><td>none (reads and
- * writes are not checked)</td></tr>
- * </table>
+ * <p>Roles are the server's built-in roles ({@link BuiltinRoles}): {@code read}, {@code readWrite}, {@code dbAdmin},
+ * {@code dbOwner} on one database; {@code readAnyDatabase}, {@code readWriteAnyDatabase}, {@code dbAdminAnyDatabase},
+ * {@code clusterMonitor}, {@code hostManager}, {@code clusterManager}, {@code clusterAdmin} and {@code root} (admin
+ * only). As on the server, a role named alone is a role on the user's own database ({@code "readWrite"} for a user of
+ * {@code admin} is {@code readWrite} on {@code admin} only); {@code "readWrite@shop"} names the database
+ * ({@code {role: "readWrite", db: "shop"}}).
  */
 public final class Users {
     /** The action a role grants when it grants every action. */
     public static final String ALL_ACTIONS = "*";
-
-    private static final Map<String, Set<String>> ROLES = Map.of(
-            "root", Set.of(ALL_ACTIONS),
-            "clusterMonitor", Set.of("inprog"),
-            "hostManager", Set.of("killop", "killAnySession"),
-            "clusterAdmin", Set.of("inprog", "killop", "killAnySession"),
-            "readWrite", Set.of(),
-            "readWriteAnyDatabase", Set.of(),
-            "read", Set.of(),
-            "dbOwner", Set.of());
 
     private final Map<String, StoredUser> users = new ConcurrentHashMap<>();
 
@@ -72,14 +60,27 @@ public final class Users {
             throw new IllegalArgumentException("a user needs a name and a password");
         }
         Set<String> actions = new LinkedHashSet<>();
-        for (String role : roles) {
-            Set<String> granted = ROLES.get(role);
+        Map<String, Set<String>> onDatabases = new HashMap<>();
+        for (String named : roles) {
+            int at = named.indexOf('@');
+            String role = at < 0 ? named : named.substring(0, at);
+            String roleDb = at < 0 ? db : named.substring(at + 1);
+            BuiltinRoles.Role granted = BuiltinRoles.ROLES.get(role);
             if (granted == null) {
-                throw new IllegalArgumentException("unknown role " + role + "; the testkit knows " + ROLES.keySet());
+                throw new IllegalArgumentException(
+                        "unknown role " + role + "; the testkit knows " + new TreeSet<>(BuiltinRoles.ROLES.keySet()));
             }
-            actions.addAll(granted);
+            if (granted.adminOnly() && !roleDb.equals("admin")) {
+                throw new IllegalArgumentException(
+                        "role " + role + " exists only on the admin database, not on " + roleDb);
+            }
+            actions.addAll(granted.onCluster());
+            onDatabases.computeIfAbsent(roleDb, d -> new LinkedHashSet<>()).addAll(granted.onItsDatabase());
+            onDatabases
+                    .computeIfAbsent(Principal.ANY_DATABASE, d -> new LinkedHashSet<>())
+                    .addAll(granted.onAnyDatabase());
         }
-        Principal principal = new Principal(user, db, actions);
+        Principal principal = new Principal(user, db, actions, onDatabases);
         users.put(principal.fullName(), new StoredUser(principal, ScramSha256.Credentials.of(password)));
         return this;
     }

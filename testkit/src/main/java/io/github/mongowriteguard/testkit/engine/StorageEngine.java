@@ -34,6 +34,7 @@ public final class StorageEngine implements AutoCloseable {
 
     private final EmbeddedChannel channel = new EmbeddedChannel();
     private final ReentrantLock lock = new ReentrantLock();
+    private final Validators validators = new Validators();
 
     /**
      * Runs a command that carries no session, deadline or routing fields (the node removed them). Engine errors
@@ -44,6 +45,17 @@ public final class StorageEngine implements AutoCloseable {
      * @return the reply
      */
     public BsonDocument run(String database, BsonDocument command) {
+        if (command.getFirstKey().equals("insert")) {
+            return InsertValidation.run(
+                    command,
+                    document -> validators.refusal(database, command, document),
+                    checked -> runInEngine(database, checked));
+        }
+        BsonDocument handled = validators.handle(database, command, plain -> runInEngine(database, plain));
+        return handled != null ? handled : runInEngine(database, command);
+    }
+
+    private BsonDocument runInEngine(String database, BsonDocument command) {
         String name = command.getFirstKey();
         Document engineCommand = toEngine(command);
         lock.lock();

@@ -1,6 +1,7 @@
 package io.github.mongowriteguard.testkit.node;
 
 import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.auth.CommandPrivileges;
 import io.github.mongowriteguard.testkit.auth.Principal;
 import io.github.mongowriteguard.testkit.auth.ScramSha256;
 import io.github.mongowriteguard.testkit.auth.Users;
@@ -547,6 +548,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         }
         if (commandName.equals("saslStart") || commandName.equals("saslContinue")) {
             return sasl(connection, database, command);
+        }
+        BsonDocument badMaxTime = MaxTimeMs.refusal(command);
+        if (badMaxTime != null) {
+            return badMaxTime;
         }
         long opid = OPIDS.incrementAndGet();
         long start = System.nanoTime();
@@ -1780,7 +1785,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             case "currentOp" -> caller.has("inprog") || (!mongos && truthy(command.get("$ownOps")));
             case "aggregate" -> {
                 if (!operation.database().equals("admin") || !Introspection.isCurrentOpPipeline(command)) {
-                    yield true;
+                    yield CommandPrivileges.allows(caller, operation.database(), commandName, command);
                 }
                 BsonValue spec =
                         command.getArray("pipeline").get(0).asDocument().get("$currentOp");
@@ -1789,7 +1794,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 yield caller.has("inprog") || !(allUsers || (mongos && !localOps));
             }
             case "killAllSessions", "killAllSessionsByPattern" -> caller.has("killAnySession");
-            default -> true;
+            default -> CommandPrivileges.allows(caller, operation.database(), commandName, command);
         };
         if (allowed) {
             return null;
@@ -1805,16 +1810,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     }
 
     private static boolean truthy(BsonValue value) {
-        if (value == null || value.isNull()) {
-            return false;
-        }
-        if (value.isBoolean()) {
-            return value.asBoolean().getValue();
-        }
-        if (value.isNumber()) {
-            return value.asNumber().doubleValue() != 0;
-        }
-        return true;
+        return CommandPrivileges.truthy(value);
     }
 
     /** A connection's SASL conversation between {@code saslStart} and its last {@code saslContinue}. */

@@ -40,7 +40,7 @@ class AuthorizationTest {
     @Test
     void scram_authenticatesTheRealDriver_andRefusesAWrongPasswordAndAnUnauthenticatedCommand() {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet()
-                        .user("app", "secret", "readWrite")
+                        .user("app", "secret", "readWriteAnyDatabase")
                         .start();
                 MongoClient app = Clients.client(uri(cluster.connectionString(), "app", "secret"));
                 MongoClient wrong = Clients.client(uri(cluster.connectionString(), "app", "wrong"));
@@ -64,8 +64,8 @@ class AuthorizationTest {
     void mongod_currentOpWithoutInprog_isUnauthorized_unlessOwnOps_whichListsOnlyTheUsersOwnOperations()
             throws Exception {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet()
-                        .user("app", "secret", "readWrite")
-                        .user("other", "secret", "readWrite")
+                        .user("app", "secret", "readWriteAnyDatabase")
+                        .user("other", "secret", "readWriteAnyDatabase")
                         .user("admin", "secret", "root")
                         .start();
                 MongoClient app = Clients.client(uri(cluster.connectionString(), "app", "secret"));
@@ -115,7 +115,7 @@ class AuthorizationTest {
     @Test
     void killSessions_killsTheCallersOwnSession_butNotAnotherUsersSessionOfTheSameId() throws Exception {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet()
-                        .user("app", "secret", "readWrite")
+                        .user("app", "secret", "readWriteAnyDatabase")
                         .user("admin", "secret", "root")
                         .start();
                 MongoClient app =
@@ -150,7 +150,7 @@ class AuthorizationTest {
             throws Exception {
         try (EmulatedShardedCluster cluster = EmulatedCluster.sharded()
                         .shards(2)
-                        .user("app", "secret", "readWrite")
+                        .user("app", "secret", "readWriteAnyDatabase")
                         .user("monitor", "secret", "clusterMonitor")
                         .start();
                 MongoClient app =

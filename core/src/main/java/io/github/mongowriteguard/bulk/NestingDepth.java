@@ -1,0 +1,116 @@
+package io.github.mongowriteguard.bulk;
+
+import io.github.mongowriteguard.exception.InvalidBulkException;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.Map;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonSerializationException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How deep documents and arrays nest, counted as the driver's {@code BsonWriter} counts them, and the driver's limit.
+ *
+ * <p>The driver refuses to write a value nested deeper than {@code BsonWriterSettings}' maximum serialization depth
+ * (1,024 levels, the default of {@code org.bson.BsonWriterSettings}) with a {@link BsonSerializationException}
+ * ("Maximum serialization depth exceeded ..."), counting from the outermost document it writes. A document to insert
+ * is the outermost document of its OP_MSG sequence entry, so it may have 1,024 levels; a filter, an update, a
+ * replacement or the {@code let} document sits one level down (in the statement, or in the {@code findAndModify}
+ * command), so it may have 1,023; a pipeline stage or an array filter two levels down, 1,022. The guard refuses exactly
+ * these, with the driver's exception, before anything is sent, and counts without recursion, so no nesting makes it
+ * throw {@link StackOverflowError}.
+ *
+ * <p>Only documents and lists the walk can see ({@code Map}s such as {@code Document}, {@code BsonDocument}, {@code
+ * Iterable}s such as {@code List} and {@code BsonArray}) are counted; other values (POJOs) are left to the codec, whose
+ * writer applies the same limit.
+ */
+final class NestingDepth {
+
+    /** The driver's limit: the default of {@code org.bson.BsonWriterSettings#getMaxSerializationDepth()}. */
+    static final int DRIVER_MAX_DEPTH = 1024;
+
+    /** Levels a document to insert may have. */
+    static final int DOCUMENT = DRIVER_MAX_DEPTH;
+
+    /** Levels a filter, an update, a replacement or {@code let} may have (one level inside the statement). */
+    static final int STATEMENT_PART = DRIVER_MAX_DEPTH - 1;
+
+    /** Levels a pipeline stage or an array filter may have (inside an array inside the statement). */
+    static final int STATEMENT_ELEMENT = DRIVER_MAX_DEPTH - 2;
+
+    /** The message of the driver's {@code AbstractBsonWriter} when a value nests too deep. */
+    static final String DRIVER_MESSAGE =
+            "Maximum serialization depth exceeded (does the object being serialized have a circular reference?).";
+
+    private NestingDepth() {}
+
+    /**
+     * The levels of documents and arrays in {@code value}, itself included (a flat document has 1, a scalar 0); once
+     * past {@code limit} it stops counting and returns {@code limit + 1}. Iterative: any depth, even a cycle, ends.
+     */
+    static int of(@Nullable Object value, int limit) {
+        Iterator<?> top = children(value);
+        if (top == null) {
+            return 0;
+        }
+        if (limit < 1) {
+            return 1;
+        }
+        ArrayDeque<Iterator<?>> open = new ArrayDeque<>();
+        open.push(top);
+        int deepest = 1;
+        while (!open.isEmpty()) {
+            Iterator<?> current = open.peek();
+            if (!current.hasNext()) {
+                open.pop();
+                continue;
+            }
+            Iterator<?> inner = children(current.next());
+            if (inner != null) {
+                if (open.size() == limit) {
+                    return limit + 1;
+                }
+                open.push(inner);
+                deepest = Math.max(deepest, open.size());
+            }
+        }
+        return deepest;
+    }
+
+    /** Whether {@code value} nests deeper than {@code limit} levels. */
+    static boolean exceeds(@Nullable Object value, int limit) {
+        return of(value, limit) > limit;
+    }
+
+    /** The values inside a document or array the walk can see, or null for anything else. */
+    private static @Nullable Iterator<?> children(@Nullable Object value) {
+        if (value instanceof BsonDocument document) {
+            return document.values().iterator();
+        } else if (value instanceof BsonArray array) {
+            return array.iterator();
+        } else if (value instanceof Map<?, ?> map) {
+            return map.values().iterator();
+        } else if (value instanceof Iterable<?> iterable) {
+            return iterable.iterator();
+        }
+        return null;
+    }
+
+    /** Whether {@code e} is the driver's refusal of a value nested too deep. */
+    static boolean isDepthError(RuntimeException e) {
+        return e instanceof BsonSerializationException
+                && e.getMessage() != null
+                && e.getMessage().startsWith("Maximum serialization depth exceeded");
+    }
+
+    /**
+     * The driver's exception for a value nested too deep, its message followed by which write and part it is. The type
+     * is the driver's (not {@link InvalidBulkException}), so code that catches the driver's refusal catches the guard's.
+     */
+    static BsonSerializationException tooDeep(int index, String modelName, String part, int limit) {
+        return new BsonSerializationException(DRIVER_MESSAGE + " Write at index " + index + " (" + modelName + "): the "
+                + part + " nests deeper than the " + limit + " levels the driver writes there; flatten it (a cycle"
+                + " nests without end). Nothing was sent.");
+    }
+}
