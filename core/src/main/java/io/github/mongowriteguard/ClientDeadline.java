@@ -26,7 +26,15 @@ import org.jspecify.annotations.Nullable;
 public record ClientDeadline(
         int client, Duration socketReadTimeout, Duration serverDeadline, String source, String problem) {
 
-    /** Checks the values. */
+    /**
+     * Checks that no value is null.
+     *
+     * @param client            the client's number, from 1
+     * @param socketReadTimeout the socket read timeout, zero for none
+     * @param serverDeadline    the deadline, zero when refused
+     * @param source            where the deadline comes from
+     * @param problem           why the guard refuses the client's writes, or empty
+     */
     public ClientDeadline {
         Objects.requireNonNull(socketReadTimeout, "socketReadTimeout");
         Objects.requireNonNull(serverDeadline, "serverDeadline");

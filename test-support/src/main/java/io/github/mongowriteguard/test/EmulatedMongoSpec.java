@@ -34,7 +34,18 @@ public record EmulatedMongoSpec(
         String database,
         String options) {
 
-    /** Validates and copies. */
+    /**
+     * Validates every value (the message names the attribute and the fix) and copies the collections.
+     *
+     * @param shards             0 for a replica set, else 1 to 64
+     * @param mongos             1 to 16
+     * @param members            1 to 7, replica sets only
+     * @param shardedCollections namespace to shard key pattern, sharded clusters only
+     * @param serverVersion      the emulated server version
+     * @param database           the connection string's database, or empty
+     * @param options            connection string options, or empty
+     * @throws IllegalArgumentException naming the value at fault
+     */
     public EmulatedMongoSpec {
         if (shards < 0 || shards > 64) {
             throw new IllegalArgumentException("shards (" + shards + ") must be 0 (a replica set) to 64");

@@ -13,7 +13,10 @@ import org.jspecify.annotations.Nullable;
 public final class WriteGuardConfigurationException extends IllegalStateException {
     private static final long serialVersionUID = 1L;
 
-    private final transient @Nullable String property;
+    /** The property at fault, or null when the problem is not one property. */
+    private final @Nullable String property;
+
+    /** What to change. */
     private final String action;
 
     /**
