@@ -27,8 +27,8 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Every index of the caller's list is in exactly one round. In an {@link PlanMode#UNORDERED_ROUNDS} plan, round k
- * holds the k-th write of every {@code _id}, so the number of rounds is the largest number of writes on one
- * {@code _id}.
+ * holds the k-th run of every {@code _id}: a run is a stretch of the key's writes of one type that travels in one
+ * command ({@link Round#keyRuns()}), or a single write where sending one write per round costs less.
  *
  * <p>Immutable and thread-safe.
  */
@@ -52,6 +52,8 @@ public final class BulkPlan {
     private final int[] previousOnKey;
     private final List<Round> rounds;
     private final int firstUnkeyed;
+    /** Per write: the first write of its run (writes of one key travelling in one command), or null when none. */
+    private final int @Nullable [] runStart;
     /** Per key number: whether more than one write names it; null when no insert had its _id assigned. */
     private final boolean @Nullable [] sharedKeys;
 
@@ -62,7 +64,9 @@ public final class BulkPlan {
             int[] roundOf,
             int[] previousOnKey,
             List<Round> rounds,
-            int firstUnkeyed) {
+            int firstUnkeyed,
+            int @Nullable [] runStart) {
+        this.runStart = runStart;
         this.mode = mode;
         this.reason = reason;
         this.facts = facts;
@@ -369,7 +373,13 @@ public final class BulkPlan {
         }
         StringBuilder text = new StringBuilder("round ").append(roundOf[index]).append(": ");
         int previous = previousOnKey[index];
-        if (previous < 0) {
+        if (previous >= 0 && runStart != null && runStart[index] != index) {
+            text.append("after #")
+                    .append(previous)
+                    .append(" on the same _id ")
+                    .append(Ids.format(write.id))
+                    .append(", in the same command (the server runs a command's statements in order)");
+        } else if (previous < 0) {
             text.append("first write on _id ").append(Ids.format(write.id));
         } else {
             text.append("after #").append(previous).append(" on the same _id ").append(Ids.format(write.id));
