@@ -3,6 +3,7 @@ package io.github.mongowriteguard.bulk;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Step 3 of planning an {@link PlanMode#UNORDERED_ROUNDS} plan: which writes of a key travel together in one command,
@@ -61,11 +62,20 @@ final class KeyRuns {
         }
     }
 
+    /**
+     * @param supersededBy per write, the later write that supersedes it under last-write-wins, or -1; null when none:
+     *                     a superseded write is in no round
+     */
     static BulkPlan plan(
-            WriteFacts[] facts, int keyCount, PlanOptions options, int[] previousSameKey, int firstUnkeyed) {
+            WriteFacts[] facts,
+            int keyCount,
+            PlanOptions options,
+            int[] previousSameKey,
+            int firstUnkeyed,
+            int @Nullable [] supersededBy) {
         int n = facts.length;
         boolean ordered = options.isOrdered();
-        boolean[] asRuns = keysAsRuns(facts, keyCount, ordered);
+        boolean[] asRuns = keysAsRuns(facts, keyCount, ordered, supersededBy);
 
         // runStart[i]: the first write of i's run. Round of a run: one after the round of the key's previous run.
         int[] runStart = new int[n];
@@ -73,6 +83,10 @@ final class KeyRuns {
         int[] roundOf = new int[n];
         int roundCount = 0;
         for (int i = 0; i < n; i++) {
+            if (supersededBy != null && supersededBy[i] >= 0) {
+                runStart[i] = i; // in no round (round 0), not sent
+                continue;
+            }
             int previous = previousSameKey[i];
             int key = facts[i].keyNumber;
             if (previous >= 0 && asRuns[key] && commandType(facts[previous].kind) == commandType(facts[i].kind)) {
@@ -92,6 +106,9 @@ final class KeyRuns {
         int[] runSizes = new int[roundCount + 1];
         boolean[] inKeyRun = new boolean[n];
         for (int i = 0; i < n; i++) {
+            if (roundOf[i] == 0) {
+                continue; // superseded
+            }
             inKeyRun[i] = ordered && runLength[runStart[i]] > 1;
             if (inKeyRun[i]) {
                 runSizes[roundOf[i]]++;
@@ -107,7 +124,7 @@ final class KeyRuns {
         }
         int[] filled = new int[roundCount + 1];
         for (int i = 0; i < n; i++) { // ascending i: the caller's order
-            if (!inKeyRun[i]) {
+            if (!inKeyRun[i] && roundOf[i] > 0) {
                 int r = roundOf[i];
                 unordered[r][filled[r]++] = i;
             }
@@ -132,7 +149,8 @@ final class KeyRuns {
                 previousSameKey,
                 List.copyOf(rounds),
                 firstUnkeyed,
-                runStart);
+                runStart,
+                supersededBy);
     }
 
     /**
@@ -141,7 +159,8 @@ final class KeyRuns {
      * {@code (keys written more than h times) + h} smallest (the highest such {@code h}). Keys
      * written equally often are treated alike, so the choice does not depend on the keys' order.
      */
-    private static boolean[] keysAsRuns(WriteFacts[] facts, int keyCount, boolean ordered) {
+    private static boolean[] keysAsRuns(
+            WriteFacts[] facts, int keyCount, boolean ordered, int @Nullable [] supersededBy) {
         boolean[] asRuns = new boolean[keyCount];
         if (!ordered) {
             Arrays.fill(asRuns, true);
@@ -150,7 +169,7 @@ final class KeyRuns {
         int[] writes = new int[keyCount];
         int most = 0;
         for (WriteFacts write : facts) {
-            if (write.keyNumber >= 0) {
+            if (write.keyNumber >= 0 && (supersededBy == null || supersededBy[write.index] < 0)) {
                 most = Math.max(most, ++writes[write.keyNumber]);
             }
         }

@@ -22,6 +22,7 @@ final class RoundBuilder {
                     new int[0],
                     List.of(),
                     -1,
+                    null,
                     null);
         }
 
@@ -71,7 +72,21 @@ final class RoundBuilder {
                     previousSameKey,
                     firstUnkeyed);
         }
-        return KeyRuns.plan(facts, keyCount, options, previousSameKey, firstUnkeyed);
+        int[] supersededBy = options.isLastWriteWins() ? LastWriteWins.supersededBy(facts, keyCount) : null;
+        if (supersededBy != null) {
+            // A superseded write is not sent: the next write on its key follows the one before it.
+            Arrays.fill(lastOfKey, -1);
+            for (int i = 0; i < n; i++) {
+                int key = facts[i].keyNumber;
+                if (key < 0 || supersededBy[i] >= 0) {
+                    previousSameKey[i] = -1;
+                    continue;
+                }
+                previousSameKey[i] = lastOfKey[key];
+                lastOfKey[key] = i;
+            }
+        }
+        return KeyRuns.plan(facts, keyCount, options, previousSameKey, firstUnkeyed, supersededBy);
     }
 
     private static BulkPlan asGiven(
@@ -82,7 +97,15 @@ final class RoundBuilder {
         int[] all = new int[n];
         Arrays.setAll(all, i -> i);
         return new BulkPlan(
-                mode, reason, facts, roundOf, previousSameKey, List.of(new Round(1, true, all)), firstUnkeyed, null);
+                mode,
+                reason,
+                facts,
+                roundOf,
+                previousSameKey,
+                List.of(new Round(1, true, all)),
+                firstUnkeyed,
+                null,
+                null);
     }
 
     private static String orderedCost(int n) {

@@ -81,7 +81,11 @@ public final class BulkExecutor<T> {
     }
 
     public BulkPlan plan(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        return planner.plan(models, PlanOptions.from(options, runtime.settings().isStrictOrdered()));
+        return planner.plan(
+                models,
+                PlanOptions.builder(PlanOptions.from(options, runtime.settings().isStrictOrdered()))
+                        .lastWriteWins(runtime.settings().isLastWriteWins())
+                        .build());
     }
 
     /**
@@ -164,6 +168,9 @@ public final class BulkExecutor<T> {
                 CommandOptions.from(options, collection.getDocumentClass(), collection.getCodecRegistry());
         BulkPlan plan = plan(models, options);
         RecordedWriteOutcome.Builder<T> outcome = new RecordedWriteOutcome.Builder<>(models);
+        if (plan.hasSuperseded()) {
+            recordSuperseded(plan, outcome);
+        }
         if (!plan.isEmpty()) {
             try (Run run = new Run(
                     session == null ? Sessions.own(access) : Sessions.callers(session),
@@ -193,6 +200,20 @@ public final class BulkExecutor<T> {
                         result.sends(),
                         plan.mode()));
         return result;
+    }
+
+    /** Writes left out under last-write-wins: SUPERSEDED, naming the write that decides their document. */
+    private static void recordSuperseded(BulkPlan plan, RecordedWriteOutcome.Builder<?> outcome) {
+        for (int index = 0; index < plan.size(); index++) {
+            int by = plan.supersededBy(index);
+            if (by >= 0) {
+                outcome.set(RecordedIndexOutcome.superseded(
+                        index,
+                        by,
+                        "not sent (lastWriteWins): the later write at index " + by + " replaces or deletes the same"
+                                + " _id; had this one been sent, its own error would not be known"));
+            }
+        }
     }
 
     /** The collection's write concern, refused when unacknowledged: nobody would confirm the outcome. */
