@@ -54,7 +54,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
         synopsisSubcommandLabel = "[COMMAND]",
         description = {
             "Runs the articles' scenarios on the embedded emulated cluster and prints what the server saw.",
-            "Without a command: every scenario (roundtrips, latency, retries, overhead, stale-reads) at the articles'"
+            "Without a command: every scenario (roundtrips, latency, retries, overhead, stale-reads, hot-keys) at the"
+                    + " articles'"
                     + " parameters, the tables, and the HTML report (--report). Every option of every scenario applies."
         },
         subcommands = {
@@ -63,6 +64,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
             Lab.RetriesCommand.class,
             Lab.OverheadCommand.class,
             Lab.StaleReadsCommand.class,
+            Lab.HotKeysCommand.class,
             Lab.FaultsCommand.class,
             Lab.ServeCommand.class,
             Lab.JmhCommand.class,
@@ -81,7 +83,8 @@ public final class Lab implements Callable<Integer> {
         LATENCY("latency", "latency"),
         RETRIES("retries", "retries"),
         OVERHEAD("overhead", "overhead"),
-        STALE_READS("stale-reads", "staleReads");
+        STALE_READS("stale-reads", "staleReads"),
+        HOT_KEYS("hot-keys", "hotKeys");
 
         final String command;
         final String key;
@@ -98,7 +101,18 @@ public final class Lab implements Callable<Integer> {
             Latency.Result latency,
             Retries.Result retries,
             Overhead.Result overhead,
-            StaleReads.Result staleReads) {}
+            StaleReads.Result staleReads,
+            HotKeys.Result hotKeys) {
+        /** Without the hot-keys scenario. */
+        Results(
+                RoundTrips.Result roundTrips,
+                Latency.Result latency,
+                Retries.Result retries,
+                Overhead.Result overhead,
+                StaleReads.Result staleReads) {
+            this(roundTrips, latency, retries, overhead, staleReads, null);
+        }
+    }
 
     /** {@code -h}/{@code --help} on every command. */
     static final class HelpOption {
@@ -360,6 +374,52 @@ public final class Lab implements Callable<Integer> {
                     spec,
                     EnumSet.of(Scenario.STALE_READS),
                     Options.Config.defaults().with(output).with(staleReads),
+                    Options.StallKind.UNINTERRUPTIBLE,
+                    null);
+        }
+    }
+
+    @Command(
+            name = "hot-keys",
+            sortOptions = false,
+            description = {
+                "Bulks that repeat a key: 3 x --docs $inc on one _id (ORDERED, replica set) and --docs replacement"
+                        + " events over --docs/10 keys (ORDERED, sharded): rounds, commands, mongos rounds and the median"
+                        + " time of up to 5 interleaved runs (--runs) for the guard (exact; with last-write-wins"
+                        + " compaction), the driver ORDERED and UNORDERED (deduplicated)."
+            })
+    static final class HotKeysCommand implements Callable<Integer> {
+        @ParentCommand
+        Lab lab;
+
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        Options.Output output;
+
+        @Mixin
+        Options.Bulk bulk;
+
+        @Mixin
+        Options.Sharding sharding;
+
+        @Mixin
+        Options.OverheadRuns runs;
+
+        @Mixin
+        HelpOption help;
+
+        @Override
+        public Integer call() throws Exception {
+            return lab.run(
+                    spec,
+                    EnumSet.of(Scenario.HOT_KEYS),
+                    Options.Config.defaults()
+                            .with(output)
+                            .with(bulk)
+                            .with(sharding)
+                            .with(runs),
                     Options.StallKind.UNINTERRUPTIBLE,
                     null);
         }
@@ -750,6 +810,7 @@ public final class Lab implements Callable<Integer> {
                 case RETRIES -> Retries.units(config, stallFallback);
                 case OVERHEAD -> Overhead.units(config);
                 case STALE_READS -> StaleReads.units(config);
+                case HOT_KEYS -> HotKeys.units(config);
             };
         }
         progress.start(units);
@@ -758,7 +819,8 @@ public final class Lab implements Callable<Integer> {
                 scenarios.contains(Scenario.LATENCY) ? Latency.run(config, progress) : null,
                 scenarios.contains(Scenario.RETRIES) ? Retries.run(config, stallFallback, progress) : null,
                 scenarios.contains(Scenario.OVERHEAD) ? Overhead.run(config, progress) : null,
-                scenarios.contains(Scenario.STALE_READS) ? StaleReads.run(config, progress) : null);
+                scenarios.contains(Scenario.STALE_READS) ? StaleReads.run(config, progress) : null,
+                scenarios.contains(Scenario.HOT_KEYS) && config.uri() == null ? HotKeys.run(config, progress) : null);
     }
 
     static void print(Results results, PrintStream out) {
@@ -777,6 +839,9 @@ public final class Lab implements Callable<Integer> {
         if (results.staleReads() != null) {
             results.staleReads().print(out);
         }
+        if (results.hotKeys() != null) {
+            results.hotKeys().print(out);
+        }
     }
 
     /** One scenario's object as it is, or for several one object with a field per scenario and the report's path. */
@@ -788,6 +853,7 @@ public final class Lab implements Callable<Integer> {
                 case RETRIES -> results.retries().toJson();
                 case OVERHEAD -> results.overhead().toJson();
                 case STALE_READS -> results.staleReads().toJson();
+                case HOT_KEYS -> hotKeysJson(results);
             };
         }
         Map<String, Object> json = new LinkedHashMap<>();
@@ -800,10 +866,20 @@ public final class Lab implements Callable<Integer> {
                         case RETRIES -> results.retries().toJson();
                         case OVERHEAD -> results.overhead().toJson();
                         case STALE_READS -> results.staleReads().toJson();
+                        case HOT_KEYS -> hotKeysJson(results);
                     });
         }
         json.put("report", report);
         return json;
+    }
+
+    /** The hot-keys object; with --uri (emulator counts only) a note instead. */
+    private static Map<String, Object> hotKeysJson(Results results) {
+        if (results.hotKeys() != null) {
+            return results.hotKeys().toJson();
+        }
+        return Map.of(
+                "note", "hot-keys runs on the embedded emulator only (it counts mongos rounds); not run with --uri");
     }
 
     /** The command line as the report shows it: a connection string may hold a password, so it is never printed. */
