@@ -2,6 +2,7 @@ package io.github.mongowriteguard.benchmarks.lab;
 
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -622,10 +623,13 @@ public final class Lab implements Callable<Integer> {
         int planWrites;
 
         @Mixin
+        Options.Output output;
+
+        @Mixin
         HelpOption help;
 
         @Override
-        public Integer call() {
+        public Integer call() throws Exception {
             if (sizes.isEmpty()
                     || sizes.stream().anyMatch(n -> n < 1 || n > 100_000)
                     || threads.stream().anyMatch(t -> t < 1)
@@ -639,7 +643,10 @@ public final class Lab implements Callable<Integer> {
                         "--sizes must be 1 to 100000, --threads,"
                                 + " --runs, --rounds and --seconds at least 1, --warmups and --plan-writes at least 0");
             }
-            Perf.run(new Perf.Settings(sizes, threads, warmups, runs, rounds, seconds, planWrites), lab.out, lab.err);
+            lab.refuseUri(spec, output, "perf");
+            Perf.Result result = Perf.run(
+                    new Perf.Settings(sizes, threads, warmups, runs, rounds, seconds, planWrites), lab.log(output));
+            lab.report(output, result.toJson(), result::print);
             return 0;
         }
     }
@@ -677,15 +684,22 @@ public final class Lab implements Callable<Integer> {
         long every;
 
         @Mixin
+        Options.Output output;
+
+        @Mixin
         HelpOption help;
 
         @Override
-        public Integer call() {
+        public Integer call() throws Exception {
             if (writes < 1 || batch < 1 || batch > 100_000 || every < 1) {
                 throw new picocli.CommandLine.ParameterException(
                         spec.commandLine(), "--writes and --every must be at least 1, --batch 1 to 100000");
             }
-            Soak.run(writes, batch, every, lab.out);
+            lab.refuseUri(spec, output, "soak");
+            // The lines are the table, printed as they are measured; with --json they are progress, then one object.
+            PrintStream log = lab.log(output);
+            List<Soak.Line> lines = Soak.run(writes, batch, every, output.json ? log : lab.out, log);
+            lab.report(output, Soak.toJson(writes, batch, every, lines), out -> {});
             return 0;
         }
     }
@@ -719,10 +733,13 @@ public final class Lab implements Callable<Integer> {
         List<String> cases;
 
         @Mixin
+        Options.Output output;
+
+        @Mixin
         HelpOption help;
 
         @Override
-        public Integer call() {
+        public Integer call() throws Exception {
             List<int[]> parsed = new ArrayList<>();
             for (String each : cases) {
                 String[] parts = each.split("x");
@@ -741,7 +758,9 @@ public final class Lab implements Callable<Integer> {
             if (runs < 1) {
                 throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--runs must be at least 1");
             }
-            Payloads.run(parsed, runs, lab.out);
+            lab.refuseUri(spec, output, "payloads");
+            List<Payloads.Case> results = Payloads.run(parsed, runs, lab.log(output));
+            lab.report(output, Payloads.toJson(results, runs), out -> Payloads.print(results, runs, out));
             return 0;
         }
     }
@@ -793,6 +812,39 @@ public final class Lab implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    /** Where a command outside the full run writes its progress lines: stderr, or nowhere with --progress none. */
+    PrintStream log(Options.Output output) {
+        return output.progress == Progress.Mode.NONE ? new PrintStream(OutputStream.nullOutputStream()) : err;
+    }
+
+    /** The cost-free server is in the process: a command that runs only there refuses --uri instead of ignoring it. */
+    void refuseUri(CommandSpec command, Options.Output output, String name) {
+        if (output.uri != null) {
+            throw new picocli.CommandLine.ParameterException(
+                    command.commandLine(),
+                    "--uri: " + name + " measures the guard against the driver on the embedded cost-free server only;"
+                            + " run it without --uri");
+        }
+    }
+
+    /** Prints the tables, or with --json one JSON object; --json-out writes that object to its file too. */
+    void report(Options.Output output, Map<String, Object> json, java.util.function.Consumer<PrintStream> tables)
+            throws java.io.IOException {
+        String text = LabJson.write(json);
+        if (output.jsonOut != null) {
+            Files.writeString(output.jsonOut, text + "\n", StandardCharsets.UTF_8);
+            if (output.progress != Progress.Mode.NONE) {
+                err.println("JSON written to " + output.jsonOut.toAbsolutePath());
+            }
+        }
+        if (output.json) {
+            out.println(text);
+        } else {
+            tables.accept(out);
+        }
+        out.flush();
     }
 
     /** Runs the scenarios in order, with one progress bar (or phase lines) across all of them. */
