@@ -429,24 +429,6 @@ final class DifferentialBulk {
         return byKey;
     }
 
-    /**
-     * The rounds of CONTRACT.md: round k holds the k-th write of every key, unkeyed writes are in round 1; inside a
-     * round the caller's order.
-     */
-    List<List<Integer>> rounds() {
-        List<List<Integer>> rounds = new ArrayList<>();
-        Map<String, Integer> seen = new LinkedHashMap<>();
-        for (int i = 0; i < ops.size(); i++) {
-            String key = ops.get(i).key();
-            int round = key == null ? 0 : seen.merge(key, 1, Integer::sum) - 1;
-            while (rounds.size() <= round) {
-                rounds.add(new ArrayList<>());
-            }
-            rounds.get(round).add(i);
-        }
-        return rounds;
-    }
-
     boolean hasRepeatedKey() {
         return writesByKey().values().stream().anyMatch(writes -> writes.size() > 1);
     }
