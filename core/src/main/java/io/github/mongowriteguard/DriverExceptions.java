@@ -170,7 +170,7 @@ final class DriverExceptions {
         for (IndexOutcome result : outcome.outcomes()) {
             if (result.status() == WriteStatus.FAILED && !result.wasSent()) {
                 anyNotSent = true;
-            } else if (result.status() != WriteStatus.SKIPPED) {
+            } else if (result.status() != WriteStatus.SKIPPED && result.status() != WriteStatus.SUPERSEDED) {
                 return; // something was applied, failed on a server, or may still run: the outcome says what
             }
         }

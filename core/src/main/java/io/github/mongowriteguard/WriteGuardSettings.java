@@ -38,9 +38,11 @@ public final class WriteGuardSettings {
     private final double serverDeadlineFraction;
     private final Duration defaultServerDeadline;
     private final boolean strictOrdered;
+    private final boolean lastWriteWins;
     private final RetryPolicy retryPolicy;
 
     private WriteGuardSettings(Builder builder) {
+        this.lastWriteWins = builder.lastWriteWins;
         this.serverDeadline = builder.serverDeadline;
         this.serverDeadlineFraction = builder.serverDeadlineFraction;
         this.defaultServerDeadline = builder.defaultServerDeadline;
@@ -115,6 +117,18 @@ public final class WriteGuardSettings {
     }
 
     /**
+     * Whether a bulk's replacements of an {@code _id} that a later full replacement ({@code ReplaceOneModel} upsert on
+     * exactly {@code {_id: v}}) or delete ({@code DeleteOneModel} on exactly {@code {_id: v}}) of that {@code _id} in
+     * the same bulk makes unnecessary are left out (the articles' last-write-wins); default {@code false}: every write
+     * is sent. A superseded write's outcome is {@code SUPERSEDED}, naming the write that replaced it, never APPLIED.
+     *
+     * @return true when superseded replacements are not sent
+     */
+    public boolean isLastWriteWins() {
+        return lastWriteWins;
+    }
+
+    /**
      * How writes that failed in a way that is safe to retry are retried.
      *
      * @return the retry policy
@@ -182,6 +196,7 @@ public final class WriteGuardSettings {
         WriteGuardSettings that = (WriteGuardSettings) o;
         return Double.compare(serverDeadlineFraction, that.serverDeadlineFraction) == 0
                 && strictOrdered == that.strictOrdered
+                && lastWriteWins == that.lastWriteWins
                 && Objects.equals(serverDeadline, that.serverDeadline)
                 && retryPolicy.equals(that.retryPolicy)
                 && defaultServerDeadline.equals(that.defaultServerDeadline);
@@ -189,7 +204,13 @@ public final class WriteGuardSettings {
 
     @Override
     public int hashCode() {
-        return Objects.hash(serverDeadline, serverDeadlineFraction, defaultServerDeadline, strictOrdered, retryPolicy);
+        return Objects.hash(
+                serverDeadline,
+                serverDeadlineFraction,
+                defaultServerDeadline,
+                strictOrdered,
+                lastWriteWins,
+                retryPolicy);
     }
 
     @Override
@@ -199,6 +220,7 @@ public final class WriteGuardSettings {
                 + ", serverDeadlineFraction=" + serverDeadlineFraction
                 + ", defaultServerDeadline=" + Durations.format(defaultServerDeadline)
                 + ", strictOrdered=" + strictOrdered
+                + ", lastWriteWins=" + lastWriteWins
                 + ", retryPolicy=" + retryPolicy + '}';
     }
 
@@ -214,6 +236,7 @@ public final class WriteGuardSettings {
         private double serverDeadlineFraction = DEFAULT_SERVER_DEADLINE_FRACTION;
         private Duration defaultServerDeadline = DEFAULT_SERVER_DEADLINE;
         private boolean strictOrdered;
+        private boolean lastWriteWins;
         private RetryPolicy retryPolicy = RetryPolicy.defaults();
 
         private Builder() {}
@@ -223,6 +246,7 @@ public final class WriteGuardSettings {
             this.serverDeadlineFraction = existing.serverDeadlineFraction;
             this.defaultServerDeadline = existing.defaultServerDeadline;
             this.strictOrdered = existing.strictOrdered;
+            this.lastWriteWins = existing.lastWriteWins;
             this.retryPolicy = existing.retryPolicy;
         }
 
@@ -289,6 +313,21 @@ public final class WriteGuardSettings {
         }
 
         /**
+         * Leave out the replacements of an {@code _id} that a later full replacement or delete of that {@code _id} in the
+         * same bulk makes unnecessary (last write wins, as the articles de-duplicate); default {@code false}, every write
+         * sent. What is lost: a superseded write's own error is never seen, its counts are not counted, and if the
+         * write that superseded it fails, the superseded one was not applied either. Applies to bulks planned in rounds
+         * (unordered, or ordered with every write keyed), not to an ordered bulk kept in the caller's order.
+         *
+         * @param lastWriteWins true to leave superseded replacements out
+         * @return this builder
+         */
+        public Builder lastWriteWins(boolean lastWriteWins) {
+            this.lastWriteWins = lastWriteWins;
+            return this;
+        }
+
+        /**
          * How the guard retries writes that failed in a way that is safe to retry; default
          * {@link RetryPolicy#defaults()} (3 attempts, exponential backoff with jitter). {@link RetryPolicy#none()}
          * sends every write once.
@@ -302,11 +341,17 @@ public final class WriteGuardSettings {
         }
 
         /**
-         * The settings. No rule joins two settings yet, so this does not throw.
+         * The settings.
          *
          * @return the settings
+         * @throws IllegalStateException if both {@code strictOrdered} and {@code lastWriteWins} are set
          */
         public WriteGuardSettings build() {
+            if (strictOrdered && lastWriteWins) {
+                throw new IllegalStateException("lastWriteWins (true) cannot be combined with strictOrdered (true):"
+                        + " strictOrdered sends every write exactly as the driver does, lastWriteWins leaves superseded"
+                        + " replacements out; set only one of them");
+            }
             return new WriteGuardSettings(this);
         }
 

@@ -27,6 +27,7 @@ import io.github.mongowriteguard.testkit.stall.StallHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -261,12 +262,31 @@ class ClientBulkWriteTest {
                     calls.addAll(byKey.values()); // each key's writes as one ORDERED bulk
                     continue;
                 }
-                int rounds = byKey.values().stream().mapToInt(List::size).max().orElse(0);
+                // Round k: the k-th run of every key (its consecutive writes of one request type, one command).
+                Map<Integer, Integer> roundOf = new HashMap<>();
+                int rounds = 0;
+                for (List<Integer> writes : byKey.values()) {
+                    int round = 0;
+                    for (int position = 0; position < writes.size(); position++) {
+                        if (position > 0
+                                && bulk.ops().get(writes.get(position)).kind().type()
+                                        != bulk.ops()
+                                                .get(writes.get(position - 1))
+                                                .kind()
+                                                .type()) {
+                            round++;
+                        }
+                        roundOf.put(writes.get(position), round);
+                    }
+                    rounds = Math.max(rounds, round + 1);
+                }
                 for (int round = 0; round < Math.max(rounds, unkeyed.isEmpty() ? 0 : 1); round++) {
                     List<Integer> members = new ArrayList<>(round == 0 ? unkeyed : List.of());
                     for (List<Integer> writes : byKey.values()) {
-                        if (round < writes.size()) {
-                            members.add(writes.get(round));
+                        for (int index : writes) {
+                            if (roundOf.get(index) == round) {
+                                members.add(index);
+                            }
                         }
                     }
                     members.sort(Comparator.naturalOrder());

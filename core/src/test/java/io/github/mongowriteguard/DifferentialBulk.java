@@ -386,6 +386,16 @@ final class DifferentialBulk {
         return new Generator(new Random(seed), mode, pipelinesComparable).bulk(seed);
     }
 
+    /**
+     * A hot-key bulk of {@code seed} for {@code mode} (UNORDERED or ORDERED_KEYED): long runs of one type on one or two
+     * keys, interleaved, as a consumer of a compacted topic sees them, with failures inside runs (an {@code $inc} after
+     * a {@code $set} of a string: 14; a second insert of a key: 11000; a replacement naming another {@code _id}: 66),
+     * a few writes on other keys, and sometimes a {@code failCommand} fail point. Every write keyed.
+     */
+    static DifferentialBulk generateHotKeys(long seed, Mode mode) {
+        return new Generator(new Random(seed), mode, false).hotBulk(seed);
+    }
+
     /** Fresh models; with {@code withAssignedIds}, inserts without {@code _id} carry the id the guard gave them. */
     List<WriteModel<Document>> models(boolean withAssignedIds) {
         List<WriteModel<Document>> models = new ArrayList<>(ops.size());
@@ -417,24 +427,6 @@ final class DifferentialBulk {
             }
         }
         return byKey;
-    }
-
-    /**
-     * The rounds of CONTRACT.md: round k holds the k-th write of every key, unkeyed writes are in round 1; inside a
-     * round the caller's order.
-     */
-    List<List<Integer>> rounds() {
-        List<List<Integer>> rounds = new ArrayList<>();
-        Map<String, Integer> seen = new LinkedHashMap<>();
-        for (int i = 0; i < ops.size(); i++) {
-            String key = ops.get(i).key();
-            int round = key == null ? 0 : seen.merge(key, 1, Integer::sum) - 1;
-            while (rounds.size() <= round) {
-                rounds.add(new ArrayList<>());
-            }
-            rounds.get(round).add(i);
-        }
-        return rounds;
     }
 
     boolean hasRepeatedKey() {
@@ -577,6 +569,67 @@ final class DifferentialBulk {
                 default -> null;
             };
             return new DifferentialBulk(seed, mode, List.copyOf(initial), ops, comment, bypass, failPoint);
+        }
+
+        /** See {@link DifferentialBulk#generateHotKeys}. */
+        DifferentialBulk hotBulk(long seed) {
+            List<BsonDocument> initial = new ArrayList<>();
+            for (int k = 0; k < KEYS; k++) {
+                if (random.nextInt(10) < 6) {
+                    initial.add(new BsonDocument("_id", id(k)).append("n", new BsonInt32(random.nextInt(5))));
+                }
+            }
+            if (random.nextInt(5) == 0) {
+                String command = random.nextBoolean() ? "update" : "delete";
+                failPoint = new FailPoint(command, random.nextBoolean() ? 2 : 121);
+                noUpdateMany = command.equals("update");
+                noDeleteMany = command.equals("delete");
+            }
+            int hotKeys = 1 + random.nextInt(2);
+            int[] current =
+                    new int[hotKeys]; // each hot key's current kind of write: 0 $inc, 1 replace, 2 delete, 3 insert
+            for (int h = 0; h < hotKeys; h++) {
+                current[h] = random.nextInt(10) < 7 ? 0 : random.nextInt(4);
+            }
+            int size = 10 + random.nextInt(50);
+            List<Op> ops = new ArrayList<>(size);
+            for (int i = 0; i < size; i++) {
+                if (random.nextInt(10) == 0) {
+                    ops.add(op()); // a write on any key
+                    continue;
+                }
+                int h = random.nextInt(hotKeys);
+                int k = h; // hot keys are 0 and 1
+                if (random.nextInt(12) == 0) {
+                    current[h] = random.nextInt(4); // the run of this kind ends
+                }
+                BsonDocument inc = new BsonDocument("$inc", new BsonDocument("n", new BsonInt32(1)));
+                switch (current[h]) {
+                    case 0:
+                        if (random.nextInt(15) == 0) { // makes the key's later $inc fail (14)
+                            ops.add(update(
+                                    Kind.UPDATE_ONE,
+                                    keyedFilter(k),
+                                    new BsonDocument("$set", new BsonDocument("n", new BsonString("s"))),
+                                    random.nextBoolean()));
+                        } else {
+                            ops.add(update(
+                                    Kind.UPDATE_ONE, new BsonDocument("_id", id(k)), inc, random.nextInt(3) > 0));
+                        }
+                        break;
+                    case 1:
+                        ops.add(replace(keyedFilter(k), replacement(k), random.nextInt(3) > 0));
+                        break;
+                    case 2:
+                        ops.add(delete(new BsonDocument("_id", id(k))));
+                        break;
+                    default:
+                        ops.add(Op.insert(
+                                new BsonDocument("_id", id(k)).append("n", new BsonInt32(random.nextInt(5)))));
+                        break;
+                }
+            }
+            return new DifferentialBulk(seed, mode, List.copyOf(initial), ops, null, null, failPoint);
         }
 
         /**

@@ -57,13 +57,16 @@ import org.junit.jupiter.api.TestInfo;
  *
  * <p>The oracles, computed here from the contract and never from the planner:
  * <ul>
- *   <li>UNORDERED: the rounds (round k = the k-th write of every key, unkeyed writes in round 1), each run as the
- *       driver's {@code bulkWrite(roundModels, ordered(false))}; the results summed, indices mapped back.</li>
+ *   <li>UNORDERED: the rounds ({@link ContractRounds}: round k = the k-th run of every key, a run being the key's
+ *       consecutive writes of one request type; unkeyed writes in round 1), each run as the driver's
+ *       {@code bulkWrite(roundModels, ordered(false))}; the results summed, indices mapped back.</li>
  *   <li>ORDERED_KEYED: each key's writes in the caller's order as one driver ORDERED bulk (stopping at that key's
  *       first error; later writes on the key SKIPPED). When a command-level error can stop the call (a fail point, an
  *       update pipeline, which the emulator refuses), the per-key bulks cannot say what the guard's stop leaves
- *       unsent, so the oracle runs the rounds themselves with the driver: each round's writes of the keys still
- *       alive as one unordered bulk, a key dying at its first error, the whole call stopping at a command error.
+ *       unsent, so the oracle runs the rounds ({@link ContractRounds}) themselves with the driver: each round's
+ *       single writes of the keys still alive as one unordered bulk, its key runs as ordered bulks sent again after
+ *       a failure without the failed key, a key dying at its first error, the whole call stopping at a command
+ *       error.
  *       Where both apply they agree (keys are independent: checked when the oracles were validated).</li>
  *   <li>ORDERED_UNKEYED and STRICT_ORDERED: the driver's ORDERED {@code bulkWrite}.</li>
  * </ul>
@@ -89,6 +92,9 @@ class DifferentialTest {
     static final int REPLICA_SET_BULKS = 1_000;
     static final int SHARDED_BULKS = 400;
     private static final long BASE_SEED = 20_250_601_000L;
+    static final int HOT_REPLICA_SET_BULKS = 300;
+    static final int HOT_SHARDED_BULKS = 150;
+    private static final long HOT_BASE_SEED = 20_261_201_000L;
     private static final ShardKey HASHED_ID = ShardKey.of(new BsonDocument("_id", new BsonString("hashed")));
     private static final Set<String> WRITE_COMMANDS = Set.of("insert", "update", "delete");
 
@@ -145,6 +151,45 @@ class DifferentialTest {
         check(sharded(), Mode.STRICT_ORDERED, test);
     }
 
+    @Test
+    void unorderedHotKeys_equalEachRoundAsADriverUnorderedBulk_onAReplicaSet(TestInfo test) {
+        checkHotKeys(replicaSet(), Mode.UNORDERED, test);
+    }
+
+    @Test
+    void unorderedHotKeys_equalEachRoundAsADriverUnorderedBulk_onAShardedCluster(TestInfo test) {
+        checkHotKeys(sharded(), Mode.UNORDERED, test);
+    }
+
+    @Test
+    void orderedHotKeys_equalEachKeyAsADriverOrderedBulk_onAReplicaSet(TestInfo test) {
+        checkHotKeys(replicaSet(), Mode.ORDERED_KEYED, test);
+    }
+
+    @Test
+    void orderedHotKeys_equalEachKeyAsADriverOrderedBulk_onAShardedCluster(TestInfo test) {
+        checkHotKeys(sharded(), Mode.ORDERED_KEYED, test);
+    }
+
+    /** Hot-key bulks ({@link DifferentialBulk#generateHotKeys}): long runs on few keys, failures inside runs. */
+    private static void checkHotKeys(Env env, Mode mode, TestInfo test) {
+        int bulks = Integer.getInteger("diff.bulks", env.sharded ? HOT_SHARDED_BULKS : HOT_REPLICA_SET_BULKS);
+        long base =
+                Long.getLong("diff.seed", HOT_BASE_SEED + (env.sharded ? 1_000_000L : 0) + mode.ordinal() * 100_000L);
+        String replay =
+                "-Dtest='DifferentialTest#" + test.getTestMethod().orElseThrow().getName() + "'";
+        Stats stats = run(env, mode, base, bulks, GUARD, replay, seed -> DifferentialBulk.generateHotKeys(seed, mode));
+        System.out.println(stats.summary());
+        if (stats.differences > 0) {
+            fail(stats.report());
+        }
+        assertThat(stats.bulks).isEqualTo(bulks);
+        if (bulks >= 100) {
+            assertThat(stats.withWriteErrors).as("bulks with write errors").isPositive();
+            assertThat(stats.failPointsFired).as("fail points that fired").isPositive();
+        }
+    }
+
     private static void check(Env env, Mode mode, TestInfo test) {
         int defaultBulks = env.sharded ? SHARDED_BULKS : REPLICA_SET_BULKS;
         int bulks = Integer.getInteger("diff.bulks", defaultBulks);
@@ -194,6 +239,10 @@ class DifferentialTest {
         final List<BsonDocument> rawSent = new CopyOnWriteArrayList<>();
         final GuardFixture guard;
         final GuardFixture strict;
+        /** What each guard sent, cut to what the server may have run. */
+        final RanCommands guardRan = new RanCommands();
+
+        final RanCommands strictRan = new RanCommands();
         private int collections;
         private int encodings;
 
@@ -215,12 +264,13 @@ class DifferentialTest {
                         }
                     })
                     .build());
-            this.guard = new GuardFixture(connectionString, 5_000);
+            this.guard = new GuardFixture(
+                    connectionString, WriteGuardSettings.defaults(), 5_000, b -> b.addCommandListener(guardRan));
             this.strict = new GuardFixture(
                     connectionString,
                     WriteGuardSettings.builder().strictOrdered(true).build(),
                     5_000,
-                    b -> {});
+                    b -> b.addCommandListener(strictRan));
         }
 
         /** A fresh collection (sharded when the deployment is) holding the bulk's initial documents, in their order. */
@@ -285,7 +335,8 @@ class DifferentialTest {
         GuardedCollection<Document> guarded =
                 fixture.wrap(fixture.client.getDatabase(Env.database(bulk)).getCollection(collection));
         Result observed = new Result(bulk.ops.size());
-        fixture.sent.clear();
+        RanCommands ran = fixture == env.strict ? env.strictRan : env.guardRan;
+        ran.clear();
         try {
             if (api == Api.EXECUTE) {
                 observed.record(guarded.execute(models, bulk.options()));
@@ -302,7 +353,7 @@ class DifferentialTest {
         } catch (RuntimeException e) {
             observed.thrown = e;
         }
-        observed.commands.addAll(fixture.sent);
+        observed.commands.addAll(ran.commands());
         return observed;
     };
 
@@ -471,8 +522,8 @@ class DifferentialTest {
         }
 
         Result rounds() {
-            for (List<Integer> round : bulk.rounds()) {
-                if (!bulk(round, false)) {
+            for (ContractRounds.Parts round : ContractRounds.of(bulk)) {
+                if (!bulk(round.together(), false)) {
                     break;
                 }
             }
@@ -488,34 +539,58 @@ class DifferentialTest {
             return result;
         }
 
-        /** ORDERED_KEYED when a command error may stop the call: the rounds, a key dying at its first failure. */
+        /**
+         * ORDERED_KEYED when a command error may stop the call: the rounds ({@link ContractRounds}), a key dying at its
+         * first failure. Each round's single writes of the keys still alive as one unordered bulk; then its key runs as
+         * one ordered bulk, which stops at the first failure: the rest is sent again as an ordered bulk without the
+         * failed key's writes.
+         */
         Result roundsPerKey() {
-            Map<String, List<Integer>> byKey = bulk.writesByKey();
-            Map<String, Integer> failedAt = new HashMap<>();
-            int most = byKey.values().stream().mapToInt(List::size).max().orElse(0);
-            for (int round = 0; round < most; round++) {
-                List<Integer> writes = new ArrayList<>();
-                for (Map.Entry<String, List<Integer>> key : byKey.entrySet()) {
-                    if (round < key.getValue().size()) {
-                        int index = key.getValue().get(round);
-                        if (failedAt.containsKey(key.getKey())) {
-                            result.status[index] = WriteStatus.SKIPPED.name();
-                        } else {
-                            writes.add(index);
+            java.util.Set<String> dead = new java.util.HashSet<>();
+            for (ContractRounds.Parts round : ContractRounds.of(bulk)) {
+                List<Integer> together = alive(round.together(), dead);
+                if (!bulk(together, false)) {
+                    return result;
+                }
+                for (int index : together) {
+                    if (!WriteStatus.APPLIED.name().equals(result.status[index])) {
+                        dead.add(bulk.ops.get(index).key());
+                    }
+                }
+                List<Integer> pending = alive(round.keyRuns(), dead);
+                while (!pending.isEmpty()) {
+                    if (!bulk(pending, true)) {
+                        return result;
+                    }
+                    int failed = -1;
+                    for (int position = 0; position < pending.size() && failed < 0; position++) {
+                        if (!WriteStatus.APPLIED.name().equals(result.status[pending.get(position)])) {
+                            failed = position;
                         }
                     }
-                }
-                writes.sort(null);
-                if (!bulk(writes, false)) {
-                    break;
-                }
-                for (int index : writes) {
-                    if (!WriteStatus.APPLIED.name().equals(result.status[index])) {
-                        failedAt.put(bulk.ops.get(index).key(), index);
+                    if (failed < 0) {
+                        break;
                     }
+                    dead.add(bulk.ops.get(pending.get(failed)).key());
+                    pending = alive(pending.subList(failed + 1, pending.size()), dead);
+                    // Not run by the stopped bulk, sent again: what the oracle knows of them comes from the next bulk.
+                    pending.forEach(index -> result.status[index] = null);
                 }
             }
             return result;
+        }
+
+        /** The writes whose key is alive; the others SKIPPED. */
+        private List<Integer> alive(List<Integer> writes, java.util.Set<String> dead) {
+            List<Integer> alive = new ArrayList<>();
+            for (int index : writes) {
+                if (dead.contains(bulk.ops.get(index).key())) {
+                    result.status[index] = WriteStatus.SKIPPED.name();
+                } else {
+                    alive.add(index);
+                }
+            }
+            return alive;
         }
 
         Result ordered() {
@@ -607,9 +682,21 @@ class DifferentialTest {
 
     /** Runs {@code bulks} seeded bulks of one mode through {@code subject} and its oracle. */
     static Stats run(Env env, Mode mode, long base, int bulks, Subject subject, String replay) {
+        return run(env, mode, base, bulks, subject, replay, seed -> DifferentialBulk.generate(seed, mode, env.sharded));
+    }
+
+    /** As above, with bulks drawn by {@code generator} from their seeds. */
+    static Stats run(
+            Env env,
+            Mode mode,
+            long base,
+            int bulks,
+            Subject subject,
+            String replay,
+            java.util.function.LongFunction<DifferentialBulk> generator) {
         Stats stats = new Stats(env.name, mode);
         for (int i = 0; i < bulks; i++) {
-            DifferentialBulk bulk = DifferentialBulk.generate(base + i, mode, env.sharded);
+            DifferentialBulk bulk = generator.apply(base + i);
             List<String> differences = new ArrayList<>();
             StringBuilder trace = new StringBuilder();
             try {
@@ -910,8 +997,10 @@ class DifferentialTest {
      * The guard's statements against the driver's encoding of each write: every statement the guard sent is one of
      * the driver's (same fields, order, values and types), at most as often as the bulk has it; every write the server
      * ran (APPLIED or FAILED in the expectation) was sent. Beyond that, by mode: UNORDERED sends every write;
-     * ORDERED_KEYED sends no write it skips; the ordered modes may send a skipped write in an ordered command the
-     * server stopped (the guard may group commands differently, CONTRACT.md). Command-level fields: the caller's
+     * ORDERED_KEYED runs no write it skips; the ordered modes may send a skipped write in an ordered command the
+     * server stopped (the guard may group commands differently, CONTRACT.md). The guard's commands are read as
+     * {@link RanCommands} cuts them: an ORDERED command's statements after its first write error did not run (a key
+     * run the guard sends again). Command-level fields: the caller's
      * comment unchanged (or the guard's own {@code mwg:} one when there is none), bypassDocumentValidation and let as
      * the driver sent them for that command.
      */

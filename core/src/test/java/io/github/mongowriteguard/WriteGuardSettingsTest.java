@@ -17,6 +17,27 @@ class WriteGuardSettingsTest {
         assertThat(settings.getServerDeadlineFraction()).isEqualTo(2.0 / 3.0);
         assertThat(settings.getDefaultServerDeadline()).isEqualTo(Duration.ofSeconds(10));
         assertThat(settings.isStrictOrdered()).isFalse();
+        assertThat(settings.isLastWriteWins()).isFalse();
+    }
+
+    @Test
+    void lastWriteWins_withStrictOrdered_isRejected() {
+        WriteGuardSettings.Builder builder =
+                WriteGuardSettings.builder().strictOrdered(true).lastWriteWins(true);
+
+        assertThatThrownBy(builder::build)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("lastWriteWins (true) cannot be combined with strictOrdered (true)")
+                .hasMessageContaining("set only one of them");
+    }
+
+    @Test
+    void lastWriteWins_isKeptByTheBuilderFromExistingSettings() {
+        WriteGuardSettings settings =
+                WriteGuardSettings.builder().lastWriteWins(true).build();
+
+        assertThat(WriteGuardSettings.builder(settings).build()).isEqualTo(settings);
+        assertThat(settings.toString()).contains("lastWriteWins=true");
     }
 
     @Test
@@ -163,7 +184,7 @@ class WriteGuardSettingsTest {
                         .build()
                         .toString())
                 .isEqualTo("WriteGuardSettings{serverDeadline=1.5 s, serverDeadlineFraction=0.6666666666666666,"
-                        + " defaultServerDeadline=10 s, strictOrdered=false, retryPolicy=RetryPolicy{maxAttempts=3,"
+                        + " defaultServerDeadline=10 s, strictOrdered=false, lastWriteWins=false, retryPolicy=RetryPolicy{maxAttempts=3,"
                         + " initialBackoff=100ms, multiplier=2.0, maxBackoff=5000ms, jitter=0.5, gateGrace=100ms}}");
         assertThat(WriteGuardSettings.defaults().toString()).contains("serverDeadline=derived");
     }

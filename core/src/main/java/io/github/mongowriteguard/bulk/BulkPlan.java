@@ -27,8 +27,8 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Every index of the caller's list is in exactly one round. In an {@link PlanMode#UNORDERED_ROUNDS} plan, round k
- * holds the k-th write of every {@code _id}, so the number of rounds is the largest number of writes on one
- * {@code _id}.
+ * holds the k-th run of every {@code _id}: a run is a stretch of the key's writes of one type that travels in one
+ * command ({@link Round#keyRuns()}), or a single write where sending one write per round costs less.
  *
  * <p>Immutable and thread-safe.
  */
@@ -52,6 +52,10 @@ public final class BulkPlan {
     private final int[] previousOnKey;
     private final List<Round> rounds;
     private final int firstUnkeyed;
+    /** Per write: the first write of its run (writes of one key travelling in one command), or null when none. */
+    private final int @Nullable [] runStart;
+    /** Per write: the later write that supersedes it under last-write-wins, or -1; null when none is superseded. */
+    private final int @Nullable [] supersededBy;
     /** Per key number: whether more than one write names it; null when no insert had its _id assigned. */
     private final boolean @Nullable [] sharedKeys;
 
@@ -62,7 +66,11 @@ public final class BulkPlan {
             int[] roundOf,
             int[] previousOnKey,
             List<Round> rounds,
-            int firstUnkeyed) {
+            int firstUnkeyed,
+            int @Nullable [] runStart,
+            int @Nullable [] supersededBy) {
+        this.runStart = runStart;
+        this.supersededBy = supersededBy;
         this.mode = mode;
         this.reason = reason;
         this.facts = facts;
@@ -253,10 +261,33 @@ public final class BulkPlan {
     }
 
     /**
+     * The later write that makes write {@code index} unnecessary under last-write-wins
+     * ({@link PlanOptions#isLastWriteWins()}): a full replacement or delete of the same {@code _id}. Such a write is in
+     * no round and is not sent.
+     *
+     * @param index the write's index in the caller's bulk
+     * @return the index of the superseding write, or -1 when write {@code index} is sent
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
+     */
+    public int supersededBy(int index) {
+        checkIndex(index);
+        return supersededBy == null ? -1 : supersededBy[index];
+    }
+
+    /**
+     * Whether any write is left out as superseded ({@link #supersededBy(int)}).
+     *
+     * @return {@code true} when some write is not sent under last-write-wins
+     */
+    public boolean hasSuperseded() {
+        return supersededBy != null;
+    }
+
+    /**
      * The round that sends write {@code index}.
      *
      * @param index the write's index in the caller's bulk
-     * @return the round number, 1 for the first round
+     * @return the round number, 1 for the first round; 0 for a write left out as superseded
      * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
      */
     public int roundOf(int index) {
@@ -359,6 +390,11 @@ public final class BulkPlan {
     }
 
     private String reasonInRounds(int index, WriteFacts write) {
+        if (supersededBy != null && supersededBy[index] >= 0) {
+            int by = supersededBy[index];
+            return "not sent (lastWriteWins): #" + by + ", a later " + facts[by].kind.modelName() + " of _id "
+                    + Ids.format(write.id) + " on that _id alone, decides the document";
+        }
         if (!write.isKeyed()) {
             return "round 1: unkeyed, " + write.kind.modelName() + " " + write.unkeyed.explanation
                     + "; the bulk is unordered, so it joins the first round";
@@ -369,7 +405,13 @@ public final class BulkPlan {
         }
         StringBuilder text = new StringBuilder("round ").append(roundOf[index]).append(": ");
         int previous = previousOnKey[index];
-        if (previous < 0) {
+        if (previous >= 0 && runStart != null && runStart[index] != index) {
+            text.append("after #")
+                    .append(previous)
+                    .append(" on the same _id ")
+                    .append(Ids.format(write.id))
+                    .append(", in the same command (the server runs a command's statements in order)");
+        } else if (previous < 0) {
             text.append("first write on _id ").append(Ids.format(write.id));
         } else {
             text.append("after #").append(previous).append(" on the same _id ").append(Ids.format(write.id));

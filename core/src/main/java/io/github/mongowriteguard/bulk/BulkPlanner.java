@@ -21,7 +21,8 @@ import org.bson.io.BasicOutputBuffer;
  * <p>A driver ORDERED bulk on a hashed shard key costs about one mongos-to-shard round trip per change of target
  * shard (~800 for 1,000 documents on 5 shards); an UNORDERED bulk costs one. The planner keeps the result the caller
  * asked for while using as few UNORDERED rounds as possible: writes on the same {@code _id} keep their order (round k
- * holds the k-th write of every {@code _id}), and writes on different {@code _id}s share a round. The semantics are spelled out in the
+ * holds the k-th run of writes of every {@code _id}, a run travelling in one command), and writes on different
+ * {@code _id}s share a round. The semantics are spelled out in the
  * {@linkplain io.github.mongowriteguard.bulk package documentation}.
  *
  * <pre>{@code

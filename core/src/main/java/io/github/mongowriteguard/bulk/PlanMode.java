@@ -10,7 +10,9 @@ package io.github.mongowriteguard.bulk;
 public enum PlanMode {
 
     /**
-     * One UNORDERED bulk per round: round k holds the k-th remaining write of every key. One mongos round per round,
+     * One UNORDERED bulk per round: round k holds the k-th run of writes of every key (a run travels in one command; in
+     * an ordered request a run of several writes travels as ORDERED key runs, {@code Round.keyRuns()}). One mongos
+     * round per round,
      * whatever the number of shards.
      */
     UNORDERED_ROUNDS,

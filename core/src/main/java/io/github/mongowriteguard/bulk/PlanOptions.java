@@ -20,10 +20,12 @@ public final class PlanOptions {
 
     private final boolean ordered;
     private final boolean strictOrdered;
+    private final boolean lastWriteWins;
 
     private PlanOptions(Builder builder) {
         this.ordered = builder.ordered;
         this.strictOrdered = builder.strictOrdered;
+        this.lastWriteWins = builder.lastWriteWins;
     }
 
     /**
@@ -79,7 +81,10 @@ public final class PlanOptions {
      */
     public static Builder builder(PlanOptions existing) {
         Objects.requireNonNull(existing, "existing");
-        return new Builder().ordered(existing.ordered).strictOrdered(existing.strictOrdered);
+        return new Builder()
+                .ordered(existing.ordered)
+                .strictOrdered(existing.strictOrdered)
+                .lastWriteWins(existing.lastWriteWins);
     }
 
     /**
@@ -101,6 +106,17 @@ public final class PlanOptions {
         return strictOrdered;
     }
 
+    /**
+     * Whether replacements of an {@code _id} that a later full replacement or delete of it in the bulk makes
+     * unnecessary are left out of the plan ({@code WriteGuardSettings.lastWriteWins}); default {@code false}. Applies
+     * to {@link PlanMode#UNORDERED_ROUNDS} plans only.
+     *
+     * @return {@code true} when superseded replacements are not sent
+     */
+    public boolean isLastWriteWins() {
+        return lastWriteWins;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -110,23 +126,25 @@ public final class PlanOptions {
             return false;
         }
         PlanOptions that = (PlanOptions) o;
-        return ordered == that.ordered && strictOrdered == that.strictOrdered;
+        return ordered == that.ordered && strictOrdered == that.strictOrdered && lastWriteWins == that.lastWriteWins;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(ordered, strictOrdered);
+        return Objects.hash(ordered, strictOrdered, lastWriteWins);
     }
 
     @Override
     public String toString() {
-        return "PlanOptions{ordered=" + ordered + ", strictOrdered=" + strictOrdered + '}';
+        return "PlanOptions{ordered=" + ordered + ", strictOrdered=" + strictOrdered + ", lastWriteWins="
+                + lastWriteWins + '}';
     }
 
     /** Builds {@link PlanOptions}. Not thread-safe. */
     public static final class Builder {
         private boolean ordered = true;
         private boolean strictOrdered;
+        private boolean lastWriteWins;
 
         private Builder() {}
 
@@ -149,6 +167,19 @@ public final class PlanOptions {
          */
         public Builder strictOrdered(boolean strictOrdered) {
             this.strictOrdered = strictOrdered;
+            return this;
+        }
+
+        /**
+         * Leave out replacements of an {@code _id} that a later full replacement ({@code ReplaceOneModel} upsert on
+         * exactly {@code {_id: v}}) or delete ({@code DeleteOneModel} on exactly {@code {_id: v}}) of it in the bulk
+         * makes unnecessary; default {@code false}.
+         *
+         * @param lastWriteWins {@code true} to leave superseded replacements out
+         * @return this builder
+         */
+        public Builder lastWriteWins(boolean lastWriteWins) {
+            this.lastWriteWins = lastWriteWins;
             return this;
         }
 

@@ -21,11 +21,33 @@ public final class Round {
     private final int number;
     private final boolean ordered;
     private final int[] indices;
+    /** The writes sent in this round's UNORDERED (or, for an ordered round, ORDERED) commands, ascending. */
+    private final int[] together;
+    /** The writes sent as ORDERED key runs, in sending order; empty when none. */
+    private final int[] keyRuns;
 
     Round(int number, boolean ordered, int[] indices) {
         this.number = number;
         this.ordered = ordered;
         this.indices = indices; // built for this round alone and never changed
+        this.together = indices;
+        this.keyRuns = new int[0];
+    }
+
+    Round(int number, boolean ordered, int[] together, int[] keyRuns) {
+        this.number = number;
+        this.ordered = ordered;
+        this.together = together;
+        this.keyRuns = keyRuns;
+        this.indices = keyRuns.length == 0 ? together : merged(together, keyRuns);
+    }
+
+    private static int[] merged(int[] together, int[] keyRuns) {
+        int[] all = new int[together.length + keyRuns.length];
+        System.arraycopy(together, 0, all, 0, together.length);
+        System.arraycopy(keyRuns, 0, all, together.length, keyRuns.length);
+        java.util.Arrays.sort(all);
+        return all;
     }
 
     /**
@@ -66,6 +88,29 @@ public final class Round {
     }
 
     /**
+     * The writes of this round that are sent together as one bulk of the round's order ({@link #isOrdered()}): in an
+     * unordered round, grouped by type as the driver groups an UNORDERED bulk. A key's run of writes of one type is
+     * among them when the caller's bulk was unordered.
+     *
+     * @return the indices, ascending; unmodifiable
+     */
+    public List<Integer> unorderedPart() {
+        return new IndexList(together);
+    }
+
+    /**
+     * The writes of this round sent as ORDERED key runs (an ordered request whose key repeats): each key's run
+     * contiguous and in the caller's order, runs of one type together. The server runs them in this order and stops at
+     * the first write that does not apply; the writes after it that are not on its key are then sent again the same
+     * way, and the key's remaining writes are not sent.
+     *
+     * @return the indices in sending order; unmodifiable, empty when the round has no key runs
+     */
+    public List<Integer> keyRuns() {
+        return new IndexList(keyRuns);
+    }
+
+    /**
      * The index of the {@code position}-th write of this round, without boxing.
      *
      * @param position the write's position in this round, 0 for the first
@@ -79,7 +124,8 @@ public final class Round {
     @Override
     public String toString() {
         return "Round " + number + " (" + (ordered ? "ORDERED" : "UNORDERED") + ", " + indices.length + " write"
-                + (indices.length == 1 ? "" : "s") + ')';
+                + (indices.length == 1 ? "" : "s") + (keyRuns.length == 0 ? "" : ", " + keyRuns.length + " in key runs")
+                + ')';
     }
 
     /** A read-only view of an int array, without boxing the whole round up front. */

@@ -1,6 +1,5 @@
 package io.github.mongowriteguard.bulk;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -22,7 +21,9 @@ final class RoundBuilder {
                     new int[0],
                     new int[0],
                     List.of(),
-                    -1);
+                    -1,
+                    null,
+                    null);
         }
 
         // previousSameKey[i]: the previous write on i's key, -1 if none; lastOfKey[k]: key k's last write.
@@ -71,7 +72,21 @@ final class RoundBuilder {
                     previousSameKey,
                     firstUnkeyed);
         }
-        return inRounds(facts, options, previousSameKey, firstUnkeyed);
+        int[] supersededBy = options.isLastWriteWins() ? LastWriteWins.supersededBy(facts, keyCount) : null;
+        if (supersededBy != null) {
+            // A superseded write is not sent: the next write on its key follows the one before it.
+            Arrays.fill(lastOfKey, -1);
+            for (int i = 0; i < n; i++) {
+                int key = facts[i].keyNumber;
+                if (key < 0 || supersededBy[i] >= 0) {
+                    previousSameKey[i] = -1;
+                    continue;
+                }
+                previousSameKey[i] = lastOfKey[key];
+                lastOfKey[key] = i;
+            }
+        }
+        return KeyRuns.plan(facts, keyCount, options, previousSameKey, firstUnkeyed, supersededBy);
     }
 
     private static BulkPlan asGiven(
@@ -82,60 +97,15 @@ final class RoundBuilder {
         int[] all = new int[n];
         Arrays.setAll(all, i -> i);
         return new BulkPlan(
-                mode, reason, facts, roundOf, previousSameKey, List.of(new Round(1, true, all)), firstUnkeyed);
-    }
-
-    private static BulkPlan inRounds(WriteFacts[] facts, PlanOptions options, int[] previousSameKey, int firstUnkeyed) {
-        int n = facts.length;
-
-        // Round of each write: one after the previous write on its key. Unkeyed writes, and first writes of a key, go
-        // to round 1. Every write is sent: a later write on a key never makes an earlier one unnecessary, because only
-        // sending it tells whether it fails (which the driver reports, and which stops its key in an ordered bulk).
-        int[] roundOf = new int[n];
-        int roundCount = 0;
-        for (int i = 0; i < n; i++) {
-            int previous = previousSameKey[i];
-            roundOf[i] = previous < 0 ? 1 : roundOf[previous] + 1;
-            roundCount = Math.max(roundCount, roundOf[i]);
-        }
-
-        int[] sizes = new int[roundCount + 1];
-        for (int i = 0; i < n; i++) {
-            sizes[roundOf[i]]++;
-        }
-        int[][] members = new int[roundCount + 1][];
-        for (int r = 1; r <= roundCount; r++) {
-            members[r] = new int[sizes[r]];
-        }
-        int[] filled = new int[roundCount + 1];
-        for (int i = 0; i < n; i++) { // ascending i: each round lists its writes in the caller's order
-            int r = roundOf[i];
-            members[r][filled[r]++] = i;
-        }
-        List<Round> rounds = new ArrayList<>(roundCount);
-        for (int r = 1; r <= roundCount; r++) {
-            rounds.add(new Round(r, false, members[r]));
-        }
-
-        StringBuilder reason = new StringBuilder()
-                .append(options.isOrdered() ? "ordered bulk, every write keyed by _id" : "unordered bulk")
-                .append(": ")
-                .append(roundCount)
-                .append(" UNORDERED round")
-                .append(roundCount == 1 ? "" : "s");
-        if (roundCount > 1) {
-            reason.append(" (up to ").append(roundCount).append(" writes on one _id, kept in order)");
-        } else {
-            reason.append(" (no _id written twice)");
-        }
-        return new BulkPlan(
-                PlanMode.UNORDERED_ROUNDS,
-                reason.toString(),
+                mode,
+                reason,
                 facts,
                 roundOf,
                 previousSameKey,
-                List.copyOf(rounds),
-                firstUnkeyed);
+                List.of(new Round(1, true, all)),
+                firstUnkeyed,
+                null,
+                null);
     }
 
     private static String orderedCost(int n) {

@@ -10,12 +10,15 @@
  *   <li>Every write of the caller is sent, with its own filter, document and options, as the driver would send it.
  *       Nothing is merged, dropped or superseded.</li>
  *   <li>A write is <em>keyed</em> when it touches exactly one document named by {@code _id} equality. Writes on the
- *       same key keep their relative order (round k holds the k-th write of every key); writes on different keys are
- *       independent and may run in the same round.</li>
+ *       same key keep their relative order; writes on different keys are independent and may run in the same round.
+ *       A key's consecutive writes of one type (a <em>run</em>) travel in one command, whose statements the server
+ *       runs in order ({@code write_ops_exec.cpp}); round k holds the k-th run of every key.</li>
  *   <li>Unordered request: every write is attempted, as in the driver; a write error stops nothing.</li>
  *   <li>Ordered request, every write keyed: failures are per key. A write is not run after an earlier write on the
  *       same key did not apply ({@link io.github.mongowriteguard.bulk.BulkPlan#previousOnKey(int)}). Writes on other
- *       keys go on, where a driver ORDERED bulk would have stopped.</li>
+ *       keys go on, where a driver ORDERED bulk would have stopped. A run of several writes is sent as ORDERED key
+ *       runs ({@link io.github.mongowriteguard.bulk.Round#keyRuns()}): the server stops at the first write that does
+ *       not apply, and the rest is sent again without that key's remaining writes.</li>
  *   <li>Ordered request with an unkeyed write ({@code UpdateManyModel}, {@code DeleteManyModel}, a filter that is not
  *       {@code _id} equality): kept in the caller's order as one ORDERED round, the driver's ORDERED bulk exactly.
  *       So is every ordered request when {@code strictOrdered} is set.</li>

@@ -64,7 +64,7 @@ public interface WriteOutcome<T> {
     /** {@return the number of writes with each status} */
     Map<WriteStatus, Integer> counts();
 
-    /** {@return true when every write was applied} */
+    /** {@return true when every write was applied, or left out as SUPERSEDED by a later write that was} */
     boolean isComplete();
 
     /** {@return true when some write's outcome is {@link WriteStatus#UNKNOWN}} */
@@ -159,9 +159,10 @@ public interface WriteOutcome<T> {
     List<CopyRecord> stillRunning();
 
     /**
-     * {@return the caller's models whose status is FAILED, SKIPPED or UNKNOWN, in index order} The models alone: to
-     * decide what to do with each (send again, dead-letter), read its {@link IndexOutcome} in {@link #outcomes()},
-     * which keeps the status, the error and {@code retrySafe()}.
+     * {@return the caller's models whose status is FAILED, SKIPPED or UNKNOWN, in index order; never SUPERSEDED ones,
+     * which sent after the write that superseded them would undo it} The models alone: to decide what to do with each
+     * (send again, dead-letter), read its {@link IndexOutcome} in {@link #outcomes()}, which keeps the status, the
+     * error and {@code retrySafe()}.
      */
     List<WriteModel<? extends T>> notApplied();
 

@@ -16,5 +16,11 @@ public enum WriteStatus {
      * resend could not show what the first send did, or the server interrupted a command part-way through. Whether
      * sending it again is safe depends on the write: see {@link IndexOutcome#retrySafe()}.
      */
-    UNKNOWN
+    UNKNOWN,
+    /**
+     * Not sent, by the caller's choice ({@code WriteGuardSettings.lastWriteWins}): a later full replacement or delete
+     * of the same {@code _id} in the bulk, at {@link IndexOutcome#relatedIndex()}, decides the document. Never applied;
+     * its own error, had it been sent, is never seen. Do not send it again after that later write.
+     */
+    SUPERSEDED
 }

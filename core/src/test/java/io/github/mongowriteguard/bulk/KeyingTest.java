@@ -1,5 +1,6 @@
 package io.github.mongowriteguard.bulk;
 
+import static io.github.mongowriteguard.bulk.Models.delete;
 import static io.github.mongowriteguard.bulk.Models.insert;
 import static io.github.mongowriteguard.bulk.Models.planUnordered;
 import static io.github.mongowriteguard.bulk.Models.update;
@@ -122,7 +123,7 @@ class KeyingTest {
 
     @Test
     void numericallyEqualIds_areTheSameKey() {
-        BulkPlan plan = planUnordered(List.of(update(1), update(1L), update(1.0)));
+        BulkPlan plan = planUnordered(List.of(update(1), delete(1L), update(1.0)));
 
         assertThat(Models.roundIndices(plan)).containsExactly(List.of(0), List.of(1), List.of(2));
         assertThat(plan.previousOnKey(2)).isEqualTo(1);

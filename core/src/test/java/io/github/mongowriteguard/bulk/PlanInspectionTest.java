@@ -35,7 +35,7 @@ class PlanInspectionTest {
     void toString_cutsLongRoundLists() {
         List<WriteModel<Document>> models = new ArrayList<>();
         for (int i = 0; i < 7; i++) {
-            models.add(update(1));
+            models.add(i % 2 == 0 ? update(1) : delete(1)); // a new type each time: a new round each time
         }
         models.add(update(2));
         models.add(insert(3));

@@ -307,19 +307,54 @@ class PlanInvariantsTest {
             return;
         }
 
-        int maxSurvivingOnOneKey = 0;
-        for (List<Integer> writes : writesByKey.values()) {
-            List<Integer> surviving = writes;
-            // Per-key order: the k-th surviving write of a key runs in round k, after the (k-1)-th.
-            for (int position = 0; position < surviving.size(); position++) {
-                int index = surviving.get(position);
-                assertThat(plan.roundOf(index)).as(context + ": index " + index).isEqualTo(position + 1);
+        // Per-key order: a key's writes in index order; a write shares its previous write's round (and command) only
+        // when both are of one command type and the key travels in runs; otherwise it is one round later.
+        Set<Integer> keysInRuns = keysInRuns(writesByKey, options.isOrdered());
+        int rounds = 0;
+        for (Map.Entry<Integer, List<Integer>> key : writesByKey.entrySet()) {
+            List<Integer> writes = key.getValue();
+            int expectedRound = 1;
+            for (int position = 0; position < writes.size(); position++) {
+                int index = writes.get(position);
+                if (position > 0
+                        && !(keysInRuns.contains(key.getKey())
+                                && commandType(specs.get(index).kind)
+                                        == commandType(specs.get(writes.get(position - 1)).kind))) {
+                    expectedRound++;
+                }
+                assertThat(plan.roundOf(index)).as(context + ": index " + index).isEqualTo(expectedRound);
                 assertThat(plan.previousOnKey(index))
                         .as(context + ": index " + index)
-                        .isEqualTo(position == 0 ? -1 : surviving.get(position - 1));
+                        .isEqualTo(position == 0 ? -1 : writes.get(position - 1));
             }
-            maxSurvivingOnOneKey = Math.max(maxSurvivingOnOneKey, surviving.size());
+            rounds = Math.max(rounds, expectedRound);
         }
+        // Key runs: only in ordered requests; each run contiguous, in the caller's order, and at least two writes.
+        for (Round round : plan.rounds()) {
+            List<Integer> keyRuns = round.keyRuns();
+            if (!options.isOrdered()) {
+                assertThat(keyRuns).as(context).isEmpty();
+            }
+            Set<Integer> finished = new HashSet<>();
+            for (int position = 0; position < keyRuns.size(); position++) {
+                Integer key = specs.get(keyRuns.get(position)).key;
+                assertThat(key).as(context).isNotNull();
+                boolean continues = position > 0 && key.equals(specs.get(keyRuns.get(position - 1)).key);
+                if (continues) {
+                    assertThat(keyRuns.get(position)).as(context).isGreaterThan(keyRuns.get(position - 1));
+                } else {
+                    assertThat(finished.add(key))
+                            .as(context + ": one run per key and round")
+                            .isTrue();
+                    boolean longerThanOne =
+                            position + 1 < keyRuns.size() && key.equals(specs.get(keyRuns.get(position + 1)).key);
+                    assertThat(longerThanOne)
+                            .as(context + ": a key run has two writes or more")
+                            .isTrue();
+                }
+            }
+        }
+        int maxSurvivingOnOneKey = rounds;
         for (int i = 0; i < n; i++) {
             if (specs.get(i).key == null) {
                 assertThat(plan.roundOf(i)).as(context + ": unkeyed index " + i).isEqualTo(1);
@@ -332,6 +367,55 @@ class PlanInvariantsTest {
         assertThat(plan.rounds())
                 .as(context)
                 .allSatisfy(round -> assertThat(round.isOrdered()).isFalse());
+    }
+
+    /** The driver's request type, the command a write travels in: insert, update, replace, delete. */
+    private static int commandType(Kind kind) {
+        switch (kind) {
+            case INSERT:
+            case INSERT_WITHOUT_ID:
+                return 0;
+            case UPDATE:
+            case UPDATE_MANY:
+                return 1;
+            case REPLACE:
+                return 2;
+            default:
+                return 3;
+        }
+    }
+
+    /**
+     * The keys whose writes travel in runs, by the rule of the package documentation: every key of an unordered
+     * request; in an ordered one, the keys written more than h times, h >= 1 minimising (such keys) + h, the
+     * highest h on a tie.
+     */
+    private static Set<Integer> keysInRuns(Map<Integer, List<Integer>> writesByKey, boolean ordered) {
+        if (!ordered) {
+            return writesByKey.keySet();
+        }
+        int most = writesByKey.values().stream().mapToInt(List::size).max().orElse(0);
+        int best = most;
+        long bestCost = most;
+        for (int h = most - 1; h >= 1; h--) {
+            int threshold = h;
+            long cost = h
+                    + writesByKey.values().stream()
+                            .filter(w -> w.size() > threshold)
+                            .count();
+            if (cost < bestCost) {
+                bestCost = cost;
+                best = h;
+            }
+        }
+        int threshold = best;
+        Set<Integer> keys = new HashSet<>();
+        writesByKey.forEach((key, writes) -> {
+            if (writes.size() > threshold && most >= 2) {
+                keys.add(key);
+            }
+        });
+        return keys;
     }
 
     // ---------------------------------------------------------------------------------------------------------------
@@ -356,9 +440,20 @@ class PlanInvariantsTest {
 
         Map<Object, Doc> guarded = copy(initial);
         for (Round round : plan.rounds()) {
-            List<Integer> order = new ArrayList<>(round.indices());
-            if (!round.isOrdered()) {
-                Collections.shuffle(order, random); // writes of one UNORDERED round may run in any order
+            List<Integer> order = new ArrayList<>();
+            if (round.isOrdered()) {
+                order.addAll(round.indices());
+            } else {
+                // Writes of one UNORDERED round may run in any order, except a key's run, which is in one command.
+                Map<Object, List<Integer>> runs = new java.util.LinkedHashMap<>();
+                for (int index : round.unorderedPart()) {
+                    Object key = specs.get(index).key == null ? "unkeyed " + index : specs.get(index).key;
+                    runs.computeIfAbsent(key, k -> new ArrayList<>()).add(index);
+                }
+                List<List<Integer>> shuffled = new ArrayList<>(runs.values());
+                Collections.shuffle(shuffled, random);
+                shuffled.forEach(order::addAll);
+                order.addAll(round.keyRuns()); // ORDERED, as given
             }
             for (int index : order) {
                 if (!apply(specs.get(index), guarded)) {

@@ -31,11 +31,16 @@ class PlanOptionsTest {
 
     @Test
     void builderFromExisting_copiesEveryField() {
-        PlanOptions original =
-                PlanOptions.builder().ordered(false).strictOrdered(true).build();
+        PlanOptions original = PlanOptions.builder()
+                .ordered(false)
+                .strictOrdered(true)
+                .lastWriteWins(true)
+                .build();
 
         assertThat(PlanOptions.builder(original).build()).isEqualTo(original);
         assertThat(PlanOptions.builder(original).ordered(true).build()).isNotEqualTo(original);
-        assertThat(PlanOptions.unordered()).hasToString("PlanOptions{ordered=false, strictOrdered=false}");
+        assertThat(PlanOptions.builder(original).lastWriteWins(false).build()).isNotEqualTo(original);
+        assertThat(PlanOptions.unordered())
+                .hasToString("PlanOptions{ordered=false, strictOrdered=false, lastWriteWins=false}");
     }
 }

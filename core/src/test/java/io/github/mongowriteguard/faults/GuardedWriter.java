@@ -60,7 +60,7 @@ final class GuardedWriter implements Writer {
                 case APPLIED -> Claim.APPLIED;
                 case UNKNOWN -> Claim.UNKNOWN;
                 case FAILED -> index.mayHaveChangedDocuments() ? Claim.PARTIAL : Claim.NOT_APPLIED;
-                case SKIPPED -> Claim.NOT_APPLIED;
+                case SKIPPED, SUPERSEDED -> Claim.NOT_APPLIED; // the suite never sets lastWriteWins
             };
             ledger.record(new Ledger.Entry(
                     operation.writes().get(i),

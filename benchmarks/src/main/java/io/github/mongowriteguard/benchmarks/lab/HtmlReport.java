@@ -21,6 +21,7 @@ final class HtmlReport {
                 results.retries(),
                 results.overhead(),
                 results.staleReads(),
+                results.hotKeys(),
                 commandLine);
     }
 
@@ -31,6 +32,18 @@ final class HtmlReport {
             Retries.Result retries,
             Overhead.Result overhead,
             StaleReads.Result staleReads,
+            String commandLine) {
+        return render(roundTrips, latency, retries, overhead, staleReads, null, commandLine);
+    }
+
+    /** The report for whatever scenarios ran; a null result is left out. */
+    static String render(
+            RoundTrips.Result roundTrips,
+            Latency.Result latency,
+            Retries.Result retries,
+            Overhead.Result overhead,
+            StaleReads.Result staleReads,
+            HotKeys.Result hotKeys,
             String commandLine) {
         StringBuilder html = new StringBuilder();
         html.append(
@@ -73,8 +86,49 @@ final class HtmlReport {
         if (staleReads != null) {
             staleReadsSection(html, staleReads);
         }
+        if (hotKeys != null) {
+            hotKeysSection(html, hotKeys);
+        }
         html.append("</body></html>\n");
         return html.toString();
+    }
+
+    private static void hotKeysSection(StringBuilder html, HotKeys.Result r) {
+        html.append("<h2>Hot keys: bulks that repeat a key</h2>\n<p>")
+                .append(r.counterWrites())
+                .append(" <code>$inc</code> on one <code>_id</code> (ORDERED, replica set); ")
+                .append(r.events())
+                .append(" replacement events over ")
+                .append(r.keys())
+                .append(" keys (ORDERED, <code>{_id: \"hashed\"}</code>, ")
+                .append(r.shards())
+                .append(" shards). Median of ")
+                .append(r.runs())
+                .append(" interleaved runs.</p>\n");
+        html.append("<table id=\"hot-keys\"><tr><th>workload</th><th>client</th><th>writes</th><th>rounds</th>"
+                + "<th>commands</th><th>mongos rounds</th><th>child batches</th><th>median ms</th></tr>");
+        for (HotKeys.Row row : r.rows()) {
+            html.append("<tr><td>")
+                    .append(esc(row.workload()))
+                    .append("</td><td class=\"text\">")
+                    .append(esc(row.client()))
+                    .append("</td><td>")
+                    .append(row.writes())
+                    .append("</td><td>")
+                    .append(dash(row.rounds()))
+                    .append("</td><td>")
+                    .append(row.commands())
+                    .append("</td><td>")
+                    .append(dash(row.mongosRounds()))
+                    .append("</td><td>")
+                    .append(dash(row.childBatches()))
+                    .append("</td><td>")
+                    .append(fmt(row.medianMillis(), 1))
+                    .append("</td></tr>");
+        }
+        html.append("</table>\n<p class=\"note\">guard (compaction): <code>lastWriteWins</code>, superseded"
+                + " replacements are not sent (their outcome is SUPERSEDED); driver UNORDERED (deduplicated): the"
+                + " articles' last value per <code>_id</code>, computed by the caller.</p>\n");
     }
 
     private static void roundTripsSection(StringBuilder html, RoundTrips.Result r) {

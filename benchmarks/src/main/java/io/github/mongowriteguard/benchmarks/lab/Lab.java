@@ -2,6 +2,7 @@ package io.github.mongowriteguard.benchmarks.lab;
 
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -54,7 +55,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
         synopsisSubcommandLabel = "[COMMAND]",
         description = {
             "Runs the articles' scenarios on the embedded emulated cluster and prints what the server saw.",
-            "Without a command: every scenario (roundtrips, latency, retries, overhead, stale-reads) at the articles'"
+            "Without a command: every scenario (roundtrips, latency, retries, overhead, stale-reads, hot-keys) at the"
+                    + " articles'"
                     + " parameters, the tables, and the HTML report (--report). Every option of every scenario applies."
         },
         subcommands = {
@@ -63,6 +65,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
             Lab.RetriesCommand.class,
             Lab.OverheadCommand.class,
             Lab.StaleReadsCommand.class,
+            Lab.HotKeysCommand.class,
             Lab.FaultsCommand.class,
             Lab.ServeCommand.class,
             Lab.JmhCommand.class,
@@ -81,7 +84,8 @@ public final class Lab implements Callable<Integer> {
         LATENCY("latency", "latency"),
         RETRIES("retries", "retries"),
         OVERHEAD("overhead", "overhead"),
-        STALE_READS("stale-reads", "staleReads");
+        STALE_READS("stale-reads", "staleReads"),
+        HOT_KEYS("hot-keys", "hotKeys");
 
         final String command;
         final String key;
@@ -98,7 +102,18 @@ public final class Lab implements Callable<Integer> {
             Latency.Result latency,
             Retries.Result retries,
             Overhead.Result overhead,
-            StaleReads.Result staleReads) {}
+            StaleReads.Result staleReads,
+            HotKeys.Result hotKeys) {
+        /** Without the hot-keys scenario. */
+        Results(
+                RoundTrips.Result roundTrips,
+                Latency.Result latency,
+                Retries.Result retries,
+                Overhead.Result overhead,
+                StaleReads.Result staleReads) {
+            this(roundTrips, latency, retries, overhead, staleReads, null);
+        }
+    }
 
     /** {@code -h}/{@code --help} on every command. */
     static final class HelpOption {
@@ -366,6 +381,52 @@ public final class Lab implements Callable<Integer> {
     }
 
     @Command(
+            name = "hot-keys",
+            sortOptions = false,
+            description = {
+                "Bulks that repeat a key: 3 x --docs $inc on one _id (ORDERED, replica set) and --docs replacement"
+                        + " events over --docs/10 keys (ORDERED, sharded): rounds, commands, mongos rounds and the median"
+                        + " time of up to 5 interleaved runs (--runs) for the guard (exact; with last-write-wins"
+                        + " compaction), the driver ORDERED and UNORDERED (deduplicated)."
+            })
+    static final class HotKeysCommand implements Callable<Integer> {
+        @ParentCommand
+        Lab lab;
+
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        Options.Output output;
+
+        @Mixin
+        Options.Bulk bulk;
+
+        @Mixin
+        Options.Sharding sharding;
+
+        @Mixin
+        Options.OverheadRuns runs;
+
+        @Mixin
+        HelpOption help;
+
+        @Override
+        public Integer call() throws Exception {
+            return lab.run(
+                    spec,
+                    EnumSet.of(Scenario.HOT_KEYS),
+                    Options.Config.defaults()
+                            .with(output)
+                            .with(bulk)
+                            .with(sharding)
+                            .with(runs),
+                    Options.StallKind.UNINTERRUPTIBLE,
+                    null);
+        }
+    }
+
+    @Command(
             name = "faults",
             sortOptions = false,
             description = {
@@ -562,10 +623,13 @@ public final class Lab implements Callable<Integer> {
         int planWrites;
 
         @Mixin
+        Options.Output output;
+
+        @Mixin
         HelpOption help;
 
         @Override
-        public Integer call() {
+        public Integer call() throws Exception {
             if (sizes.isEmpty()
                     || sizes.stream().anyMatch(n -> n < 1 || n > 100_000)
                     || threads.stream().anyMatch(t -> t < 1)
@@ -579,7 +643,10 @@ public final class Lab implements Callable<Integer> {
                         "--sizes must be 1 to 100000, --threads,"
                                 + " --runs, --rounds and --seconds at least 1, --warmups and --plan-writes at least 0");
             }
-            Perf.run(new Perf.Settings(sizes, threads, warmups, runs, rounds, seconds, planWrites), lab.out, lab.err);
+            lab.refuseUri(spec, output, "perf");
+            Perf.Result result = Perf.run(
+                    new Perf.Settings(sizes, threads, warmups, runs, rounds, seconds, planWrites), lab.log(output));
+            lab.report(output, result.toJson(), result::print);
             return 0;
         }
     }
@@ -617,15 +684,22 @@ public final class Lab implements Callable<Integer> {
         long every;
 
         @Mixin
+        Options.Output output;
+
+        @Mixin
         HelpOption help;
 
         @Override
-        public Integer call() {
+        public Integer call() throws Exception {
             if (writes < 1 || batch < 1 || batch > 100_000 || every < 1) {
                 throw new picocli.CommandLine.ParameterException(
                         spec.commandLine(), "--writes and --every must be at least 1, --batch 1 to 100000");
             }
-            Soak.run(writes, batch, every, lab.out);
+            lab.refuseUri(spec, output, "soak");
+            // The lines are the table, printed as they are measured; with --json they are progress, then one object.
+            PrintStream log = lab.log(output);
+            List<Soak.Line> lines = Soak.run(writes, batch, every, output.json ? log : lab.out, log);
+            lab.report(output, Soak.toJson(writes, batch, every, lines), out -> {});
             return 0;
         }
     }
@@ -659,10 +733,13 @@ public final class Lab implements Callable<Integer> {
         List<String> cases;
 
         @Mixin
+        Options.Output output;
+
+        @Mixin
         HelpOption help;
 
         @Override
-        public Integer call() {
+        public Integer call() throws Exception {
             List<int[]> parsed = new ArrayList<>();
             for (String each : cases) {
                 String[] parts = each.split("x");
@@ -681,7 +758,9 @@ public final class Lab implements Callable<Integer> {
             if (runs < 1) {
                 throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--runs must be at least 1");
             }
-            Payloads.run(parsed, runs, lab.out);
+            lab.refuseUri(spec, output, "payloads");
+            List<Payloads.Case> results = Payloads.run(parsed, runs, lab.log(output));
+            lab.report(output, Payloads.toJson(results, runs), out -> Payloads.print(results, runs, out));
             return 0;
         }
     }
@@ -735,6 +814,39 @@ public final class Lab implements Callable<Integer> {
         return 0;
     }
 
+    /** Where a command outside the full run writes its progress lines: stderr, or nowhere with --progress none. */
+    PrintStream log(Options.Output output) {
+        return output.progress == Progress.Mode.NONE ? new PrintStream(OutputStream.nullOutputStream()) : err;
+    }
+
+    /** The cost-free server is in the process: a command that runs only there refuses --uri instead of ignoring it. */
+    void refuseUri(CommandSpec command, Options.Output output, String name) {
+        if (output.uri != null) {
+            throw new picocli.CommandLine.ParameterException(
+                    command.commandLine(),
+                    "--uri: " + name + " measures the guard against the driver on the embedded cost-free server only;"
+                            + " run it without --uri");
+        }
+    }
+
+    /** Prints the tables, or with --json one JSON object; --json-out writes that object to its file too. */
+    void report(Options.Output output, Map<String, Object> json, java.util.function.Consumer<PrintStream> tables)
+            throws java.io.IOException {
+        String text = LabJson.write(json);
+        if (output.jsonOut != null) {
+            Files.writeString(output.jsonOut, text + "\n", StandardCharsets.UTF_8);
+            if (output.progress != Progress.Mode.NONE) {
+                err.println("JSON written to " + output.jsonOut.toAbsolutePath());
+            }
+        }
+        if (output.json) {
+            out.println(text);
+        } else {
+            tables.accept(out);
+        }
+        out.flush();
+    }
+
     /** Runs the scenarios in order, with one progress bar (or phase lines) across all of them. */
     static Results runScenarios(
             Set<Scenario> scenarios, Options.Config config, Options.StallKind stallFallback, Progress progress)
@@ -750,6 +862,7 @@ public final class Lab implements Callable<Integer> {
                 case RETRIES -> Retries.units(config, stallFallback);
                 case OVERHEAD -> Overhead.units(config);
                 case STALE_READS -> StaleReads.units(config);
+                case HOT_KEYS -> HotKeys.units(config);
             };
         }
         progress.start(units);
@@ -758,7 +871,8 @@ public final class Lab implements Callable<Integer> {
                 scenarios.contains(Scenario.LATENCY) ? Latency.run(config, progress) : null,
                 scenarios.contains(Scenario.RETRIES) ? Retries.run(config, stallFallback, progress) : null,
                 scenarios.contains(Scenario.OVERHEAD) ? Overhead.run(config, progress) : null,
-                scenarios.contains(Scenario.STALE_READS) ? StaleReads.run(config, progress) : null);
+                scenarios.contains(Scenario.STALE_READS) ? StaleReads.run(config, progress) : null,
+                scenarios.contains(Scenario.HOT_KEYS) && config.uri() == null ? HotKeys.run(config, progress) : null);
     }
 
     static void print(Results results, PrintStream out) {
@@ -777,6 +891,9 @@ public final class Lab implements Callable<Integer> {
         if (results.staleReads() != null) {
             results.staleReads().print(out);
         }
+        if (results.hotKeys() != null) {
+            results.hotKeys().print(out);
+        }
     }
 
     /** One scenario's object as it is, or for several one object with a field per scenario and the report's path. */
@@ -788,6 +905,7 @@ public final class Lab implements Callable<Integer> {
                 case RETRIES -> results.retries().toJson();
                 case OVERHEAD -> results.overhead().toJson();
                 case STALE_READS -> results.staleReads().toJson();
+                case HOT_KEYS -> hotKeysJson(results);
             };
         }
         Map<String, Object> json = new LinkedHashMap<>();
@@ -800,10 +918,20 @@ public final class Lab implements Callable<Integer> {
                         case RETRIES -> results.retries().toJson();
                         case OVERHEAD -> results.overhead().toJson();
                         case STALE_READS -> results.staleReads().toJson();
+                        case HOT_KEYS -> hotKeysJson(results);
                     });
         }
         json.put("report", report);
         return json;
+    }
+
+    /** The hot-keys object; with --uri (emulator counts only) a note instead. */
+    private static Map<String, Object> hotKeysJson(Results results) {
+        if (results.hotKeys() != null) {
+            return results.hotKeys().toJson();
+        }
+        return Map.of(
+                "note", "hot-keys runs on the embedded emulator only (it counts mongos rounds); not run with --uri");
     }
 
     /** The command line as the report shows it: a connection string may hold a password, so it is never printed. */

@@ -39,13 +39,41 @@ final class Payloads {
      * @param out   where the table goes
      * @return the cases
      */
-    static List<Case> run(List<int[]> cases, int runs, PrintStream out) {
+    static List<Case> run(List<int[]> cases, int runs, PrintStream log) {
         List<Case> results = new ArrayList<>();
         for (int[] c : cases) {
+            log.println("payloads: " + c[0] + " x " + c[1] + " bytes");
             results.add(run(c[0], c[1], runs));
         }
-        print(results, runs, out);
         return results;
+    }
+
+    /** The cases as JSON: each path's figures and the guard / driver ratios. */
+    static Map<String, Object> toJson(List<Case> cases, int runs) {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("runs", runs);
+        List<Object> list = new ArrayList<>();
+        for (Case c : cases) {
+            Map<String, Object> each = new LinkedHashMap<>();
+            each.put("count", c.count());
+            each.put("size", c.size());
+            for (Figures f : List.of(c.driver(), c.guard())) {
+                Map<String, Object> figures = new LinkedHashMap<>();
+                figures.put("commands", f.commands());
+                figures.put("bytesReceived", f.bytes());
+                figures.put("medianMillis", f.medianMillis());
+                figures.put("allocatedBytes", f.allocatedBytes());
+                each.put(f.path(), figures);
+            }
+            each.put("timeRatio", c.guard().medianMillis() / c.driver().medianMillis());
+            each.put("bytesRatio", (double) c.guard().bytes() / c.driver().bytes());
+            each.put(
+                    "allocationRatio",
+                    (double) c.guard().allocatedBytes() / c.driver().allocatedBytes());
+            list.add(each);
+        }
+        json.put("cases", list);
+        return json;
     }
 
     private static Case run(int count, int size, int runs) {
@@ -104,7 +132,7 @@ final class Payloads {
         return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getCurrentThreadAllocatedBytes();
     }
 
-    private static void print(List<Case> cases, int runs, PrintStream out) {
+    static void print(List<Case> cases, int runs, PrintStream out) {
         out.printf(
                 "%npayloads: unordered inserts on the cost-free server, per bulk, median of %d interleaved runs per path%n",
                 runs);

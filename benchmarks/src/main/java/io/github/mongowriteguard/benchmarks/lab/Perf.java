@@ -9,7 +9,9 @@ import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -54,7 +56,61 @@ final class Perf {
 
     private Perf() {}
 
-    static void run(Settings settings, PrintStream out, PrintStream log) {
+    /** What one {@code perf} run measured: the three tables. */
+    record Result(Settings settings, List<Row> writes, List<Row> plan, List<Row> threads) {
+        void print(PrintStream out) {
+            Perf.print(settings, writes, plan, threads, out);
+        }
+
+        /** The tables as JSON: each row's medians, ratios, and whether its target is met (null: no target). */
+        Map<String, Object> toJson() {
+            Map<String, Object> json = new LinkedHashMap<>();
+            json.put("warmups", settings.warmups());
+            json.put("runs", settings.runs());
+            List<Object> bulk = new ArrayList<>();
+            for (Row r : writes) {
+                int docs = Integer.parseInt(r.label().substring(0, r.label().indexOf(' ')));
+                Map<String, Object> row = row(r, "Millis", docs);
+                row.put("timeTargetMet", docs == 1000 || docs == 10000 ? r.ratio() <= 1.03 : null);
+                bulk.add(row);
+            }
+            json.put("bulkWrite", bulk);
+            List<Object> planning = new ArrayList<>();
+            for (Row r : plan) {
+                Map<String, Object> row = row(r, "Millis", settings.planWrites());
+                row.put("timeTargetMet", r.ratio() <= 1.10);
+                row.put("allocationTargetMet", r.allocRatio() <= 1.05);
+                planning.add(row);
+            }
+            json.put("planAndEncode", planning);
+            List<Object> throughput = new ArrayList<>();
+            for (Row r : threads) {
+                Map<String, Object> row = new LinkedHashMap<>();
+                row.put("label", r.label());
+                row.put("driverPerSecond", r.driver());
+                row.put("guardPerSecond", r.guard());
+                row.put("ratio", r.ratio());
+                row.put("targetMet", r.label().startsWith("64 ") ? r.ratio() >= 0.97 : null);
+                throughput.add(row);
+            }
+            json.put("throughput", throughput);
+            return json;
+        }
+
+        private static Map<String, Object> row(Row r, String unit, int writes) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("label", r.label());
+            row.put("driver" + unit, r.driver());
+            row.put("guard" + unit, r.guard());
+            row.put("ratio", r.ratio());
+            row.put("driverBytesPerWrite", r.driverAlloc() / writes);
+            row.put("guardBytesPerWrite", r.guardAlloc() / writes);
+            row.put("allocationRatio", r.allocRatio());
+            return row;
+        }
+    }
+
+    static Result run(Settings settings, PrintStream log) {
         List<Row> writes = new ArrayList<>();
         try (CostFreeClients driver = CostFreeClients.start("driver");
                 CostFreeClients guard = CostFreeClients.start("guard")) {
@@ -110,7 +166,7 @@ final class Perf {
                 perSecond[1] = median(samples[1]);
                 threads.add(new Row(t + " threads", perSecond[0], perSecond[1], Double.NaN, Double.NaN));
             }
-            print(settings, writes, plan, threads, out);
+            return new Result(settings, writes, plan, threads);
         }
     }
 

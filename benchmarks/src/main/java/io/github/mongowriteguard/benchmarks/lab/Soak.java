@@ -10,7 +10,9 @@ import io.github.mongowriteguard.copies.CopyLedger;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.bson.Document;
 
 /**
@@ -39,6 +41,14 @@ final class Soak {
      * @return the lines, the first before any write
      */
     static List<Line> run(long writes, int batch, long every, PrintStream out) {
+        return run(writes, batch, every, out, out);
+    }
+
+    /**
+     * As above, the header and each line printed to {@code out} as measured, and a progress line per measured line to
+     * {@code log}.
+     */
+    static List<Line> run(long writes, int batch, long every, PrintStream out, PrintStream log) {
         List<Line> lines = new ArrayList<>();
         try (CostFreeClients clients = CostFreeClients.start("guard")) {
             CopyLedger ledger = clients.guard().getCopies();
@@ -63,11 +73,34 @@ final class Soak {
                     Line line = line(done, started, ledger, clients);
                     lines.add(line);
                     print(out, line);
+                    if (log != out) {
+                        log.printf("soak: %,d of %,d writes%n", done, writes);
+                    }
                     nextLine += every;
                 }
             }
         }
         return lines;
+    }
+
+    /** The lines as JSON. */
+    static Map<String, Object> toJson(long writes, int batch, long every, List<Line> lines) {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("writes", writes);
+        json.put("batch", batch);
+        json.put("every", every);
+        List<Object> list = new ArrayList<>();
+        for (Line line : lines) {
+            Map<String, Object> each = new LinkedHashMap<>();
+            each.put("writes", line.writes());
+            each.put("seconds", line.seconds());
+            each.put("heapAfterGcBytes", line.heapAfterGc());
+            each.put("ledgerCopies", line.ledgerTracked());
+            each.put("possiblyRunning", line.possiblyRunning());
+            list.add(each);
+        }
+        json.put("lines", list);
+        return json;
     }
 
     private static List<WriteModel<Document>> models(long from, int n) {

@@ -43,6 +43,7 @@ class FullRunTest {
         assertThat(results.retries().rows()).hasSize(3);
         assertThat(results.overhead().medianMillis()).containsOnlyKeys("driver-ordered", "guarded");
         assertThat(results.staleReads().rows()).hasSize(5);
+        assertThat(results.hotKeys().rows()).hasSize(8);
         String lines = err.toString(StandardCharsets.UTF_8);
         assertThat(lines.split("\n")).hasSizeBetween(8, 15);
         assertThat(lines).contains("stale-reads:").doesNotContain("\r");

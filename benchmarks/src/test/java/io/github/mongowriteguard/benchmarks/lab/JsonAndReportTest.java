@@ -106,8 +106,36 @@ class JsonAndReportTest {
                 null);
     }
 
+    static HotKeys.Result hotKeys() {
+        return new HotKeys.Result(
+                5,
+                5,
+                3000,
+                1000,
+                100,
+                List.of(
+                        new HotKeys.Row("counter", "guard (exact)", 3000, 1, 1, null, null, 1500.0),
+                        new HotKeys.Row("counter", "driver ORDERED", 3000, null, 1, null, null, 1600.0),
+                        new HotKeys.Row("events", "guard (exact)", 1000, 10, 10, 10, 50, 540.0),
+                        new HotKeys.Row("events", "guard (compaction)", 1000, 1, 1, 1, 5, 57.0),
+                        new HotKeys.Row("events", "driver ORDERED", 1000, null, 1, 750, 750, 470.0),
+                        new HotKeys.Row("events", "driver UNORDERED (deduplicated)", 100, null, 1, 1, 5, 14.0)));
+    }
+
     static Lab.Results all() {
-        return new Lab.Results(roundTrips(), latency(), retries(), overhead(), staleReads());
+        return new Lab.Results(roundTrips(), latency(), retries(), overhead(), staleReads(), hotKeys());
+    }
+
+    @Test
+    void hotKeysJson_hasTheDocumentedFields() {
+        String json = LabJson.write(hotKeys().toJson());
+        assertThat(json)
+                .startsWith(
+                        "{\"shards\":5,\"runs\":5,\"counterWrites\":3000,\"events\":1000,\"keys\":100,\"results\":[")
+                .contains("{\"workload\":\"counter\",\"client\":\"guard (exact)\",\"writes\":3000,\"rounds\":1,"
+                        + "\"commands\":1,\"mongosRounds\":null,\"childBatches\":null,\"medianMillis\":1500}")
+                .contains("\"client\":\"driver ORDERED\",\"writes\":1000,\"rounds\":null,\"commands\":1,"
+                        + "\"mongosRounds\":750");
     }
 
     @Test
@@ -160,7 +188,7 @@ class JsonAndReportTest {
         assertThat(json.chars().filter(c -> c == '\n')).isEmpty();
         JsonNode tree = LabJson.MAPPER.readTree(json);
         assertThat(tree.propertyNames())
-                .containsExactly("roundtrips", "latency", "retries", "overhead", "staleReads", "report");
+                .containsExactly("roundtrips", "latency", "retries", "overhead", "staleReads", "hotKeys", "report");
     }
 
     @Test
@@ -199,6 +227,7 @@ class JsonAndReportTest {
                         "class=\"series-guarded\"");
         assertThat(html).contains("class=\"bar-measured\"", "class=\"bar-article\"", "class=\"timeline\"");
         assertThat(html).contains("<h2 id=\"stale-reads\">", "failed: MongoExecutionTimeoutException (50)");
+        assertThat(html).contains("<table id=\"hot-keys\">", "driver UNORDERED (deduplicated)");
         assertThat(html).doesNotContain("<script", "http://cdn", "https://", "<link");
     }
 
@@ -206,7 +235,9 @@ class JsonAndReportTest {
     void report_leavesOutScenariosThatDidNotRun() {
         String html =
                 HtmlReport.render(new Lab.Results(null, null, retries(), null, null), "java -jar lab.jar retries");
-        assertThat(html).contains("chart-retries").doesNotContain("chart-roundtrips", "chart-latency", "stale-reads");
+        assertThat(html)
+                .contains("chart-retries")
+                .doesNotContain("chart-roundtrips", "chart-latency", "stale-reads", "hot-keys");
     }
 
     @Test

@@ -29,8 +29,8 @@ class PerfScenariosTest {
     @Test
     void payloads_countCommandsAndBytes_bothClientsCutAt16MiB() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        List<Payloads.Case> cases =
-                Payloads.run(List.of(new int[] {20, 1 << 20}), 1, new PrintStream(out, true, StandardCharsets.UTF_8));
+        List<Payloads.Case> cases = Payloads.run(List.of(new int[] {20, 1 << 20}), 1, System.err);
+        Payloads.print(cases, 1, new PrintStream(out, true, StandardCharsets.UTF_8));
 
         Payloads.Case c = cases.get(0);
         // Driver 5.6.5 cuts an OP_MSG document sequence past maxBsonObjectSize (CommandMessage.writeOpMsg), not at
@@ -72,6 +72,61 @@ class PerfScenariosTest {
                         "1000 Document",
                         "2 threads");
         assertThat(run.out()).doesNotContain("NaN");
+    }
+
+    @Test
+    void perf_withJsonAndNoProgress_printsOneJsonObjectAndNothingElse() throws Exception {
+        LabCommandLineTest.Run run = LabCommandLineTest.execute(
+                "perf",
+                "--sizes",
+                "10",
+                "--threads",
+                "1",
+                "--warmups",
+                "0",
+                "--runs",
+                "1",
+                "--rounds",
+                "1",
+                "--seconds",
+                "1",
+                "--plan-writes",
+                "100",
+                "--json",
+                "--progress",
+                "none");
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.err()).isEmpty();
+        tools.jackson.databind.JsonNode json = LabJson.MAPPER.readTree(run.out());
+        assertThat(json.propertyNames()).containsExactly("warmups", "runs", "bulkWrite", "planAndEncode", "throughput");
+        assertThat(json.get("bulkWrite")).hasSize(4);
+        assertThat(json.get("bulkWrite").get(0).has("ratio")).isTrue();
+        assertThat(json.get("planAndEncode").get(0).has("allocationTargetMet")).isTrue();
+    }
+
+    @Test
+    void payloadsAndSoak_withJson_printOneJsonObject() throws Exception {
+        LabCommandLineTest.Run payloads = LabCommandLineTest.execute(
+                "payloads", "--case", "10x1024", "--runs", "1", "--json", "--progress", "none");
+        LabCommandLineTest.Run soak = LabCommandLineTest.execute(
+                "soak", "--writes", "200", "--batch", "100", "--every", "100", "--json", "--progress", "none");
+
+        assertThat(payloads.exitCode()).as(payloads.err()).isZero();
+        assertThat(payloads.err()).isEmpty();
+        assertThat(LabJson.MAPPER.readTree(payloads.out()).get("cases").get(0).has("timeRatio"))
+                .isTrue();
+        assertThat(soak.exitCode()).as(soak.err()).isZero();
+        assertThat(soak.err()).isEmpty();
+        assertThat(LabJson.MAPPER.readTree(soak.out()).get("lines")).hasSize(3);
+    }
+
+    @Test
+    void perfPayloadsAndSoak_refuseUri() {
+        LabCommandLineTest.Run run = LabCommandLineTest.execute("payloads", "--uri", "mongodb://localhost:1/");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("--uri: payloads measures the guard against the driver");
     }
 
     @Test

@@ -81,7 +81,11 @@ public final class BulkExecutor<T> {
     }
 
     public BulkPlan plan(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        return planner.plan(models, PlanOptions.from(options, runtime.settings().isStrictOrdered()));
+        return planner.plan(
+                models,
+                PlanOptions.builder(PlanOptions.from(options, runtime.settings().isStrictOrdered()))
+                        .lastWriteWins(runtime.settings().isLastWriteWins())
+                        .build());
     }
 
     /**
@@ -164,6 +168,9 @@ public final class BulkExecutor<T> {
                 CommandOptions.from(options, collection.getDocumentClass(), collection.getCodecRegistry());
         BulkPlan plan = plan(models, options);
         RecordedWriteOutcome.Builder<T> outcome = new RecordedWriteOutcome.Builder<>(models);
+        if (plan.hasSuperseded()) {
+            recordSuperseded(plan, outcome);
+        }
         if (!plan.isEmpty()) {
             try (Run run = new Run(
                     session == null ? Sessions.own(access) : Sessions.callers(session),
@@ -193,6 +200,20 @@ public final class BulkExecutor<T> {
                         result.sends(),
                         plan.mode()));
         return result;
+    }
+
+    /** Writes left out under last-write-wins: SUPERSEDED, naming the write that decides their document. */
+    private static void recordSuperseded(BulkPlan plan, RecordedWriteOutcome.Builder<?> outcome) {
+        for (int index = 0; index < plan.size(); index++) {
+            int by = plan.supersededBy(index);
+            if (by >= 0) {
+                outcome.set(RecordedIndexOutcome.superseded(
+                        index,
+                        by,
+                        "not sent (lastWriteWins): the later write at index " + by + " replaces or deletes the same"
+                                + " _id; had this one been sent, its own error would not be known"));
+            }
+        }
     }
 
     /** The collection's write concern, refused when unacknowledged: nobody would confirm the outcome. */
@@ -243,6 +264,8 @@ public final class BulkExecutor<T> {
         String stopped;
 
         int stoppedAt = -1;
+        /** Writes of this call that did not apply for their key (ordered requests); null until the first. */
+        boolean @Nullable [] dead;
 
         Run(
                 Sessions sessions,
@@ -265,49 +288,156 @@ public final class BulkExecutor<T> {
         }
 
         void round(Round round) {
-            List<Integer> runnable = new ArrayList<>();
-            for (int index : round.indices()) {
+            List<Integer> together = runnable(round, round.unorderedPart());
+            List<Integer> keyRuns = runnable(round, round.keyRuns());
+            if (together.isEmpty() && keyRuns.isEmpty()) {
+                return;
+            }
+            outcome.round();
+            if (!together.isEmpty()) {
+                sendAll(round, encoder.encode(plan, together, round.isOrdered(), commandOptions, statementCounts));
+            }
+            if (!keyRuns.isEmpty()) {
+                sendKeyRuns(round, keyRuns);
+            }
+        }
+
+        /** The writes of {@code part} still to send: not after a stop, not after a write on their key that did not apply. */
+        private List<Integer> runnable(Round round, List<Integer> part) {
+            List<Integer> runnable = new ArrayList<>(part.size());
+            for (int index : part) {
                 int previous = plan.previousOnKey(index);
                 if (stopped != null) {
                     skipAfterStop(index);
-                } else if (perKeyFailures && previous >= 0 && !applied(outcome.get(previous))) {
-                    outcome.set(RecordedIndexOutcome.skipped(
-                            index,
-                            previous,
-                            "not run: the earlier write on the same key (index " + previous + ") is "
-                                    + outcome.get(previous).status()));
+                } else if (perKeyFailures && previous >= 0 && !appliedBefore(round, previous)) {
+                    skipOnKey(index, previous);
                 } else {
                     runnable.add(index);
                 }
             }
-            if (runnable.isEmpty()) {
-                return;
+            return runnable;
+        }
+
+        /**
+         * Whether {@code previous}, the write before another on its key, leaves that key alive: applied in an earlier
+         * round, or, in this round's key runs (not sent yet), not itself skipped.
+         */
+        private boolean appliedBefore(Round round, int previous) {
+            if (plan.roundOf(previous) == round.number()) {
+                return !isDead(previous);
             }
-            outcome.round();
-            for (WriteCommand command :
-                    encoder.encode(plan, runnable, round.isOrdered(), commandOptions, statementCounts)) {
-                if (stopped != null) {
-                    for (int position = 0; position < command.size(); position++) {
-                        skipAfterStop(command.index(position));
+            return applied(outcome.get(previous));
+        }
+
+        private void skipOnKey(int index, int previous) {
+            markDead(index);
+            outcome.set(RecordedIndexOutcome.skipped(
+                    index,
+                    previous,
+                    "not run: the earlier write on the same key (index " + previous + ") is "
+                            + outcome.get(previous).status()));
+        }
+
+        private void sendAll(Round round, List<WriteCommand> commands) {
+            for (WriteCommand command : commands) {
+                if (sent(round, command) && command.ordered()) {
+                    int failed = firstNotApplied(command);
+                    if (failed >= 0) {
+                        int index = command.index(failed);
+                        stop(
+                                index,
+                                "the bulk keeps the caller's order and stopped after index " + index
+                                        + " did not apply");
                     }
-                    continue;
                 }
-                String stop = recorder.record(command, send(round.number(), command));
-                if (stop != null) {
-                    stop(command.index(0), stop);
-                } else if (command.ordered()) {
-                    for (int position = 0; position < command.size(); position++) {
-                        int index = command.index(position);
-                        if (!applied(outcome.get(index))) {
-                            stop(
-                                    index,
-                                    "the bulk keeps the caller's order and stopped after index " + index
-                                            + " did not apply");
-                            break;
+            }
+        }
+
+        /**
+         * Sends a round's key runs as ORDERED commands. The server runs an ORDERED command's statements in order and
+         * stops at the first that does not apply (write_ops_exec.cpp; through mongos, batch_write_exec.cpp stops the
+         * same way): the statements before it applied, none after it ran. Those after it are sent again, in the same
+         * order, without the remaining writes of the failed write's key, which are SKIPPED as in rounds.
+         */
+        private void sendKeyRuns(Round round, List<Integer> keyRuns) {
+            List<Integer> pending = keyRuns;
+            while (!pending.isEmpty()) {
+                List<WriteCommand> commands = encoder.encode(plan, pending, true, commandOptions, statementCounts);
+                pending = List.of();
+                for (int c = 0; c < commands.size(); c++) {
+                    WriteCommand command = commands.get(c);
+                    if (!sent(round, command)) {
+                        continue;
+                    }
+                    int failed = firstNotApplied(command);
+                    if (failed < 0) {
+                        continue;
+                    }
+                    markDead(command.index(failed));
+                    List<Integer> rest = new ArrayList<>();
+                    for (int position = failed + 1; position < command.size(); position++) {
+                        rest.add(command.index(position));
+                    }
+                    for (int later = c + 1; later < commands.size(); later++) {
+                        WriteCommand next = commands.get(later);
+                        for (int position = 0; position < next.size(); position++) {
+                            rest.add(next.index(position));
                         }
                     }
+                    pending = new ArrayList<>(rest.size());
+                    for (int index : rest) {
+                        int previous = plan.previousOnKey(index);
+                        if (previous >= 0 && isDead(previous)) {
+                            skipOnKey(index, previous);
+                        } else {
+                            pending.add(index);
+                        }
+                    }
+                    break;
                 }
             }
+        }
+
+        /**
+         * Sends {@code command} and records its outcome; after a stop, skips its writes instead.
+         *
+         * @return whether it was sent and the call goes on
+         */
+        private boolean sent(Round round, WriteCommand command) {
+            if (stopped != null) {
+                for (int position = 0; position < command.size(); position++) {
+                    skipAfterStop(command.index(position));
+                }
+                return false;
+            }
+            String stop = recorder.record(command, send(round.number(), command));
+            if (stop != null) {
+                stop(command.index(0), stop);
+                return false;
+            }
+            return true;
+        }
+
+        /** The position of the first statement of {@code command} that did not apply, or -1. */
+        private int firstNotApplied(WriteCommand command) {
+            for (int position = 0; position < command.size(); position++) {
+                if (!applied(outcome.get(command.index(position)))) {
+                    return position;
+                }
+            }
+            return -1;
+        }
+
+        /** Marks a write of an ordered request as not applied for its key (failed, or skipped for its key). */
+        private void markDead(int index) {
+            if (dead == null) {
+                dead = new boolean[plan.size()];
+            }
+            dead[index] = true;
+        }
+
+        private boolean isDead(int index) {
+            return dead != null && dead[index];
         }
 
         /** One command as one server copy: its transaction number, the server deadline, the comment that names it. */

@@ -74,6 +74,11 @@ public final class RecordedIndexOutcome implements IndexOutcome {
         return new RecordedIndexOutcome(index, WriteStatus.SKIPPED, because, 0, "", null, reason, true, false);
     }
 
+    /** Left out under last-write-wins: the later write at {@code by} decides the document. Never sent. */
+    public static IndexOutcome superseded(int index, int by, String reason) {
+        return new RecordedIndexOutcome(index, WriteStatus.SUPERSEDED, by, 0, "", null, reason, false, false);
+    }
+
     /** The server's write error or command error for this write, with its code name and {@code errInfo}. */
     public static IndexOutcome failed(
             int index, int code, String codeName, String message, @Nullable BsonDocument details, boolean retrySafe) {
@@ -245,7 +250,7 @@ public final class RecordedIndexOutcome implements IndexOutcome {
         if (writeConcernFailed) {
             text.append(" applied on the primary, write concern failed");
         }
-        if (!sent && status != WriteStatus.SKIPPED) {
+        if (!sent && status != WriteStatus.SKIPPED && status != WriteStatus.SUPERSEDED) {
             text.append(" not sent");
         }
         if (!message.isEmpty()) {

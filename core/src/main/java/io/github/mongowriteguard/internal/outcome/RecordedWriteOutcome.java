@@ -99,7 +99,8 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
 
     /** True when every write was applied. */
     public boolean isComplete() {
-        return outcomes.stream().allMatch(o -> o.status() == WriteStatus.APPLIED);
+        return outcomes.stream()
+                .allMatch(o -> o.status() == WriteStatus.APPLIED || o.status() == WriteStatus.SUPERSEDED);
     }
 
     public boolean hasUnknown() {
@@ -200,11 +201,14 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
         return stillRunning;
     }
 
-    /** The caller's models whose status is FAILED, SKIPPED or UNKNOWN, in index order. */
+    /**
+     * The caller's models whose status is FAILED, SKIPPED or UNKNOWN, in index order (not SUPERSEDED ones: sending
+     * them after the write that superseded them would undo it).
+     */
     public List<WriteModel<? extends T>> notApplied() {
         List<WriteModel<? extends T>> result = new ArrayList<>();
         for (IndexOutcome outcome : outcomes) {
-            if (outcome.status() != WriteStatus.APPLIED) {
+            if (outcome.status() != WriteStatus.APPLIED && outcome.status() != WriteStatus.SUPERSEDED) {
                 result.add(models.get(outcome.index()));
             }
         }

@@ -44,6 +44,12 @@ public class WriteGuardProperties {
     /** Run ordered bulks as the driver's ORDERED bulk, exactly as given (about one round trip per shard change). Default false. */
     private @Nullable Boolean strictOrdered;
 
+    /**
+     * Leave out a bulk's replacements of an _id that a later full replacement (upsert) or delete of that _id in the same
+     * bulk makes unnecessary (last write wins); their outcome is SUPERSEDED. Default false: every write is sent.
+     */
+    private @Nullable Boolean lastWriteWins;
+
     private final Retry retry = new Retry();
 
     /**
@@ -124,6 +130,21 @@ public class WriteGuardProperties {
         this.strictOrdered = strictOrdered;
     }
 
+    /** {@return whether superseded replacements are left out (last write wins), or null for the default false} */
+    public @Nullable Boolean getLastWriteWins() {
+        return lastWriteWins;
+    }
+
+    /**
+     * Sets whether a bulk's replacements that a later full replacement or delete of the same _id makes unnecessary are
+     * left out.
+     *
+     * @param lastWriteWins true to leave them out (their outcome is SUPERSEDED), or null for the default false
+     */
+    public void setLastWriteWins(@Nullable Boolean lastWriteWins) {
+        this.lastWriteWins = lastWriteWins;
+    }
+
     /** {@return the retry properties ({@code mongo.write-guard.retry.*})} */
     public Retry getRetry() {
         return retry;
@@ -161,6 +182,7 @@ public class WriteGuardProperties {
                 PREFIX + "server-deadline-fraction", serverDeadlineFraction, builder::serverDeadlineFraction);
         GuardProperty.apply(PREFIX + "default-server-deadline", defaultServerDeadline, builder::defaultServerDeadline);
         GuardProperty.apply(PREFIX + "strict-ordered", strictOrdered, builder::strictOrdered);
+        GuardProperty.apply(PREFIX + "last-write-wins", lastWriteWins, builder::lastWriteWins);
         return builder.retryPolicy(retry.toPolicy()).build();
     }
 

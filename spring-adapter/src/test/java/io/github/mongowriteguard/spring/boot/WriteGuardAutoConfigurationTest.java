@@ -69,6 +69,14 @@ class WriteGuardAutoConfigurationTest {
     }
 
     @Test
+    void lastWriteWinsProperty_mapsOntoTheCoreSetting() {
+        runner().withPropertyValues("mongo.write-guard.last-write-wins=true")
+                .run(context -> assertThat(
+                                context.getBean(WriteGuard.class).getSettings().isLastWriteWins())
+                        .isTrue());
+    }
+
+    @Test
     void properties_mapOntoTheCoreSettings() {
         runner().withPropertyValues(
                         "mongo.write-guard.server-deadline=500ms",

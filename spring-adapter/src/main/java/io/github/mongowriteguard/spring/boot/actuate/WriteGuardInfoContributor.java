@@ -42,6 +42,7 @@ public class WriteGuardInfoContributor implements InfoContributor {
                         .orElse("derived: " + settings.getServerDeadlineFraction() + " of the socket read timeout, "
                                 + settings.getDefaultServerDeadline() + " without one"));
         settingsMap.put("strictOrdered", settings.isStrictOrdered());
+        settingsMap.put("lastWriteWins", settings.isLastWriteWins());
         Map<String, Object> retryMap = new LinkedHashMap<>();
         retryMap.put("maxAttempts", retry.getMaxAttempts());
         retryMap.put("initialBackoff", retry.getInitialBackoff().toString());

@@ -1,0 +1,278 @@
+package io.github.mongowriteguard.bulk;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Step 3 of planning an {@link PlanMode#UNORDERED_ROUNDS} plan: which writes of a key travel together in one command,
+ * and which round each write is in. Linear: int arrays indexed by write and by key number.
+ *
+ * <p>A key's <em>run</em> is a stretch of its writes, in the caller's order, of one command type (insert, update,
+ * replace, delete: the driver's request types). A run travels in one command, so a key written 3,000 times with
+ * {@code $inc} costs one command, not 3,000 rounds. Round k holds the k-th run of every key. This is exact because of
+ * how the server runs a write command:
+ * <ul>
+ *   <li>mongod runs the statements of one {@code insert}, {@code update} or {@code delete} command one after another,
+ *       in the order given ({@code src/mongo/db/ops/write_ops_exec.cpp}: {@code performInserts},
+ *       {@code performUpdates} and {@code performDeletes} loop over the command's statements in order); an ORDERED
+ *       command stops at its first write error, an UNORDERED one goes on (its {@code handleError}).</li>
+ *   <li>mongos appends each write to the child batch of the shard it targets, in the command's order
+ *       ({@code src/mongo/s/write_ops/batch_write_op.cpp}, {@code BatchWriteOp::targetBatch}), and a key's document is
+ *       on one shard: its run reaches that shard in order, inside one child batch. An UNORDERED command is one mongos
+ *       round (one child batch per shard, in parallel); an ORDERED command starts a new child batch whenever the next
+ *       write targets another shard ({@code isNewBatchRequiredOrdered}) and stops after the first error
+ *       ({@code batch_write_exec.cpp}, {@code write_op.cpp}).</li>
+ * </ul>
+ *
+ * <p>Unordered request: every run is one stretch of a key's writes in the UNORDERED command of its type. Every write is
+ * attempted, in the key's order, as before: the statements run in order and an error stops nothing.
+ *
+ * <p>Ordered request: a key's later writes must not run after one of its writes did not apply, and other keys must go
+ * on. A run of one write is sent in the round's UNORDERED command, as before. A longer run is sent in an ORDERED command
+ * of <em>key runs</em>: each run contiguous, the server stops at the first failing write, the writes before it are
+ * applied and none after it ran; the executor then sends the rest again without that key's remaining writes. Each
+ * failure inside key runs costs one more command; nothing runs that the per-key contract forbids.
+ *
+ * <p>Through mongos an ORDERED command of key runs costs about one child batch per key (a new batch at each change of
+ * shard), in sequence, where rounds cost one parallel mongos round per repetition. So in an ordered request the keys
+ * whose writes travel as runs are chosen to make {@code (keys sent as runs) + (most writes of any other key)} smallest:
+ * one hot key among many keys travels as a run (3,000 writes: 1 command instead of 3,000 rounds), 100 keys written 10
+ * times each stay in 10 rounds (one ORDERED command would cost about 80 sequential child batches on 5 shards).
+ */
+final class KeyRuns {
+
+    private static final int[] NONE = new int[0];
+
+    private KeyRuns() {}
+
+    /** The driver's request type of a write, which is also the command it travels in. */
+    static int commandType(WriteKind kind) {
+        switch (kind) {
+            case INSERT_ONE:
+                return 0;
+            case UPDATE_ONE:
+            case UPDATE_MANY:
+                return 1;
+            case REPLACE_ONE:
+                return 2;
+            default:
+                return 3;
+        }
+    }
+
+    /**
+     * @param supersededBy per write, the later write that supersedes it under last-write-wins, or -1; null when none:
+     *                     a superseded write is in no round
+     */
+    static BulkPlan plan(
+            WriteFacts[] facts,
+            int keyCount,
+            PlanOptions options,
+            int[] previousSameKey,
+            int firstUnkeyed,
+            int @Nullable [] supersededBy) {
+        int n = facts.length;
+        boolean ordered = options.isOrdered();
+        boolean[] asRuns = keysAsRuns(facts, keyCount, ordered, supersededBy);
+
+        // runStart[i]: the first write of i's run. Round of a run: one after the round of the key's previous run.
+        int[] runStart = new int[n];
+        int[] runLength = new int[n]; // indexed by a run's first write
+        int[] roundOf = new int[n];
+        int roundCount = 0;
+        for (int i = 0; i < n; i++) {
+            if (supersededBy != null && supersededBy[i] >= 0) {
+                runStart[i] = i; // in no round (round 0), not sent
+                continue;
+            }
+            int previous = previousSameKey[i];
+            int key = facts[i].keyNumber;
+            if (previous >= 0 && asRuns[key] && commandType(facts[previous].kind) == commandType(facts[i].kind)) {
+                runStart[i] = runStart[previous];
+                roundOf[i] = roundOf[previous];
+            } else {
+                runStart[i] = i;
+                roundOf[i] = previous < 0 ? 1 : roundOf[previous] + 1;
+            }
+            runLength[runStart[i]]++;
+            roundCount = Math.max(roundCount, roundOf[i]);
+        }
+
+        // Per round: the writes sent UNORDERED (ascending), and, in an ordered request, the runs of two or more writes
+        // sent as ORDERED key runs.
+        int[] unorderedSizes = new int[roundCount + 1];
+        int[] runSizes = new int[roundCount + 1];
+        boolean[] inKeyRun = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            if (roundOf[i] == 0) {
+                continue; // superseded
+            }
+            inKeyRun[i] = ordered && runLength[runStart[i]] > 1;
+            if (inKeyRun[i]) {
+                runSizes[roundOf[i]]++;
+            } else {
+                unorderedSizes[roundOf[i]]++;
+            }
+        }
+        int[][] unordered = new int[roundCount + 1][];
+        int[][] runs = new int[roundCount + 1][];
+        for (int r = 1; r <= roundCount; r++) {
+            unordered[r] = new int[unorderedSizes[r]];
+            runs[r] = runSizes[r] == 0 ? NONE : new int[runSizes[r]];
+        }
+        int[] filled = new int[roundCount + 1];
+        for (int i = 0; i < n; i++) { // ascending i: the caller's order
+            if (!inKeyRun[i] && roundOf[i] > 0) {
+                int r = roundOf[i];
+                unordered[r][filled[r]++] = i;
+            }
+        }
+        if (ordered) {
+            fillKeyRuns(facts, previousSameKey, runStart, roundOf, inKeyRun, runs, roundCount);
+        }
+
+        List<Round> rounds = new ArrayList<>(roundCount);
+        int longestRun = 0;
+        for (int i = 0; i < n; i++) {
+            longestRun = Math.max(longestRun, runLength[i]);
+        }
+        for (int r = 1; r <= roundCount; r++) {
+            rounds.add(new Round(r, false, unordered[r], runs[r]));
+        }
+        return new BulkPlan(
+                PlanMode.UNORDERED_ROUNDS,
+                reason(ordered, roundCount, longestRun, n),
+                facts,
+                roundOf,
+                previousSameKey,
+                List.copyOf(rounds),
+                firstUnkeyed,
+                runStart,
+                supersededBy);
+    }
+
+    /**
+     * Which keys travel as runs: every key of an unordered request (an UNORDERED command is one mongos round, whatever
+     * it holds); in an ordered request, the keys written more than {@code h} times, for the {@code h >= 1} that makes
+     * {@code (keys written more than h times) + h} smallest (the highest such {@code h}). Keys
+     * written equally often are treated alike, so the choice does not depend on the keys' order.
+     */
+    private static boolean[] keysAsRuns(
+            WriteFacts[] facts, int keyCount, boolean ordered, int @Nullable [] supersededBy) {
+        boolean[] asRuns = new boolean[keyCount];
+        if (!ordered) {
+            Arrays.fill(asRuns, true);
+            return asRuns;
+        }
+        int[] writes = new int[keyCount];
+        int most = 0;
+        for (WriteFacts write : facts) {
+            if (write.keyNumber >= 0 && (supersededBy == null || supersededBy[write.index] < 0)) {
+                most = Math.max(most, ++writes[write.keyNumber]);
+            }
+        }
+        if (most < 2) {
+            return asRuns; // no key repeats: nothing to gain
+        }
+        int[] keysWith = new int[most + 1]; // keysWith[c]: keys written exactly c times
+        for (int c : writes) {
+            keysWith[c]++;
+        }
+        // Threshold h from the top down: keys above h travel as runs (cost ~1 child batch each), the rest take h
+        // rounds.
+        // A key written once costs nothing either way (its one write is in the UNORDERED part): h stops at 1.
+        int bestThreshold = most;
+        long bestCost = most;
+        int above = 0;
+        for (int h = most - 1; h >= 1; h--) {
+            above += keysWith[h + 1];
+            long cost = above + (long) h;
+            if (cost < bestCost) {
+                bestCost = cost;
+                bestThreshold = h;
+            }
+        }
+        for (int k = 0; k < keyCount; k++) {
+            asRuns[k] = writes[k] > bestThreshold;
+        }
+        return asRuns;
+    }
+
+    /**
+     * Orders each round's key runs for sending: by command type in the order each type first appears in the round
+     * (fewer ORDERED commands: an ORDERED bulk starts a new command at every change of type), then run by run in the
+     * order of their first writes, each run's writes contiguous and in the caller's order.
+     */
+    private static void fillKeyRuns(
+            WriteFacts[] facts,
+            int[] previousSameKey,
+            int[] runStart,
+            int[] roundOf,
+            boolean[] inKeyRun,
+            int[][] runs,
+            int roundCount) {
+        int n = facts.length;
+        int[] nextInRun = new int[n];
+        Arrays.fill(nextInRun, -1);
+        for (int i = 0; i < n; i++) {
+            int previous = previousSameKey[i];
+            if (inKeyRun[i] && previous >= 0 && runStart[previous] == runStart[i]) {
+                nextInRun[previous] = i;
+            }
+        }
+        int[] filled = new int[roundCount + 1];
+        // Four passes over the runs' first writes, one per command type, each in the order the types first appear.
+        int[][] typeOrder = new int[roundCount + 1][];
+        int[] typesSeen = new int[roundCount + 1];
+        for (int r = 1; r <= roundCount; r++) {
+            typeOrder[r] = new int[4];
+        }
+        boolean[][] seen = new boolean[roundCount + 1][4];
+        for (int i = 0; i < n; i++) {
+            if (inKeyRun[i] && runStart[i] == i) {
+                int r = roundOf[i];
+                int type = commandType(facts[i].kind);
+                if (!seen[r][type]) {
+                    seen[r][type] = true;
+                    typeOrder[r][typesSeen[r]++] = type;
+                }
+            }
+        }
+        for (int pass = 0; pass < 4; pass++) {
+            for (int i = 0; i < n; i++) {
+                if (!inKeyRun[i] || runStart[i] != i) {
+                    continue;
+                }
+                int r = roundOf[i];
+                if (pass >= typesSeen[r] || typeOrder[r][pass] != commandType(facts[i].kind)) {
+                    continue;
+                }
+                for (int w = i; w >= 0; w = nextInRun[w]) {
+                    runs[r][filled[r]++] = w;
+                }
+            }
+        }
+    }
+
+    private static String reason(boolean ordered, int roundCount, int longestRun, int n) {
+        StringBuilder reason = new StringBuilder()
+                .append(ordered ? "ordered bulk, every write keyed by _id" : "unordered bulk")
+                .append(": ")
+                .append(roundCount)
+                .append(" UNORDERED round")
+                .append(roundCount == 1 ? "" : "s");
+        if (longestRun > 1) {
+            reason.append(" (writes on one _id travel together in one command, up to ")
+                    .append(longestRun)
+                    .append(ordered ? ", as ORDERED key runs" : "")
+                    .append(')');
+        } else if (roundCount > 1) {
+            reason.append(" (up to ").append(roundCount).append(" writes on one _id, kept in order)");
+        } else {
+            reason.append(n == 1 ? " (one write)" : " (no _id written twice)");
+        }
+        return reason.toString();
+    }
+}

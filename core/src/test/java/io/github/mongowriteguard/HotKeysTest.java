@@ -1,0 +1,132 @@
+package io.github.mongowriteguard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.UpdateOptions;
+import com.mongodb.client.model.WriteModel;
+import io.github.mongowriteguard.outcome.IndexOutcome;
+import io.github.mongowriteguard.outcome.WriteOutcome;
+import io.github.mongowriteguard.outcome.WriteStatus;
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
+import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.sharding.RoutedWrite;
+import io.github.mongowriteguard.testkit.sharding.ShardKey;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A bulk that repeats a key: the key's run of writes travels in one command (the server runs a command's statements in
+ * order), so repetitions cost no rounds; in an ordered request a failure inside a run stops that key only.
+ */
+class HotKeysTest {
+
+    private static WriteModel<Document> inc(Object id) {
+        return new UpdateOneModel<>(
+                new Document("_id", id), new Document("$inc", new Document("n", 1)), new UpdateOptions().upsert(true));
+    }
+
+    private static WriteModel<Document> setString(Object id) {
+        return new UpdateOneModel<>(new Document("_id", id), new Document("$set", new Document("n", "text")));
+    }
+
+    @Test
+    void orderedIncrementsOfOneId_costOneCommand() {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 10_000)) {
+            GuardedCollection<Document> counters =
+                    fixture.wrap(fixture.client.getDatabase("db").getCollection("counters"));
+            List<WriteModel<Document>> models = new ArrayList<>();
+            for (int i = 0; i < 3_000; i++) {
+                models.add(inc("hot"));
+            }
+
+            WriteOutcome<Document> outcome = counters.execute(models, new BulkWriteOptions().ordered(true));
+
+            assertThat(outcome.isComplete()).isTrue();
+            assertThat(outcome.commands()).isEqualTo(1);
+            assertThat(outcome.rounds()).isEqualTo(1);
+            assertThat(counters.unwrap().find().first()).isEqualTo(new Document("_id", "hot").append("n", 3_000));
+        }
+    }
+
+    @Test
+    void orderedRunWithAFailure_stopsThatKeyOnly_andSendsTheRestAgain() {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 10_000)) {
+            GuardedCollection<Document> counters =
+                    fixture.wrap(fixture.client.getDatabase("db").getCollection("counters"));
+            // a: inc, inc, set a string, inc (fails: 14), inc; b: 4 incs, interleaved with a's.
+            List<WriteModel<Document>> models = List.of(
+                    inc("a"), inc("b"), inc("a"), inc("b"), setString("a"), inc("a"), inc("b"), inc("a"), inc("b"));
+
+            WriteOutcome<Document> outcome = counters.execute(models, new BulkWriteOptions().ordered(true));
+
+            List<WriteStatus> statuses =
+                    outcome.outcomes().stream().map(IndexOutcome::status).toList();
+            assertThat(statuses)
+                    .containsExactly(
+                            WriteStatus.APPLIED,
+                            WriteStatus.APPLIED,
+                            WriteStatus.APPLIED,
+                            WriteStatus.APPLIED,
+                            WriteStatus.APPLIED,
+                            WriteStatus.FAILED,
+                            WriteStatus.APPLIED,
+                            WriteStatus.SKIPPED,
+                            WriteStatus.APPLIED);
+            assertThat(outcome.outcomes().get(5).errorCode()).isEqualTo(14);
+            assertThat(outcome.outcomes().get(7).relatedIndex()).isEqualTo(5);
+            // One ORDERED command of both runs (a's first), stopped at index 5; then b's run again.
+            assertThat(outcome.commands()).isEqualTo(2);
+            assertThat(counters.unwrap().find(new Document("_id", "a")).first())
+                    .isEqualTo(new Document("_id", "a").append("n", "text"));
+            assertThat(counters.unwrap().find(new Document("_id", "b")).first())
+                    .isEqualTo(new Document("_id", "b").append("n", 4));
+        }
+    }
+
+    @Test
+    void hotKeyOnAShardedCluster_isOneMongosRound_andManyKeysUnorderedToo() {
+        try (EmulatedShardedCluster cluster =
+                        EmulatedCluster.sharded().shards(5).start();
+                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 10_000)) {
+            cluster.shardCollection("db.hot", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
+            cluster.shardCollection("db.events", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
+            GuardedCollection<Document> hot =
+                    fixture.wrap(fixture.client.getDatabase("db").getCollection("hot"));
+            GuardedCollection<Document> events =
+                    fixture.wrap(fixture.client.getDatabase("db").getCollection("events"));
+            List<WriteModel<Document>> hotModels = new ArrayList<>();
+            for (int i = 0; i < 3_000; i++) {
+                hotModels.add(inc(7));
+            }
+            List<WriteModel<Document>> eventModels = new ArrayList<>();
+            for (int i = 0; i < 1_000; i++) {
+                eventModels.add(inc(i % 100)); // 1,000 events over 100 keys
+            }
+
+            cluster.routing().reset();
+            WriteOutcome<Document> hotOutcome = hot.execute(hotModels, new BulkWriteOptions().ordered(true));
+            WriteOutcome<Document> eventOutcome = events.execute(eventModels, new BulkWriteOptions().ordered(false));
+
+            assertThat(hotOutcome.isComplete()).isTrue();
+            assertThat(eventOutcome.isComplete()).isTrue();
+            assertThat(mongosRounds(cluster, "db.hot")).isEqualTo(1);
+            assertThat(mongosRounds(cluster, "db.events")).isEqualTo(1);
+            assertThat(events.unwrap().countDocuments(new Document("n", 10))).isEqualTo(100);
+        }
+    }
+
+    private static int mongosRounds(EmulatedShardedCluster cluster, String namespace) {
+        return cluster.routing().writes(namespace).stream()
+                .mapToInt(RoutedWrite::rounds)
+                .sum();
+    }
+}
