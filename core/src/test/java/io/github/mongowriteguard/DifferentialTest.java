@@ -868,7 +868,7 @@ class DifferentialTest {
      */
     static Encoding encode(Env env, DifferentialBulk bulk) {
         Encoding encoding = new Encoding(bulk.ops.size());
-        List<WriteModel<Document>> models = bulk.models(true);
+        List<WriteModel<Document>> models = bulk.modelsAsSent();
         Map<String, List<Integer>> byType = new LinkedHashMap<>();
         for (int i = 0; i < bulk.ops.size(); i++) {
             String type = switch (bulk.ops.get(i).kind) {

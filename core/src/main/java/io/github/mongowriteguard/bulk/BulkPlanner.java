@@ -125,7 +125,9 @@ public final class BulkPlanner<T> {
         Objects.requireNonNull(options, "options");
 
         // 1. Read and check every write. Nothing is changed yet.
-        WriteFacts[] facts = new WriteInspector<>(documentClass, codecRegistry, codec, shortcuts).inspectAll(models);
+        WriteFacts[] facts = new WriteInspector<>(
+                        documentClass, codecRegistry, codec, shortcuts, options.singleDocumentById())
+                .inspectAll(models);
 
         // 2. Give inserts without _id an _id: the only change made to the caller's objects.
         assignMissingIds(facts);

@@ -15,15 +15,19 @@ import java.util.Objects;
  */
 public final class PlanOptions {
 
+    private static final SingleDocumentById NOT_KNOWN =
+            SingleDocumentById.never("the planner was not told the collection's collation and shard key");
     private static final PlanOptions ORDERED = builder().build();
     private static final PlanOptions UNORDERED = builder().ordered(false).build();
 
     private final boolean ordered;
     private final boolean strictOrdered;
+    private final SingleDocumentById singleDocumentById;
 
     private PlanOptions(Builder builder) {
         this.ordered = builder.ordered;
         this.strictOrdered = builder.strictOrdered;
+        this.singleDocumentById = builder.singleDocumentById;
     }
 
     /**
@@ -79,7 +83,10 @@ public final class PlanOptions {
      */
     public static Builder builder(PlanOptions existing) {
         Objects.requireNonNull(existing, "existing");
-        return new Builder().ordered(existing.ordered).strictOrdered(existing.strictOrdered);
+        return new Builder()
+                .ordered(existing.ordered)
+                .strictOrdered(existing.strictOrdered)
+                .singleDocumentById(existing.singleDocumentById);
     }
 
     /**
@@ -101,6 +108,17 @@ public final class PlanOptions {
         return strictOrdered;
     }
 
+    /**
+     * When an {@code UpdateManyModel} / {@code DeleteManyModel} whose filter pins {@code _id} is planned and sent as a
+     * single-document write.
+     *
+     * @return the rule; by default {@link SingleDocumentById#never}: the planner does not know the collection (the
+     *         guarded collections learn it from the server)
+     */
+    public SingleDocumentById singleDocumentById() {
+        return singleDocumentById;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -110,25 +128,42 @@ public final class PlanOptions {
             return false;
         }
         PlanOptions that = (PlanOptions) o;
-        return ordered == that.ordered && strictOrdered == that.strictOrdered;
+        return ordered == that.ordered
+                && strictOrdered == that.strictOrdered
+                && singleDocumentById.equals(that.singleDocumentById);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(ordered, strictOrdered);
+        return Objects.hash(ordered, strictOrdered, singleDocumentById);
     }
 
     @Override
     public String toString() {
-        return "PlanOptions{ordered=" + ordered + ", strictOrdered=" + strictOrdered + '}';
+        return "PlanOptions{ordered=" + ordered + ", strictOrdered=" + strictOrdered + ", singleDocumentById="
+                + singleDocumentById + '}';
     }
 
     /** Builds {@link PlanOptions}. Not thread-safe. */
     public static final class Builder {
         private boolean ordered = true;
         private boolean strictOrdered;
+        private SingleDocumentById singleDocumentById = NOT_KNOWN;
 
         private Builder() {}
+
+        /**
+         * When a multi-document write whose filter pins {@code _id} is sent as a single-document write; see
+         * {@link SingleDocumentById}.
+         *
+         * @param singleDocumentById the rule for the collection; default {@link SingleDocumentById#never}
+         * @return this builder
+         * @throws NullPointerException if {@code singleDocumentById} is null
+         */
+        public Builder singleDocumentById(SingleDocumentById singleDocumentById) {
+            this.singleDocumentById = Objects.requireNonNull(singleDocumentById, "singleDocumentById");
+            return this;
+        }
 
         /**
          * Whether the caller asked for an ORDERED bulk; default {@code true}.

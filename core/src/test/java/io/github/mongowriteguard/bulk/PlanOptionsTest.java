@@ -31,11 +31,21 @@ class PlanOptionsTest {
 
     @Test
     void builderFromExisting_copiesEveryField() {
-        PlanOptions original =
-                PlanOptions.builder().ordered(false).strictOrdered(true).build();
+        PlanOptions original = PlanOptions.builder()
+                .ordered(false)
+                .strictOrdered(true)
+                .singleDocumentById(SingleDocumentById.always())
+                .build();
 
         assertThat(PlanOptions.builder(original).build()).isEqualTo(original);
         assertThat(PlanOptions.builder(original).ordered(true).build()).isNotEqualTo(original);
-        assertThat(PlanOptions.unordered()).hasToString("PlanOptions{ordered=false, strictOrdered=false}");
+        assertThat(PlanOptions.builder(original)
+                        .singleDocumentById(SingleDocumentById.never("unknown"))
+                        .build())
+                .isNotEqualTo(original);
+        assertThat(PlanOptions.unordered())
+                .hasToString(
+                        "PlanOptions{ordered=false, strictOrdered=false, singleDocumentById=SingleDocumentById{never:"
+                                + " the planner was not told the collection's collation and shard key}}");
     }
 }

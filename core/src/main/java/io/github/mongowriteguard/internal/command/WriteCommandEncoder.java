@@ -151,7 +151,7 @@ public final class WriteCommandEncoder<T> {
         // Unordered: the driver's types in the order each first appears, each type's statements in the caller's order.
         Map<Integer, List<Integer>> byType = new LinkedHashMap<>();
         for (int index : indices) {
-            byType.computeIfAbsent(Bucket.of(plan.kind(index)).driverType(), type -> new ArrayList<>())
+            byType.computeIfAbsent(Bucket.of(plan.sentAs(index)).driverType(), type -> new ArrayList<>())
                     .add(index);
         }
         for (List<Integer> sameType : byType.values()) {
@@ -171,7 +171,7 @@ public final class WriteCommandEncoder<T> {
         CommandWriter open = null;
         for (int position = 0; position < indices.size(); position++) {
             int index = indices.get(position);
-            Bucket bucket = Bucket.of(plan.kind(index));
+            Bucket bucket = Bucket.of(plan.sentAs(index));
             boolean ownCommand = alone && bucket != Bucket.INSERTS;
             if (open == null || open.bucket != bucket || ownCommand || !open.tryAdd(index, plan)) {
                 if (open != null) {
@@ -209,7 +209,7 @@ public final class WriteCommandEncoder<T> {
         int count = 0;
         for (int position = from; position < indices.size() && count < MAX_STATEMENTS; position++) {
             int index = indices.get(position);
-            if (Bucket.of(plan.kind(index)) != bucket) {
+            if (Bucket.of(plan.sentAs(index)) != bucket) {
                 break;
             }
             count++;
@@ -310,7 +310,8 @@ public final class WriteCommandEncoder<T> {
     @SuppressWarnings("unchecked")
     private void writeStatement(BsonBinaryWriter writer, int index, BulkPlan plan) {
         WriteRecord<T> write = (WriteRecord<T>) plan.write(index);
-        WriteKind kind = write.kind();
+        // An UpdateMany/DeleteMany pinned by _id is sent as multi: false / limit: 1 (BulkPlan.sentAs).
+        WriteKind kind = plan.sentAs(index);
         if (kind == WriteKind.INSERT_ONE) {
             writeDocument(writer, write.document());
             return;

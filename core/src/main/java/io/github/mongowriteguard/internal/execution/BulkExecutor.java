@@ -81,7 +81,14 @@ public final class BulkExecutor<T> {
     }
 
     public BulkPlan plan(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        return planner.plan(models, PlanOptions.from(options, runtime.settings().isStrictOrdered()));
+        PlanOptions planOptions = PlanOptions.from(options, runtime.settings().isStrictOrdered());
+        if (SingleDocumentRules.needed(models)) {
+            planOptions = PlanOptions.builder(planOptions)
+                    .singleDocumentById(
+                            runtime.singleDocumentRules().forCollection(access, collection.getNamespace(), maxTimeMs))
+                    .build();
+        }
+        return planner.plan(models, planOptions);
     }
 
     /**
@@ -163,6 +170,9 @@ public final class BulkExecutor<T> {
         CommandOptions commandOptions =
                 CommandOptions.from(options, collection.getDocumentClass(), collection.getCodecRegistry());
         BulkPlan plan = plan(models, options);
+        if (!plan.isEmpty()) {
+            announce(plan, operation, sink);
+        }
         RecordedWriteOutcome.Builder<T> outcome = new RecordedWriteOutcome.Builder<>(models);
         if (!plan.isEmpty()) {
             try (Run run = new Run(
@@ -193,6 +203,24 @@ public final class BulkExecutor<T> {
                         result.sends(),
                         plan.mode()));
         return result;
+    }
+
+    /**
+     * Says how the bulk runs where a user looks: a WARN line when it runs as given or without same-copy retries, the
+     * {@code mongodb.guard.plans} meter (through the event), the mode on the call's observation.
+     */
+    private void announce(BulkPlan plan, String operation, CallObserver.OutcomeSink sink) {
+        runtime.planWarnings().note(namespace, plan);
+        int first = plan.mode() == PlanMode.PRESERVE_ORDER ? plan.firstUnkeyed() : plan.firstMultiDocument();
+        runtime.events()
+                .planChosen(new GuardEventListener.PlanChosen(
+                        namespace,
+                        operation,
+                        plan.mode(),
+                        plan.reasonTag(),
+                        plan.size(),
+                        plan.mode() == PlanMode.STRICT_ORDERED ? -1 : first));
+        sink.planMode(plan.mode());
     }
 
     /** The collection's write concern, refused when unacknowledged: nobody would confirm the outcome. */

@@ -1,6 +1,7 @@
 package io.github.mongowriteguard.spring.boot.actuate;
 
 import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.bulk.PlanMode;
 import io.github.mongowriteguard.copies.GateVerdict;
 import io.github.mongowriteguard.metrics.GuardEventListener;
 import java.time.Clock;
@@ -22,6 +23,9 @@ public final class WriteGuardEventCounts implements GuardEventListener {
     private final AtomicLong deadlineHits = new AtomicLong();
     private final AtomicLong gateWithoutCurrentOp = new AtomicLong();
     private final AtomicReference<@Nullable Instant> lastGateWithoutCurrentOp = new AtomicReference<>();
+    private final AtomicLong plansInRounds = new AtomicLong();
+    private final AtomicLong plansAsGiven = new AtomicLong();
+    private final AtomicLong plansWithoutSameCopyRetries = new AtomicLong();
     private volatile boolean attached;
 
     /** Counts on the system clock. */
@@ -67,6 +71,36 @@ public final class WriteGuardEventCounts implements GuardEventListener {
             gateWithoutCurrentOp.incrementAndGet();
             lastGateWithoutCurrentOp.set(clock.instant());
         }
+    }
+
+    @Override
+    public void planChosen(PlanChosen event) {
+        if (event.planMode() == PlanMode.UNORDERED_ROUNDS) {
+            plansInRounds.incrementAndGet();
+            if (!event.reason().equals("none")) {
+                plansWithoutSameCopyRetries.incrementAndGet();
+            }
+        } else {
+            plansAsGiven.incrementAndGet();
+        }
+    }
+
+    /** {@return guarded bulks that ran in rounds} */
+    public long plansInRounds() {
+        return plansInRounds.get();
+    }
+
+    /**
+     * {@return guarded ORDERED bulks that ran as the driver's ORDERED bulk, as given (an unkeyed write, or
+     * strictOrdered): about one mongos round trip per change of shard}
+     */
+    public long plansAsGiven() {
+        return plansAsGiven.get();
+    }
+
+    /** {@return guarded bulks in rounds with a multi-document write, which is never resent as the same copy} */
+    public long plansWithoutSameCopyRetries() {
+        return plansWithoutSameCopyRetries.get();
     }
 
     /** {@return retries the overlap gate refused because a copy of the write still ran} */

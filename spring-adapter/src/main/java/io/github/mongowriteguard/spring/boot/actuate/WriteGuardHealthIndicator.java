@@ -95,6 +95,9 @@ public class WriteGuardHealthIndicator implements HealthIndicator {
         details.put("gateRefusals", counts.gateRefusals());
         details.put("deadlineHits", counts.deadlineHits());
         details.put("gateWithoutCurrentOp", counts.gateWithoutCurrentOp());
+        details.put("plansInRounds", counts.plansInRounds());
+        details.put("plansAsGiven", counts.plansAsGiven());
+        details.put("plansWithoutSameCopyRetries", counts.plansWithoutSameCopyRetries());
         return details;
     }
 
