@@ -84,6 +84,15 @@ public final class SingleDocumentById {
     }
 
     /**
+     * Whether no pinned write is single under this rule.
+     *
+     * @return {@code true} for a rule made by {@link #never(String)}
+     */
+    public boolean isNever() {
+        return never != null;
+    }
+
+    /**
      * As this rule, but a pinned {@code _id} that a collation compares (a string, a symbol, a document) keeps the
      * driver's form.
      *

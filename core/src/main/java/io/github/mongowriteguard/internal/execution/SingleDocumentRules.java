@@ -80,31 +80,8 @@ public final class SingleDocumentRules {
             return SingleDocumentById.never("the collection's options could not be read (listCollections: "
                     + codeName(e) + "), so its default collation is not known");
         }
-        SingleDocumentById rule = SingleDocumentById.always();
-        if (options != null) {
-            String type =
-                    options.getString("type", new BsonString("collection")).getValue();
-            if (!type.equals("collection")) {
-                // A time-series collection has no unique _id index, and mongos refuses single-document updates and
-                // deletes on a sharded one (chunk_manager_targeter.cpp: "A {multi:false} update on a sharded
-                // timeseries collection is disallowed"); a view cannot be written.
-                return SingleDocumentById.never("the collection is a " + type);
-            }
-            BsonValue collation =
-                    options.getDocument("options", new BsonDocument()).get("collation");
-            if (collation != null
-                    && collation.isDocument()
-                    && !"simple"
-                            .equals(collation
-                                    .asDocument()
-                                    .getString("locale", new BsonString("simple"))
-                                    .getValue())) {
-                rule = rule.withoutCollatableIds("the collection's default collation ("
-                        + collation.asDocument().getString("locale").getValue()
-                        + ") can make different string _ids equal");
-            }
-        }
-        if (!isMongos(access, maxTimeMs)) {
+        SingleDocumentById rule = fromCollectionInfo(options);
+        if (rule.isNever() || !isMongos(access, maxTimeMs)) {
             return rule;
         }
         try {
@@ -114,6 +91,38 @@ public final class SingleDocumentRules {
             return rule.withoutUpserts("the shard key could not be read (config.collections: " + codeName(e)
                     + "); an upsert without it is refused as updateMany but runs as updateOne from 7.0");
         }
+    }
+
+    /**
+     * The rule a {@code listCollections} entry allows, before the shard key is known: none for a time-series
+     * collection or a view; no collatable {@code _id}s under a non-simple default collation.
+     *
+     * @param info the entry ({@code {name, type, options: {collation, ...}, ...}}), or null for a missing collection
+     */
+    static SingleDocumentById fromCollectionInfo(BsonDocument info) {
+        if (info == null) {
+            return SingleDocumentById.always(); // created by the write itself: simple collation, a plain collection
+        }
+        String type = info.getString("type", new BsonString("collection")).getValue();
+        if (!type.equals("collection")) {
+            // A time-series collection has no unique _id index, and mongos refuses single-document updates and
+            // deletes on a sharded one (chunk_manager_targeter.cpp: "A {multi:false} update on a sharded
+            // timeseries collection is disallowed"); a view cannot be written.
+            return SingleDocumentById.never("the collection is a " + type);
+        }
+        BsonValue collation = info.getDocument("options", new BsonDocument()).get("collation");
+        if (collation == null || !collation.isDocument()) {
+            return SingleDocumentById.always();
+        }
+        String locale = collation
+                .asDocument()
+                .getString("locale", new BsonString("simple"))
+                .getValue();
+        return locale.equals("simple")
+                ? SingleDocumentById.always()
+                : SingleDocumentById.always()
+                        .withoutCollatableIds("the collection's default collation (" + locale
+                                + ") can make different string _ids equal");
     }
 
     /** The collection's {@code listCollections} entry, or null when it does not exist (yet). */
