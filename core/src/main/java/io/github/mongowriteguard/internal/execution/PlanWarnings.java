@@ -80,8 +80,10 @@ public final class PlanWarnings {
                     .append(namespace)
                     .append(" ran as the driver's ORDERED bulk, as given, because strictOrdered is set");
         } else {
-            int first = plan.mode() == PlanMode.PRESERVE_ORDER ? plan.firstUnkeyed() : plan.firstMultiDocument();
-            if (plan.mode() == PlanMode.PRESERVE_ORDER) {
+            // One write as given is the same as one write in a round: only its multi-document form matters then.
+            boolean asGiven = plan.mode() == PlanMode.PRESERVE_ORDER && plan.size() > 1;
+            int first = asGiven ? plan.firstUnkeyed() : plan.firstMultiDocument();
+            if (asGiven) {
                 text.append("an ordered bulk of ")
                         .append(plan.size())
                         .append(" writes on ")
@@ -105,7 +107,7 @@ public final class PlanWarnings {
                     .append("; to make it keyed: ")
                     .append(plan.keyedIf(first).orElse(""));
         }
-        if (plan.mode() != PlanMode.UNORDERED_ROUNDS) {
+        if (plan.mode() != PlanMode.UNORDERED_ROUNDS && plan.size() > 1) {
             text.append(String.format(
                     "; an ORDERED bulk costs about one mongos round trip per change of shard (%,.0f for these %,d"
                             + " writes on 5 hashed shards) where rounds cost one per round; make the bulk unordered,"
