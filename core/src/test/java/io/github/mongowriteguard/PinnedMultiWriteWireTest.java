@@ -67,15 +67,7 @@ class PinnedMultiWriteWireTest {
             MongoCollection<Document> raw = fixture.client.getDatabase("m").getCollection("c");
             raw.insertMany(List.of(new Document("_id", 1), new Document("_id", 2)));
             GuardedCollection<Document> guarded = fixture.wrap(raw);
-            fixture.client
-                    .getDatabase("admin")
-                    .runCommand(new Document("configureFailPoint", "failCommand")
-                            .append("mode", new Document("times", 1))
-                            .append(
-                                    "data",
-                                    new Document("failCommands", List.of("delete"))
-                                            .append("errorCode", 91)
-                                            .append("errorLabels", List.of("RetryableWriteError"))));
+            fixture.failOnceRetryably("delete");
 
             DeleteResult result = guarded.deleteMany(Filters.eq("_id", 1));
 

@@ -237,6 +237,20 @@ public final class BulkPlan {
     }
 
     /**
+     * The {@code _id} the guard assigned to insert {@code index} whose object cannot hold it (a record with a null
+     * id): the encoder sends it after the document's own fields, where the driver's {@code IdHoldingBsonWriter} adds
+     * the one it generates.
+     *
+     * @param index the write's index in the caller's bulk
+     * @return the {@code _id} to append, or empty when the document carries its own (or none is assigned)
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
+     */
+    public Optional<BsonValue> appendedId(int index) {
+        WriteFacts write = facts[checkIndex(index)];
+        return write.appendedId && write.id != null ? Optional.of(write.id) : Optional.empty();
+    }
+
+    /**
      * The first write that is not keyed, which decides a {@link PlanMode#PRESERVE_ORDER} plan.
      *
      * @return its index, or -1 when every write is keyed

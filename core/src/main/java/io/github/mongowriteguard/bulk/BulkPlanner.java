@@ -147,8 +147,12 @@ public final class BulkPlanner<T> {
             T document = (T) write.write.document();
             BsonValue id = idAssigner.assignId(document);
             if (id == null) {
-                write.key = IdKey.fresh(); // the driver generates the _id at send time: no other write can name it
-                continue;
+                id = idAssigner.idToAppend(document);
+                if (id == null) {
+                    write.key = IdKey.fresh(); // generated at send time: no other write can name it
+                    continue;
+                }
+                write.appendedId = true;
             }
             write.id = Ids.copy(id);
             write.key = IdKey.of(id);

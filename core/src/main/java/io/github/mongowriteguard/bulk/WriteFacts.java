@@ -69,6 +69,8 @@ final class WriteFacts {
     int keyNumber = -1;
     /** An insert that had no _id when the planner read it. */
     boolean needsId;
+    /** An insert whose object cannot hold its assigned {@link #id}: the id is sent after the document's fields. */
+    boolean appendedId;
     /**
      * An UpdateMany/DeleteMany whose filter pins _id, keyed and sent as a single-document statement
      * ({@link SingleDocumentById}).

@@ -160,7 +160,10 @@ final class RoundTrips {
                 .find()
                 .sort(byId)
                 .into(new ArrayList<>())
-                .equals(database.getCollection(collection(other)).find().sort(byId).into(new ArrayList<>()));
+                .equals(database.getCollection(collection(other))
+                        .find()
+                        .sort(byId)
+                        .into(new ArrayList<>()));
     }
 
     private static String collection(String client) {

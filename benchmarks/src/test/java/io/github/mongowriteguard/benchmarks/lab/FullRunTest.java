@@ -44,7 +44,8 @@ class FullRunTest {
                 .filteredOn(row -> row.client().equals("guarded-spring-upsert"))
                 .singleElement()
                 .satisfies(row -> assertThat(row.rounds()).isEqualTo(1));
-        assertThat(results.roundTrips().note()).isEqualTo("guarded-spring-upsert left the same documents as spring-upsert");
+        assertThat(results.roundTrips().note())
+                .isEqualTo("guarded-spring-upsert left the same documents as spring-upsert");
         assertThat(results.latency().rows()).hasSize(6);
         assertThat(results.retries().rows()).hasSize(3);
         assertThat(results.overhead().medianMillis()).containsOnlyKeys("driver-ordered", "guarded");

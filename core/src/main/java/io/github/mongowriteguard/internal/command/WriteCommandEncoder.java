@@ -313,7 +313,12 @@ public final class WriteCommandEncoder<T> {
         // An UpdateMany/DeleteMany pinned by _id is sent as multi: false / limit: 1 (BulkPlan.sentAs).
         WriteKind kind = plan.sentAs(index);
         if (kind == WriteKind.INSERT_ONE) {
-            writeDocument(writer, write.document());
+            java.util.Optional<org.bson.BsonValue> appended = plan.appendedId(index);
+            if (appended.isPresent()) {
+                writeWithAppendedId(writer, write.document(), appended.get());
+            } else {
+                writeDocument(writer, write.document());
+            }
             return;
         }
         writer.writeStartDocument();
@@ -389,6 +394,20 @@ public final class WriteCommandEncoder<T> {
         } else {
             BSON_CODEC.encode(writer, BsonDocumentWrapper.asBsonDocument(document, registry), COLLECTIBLE);
         }
+    }
+
+    /**
+     * A document whose object cannot hold the {@code _id} the guard assigned (a record with a null id): its fields as
+     * the codec writes them, then {@code _id}, where the driver's {@code IdHoldingBsonWriter} writes the ObjectId it
+     * generates (at the end of the top-level document); mongod moves it first when it stores the document.
+     */
+    private void writeWithAppendedId(BsonBinaryWriter writer, T document, org.bson.BsonValue id) {
+        BsonDocument fields = new BsonDocument();
+        codec.encode(new org.bson.BsonDocumentWriter(fields), document, COLLECTIBLE);
+        if (!fields.containsKey("_id")) {
+            fields.append("_id", id);
+        }
+        BSON_CODEC.encode(writer, fields, CONTEXT);
     }
 
     /** Room for {@code statementBytes} of statements, the command's own fields and its per-send fields. */
