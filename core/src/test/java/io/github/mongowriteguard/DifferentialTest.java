@@ -569,6 +569,10 @@ class DifferentialTest {
         int failPointsFired;
         int pipelines;
         int repeatedKeys;
+        /** updateMany/deleteMany writes whose filter pins _id (sent as single-document statements), and upserts among them. */
+        int pinnedMulti;
+
+        int pinnedMultiUpserts;
         int bulkWriteApi;
         int unexpectedCommandErrors;
         final Map<String, Integer> classes = new TreeMap<>();
@@ -590,7 +594,8 @@ class DifferentialTest {
                     + failPointsFired
                     + "; bulks with an update pipeline " + pipelines + ")"
                     + (unexpectedCommandErrors == 0 ? "" : ", unexpected command errors " + unexpectedCommandErrors)
-                    + "; repeated keys in " + repeatedKeys + "; guard API execute " + (bulks - bulkWriteApi)
+                    + "; repeated keys in " + repeatedKeys + "; updateMany/deleteMany pinning _id " + pinnedMulti
+                    + " (upserts " + pinnedMultiUpserts + "); guard API execute " + (bulks - bulkWriteApi)
                     + " / bulkWrite " + bulkWriteApi;
         }
 
@@ -731,6 +736,14 @@ class DifferentialTest {
         }
         if (bulk.hasRepeatedKey()) {
             stats.repeatedKeys++;
+        }
+        for (Op op : bulk.ops) {
+            if (op.isMulti() && op.key() != null) {
+                stats.pinnedMulti++;
+                if (op.upsert) {
+                    stats.pinnedMultiUpserts++;
+                }
+            }
         }
         boolean writeErrors = false;
         for (String status : expected.status) {

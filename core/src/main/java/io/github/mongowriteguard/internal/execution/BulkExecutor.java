@@ -45,6 +45,8 @@ import org.jspecify.annotations.Nullable;
  * @param <T> the collection's document class
  */
 public final class BulkExecutor<T> {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(BulkExecutor.class);
+
     private final MongoCollection<T> collection;
     private final String namespace;
     private final MongoDatabase database;
@@ -210,7 +212,11 @@ public final class BulkExecutor<T> {
      * {@code mongodb.guard.plans} meter (through the event), the mode on the call's observation.
      */
     private void announce(BulkPlan plan, String operation, CallObserver.OutcomeSink sink) {
-        runtime.planWarnings().note(namespace, plan);
+        try {
+            runtime.planWarnings().note(namespace, plan);
+        } catch (RuntimeException e) {
+            log.warn("mongo-write-guard: could not describe the plan of a bulk on {}; the write goes on", namespace, e);
+        }
         int first = plan.mode() == PlanMode.PRESERVE_ORDER ? plan.firstUnkeyed() : plan.firstMultiDocument();
         runtime.events()
                 .planChosen(new GuardEventListener.PlanChosen(

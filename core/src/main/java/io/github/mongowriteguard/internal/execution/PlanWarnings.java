@@ -55,6 +55,9 @@ public final class PlanWarnings {
         if (reason.equals("none") || plan.isEmpty() || !enabled.getAsBoolean()) {
             return null;
         }
+        if (plan.mode() == PlanMode.PRESERVE_ORDER && plan.size() == 1 && plan.firstMultiDocument() < 0) {
+            return null; // one single-document write as given: what rounds would do, with same-copy retries
+        }
         Slot slot = slots.computeIfAbsent(namespace + '\u0000' + plan.mode() + '\u0000' + reason, key -> new Slot());
         long similar = slot.since.incrementAndGet();
         long now = nanoClock.getAsLong();

@@ -34,7 +34,17 @@ public final class SingleDocumentRules {
     /** How long what was learned of a collection is used before it is asked again. */
     public static final Duration TIME_TO_LIVE = Duration.ofMinutes(5);
 
-    private record Learned(SingleDocumentById rule, long atNanos) {}
+    /** How long a rule learned from a failed read is used: the failure may pass (a failover, a timeout). */
+    static final Duration FAILURE_TIME_TO_LIVE = Duration.ofSeconds(10);
+
+    private record Learned(SingleDocumentById rule, long atNanos, boolean fromFailure) {
+        boolean freshAt(long now) {
+            return now - atNanos < (fromFailure ? FAILURE_TIME_TO_LIVE : TIME_TO_LIVE).toNanos();
+        }
+    }
+
+    /** A rule, and whether a read failed while learning it. */
+    private record Lesson(SingleDocumentById rule, boolean fromFailure) {}
 
     private final ConcurrentHashMap<String, Learned> learned = new ConcurrentHashMap<>();
     private final LongSupplier nanoClock;
@@ -64,32 +74,40 @@ public final class SingleDocumentRules {
     SingleDocumentById forCollection(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
         long now = nanoClock.getAsLong();
         Learned known = learned.get(namespace.getFullName());
-        if (known != null && now - known.atNanos() < TIME_TO_LIVE.toNanos()) {
+        if (known != null && known.freshAt(now)) {
             return known.rule();
         }
-        SingleDocumentById rule = learn(access, namespace, maxTimeMs);
-        learned.put(namespace.getFullName(), new Learned(rule, now));
-        return rule;
+        Lesson lesson = learn(access, namespace, maxTimeMs);
+        learned.put(namespace.getFullName(), new Learned(lesson.rule(), now, lesson.fromFailure()));
+        return lesson.rule();
     }
 
-    private static SingleDocumentById learn(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+    private static Lesson learn(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
         BsonDocument options;
+        SingleDocumentById rule;
         try {
             options = collectionInfo(access, namespace, maxTimeMs);
+            rule = fromCollectionInfo(options);
+            if (rule.isNever() || !isMongos(access, maxTimeMs)) {
+                return new Lesson(rule, false);
+            }
         } catch (MongoException e) {
-            return SingleDocumentById.never("the collection's options could not be read (listCollections: "
-                    + codeName(e) + "), so its default collation is not known");
-        }
-        SingleDocumentById rule = fromCollectionInfo(options);
-        if (rule.isNever() || !isMongos(access, maxTimeMs)) {
-            return rule;
+            return new Lesson(
+                    SingleDocumentById.never("the collection's options could not be read (listCollections: "
+                            + codeName(e) + "), so its default collation is not known"),
+                    true);
         }
         try {
             List<String> shardKey = shardKeyFields(access, namespace, maxTimeMs);
-            return shardKey == null || shardKey.equals(List.of("_id")) ? rule : rule.upsertsOnlyWithShardKey(shardKey);
+            return new Lesson(
+                    shardKey == null || shardKey.equals(List.of("_id")) ? rule : rule.upsertsOnlyWithShardKey(shardKey),
+                    false);
         } catch (MongoException e) {
-            return rule.withoutUpserts("the shard key could not be read (config.collections: " + codeName(e)
-                    + "); an upsert without it is refused as updateMany but runs as updateOne from 7.0");
+            // Unauthorized is lasting; anything else may pass: both are asked again after the short time to live.
+            return new Lesson(
+                    rule.withoutUpserts("the shard key could not be read (config.collections: " + codeName(e)
+                            + "); an upsert without it is refused as updateMany but runs as updateOne from 7.0"),
+                    true);
         }
     }
 

@@ -79,6 +79,19 @@ class PlanWarningsTest {
     }
 
     @Test
+    void oneUnkeyedSingleDocumentWriteAsGiven_isNotLogged_oneMultiDocumentWriteIs() {
+        assertThat(warnings.note(
+                        "shop.orders",
+                        plan(true, List.of(new UpdateOneModel<>(Filters.eq("state", "x"), Updates.set("x", 1))))))
+                .isNull();
+        assertThat(warnings.note(
+                        "shop.orders", plan(true, List.of(new DeleteManyModel<>(Filters.eq("state", "secret"))))))
+                .contains("write 0 (DeleteManyModel)")
+                .contains("never retried")
+                .doesNotContain("ORDERED bulk costs");
+    }
+
+    @Test
     void bulkOfKeyedWrites_isNotLogged() {
         assertThat(warnings.note(
                         "shop.orders",

@@ -45,6 +45,30 @@ class SingleDocumentRulesTest {
     }
 
     @Test
+    void aFailedRead_keepsTheDriversForm_andIsAskedAgainAfterTheShortTimeToLive() {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                MongoClient client = MongoClients.create(cluster.connectionString())) {
+            client.getDatabase("admin")
+                    .runCommand(new Document("configureFailPoint", "failCommand")
+                            .append("mode", new Document("times", 1))
+                            .append(
+                                    "data",
+                                    new Document("failCommands", List.of("listCollections")).append("errorCode", 13)));
+            AtomicLong now = new AtomicLong();
+            SingleDocumentRules rules = new SingleDocumentRules(now::get);
+            MongoAccess access = MongoAccess.of(client);
+
+            SingleDocumentById failed = rules.forCollection(access, new MongoNamespace("r.c"), 1_000);
+            now.addAndGet(SingleDocumentRules.FAILURE_TIME_TO_LIVE.toNanos() + 1);
+            SingleDocumentById later = rules.forCollection(access, new MongoNamespace("r.c"), 1_000);
+
+            assertThat(failed.isNever()).isTrue();
+            assertThat(failed.toString()).contains("listCollections: Unauthorized");
+            assertThat(later).isEqualTo(SingleDocumentById.always());
+        }
+    }
+
+    @Test
     void listCollectionsEntry_nonSimpleDefaultCollation_keepsCollatableIdsMulti_timeSeriesAndViewsKeepEverything() {
         // Entries as mongod returns them (src/mongo/db/commands/list_collections.cpp: name, type, options, info).
         BsonDocument french = BsonDocument.parse("{name: 'c', type: 'collection', options: {collation: {locale: 'fr',"
