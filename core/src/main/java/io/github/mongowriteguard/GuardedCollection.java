@@ -611,7 +611,9 @@ public final class GuardedCollection<T> {
     /**
      * As {@link MongoCollection#updateMany(Bson, Bson, UpdateOptions)}, guarded: it carries the server deadline and is
      * never resent (after a timeout, an unknown number of documents may have changed), unless this is a view from
-     * {@link #withIdempotentMultiDocumentRetries()}.
+     * {@link #withIdempotentMultiDocumentRetries()}. A filter that pins {@code _id} by equality matches at most one
+     * document: such an update is sent as a single-document update and retried as the same copy (README, differences
+     * table).
      *
      * @param filter the query filter
      * @param update the update operators
@@ -800,7 +802,9 @@ public final class GuardedCollection<T> {
 
     /**
      * As {@link MongoCollection#deleteMany(Bson, DeleteOptions)}, guarded: it carries the server deadline and is never
-     * resent (after a timeout, an unknown number of documents may be gone).
+     * resent (after a timeout, an unknown number of documents may be gone). A filter that pins {@code _id} by equality
+     * matches at most one document: such a delete is sent with {@code limit: 1} and retried as the same copy (README,
+     * differences table).
      *
      * @param filter the query filter
      * @param options the driver's options

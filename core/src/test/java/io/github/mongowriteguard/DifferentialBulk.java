@@ -199,10 +199,9 @@ final class DifferentialBulk {
                     return keyOf(document.get("_id"));
                 case INSERT_WITHOUT_ID:
                     return assignedId == null ? "new id #" + position : keyOf(assignedId);
-                case UPDATE_MANY:
-                case DELETE_MANY:
-                    return null;
                 default:
+                    // updateMany and deleteMany too: a filter that pins _id matches at most one document, so the
+                    // guard keys it and sends it as a single-document statement.
                     if (collation != null && !"simple".equals(collation.getLocale())) {
                         return null;
                     }
@@ -220,6 +219,18 @@ final class DifferentialBulk {
 
         boolean isMulti() {
             return kind == Kind.UPDATE_MANY || kind == Kind.DELETE_MANY;
+        }
+
+        /** The model as the guard sends it: a keyed updateMany/deleteMany as an updateOne/deleteOne. */
+        WriteModel<Document> buildAsSent() {
+            if (!isMulti() || key() == null) {
+                return build(true);
+            }
+            Kind single = kind == Kind.UPDATE_MANY ? Kind.UPDATE_ONE : Kind.DELETE_ONE;
+            Op asSent = new Op(
+                    single, filter, style, document, pipeline, upsert, collation, arrayFilters, hint, ignoredOptions);
+            asSent.position = position;
+            return asSent.build(true);
         }
 
         WriteModel<Document> build(boolean withAssignedId) {
@@ -400,6 +411,17 @@ final class DifferentialBulk {
     List<WriteModel<Document>> models(boolean withAssignedIds) {
         List<WriteModel<Document>> models = new ArrayList<>(ops.size());
         ops.forEach(op -> models.add(op.build(withAssignedIds)));
+        return models;
+    }
+
+    /**
+     * The models as the guard sends them (README, differences table): an updateMany or deleteMany whose filter pins
+     * {@code _id} (keyed by CONTRACT.md) as the driver's updateOne / deleteOne with the same filter and options, so its
+     * statement is the driver's {@code multi: false} / {@code limit: 1} one.
+     */
+    List<WriteModel<Document>> modelsAsSent() {
+        List<WriteModel<Document>> models = new ArrayList<>(ops.size());
+        ops.forEach(op -> models.add(op.buildAsSent()));
         return models;
     }
 
@@ -705,9 +727,16 @@ final class DifferentialBulk {
             if (choice < 80) {
                 return delete(filter(k));
             }
-            if (mayUnkey && choice < 90 && !noUpdateMany) {
+            if (choice < 87 && !noUpdateMany) {
+                // updateMany/deleteMany pinning _id (keyed) in every mode; the unkeyed ones where the mode allows
+                return update(Kind.UPDATE_MANY, keyedFilter(k), null, random.nextInt(4) == 0);
+            }
+            if (choice < 92 && !noDeleteMany) {
+                return write(Kind.DELETE_MANY, keyedFilter(k), null, false);
+            }
+            if (mayUnkey && choice < 96 && !noUpdateMany) {
                 BsonDocument filter = switch (random.nextInt(4)) {
-                    case 0 -> new BsonDocument("_id", id(k));
+                    case 0 -> new BsonDocument("_id", new BsonDocument("$in", new BsonArray(List.of(id(k)))));
                     case 1 -> new BsonDocument("n", new BsonDocument("$gt", new BsonInt32(50)));
                     default -> new BsonDocument("tag", new BsonString(tag()));
                 };

@@ -644,6 +644,10 @@ class DifferentialTest {
         int failPointsFired;
         int pipelines;
         int repeatedKeys;
+        /** updateMany/deleteMany writes whose filter pins _id (sent as single-document statements), and upserts among them. */
+        int pinnedMulti;
+
+        int pinnedMultiUpserts;
         int bulkWriteApi;
         int unexpectedCommandErrors;
         final Map<String, Integer> classes = new TreeMap<>();
@@ -665,7 +669,8 @@ class DifferentialTest {
                     + failPointsFired
                     + "; bulks with an update pipeline " + pipelines + ")"
                     + (unexpectedCommandErrors == 0 ? "" : ", unexpected command errors " + unexpectedCommandErrors)
-                    + "; repeated keys in " + repeatedKeys + "; guard API execute " + (bulks - bulkWriteApi)
+                    + "; repeated keys in " + repeatedKeys + "; updateMany/deleteMany pinning _id " + pinnedMulti
+                    + " (upserts " + pinnedMultiUpserts + "); guard API execute " + (bulks - bulkWriteApi)
                     + " / bulkWrite " + bulkWriteApi;
         }
 
@@ -819,6 +824,14 @@ class DifferentialTest {
         if (bulk.hasRepeatedKey()) {
             stats.repeatedKeys++;
         }
+        for (Op op : bulk.ops) {
+            if (op.isMulti() && op.key() != null) {
+                stats.pinnedMulti++;
+                if (op.upsert) {
+                    stats.pinnedMultiUpserts++;
+                }
+            }
+        }
         boolean writeErrors = false;
         for (String status : expected.status) {
             if (status != null && status.startsWith("FAILED")) {
@@ -955,7 +968,7 @@ class DifferentialTest {
      */
     static Encoding encode(Env env, DifferentialBulk bulk) {
         Encoding encoding = new Encoding(bulk.ops.size());
-        List<WriteModel<Document>> models = bulk.models(true);
+        List<WriteModel<Document>> models = bulk.modelsAsSent();
         Map<String, List<Integer>> byType = new LinkedHashMap<>();
         for (int i = 0; i < bulk.ops.size(); i++) {
             String type = switch (bulk.ops.get(i).kind) {

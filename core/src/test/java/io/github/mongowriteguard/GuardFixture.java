@@ -52,4 +52,19 @@ final class GuardFixture implements AutoCloseable {
     public void close() {
         client.close();
     }
+
+    /**
+     * Makes the next {@code command} fail once with ShutdownInProgress (91) and the {@code RetryableWriteError} label,
+     * before it runs: a fail point of the deployment, as mongod's {@code failCommand}.
+     */
+    void failOnceRetryably(String command) {
+        client.getDatabase("admin")
+                .runCommand(new org.bson.Document("configureFailPoint", "failCommand")
+                        .append("mode", new org.bson.Document("times", 1))
+                        .append(
+                                "data",
+                                new org.bson.Document("failCommands", List.of(command))
+                                        .append("errorCode", 91)
+                                        .append("errorLabels", List.of("RetryableWriteError"))));
+    }
 }

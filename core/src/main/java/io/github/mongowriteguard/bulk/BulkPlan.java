@@ -232,6 +232,98 @@ public final class BulkPlan {
     }
 
     /**
+     * The kind write {@code index} is sent as: its own kind, except an {@code UpdateManyModel} / {@code DeleteManyModel}
+     * whose filter pins {@code _id}, which is sent as a single-document statement ({@code UPDATE_ONE} /
+     * {@code DELETE_ONE}: {@code multi: false} / {@code limit: 1}) when {@link SingleDocumentById} allows it.
+     *
+     * @param index the write's index in the caller's bulk
+     * @return the kind of statement the encoder writes
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
+     */
+    public WriteKind sentAs(int index) {
+        return facts[checkIndex(index)].sentAs();
+    }
+
+    /**
+     * The {@code _id} the guard assigned to insert {@code index} whose object cannot hold it (a record with a null
+     * id): the encoder sends it after the document's own fields, where the driver's {@code IdHoldingBsonWriter} adds
+     * the one it generates.
+     *
+     * @param index the write's index in the caller's bulk
+     * @return the {@code _id} to append, or empty when the document carries its own (or none is assigned)
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
+     */
+    public Optional<BsonValue> appendedId(int index) {
+        WriteFacts write = facts[checkIndex(index)];
+        return write.appendedId && write.id != null ? Optional.of(write.id) : Optional.empty();
+    }
+
+    /**
+     * The first write that is not keyed, which decides a {@link PlanMode#PRESERVE_ORDER} plan.
+     *
+     * @return its index, or -1 when every write is keyed
+     */
+    public int firstUnkeyed() {
+        return firstUnkeyed;
+    }
+
+    /**
+     * The first write that is sent as a multi-document statement ({@code multi: true} / {@code limit: 0}), which no
+     * resend can repeat as the same server copy (no {@code txnNumber}).
+     *
+     * @return its index, or -1 when every write is sent as a single-document statement
+     */
+    public int firstMultiDocument() {
+        for (WriteFacts write : facts) {
+            if (write.sentAs().isMulti()) {
+                return write.index;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Why the plan does not run every write in rounds with same-copy retries, as a bounded metric tag value:
+     * {@code none} (every write in rounds, each resendable as the same copy); {@code strict-ordered}; or, for the first
+     * unkeyed write of a {@link PlanMode#PRESERVE_ORDER} plan or the first multi-document write of another plan,
+     * {@code multi-document}, {@code multi-document-kept} (it pins {@code _id} but the collection keeps it
+     * multi-document), {@code filter-not-id}, {@code collation}.
+     *
+     * @return the tag value
+     */
+    public String reasonTag() {
+        if (mode == PlanMode.STRICT_ORDERED) {
+            return "strict-ordered";
+        }
+        int first = mode == PlanMode.PRESERVE_ORDER ? firstUnkeyed : firstMultiDocument();
+        return first < 0 ? "none" : facts[first].unkeyed.tag;
+    }
+
+    /**
+     * What would make write {@code index} keyed, for logs; empty when it is keyed.
+     *
+     * @param index the write's index in the caller's bulk
+     * @return e.g. "pin _id by equality in its filter ({_id: v}) to make it a single-document write"
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
+     */
+    public Optional<String> keyedIf(int index) {
+        WriteFacts write = facts[checkIndex(index)];
+        return write.isKeyed() ? Optional.empty() : Optional.of(write.unkeyed.remedy);
+    }
+
+    /**
+     * Why write {@code index} is not keyed, and so what would key it; no document values.
+     *
+     * @param index the write's index in the caller's bulk
+     * @return e.g. "can change many documents", or empty when the write is keyed
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
+     */
+    public Optional<String> unkeyedBecause(int index) {
+        WriteFacts write = facts[checkIndex(index)];
+        return write.isKeyed() ? Optional.empty() : Optional.of(write.unkeyedExplanation());
+    }
+
+    /**
      * The caller's write {@code index}, as the guard read it: what the encoder sends.
      *
      * @param index the write's index in the caller's bulk
@@ -379,7 +471,7 @@ public final class BulkPlan {
             case PRESERVE_ORDER:
                 if (!write.isKeyed()) {
                     return "round 1 (ORDERED, in the caller's order): unkeyed, " + write.kind.modelName() + " "
-                            + write.unkeyed.explanation;
+                            + write.unkeyedExplanation();
                 }
                 return "round 1 (ORDERED, in the caller's order): the ordered bulk has unkeyed writes, first at index "
                         + firstUnkeyed;
@@ -396,7 +488,7 @@ public final class BulkPlan {
                     + Ids.format(write.id) + " on that _id alone, decides the document";
         }
         if (!write.isKeyed()) {
-            return "round 1: unkeyed, " + write.kind.modelName() + " " + write.unkeyed.explanation
+            return "round 1: unkeyed, " + write.kind.modelName() + " " + write.unkeyedExplanation()
                     + "; the bulk is unordered, so it joins the first round";
         }
         if (write.id == null) {
@@ -418,6 +510,12 @@ public final class BulkPlan {
         }
         if (write.otherConditions) {
             text.append(" (its filter has other conditions too)");
+        }
+        if (write.singleDocument) {
+            text.append("; ")
+                    .append(write.kind.modelName())
+                    .append(" sent as a single-document statement: its filter pins _id, which matches at most one"
+                            + " document");
         }
         return text.toString();
     }

@@ -126,7 +126,9 @@ public final class BulkPlanner<T> {
         Objects.requireNonNull(options, "options");
 
         // 1. Read and check every write. Nothing is changed yet.
-        WriteFacts[] facts = new WriteInspector<>(documentClass, codecRegistry, codec, shortcuts).inspectAll(models);
+        WriteFacts[] facts = new WriteInspector<>(
+                        documentClass, codecRegistry, codec, shortcuts, options.singleDocumentById())
+                .inspectAll(models);
 
         // 2. Give inserts without _id an _id: the only change made to the caller's objects.
         assignMissingIds(facts);
@@ -146,8 +148,12 @@ public final class BulkPlanner<T> {
             T document = (T) write.write.document();
             BsonValue id = idAssigner.assignId(document);
             if (id == null) {
-                write.key = IdKey.fresh(); // the driver generates the _id at send time: no other write can name it
-                continue;
+                id = idAssigner.idToAppend(document);
+                if (id == null) {
+                    write.key = IdKey.fresh(); // generated at send time: no other write can name it
+                    continue;
+                }
+                write.appendedId = true;
             }
             write.id = Ids.copy(id);
             write.key = IdKey.of(id);

@@ -51,6 +51,22 @@ public interface IdAssigner<T> {
     BsonValue assignId(T document);
 
     /**
+     * For a document {@link #assignId} left without {@code _id} because the object cannot hold one (a record, an
+     * immutable class, a codec that writes no {@code _id}): the {@code _id} the guard sends after the document's own
+     * fields, as the driver's {@code IdHoldingBsonWriter} adds one (driver-core
+     * {@code com.mongodb.internal.connection.IdHoldingBsonWriter}: a new ObjectId written at the end of a top-level
+     * document that has none), so that every send of the write carries the same {@code _id} and the outcome reports
+     * it as the driver's {@code insertedId}.
+     *
+     * @param document the caller's document, without {@code _id}, unchanged
+     * @return the {@code _id} to send with it, or {@code null} to send it without one (the default)
+     */
+    @Nullable
+    default BsonValue idToAppend(T document) {
+        return null;
+    }
+
+    /**
      * Assigns ids the way the driver does on insert, through the collection's codec:
      * <ul>
      *   <li>a {@link CollectibleCodec} ({@code Document}, {@code BsonDocument}):
@@ -58,8 +74,9 @@ public interface IdAssigner<T> {
      *   <li>any other codec (the driver's POJO codec is one): the codec is asked to encode the document as a document to
      *       insert, which is when a POJO codec puts a generated id into the object's id property.</li>
      * </ul>
-     * When the document cannot keep the id (an immutable type, or a codec that generates none), the id is left to the
-     * driver: the planner then treats the insert as touching a new document of its own.
+     * When the document cannot keep the id (a record, an immutable type, a codec that generates none),
+     * {@link #idToAppend} gives a new ObjectId that the guard sends after the document's fields, where the driver's
+     * {@code IdHoldingBsonWriter} puts the one it generates.
      *
      * @param <T>           the document class
      * @param documentClass the class of the bulk's documents
@@ -72,10 +89,21 @@ public interface IdAssigner<T> {
         Objects.requireNonNull(codecRegistry, "codecRegistry");
         Codec<T> codec = codecRegistry.get(documentClass);
         if (!(codec instanceof CollectibleCodec)) {
-            return document -> {
-                BsonValue first = idWrittenByCodec(codec, document);
-                // Encoding twice tells whether the id stayed in the object or was generated afresh each time.
-                return first != null && first.equals(idWrittenByCodec(codec, document)) ? first : null;
+            return new IdAssigner<T>() {
+                @Override
+                public @Nullable BsonValue assignId(T document) {
+                    BsonValue first = idWrittenByCodec(codec, document);
+                    // Encoding twice tells whether the id stayed in the object or was generated afresh each time.
+                    return first != null && first.equals(idWrittenByCodec(codec, document)) ? first : null;
+                }
+
+                @Override
+                public @Nullable BsonValue idToAppend(T document) {
+                    // A codec that writes no _id even for a document to insert (a record with a null id): the driver
+                    // adds a new ObjectId while encoding; the guard picks it now, once. A codec that writes a new _id
+                    // on every encoding is left as it is.
+                    return idWrittenByCodec(codec, document) == null ? new BsonObjectId() : null;
+                }
             };
         }
         CollectibleCodec<T> collectible = (CollectibleCodec<T>) codec;

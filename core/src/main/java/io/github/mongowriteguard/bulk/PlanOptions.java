@@ -15,17 +15,21 @@ import java.util.Objects;
  */
 public final class PlanOptions {
 
+    private static final SingleDocumentById NOT_KNOWN =
+            SingleDocumentById.never("the planner was not told the collection's collation and shard key");
     private static final PlanOptions ORDERED = builder().build();
     private static final PlanOptions UNORDERED = builder().ordered(false).build();
 
     private final boolean ordered;
     private final boolean strictOrdered;
     private final boolean lastWriteWins;
+    private final SingleDocumentById singleDocumentById;
 
     private PlanOptions(Builder builder) {
         this.ordered = builder.ordered;
         this.strictOrdered = builder.strictOrdered;
         this.lastWriteWins = builder.lastWriteWins;
+        this.singleDocumentById = builder.singleDocumentById;
     }
 
     /**
@@ -84,7 +88,8 @@ public final class PlanOptions {
         return new Builder()
                 .ordered(existing.ordered)
                 .strictOrdered(existing.strictOrdered)
-                .lastWriteWins(existing.lastWriteWins);
+                .lastWriteWins(existing.lastWriteWins)
+                .singleDocumentById(existing.singleDocumentById);
     }
 
     /**
@@ -117,6 +122,17 @@ public final class PlanOptions {
         return lastWriteWins;
     }
 
+    /**
+     * When an {@code UpdateManyModel} / {@code DeleteManyModel} whose filter pins {@code _id} is planned and sent as a
+     * single-document write.
+     *
+     * @return the rule; by default {@link SingleDocumentById#never}: the planner does not know the collection (the
+     *         guarded collections learn it from the server)
+     */
+    public SingleDocumentById singleDocumentById() {
+        return singleDocumentById;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -126,18 +142,21 @@ public final class PlanOptions {
             return false;
         }
         PlanOptions that = (PlanOptions) o;
-        return ordered == that.ordered && strictOrdered == that.strictOrdered && lastWriteWins == that.lastWriteWins;
+        return ordered == that.ordered
+                && strictOrdered == that.strictOrdered
+                && lastWriteWins == that.lastWriteWins
+                && singleDocumentById.equals(that.singleDocumentById);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(ordered, strictOrdered, lastWriteWins);
+        return Objects.hash(ordered, strictOrdered, lastWriteWins, singleDocumentById);
     }
 
     @Override
     public String toString() {
         return "PlanOptions{ordered=" + ordered + ", strictOrdered=" + strictOrdered + ", lastWriteWins="
-                + lastWriteWins + '}';
+                + lastWriteWins + ", singleDocumentById=" + singleDocumentById + '}';
     }
 
     /** Builds {@link PlanOptions}. Not thread-safe. */
@@ -145,8 +164,22 @@ public final class PlanOptions {
         private boolean ordered = true;
         private boolean strictOrdered;
         private boolean lastWriteWins;
+        private SingleDocumentById singleDocumentById = NOT_KNOWN;
 
         private Builder() {}
+
+        /**
+         * When a multi-document write whose filter pins {@code _id} is sent as a single-document write; see
+         * {@link SingleDocumentById}.
+         *
+         * @param singleDocumentById the rule for the collection; default {@link SingleDocumentById#never}
+         * @return this builder
+         * @throws NullPointerException if {@code singleDocumentById} is null
+         */
+        public Builder singleDocumentById(SingleDocumentById singleDocumentById) {
+            this.singleDocumentById = Objects.requireNonNull(singleDocumentById, "singleDocumentById");
+            return this;
+        }
 
         /**
          * Whether the caller asked for an ORDERED bulk; default {@code true}.

@@ -64,7 +64,7 @@ final class RoundBuilder {
                     "ordered bulk with " + unkeyedCount + " unkeyed write"
                             + (unkeyedCount == 1 ? "" : "s") + " (first: index " + firstUnkeyed + ", "
                             + first.kind.modelName()
-                            + ", which " + first.unkeyed.explanation
+                            + ", which " + first.unkeyedExplanation()
                             + "): kept in the caller's order as one ORDERED round; "
                             + orderedCost(n)
                             + "; make the bulk unordered, or key its writes by _id, to run it in rounds",

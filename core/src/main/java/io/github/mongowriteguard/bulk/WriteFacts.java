@@ -13,15 +13,32 @@ final class WriteFacts {
 
     /** Why a write is not keyed. */
     enum Unkeyed {
-        NO("keyed"),
-        MULTI_DOCUMENT("can change many documents"),
-        FILTER_NOT_ID_EQUALITY("its filter is not an _id equality"),
-        COLLATION("its collation can make different _id strings equal");
+        NO("keyed", "keyed", ""),
+        MULTI_DOCUMENT(
+                "can change many documents",
+                "multi-document",
+                "pin _id by equality in its filter ({_id: v}) to make it a single-document write"),
+        MULTI_DOCUMENT_KEPT(
+                "pins _id but is sent as the driver sends it, multi-document",
+                "multi-document-kept",
+                "see why above; a single-document model (UpdateOneModel, DeleteOneModel) by _id is keyed"),
+        FILTER_NOT_ID_EQUALITY(
+                "its filter is not an _id equality", "filter-not-id", "filter it by _id equality ({_id: v})"),
+        COLLATION(
+                "its collation can make different _id strings equal",
+                "collation",
+                "drop its non-simple collation (or give it the simple one)");
 
         final String explanation;
+        /** A bounded metric tag value. */
+        final String tag;
+        /** What would make the write keyed. */
+        final String remedy;
 
-        Unkeyed(String explanation) {
+        Unkeyed(String explanation, String tag, String remedy) {
             this.explanation = explanation;
+            this.tag = tag;
+            this.remedy = remedy;
         }
     }
 
@@ -52,6 +69,16 @@ final class WriteFacts {
     int keyNumber = -1;
     /** An insert that had no _id when the planner read it. */
     boolean needsId;
+    /** An insert whose object cannot hold its assigned {@link #id}: the id is sent after the document's fields. */
+    boolean appendedId;
+    /**
+     * An UpdateMany/DeleteMany whose filter pins _id, keyed and sent as a single-document statement
+     * ({@link SingleDocumentById}).
+     */
+    boolean singleDocument;
+    /** Why a multi-document write that pins _id keeps the driver's form; null otherwise. */
+    @Nullable
+    String keptBecause;
 
     WriteFacts(
             int index,
@@ -86,5 +113,18 @@ final class WriteFacts {
 
     boolean isKeyed() {
         return unkeyed == Unkeyed.NO;
+    }
+
+    /** Why the write is unkeyed, with what would make it keyed; for reasons and logs (no document values). */
+    String unkeyedExplanation() {
+        return keptBecause == null ? unkeyed.explanation : unkeyed.explanation + " (" + keptBecause + ")";
+    }
+
+    /** The kind the write is sent as: a pinned UpdateMany/DeleteMany goes as an updateOne/deleteOne statement. */
+    WriteKind sentAs() {
+        if (!singleDocument) {
+            return kind;
+        }
+        return kind == WriteKind.UPDATE_MANY ? WriteKind.UPDATE_ONE : WriteKind.DELETE_ONE;
     }
 }

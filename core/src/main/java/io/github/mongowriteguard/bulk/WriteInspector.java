@@ -52,13 +52,20 @@ final class WriteInspector<T> {
     private final CodecRegistry codecRegistry;
     private final Codec<T> codec;
     private final DocumentShortcuts shortcuts;
+    private final SingleDocumentById singleDocumentById;
     private final BasicOutputBuffer buffer = new BasicOutputBuffer(1024);
 
-    WriteInspector(Class<T> documentClass, CodecRegistry codecRegistry, Codec<T> codec, DocumentShortcuts shortcuts) {
+    WriteInspector(
+            Class<T> documentClass,
+            CodecRegistry codecRegistry,
+            Codec<T> codec,
+            DocumentShortcuts shortcuts,
+            SingleDocumentById singleDocumentById) {
         this.documentClass = documentClass;
         this.codecRegistry = codecRegistry;
         this.codec = codec;
         this.shortcuts = shortcuts;
+        this.singleDocumentById = singleDocumentById;
     }
 
     WriteFacts[] inspectAll(List<? extends WriteModel<? extends T>> models) {
@@ -100,9 +107,9 @@ final class WriteInspector<T> {
             case UPDATE_MANY:
                 checkUpdate(index, kind, write.update(), write.pipeline());
                 checkArrayFilters(index, kind, write.arrayFilters());
-                return unkeyed(index, write);
+                return multiByFilter(index, write);
             case DELETE_MANY:
-                return unkeyed(index, write);
+                return multiByFilter(index, write);
             default:
                 throw new AssertionError(kind);
         }
@@ -242,9 +249,27 @@ final class WriteInspector<T> {
         return facts;
     }
 
-    private WriteFacts unkeyed(int index, WriteRecord<? extends T> write) {
+    /**
+     * An UpdateMany/DeleteMany: keyed and sent as a single-document statement when its filter pins {@code _id} with
+     * the simple collation and the collection allows it ({@link SingleDocumentById}); unkeyed otherwise.
+     */
+    private WriteFacts multiByFilter(int index, WriteRecord<? extends T> write) {
         BsonDocument encoded = encodeFilter(index, write.kind(), write.filter());
-        return new WriteFacts(index, write, encoded, encoded.size() > 1, Unkeyed.MULTI_DOCUMENT, -1);
+        BsonValue id = idEquality(encoded);
+        Collation collation = write.collation();
+        if (id == null || (collation != null && !"simple".equals(collation.getLocale()))) {
+            return new WriteFacts(index, write, encoded, encoded.size() > 1, Unkeyed.MULTI_DOCUMENT, -1);
+        }
+        String kept = singleDocumentById.refusal(id, write.upsert(), encoded);
+        if (kept != null) {
+            WriteFacts facts =
+                    new WriteFacts(index, write, encoded, encoded.size() > 1, Unkeyed.MULTI_DOCUMENT_KEPT, -1);
+            facts.keptBecause = kept;
+            return facts;
+        }
+        WriteFacts facts = keyedByFilter(index, write, -1);
+        facts.singleDocument = true;
+        return facts;
     }
 
     /** The filter as a private copy: the caller may change its own filter object after planning. */
@@ -277,7 +302,13 @@ final class WriteInspector<T> {
      */
     @Nullable
     static BsonValue idEquality(BsonDocument filter) {
-        BsonValue value = filter.get("_id");
+        return equality(filter, "_id");
+    }
+
+    /** The value {@code filter} pins {@code field} to by equality, as {@link #idEquality} for {@code _id}. */
+    @Nullable
+    static BsonValue equality(BsonDocument filter, String field) {
+        BsonValue value = filter.get(field);
         if (value == null) {
             return null;
         }

@@ -14,11 +14,17 @@ public enum WriteKind {
     REPLACE_ONE("ReplaceOneModel"),
     /** {@code UpdateOneModel}: at most one document; keyed when its filter is {@code _id} equality. */
     UPDATE_ONE("UpdateOneModel"),
-    /** {@code UpdateManyModel}: any number of documents; always unkeyed. */
+    /**
+     * {@code UpdateManyModel}: any number of documents; unkeyed, unless its filter pins {@code _id} by equality and the
+     * collection allows it to be sent as a single-document update ({@link SingleDocumentById}).
+     */
     UPDATE_MANY("UpdateManyModel"),
     /** {@code DeleteOneModel}: at most one document; keyed when its filter is {@code _id} equality. */
     DELETE_ONE("DeleteOneModel"),
-    /** {@code DeleteManyModel}: any number of documents; always unkeyed. */
+    /**
+     * {@code DeleteManyModel}: any number of documents; unkeyed, unless its filter pins {@code _id} by equality and the
+     * collection allows it to be sent as a single-document delete ({@link SingleDocumentById}).
+     */
     DELETE_MANY("DeleteManyModel");
 
     private final String modelName;

@@ -19,9 +19,12 @@
  *       keys go on, where a driver ORDERED bulk would have stopped. A run of several writes is sent as ORDERED key
  *       runs ({@link io.github.mongowriteguard.bulk.Round#keyRuns()}): the server stops at the first write that does
  *       not apply, and the rest is sent again without that key's remaining writes.</li>
- *   <li>Ordered request with an unkeyed write ({@code UpdateManyModel}, {@code DeleteManyModel}, a filter that is not
- *       {@code _id} equality): kept in the caller's order as one ORDERED round, the driver's ORDERED bulk exactly.
- *       So is every ordered request when {@code strictOrdered} is set.</li>
+ *   <li>An {@code UpdateManyModel} or {@code DeleteManyModel} whose filter pins {@code _id} by equality matches at
+ *       most one document (the {@code _id} index is unique): keyed, and sent as a single-document statement where the
+ *       collection allows it ({@link io.github.mongowriteguard.bulk.SingleDocumentById}).</li>
+ *   <li>Ordered request with an unkeyed write ({@code UpdateManyModel}, {@code DeleteManyModel} on other fields, a
+ *       filter that is not {@code _id} equality): kept in the caller's order as one ORDERED round, the driver's
+ *       ORDERED bulk exactly. So is every ordered request when {@code strictOrdered} is set.</li>
  *   <li>Different {@code _id}s are assumed independent. A unique secondary index can link them (inserting A with
  *       email x after deleting B that held x): use strictOrdered for such bulks.</li>
  *   <li>{@code _id}s compare as the {@code _id} index does with the simple collation: numbers by value

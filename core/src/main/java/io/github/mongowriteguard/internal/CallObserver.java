@@ -34,5 +34,12 @@ public interface CallObserver {
          * @param outcome how the call ended
          */
         void outcome(CallOutcome outcome);
+
+        /**
+         * How the call's bulk was planned; not called for a call that planned nothing.
+         *
+         * @param mode the plan's mode
+         */
+        default void planMode(io.github.mongowriteguard.bulk.PlanMode mode) {}
     }
 }

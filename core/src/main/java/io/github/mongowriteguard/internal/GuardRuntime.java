@@ -25,6 +25,10 @@ public final class GuardRuntime {
     private final Retry retry;
     private final GuardEventListener events;
     private final CallObserver observer;
+    private final io.github.mongowriteguard.internal.execution.SingleDocumentRules singleDocumentRules =
+            new io.github.mongowriteguard.internal.execution.SingleDocumentRules();
+    private final io.github.mongowriteguard.internal.execution.PlanWarnings planWarnings =
+            new io.github.mongowriteguard.internal.execution.PlanWarnings();
 
     public GuardRuntime(
             WriteGuardSettings settings,
@@ -66,6 +70,16 @@ public final class GuardRuntime {
         return events;
     }
 
+    /** What each collection allows for multi-document writes that pin {@code _id}, learned once per namespace. */
+    public io.github.mongowriteguard.internal.execution.SingleDocumentRules singleDocumentRules() {
+        return singleDocumentRules;
+    }
+
+    /** The rate-limited WARN lines for bulks run as given or sent without same-copy retries. */
+    public io.github.mongowriteguard.internal.execution.PlanWarnings planWarnings() {
+        return planWarnings;
+    }
+
     /** Runs each guarded call inside a Micrometer Observation when the guard has an ObservationRegistry. */
     public CallObserver observer() {
         return observer;
@@ -92,6 +106,11 @@ public final class GuardRuntime {
             @Override
             public void gateDecided(GateDecided event) {
                 each(l -> l.gateDecided(event));
+            }
+
+            @Override
+            public void planChosen(PlanChosen event) {
+                each(l -> l.planChosen(event));
             }
 
             private void each(java.util.function.Consumer<GuardEventListener> call) {

@@ -41,7 +41,18 @@ public final class MicrometerCallObserver implements CallObserver {
                         convention, DefaultGuardObservationConvention.INSTANCE, () -> context, registry)
                 .start();
         try {
-            return observation.scoped(() -> call.apply(context::setOutcome));
+            OutcomeSink sink = new OutcomeSink() {
+                @Override
+                public void outcome(io.github.mongowriteguard.metrics.CallOutcome outcome) {
+                    context.setOutcome(outcome);
+                }
+
+                @Override
+                public void planMode(io.github.mongowriteguard.bulk.PlanMode mode) {
+                    context.setPlanMode(mode);
+                }
+            };
+            return observation.scoped(() -> call.apply(sink));
         } catch (RuntimeException | Error e) {
             observation.error(e);
             throw e;

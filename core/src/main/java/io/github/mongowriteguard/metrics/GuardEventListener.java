@@ -41,6 +41,28 @@ public interface GuardEventListener {
     default void gateDecided(GateDecided event) {}
 
     /**
+     * A guarded bulk was planned: how it runs, and why it does not run in rounds with same-copy retries when it does
+     * not.
+     *
+     * @param event the plan's mode and bounded reason
+     */
+    default void planChosen(PlanChosen event) {}
+
+    /**
+     * @param namespace      {@code db.collection}
+     * @param operation      {@code bulkWrite}, {@code updateMany}, ...
+     * @param planMode       how the bulk runs: {@link PlanMode#UNORDERED_ROUNDS}, or the caller's ORDERED bulk as
+     *                       given ({@link PlanMode#PRESERVE_ORDER}, {@link PlanMode#STRICT_ORDERED})
+     * @param reason         a bounded tag: {@code none}, {@code strict-ordered}, {@code multi-document},
+     *                       {@code multi-document-kept}, {@code filter-not-id}, {@code collation}
+     *                       ({@code BulkPlan.reasonTag()})
+     * @param writes         writes in the bulk
+     * @param firstUnkeyed   the index of the write the reason is about, -1 for none
+     */
+    record PlanChosen(
+            String namespace, String operation, PlanMode planMode, String reason, int writes, int firstUnkeyed) {}
+
+    /**
      * @param namespace   {@code db.collection}
      * @param operation   {@code bulkWrite}, {@code insertOne}, ...
      * @param outcome     how the call ended

@@ -12,6 +12,7 @@ public final class GuardObservationContext extends Observation.Context {
     private final String namespace;
     private final String operation;
     private @Nullable CallOutcome outcome;
+    private io.github.mongowriteguard.bulk.@Nullable PlanMode planMode;
 
     /**
      * @param namespace {@code db.collection}
@@ -56,5 +57,24 @@ public final class GuardObservationContext extends Observation.Context {
      */
     public void setOutcome(CallOutcome outcome) {
         this.outcome = Objects.requireNonNull(outcome, "outcome");
+    }
+
+    /**
+     * How the call's writes were planned: in rounds, or the caller's ORDERED bulk as given; null while the call is
+     * being planned, and for a call that sent no bulk.
+     *
+     * @return the plan's mode, or null
+     */
+    public io.github.mongowriteguard.bulk.@Nullable PlanMode getPlanMode() {
+        return planMode;
+    }
+
+    /**
+     * Set by the guard once the call is planned.
+     *
+     * @param planMode how the call's writes run
+     */
+    public void setPlanMode(io.github.mongowriteguard.bulk.PlanMode planMode) {
+        this.planMode = Objects.requireNonNull(planMode, "planMode");
     }
 }

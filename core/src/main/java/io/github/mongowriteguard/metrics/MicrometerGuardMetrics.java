@@ -27,6 +27,11 @@ import java.util.concurrent.TimeUnit;
  * <tr><td>{@code mongodb.guard.deadline.hits}</td><td>counter</td><td>writes the server stopped at their deadline</td></tr>
  * <tr><td>{@code mongodb.guard.gate}</td><td>timer</td><td>gate waits, by {@code verdict}</td></tr>
  * <tr><td>{@code mongodb.guard.gate.refusals}</td><td>counter</td><td>retries refused: a copy still ran</td></tr>
+ * <tr><td>{@code mongodb.guard.plans}</td><td>counter</td><td>planned bulks, by {@code mode}
+ * ({@code unordered-rounds}, {@code preserve-order}, {@code strict-ordered}) and {@code reason} (why not every write
+ * runs in rounds with same-copy retries: {@code none}, {@code strict-ordered}, {@code multi-document},
+ * {@code multi-document-kept}, {@code filter-not-id}, {@code collation}); {@code rounds} alone reads 1 for a bulk that
+ * ran as the driver's ORDERED bulk</td></tr>
  * <tr><td>{@code mongodb.guard.strict.ordered}</td><td>counter</td><td>bulks run with strict ORDERED semantics</td></tr>
  * </table>
  */
@@ -79,6 +84,17 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
                     .register(registry)
                     .increment();
         }
+    }
+
+    @Override
+    public void planChosen(PlanChosen event) {
+        Counter.builder(PREFIX + "plans")
+                .description("Guarded bulks by plan mode, and why not every write ran in rounds with same-copy retries")
+                .tag("namespace", event.namespace())
+                .tag("mode", DefaultGuardObservationConvention.planTag(event.planMode()))
+                .tag("reason", event.reason())
+                .register(registry)
+                .increment();
     }
 
     @Override

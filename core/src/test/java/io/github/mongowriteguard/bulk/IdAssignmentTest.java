@@ -92,7 +92,7 @@ class IdAssignmentTest {
     }
 
     @Test
-    void immutableRecordWithoutId_isLeftToTheDriver_asANewDocumentOfItsOwn() {
+    void immutableRecordWithoutId_getsAnObjectIdSentAfterItsFields_asTheDriverAddsOne_theRecordUnchanged() {
         Event event = new Event(null, "created");
 
         BulkPlan plan = BulkPlanner.of(Event.class, POJO_REGISTRY)
@@ -101,7 +101,11 @@ class IdAssignmentTest {
                         PlanOptions.ordered());
 
         assertThat(plan.decision(0).isKeyed()).isTrue();
-        assertThat(plan.decision(0).id()).isEmpty();
+        assertThat(plan.decision(0).id()).get().isInstanceOf(BsonObjectId.class);
+        assertThat(plan.appendedId(0)).isEqualTo(plan.decision(0).id());
+        assertThat(plan.id(1)).isNotEqualTo(plan.id(0));
+        assertThat(plan.hasOwnAssignedId(0)).isTrue();
+        assertThat(event).isEqualTo(new Event(null, "created"));
         assertThat(plan.rounds()).hasSize(1);
     }
 

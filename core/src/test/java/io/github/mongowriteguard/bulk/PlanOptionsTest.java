@@ -35,12 +35,19 @@ class PlanOptionsTest {
                 .ordered(false)
                 .strictOrdered(true)
                 .lastWriteWins(true)
+                .singleDocumentById(SingleDocumentById.always())
                 .build();
 
         assertThat(PlanOptions.builder(original).build()).isEqualTo(original);
         assertThat(PlanOptions.builder(original).ordered(true).build()).isNotEqualTo(original);
         assertThat(PlanOptions.builder(original).lastWriteWins(false).build()).isNotEqualTo(original);
+        assertThat(PlanOptions.builder(original)
+                        .singleDocumentById(SingleDocumentById.never("unknown"))
+                        .build())
+                .isNotEqualTo(original);
         assertThat(PlanOptions.unordered())
-                .hasToString("PlanOptions{ordered=false, strictOrdered=false, lastWriteWins=false}");
+                .hasToString(
+                        "PlanOptions{ordered=false, strictOrdered=false, lastWriteWins=false, singleDocumentById=SingleDocumentById{never:"
+                                + " the planner was not told the collection's collation and shard key}}");
     }
 }

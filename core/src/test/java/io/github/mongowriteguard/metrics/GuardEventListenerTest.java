@@ -82,7 +82,8 @@ class GuardEventListenerTest {
             for (Meter meter : meters.getMeters()) {
                 assertThat(meter.getId().getName()).startsWith("mongodb.guard.");
                 meter.getId().getTags().forEach(tag -> {
-                    assertThat(tag.getKey()).isIn("namespace", "operation", "outcome", "attempt", "verdict");
+                    assertThat(tag.getKey())
+                            .isIn("namespace", "operation", "outcome", "attempt", "verdict", "mode", "reason");
                     assertThat(tag.getValue())
                             .doesNotContain("secret")
                             .doesNotContain("4111")

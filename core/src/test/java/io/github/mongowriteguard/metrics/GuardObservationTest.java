@@ -84,11 +84,13 @@ class GuardObservationTest {
                             .hasLowCardinalityKeyValue("db.namespace", "obs.orders")
                             .hasLowCardinalityKeyValue("mongodb.guard.operation", "bulkWrite")
                             .hasLowCardinalityKeyValue("mongodb.guard.outcome", "success")
+                            .hasLowCardinalityKeyValue("mongodb.guard.plan", "unordered-rounds")
                             .doesNotHaveError())
                     .hasAnObservation(o -> o.hasNameEqualTo("mongodb.guard.write")
                             .hasContextualNameEqualTo("guarded findOneAndUpdate obs.orders")
                             .hasLowCardinalityKeyValue("mongodb.guard.operation", "findOneAndUpdate")
                             .hasLowCardinalityKeyValue("mongodb.guard.outcome", "success")
+                            .hasLowCardinalityKeyValue("mongodb.guard.plan", "none")
                             .doesNotHaveError())
                     .hasAnObservation(o -> o.hasNameEqualTo("mongodb.guard.write")
                             .hasContextualNameEqualTo("guarded insertOne obs.orders")
@@ -101,7 +103,11 @@ class GuardObservationTest {
                 assertThat(context.getHighCardinalityKeyValues()).isEmpty();
                 KeyValues keys = context.getLowCardinalityKeyValues();
                 assertThat(keys.stream().map(KeyValue::getKey))
-                        .containsExactlyInAnyOrder("db.namespace", "mongodb.guard.operation", "mongodb.guard.outcome");
+                        .containsExactlyInAnyOrder(
+                                "db.namespace",
+                                "mongodb.guard.operation",
+                                "mongodb.guard.outcome",
+                                "mongodb.guard.plan");
                 keys.forEach(key -> assertThat(key.getValue())
                         .doesNotContain("secret")
                         .doesNotContain("4111")

@@ -10,6 +10,7 @@ import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.BulkWriteOptions;
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.spring.data.GuardedMongoTemplate;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,18 +20,29 @@ import org.springframework.data.mongodb.core.FindAndReplaceOptions;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
 
 /**
- * The four ways the lab writes one bulk: the driver ORDERED and UNORDERED, Spring Data's {@code bulkOps(ORDERED)},
- * and the guard. The raw clients and Spring share one plain client; the guard has its own, configured by it.
+ * The ways the lab writes one bulk: the driver ORDERED and UNORDERED, Spring Data's {@code bulkOps(ORDERED)} of
+ * upserting {@code replaceOne}s, the guard, and Spring Data's most common bulk idiom,
+ * {@code bulkOps(ORDERED).upsert(query(where("_id").is(id)), update)} (every statement an {@code updateMany} with
+ * {@code upsert: true}), plain and through {@code GuardedMongoTemplate}. The raw clients and Spring share one plain
+ * client; the guard has its own, configured by it.
  */
 final class BulkClients implements AutoCloseable {
-    static final List<String> ALL = List.of("driver-ordered", "spring-ordered", "driver-unordered", "guarded");
+    static final List<String> ALL = List.of(
+            "driver-ordered",
+            "spring-ordered",
+            "driver-unordered",
+            "guarded",
+            "spring-upsert",
+            "guarded-spring-upsert");
 
     private final MongoClient raw;
     private final MongoClient guardedClient;
     private final WriteGuard guard = WriteGuard.create();
     private final MongoTemplate template;
+    private final MongoTemplate guardedTemplate;
     private final String database;
     private final Map<String, GuardedCollection<Document>> wrapped = new ConcurrentHashMap<>();
 
@@ -45,6 +57,7 @@ final class BulkClients implements AutoCloseable {
                         .applicationName("lab-guarded"))
                 .build());
         this.template = new MongoTemplate(raw, database);
+        this.guardedTemplate = new GuardedMongoTemplate(guardedClient, database, guard);
     }
 
     MongoClient raw() {
@@ -72,12 +85,29 @@ final class BulkClients implements AutoCloseable {
                 }
                 bulk.execute();
             }
+            case "spring-upsert" -> springUpserts(template, collection, documents);
+            case "guarded-spring-upsert" -> springUpserts(guardedTemplate, collection, documents);
             case "guarded" ->
                 guarded(collection)
                         .bulkWrite(
                                 Workload.upserts(documents), new BulkWriteOptions()); // the driver's default: ordered
             default -> throw new IllegalArgumentException("unknown client '" + client + "'; clients are " + ALL);
         }
+    }
+
+    /** {@code bulkOps(ORDERED).upsert(query(where("_id").is(id)), update)}: each document's fields as a {@code $set}. */
+    private static void springUpserts(MongoTemplate template, String collection, List<Document> documents) {
+        BulkOperations bulk = template.bulkOps(BulkOperations.BulkMode.ORDERED, collection);
+        for (Document document : documents) {
+            Update update = new Update();
+            document.forEach((field, value) -> {
+                if (!field.equals("_id")) {
+                    update.set(field, value);
+                }
+            });
+            bulk.upsert(Query.query(Criteria.where("_id").is(document.get("_id"))), update);
+        }
+        bulk.execute();
     }
 
     /** The guarded collection, wrapped once per name so that a measurement does not include wrapping. */

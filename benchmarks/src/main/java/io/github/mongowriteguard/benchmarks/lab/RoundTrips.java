@@ -64,12 +64,15 @@ final class RoundTrips {
             out.printf(
                     "formula 1+(n-1)(1-1/S) = %.1f ORDERED round trips; UNORDERED: 1 round of S child batches%n",
                     formula);
-            out.printf("%-17s %18s %8s %10s%n", "client", "mongos->shard RTs", "rounds", "wall ms");
+            out.printf("%-22s %18s %8s %10s%n", "client", "mongos->shard RTs", "rounds", "wall ms");
             for (Row row : rows) {
                 out.printf(
-                        "%-17s %18s %8s %10.1f%n",
+                        "%-22s %18s %8s %10.1f%n",
                         row.client(), orDash(row.roundTrips()), orDash(row.rounds()), row.millis());
             }
+            out.println("spring-upsert, guarded-spring-upsert: the same documents as Spring's"
+                    + " bulkOps(ORDERED).upsert(query(where(\"_id\").is(id)), update), each an updateMany with upsert: true;"
+                    + " plain, and through GuardedMongoTemplate");
             out.println(
                     "wall ms: one bulk per client, no latency model, on a JIT still warming up; `latency` measures time");
             if (!sweep.isEmpty()) {
@@ -142,14 +145,35 @@ final class RoundTrips {
                 rows.add(measure(cluster, clients, client, documents));
                 progress.step("roundtrips: S=%d, %d docs, %s", shards, docs, client);
             }
+            String note = sameDocuments(clients, "spring-upsert", "guarded-spring-upsert")
+                    ? "guarded-spring-upsert left the same documents as spring-upsert"
+                    : "guarded-spring-upsert left OTHER documents than spring-upsert";
+            return new Result(shards, docs, seed, Formula.orderedRoundTrips(docs, shards), rows, sweep, note);
         }
-        return new Result(shards, docs, seed, Formula.orderedRoundTrips(docs, shards), rows, sweep, null);
+    }
+
+    /** Whether two clients' collections hold the same documents. */
+    private static boolean sameDocuments(BulkClients clients, String one, String other) {
+        var database = clients.raw().getDatabase(DATABASE);
+        Document byId = new Document("_id", 1);
+        return database.getCollection(collection(one))
+                .find()
+                .sort(byId)
+                .into(new ArrayList<>())
+                .equals(database.getCollection(collection(other))
+                        .find()
+                        .sort(byId)
+                        .into(new ArrayList<>()));
+    }
+
+    private static String collection(String client) {
+        return "stock_" + client.replace('-', '_');
     }
 
     /** Writes the bulk with one client into its own sharded collection and reads mongos' count of it. */
     private static Row measure(
             EmulatedShardedCluster cluster, BulkClients clients, String client, List<Document> documents) {
-        String collection = "stock_" + client.replace('-', '_');
+        String collection = collection(client);
         clients.shardHashedId(collection);
         cluster.routing().reset();
         long start = System.nanoTime();

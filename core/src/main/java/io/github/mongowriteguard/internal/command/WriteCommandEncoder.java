@@ -156,7 +156,7 @@ public final class WriteCommandEncoder<T> {
         // Unordered: the driver's types in the order each first appears, each type's statements in the caller's order.
         Map<Integer, List<Integer>> byType = new LinkedHashMap<>();
         for (int index : indices) {
-            byType.computeIfAbsent(Bucket.of(plan.kind(index)).driverType(), type -> new ArrayList<>())
+            byType.computeIfAbsent(Bucket.of(plan.sentAs(index)).driverType(), type -> new ArrayList<>())
                     .add(index);
         }
         for (List<Integer> sameType : byType.values()) {
@@ -176,7 +176,7 @@ public final class WriteCommandEncoder<T> {
         CommandWriter open = null;
         for (int position = 0; position < indices.size(); position++) {
             int index = indices.get(position);
-            Bucket bucket = Bucket.of(plan.kind(index));
+            Bucket bucket = Bucket.of(plan.sentAs(index));
             boolean ownCommand = alone && bucket != Bucket.INSERTS;
             if (open == null || open.bucket != bucket || ownCommand || !open.tryAdd(index, plan)) {
                 if (open != null) {
@@ -214,7 +214,7 @@ public final class WriteCommandEncoder<T> {
         int count = 0;
         for (int position = from; position < indices.size() && count < MAX_STATEMENTS; position++) {
             int index = indices.get(position);
-            if (Bucket.of(plan.kind(index)) != bucket) {
+            if (Bucket.of(plan.sentAs(index)) != bucket) {
                 break;
             }
             count++;
@@ -318,9 +318,15 @@ public final class WriteCommandEncoder<T> {
     @SuppressWarnings("unchecked")
     private void writeStatement(BsonBinaryWriter writer, int index, BulkPlan plan) {
         WriteRecord<T> write = (WriteRecord<T>) plan.write(index);
-        WriteKind kind = write.kind();
+        // An UpdateMany/DeleteMany pinned by _id is sent as multi: false / limit: 1 (BulkPlan.sentAs).
+        WriteKind kind = plan.sentAs(index);
         if (kind == WriteKind.INSERT_ONE) {
-            writeDocument(writer, write.document());
+            java.util.Optional<org.bson.BsonValue> appended = plan.appendedId(index);
+            if (appended.isPresent()) {
+                writeWithAppendedId(writer, write.document(), appended.get());
+            } else {
+                writeDocument(writer, write.document());
+            }
             return;
         }
         writer.writeStartDocument();
@@ -396,6 +402,20 @@ public final class WriteCommandEncoder<T> {
         } else {
             BSON_CODEC.encode(writer, BsonDocumentWrapper.asBsonDocument(document, registry), COLLECTIBLE);
         }
+    }
+
+    /**
+     * A document whose object cannot hold the {@code _id} the guard assigned (a record with a null id): its fields as
+     * the codec writes them, then {@code _id}, where the driver's {@code IdHoldingBsonWriter} writes the ObjectId it
+     * generates (at the end of the top-level document); mongod moves it first when it stores the document.
+     */
+    private void writeWithAppendedId(BsonBinaryWriter writer, T document, org.bson.BsonValue id) {
+        BsonDocument fields = new BsonDocument();
+        codec.encode(new org.bson.BsonDocumentWriter(fields), document, COLLECTIBLE);
+        if (!fields.containsKey("_id")) {
+            fields.append("_id", id);
+        }
+        BSON_CODEC.encode(writer, fields, CONTEXT);
     }
 
     /** Room for {@code statementBytes} of statements, the command's own fields and its per-send fields. */

@@ -45,6 +45,8 @@ import org.jspecify.annotations.Nullable;
  * @param <T> the collection's document class
  */
 public final class BulkExecutor<T> {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(BulkExecutor.class);
+
     private final MongoCollection<T> collection;
     private final String namespace;
     private final MongoDatabase database;
@@ -81,11 +83,16 @@ public final class BulkExecutor<T> {
     }
 
     public BulkPlan plan(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        return planner.plan(
-                models,
-                PlanOptions.builder(PlanOptions.from(options, runtime.settings().isStrictOrdered()))
-                        .lastWriteWins(runtime.settings().isLastWriteWins())
-                        .build());
+        PlanOptions planOptions = PlanOptions.builder(PlanOptions.from(options, runtime.settings().isStrictOrdered()))
+                .lastWriteWins(runtime.settings().isLastWriteWins())
+                .build();
+        if (SingleDocumentRules.needed(models)) {
+            planOptions = PlanOptions.builder(planOptions)
+                    .singleDocumentById(
+                            runtime.singleDocumentRules().forCollection(access, collection.getNamespace(), maxTimeMs))
+                    .build();
+        }
+        return planner.plan(models, planOptions);
     }
 
     /**
@@ -167,6 +174,9 @@ public final class BulkExecutor<T> {
         CommandOptions commandOptions =
                 CommandOptions.from(options, collection.getDocumentClass(), collection.getCodecRegistry());
         BulkPlan plan = plan(models, options);
+        if (!plan.isEmpty()) {
+            announce(plan, operation, sink);
+        }
         RecordedWriteOutcome.Builder<T> outcome = new RecordedWriteOutcome.Builder<>(models);
         if (plan.hasSuperseded()) {
             recordSuperseded(plan, outcome);
@@ -214,6 +224,28 @@ public final class BulkExecutor<T> {
                                 + " _id; had this one been sent, its own error would not be known"));
             }
         }
+    }
+
+    /**
+     * Says how the bulk runs where a user looks: a WARN line when it runs as given or without same-copy retries, the
+     * {@code mongodb.guard.plans} meter (through the event), the mode on the call's observation.
+     */
+    private void announce(BulkPlan plan, String operation, CallObserver.OutcomeSink sink) {
+        try {
+            runtime.planWarnings().note(namespace, plan);
+        } catch (RuntimeException e) {
+            log.warn("mongo-write-guard: could not describe the plan of a bulk on {}; the write goes on", namespace, e);
+        }
+        int first = plan.mode() == PlanMode.PRESERVE_ORDER ? plan.firstUnkeyed() : plan.firstMultiDocument();
+        runtime.events()
+                .planChosen(new GuardEventListener.PlanChosen(
+                        namespace,
+                        operation,
+                        plan.mode(),
+                        plan.reasonTag(),
+                        plan.size(),
+                        plan.mode() == PlanMode.STRICT_ORDERED ? -1 : first));
+        sink.planMode(plan.mode());
     }
 
     /** The collection's write concern, refused when unacknowledged: nobody would confirm the outcome. */

@@ -20,7 +20,7 @@ final class RetrySafety {
     static boolean ofNewCopy(BulkPlan plan, int index, CodecRegistry registry) {
         WriteRecord<?> write = plan.write(index);
         boolean keyed = plan.id(index).isPresent();
-        switch (write.kind()) {
+        switch (plan.sentAs(index)) { // a pinned UpdateMany/DeleteMany follows the single-document rules
             case INSERT_ONE:
                 return keyed;
             case REPLACE_ONE:

@@ -166,7 +166,11 @@ public class GuardedBulkOperations implements BulkOperations {
         return this;
     }
 
-    /** As in Spring Data: an upsert is a multi-document update with {@code upsert: true}, so the guard never resends it. */
+    /**
+     * As in Spring Data: an upsert is a multi-document update with {@code upsert: true}. When its query pins
+     * {@code _id} (the usual {@code query(where("_id").is(id))}) the guard keys it and sends it as a single-document
+     * upsert, retried as the same copy (README, differences table).
+     */
     @Override
     public BulkOperations upsert(Query query, UpdateDefinition update) {
         return update(query, update, true, true);

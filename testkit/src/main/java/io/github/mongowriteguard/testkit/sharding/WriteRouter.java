@@ -74,6 +74,9 @@ final class WriteRouter {
         String namespace = operation.database() + "." + collection;
         List<BsonDocument> writes = new ArrayList<>();
         command.getArray(field, new BsonArray()).forEach(w -> writes.add(w.asDocument()));
+        if (commandName.equals("insert")) {
+            withIds(writes);
+        }
         boolean ordered = command.getBoolean("ordered", BsonBoolean.TRUE).getValue();
         Optional<ChunkMap> map = catalog.chunkMap(namespace);
 
@@ -205,6 +208,24 @@ final class WriteRouter {
         stats.add(new RoutedWrite(
                 namespace, commandName, ordered, writes.size(), sent, java.time.Duration.ofNanos(modelledNanos)));
         return reply.toDocument();
+    }
+
+    /**
+     * mongos gives every document to insert that has no {@code _id} a new ObjectId, as its first field, before it
+     * targets the insert (mongodb/mongo {@code src/mongo/s/commands/cluster_write_cmd.cpp} parses every insert through
+     * {@code BatchedCommandRequest::cloneInsertWithIds}, {@code src/mongo/s/write_ops/batched_command_request.cpp}):
+     * so on a collection sharded on {@code _id} the document goes to the shard that owns its {@code _id}, not to the
+     * owner of a missing (null) key, and the shards never generate one.
+     */
+    private static void withIds(List<BsonDocument> documents) {
+        for (int i = 0; i < documents.size(); i++) {
+            BsonDocument document = documents.get(i);
+            if (!document.containsKey("_id")) {
+                BsonDocument withId = new BsonDocument("_id", new org.bson.BsonObjectId());
+                withId.putAll(document);
+                documents.set(i, withId);
+            }
+        }
     }
 
     // ---- targeting ------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ public final class WriteGuardEventCounts implements GuardEventListener {
     private final AtomicLong gateWithoutCurrentOp = new AtomicLong();
     private final AtomicReference<@Nullable Instant> lastGateWithoutCurrentOp = new AtomicReference<>();
     private final Map<PlanMode, LongAdder> planModes = new EnumMap<>(PlanMode.class);
+    private final AtomicLong plansWithoutSameCopyRetries = new AtomicLong();
     private volatile boolean attached;
 
     /** Counts on the system clock. */
@@ -91,6 +92,18 @@ public final class WriteGuardEventCounts implements GuardEventListener {
         Map<PlanMode, Long> counts = new EnumMap<>(PlanMode.class);
         planModes.forEach((mode, count) -> counts.put(mode, count.sum()));
         return counts;
+    }
+
+    @Override
+    public void planChosen(PlanChosen event) {
+        if (event.planMode() == PlanMode.UNORDERED_ROUNDS && !event.reason().equals("none")) {
+            plansWithoutSameCopyRetries.incrementAndGet();
+        }
+    }
+
+    /** {@return guarded bulks in rounds with a multi-document write, which is never resent as the same copy} */
+    public long plansWithoutSameCopyRetries() {
+        return plansWithoutSameCopyRetries.get();
     }
 
     /** {@return retries the overlap gate refused because a copy of the write still ran} */

@@ -99,6 +99,7 @@ public class WriteGuardHealthIndicator implements HealthIndicator {
         Map<String, Long> plans = new LinkedHashMap<>();
         counts.planModes().forEach((mode, count) -> plans.put(mode.name(), count));
         details.put("planModes", plans);
+        details.put("plansWithoutSameCopyRetries", counts.plansWithoutSameCopyRetries());
         return details;
     }
 

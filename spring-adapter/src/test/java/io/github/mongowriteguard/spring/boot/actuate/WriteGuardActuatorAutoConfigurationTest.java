@@ -172,6 +172,34 @@ class WriteGuardActuatorAutoConfigurationTest {
     }
 
     @Test
+    void bulksRunAsGiven_andBulksInRounds_areCountedInTheGuardHealth() {
+        runner().run(context -> {
+            MongoTemplate template = context.getBean(MongoTemplate.class);
+            template.bulkOps(BulkMode.ORDERED, "items")
+                    .upsert(
+                            org.springframework.data.mongodb.core.query.Query.query(
+                                    org.springframework.data.mongodb.core.query.Criteria.where("_id")
+                                            .is(41)),
+                            new org.springframework.data.mongodb.core.query.Update().set("s", 1))
+                    .execute();
+            template.bulkOps(BulkMode.ORDERED, "items")
+                    .insert(new Document("_id", 42))
+                    .updateMulti(
+                            org.springframework.data.mongodb.core.query.Query.query(
+                                    org.springframework.data.mongodb.core.query.Criteria.where("s")
+                                            .is(1)),
+                            new org.springframework.data.mongodb.core.query.Update().set("s", 2))
+                    .execute();
+
+            IndicatedHealthDescriptor health = guardHealth(context);
+            assertThat((java.util.Map<?, ?>) health.getDetails().get("planModes"))
+                    .containsEntry("UNORDERED_ROUNDS", 1L)
+                    .containsEntry("PRESERVE_ORDER", 1L);
+            assertThat(health.getDetails()).containsEntry("plansWithoutSameCopyRetries", 0L);
+        });
+    }
+
+    @Test
     void writesStoppedAtTheirDeadline_areCounted_andTheGuardStaysUp() {
         runner().run(context -> {
             MongoTemplate template = context.getBean(MongoTemplate.class);
