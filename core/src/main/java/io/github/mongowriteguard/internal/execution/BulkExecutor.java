@@ -83,7 +83,8 @@ public final class BulkExecutor<T> {
     }
 
     public BulkPlan plan(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        PlanOptions planOptions = PlanOptions.builder(PlanOptions.from(options, runtime.settings().isStrictOrdered()))
+        PlanOptions planOptions = PlanOptions.builder(
+                        PlanOptions.from(options, runtime.settings().isStrictOrdered()))
                 .lastWriteWins(runtime.settings().isLastWriteWins())
                 .build();
         if (SingleDocumentRules.needed(models)) {

@@ -172,6 +172,7 @@ class WriteGuardActuatorAutoConfigurationTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
     void bulksRunAsGiven_andBulksInRounds_areCountedInTheGuardHealth() {
         runner().run(context -> {
             MongoTemplate template = context.getBean(MongoTemplate.class);
@@ -192,7 +193,7 @@ class WriteGuardActuatorAutoConfigurationTest {
                     .execute();
 
             IndicatedHealthDescriptor health = guardHealth(context);
-            assertThat((java.util.Map<?, ?>) health.getDetails().get("planModes"))
+            assertThat((java.util.Map<String, Long>) health.getDetails().get("planModes"))
                     .containsEntry("UNORDERED_ROUNDS", 1L)
                     .containsEntry("PRESERVE_ORDER", 1L);
             assertThat(health.getDetails()).containsEntry("plansWithoutSameCopyRetries", 0L);
