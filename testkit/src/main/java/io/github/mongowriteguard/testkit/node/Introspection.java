@@ -47,7 +47,7 @@ final class Introspection implements AutoCloseable {
     static final Set<String> CURRENT_OP_OPTIONS = Set.of(
             "allUsers", "idleConnections", "idleSessions", "localOps", "truncateOps", "idleCursors", "backtrace");
 
-    private final StorageEngine scratch = new StorageEngine();
+    private final StorageEngine scratch = StorageEngine.scratch();
     private final AtomicLong collections = new AtomicLong();
 
     static boolean isCurrentOpPipeline(BsonDocument command) {

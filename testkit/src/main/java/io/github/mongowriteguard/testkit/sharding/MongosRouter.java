@@ -56,7 +56,7 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         thread.setDaemon(true);
         return thread;
     });
-    private final StorageEngine scratch = new StorageEngine();
+    private final StorageEngine scratch = StorageEngine.scratch();
     private final WriteRouter writes;
     private final RouterTransactions transactions = new RouterTransactions(new RouterTransactions.Shards() {
         @Override

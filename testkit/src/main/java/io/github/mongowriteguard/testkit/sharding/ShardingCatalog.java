@@ -36,7 +36,7 @@ public final class ShardingCatalog implements AutoCloseable {
 
     private final List<String> shards;
     private final ServerVersion version;
-    private final StorageEngine config = new StorageEngine();
+    private final StorageEngine config = StorageEngine.scratch();
     /** Per collection, kept across chunk changes as on a real config server: epoch, uuid, creation timestamp. */
     private final Map<String, ObjectId> epochs = new ConcurrentHashMap<>();
 
