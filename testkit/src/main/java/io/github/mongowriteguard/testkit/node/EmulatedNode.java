@@ -596,7 +596,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     private BsonDocument run(OperationContext operation) {
         BsonDocument command = operation.command();
-        operation.lastOpBeforeRun(operation.connection().lastOp());
         BsonDocument refused = authorize(operation);
         if (refused != null) {
             return refused;
@@ -647,6 +646,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 && !command.containsKey("lsid")) {
             return labelled(operation, Transactions.withoutSession(command), null);
         }
+        // The command body starts here: the fail point and the not-primary check above ran before it, and their errors
+        // carry no NoWritesPerformed (mongod takes lastOpBeforeRun in runCommandImpl, service_entry_point_common.cpp).
+        operation.lastOpBeforeRun(operation.connection().lastOp());
         SessionState session = null;
         BsonDocument reply = null;
         try {
