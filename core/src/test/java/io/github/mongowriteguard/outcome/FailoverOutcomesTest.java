@@ -45,10 +45,14 @@ import org.junit.jupiter.api.Test;
 class FailoverOutcomesTest {
 
     private static WriteGuard guard() {
+        return guard(3);
+    }
+
+    private static WriteGuard guard(int attempts) {
         return WriteGuard.create(WriteGuardSettings.builder()
                 .serverDeadline(Duration.ofSeconds(5))
                 .retryPolicy(RetryPolicy.builder()
-                        .maxAttempts(3)
+                        .maxAttempts(attempts)
                         .initialBackoff(Duration.ofMillis(10))
                         .gateGrace(Duration.ofMillis(20))
                         .build())
@@ -219,6 +223,84 @@ class FailoverOutcomesTest {
                         primary,
                         ignored -> cluster.shardSet(0).stepDown(Duration.ofSeconds(1), Duration.ZERO, true));
             }
+        }
+    }
+
+    private static final List<WriteModel<Document>> THREE_INCS = List.of(
+            new UpdateOneModel<>(Filters.eq("_id", 1), Updates.inc("n", 1)),
+            new UpdateOneModel<>(Filters.eq("_id", 2), Updates.inc("n", 1)),
+            new UpdateOneModel<>(Filters.eq("_id", 3), Updates.inc("n", 1)));
+
+    /**
+     * A stepdown between the statements of one command (the emulator's interrupt points, as {@code write_ops_exec.cpp}
+     * has them): the first {@code $inc} is applied, the command fails with {@code InterruptedDueToReplStateChange}.
+     */
+    private static Throwable incsInterruptedAfterTheFirst(EmulatedReplicaSet set, int attempts) throws Exception {
+        WriteGuard guard = guard(attempts);
+        try (MongoClient client = client(guard, set.connectionString())) {
+            MongoCollection<Document> raw = client.getDatabase("f").getCollection("c");
+            raw.insertMany(List.of(
+                    new Document("_id", 1).append("n", 0),
+                    new Document("_id", 2).append("n", 0),
+                    new Document("_id", 3).append("n", 0)));
+            set.awaitReplication(Duration.ofSeconds(5));
+            GuardedCollection<Document> guarded = guard.wrap(client, raw);
+            EmulatedNode primary = set.primary();
+            try (StallHandle pause = primary.pauseAfterStatements("f.c", 1, Duration.ofSeconds(20))) {
+                CompletableFuture<Throwable> call =
+                        CompletableFuture.supplyAsync(() -> catchThrowable(() -> guarded.bulkWrite(THREE_INCS)));
+                awaitStalledUpdate(primary);
+                set.stepDown(Duration.ofSeconds(1), Duration.ZERO, true);
+                return call.get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static List<Integer> counts(EmulatedReplicaSet set) throws Exception {
+        set.awaitPrimary(Duration.ofSeconds(10));
+        set.awaitReplication(Duration.ofSeconds(5));
+        try (MongoClient client = MongoClients.create(set.connectionString())) {
+            MongoCollection<Document> raw = client.getDatabase("f").getCollection("c");
+            return List.of(1, 2, 3).stream()
+                    .map(id -> raw.find(Filters.eq("_id", id)).first().getInteger("n"))
+                    .toList();
+        }
+    }
+
+    @Test
+    void replicaSet_incsInterruptedPartWay_withoutARetry_areUnknown() throws Exception {
+        try (EmulatedReplicaSet set = EmulatedCluster.replicaSet()
+                .members(3)
+                .electionTimeout(Duration.ofMillis(300))
+                .start()) {
+            Throwable thrown = incsInterruptedAfterTheFirst(set, 1);
+
+            assertThat(thrown).isInstanceOf(WriteOutcomeUnknownException.class);
+            WriteOutcome<?> outcome = ((WriteOutcomeUnknownException) thrown).outcome();
+            for (int index = 0; index < 3; index++) {
+                assertThat(outcome.outcome(index).status())
+                        .as(outcome.outcome(index).toString())
+                        .isEqualTo(WriteStatus.UNKNOWN);
+                assertThat(outcome.outcome(index).retrySafe()).isFalse();
+            }
+            assertThat(counts(set))
+                    .as("the first $inc ran before the interruption")
+                    .containsExactly(1, 0, 0);
+        }
+    }
+
+    @Test
+    void replicaSet_incsInterruptedPartWay_resentAsTheSameCopy_applyEachOnce() throws Exception {
+        try (EmulatedReplicaSet set = EmulatedCluster.replicaSet()
+                .members(3)
+                .electionTimeout(Duration.ofMillis(300))
+                .start()) {
+            Throwable thrown = incsInterruptedAfterTheFirst(set, 3);
+
+            assertThat(thrown)
+                    .as("the new primary ran the rest; the first from its retry record")
+                    .isNull();
+            assertThat(counts(set)).containsExactly(1, 1, 1);
         }
     }
 }

@@ -109,6 +109,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private final ChangeStreams changeStreams = new ChangeStreams();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
+    private final InterruptPoints interruptPoints = new InterruptPoints(lock, changed);
     private final Map<String, SessionState> sessions = new ConcurrentHashMap<>();
     private final Map<Long, OperationContext> active = new ConcurrentHashMap<>();
     private final Collection<CommandRecord> records = ServerTruth.newStore();
@@ -518,6 +519,22 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     }
 
     /**
+     * Holds every write command on {@code namespace} after its first {@code statements} statements ran (they are
+     * committed), at the interrupt point before the next one, until released or {@code duration} passed; a kill, a
+     * stepdown or the deadline ends it there and fails the command with those statements applied
+     * ({@code write_ops_exec.cpp}). Only commands the node runs statement by statement (retryable writes, ordered
+     * updates and deletes) have these points.
+     *
+     * @param namespace  {@code db.collection}, or {@code "*"}
+     * @param statements how many statements run first, 1 or more
+     * @param duration   the longest hold
+     * @return the handle that ends it
+     */
+    public StallHandle pauseAfterStatements(String namespace, int statements, java.time.Duration duration) {
+        return interruptPoints.pauseAfter(namespace, statements, duration);
+    }
+
+    /**
      * How many times each command arrived, as {@code serverStatus().metrics.commands.<name>.total}.
      *
      * @param commandName the command's name
@@ -916,6 +933,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 statements.recordingTo((stmtId, outcome) ->
                         member.statementRecorded(operation, session.id, session.lsid, txnNumber, stmtId, outcome));
             }
+            int[] ran = {0};
             RetryableStatements.Result result = statements.run(
                     session.statements,
                     single -> {
@@ -923,6 +941,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                             // The previous statement, its effects and its record, is one oplog entry.
                             member.flush(operation);
                         }
+                        interruptPoints.beforeStatement(operation, namespace(operation.database(), command), ran[0]++);
                         return executor.execute(operation, single.apply(stripped));
                     },
                     gate);
@@ -933,8 +952,12 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             // The engine runs every statement of an update or delete command whatever "ordered" says; mongod stops an
             // ordered command at its first write error. Statement by statement, as for retryable writes, it stops.
             BsonDocument stripped = strip(command);
+            int[] ran = {0};
             RetryableStatements.Result result = RetryableStatements.of(command)
-                    .run(new java.util.HashMap<>(), single -> executor.execute(operation, single.apply(stripped)));
+                    .run(new java.util.HashMap<>(), single -> {
+                        interruptPoints.beforeStatement(operation, namespace(operation.database(), command), ran[0]++);
+                        return executor.execute(operation, single.apply(stripped));
+                    });
             reply = result.reply();
             applied = result.applied();
         } else {
