@@ -1096,6 +1096,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private static final class SessionState {
         final String id;
         volatile BsonDocument lsid;
+        /** The digest of the user that first used the session, which killSessions patterns match. */
+        volatile byte[] uid;
+
         volatile long lastUse = System.currentTimeMillis();
         long txnNumber = -1;
         /** Executed statements of the current txnNumber by stmtId, as mongod's oplog entries remember them. */
@@ -1122,6 +1125,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             session.lastUse = System.currentTimeMillis();
             if (session.lsid == null) {
                 session.lsid = sessionIdDocument(operation.command().getDocument("lsid"));
+                session.uid = sessionUid(operation);
             }
             return session;
         } catch (InterruptedException e) {
@@ -1348,6 +1352,13 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             if (patterns.stream().anyMatch(p -> p.matches(id, uid))) {
                 operation.kill();
                 killed++;
+            }
+        }
+        // Then each matching session is checked out and its unprepared transaction aborted, running or idle
+        // (kill_sessions_local.cpp killSessionsAbortUnpreparedTransactions).
+        for (SessionState session : sessions.values()) {
+            if (session.lsid != null && patterns.stream().anyMatch(p -> p.matches(session.id, session.uid))) {
+                transactions.abortInProgress(session.id);
             }
         }
         return killed;

@@ -469,6 +469,19 @@ final class Transactions {
         return false;
     }
 
+    /**
+     * Aborts the session's transaction if it is in progress: {@code killSessions} aborts an unprepared transaction of
+     * every session it names, idle or running (mongodb/mongo {@code src/mongo/db/kill_sessions_local.cpp}
+     * {@code killSessionsAbortUnpreparedTransactions}); its later statements and its commit answer
+     * {@code NoSuchTransaction}.
+     */
+    void abortInProgress(String sessionId) {
+        Txn txn = bySession.get(sessionId);
+        if (txn != null) {
+            end(txn, State.ABORTED);
+        }
+    }
+
     /** Aborts the transactions older than the lifetime limit (the server's periodic transaction reaper). */
     private void reap() {
         long now = System.nanoTime();
