@@ -617,6 +617,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         if (refused != null) {
             return refused;
         }
+        CommandDeadline deadline = CommandDeadline.before(identity);
         Optional<FailCommand.Action> failure = failCommand.evaluate(
                 operation.commandName(),
                 operation.connection().appName(),
@@ -641,7 +642,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             }
         }
         if (identity.kind() != NodeIdentity.Kind.MONGOS) {
-            operation.startDeadlineNow();
+            deadline.arm(operation);
         }
         Membership member = membership;
         if (member != null && !member.isWritablePrimary()) {
