@@ -1641,7 +1641,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 // {killAllSessions: []} kills every session; users in the array ({user, db}) are not told apart.
                 killSessions(List.of(SessionMatch.ALL));
                 if (executor instanceof ShardOperations shards) {
-                    shards.killSessionsOnShards(List.of(SessionMatch.ALL));
+                    return killedOnShards(shards.killSessionsOnShards(operation, List.of(SessionMatch.ALL)));
                 }
                 return ok();
             case "aggregate":
@@ -1687,7 +1687,11 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         boolean truncate = !command.containsKey("$truncateOps") || truthy(command.get("$truncateOps"));
         Principal ownOpsOf = truthy(command.get("$ownOps")) ? requester(operation) : null;
         if (executor instanceof ShardOperations shards) {
-            return introspection.currentOp(shards.shardCurrentOps(truncate, ownOpsOf), command, true);
+            try {
+                return introspection.currentOp(shards.shardCurrentOps(operation, truncate, ownOpsOf), command, true);
+            } catch (ShardOperations.Unreachable e) {
+                return e.reply();
+            }
         }
         return introspection.currentOp(currentOps(truncate, ownOpsOf), command, false);
     }
@@ -1727,7 +1731,11 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         boolean truncate = spec.getBoolean("truncateOps", BsonBoolean.FALSE).getValue();
         Principal ownOpsOf = allUsers ? null : requester(operation);
         if (executor instanceof ShardOperations shards && !localOps) {
-            return introspection.currentOpAggregate(shards.shardCurrentOps(truncate, ownOpsOf), command);
+            try {
+                return introspection.currentOpAggregate(shards.shardCurrentOps(operation, truncate, ownOpsOf), command);
+            } catch (ShardOperations.Unreachable e) {
+                return e.reply();
+            }
         }
         return introspection.currentOpAggregate(currentOps(truncate, ownOpsOf), command);
     }
@@ -1762,9 +1770,24 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         }
         killSessions(patterns);
         if (executor instanceof ShardOperations shards) {
-            shards.killSessionsOnShards(patterns);
+            return killedOnShards(shards.killSessionsOnShards(operation, patterns));
         }
         return ok();
+    }
+
+    /**
+     * mongos' answer once its kill fanned out: the hosts it did not reach fail the command with
+     * {@code HostUnreachable} and {@code failedHosts} (mongodb/mongo {@code src/mongo/db/session/kill_sessions_common.cpp}
+     * {@code killSessionsCmdHelper}: "Failed to kill on some hosts").
+     */
+    private static BsonDocument killedOnShards(List<String> failedHosts) {
+        if (failedHosts.isEmpty()) {
+            return ok();
+        }
+        BsonArray hosts = new BsonArray();
+        failedHosts.forEach(host -> hosts.add(new BsonString(host)));
+        return StorageEngine.error(6, "HostUnreachable", "Failed to kill on some hosts")
+                .append("failedHosts", hosts);
     }
 
     /** {@code killOp}: a user without the {@code killop} action may kill its own operations only. */
