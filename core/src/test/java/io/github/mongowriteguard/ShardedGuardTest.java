@@ -30,9 +30,13 @@ import org.junit.jupiter.api.Test;
 class ShardedGuardTest {
     private static final int SHARDS = 5;
     private static final int N = 1_000;
-    // Long enough that a loaded machine never makes the client time out and resend the same copy: this class counts
-    // routing, and a same-copy resend (correct behaviour) would show as a second client command.
+    /**
+     * Long enough that a 1,000-statement command finishes within the guard's deadline (2/3 of it) on a loaded machine:
+     * the emulator checks the deadline between statements as mongod does, and an expiry there, or a client timeout,
+     * is resent as the same copy (a second command on the wire), which these routing tests do not measure.
+     */
     private static final int SOCKET_TIMEOUT_MS = 30_000;
+
     private static final ShardKey HASHED_ID = ShardKey.of(new BsonDocument("_id", new BsonString("hashed")));
 
     private static EmulatedShardedCluster cluster;

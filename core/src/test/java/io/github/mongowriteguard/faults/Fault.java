@@ -13,7 +13,11 @@ public enum Fault {
     CLOSED_CONNECTION,
     /** {@code failCommand} {@code writeConcernError}: the next 1-5 writes run, then report a write-concern error. */
     WRITE_CONCERN_ERROR,
-    /** {@code failCommand} {@code blockConnection} past the client's socket timeout (1-3 writes): each runs after its client left. */
+    /**
+     * {@code failCommand} {@code blockConnection} past the client's socket timeout (1-3 writes): each runs after its
+     * client left (on 4.4 and 5.0, the suite's server version; from 6.0 the block counts against {@code maxTimeMS}
+     * and such a write expires instead).
+     */
     BLOCK_PAST_SOCKET_TIMEOUT,
     /** Writes wait past the deadline at an interrupt point ({@code maxTimeMS} and kills end them). */
     INTERRUPTIBLE_STALL,

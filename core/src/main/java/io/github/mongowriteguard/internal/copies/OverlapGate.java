@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code currentOp} is filtered on the operation's top-level {@code lsid.id} only: {@code currentOp} cuts a
  *       {@code command} larger than 1,000 bytes down to {@code {$truncated: <text>, comment: <comment>}}, so a filter
  *       on {@code command.txnNumber} finds nothing for a large write (server {@code src/mongo/db/curop.cpp});</li>
- *   <li>among the session's operations, a write ({@code op} insert, update or remove) is the copy unless what
+ *   <li>among the session's operations, a write ({@code op} insert, update or remove, or a {@code findAndModify}, whose
+ *       {@code op} is {@code "command"}) is the copy unless what
  *       survives of its {@code command} shows it is another one: another of the guard's unique {@code mwg:...}
  *       comments (the comment survives truncation) or, when not truncated, another {@code txnNumber}; when in
  *       doubt it is taken for the copy (a false "still runs" costs a refusal, a false "gone" a second copy);</li>
@@ -49,7 +50,16 @@ import org.slf4j.LoggerFactory;
 public final class OverlapGate {
     private static final Logger log = LoggerFactory.getLogger(OverlapGate.class);
     private static final List<String> WRITE_OPS = List.of("insert", "update", "remove");
-    private static final List<String> WRITE_COMMANDS = List.of("insert", "update", "delete");
+    /**
+     * Write commands by name. A running {@code findAndModify} shows {@code op: "command"}: the write commands set their
+     * logical op ({@code src/mongo/db/ops/write_ops_exec.cpp}: {@code setLogicalOp} to insert, update, remove), while
+     * {@code src/mongo/db/commands/find_and_modify.cpp} keeps the command's, which {@code currentOp} reports as
+     * {@code "command"} ({@code src/mongo/db/curop.cpp} {@code reportState}, {@code logicalOpToString} in
+     * {@code src/mongo/rpc/message.h}); only its {@code command} names it.
+     */
+    private static final List<String> WRITE_COMMANDS =
+            List.of("insert", "update", "delete", "findAndModify", "findandmodify");
+
     private static final String GUARD_COMMENT_PREFIX = "mwg:";
 
     private final Duration grace;
@@ -186,8 +196,7 @@ public final class OverlapGate {
         String kind = op.get("op") != null && op.get("op").isString()
                 ? op.getString("op").getValue()
                 : "";
-        boolean write = WRITE_OPS.contains(kind)
-                || (!truncated && !command.isEmpty() && WRITE_COMMANDS.contains(command.getFirstKey()));
+        boolean write = WRITE_OPS.contains(kind) || WRITE_COMMANDS.contains(commandName(command, truncated));
         if (!write) {
             return false;
         }
@@ -207,6 +216,29 @@ public final class OverlapGate {
                 || txnNumber == null
                 || !txnNumber.isNumber()
                 || txnNumber.asNumber().longValue() == copy.txnNumber();
+    }
+
+    /**
+     * The command's name; for a command {@code currentOp} truncated, read from the start of its {@code $truncated} text
+     * ({@code curop.cpp}: the command's {@code toString()}, cut to 1,000 bytes: {@code "{ findAndModify: ..."}).
+     */
+    static String commandName(BsonDocument command, boolean truncated) {
+        if (!truncated) {
+            return command.isEmpty() ? "" : command.getFirstKey();
+        }
+        BsonValue text = command.get("$truncated");
+        if (text == null || !text.isString()) {
+            return "";
+        }
+        String value = text.asString().getValue().stripLeading();
+        if (value.startsWith("{")) {
+            value = value.substring(1).stripLeading();
+        }
+        int end = 0;
+        while (end < value.length() && Character.isJavaIdentifierPart(value.charAt(end))) {
+            end++;
+        }
+        return value.substring(0, end);
     }
 
     private static void seen(LiveCopyLedger.Copy copy, BsonDocument op) {

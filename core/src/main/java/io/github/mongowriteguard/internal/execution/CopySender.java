@@ -42,8 +42,15 @@ final class CopySender {
      * @param resent        whether the copy was sent more than once
      * @param reachedServer whether any send reached a server
      * @param unanswered    whether a send got no answer and no later answer proved what the copy did
+     * @param earlier       the answers of earlier sends that no later answer proved (a resend's refusal proves nothing
+     *                      about what an earlier send did)
      */
-    record Sent(SendResult result, boolean resent, boolean reachedServer, boolean unanswered) {}
+    record Sent(
+            SendResult result,
+            boolean resent,
+            boolean reachedServer,
+            boolean unanswered,
+            java.util.List<SendResult> earlier) {}
 
     CopySender(GuardRuntime runtime, MongoDatabase database, MongoDatabase admin, String namespace, long maxTimeMs) {
         this.runtime = runtime;
@@ -87,11 +94,15 @@ final class CopySender {
         LiveCopyLedger.Copy copy = ledger.start(namespace, lsid(session), txnNumber, copyName);
         tally.command();
         Retry.Context<SendResult> retryContext = runtime.retry().context();
-        SendResult result;
+        SendResult result = null;
         int attempt = 0;
         boolean reachedServer = false;
         boolean unanswered = false;
+        java.util.List<SendResult> earlier = new java.util.ArrayList<>();
         while (true) {
+            if (attempt > 0) {
+                earlier.add(result);
+            }
             attempt++;
             copy.attempt();
             events.attemptStarted(new GuardEventListener.AttemptStarted(namespace, attempt, attempt > 1 && retryable));
@@ -106,6 +117,7 @@ final class CopySender {
                 copy.clientGaveUp();
             } else if (result.provesOutcome()) {
                 unanswered = false;
+                earlier.clear();
                 copy.markEnded();
             }
             if (result.hitDeadline() && !copy.isPossiblyRunning()) {
@@ -144,7 +156,7 @@ final class CopySender {
             sessions.replace();
         }
         copy.close();
-        return new Sent(result, attempt > 1, reachedServer, unanswered);
+        return new Sent(result, attempt > 1, reachedServer, unanswered, java.util.List.copyOf(earlier));
     }
 
     private SendResult sendOnce(

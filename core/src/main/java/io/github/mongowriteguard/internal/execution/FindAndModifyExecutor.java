@@ -288,7 +288,8 @@ public final class FindAndModifyExecutor<T> {
                         DecoderContext.builder().build());
             }
             case SERVER_ERROR:
-                if (!sent.unanswered()) {
+                if (!RefusalProof.anEarlierSendMayHaveApplied(sent, true)
+                        && RefusalProof.provesNothingApplied(result.error, true)) {
                     outcome.set(RecordedIndexOutcome.failed(
                             0,
                             result.code(),

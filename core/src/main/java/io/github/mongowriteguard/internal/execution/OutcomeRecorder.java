@@ -26,10 +26,12 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>a statement the reply does not name failed is APPLIED; a write error is FAILED with the server's code, name and
  *       {@code errInfo};</li>
- *   <li>after a send whose answer was lost, only an answer that proves what the copy did counts: a transient error of
- *       a resend (a deadline, an interruption) leaves the statement UNKNOWN;</li>
- *   <li>an interruption of a command of several statements may have applied those before its interruption point:
- *       UNKNOWN, not FAILED;</li>
+ *   <li>after a send that may have applied something (its answer was lost, or its error does not prove otherwise),
+ *       only an answer that proves what the copy did counts: a transient error or a refusal of a resend leaves the
+ *       statement UNKNOWN;</li>
+ *   <li>an error that does not prove nothing was applied ({@link RefusalProof}: an interruption of several
+ *       statements or of a multi-document write, a stepdown, a shutdown) leaves the statements UNKNOWN, not
+ *       FAILED;</li>
  *   <li>a multi-document write is not atomic: its FAILED says it may have changed documents.</li>
  * </ul>
  * A whole command that failed, or whose outcome is unknown, stops the call: {@link #record} says why.
@@ -55,7 +57,11 @@ final class OutcomeRecorder<T> {
         SendResult result = sent.result();
         switch (result.ending) {
             case REPLY:
-                classify(command, result.reply, sent.resent(), sent.unanswered());
+                classify(
+                        command,
+                        result.reply,
+                        sent.resent(),
+                        RefusalProof.anEarlierSendMayHaveApplied(sent, oneSingleDocumentStatement(command)));
                 return outcomeOfCommand(command);
             case REFUSED:
                 return unknown(
@@ -96,23 +102,36 @@ final class OutcomeRecorder<T> {
                 if (result.ending == SendResult.Ending.SERVER_ERROR) {
                     outcome.commandError(result.error);
                 }
-                if (sent.unanswered()) {
+                boolean single = oneSingleDocumentStatement(command);
+                if (RefusalProof.anEarlierSendMayHaveApplied(sent, single)) {
                     unknown(
                             command,
-                            "an earlier send of this copy timed out on the client and the last one failed with "
-                                    + result.code()
-                                    + ": the earlier send may have applied it, or may still be running");
-                } else if (command.size() > 1 && ErrorCodes.isInterruption(result.code())) {
+                            "an earlier send of this copy "
+                                    + (sent.unanswered() ? "timed out on the client" : "may have applied it")
+                                    + " and the last one failed with " + result.code()
+                                    + ", which proves nothing about the earlier send: it may have applied it, or may"
+                                    + " still be running");
+                } else if (result.ending == SendResult.Ending.SERVER_ERROR
+                        && !RefusalProof.provesNothingApplied(result.error, single)) {
                     unknown(
                             command,
-                            "the server interrupted the whole command (" + describe(result.error) + "): the"
-                                    + " statements before the interruption point may have been applied");
+                            "the server's " + describe(result.error) + " does not prove that nothing was applied ("
+                                    + (command.size() > 1 || !command.retryable()
+                                            ? "what ran before the interruption or stepdown stays applied"
+                                            : "a stepdown or shutdown may follow the write, while it waits for its"
+                                                    + " write concern")
+                                    + ")");
                 } else {
                     failAll(command, result);
                 }
                 return "the whole command of index " + command.index(0) + " failed (" + describe(result.error)
                         + "), which stops the bulk as it stops the driver's";
         }
+    }
+
+    /** A command of one statement that writes at most one document: it commits atomically. */
+    private static boolean oneSingleDocumentStatement(WriteCommand command) {
+        return command.size() == 1 && command.retryable();
     }
 
     /**
@@ -129,11 +148,14 @@ final class OutcomeRecorder<T> {
         return null;
     }
 
-    private void classify(WriteCommand command, CommandReply reply, boolean resent, boolean unanswered) {
+    private void classify(WriteCommand command, CommandReply reply, boolean resent, boolean earlierDoubt) {
         int firstError = reply.firstErrorPosition();
+        boolean single = oneSingleDocumentStatement(command);
+        // mongos reports a failed child batch of an ORDERED command on its first statement only: the shard may have
+        // applied it and the ones after it before an interruption or stepdown.
         boolean interruptedOrdered = command.ordered()
                 && firstError >= 0
-                && ErrorCodes.isInterruption(reply.error(firstError).code());
+                && !RefusalProof.provesNothingApplied(reply.error(firstError).code(), false, false, single);
         for (int position = 0; position < command.size(); position++) {
             int index = command.index(position);
             CommandReply.StatementError error = reply.error(position);
@@ -154,16 +176,18 @@ final class OutcomeRecorder<T> {
                             index,
                             "mongos lost the shard's answer (" + error.code() + " " + error.codeName() + "): the"
                                     + " shard may have applied it");
-                } else if (unanswered && transientError) {
+                } else if (earlierDoubt && transientError) {
                     unknown(
                             index,
-                            "an earlier send of this copy timed out on the client; the last send's " + error.code()
-                                    + " (" + error.codeName() + ") does not show what the earlier one did");
-                } else if (command.size() > 1 && ErrorCodes.isInterruption(error.code())) {
+                            "an earlier send of this copy may have applied it (no answer, or one that does not prove"
+                                    + " otherwise); the last send's " + error.code() + " (" + error.codeName()
+                                    + ") does not show what the earlier one did");
+                } else if (!RefusalProof.provesNothingApplied(error.code(), false, false, single)) {
                     unknown(
                             index,
-                            "the server interrupted the statements' batch (" + error.code() + " " + error.codeName()
-                                    + "), which may have applied it before the interruption point");
+                            "the server's " + error.code() + " (" + error.codeName() + ") does not prove that it was"
+                                    + " not applied: an interruption or stepdown fails the statements' batch after"
+                                    + " what ran before it");
                 } else if (!command.retryable()) {
                     // A multi-document write is not atomic: what it changed before the error (earlier in its scan, or
                     // on
@@ -178,8 +202,9 @@ final class OutcomeRecorder<T> {
                 if (interruptedOrdered) {
                     unknown(
                             index,
-                            "the server interrupted the batch of index " + command.index(firstError)
-                                    + ", which may have applied this write before the interruption point");
+                            "the server failed the batch at index " + command.index(firstError) + " ("
+                                    + reply.error(firstError).code()
+                                    + "), which may have applied this write before the interruption point");
                 } else {
                     outcome.set(RecordedIndexOutcome.skipped(
                             index,
@@ -241,15 +266,9 @@ final class OutcomeRecorder<T> {
                 result.error instanceof MongoCommandException commandError ? commandError.getErrorCodeName() : "";
         boolean retrySafe = command.retryable()
                 && RetryClassifier.isTransient(code, result.error.hasErrorLabel("RetryableWriteError"));
-        // An interrupted multi-document write has changed what it reached before the interruption point.
-        boolean partial = !command.retryable() && ErrorCodes.isInterruption(code);
         for (int position = 0; position < command.size(); position++) {
-            outcome.set(
-                    partial
-                            ? RecordedIndexOutcome.failedMultiDocument(
-                                    command.index(position), code, codeName, describe(result.error), null)
-                            : RecordedIndexOutcome.failed(
-                                    command.index(position), code, codeName, describe(result.error), null, retrySafe));
+            outcome.set(RecordedIndexOutcome.failed(
+                    command.index(position), code, codeName, describe(result.error), null, retrySafe));
         }
     }
 

@@ -110,6 +110,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private final ChangeStreams changeStreams = new ChangeStreams();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
+    private final InterruptPoints interruptPoints = new InterruptPoints(lock, changed);
     private final Map<String, SessionState> sessions = new ConcurrentHashMap<>();
     private final Map<Long, OperationContext> active = new ConcurrentHashMap<>();
     private final Collection<CommandRecord> records = ServerTruth.newStore();
@@ -519,6 +520,22 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     }
 
     /**
+     * Holds every write command on {@code namespace} after its first {@code statements} statements ran (they are
+     * committed), at the interrupt point before the next one, until released or {@code duration} passed; a kill, a
+     * stepdown or the deadline ends it there and fails the command with those statements applied
+     * ({@code write_ops_exec.cpp}). Only commands the node runs statement by statement (retryable writes, ordered
+     * updates and deletes) have these points.
+     *
+     * @param namespace  {@code db.collection}, or {@code "*"}
+     * @param statements how many statements run first, 1 or more
+     * @param duration   the longest hold
+     * @return the handle that ends it
+     */
+    public StallHandle pauseAfterStatements(String namespace, int statements, java.time.Duration duration) {
+        return interruptPoints.pauseAfter(namespace, statements, duration);
+    }
+
+    /**
      * How many times each command arrived, as {@code serverStatus().metrics.commands.<name>.total}.
      *
      * @param commandName the command's name
@@ -601,11 +618,11 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     private BsonDocument run(OperationContext operation) {
         BsonDocument command = operation.command();
-        operation.lastOpBeforeRun(operation.connection().lastOp());
         BsonDocument refused = authorize(operation);
         if (refused != null) {
             return refused;
         }
+        CommandDeadline deadline = CommandDeadline.before(identity);
         Optional<FailCommand.Action> failure = failCommand.evaluate(
                 operation.commandName(),
                 operation.connection().appName(),
@@ -630,7 +647,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             }
         }
         if (identity.kind() != NodeIdentity.Kind.MONGOS) {
-            operation.startDeadlineNow();
+            deadline.arm(operation);
         }
         Membership member = membership;
         if (member != null && !member.isWritablePrimary()) {
@@ -652,6 +669,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 && !command.containsKey("lsid")) {
             return labelled(operation, Transactions.withoutSession(command), null);
         }
+        // The command body starts here: the fail point and the not-primary check above ran before it, and their errors
+        // carry no NoWritesPerformed (mongod takes lastOpBeforeRun in runCommandImpl, service_entry_point_common.cpp).
+        operation.lastOpBeforeRun(operation.connection().lastOp());
         SessionState session = null;
         BsonDocument reply = null;
         try {
@@ -919,6 +939,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 statements.recordingTo((stmtId, outcome) ->
                         member.statementRecorded(operation, session.id, session.lsid, txnNumber, stmtId, outcome));
             }
+            int[] ran = {0};
             RetryableStatements.Result result = statements.run(
                     session.statements,
                     single -> {
@@ -926,6 +947,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                             // The previous statement, its effects and its record, is one oplog entry.
                             member.flush(operation);
                         }
+                        interruptPoints.beforeStatement(operation, namespace(operation.database(), command), ran[0]++);
                         return executor.execute(operation, single.apply(stripped));
                     },
                     gate);
@@ -936,8 +958,12 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             // The engine runs every statement of an update or delete command whatever "ordered" says; mongod stops an
             // ordered command at its first write error. Statement by statement, as for retryable writes, it stops.
             BsonDocument stripped = strip(command);
+            int[] ran = {0};
             RetryableStatements.Result result = RetryableStatements.of(command)
-                    .run(new java.util.HashMap<>(), single -> executor.execute(operation, single.apply(stripped)));
+                    .run(new java.util.HashMap<>(), single -> {
+                        interruptPoints.beforeStatement(operation, namespace(operation.database(), command), ran[0]++);
+                        return executor.execute(operation, single.apply(stripped));
+                    });
             reply = result.reply();
             applied = result.applied();
         } else {
@@ -1076,6 +1102,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private static final class SessionState {
         final String id;
         volatile BsonDocument lsid;
+        /** The digest of the user that first used the session, which killSessions patterns match. */
+        volatile byte[] uid;
+
         volatile long lastUse = System.currentTimeMillis();
         long txnNumber = -1;
         /** Executed statements of the current txnNumber by stmtId, as mongod's oplog entries remember them. */
@@ -1102,6 +1131,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             session.lastUse = System.currentTimeMillis();
             if (session.lsid == null) {
                 session.lsid = sessionIdDocument(operation.command().getDocument("lsid"));
+                session.uid = sessionUid(operation);
             }
             return session;
         } catch (InterruptedException e) {
@@ -1328,6 +1358,13 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             if (patterns.stream().anyMatch(p -> p.matches(id, uid))) {
                 operation.kill();
                 killed++;
+            }
+        }
+        // Then each matching session is checked out and its unprepared transaction aborted, running or idle
+        // (kill_sessions_local.cpp killSessionsAbortUnpreparedTransactions).
+        for (SessionState session : sessions.values()) {
+            if (session.lsid != null && patterns.stream().anyMatch(p -> p.matches(session.id, session.uid))) {
+                transactions.abortInProgress(session.id);
             }
         }
         return killed;
@@ -1609,7 +1646,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 // {killAllSessions: []} kills every session; users in the array ({user, db}) are not told apart.
                 killSessions(List.of(SessionMatch.ALL));
                 if (executor instanceof ShardOperations shards) {
-                    shards.killSessionsOnShards(List.of(SessionMatch.ALL));
+                    return killedOnShards(shards.killSessionsOnShards(operation, List.of(SessionMatch.ALL)));
                 }
                 return ok();
             case "aggregate":
@@ -1655,7 +1692,11 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         boolean truncate = !command.containsKey("$truncateOps") || truthy(command.get("$truncateOps"));
         Principal ownOpsOf = truthy(command.get("$ownOps")) ? requester(operation) : null;
         if (executor instanceof ShardOperations shards) {
-            return introspection.currentOp(shards.shardCurrentOps(truncate, ownOpsOf), command, true);
+            try {
+                return introspection.currentOp(shards.shardCurrentOps(operation, truncate, ownOpsOf), command, true);
+            } catch (ShardOperations.Unreachable e) {
+                return e.reply();
+            }
         }
         return introspection.currentOp(currentOps(truncate, ownOpsOf), command, false);
     }
@@ -1695,7 +1736,11 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         boolean truncate = spec.getBoolean("truncateOps", BsonBoolean.FALSE).getValue();
         Principal ownOpsOf = allUsers ? null : requester(operation);
         if (executor instanceof ShardOperations shards && !localOps) {
-            return introspection.currentOpAggregate(shards.shardCurrentOps(truncate, ownOpsOf), command);
+            try {
+                return introspection.currentOpAggregate(shards.shardCurrentOps(operation, truncate, ownOpsOf), command);
+            } catch (ShardOperations.Unreachable e) {
+                return e.reply();
+            }
         }
         return introspection.currentOpAggregate(currentOps(truncate, ownOpsOf), command);
     }
@@ -1730,9 +1775,24 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         }
         killSessions(patterns);
         if (executor instanceof ShardOperations shards) {
-            shards.killSessionsOnShards(patterns);
+            return killedOnShards(shards.killSessionsOnShards(operation, patterns));
         }
         return ok();
+    }
+
+    /**
+     * mongos' answer once its kill fanned out: the hosts it did not reach fail the command with
+     * {@code HostUnreachable} and {@code failedHosts} (mongodb/mongo {@code src/mongo/db/session/kill_sessions_common.cpp}
+     * {@code killSessionsCmdHelper}: "Failed to kill on some hosts").
+     */
+    private static BsonDocument killedOnShards(List<String> failedHosts) {
+        if (failedHosts.isEmpty()) {
+            return ok();
+        }
+        BsonArray hosts = new BsonArray();
+        failedHosts.forEach(host -> hosts.add(new BsonString(host)));
+        return StorageEngine.error(6, "HostUnreachable", "Failed to kill on some hosts")
+                .append("failedHosts", hosts);
     }
 
     /** {@code killOp}: a user without the {@code killop} action may kill its own operations only. */

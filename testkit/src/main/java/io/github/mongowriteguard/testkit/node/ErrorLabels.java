@@ -36,7 +36,9 @@ final class ErrorLabels {
             BsonDocument reply,
             io.github.mongowriteguard.testkit.ServerVersion version,
             boolean noWritesPerformed) {
-        if (!isRetryableWrite(command)) {
+        // error_labels.cpp isRetryableWriteError: any command with txnNumber and without autocommit (8.0's bulkWrite
+        // included), not only the write commands.
+        if (!command.containsKey("txnNumber") || command.containsKey("autocommit")) {
             return;
         }
         boolean retryable = reply.containsKey("code")
@@ -97,8 +99,23 @@ final class ErrorLabels {
         }
     }
 
-    /** WriteConflict, LockTimeout and the snapshot errors SnapshotUnavailable, SnapshotTooOld, StaleChunkHistory. */
-    private static final Set<Integer> TRANSIENT_CODES = Set.of(112, 24, 246, 239, 241);
+    /**
+     * The codes {@code isTransientTransactionError} (mongodb/mongo {@code src/mongo/db/error_labels.cpp}) names or takes
+     * by category ({@code src/mongo/base/error_codes.yml}): WriteConflict (112), LockTimeout (24),
+     * PreparedTransactionInProgress (267), ShardCannotRefreshDueToLocksHeld (343), StaleDbVersion (249); the
+     * {@code SnapshotError} category SnapshotTooOld (239), SnapshotUnavailable (246), StaleChunkHistory (250),
+     * MigrationConflict (272); the {@code NeedRetargettingError} category StaleConfig (13388), StaleEpoch (150). The
+     * retryable codes and NoSuchTransaction are added where they apply. (241 is ConversionFailure, not one of them.)
+     */
+    private static final Set<Integer> TRANSIENT_CODES = Set.of(112, 24, 267, 343, 249, 239, 246, 250, 272, 13388, 150);
+
+    /**
+     * {@code isTransientTransactionError(code, false, false)} of {@code error_labels.cpp}: a statement error (not
+     * commit or abort) after which the whole transaction may be retried.
+     */
+    static boolean isTransientTransactionError(int code, io.github.mongowriteguard.testkit.ServerVersion version) {
+        return TRANSIENT_CODES.contains(code) || isRetriable(code, version) || code == 251;
+    }
 
     static boolean isRetriable(int code, io.github.mongowriteguard.testkit.ServerVersion version) {
         return RETRYABLE_CODES.contains(code)

@@ -153,6 +153,13 @@ public final class OperationContext {
         }
     }
 
+    /** See {@link #deferDeadline()}: the deadline is {@code maxTimeMS} from {@code startNanos} ({@link System#nanoTime()}). */
+    void startDeadlineFrom(long startNanos) {
+        if (maxTimeMs > 0) {
+            deadlineNanos = startNanos + TimeUnit.MILLISECONDS.toNanos(maxTimeMs);
+        }
+    }
+
     /**
      * Nanoseconds left before the {@code maxTimeMS} deadline, {@link Long#MAX_VALUE} without one.
      *

@@ -82,6 +82,19 @@ final class RetryableStatements {
         return this;
     }
 
+    /**
+     * Whether an update or delete statement wrote: one that matched nothing (no upsert) writes no oplog entry, and
+     * mongod records a statement as executed only with the oplog entry of its write
+     * ({@code TransactionParticipant::onWriteOpCompletedOnPrimary}, called by the op observer with the entry's
+     * {@code stmtIds}; a retry's result is rebuilt from that entry, {@code src/mongo/db/ops/write_ops_retryability.cpp}).
+     * So a resend of it runs again (and may now match).
+     */
+    private boolean wroteSomething(BsonDocument outcome) {
+        return !(commandName.equals("update") || commandName.equals("delete"))
+                || outcome.getNumber("n").longValue() > 0
+                || outcome.containsKey("upsertedId");
+    }
+
     private void record(Map<Integer, BsonDocument> executed, int stmtId, BsonDocument outcome) {
         executed.put(stmtId, outcome);
         recorder.recorded(stmtId, outcome);
@@ -173,7 +186,9 @@ final class RetryableStatements {
                 if (!upserts.isEmpty()) {
                     outcome.put("upsertedId", upserts.get(0).asDocument().get("_id"));
                 }
-                record(executed, stmtIds.get(i), outcome);
+                if (wroteSomething(outcome)) {
+                    record(executed, stmtIds.get(i), outcome);
+                }
                 applied += EmulatedNode.applied(commandName, reply);
             }
             n += outcome.getNumber("n").longValue();

@@ -15,17 +15,36 @@ public interface ShardOperations {
      * {@code shard} field first, {@code opid} as {@code "<shard>:<opid>"}, {@code client} renamed {@code client_s}
      * (mongodb/mongo {@code src/mongo/db/pipeline/document_source_current_op.cpp}, {@code doGetNext}).
      *
+     * @param operation the mongos operation asking (its deadline bounds the wait for an unreachable host)
      * @param truncate  {@code truncateOps}
      * @param ownOpsOf  only this user's operations, or null for every user's
      * @return the shards' operations as {@code currentOp} documents
+     * @throws Unreachable when a shard's primary cannot be found or reached: the command fails with its error
      */
-    List<BsonDocument> shardCurrentOps(boolean truncate, Principal ownOpsOf);
+    List<BsonDocument> shardCurrentOps(OperationContext operation, boolean truncate, Principal ownOpsOf);
 
     /**
      * Kills the matching sessions' operations on every host of every shard, as mongos' {@code killSessionsRemote}
      * fans {@code killAllSessionsByPattern} out after killing its own ({@code src/mongo/s/kill_sessions_remote.cpp}).
      *
-     * @param patterns the sessions to kill
+     * @param operation the mongos operation asking (its deadline bounds the wait for an unreachable host)
+     * @param patterns  the sessions to kill
+     * @return the hosts the kill did not reach ({@code host:port}), empty when every host was reached
      */
-    void killSessionsOnShards(List<SessionMatch> patterns);
+    List<String> killSessionsOnShards(OperationContext operation, List<SessionMatch> patterns);
+
+    /** A shard mongos cannot ask: the command fails with {@link #reply()}. */
+    final class Unreachable extends RuntimeException {
+        private final transient BsonDocument reply;
+
+        public Unreachable(BsonDocument reply) {
+            super(reply.toJson(), null, false, false);
+            this.reply = reply;
+        }
+
+        /** {@return the error reply} */
+        public BsonDocument reply() {
+            return reply;
+        }
+    }
 }

@@ -286,9 +286,9 @@ final class Transactions {
                         version,
                         operation.database(),
                         command,
-                        (database, op) -> write(txn, main, database, strip.apply(op)));
+                        (database, op) -> write(txn, main, database, strip.apply(op), false));
             } else if (WRITES.contains(operation.commandName())) {
-                reply = write(txn, main, operation.database(), strip.apply(command));
+                reply = write(txn, main, operation.database(), strip.apply(command), true);
             } else {
                 reply = txn.snapshot.run(operation.database(), strip.apply(command));
             }
@@ -306,10 +306,11 @@ final class Transactions {
 
     /**
      * One write statement on the transaction's copy: the documents it changed are checked against other transactions'
-     * locks and against committed writes since the snapshot, then locked. A write error fails the whole command inside a
-     * transaction (write_ops_exec.cpp {@code handleError}: "If we are in a transaction, we must fail the whole batch").
+     * locks and against committed writes since the snapshot, then locked. A write error stops the batch and aborts the
+     * transaction ({@link TransactionWriteErrors}).
      */
-    private BsonDocument write(Txn txn, StorageEngine main, String database, BsonDocument command) {
+    private BsonDocument write(
+            Txn txn, StorageEngine main, String database, BsonDocument command, boolean writeErrorsInReply) {
         String collection = command.get(command.getFirstKey()).asString().getValue();
         String namespace = database + "." + collection;
         Map<BsonValue, BsonDocument> before = txn.snapshot.documents(database, collection);
@@ -318,12 +319,10 @@ final class Transactions {
             throw new Aborting(reply);
         }
         if (reply.containsKey("writeErrors") && !reply.getArray("writeErrors").isEmpty()) {
-            BsonDocument first = reply.getArray("writeErrors").get(0).asDocument();
-            int code = first.getNumber("code").intValue();
-            throw new Aborting(StorageEngine.error(
-                    code,
-                    ErrorCodeNames.of(code),
-                    first.getString("errmsg", new BsonString("write error")).getValue()));
+            throw new Aborting(
+                    writeErrorsInReply
+                            ? TransactionWriteErrors.reply(command, reply, version)
+                            : TransactionWriteErrors.commandError(reply));
         }
         Map<BsonValue, BsonDocument> after = txn.snapshot.documents(database, collection);
         Set<BsonValue> changed = new LinkedHashSet<>();
@@ -468,6 +467,19 @@ final class Transactions {
             }
         }
         return false;
+    }
+
+    /**
+     * Aborts the session's transaction if it is in progress: {@code killSessions} aborts an unprepared transaction of
+     * every session it names, idle or running (mongodb/mongo {@code src/mongo/db/kill_sessions_local.cpp}
+     * {@code killSessionsAbortUnpreparedTransactions}); its later statements and its commit answer
+     * {@code NoSuchTransaction}.
+     */
+    void abortInProgress(String sessionId) {
+        Txn txn = bySession.get(sessionId);
+        if (txn != null) {
+            end(txn, State.ABORTED);
+        }
     }
 
     /** Aborts the transactions older than the lifetime limit (the server's periodic transaction reaper). */

@@ -5,6 +5,7 @@ import io.github.mongowriteguard.testkit.engine.StorageEngine;
 import io.github.mongowriteguard.testkit.internal.Cursors;
 import io.github.mongowriteguard.testkit.node.CommandExecutor;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
+import io.github.mongowriteguard.testkit.node.Membership;
 import io.github.mongowriteguard.testkit.node.OperationContext;
 import io.github.mongowriteguard.testkit.node.SessionMatch;
 import io.github.mongowriteguard.testkit.node.ShardOperations;
@@ -618,16 +619,18 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
     /**
      * {@inheritDoc}
      *
-     * <p>Asks each shard's primary, in shard order (mongos' {@code $currentOp} targets the shards' primaries).
+     * <p>Asks each shard's primary, in shard order (mongos' {@code $currentOp} targets the shards' primaries), over the
+     * network as mongos reaches it: a shard without a primary fails the command as mongos' targeting does
+     * ({@code FailedToSatisfyReadPreference} after the wait for one, or {@code MaxTimeMSExpired} at the command's
+     * deadline); a primary that is down or cut off with closed connections fails it with {@code HostUnreachable}; one
+     * behind a black hole answers nothing until the command's deadline ({@code MaxTimeMSExpired}) or until it heals
+     * (the connection then closes: {@code HostUnreachable}).
      */
     @Override
-    public List<BsonDocument> shardCurrentOps(boolean truncate, Principal ownOpsOf) {
+    public List<BsonDocument> shardCurrentOps(OperationContext operation, boolean truncate, Principal ownOpsOf) {
         List<BsonDocument> all = new ArrayList<>();
         for (Map.Entry<String, ShardReplicaSet> shard : sets.entrySet()) {
-            EmulatedNode primary = shard.getValue().primaryOrNull();
-            if (primary == null) {
-                continue;
-            }
+            EmulatedNode primary = reachablePrimary(operation, shard.getValue());
             for (BsonDocument op : primary.currentOps(truncate, ownOpsOf)) {
                 BsonDocument shown = new BsonDocument("shard", new BsonString(shard.getKey()));
                 for (Map.Entry<String, BsonValue> field : op.entrySet()) {
@@ -647,14 +650,35 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         return all;
     }
 
-    /** {@inheritDoc} Every member of every shard replica set, as mongos multicasts to every shard host. */
-    @Override
-    public void killSessionsOnShards(List<SessionMatch> patterns) {
-        for (ShardReplicaSet set : sets.values()) {
-            for (EmulatedNode member : set.members()) {
-                member.killSessions(patterns);
-            }
+    /** The shard's primary as mongos targets and reaches it, or the error the command fails with. */
+    private static EmulatedNode reachablePrimary(OperationContext operation, ShardReplicaSet set) {
+        EmulatedNode primary;
+        try {
+            primary = set.targetPrimary(operation.remainingNanos());
+        } catch (ShardReadException e) {
+            throw new ShardOperations.Unreachable(e.reply());
         }
+        while (KillSessionsRemote.reach(primary) == Membership.Reach.BLACKHOLED) {
+            if (operation.remainingNanos() == 0) {
+                set.failedHost(primary);
+                throw new ShardOperations.Unreachable(
+                        StorageEngine.error(50, "MaxTimeMSExpired", "operation exceeded time limit"));
+            }
+            io.github.mongowriteguard.testkit.internal.Sleeps.until(
+                    System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(10));
+        }
+        if (KillSessionsRemote.reach(primary) != Membership.Reach.SERVING) {
+            set.failedHost(primary);
+            throw new ShardOperations.Unreachable(StorageEngine.error(
+                    6, "HostUnreachable", "Connection closed by peer: " + primary.address() + " is unreachable"));
+        }
+        return primary;
+    }
+
+    /** {@inheritDoc} Every member of every shard replica set that the network lets mongos reach ({@link KillSessionsRemote}). */
+    @Override
+    public List<String> killSessionsOnShards(OperationContext operation, List<SessionMatch> patterns) {
+        return KillSessionsRemote.kill(sets.values(), patterns, operation.remainingNanos());
     }
 
     /**

@@ -273,10 +273,11 @@ class FailCommandTest {
     }
 
     /**
-     * mongod sets the operation's deadline only after the fail point ({@code opCtx->setDeadlineAfterNowBy} follows
-     * {@code evaluateFailCommandFailPoint} in mongodb/mongo {@code src/mongo/db/service_entry_point_common.cpp}
-     * {@code execCommandDatabase}): a block longer than {@code maxTimeMS} does not expire the command, and the
-     * deadline counts from the block's end.
+     * mongod 4.4 (the emulator's default version; 5.0 alike) sets the operation's deadline only after the fail point
+     * ({@code opCtx->setDeadlineAfterNowBy} follows {@code evaluateFailCommandFailPoint} in mongodb/mongo
+     * {@code src/mongo/db/service_entry_point_common.cpp} {@code execCommandDatabase}): a block longer than
+     * {@code maxTimeMS} does not expire the command, and the deadline counts from the block's end. From 6.0 it does:
+     * {@link #blockConnection_from60_countsAgainstTheDeadline()}.
      */
     @Test
     void blockConnection_runsBeforeTheDeadline_maxTimeMSCountsAfterIt() {
@@ -306,6 +307,38 @@ class FailCommandTest {
                                 MongoException.class,
                                 e -> assertThat(e.getCode()).isEqualTo(50));
                 assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(400));
+            }
+        }
+    }
+
+    /**
+     * From 6.0 the command's start time is taken before the fail point is evaluated and the deadline counts from it
+     * ({@code service_entry_point_common.cpp} 6.0, {@code service_entry_point_shard_role.cpp} later): a block longer
+     * than {@code maxTimeMS} leaves the command expired ({@code MaxTimeMSExpired}), and nothing is written.
+     */
+    @Test
+    void blockConnection_from60_countsAgainstTheDeadline() {
+        for (ServerVersion version : List.of(ServerVersion.V6_0, ServerVersion.V8_0)) {
+            try (EmulatedReplicaSet cluster =
+                            EmulatedCluster.replicaSet().serverVersion(version).start();
+                    MongoClient client = Clients.client(cluster.connectionString(), b -> b.retryWrites(false))) {
+                failPoint(
+                        client,
+                        new Document("times", 1),
+                        new Document("failCommands", List.of("insert"))
+                                .append("blockConnection", true)
+                                .append("blockTimeMS", 300));
+
+                assertThatThrownBy(() -> client.getDatabase("fp")
+                                .runCommand(new Document("insert", "block")
+                                        .append("documents", List.of(new Document("v", 1)))
+                                        .append("maxTimeMS", 100)))
+                        .as(version.toString())
+                        .isInstanceOfSatisfying(
+                                MongoException.class,
+                                e -> assertThat(e.getCode()).isEqualTo(50));
+                assertThat(client.getDatabase("fp").getCollection("block").countDocuments())
+                        .isZero();
             }
         }
     }

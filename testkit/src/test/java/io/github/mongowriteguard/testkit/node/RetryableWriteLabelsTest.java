@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
  * {@code ErrorLabelBuilder}): from 4.4 {@code RetryableWriteError} for a retryable code of a retryable write; the
  * 6.0+ source has mongos stop adding it ("mongos should not attach RetryableWriteError label to retryable errors
  * thrown by the config server or targeted shards") and mongod add {@code NoWritesPerformed} next to it when the
- * connection had written before and this command wrote nothing ({@code isErrorWithNoWritesPerformed}). A fail point
- * with {@code errorLabels} replaces all of them (not used here).
+ * connection had written before and this command, once its body started, wrote nothing
+ * ({@code isErrorWithNoWritesPerformed}). A fail point with {@code errorLabels} replaces all of them (not used here).
  */
 class RetryableWriteLabelsTest {
     /**
@@ -37,9 +37,71 @@ class RetryableWriteLabelsTest {
         assertThat(labelsAfterAWrite(ServerVersion.V4_4)).containsExactly("RetryableWriteError");
     }
 
+    /**
+     * A fail point's error is raised before the command body (mongodb/mongo
+     * {@code src/mongo/db/service_entry_point_common.cpp}: {@code failCommand} and the not-primary check run before
+     * {@code runCommandImpl} takes {@code lastOpBeforeRun}), so the server has no op time to compare and adds no
+     * {@code NoWritesPerformed} ({@code error_labels.cpp}: "Last OpTimes are unknown"), even after the connection
+     * wrote.
+     */
     @Test
-    void mongod60_addsNoWritesPerformed_onlyWhenTheConnectionWroteBefore() {
-        assertThat(labelsAfterAWrite(ServerVersion.V6_0)).containsExactly("RetryableWriteError", "NoWritesPerformed");
+    void mongod60_failPointError_beforeTheCommandBody_hasNoNoWritesPerformed() {
+        assertThat(labelsAfterAWrite(ServerVersion.V6_0)).containsExactly("RetryableWriteError");
+    }
+
+    /**
+     * Once the body started, an error of a command that wrote nothing on a connection that wrote before carries
+     * {@code NoWritesPerformed} from 6.0: a stepdown kills the write while it waits ({@code InterruptedDueToReplStateChange}).
+     */
+    @Test
+    void mongod60_addsNoWritesPerformed_onceTheBodyStarted_onlyWhenTheConnectionWroteBefore() throws Exception {
+        assertThat(labelsOfAWriteKilledByAStepdown(ServerVersion.V6_0, true))
+                .containsExactly("RetryableWriteError", "NoWritesPerformed");
+        assertThat(labelsOfAWriteKilledByAStepdown(ServerVersion.V6_0, false)).containsExactly("RetryableWriteError");
+        assertThat(labelsOfAWriteKilledByAStepdown(ServerVersion.V4_4, true)).containsExactly("RetryableWriteError");
+    }
+
+    private static java.util.Set<String> labelsOfAWriteKilledByAStepdown(ServerVersion version, boolean wroteBefore)
+            throws Exception {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet()
+                        .members(3)
+                        .serverVersion(version)
+                        .start();
+                MongoClient client = Clients.client(
+                        cluster.connectionString(),
+                        b -> b.retryWrites(false).applyToConnectionPoolSettings(p -> p.maxSize(1)))) {
+            MongoCollection<Document> c = client.getDatabase("labels").getCollection("c");
+            if (wroteBefore) {
+                c.insertOne(new Document("v", 0));
+            }
+            EmulatedNode primary = cluster.primary();
+            try (io.github.mongowriteguard.testkit.stall.StallHandle stall =
+                    primary.stall(io.github.mongowriteguard.testkit.stall.Stall.interruptible(
+                            "labels.c", java.time.Duration.ofSeconds(20)))) {
+                // A retryable write sent once (the driver would resend it to the new primary): lsid and txnNumber.
+                com.mongodb.client.ClientSession session = client.startSession();
+                Document insert = new Document("insert", "c")
+                        .append("documents", List.of(new Document("v", 1)))
+                        .append("txnNumber", 1L);
+                java.util.concurrent.CompletableFuture<MongoException> write =
+                        java.util.concurrent.CompletableFuture.supplyAsync(() -> catchThrowableOfType(
+                                MongoException.class,
+                                () -> client.getDatabase("labels").runCommand(session, insert)));
+                long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+                while (primary.commandCount("insert") < (wroteBefore ? 2 : 1) && System.nanoTime() < until) {
+                    Thread.sleep(10);
+                }
+                Thread.sleep(100);
+                cluster.stepDown(java.time.Duration.ofSeconds(1), java.time.Duration.ZERO, true);
+                MongoException e = write.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(e.getCode()).isEqualTo(11602);
+                return new java.util.LinkedHashSet<>(e.getErrorLabels());
+            }
+        }
+    }
+
+    @Test
+    void mongod60_noNoWritesPerformed_whenTheConnectionNeverWrote() {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet()
                         .serverVersion(ServerVersion.V6_0)
                         .start();

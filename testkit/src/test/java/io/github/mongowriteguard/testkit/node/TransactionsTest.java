@@ -201,9 +201,16 @@ class TransactionsTest {
             assertThat(c.countDocuments()).isEqualTo(2);
 
             session.startTransaction();
+            // A non-transient write error is the statement's write error (ok: 1), so the driver raises
+            // MongoWriteException, and it aborts the transaction (write_ops_exec.cpp handleError).
             assertThatThrownBy(() -> c.insertOne(session, new Document("_id", 1)))
                     .isInstanceOfSatisfying(
-                            MongoException.class, e -> assertThat(e.getCode()).isEqualTo(11000));
+                            com.mongodb.MongoWriteException.class,
+                            e -> assertThat(e.getCode()).isEqualTo(11000));
+            assertThatThrownBy(() -> c.insertOne(session, new Document("_id", 4)))
+                    .isInstanceOfSatisfying(
+                            MongoCommandException.class,
+                            e -> assertThat(e.getErrorCode()).isEqualTo(251));
             session.abortTransaction();
             assertThat(c.countDocuments()).isEqualTo(2);
 

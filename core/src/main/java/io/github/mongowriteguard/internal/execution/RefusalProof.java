@@ -1,0 +1,115 @@
+package io.github.mongowriteguard.internal.execution;
+
+import com.mongodb.MongoException;
+import io.github.mongowriteguard.internal.server.ErrorCodes;
+import io.github.mongowriteguard.retry.RetryClassifier;
+import java.util.Set;
+
+/**
+ * Whether a server error proves that the send it answers applied nothing, decided per error code from the server
+ * source. Only then may a guarded call throw the driver's exception for it; otherwise the write is UNKNOWN. The table,
+ * also in the README:
+ *
+ * <table>
+ * <caption>What a server error proves about the send it answers</caption>
+ * <tr><th>error</th><th>proves nothing was applied</th><th>why (mongodb/mongo)</th></tr>
+ * <tr><td>any error labelled {@code NoWritesPerformed}</td><td>yes</td><td>{@code src/mongo/db/error_labels.cpp}
+ *     {@code isErrorWithNoWritesPerformed}: the client's last op time did not move while the command ran</td></tr>
+ * <tr><td>{@code NotWritablePrimary} (10107), {@code NotPrimaryNoSecondaryOk} (13435),
+ *     {@code NotPrimaryOrSecondary} (13436)</td><td>yes</td><td>as a whole-command error they come from the check
+ *     before the command runs ({@code service_entry_point_common.cpp}); inside the statements' loop a not-primary
+ *     error is a statement write error ({@code write_ops_exec.cpp} {@code handleError})</td></tr>
+ * <tr><td>{@code StaleConfig} (13388), {@code StaleEpoch} (150), {@code StaleDbVersion} (249)</td><td>yes</td>
+ *     <td>the shard checks the routing version before it writes the statement; {@code handleError} records it and
+ *     stops the batch</td></tr>
+ * <tr><td>an interruption (24, 50, 262, 279, 11600, 11601, 11602)</td><td>only for one single-document
+ *     statement</td><td>{@code handleError} fails the whole batch on an interruption ("These have always failed the
+ *     whole batch") after the statements before it committed; a multi-document write commits document by
+ *     document</td></tr>
+ * <tr><td>{@code PrimarySteppedDown} (189), {@code ShutdownInProgress} (91), any other retryable code or
+ *     {@code RetryableWriteError} label, a network error mongos reports</td><td>no</td><td>{@code error_codes.yml}:
+ *     the not-primary category "includes all codes that indicate that the node ... was not primary at some point
+ *     during command processing, regardless of whether some write may have happened"; a stepdown while the write
+ *     waits for its write concern, or a lost shard answer</td></tr>
+ * <tr><td>any other code (validation, authorization, parsing, ...)</td><td>yes</td><td>every other error inside the
+ *     statements' loop is a statement write error, so a whole-command error with it came before the
+ *     statements</td></tr>
+ * </table>
+ *
+ * A fail point's error ({@code failCommand}) is answered before the command runs, but it carries no
+ * {@code NoWritesPerformed} (the op time before the run is not taken yet), so nothing tells it from a real one of the
+ * same code: the table decides by code.
+ */
+final class RefusalProof {
+    /**
+     * Codes raised before anything is written: the not-primary check before the command runs, and the routing checks
+     * ({@code StaleConfig} 13388, {@code StaleEpoch} 150, {@code StaleDbVersion} 249) a shard makes before it writes a
+     * statement, after which {@code handleError} stops the batch.
+     */
+    private static final Set<Integer> BEFORE_THE_WRITE = Set.of(10107, 13435, 13436, 13388, 150, 249);
+
+    private RefusalProof() {}
+
+    /**
+     * Whether a whole-command error proves this send applied nothing.
+     *
+     * @param oneSingleDocumentStatement whether the command is one statement that writes at most one document
+     */
+    static boolean provesNothingApplied(MongoException error, boolean oneSingleDocumentStatement) {
+        return provesNothingApplied(
+                error.getCode(),
+                error.hasErrorLabel("NoWritesPerformed"),
+                error.hasErrorLabel("RetryableWriteError"),
+                oneSingleDocumentStatement);
+    }
+
+    /**
+     * Whether an error with {@code code} proves the send (or, for a statement error, the statement's batch) applied
+     * nothing.
+     */
+    static boolean provesNothingApplied(
+            int code, boolean noWritesPerformed, boolean retryableWriteError, boolean oneSingleDocumentStatement) {
+        if (noWritesPerformed || BEFORE_THE_WRITE.contains(code)) {
+            return true;
+        }
+        if (ErrorCodes.isInterruption(code)) {
+            return oneSingleDocumentStatement;
+        }
+        return !retryableWriteError && !ErrorCodes.isLostAnswer(code) && !RetryClassifier.isTransient(code, false);
+    }
+
+    /**
+     * Whether an earlier send of the copy may have applied something no later answer proved: a send without an answer,
+     * a reply that ran statements, or an error that does not prove it applied nothing. A resend's refusal (a
+     * {@code NotWritablePrimary} from the node that is no longer primary) says nothing about what an earlier send did.
+     */
+    static boolean anEarlierSendMayHaveApplied(CopySender.Sent sent, boolean oneSingleDocumentStatement) {
+        if (sent.unanswered()) {
+            return true;
+        }
+        for (SendResult earlier : sent.earlier()) {
+            if (earlier.ending == SendResult.Ending.SERVER_ERROR
+                    && !provesNothingApplied(earlier.error, oneSingleDocumentStatement)) {
+                return true;
+            }
+            if (earlier.ending == SendResult.Ending.REPLY && ranAStatement(earlier, oneSingleDocumentStatement)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A reply in which some statement wrote ({@code n > 0}), or failed with an error that does not prove it did not. */
+    private static boolean ranAStatement(SendResult reply, boolean oneSingleDocumentStatement) {
+        if (reply.reply.n() > 0) {
+            return true;
+        }
+        for (int position : reply.reply.errorPositions()) {
+            int code = reply.reply.error(position).code();
+            if (!provesNothingApplied(code, false, false, oneSingleDocumentStatement)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
