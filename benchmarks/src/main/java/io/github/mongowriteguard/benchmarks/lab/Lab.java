@@ -41,7 +41,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * java -jar benchmarks/target/lab.jar overhead               # guard vs raw driver on one replica set
  * java -jar benchmarks/target/lab.jar stale-reads            # part 6: reads on a shard whose primary cannot write
  * java -jar benchmarks/target/lab.jar jmh -f 1 -wi 1 -i 3    # the JMH benchmarks
- * java -jar benchmarks/target/lab.jar perf                   # issue 18's targets in one table (short JMH runs)
+ * java -jar benchmarks/target/lab.jar perf                   # the performance targets in one table (short JMH runs)
  * java -jar benchmarks/target/lab.jar soak --writes 10000000 # heap and ledger over millions of guarded writes
  * java -jar benchmarks/target/lab.jar payloads               # 1,000 x 1 MiB and 100,000 x 1 KiB, guard vs driver
  * java -jar benchmarks/target/lab.jar serve                  # an emulated replica set until stopped

@@ -19,7 +19,7 @@ import java.util.function.Supplier;
 import org.bson.Document;
 
 /**
- * Issue 18's targets in one table, guard and driver side by side in one JVM, their runs interleaved (the order
+ * The performance targets in one table, guard and driver side by side in one JVM, their runs interleaved (the order
  * alternating) and the medians compared, so that load from other processes on a shared machine hits both alike:
  * <ol>
  *   <li>{@code bulkWrite} on the cost-free server ({@code Storage.NONE}): median time per bulk and the client's
