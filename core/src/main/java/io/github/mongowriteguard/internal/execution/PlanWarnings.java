@@ -58,7 +58,11 @@ public final class PlanWarnings {
         if (plan.mode() == PlanMode.PRESERVE_ORDER && plan.size() == 1 && plan.firstMultiDocument() < 0) {
             return null; // one single-document write as given: what rounds would do, with same-copy retries
         }
-        Slot slot = slots.computeIfAbsent(namespace + '\u0000' + plan.mode() + '\u0000' + reason, key -> new Slot());
+        // A bulk run as given (its round-trip cost) and a lone multi-document write (no same-copy retries) are two
+        // different lines: one must never silence the other.
+        boolean bulkAsGiven = plan.mode() != PlanMode.UNORDERED_ROUNDS && plan.size() > 1;
+        Slot slot = slots.computeIfAbsent(
+                namespace + '\u0000' + plan.mode() + '\u0000' + reason + '\u0000' + bulkAsGiven, key -> new Slot());
         long similar = slot.since.incrementAndGet();
         long now = nanoClock.getAsLong();
         synchronized (slot) {

@@ -67,6 +67,17 @@ class PlanWarningsTest {
     }
 
     @Test
+    void aLoneMultiDocumentWrite_doesNotSilenceTheLineOfAnOrderedBulkRunAsGiven() {
+        assertThat(warnings.note(
+                        "shop.orders", plan(true, List.of(new DeleteManyModel<>(Filters.eq("state", "secret"))))))
+                .contains("sent multi-document");
+
+        assertThat(warnings.note("shop.orders", plan(true, orderedWithUnkeyed())))
+                .contains("ran as the driver's ORDERED bulk, as given (multi-document)");
+        assertThat(lines).hasSize(2);
+    }
+
+    @Test
     void unorderedBulkWithAMultiDocumentWrite_saysItIsNeverResentAsTheSameCopy() {
         String line = warnings.note(
                 "shop.orders", plan(false, List.of(new DeleteManyModel<>(Filters.eq("state", "secret")))));
