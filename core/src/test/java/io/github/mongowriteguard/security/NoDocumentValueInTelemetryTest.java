@@ -46,7 +46,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Meters and observations carry no document value: every kind of guarded write (inserts, updates, replacements,
  * deletes, find-and-modify, bulks of both orders, the client-level bulk), with distinctive values in {@code _id}s,
- * fields, filters and updates, including writes that fail on a duplicate key or a {@code $jsonSchema} validator, and
+ * fields, filters and updates, including writes that fail on a duplicate key or a {@code $jsonSchema} validator (on insert, update and replacement), and
  * then every meter name, tag and description and every observation name, contextual name and key value is searched for
  * those values.
  */
@@ -145,17 +145,22 @@ class NoDocumentValueInTelemetryTest {
             failures.add(catchThrowable(() -> validated.insertMany(List.of(
                     new Document("_id", MARK + "-valid").append("qty", 1),
                     new Document("_id", MARK + "-invalid-2").append("card", FIELD_VALUE)))));
+            validated.insertOne(new Document("_id", MARK + "-stored").append("qty", 1));
+            failures.add(catchThrowable(
+                    () -> validated.updateOne(Filters.eq("_id", MARK + "-stored"), Updates.set("qty", -NUMBER))));
+            failures.add(catchThrowable(() -> validated.findOneAndReplace(
+                    Filters.eq("_id", MARK + "-stored"), new Document("card", FIELD_VALUE))));
         }
 
         // the failures happened, and the server said which values it refused (so the search below can fail)
         assertThat(failures)
-                .hasSize(4)
+                .hasSize(6)
                 .allSatisfy(failure -> assertThat(failure).isNotNull());
         assertThat(failures.get(0).getMessage()).contains(ID);
         List<String> values = Stream.of(ID, OTHER_ID, FIELD_VALUE, FILTER_VALUE, UPDATE_VALUE, MARK)
                 .toList();
         assertThat(meters.getMeters()).as("meters").isNotEmpty();
-        assertThat(seen).as("observations").hasSizeGreaterThanOrEqualTo(15);
+        assertThat(seen).as("observations").hasSizeGreaterThanOrEqualTo(18);
 
         List<String> meterTexts = new ArrayList<>();
         for (Meter meter : meters.getMeters()) {
