@@ -34,11 +34,16 @@ final class SideBySide implements AutoCloseable {
     final GuardedCollection<Document> guarded;
 
     SideBySide(String collection) {
+        this(collection, 10);
+    }
+
+    /** With a socket timeout long enough that load on the machine cannot make the driver resend a large bulk. */
+    SideBySide(String collection, int socketTimeoutSeconds) {
         this.deployment = TestDeployment.replicaSet();
         this.guard = WriteGuard.create(WriteGuardSettings.defaults());
         this.client = MongoClients.create(guard.configure(MongoClientSettings.builder()
                         .applyConnectionString(new ConnectionString(deployment.connectionString()))
-                        .applyToSocketSettings(s -> s.readTimeout(10, TimeUnit.SECONDS))
+                        .applyToSocketSettings(s -> s.readTimeout(socketTimeoutSeconds, TimeUnit.SECONDS))
                         .addCommandListener(new CommandListener() {
                             @Override
                             public void commandStarted(CommandStartedEvent event) {

@@ -75,8 +75,34 @@ public final class StorageEngine implements AutoCloseable {
                     document -> validators.refusal(database, command, document),
                     checked -> runInEngine(database, checked));
         }
+        String name = command.getFirstKey();
+        if (name.equals("update") || name.equalsIgnoreCase("findAndModify")) {
+            BsonDocument validated = atomically(() -> updateValidated(database, command));
+            if (validated != null) {
+                return validated;
+            }
+        }
         BsonDocument handled = validators.handle(database, command, plain -> runInEngine(database, plain));
         return handled != null ? handled : runInEngine(database, command);
+    }
+
+    /** An update checked by the collection's validator ({@link UpdateValidation}), or null when none checks it. */
+    private BsonDocument updateValidated(String database, BsonDocument command) {
+        if (!command.get(command.getFirstKey()).isString()) {
+            return null;
+        }
+        String collection = command.getString(command.getFirstKey()).getValue();
+        UpdateValidation validation = validators.forUpdate(
+                database, command, () -> documents(database, collection), plain -> runInEngine(database, plain));
+        if (validation == null) {
+            return null;
+        }
+        if (command.getFirstKey().equals("update")) {
+            return validation.update(command);
+        }
+        return command.getBoolean("remove", org.bson.BsonBoolean.FALSE).getValue()
+                ? null
+                : validation.findAndModify(command);
     }
 
     private BsonDocument runInEngine(String database, BsonDocument command) {

@@ -16,8 +16,8 @@ import org.bson.BsonValue;
  * {@code DocumentValidationFailure} (121) "Document failed validation" with {@code errInfo: {failingDocumentId,
  * details: {operatorName: "$jsonSchema", schemaRulesNotSatisfied: [...]}}} (the 5.0+ shape, also when emulating 4.4,
  * whose servers send no {@code errInfo}); {@code validationAction: "warn"}, {@code validationLevel: "off"} and
- * {@code bypassDocumentValidation: true} store it. Updates and replacements are not validated; validators other than
- * {@code $jsonSchema} are kept but not checked.
+ * {@code bypassDocumentValidation: true} store it. Updates, replacements and upserts are checked too
+ * ({@link UpdateValidation}); validators other than {@code $jsonSchema} are kept but not checked.
  */
 final class Validators {
     /** One collection's validator. */
@@ -72,8 +72,29 @@ final class Validators {
         }
     }
 
-    /** The write error of a document the collection's validator refuses, or null. */
-    BsonDocument refusal(String database, BsonDocument command, BsonDocument document) {
+    /**
+     * The check of the documents an {@code update} or {@code findAndModify} produces, or null when the collection's
+     * validator checks nothing for it.
+     */
+    UpdateValidation forUpdate(
+            String database,
+            BsonDocument command,
+            java.util.function.Supplier<java.util.Map<BsonValue, BsonDocument>> collection,
+            UnaryOperator<BsonDocument> engine) {
+        Validator validator = checking(database, command);
+        if (validator == null) {
+            return null;
+        }
+        return new UpdateValidation(
+                document -> refusal(database, command, document),
+                validator.level().equals("moderate"),
+                collection,
+                engine,
+                command.get(command.getFirstKey()).asString().getValue());
+    }
+
+    /** The collection's validator when it checks the documents of {@code command}, else null. */
+    private Validator checking(String database, BsonDocument command) {
         Validator validator = byNamespace.get(namespace(database, command));
         if (validator == null
                 || validator.level().equals("off")
@@ -82,10 +103,17 @@ final class Validators {
             return null;
         }
         BsonValue schema = validator.validator().get("$jsonSchema");
-        if (schema == null || !schema.isDocument()) {
+        return schema != null && schema.isDocument() ? validator : null;
+    }
+
+    /** The write error of a document the collection's validator refuses, or null. */
+    BsonDocument refusal(String database, BsonDocument command, BsonDocument document) {
+        Validator validator = checking(database, command);
+        if (validator == null) {
             return null;
         }
-        BsonArray unsatisfied = JsonSchema.unsatisfied(schema.asDocument(), document);
+        BsonDocument schema = validator.validator().getDocument("$jsonSchema");
+        BsonArray unsatisfied = JsonSchema.unsatisfied(schema, document);
         if (unsatisfied.isEmpty()) {
             return null;
         }
