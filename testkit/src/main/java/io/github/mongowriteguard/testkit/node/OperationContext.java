@@ -176,7 +176,8 @@ public final class OperationContext {
      * {@code CurOp::ensureStarted()} runs at the end of the dispatch checks, before the session is checked out
      * ({@code src/mongo/db/service_entry_point_common.cpp}: 4.4 {@code execCommandDatabase} before
      * {@code runCommandImpl} / {@code invokeWithSessionCheckedOut}; 5.0+ {@code ExecCommandDatabase::_initiateCommand}
-     * before {@code _commandExec} / {@code CheckoutSessionAndInvokeCommand::_checkOutSession}); the write path's own
+     * before {@code _commandExec} / {@code CheckoutSessionAndInvokeCommand::_checkOutSession}, in
+     * {@code service_entry_point_shard_role.cpp} on 8.0+); the write path's own
      * call ({@code write_ops_exec.cpp} {@code performInserts}) then finds the clock started and changes nothing, and
      * {@code curop.cpp} {@code reportState} reports {@code secs_running} once the clock started. The
      * {@code failCommand} fail point is evaluated earlier in the same function, so a block holds the command before

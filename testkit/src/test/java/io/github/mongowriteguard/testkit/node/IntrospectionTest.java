@@ -88,7 +88,8 @@ class IntrospectionTest {
      * {@code secs_running}/{@code microsecs_running}: {@code CurOp::ensureStarted()} runs at the end of the dispatch
      * checks, before the check-out ({@code src/mongo/db/service_entry_point_common.cpp}: 4.4
      * {@code execCommandDatabase} before {@code runCommandImpl}/{@code invokeWithSessionCheckedOut}; 5.0+
-     * {@code ExecCommandDatabase::_initiateCommand} before {@code CheckoutSessionAndInvokeCommand::_checkOutSession}),
+     * {@code ExecCommandDatabase::_initiateCommand} before {@code CheckoutSessionAndInvokeCommand::_checkOutSession},
+     * in {@code service_entry_point_shard_role.cpp} on 8.0+),
      * and {@code curop.cpp} {@code reportState} reports the clock once started. The write path's own
      * {@code ensureStarted} ({@code write_ops_exec.cpp} {@code performInserts}) finds it started. The resend's clock
      * started after its original's, so it shows less time running.
