@@ -18,7 +18,9 @@ import org.jspecify.annotations.Nullable;
  * @param possiblyRunning  true while the server may still be running it
  * @param serverOpId       the server's operation id, if {@code currentOp} showed it running, else null: a number
  *                         on mongod ({@code "1234"}), {@code "<shard>:<opid>"} through mongos ({@code "shard01:1234"})
- * @param secsRunning      how long the server said it had been running, or -1 (not shown while it waits to execute)
+ * @param secsRunning      how long the server said it had been running, or -1 (not shown before the server started
+ *                         the operation's clock, e.g. while a fail point holds it; a write queued at its session's
+ *                         check-out already shows it)
  */
 public record CopyRecord(
         String namespace,

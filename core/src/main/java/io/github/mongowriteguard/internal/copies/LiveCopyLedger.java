@@ -176,7 +176,7 @@ public final class LiveCopyLedger implements CopyLedger {
          *
          * @param opid the operation id as the server shows it: a number on mongod, {@code "<shard>:<opid>"} through
          *             mongos
-         * @param secs {@code secs_running}, or -1 when not shown (the operation still waits to execute)
+         * @param secs {@code secs_running}, or -1 when not shown (the server has not started the operation's clock)
          */
         public synchronized void seenRunning(String opid, long secs) {
             serverOpId = opid;

@@ -256,7 +256,7 @@ public final class OverlapGate {
         return value.isString() ? value.asString().getValue() : value.toString();
     }
 
-    /** {@code secs_running}, absent while an operation still waits to execute (then -1). */
+    /** {@code secs_running}, absent before the server started the operation's clock (then -1). */
     private static long secsRunning(@Nullable BsonValue value) {
         return value != null && value.isNumber() ? value.asNumber().longValue() : -1;
     }

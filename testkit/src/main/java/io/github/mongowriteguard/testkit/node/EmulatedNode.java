@@ -672,6 +672,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         // The command body starts here: the fail point and the not-primary check above ran before it, and their errors
         // carry no NoWritesPerformed (mongod takes lastOpBeforeRun in runCommandImpl, service_entry_point_common.cpp).
         operation.lastOpBeforeRun(operation.connection().lastOp());
+        // CurOp's clock starts here, before the session check-out: a command queued behind another on its session
+        // already shows secs_running (see OperationContext#startExecution).
+        operation.startExecution();
         SessionState session = null;
         BsonDocument reply = null;
         try {
@@ -837,7 +840,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             }
         }
         operation.checkForInterrupt();
-        operation.startExecution();
         Membership member = membership;
         if (member != null && Membership.WRITE_COMMANDS.contains(operation.commandName())) {
             BsonDocument refused = member.beginWrite(operation);
@@ -870,7 +872,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             return StorageEngine.error(10107, "NotWritablePrimary", "not primary");
         }
         operation.checkForInterrupt();
-        operation.startExecution();
         long sessionNumber = session.txnNumber;
         if (command.getBoolean("startTransaction", BsonBoolean.FALSE).getValue()
                 && command.containsKey("txnNumber")
@@ -1382,8 +1383,9 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     /**
      * The running operations as {@code currentOp} documents, mongod's {@code CurOp::reportCurrentOpForClient} and
      * {@code reportState} (mongodb/mongo {@code src/mongo/db/curop.cpp}): {@code opid} a number; {@code lsid}
-     * ({@code {id, uid}}) at top level; {@code secs_running} and {@code microsecs_running} only once the command
-     * executes (not while it waits at a fail point block or the session check-out); {@code command} truncated when
+     * ({@code {id, uid}}) at top level; {@code secs_running} and {@code microsecs_running} once the command passed its
+     * fail point and not-primary checks (also while it then waits at the session check-out), not while a fail point
+     * block holds it; {@code command} truncated when
      * {@code truncate} and larger than 1,000 bytes ({@link CommandTruncation}).
      *
      * @param truncate  {@code truncateOps}

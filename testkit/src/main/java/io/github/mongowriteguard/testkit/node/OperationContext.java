@@ -171,10 +171,17 @@ public final class OperationContext {
     }
 
     /**
-     * The command leaves its waits (fail point block, session check-out) and starts executing: from now on
-     * {@code currentOp} shows {@code secs_running}, as mongod's {@code CurOp::ensureStarted()} in the write path
-     * ({@code performInserts} and its siblings in {@code write_ops_exec.cpp}) starts the clock that
-     * {@code CurOp::reportState} reports only once started.
+     * The command passed its fail point and dispatch checks: from now on {@code currentOp} shows
+     * {@code secs_running}, also while it still waits at the session check-out. mongod's
+     * {@code CurOp::ensureStarted()} runs at the end of the dispatch checks, before the session is checked out
+     * ({@code src/mongo/db/service_entry_point_common.cpp}: 4.4 {@code execCommandDatabase} before
+     * {@code runCommandImpl} / {@code invokeWithSessionCheckedOut}; 5.0+ {@code ExecCommandDatabase::_initiateCommand}
+     * before {@code _commandExec} / {@code CheckoutSessionAndInvokeCommand::_checkOutSession}, in
+     * {@code service_entry_point_shard_role.cpp} on 8.0+); the write path's own
+     * call ({@code write_ops_exec.cpp} {@code performInserts}) then finds the clock started and changes nothing, and
+     * {@code curop.cpp} {@code reportState} reports {@code secs_running} once the clock started. The
+     * {@code failCommand} fail point is evaluated earlier in the same function, so a block holds the command before
+     * its clock starts.
      */
     void startExecution() {
         if (!executing) {
@@ -183,12 +190,12 @@ public final class OperationContext {
         }
     }
 
-    /** Whether the command started executing (it no longer waits at a fail point block or the session check-out). */
+    /** Whether the command's clock started (it passed its fail point and dispatch checks; see {@link #startExecution()}). */
     boolean isExecuting() {
         return executing;
     }
 
-    /** {@link System#nanoTime()} when the command started executing; meaningful once {@link #isExecuting()}. */
+    /** {@link System#nanoTime()} when the command's clock started; meaningful once {@link #isExecuting()}. */
     long executionStartNanos() {
         return executionStartNanos;
     }

@@ -82,15 +82,20 @@ class IntrospectionTest {
     }
 
     /**
-     * A command that waits before it executes (here the driver's resend, at the session check-out behind its stalled
-     * original) is listed with its {@code ns} (the collection: mongod sets CurOp's namespace from the parsed
-     * command's {@code ns()} before the check-out, 4.2+ {@code service_entry_point_common.cpp},
-     * {@code setGenericOpRequestDetails}) and without {@code secs_running}/{@code microsecs_running}: those are
-     * reported only once {@code CurOp::ensureStarted()} ran ({@code curop.cpp} {@code reportState}), which the
-     * write path does when it starts ({@code write_ops_exec.cpp} {@code performInserts}).
+     * A command queued at the session check-out (here the driver's resend, behind its stalled original) is listed with
+     * its {@code ns} (the collection: mongod sets CurOp's namespace from the parsed command's {@code ns()} before the
+     * check-out, 4.2+ {@code service_entry_point_common.cpp}, {@code setGenericOpRequestDetails}) and already with
+     * {@code secs_running}/{@code microsecs_running}: {@code CurOp::ensureStarted()} runs at the end of the dispatch
+     * checks, before the check-out ({@code src/mongo/db/service_entry_point_common.cpp}: 4.4
+     * {@code execCommandDatabase} before {@code runCommandImpl}/{@code invokeWithSessionCheckedOut}; 5.0+
+     * {@code ExecCommandDatabase::_initiateCommand} before {@code CheckoutSessionAndInvokeCommand::_checkOutSession},
+     * in {@code service_entry_point_shard_role.cpp} on 8.0+),
+     * and {@code curop.cpp} {@code reportState} reports the clock once started. The write path's own
+     * {@code ensureStarted} ({@code write_ops_exec.cpp} {@code performInserts}) finds it started. The resend's clock
+     * started after its original's, so it shows less time running.
      */
     @Test
-    void aResendWaitingAtTheSessionCheckOut_isListedWithoutSecsRunning_theExecutingOriginalWithIt() throws Exception {
+    void aResendWaitingAtTheSessionCheckOut_isListedWithSecsRunningCountedFromItsArrival() throws Exception {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
                 MongoClient writer = Clients.client(
                         cluster.connectionString(),
@@ -102,19 +107,23 @@ class IntrospectionTest {
                             writer.getDatabase("intro").getCollection("wait").insertOne(new Document("v", 1)))
                     .isInstanceOf(com.mongodb.MongoSocketException.class);
 
-            List<Document> ops = waitForOps(observer, new Document("ns", "intro.wait"), 2);
+            List<Document> ops = new ArrayList<>(waitForOps(observer, new Document("ns", "intro.wait"), 2));
+            ops.sort(java.util.Comparator.comparingLong(
+                    op -> op.get("opid", Number.class).longValue()));
 
             assertThat(ops).hasSize(2);
             assertThat(ops)
                     .extracting(op -> op.get("lsid"))
                     .containsOnly(ops.get(0).get("lsid"));
-            assertThat(ops).filteredOn(op -> op.containsKey("secs_running")).hasSize(1);
             assertThat(ops)
-                    .filteredOn(op -> !op.containsKey("secs_running"))
-                    .singleElement()
-                    .satisfies(op -> assertThat(op)
-                            .doesNotContainKey("microsecs_running")
+                    .allSatisfy(op -> assertThat(op)
+                            .containsKeys("secs_running", "microsecs_running")
                             .containsEntry("op", "insert"));
+            long originalMicros =
+                    ops.get(0).get("microsecs_running", Number.class).longValue();
+            long resendMicros =
+                    ops.get(1).get("microsecs_running", Number.class).longValue();
+            assertThat(resendMicros).isLessThan(originalMicros);
             stall.release();
             assertThat(cluster.truth().awaitIdle(c -> true, Duration.ofSeconds(10)))
                     .isTrue();
