@@ -231,7 +231,16 @@ final class WriteInspector<T> {
 
     private WriteFacts keyedByFilter(int index, WriteRecord<? extends T> write, long documentSize) {
         BsonDocument encoded = encodeFilter(index, write.kind(), write.filter());
-        BsonValue id = idEquality(encoded);
+        return keyedByEncodedFilter(index, write, encoded, idEquality(encoded), documentSize);
+    }
+
+    /** As {@link #keyedByFilter}, for a filter already encoded and its {@code _id} equality already read. */
+    private WriteFacts keyedByEncodedFilter(
+            int index,
+            WriteRecord<? extends T> write,
+            BsonDocument encoded,
+            @Nullable BsonValue id,
+            long documentSize) {
         boolean otherConditions = encoded.size() > 1;
         if (id == null) {
             return new WriteFacts(index, write, encoded, otherConditions, Unkeyed.FILTER_NOT_ID_EQUALITY, documentSize);
@@ -267,7 +276,7 @@ final class WriteInspector<T> {
             facts.keptBecause = kept;
             return facts;
         }
-        WriteFacts facts = keyedByFilter(index, write, -1);
+        WriteFacts facts = keyedByEncodedFilter(index, write, encoded, id, -1); // the filter is read once
         facts.singleDocument = true;
         return facts;
     }
