@@ -557,6 +557,56 @@ class ClientBulkWriteTest {
         }
     }
 
+    /**
+     * In a transaction the guard makes the driver's own call; server 8.0 answers a failed op there with an error item
+     * of an {@code ok: 1} reply and aborts the transaction ({@code bulk_write.cpp}, {@code write_ops_exec.cpp}
+     * {@code handleError}), so both raise {@code ClientBulkWriteException} with the same write error, and nothing is
+     * committed.
+     */
+    @Test
+    void writeErrorInATransaction_theGuardRaisesWhatTheDriverRaises() {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet()
+                        .serverVersion(ServerVersion.V8_0)
+                        .start();
+                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 5_000)) {
+            GuardedClient guarded = fixture.guard.wrap(fixture.client);
+            Map<String, ClientBulkWriteException> raised = new LinkedHashMap<>();
+            for (String db : List.of("driver", "guard")) {
+                fixture.client.getDatabase(db).createCollection("a");
+                MongoNamespace a = new MongoNamespace(db + ".a");
+                List<ClientNamespacedWriteModel> models = List.of(
+                        ClientNamespacedWriteModel.insertOne(a, new Document("_id", 1)),
+                        ClientNamespacedWriteModel.insertOne(a, new Document("_id", 1)),
+                        ClientNamespacedWriteModel.insertOne(a, new Document("_id", 2)));
+                ClientBulkWriteOptions unordered =
+                        ClientBulkWriteOptions.clientBulkWriteOptions().ordered(false);
+                try (ClientSession session = fixture.client.startSession()) {
+                    session.startTransaction();
+                    try {
+                        if (db.equals("driver")) {
+                            fixture.client.bulkWrite(session, models, unordered);
+                        } else {
+                            guarded.bulkWrite(session, models, unordered);
+                        }
+                    } catch (ClientBulkWriteException e) {
+                        raised.put(db, e);
+                    }
+                    assertThatThrownBy(session::commitTransaction)
+                            .isInstanceOf(com.mongodb.MongoCommandException.class);
+                }
+                assertThat(fixture.client.getDatabase(db).getCollection("a").countDocuments())
+                        .isZero();
+            }
+            assertThat(raised).containsOnlyKeys("driver", "guard");
+            for (ClientBulkWriteException e : raised.values()) {
+                assertThat(e.getWriteErrors()).containsOnlyKeys(1);
+                assertThat(e.getWriteErrors().get(1).getCode()).isEqualTo(11000);
+                assertThat(e.getPartialResult().orElseThrow().getInsertedCount())
+                        .isEqualTo(1);
+            }
+        }
+    }
+
     @Test
     void execute_everyIndexHasItsOutcome_atTheCallersIndex() {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet()

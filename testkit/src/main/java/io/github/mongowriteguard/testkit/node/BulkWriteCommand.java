@@ -29,7 +29,11 @@ import org.bson.BsonValue;
  * errors when {@code errorsOnly}, and {@code nErrors}, {@code nInserted}, {@code nMatched}, {@code nModified},
  * {@code nUpserted}, {@code nDeleted} (an upserting update counts in {@code nUpserted}, not {@code nMatched}, as the
  * driver's result reports it). An ordered command stops after its first failed op. A command-level error of an op
- * (interruption, deadline) fails the whole command. Below 8.0 the command does not exist: {@code CommandNotFound}
+ * (interruption, deadline) fails the whole command. Inside a transaction a failed op is an error item of an
+ * {@code ok: 1} reply and stops the command, ordered or not, and the transaction is aborted; a transient transaction
+ * error fails the whole command ({@code handleDeleteOp}/{@code handleUpdateOp} in
+ * {@code src/mongo/db/commands/query_cmd/bulk_write.cpp} call {@code addErrorReply} and then
+ * {@code write_ops_exec::handleError}, {@code src/mongo/db/ops/write_ops_exec.cpp}). Below 8.0 the command does not exist: {@code CommandNotFound}
  * (59), {@code no such command: 'bulkWrite'} (in 7.0 it is registered only behind {@code featureFlagBulkWriteCommand};
  * not yet checked against the 7.0 sources).
  */
@@ -65,6 +69,9 @@ final class BulkWriteCommand {
         BsonArray nsInfo = command.getArray("nsInfo", new BsonArray());
         boolean ordered = command.getBoolean("ordered", BsonBoolean.TRUE).getValue();
         boolean errorsOnly = command.getBoolean("errorsOnly", BsonBoolean.FALSE).getValue();
+        // In a transaction a write error stops the batch, ordered or not (write_ops_exec.cpp handleError: "If we are
+        // in a transaction, we must fail the whole batch"), and aborts the transaction.
+        boolean inTransaction = command.containsKey("autocommit");
         BsonArray stmtIds = command.isArray("stmtIds") ? command.getArray("stmtIds") : null;
         int stmtIdBase =
                 command.isNumber("stmtId") ? command.getNumber("stmtId").intValue() : 0;
@@ -128,7 +135,7 @@ final class BulkWriteCommand {
                 item.append("n", new BsonInt32(0));
                 nErrors++;
                 items.add(item);
-                if (ordered) {
+                if (ordered || inTransaction) {
                     break;
                 }
                 continue;

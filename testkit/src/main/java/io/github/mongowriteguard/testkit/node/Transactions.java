@@ -282,11 +282,28 @@ final class Transactions {
         try {
             BsonDocument reply;
             if (BulkWriteCommand.isBulkWrite(command)) {
-                reply = BulkWriteCommand.run(
-                        version,
-                        operation.database(),
-                        command,
-                        (database, op) -> write(txn, main, database, strip.apply(op), false));
+                // 8.0's bulk_write.cpp answers a failed op with addErrorReply and then write_ops_exec::handleError:
+                // a transient transaction error fails the whole command (ok: 0), any other is the op's error item
+                // in an ok: 1 reply, the batch stops and the transaction is aborted.
+                boolean[] writeError = {false};
+                reply = BulkWriteCommand.run(version, operation.database(), command, (database, op) -> {
+                    try {
+                        return write(txn, main, database, strip.apply(op), true);
+                    } catch (Aborting aborting) {
+                        if (aborting.reply
+                                        .get("ok", new BsonInt32(0))
+                                        .asNumber()
+                                        .doubleValue()
+                                != 1) {
+                            throw aborting;
+                        }
+                        writeError[0] = true;
+                        return aborting.reply;
+                    }
+                });
+                if (writeError[0]) {
+                    end(txn, State.ABORTED);
+                }
             } else if (WRITES.contains(operation.commandName())) {
                 reply = write(txn, main, operation.database(), strip.apply(command), true);
             } else {
