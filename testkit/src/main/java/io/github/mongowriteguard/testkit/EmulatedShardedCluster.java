@@ -152,7 +152,9 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
     /**
      * Migrates the chunk holding {@code document}'s shard key to {@code toShard} up to its commit, with the retry
      * history of its documents' writes; the donor keeps the moved documents as orphans until
-     * {@link ChunkMigration#deleteOrphans()}.
+     * {@link ChunkMigration#deleteOrphans()}. The migration runs in the server's phases (clone, catch-up, critical
+     * section, commit, exit): writes to the collection that reach the donor in the critical section wait, then get
+     * StaleConfig and mongos sends them to the owner. Hold it in a phase with {@link #migrationFailPoints()}.
      *
      * @param namespace {@code db.collection}, sharded
      * @param document  a document whose shard key selects the chunk
@@ -161,6 +163,16 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
      */
     public ChunkMigration moveChunk(String namespace, org.bson.BsonDocument document, String toShard) {
         return router.moveChunk(namespace, document, toShard);
+    }
+
+    /**
+     * The donors' {@code moveChunkHangAtStep*} fail points: a test holds a migration (run on another thread) in one of
+     * its phases, e.g. {@code moveChunkHangAtStep5} inside the critical section.
+     *
+     * @return the fail points
+     */
+    public io.github.mongowriteguard.testkit.sharding.MigrationFailPoints migrationFailPoints() {
+        return router.migrationFailPoints();
     }
 
     /**

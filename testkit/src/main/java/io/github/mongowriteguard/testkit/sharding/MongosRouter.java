@@ -42,7 +42,6 @@ import org.bson.BsonValue;
  */
 public final class MongosRouter implements CommandExecutor, ShardOperations, AutoCloseable {
     private static final AtomicLong SCRATCH = new AtomicLong();
-    private static final AtomicLong MIGRATION_CONNECTIONS = new AtomicLong(-2_000_000);
 
     /** mongos' {@code kMaxNumStaleVersionRetries}. */
     public static final int DEFAULT_STALE_CONFIG_RETRIES = 10;
@@ -59,6 +58,8 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
     });
     private final StorageEngine scratch = StorageEngine.scratch();
     private final WriteRouter writes;
+    private final MigrationFailPoints migrationFailPoints = new MigrationFailPoints();
+    private final MigrationSourceManager migrations;
     private final RouterTransactions transactions = new RouterTransactions(new RouterTransactions.Shards() {
         @Override
         public BsonDocument send(OperationContext operation, String shard, String database, BsonDocument command) {
@@ -96,6 +97,11 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         this.catalog = catalog;
         this.staleConfigRetries = staleConfigRetries;
         this.writes = new WriteRouter(catalog, new Channel(), stats, latency);
+        this.migrations = new MigrationSourceManager(
+                this.sets,
+                catalog,
+                migrationFailPoints,
+                CollectionCriticalSections.MIGRATION_LOCK_ACQUISITION_MAX_WAIT);
     }
 
     private static Map<String, ShardReplicaSet> single(Map<String, EmulatedNode> shards) {
@@ -160,7 +166,7 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
                         : transactions.outsideRead(() -> gatherAndRun(operation, command));
             case "findAndModify":
             case "findandmodify":
-                return forward(operation, findAndModifyTarget(operation, command));
+                return findAndModify(operation, command);
             case "create":
             case "createIndexes":
             case "dropIndexes":
@@ -236,6 +242,30 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         String namespace = namespace(operation.database(), command);
         List<String> targets = targets(namespace, command.getDocument("query", new BsonDocument()));
         return catalog.chunkMap(namespace).isPresent() && targets.size() == 1 ? targets.get(0) : catalog.primaryShard();
+    }
+
+    /**
+     * {@code findAndModify} on a sharded collection carries the shard version outside a transaction; a StaleConfig
+     * answer (the owner was in a migration's critical section, or moved) makes mongos refresh and send it again to
+     * the owner, up to {@code staleConfigRetries} times ({@code cluster_find_and_modify_cmd.cpp} runs in mongos'
+     * stale-version retry loop).
+     */
+    private BsonDocument findAndModify(OperationContext operation, BsonDocument command) {
+        String namespace = namespace(operation.database(), command);
+        boolean versioned = catalog.chunkMap(namespace).isPresent() && !transactions.inTransaction(operation);
+        for (int attempt = 0; ; attempt++) {
+            String shard = findAndModifyTarget(operation, command);
+            BsonDocument sent = operation.command().clone();
+            if (versioned) {
+                catalog.routing(namespace).ifPresent(r -> sent.put("shardVersion", new BsonInt64(r.version())));
+            }
+            BsonDocument reply = sendFor(operation, shard, sent);
+            int code = reply.get("code", new BsonInt32(0)).asNumber().intValue();
+            if (!versioned || code != WriteRouter.STALE_CONFIG || attempt >= staleConfigRetries) {
+                return reply;
+            }
+            stats.staleWriteBatch();
+        }
     }
 
     // ---- reads ------------------------------------------------------------------------------------------
@@ -445,82 +475,12 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
      */
     public ChunkMigration moveChunk(
             String namespace, BsonDocument document, String toShard, boolean donorOplogRolledOver) {
-        ChunkMap map = catalog.chunkMap(namespace)
-                .orElseThrow(
-                        () -> new IllegalArgumentException(namespace + " is not sharded; call shardCollection first"));
-        if (!sets.containsKey(toShard)) {
-            throw new IllegalArgumentException("no shard " + toShard + "; shards are " + sets.keySet());
-        }
-        BsonDocument point = map.key().pointOf(document);
-        Chunk chunk =
-                map.chunks().stream().filter(c -> c.contains(point)).findFirst().orElseThrow();
-        if (chunk.shard().equals(toShard)) {
-            throw new IllegalArgumentException("chunk " + chunk + " already lives on " + toShard);
-        }
-        String database = namespace.substring(0, namespace.indexOf('.'));
-        String collection = namespace.substring(namespace.indexOf('.') + 1);
-        ShardReplicaSet donorSet = sets.get(chunk.shard());
-        ShardReplicaSet recipientSet = sets.get(toShard);
-        EmulatedNode donor = donorSet.primary();
-        EmulatedNode recipient = recipientSet.primary();
-        List<BsonDocument> moved = Engines.findAll(donor.engine(), database, collection, new BsonDocument()).stream()
-                .filter(d -> chunk.contains(map.key().pointOf(d)))
-                .toList();
-        if (!moved.isEmpty()) {
-            // A replicating recipient's primary inserts the clone through its write path, so the copies replicate.
-            migrationWrite(recipientSet, recipient, database)
-                    .apply(new BsonDocument("insert", new BsonString(collection))
-                            .append("documents", new BsonArray(new ArrayList<>(moved))));
-        }
-        List<EmulatedNode.RetryHistory> history =
-                donor.retryHistory(target -> writesTo(target, namespace, map.key(), chunk));
-        if (donorOplogRolledOver) {
-            history = history.stream()
-                    .map(h -> new EmulatedNode.RetryHistory(h.sessionId(), h.lsid(), h.txnNumber(), Map.of(), true))
-                    .toList();
-        }
-        if (recipientSet.replicates()) {
-            // The session history reaches every member (in mongod through the recipient's oplog; here in memory).
-            for (EmulatedNode member : recipientSet.members()) {
-                member.receiveRetryHistory(history);
-            }
-        } else {
-            recipient.receiveRetryHistory(history);
-        }
-        List<Chunk> chunks = new ArrayList<>();
-        for (Chunk c : map.chunks()) {
-            chunks.add(c.equals(chunk) ? new Chunk(c.min(), c.max(), toShard) : c);
-        }
-        catalog.put(namespace, new ChunkMap(map.key(), chunks), false);
-        List<BsonValue> ids = moved.stream().map(d -> d.get("_id")).toList();
-        return new ChunkMigration(
-                namespace, chunk, toShard, ids, migrationWrite(donorSet, donor, database), database, collection);
+        return migrations.moveChunk(namespace, document, toShard, donorOplogRolledOver);
     }
 
-    /**
-     * How a migration writes on a shard: a replicating shard's primary runs the command through its write path (logged
-     * and replicated, as the recipient's cloner and the donor's range deleter write); otherwise on the engine.
-     */
-    private static java.util.function.UnaryOperator<BsonDocument> migrationWrite(
-            ShardReplicaSet set, EmulatedNode primary, String database) {
-        if (!set.replicates()) {
-            return command -> primary.engine().run(database, command);
-        }
-        return command -> set.primary()
-                .handle(ClientConnection.internal(MIGRATION_CONNECTIONS.decrementAndGet(), null), database, command);
-    }
-
-    /** Whether a recorded statement ({@code {ns, op, item}}) wrote a document of {@code chunk}. */
-    private static boolean writesTo(BsonDocument target, String namespace, ShardKey key, Chunk chunk) {
-        if (!target.getString("ns").getValue().equals(namespace)
-                || !target.get("item").isDocument()) {
-            return false;
-        }
-        BsonDocument item = target.getDocument("item");
-        Optional<BsonDocument> point = target.getString("op").getValue().equals("insert")
-                ? Optional.of(key.pointOf(item))
-                : key.pointOfFilter(item.getDocument("q", new BsonDocument()));
-        return point.isPresent() && chunk.contains(point.get());
+    /** {@return the donors' {@code moveChunkHangAtStep*} fail points, to hold a migration between its phases} */
+    public MigrationFailPoints migrationFailPoints() {
+        return migrationFailPoints;
     }
 
     /** The filter that selects every document the command can see, so shards send no more than needed. */

@@ -50,6 +50,24 @@ public final class RoutingStats {
         return staleConfigRetries.get();
     }
 
+    private final java.util.concurrent.atomic.AtomicLong staleWriteBatches =
+            new java.util.concurrent.atomic.AtomicLong();
+
+    void staleWriteBatch() {
+        staleWriteBatches.incrementAndGet();
+    }
+
+    /**
+     * How many rounds of write child batches had a shard answer {@code StaleConfig} (the shard was in a migration's
+     * critical section, or mongos' routing was older than the shard's), after which mongos refreshed its routing and
+     * sent those writes again to their owner (mongos' {@code numStaleBatches}, {@code batch_write_exec.cpp}).
+     *
+     * @return the count since the cluster started or the last {@link #reset()}
+     */
+    public long staleWriteBatches() {
+        return staleWriteBatches.get();
+    }
+
     void add(RoutedWrite write) {
         writes.add(write);
     }
@@ -118,6 +136,7 @@ public final class RoutingStats {
     public void reset() {
         writes.clear();
         staleConfigRetries.set(0);
+        staleWriteBatches.set(0);
         shardRetries.set(0);
     }
 }

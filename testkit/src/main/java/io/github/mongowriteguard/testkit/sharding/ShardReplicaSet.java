@@ -56,6 +56,8 @@ public final class ShardReplicaSet implements AutoCloseable {
     private final List<EmulatedNode> members = new ArrayList<>();
     private final Map<EmulatedNode, ShardServer> servers = new LinkedHashMap<>();
     private final Map<String, CollectionRouting> persisted = new ConcurrentHashMap<>();
+    /** The migration critical sections of the shard's collections (held on behalf of its primary). */
+    private final CollectionCriticalSections criticalSections = new CollectionCriticalSections();
     /** The replication of a replicating shard, null otherwise. */
     private ReplicaSetCoordinator replication;
     /** The host mongos' replica set monitor takes for the primary (null: find it again). */
@@ -80,7 +82,8 @@ public final class ShardReplicaSet implements AutoCloseable {
             String name, int nodes, ServerVersion version, Duration refreshLimit, ExecutorService refreshThreads) {
         ShardReplicaSet set = new ShardReplicaSet(name);
         for (int i = 0; i < nodes; i++) {
-            ShardServer server = new ShardServer(name, i == 0, refreshLimit, refreshThreads, set.persisted, null);
+            ShardServer server = new ShardServer(
+                    name, i == 0, refreshLimit, refreshThreads, set.persisted, null, set.criticalSections);
             EmulatedNode node = i == 0
                     ? new EmulatedNode(name, NodeIdentity.primary(name, version), 0, server)
                     : new EmulatedNode(name + "-" + i, NodeIdentity.secondary(name, version), 0, server);
@@ -124,8 +127,8 @@ public final class ShardReplicaSet implements AutoCloseable {
                 new Users(),
                 i -> i == 0 ? name : name + "-" + i,
                 (i, member) -> {
-                    ShardServer server =
-                            new ShardServer(name, false, refreshLimit, refreshThreads, set.persisted, member);
+                    ShardServer server = new ShardServer(
+                            name, false, refreshLimit, refreshThreads, set.persisted, member, set.criticalSections);
                     created.add(server);
                     return server;
                 });
@@ -478,6 +481,11 @@ public final class ShardReplicaSet implements AutoCloseable {
      */
     public List<String> refreshLog(EmulatedNode member) {
         return server(member).refreshLog();
+    }
+
+    /** {@return the shard's migration critical sections} */
+    CollectionCriticalSections criticalSections() {
+        return criticalSections;
     }
 
     private ShardServer server(EmulatedNode member) {

@@ -67,6 +67,8 @@ final class ShardServer implements CommandExecutor {
     private final Map<String, CollectionRouting> persisted;
     /** Where data commands run: the primary's engine (a non-replicating shard) or this member's replication role. */
     private final CommandExecutor data;
+    /** The shard's critical sections and collection locks (shared by its members; only the primary writes). */
+    private final CollectionCriticalSections criticalSections;
 
     private final AtomicLong staleConfigReplies = new AtomicLong();
     private final AtomicLong refreshFailures = new AtomicLong();
@@ -88,8 +90,10 @@ final class ShardServer implements CommandExecutor {
             Duration refreshLimit,
             ExecutorService refreshThreads,
             Map<String, CollectionRouting> persisted,
-            CommandExecutor data) {
+            CommandExecutor data,
+            CollectionCriticalSections criticalSections) {
         this.shardId = shardId;
+        this.criticalSections = criticalSections;
         this.primary = primary;
         this.refreshLimit = refreshLimit;
         this.refreshThreads = refreshThreads;
@@ -171,7 +175,86 @@ final class ShardServer implements CommandExecutor {
         if (name.equals("find") && original.containsKey("shardVersion")) {
             return versionedFind(operation, command, original);
         }
+        if (original.containsKey("shardVersion") && VERSIONED_WRITES.contains(name)) {
+            return versionedWrite(operation, command, original);
+        }
         return data.execute(operation, command);
+    }
+
+    private static final java.util.Set<String> VERSIONED_WRITES =
+            java.util.Set.of("insert", "update", "delete", "findAndModify", "findandmodify");
+
+    /**
+     * A write mongos sent with a shard version (each statement of a retryable write passes here on its own, as
+     * mongod checks the version per batch of statements): it runs holding the collection lock shared, so a migration
+     * waits for it before entering its critical section ({@link CollectionCriticalSections}). In the critical section
+     * it waits for the section to end, bounded by its own deadline, and answers StaleConfig (13388). Outside it, a
+     * version other than the node's is refreshed first: when the node was only behind, the write runs (mongod refreshes
+     * and runs the command again, {@code service_entry_point_common.cpp} / {@code service_entry_point_shard_role.cpp});
+     * when mongos is behind, StaleConfig, so mongos refreshes and resends to the owner.
+     */
+    private BsonDocument versionedWrite(OperationContext operation, BsonDocument command, BsonDocument original) {
+        String name = command.getFirstKey();
+        String namespace = operation.database() + "." + command.getString(name).getValue();
+        long received = original.get("shardVersion").asNumber().longValue();
+        CollectionCriticalSections.Admission admission = criticalSections.admitWrite(namespace);
+        if (!admission.admitted()) {
+            CollectionCriticalSections.awaitExit(admission.criticalSection(), remainingNanos(operation));
+            refresh(operation, namespace);
+            return staleWrite(command, namespace, received, "the collection was in a migration's critical section");
+        }
+        try {
+            CollectionRouting known = metadata.get(namespace);
+            if (known == null || known.version() != received) {
+                refresh(operation, namespace);
+                known = metadata.get(namespace);
+                if (known == null || known.version() != received) {
+                    return staleWrite(command, namespace, received, "mongos sent an older version");
+                }
+            }
+            return data.execute(operation, command);
+        } finally {
+            admission.release();
+        }
+    }
+
+    /**
+     * StaleConfig for a write: a command error for {@code findAndModify}; for a write command, as
+     * {@code write_ops_exec.cpp handleError} does ("Don't try doing more ops since they will fail with the same
+     * error"), a write error at the first statement, repeated for every later one when unordered.
+     */
+    private BsonDocument staleWrite(BsonDocument command, String namespace, long received, String why) {
+        staleConfigReplies.incrementAndGet();
+        CollectionRouting known = metadata.get(namespace);
+        BsonValue wanted = known == null ? new BsonString("UNKNOWN") : new BsonInt64(known.version());
+        String message = "shard version mismatch for " + namespace + " on " + shardId + " (" + node.name()
+                + "): received " + received + ", wanted " + (known == null ? "UNKNOWN" : known.version()) + "; " + why;
+        BsonDocument info = new BsonDocument("ns", new BsonString(namespace))
+                .append("vReceived", new BsonInt64(received))
+                .append("vWanted", wanted)
+                .append("shardId", new BsonString(shardId));
+        String name = command.getFirstKey();
+        if (name.equalsIgnoreCase("findAndModify")) {
+            BsonDocument reply = StorageEngine.error(13388, "StaleConfig", message);
+            info.forEach(reply::append);
+            return reply;
+        }
+        String field = name.equals("insert") ? "documents" : name.equals("update") ? "updates" : "deletes";
+        int statements = command.getArray(field, new BsonArray()).size();
+        boolean ordered = command.getBoolean("ordered", BsonBoolean.TRUE).getValue();
+        BsonArray errors = new BsonArray();
+        for (int i = 0; i < (ordered ? Math.min(1, statements) : statements); i++) {
+            errors.add(new BsonDocument("index", new BsonInt32(i))
+                    .append("code", new BsonInt32(13388))
+                    .append("codeName", new BsonString("StaleConfig"))
+                    .append("errmsg", new BsonString(message))
+                    .append("errInfo", info));
+        }
+        BsonDocument reply = new BsonDocument("n", new BsonInt32(0));
+        if (name.equals("update")) {
+            reply.append("nModified", new BsonInt32(0));
+        }
+        return reply.append("writeErrors", errors).append("ok", new org.bson.BsonDouble(1));
     }
 
     private BsonDocument versionedFind(OperationContext operation, BsonDocument command, BsonDocument original) {

@@ -85,23 +85,21 @@ final class WriteRouter {
         Map<Integer, BsonDocument> targetErrors = new TreeMap<>();
         boolean[] twoPhase = new boolean[writes.size()];
         int[] sizes = new int[writes.size()];
+        boolean[] done = new boolean[writes.size()];
         for (int i = 0; i < writes.size(); i++) {
             sizes[i] = estimatedSize(commandName, writes.get(i));
-            try {
-                Targeted targeted = map.isPresent()
-                        ? target(commandName, writes.get(i), map.get())
-                        : new Targeted(List.of(catalog.primaryShard()), false);
-                targets.add(targeted.shards());
-                twoPhase[i] = targeted.twoPhase();
-            } catch (TargetException e) {
-                targets.add(List.of());
-                targetErrors.put(i, writeError(i, e.code, e.codeName, e.getMessage()));
-            }
+            targets.add(List.of());
         }
+        targetPending(commandName, writes, done, map, targets, twoPhase, targetErrors);
+        // Outside a transaction, mongos attaches the routing version it targeted with to each child batch of a
+        // sharded collection; a shard that disagrees answers StaleConfig and the writes are targeted again.
+        boolean versioned = map.isPresent() && !operation.command().containsKey("autocommit");
+        long targetedVersion =
+                versioned ? catalog.routing(namespace).orElseThrow().version() : 0;
+        StaleConfigRetries staleRetries = new StaleConfigRetries(namespace);
 
         Reply reply = new Reply(commandName, ordered, writes.size(), catalog.version());
         List<ChildBatch> sent = new ArrayList<>();
-        boolean[] done = new boolean[writes.size()];
         int round = 0;
         long modelledNanos = 0;
         boolean stop = false;
@@ -181,10 +179,14 @@ final class WriteRouter {
                 slowest = Math.max(
                         slowest,
                         latency.costNanos(batch.getKey(), batch.getValue().size()));
+                BsonDocument child = child(operation, command, field, writes, batch.getValue(), ordered);
+                if (versioned) {
+                    child.put("shardVersion", new org.bson.BsonInt64(targetedVersion));
+                }
                 sends.add(new Send(
                         batch.getKey(),
                         operation.database(),
-                        child(operation, command, field, writes, batch.getValue(), ordered),
+                        child,
                         batch.getValue().size()));
                 sent.add(new ChildBatch(round, batch.getKey(), batch.getValue()));
             }
@@ -194,20 +196,122 @@ final class WriteRouter {
             // -- merge the replies into the client's indices --
             int errorsBefore = reply.writeErrors.size();
             int i = 0;
+            boolean stale = false;
             for (Map.Entry<String, List<Integer>> batch : batches.entrySet()) {
                 Sent answer = replies.get(i++);
                 for (int retry = 1; retry < answer.attempts(); retry++) {
                     sent.add(new ChildBatch(round, batch.getKey(), batch.getValue()));
                 }
-                reply.merge(batch.getKey(), batch.getValue(), answer.reply());
+                List<Integer> staleWrites = reply.merge(batch.getKey(), batch.getValue(), answer.reply());
+                if (!staleWrites.isEmpty()) {
+                    stale = true;
+                    // Not applied: ready again. ORDERED, the shard stopped at the first, so the rest of the batch
+                    // did not run either (batch_write_op.cpp noteBatchResponse, WriteOp::resetWriteToReady).
+                    List<Integer> indices = batch.getValue();
+                    int from = indices.indexOf(staleWrites.get(0));
+                    for (int k = 0; k < indices.size(); k++) {
+                        if (ordered ? k >= from : staleWrites.contains(indices.get(k))) {
+                            done[indices.get(k)] = false;
+                        }
+                    }
+                }
             }
             if (ordered && reply.writeErrors.size() > errorsBefore) {
                 stop = true;
+            }
+            if (stale && !stop) {
+                stats.staleWriteBatch();
+                map = catalog.chunkMap(namespace);
+                long refreshed = map.isPresent()
+                        ? catalog.routing(namespace).orElseThrow().version()
+                        : targetedVersion;
+                if (staleRetries.noProgress(done, refreshed != targetedVersion)) {
+                    staleRetries.abort(done, ordered, reply);
+                    break;
+                }
+                targetedVersion = refreshed;
+                targetPending(commandName, writes, done, map, targets, twoPhase, targetErrors);
             }
         }
         stats.add(new RoutedWrite(
                 namespace, commandName, ordered, writes.size(), sent, java.time.Duration.ofNanos(modelledNanos)));
         return reply.toDocument();
+    }
+
+    /** (Re)targets every write not done yet with {@code map}; a write that cannot be targeted fails alone. */
+    private void targetPending(
+            String commandName,
+            List<BsonDocument> writes,
+            boolean[] done,
+            Optional<ChunkMap> map,
+            List<List<String>> targets,
+            boolean[] twoPhase,
+            Map<Integer, BsonDocument> targetErrors) {
+        for (int i = 0; i < writes.size(); i++) {
+            if (done[i]) {
+                continue;
+            }
+            targetErrors.remove(i);
+            try {
+                Targeted targeted = map.isPresent()
+                        ? target(commandName, writes.get(i), map.get())
+                        : new Targeted(List.of(catalog.primaryShard()), false);
+                targets.set(i, targeted.shards());
+                twoPhase[i] = targeted.twoPhase();
+            } catch (TargetException e) {
+                targets.set(i, List.of());
+                targetErrors.put(i, writeError(i, e.code, e.codeName, e.getMessage()));
+            }
+        }
+    }
+
+    static final int STALE_CONFIG = 13388;
+
+    /**
+     * mongos' bound on StaleConfig rounds ({@code BatchWriteExec::executeBatch}, mongodb/mongo
+     * {@code src/mongo/s/write_ops/batch_write_exec.cpp}): after each round with a stale answer it refreshes its
+     * routing and targets the ready writes again; a round that completes no write while the routing did not change is
+     * a round without progress, and after more than {@code kMaxRoundsWithoutProgress} (5) of them the remaining writes
+     * fail with {@code NoProgressMade} (82) ({@code abortBatch}: ORDERED, the first only).
+     */
+    private static final class StaleConfigRetries {
+        static final int MAX_ROUNDS_WITHOUT_PROGRESS = 5;
+        private final String namespace;
+        private int completed = -1;
+        private int roundsWithoutProgress;
+
+        StaleConfigRetries(String namespace) {
+            this.namespace = namespace;
+        }
+
+        boolean noProgress(boolean[] done, boolean routingChanged) {
+            int now = 0;
+            for (boolean d : done) {
+                now += d ? 1 : 0;
+            }
+            roundsWithoutProgress = now == completed && !routingChanged ? roundsWithoutProgress + 1 : 0;
+            completed = now;
+            return roundsWithoutProgress > MAX_ROUNDS_WITHOUT_PROGRESS;
+        }
+
+        void abort(boolean[] done, boolean ordered, Reply reply) {
+            for (int i = 0; i < done.length; i++) {
+                if (!done[i]) {
+                    done[i] = true;
+                    reply.writeErrors.put(
+                            i,
+                            writeError(
+                                    i,
+                                    82,
+                                    "NoProgressMade",
+                                    "no progress was made executing batch write op in " + namespace + " after "
+                                            + MAX_ROUNDS_WITHOUT_PROGRESS + " rounds"));
+                    if (ordered) {
+                        return;
+                    }
+                }
+            }
+        }
     }
 
     /**
@@ -530,8 +634,12 @@ final class WriteRouter {
             this.version = version;
         }
 
-        void merge(String shard, List<Integer> indices, BsonDocument child) {
+        /** Merges one child batch's reply; returns the client indices answered with StaleConfig, in order. */
+        List<Integer> merge(String shard, List<Integer> indices, BsonDocument child) {
             if (child.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
+                if (child.get("code", new BsonInt32(0)).asNumber().intValue() == STALE_CONFIG) {
+                    return List.copyOf(indices);
+                }
                 // noteBatchResponse turns a failed child command into noteBatchError: ORDERED, one write error at
                 // the batch's first write (the rest of the batch was not applied and is not reported); UNORDERED,
                 // the error at every write of the batch.
@@ -543,8 +651,9 @@ final class WriteRouter {
                 for (int index : ordered ? indices.subList(0, 1) : indices) {
                     writeErrors.putIfAbsent(index, writeError(index, code, codeName, message));
                 }
-                return;
+                return List.of();
             }
+            List<Integer> stale = new ArrayList<>();
             n += child.get("n", new BsonInt32(0)).asNumber().longValue();
             nModified += child.get("nModified", new BsonInt32(0)).asNumber().longValue();
             child.getArray("upserted", new BsonArray()).forEach(value -> {
@@ -556,6 +665,10 @@ final class WriteRouter {
             child.getArray("writeErrors", new BsonArray()).forEach(value -> {
                 BsonDocument error = value.asDocument().clone();
                 int index = indices.get(error.getNumber("index").intValue());
+                if (error.get("code", new BsonInt32(0)).asNumber().intValue() == STALE_CONFIG) {
+                    stale.add(index);
+                    return;
+                }
                 error.put("index", new BsonInt32(index));
                 writeErrors.putIfAbsent(index, error);
             });
@@ -563,6 +676,8 @@ final class WriteRouter {
                 writeConcernErrors.add(child.getDocument("writeConcernError"));
                 writeConcernErrorShards.add(shard);
             }
+            stale.sort(null);
+            return stale;
         }
 
         BsonDocument toDocument() {
