@@ -1,11 +1,8 @@
 package io.github.mongowriteguard.testkit.sharding;
 
 import java.util.List;
-import org.bson.BsonArray;
-import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
-import org.bson.BsonString;
 import org.bson.BsonValue;
 
 /**
@@ -86,13 +83,7 @@ public final class ChunkMigration {
             return 0;
         }
         deleted = true;
-        BsonDocument reply = donor.apply(new BsonDocument("delete", new BsonString(collection))
-                .append(
-                        "deletes",
-                        new BsonArray(List.of(new BsonDocument(
-                                        "q", new BsonDocument("_id", new BsonDocument("$in", new BsonArray(movedIds))))
-                                .append("limit", new BsonInt32(0)))))
-                .append("ordered", BsonBoolean.FALSE));
+        BsonDocument reply = donor.apply(MigrationSourceManager.deleteIds(collection, movedIds));
         return reply.get("n", new BsonInt32(0)).asNumber().intValue();
     }
 

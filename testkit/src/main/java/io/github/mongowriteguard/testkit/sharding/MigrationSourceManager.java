@@ -179,14 +179,19 @@ final class MigrationSourceManager {
 
     private static void deleteIds(UnaryOperator<BsonDocument> write, String collection, List<BsonValue> ids) {
         if (!ids.isEmpty()) {
-            write.apply(new BsonDocument("delete", new BsonString(collection))
-                    .append(
-                            "deletes",
-                            new BsonArray(List.of(new BsonDocument(
-                                            "q", new BsonDocument("_id", new BsonDocument("$in", new BsonArray(ids))))
-                                    .append("limit", new BsonInt32(0)))))
-                    .append("ordered", BsonBoolean.FALSE));
+            write.apply(deleteIds(collection, ids));
         }
+    }
+
+    /** The {@code delete} of the documents with these {@code _id}s (the range deleter's, the recipient's cleanup). */
+    static BsonDocument deleteIds(String collection, List<BsonValue> ids) {
+        return new BsonDocument("delete", new BsonString(collection))
+                .append(
+                        "deletes",
+                        new BsonArray(List.of(new BsonDocument(
+                                        "q", new BsonDocument("_id", new BsonDocument("$in", new BsonArray(ids))))
+                                .append("limit", new BsonInt32(0)))))
+                .append("ordered", BsonBoolean.FALSE);
     }
 
     /**
