@@ -404,7 +404,16 @@ final class DifferentialBulk {
      * a few writes on other keys, and sometimes a {@code failCommand} fail point. Every write keyed.
      */
     static DifferentialBulk generateHotKeys(long seed, Mode mode) {
-        return new Generator(new Random(seed), mode, false).hotBulk(seed);
+        return new Generator(new Random(seed), mode, false).hotBulk(seed, 1, 2);
+    }
+
+    /**
+     * As {@link #generateHotKeys}, with three to {@link #KEYS} hot keys: an ordered request's key runs of several keys
+     * share ORDERED commands (grouped by shard on a sharded cluster), a failure inside one run stops its key and the
+     * other keys' runs after it are sent again.
+     */
+    static DifferentialBulk generateManyHotKeys(long seed, Mode mode) {
+        return new Generator(new Random(seed), mode, false).hotBulk(seed, 3, KEYS);
     }
 
     /** Fresh models; with {@code withAssignedIds}, inserts without {@code _id} carry the id the guard gave them. */
@@ -594,7 +603,7 @@ final class DifferentialBulk {
         }
 
         /** See {@link DifferentialBulk#generateHotKeys}. */
-        DifferentialBulk hotBulk(long seed) {
+        DifferentialBulk hotBulk(long seed, int fewestHotKeys, int mostHotKeys) {
             List<BsonDocument> initial = new ArrayList<>();
             for (int k = 0; k < KEYS; k++) {
                 if (random.nextInt(10) < 6) {
@@ -607,7 +616,7 @@ final class DifferentialBulk {
                 noUpdateMany = command.equals("update");
                 noDeleteMany = command.equals("delete");
             }
-            int hotKeys = 1 + random.nextInt(2);
+            int hotKeys = fewestHotKeys + random.nextInt(mostHotKeys - fewestHotKeys + 1);
             int[] current =
                     new int[hotKeys]; // each hot key's current kind of write: 0 $inc, 1 replace, 2 delete, 3 insert
             for (int h = 0; h < hotKeys; h++) {
@@ -621,7 +630,7 @@ final class DifferentialBulk {
                     continue;
                 }
                 int h = random.nextInt(hotKeys);
-                int k = h; // hot keys are 0 and 1
+                int k = h; // hot keys are 0, 1, ...
                 if (random.nextInt(12) == 0) {
                     current[h] = random.nextInt(4); // the run of this kind ends
                 }

@@ -467,7 +467,14 @@ class DifferentialTest {
             this.result = new Result(bulk.ops.size());
             this.result.collection = collection;
             this.result.oracle = oracle;
+            this.shardOf = env.deployment instanceof EmulatedShardedCluster cluster
+                    ? id -> cluster.chunkMap(Env.database(bulk) + "." + collection)
+                            .shardOfDocument(new BsonDocument("_id", id))
+                    : null;
         }
+
+        /** The emulator's shard of an _id in the oracle's collection; null on a replica set. */
+        final java.util.function.Function<BsonValue, String> shardOf;
 
         /** The caller's writes at {@code indices} as one driver bulk; false after a command-level error (the call stops). */
         boolean bulk(List<Integer> indices, boolean ordered) {
@@ -547,7 +554,7 @@ class DifferentialTest {
          */
         Result roundsPerKey() {
             java.util.Set<String> dead = new java.util.HashSet<>();
-            for (ContractRounds.Parts round : ContractRounds.of(bulk)) {
+            for (ContractRounds.Parts round : ContractRounds.of(bulk, shardOf)) {
                 List<Integer> together = alive(round.together(), dead);
                 if (!bulk(together, false)) {
                     return result;

@@ -124,6 +124,96 @@ class HotKeysTest {
         }
     }
 
+    @Test
+    void orderedEventsOverManyKeys_onAReplicaSet_areOneCommand() {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 10_000)) {
+            GuardedCollection<Document> events =
+                    fixture.wrap(fixture.client.getDatabase("db").getCollection("events"));
+            List<WriteModel<Document>> models = new ArrayList<>();
+            for (int i = 0; i < 1_000; i++) {
+                models.add(inc(i % 100)); // 1,000 events over 100 keys
+            }
+
+            WriteOutcome<Document> outcome = events.execute(models, new BulkWriteOptions().ordered(true));
+
+            assertThat(outcome.isComplete()).isTrue();
+            assertThat(outcome.rounds()).isEqualTo(1);
+            assertThat(outcome.commands()).isEqualTo(1);
+            assertThat(events.unwrap().countDocuments(new Document("n", 10))).isEqualTo(100);
+        }
+    }
+
+    @Test
+    void orderedEventsOverManyKeys_onFiveShards_areOneCommandOfOneChildBatchPerShard() {
+        try (EmulatedShardedCluster cluster =
+                        EmulatedCluster.sharded().shards(5).start();
+                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 10_000)) {
+            cluster.shardCollection("db.events", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
+            GuardedCollection<Document> events =
+                    fixture.wrap(fixture.client.getDatabase("db").getCollection("events"));
+            List<Object> keys = new ArrayList<>();
+            for (int k = 0; k < 100; k++) { // the _id types whose hash the guard computes as the server does
+                keys.add(
+                        switch (k % 4) {
+                            case 0 -> k;
+                            case 1 -> (long) k * 1_000_003L;
+                            case 2 -> "key-" + k;
+                            default -> new org.bson.types.ObjectId();
+                        });
+            }
+            List<WriteModel<Document>> models = new ArrayList<>();
+            for (int i = 0; i < 1_000; i++) {
+                models.add(inc(keys.get(i % 100)));
+            }
+
+            cluster.routing().reset();
+            WriteOutcome<Document> outcome = events.execute(models, new BulkWriteOptions().ordered(true));
+
+            assertThat(outcome.isComplete()).isTrue();
+            assertThat(outcome.rounds()).isEqualTo(1);
+            assertThat(outcome.commands()).isEqualTo(1);
+            // the guard's placement agrees with mongos' routing: one child batch per shard, every shard once
+            RoutedWrite routed = cluster.routing().writes("db.events").get(0);
+            assertThat(routed.childBatches()).isEqualTo(5);
+            assertThat(routed.childBatchesPerShard())
+                    .hasSize(5)
+                    .allSatisfy((shard, batches) -> assertThat(batches).isEqualTo(1));
+            assertThat(mongosRounds(cluster, "db.events")).isEqualTo(5);
+            assertThat(events.unwrap().countDocuments(new Document("n", 10))).isEqualTo(100);
+        }
+    }
+
+    @Test
+    void orderedEventsOnFiveShards_aFailureStopsItsKeyOnly_andTheOtherKeysGoOn() {
+        try (EmulatedShardedCluster cluster =
+                        EmulatedCluster.sharded().shards(5).start();
+                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 10_000)) {
+            cluster.shardCollection("db.events", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
+            GuardedCollection<Document> events =
+                    fixture.wrap(fixture.client.getDatabase("db").getCollection("events"));
+            List<WriteModel<Document>> models = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                // key 3's fourth write sets a string; its next $inc fails (14) and stops key 3 only
+                models.add(i == 63 ? setString(3) : inc(i % 20));
+            }
+
+            WriteOutcome<Document> outcome = events.execute(models, new BulkWriteOptions().ordered(true));
+
+            for (int i = 0; i < 200; i++) {
+                WriteStatus expected = i % 20 != 3 || i <= 63
+                        ? WriteStatus.APPLIED
+                        : i == 83 ? WriteStatus.FAILED : WriteStatus.SKIPPED;
+                assertThat(outcome.outcomes().get(i).status()).as("index %d", i).isEqualTo(expected);
+            }
+            assertThat(outcome.outcomes().get(83).errorCode()).isEqualTo(14);
+            assertThat(outcome.commands()).isEqualTo(2); // stopped at index 83, the rest sent again without key 3
+            assertThat(events.unwrap().countDocuments(new Document("n", 10))).isEqualTo(19);
+            assertThat(events.unwrap().find(new Document("_id", 3)).first())
+                    .isEqualTo(new Document("_id", 3).append("n", "text"));
+        }
+    }
+
     private static int mongosRounds(EmulatedShardedCluster cluster, String namespace) {
         return cluster.routing().writes(namespace).stream()
                 .mapToInt(RoutedWrite::rounds)

@@ -35,11 +35,18 @@ import org.jspecify.annotations.Nullable;
  * applied and none after it ran; the executor then sends the rest again without that key's remaining writes. Each
  * failure inside key runs costs one more command; nothing runs that the per-key contract forbids.
  *
- * <p>Through mongos an ORDERED command of key runs costs about one child batch per key (a new batch at each change of
- * shard), in sequence, where rounds cost one parallel mongos round per repetition. So in an ordered request the keys
- * whose writes travel as runs are chosen to make {@code (keys sent as runs) + (most writes of any other key)} smallest:
- * one hot key among many keys travels as a run (3,000 writes: 1 command instead of 3,000 rounds), 100 keys written 10
- * times each stay in 10 rounds (one ORDERED command would cost about 80 sequential child batches on 5 shards).
+ * <p>What an ORDERED command of key runs costs depends on where its writes land ({@link KeyPlacement}). On a replica
+ * set, or for a collection that is not sharded, it is one round trip whatever it holds, so every key written more than
+ * once travels as a run: 100 keys written 10 times each are 1 command, not 10 rounds. Through mongos it costs one child
+ * batch per change of target shard, in sequence ({@code isNewBatchRequiredOrdered}); the runs of one type are sent
+ * grouped by shard, so when the placement is known (a collection sharded on {@code {_id: "hashed"}} or
+ * {@code {_id: 1}}, from its chunks) an ORDERED command of key runs costs one mongos round per shard it reaches, and
+ * otherwise about one per key. The keys whose writes travel as runs are chosen to make
+ * {@code (shards, or keys of unknown shard, among the keys sent as runs) + (most writes of any other key)} smallest:
+ * 1,000 writes over 100 keys on 5 shards are 1 ORDERED command of 5 child batches (one per shard) instead of 10
+ * UNORDERED rounds; without the placement they stay in 10 rounds (one ORDERED command would cost about 80 sequential
+ * child batches). A placement that is stale (a chunk moved since it was read) costs more child batches, never
+ * exactness: mongos stops an ORDERED command at its first error whichever shards its batches reach.
  */
 final class KeyRuns {
 
@@ -75,7 +82,8 @@ final class KeyRuns {
             int @Nullable [] supersededBy) {
         int n = facts.length;
         boolean ordered = options.isOrdered();
-        boolean[] asRuns = keysAsRuns(facts, keyCount, ordered, supersededBy);
+        int[] shardOfKey = ordered ? new int[keyCount] : null;
+        boolean[] asRuns = keysAsRuns(facts, keyCount, ordered, supersededBy, options, shardOfKey);
 
         // runStart[i]: the first write of i's run. Round of a run: one after the round of the key's previous run.
         int[] runStart = new int[n];
@@ -130,7 +138,7 @@ final class KeyRuns {
             }
         }
         if (ordered) {
-            fillKeyRuns(facts, previousSameKey, runStart, roundOf, inKeyRun, runs, roundCount);
+            fillKeyRuns(facts, previousSameKey, runStart, roundOf, inKeyRun, runs, roundCount, shardOfKey);
         }
 
         List<Round> rounds = new ArrayList<>(roundCount);
@@ -156,39 +164,76 @@ final class KeyRuns {
     /**
      * Which keys travel as runs: every key of an unordered request (an UNORDERED command is one mongos round, whatever
      * it holds); in an ordered request, the keys written more than {@code h} times, for the {@code h >= 1} that makes
-     * {@code (keys written more than h times) + h} smallest (the highest such {@code h}). Keys
-     * written equally often are treated alike, so the choice does not depend on the keys' order.
+     * {@code (units among the keys written more than h times) + h} smallest (the highest such {@code h}), a unit being
+     * the one place of a {@linkplain KeyPlacement#isSingleTarget() single target}, a known shard, or a key of unknown
+     * shard. Keys written equally often are treated alike, so the choice does not depend on the keys' order.
+     *
+     * @param shardOfKey filled, in an ordered request with a repeated key, with each key's shard number or
+     *                   {@link KeyPlacement#UNKNOWN}
      */
     private static boolean[] keysAsRuns(
-            WriteFacts[] facts, int keyCount, boolean ordered, int @Nullable [] supersededBy) {
+            WriteFacts[] facts,
+            int keyCount,
+            boolean ordered,
+            int @Nullable [] supersededBy,
+            PlanOptions options,
+            int @Nullable [] shardOfKey) {
         boolean[] asRuns = new boolean[keyCount];
         if (!ordered) {
             Arrays.fill(asRuns, true);
             return asRuns;
         }
         int[] writes = new int[keyCount];
+        int[] firstOfKey = new int[keyCount];
         int most = 0;
         for (WriteFacts write : facts) {
             if (write.keyNumber >= 0 && (supersededBy == null || supersededBy[write.index] < 0)) {
+                if (writes[write.keyNumber] == 0) {
+                    firstOfKey[write.keyNumber] = write.index;
+                }
                 most = Math.max(most, ++writes[write.keyNumber]);
             }
+        }
+        if (shardOfKey != null) {
+            Arrays.fill(shardOfKey, KeyPlacement.UNKNOWN);
         }
         if (most < 2) {
             return asRuns; // no key repeats: nothing to gain
         }
-        int[] keysWith = new int[most + 1]; // keysWith[c]: keys written exactly c times
-        for (int c : writes) {
-            keysWith[c]++;
-        }
-        // Threshold h from the top down: keys above h travel as runs (cost ~1 child batch each), the rest take h
-        // rounds.
-        // A key written once costs nothing either way (its one write is in the UNORDERED part): h stops at 1.
+        // Asked only now: a guarded collection reads its chunks for an ordered request that repeats a key.
+        KeyPlacement placement = options.keyPlacement();
+        int[][] keysWith = keysByWrites(writes, most); // keysWith[c]: the keys written exactly c times
+        // Threshold h from the top down: keys above h travel as runs (cost ~1 child batch per unit), the rest take h
+        // rounds. A key written once costs nothing either way (its one write is in the UNORDERED part): h stops at 1.
+        boolean[] shardSeen = null;
+        int units = 0;
         int bestThreshold = most;
         long bestCost = most;
-        int above = 0;
         for (int h = most - 1; h >= 1; h--) {
-            above += keysWith[h + 1];
-            long cost = above + (long) h;
+            for (int key : keysWith[h + 1]) {
+                if (placement.isSingleTarget()) {
+                    units = 1;
+                    continue;
+                }
+                int shard = placement.shardOf(facts[firstOfKey[key]].id);
+                if (shardOfKey != null) {
+                    shardOfKey[key] = shard;
+                }
+                if (shard == KeyPlacement.UNKNOWN) {
+                    units++;
+                } else {
+                    if (shardSeen == null || shard >= shardSeen.length) {
+                        shardSeen = shardSeen == null
+                                ? new boolean[Math.max(16, shard + 1)]
+                                : Arrays.copyOf(shardSeen, Math.max(shardSeen.length * 2, shard + 1));
+                    }
+                    if (!shardSeen[shard]) {
+                        shardSeen[shard] = true;
+                        units++;
+                    }
+                }
+            }
+            long cost = units + (long) h;
             if (cost < bestCost) {
                 bestCost = cost;
                 bestThreshold = h;
@@ -200,10 +245,28 @@ final class KeyRuns {
         return asRuns;
     }
 
+    /** The keys grouped by how often they are written: {@code [c]} holds the keys written exactly c times. */
+    private static int[][] keysByWrites(int[] writes, int most) {
+        int[] sizes = new int[most + 1];
+        for (int c : writes) {
+            sizes[c]++;
+        }
+        int[][] keysWith = new int[most + 1][];
+        for (int c = 0; c <= most; c++) {
+            keysWith[c] = new int[sizes[c]];
+        }
+        int[] filled = new int[most + 1];
+        for (int key = 0; key < writes.length; key++) {
+            keysWith[writes[key]][filled[writes[key]]++] = key;
+        }
+        return keysWith;
+    }
+
     /**
      * Orders each round's key runs for sending: by command type in the order each type first appears in the round
-     * (fewer ORDERED commands: an ORDERED bulk starts a new command at every change of type), then run by run in the
-     * order of their first writes, each run's writes contiguous and in the caller's order.
+     * (fewer ORDERED commands: an ORDERED bulk starts a new command at every change of type), then by shard (mongos
+     * starts a new child batch at every change of shard; keys of unknown shard last), then run by run in the order of
+     * their first writes, each run's writes contiguous and in the caller's order.
      */
     private static void fillKeyRuns(
             WriteFacts[] facts,
@@ -212,44 +275,48 @@ final class KeyRuns {
             int[] roundOf,
             boolean[] inKeyRun,
             int[][] runs,
-            int roundCount) {
+            int roundCount,
+            int[] shardOfKey) {
         int n = facts.length;
         int[] nextInRun = new int[n];
         Arrays.fill(nextInRun, -1);
+        int[] runsInRound = new int[roundCount + 1];
         for (int i = 0; i < n; i++) {
             int previous = previousSameKey[i];
             if (inKeyRun[i] && previous >= 0 && runStart[previous] == runStart[i]) {
                 nextInRun[previous] = i;
             }
-        }
-        int[] filled = new int[roundCount + 1];
-        // Four passes over the runs' first writes, one per command type, each in the order the types first appear.
-        int[][] typeOrder = new int[roundCount + 1][];
-        int[] typesSeen = new int[roundCount + 1];
-        for (int r = 1; r <= roundCount; r++) {
-            typeOrder[r] = new int[4];
-        }
-        boolean[][] seen = new boolean[roundCount + 1][4];
-        for (int i = 0; i < n; i++) {
             if (inKeyRun[i] && runStart[i] == i) {
-                int r = roundOf[i];
-                int type = commandType(facts[i].kind);
-                if (!seen[r][type]) {
-                    seen[r][type] = true;
-                    typeOrder[r][typesSeen[r]++] = type;
-                }
+                runsInRound[roundOf[i]]++;
             }
         }
-        for (int pass = 0; pass < 4; pass++) {
-            for (int i = 0; i < n; i++) {
-                if (!inKeyRun[i] || runStart[i] != i) {
-                    continue;
-                }
-                int r = roundOf[i];
-                if (pass >= typesSeen[r] || typeOrder[r][pass] != commandType(facts[i].kind)) {
-                    continue;
-                }
-                for (int w = i; w >= 0; w = nextInRun[w]) {
+        // Per round, each run's first write with its sort key: type rank (order of first appearance), shard, index.
+        long[][] order = new long[roundCount + 1][];
+        int[][] typeRank = new int[roundCount + 1][];
+        int[] typesSeen = new int[roundCount + 1];
+        int[] filled = new int[roundCount + 1];
+        for (int r = 1; r <= roundCount; r++) {
+            order[r] = new long[runsInRound[r]];
+            typeRank[r] = new int[] {-1, -1, -1, -1};
+        }
+        for (int i = 0; i < n; i++) {
+            if (!inKeyRun[i] || runStart[i] != i) {
+                continue;
+            }
+            int r = roundOf[i];
+            int type = commandType(facts[i].kind);
+            if (typeRank[r][type] < 0) {
+                typeRank[r][type] = typesSeen[r]++;
+            }
+            int shard = shardOfKey[facts[i].keyNumber];
+            long shardRank = shard == KeyPlacement.UNKNOWN ? 0xFF_FFFFL : Math.min(shard, 0xFF_FFFE);
+            order[r][filled[r]++] = ((long) typeRank[r][type] << 56) | (shardRank << 32) | i;
+        }
+        Arrays.fill(filled, 0);
+        for (int r = 1; r <= roundCount; r++) {
+            Arrays.sort(order[r]);
+            for (long entry : order[r]) {
+                for (int w = (int) (entry & 0xFFFF_FFFFL); w >= 0; w = nextInRun[w]) {
                     runs[r][filled[r]++] = w;
                 }
             }

@@ -2,6 +2,7 @@ package io.github.mongowriteguard.bulk;
 
 import com.mongodb.client.model.BulkWriteOptions;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * What the caller asked of one bulk: ordered or not, and whether an ordered bulk must keep the driver's strict
@@ -17,6 +18,7 @@ public final class PlanOptions {
 
     private static final SingleDocumentById NOT_KNOWN =
             SingleDocumentById.never("the planner was not told the collection's collation and shard key");
+    private static final Supplier<KeyPlacement> UNKNOWN_PLACEMENT = KeyPlacement::unknown;
     private static final PlanOptions ORDERED = builder().build();
     private static final PlanOptions UNORDERED = builder().ordered(false).build();
 
@@ -24,8 +26,10 @@ public final class PlanOptions {
     private final boolean strictOrdered;
     private final boolean lastWriteWins;
     private final SingleDocumentById singleDocumentById;
+    private final Supplier<KeyPlacement> keyPlacement;
 
     private PlanOptions(Builder builder) {
+        this.keyPlacement = builder.keyPlacement;
         this.ordered = builder.ordered;
         this.strictOrdered = builder.strictOrdered;
         this.lastWriteWins = builder.lastWriteWins;
@@ -89,7 +93,8 @@ public final class PlanOptions {
                 .ordered(existing.ordered)
                 .strictOrdered(existing.strictOrdered)
                 .lastWriteWins(existing.lastWriteWins)
-                .singleDocumentById(existing.singleDocumentById);
+                .singleDocumentById(existing.singleDocumentById)
+                .keyPlacement(existing.keyPlacement);
     }
 
     /**
@@ -133,6 +138,16 @@ public final class PlanOptions {
         return singleDocumentById;
     }
 
+    /**
+     * Where the collection's documents live, asked only when an ordered request repeats a key: it decides how many of
+     * the repeated keys' runs share one ORDERED command (see {@link KeyPlacement}).
+     *
+     * @return the placement; {@link KeyPlacement#unknown()} unless set
+     */
+    public KeyPlacement keyPlacement() {
+        return Objects.requireNonNull(keyPlacement.get(), "keyPlacement supplied null");
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -145,12 +160,13 @@ public final class PlanOptions {
         return ordered == that.ordered
                 && strictOrdered == that.strictOrdered
                 && lastWriteWins == that.lastWriteWins
-                && singleDocumentById.equals(that.singleDocumentById);
+                && singleDocumentById.equals(that.singleDocumentById)
+                && keyPlacement.equals(that.keyPlacement);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(ordered, strictOrdered, lastWriteWins, singleDocumentById);
+        return Objects.hash(ordered, strictOrdered, lastWriteWins, singleDocumentById, keyPlacement);
     }
 
     @Override
@@ -165,8 +181,22 @@ public final class PlanOptions {
         private boolean strictOrdered;
         private boolean lastWriteWins;
         private SingleDocumentById singleDocumentById = NOT_KNOWN;
+        private Supplier<KeyPlacement> keyPlacement = UNKNOWN_PLACEMENT;
 
         private Builder() {}
+
+        /**
+         * Where the collection's documents live, read only when an ordered request repeats a key (so a guarded
+         * collection learns it from the server only for such a bulk); see {@link KeyPlacement}.
+         *
+         * @param keyPlacement gives the placement when first needed; default {@link KeyPlacement#unknown()}
+         * @return this builder
+         * @throws NullPointerException if {@code keyPlacement} is null
+         */
+        public Builder keyPlacement(Supplier<KeyPlacement> keyPlacement) {
+            this.keyPlacement = Objects.requireNonNull(keyPlacement, "keyPlacement");
+            return this;
+        }
 
         /**
          * When a multi-document write whose filter pins {@code _id} is sent as a single-document write; see

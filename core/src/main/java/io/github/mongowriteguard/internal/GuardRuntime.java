@@ -27,6 +27,8 @@ public final class GuardRuntime {
     private final CallObserver observer;
     private final io.github.mongowriteguard.internal.execution.SingleDocumentRules singleDocumentRules =
             new io.github.mongowriteguard.internal.execution.SingleDocumentRules();
+    private final io.github.mongowriteguard.internal.execution.KeyPlacements keyPlacements =
+            new io.github.mongowriteguard.internal.execution.KeyPlacements();
     private final io.github.mongowriteguard.internal.execution.PlanWarnings planWarnings =
             new io.github.mongowriteguard.internal.execution.PlanWarnings();
 
@@ -73,6 +75,11 @@ public final class GuardRuntime {
     /** What each collection allows for multi-document writes that pin {@code _id}, learned once per namespace. */
     public io.github.mongowriteguard.internal.execution.SingleDocumentRules singleDocumentRules() {
         return singleDocumentRules;
+    }
+
+    /** Where each collection's documents live, learned once per namespace for ordered bulks that repeat a key. */
+    public io.github.mongowriteguard.internal.execution.KeyPlacements keyPlacements() {
+        return keyPlacements;
     }
 
     /** The rate-limited WARN lines for bulks run as given or sent without same-copy retries. */

@@ -33,7 +33,7 @@ import org.bson.Document;
 
 /**
  * Bulks that repeat a key: 3,000 {@code $inc} on one {@code _id} (ORDERED, replica set), and a consumer of a compacted
- * topic (1,000 replacement events over 100 keys, ORDERED, sharded {@code {_id: "hashed"}}). Per client: guarded rounds,
+ * topic (1,000 replacement events over 100 keys, ORDERED, on a replica set and sharded {@code {_id: "hashed"}}). Per client: guarded rounds,
  * write commands, mongos rounds and child batches (sharded), and the median wall time of interleaved runs.
  */
 final class HotKeys {
@@ -85,7 +85,8 @@ final class HotKeys {
         void print(PrintStream out) {
             out.printf(
                     "%nhot-keys: %,d $inc on one _id (ORDERED, replica set); %,d replacement events over %d keys"
-                            + " (sharded {_id: \"hashed\"}, %d shards); median of %d interleaved runs%n",
+                            + " (ORDERED; events-rs on a replica set, events sharded {_id: \"hashed\"}, %d shards);"
+                            + " median of %d interleaved runs%n",
                     counterWrites, events, keys, shards, runs);
             out.printf(
                     "%-9s %-30s %7s %7s %9s %13s %13s %10s%n",
@@ -118,7 +119,7 @@ final class HotKeys {
     private HotKeys() {}
 
     static long units(Options.Config config) {
-        return 2L * runs(config);
+        return 3L * runs(config);
     }
 
     private static int runs(Options.Config config) {
@@ -160,6 +161,20 @@ final class HotKeys {
                             counterWrites),
                     runs,
                     progress));
+            // The consumer's bulk on a replica set: one place, so every repeated key travels in one ORDERED command.
+            List<WriteModel<Document>> events = events(eventCount, keys);
+            List<WriteModel<Document>> deduplicated = lastPerId(events);
+            Map<String, Runnable> bulks = new LinkedHashMap<>();
+            bulks.put("guard (exact)", () -> clients.guarded("r_guard").execute(events, ordered()));
+            bulks.put("driver ORDERED", () -> clients.raw("r_ordered").bulkWrite(events, ordered()));
+            bulks.put(
+                    "driver UNORDERED (deduplicated)",
+                    () -> clients.raw("r_dedup").bulkWrite(deduplicated, new BulkWriteOptions().ordered(false)));
+            Map<String, Integer> writes = new LinkedHashMap<>();
+            bulks.keySet().forEach(client -> writes.put(client, eventCount));
+            writes.put("driver UNORDERED (deduplicated)", deduplicated.size());
+            rows.addAll(
+                    measure("events-rs", clients, null, bulks, List.copyOf(bulks.keySet()), writes, runs, progress));
         }
         progress.phase("hot-keys: %,d events over %d keys, %d shards", eventCount, keys, shards);
         try (EmulatedShardedCluster cluster =

@@ -100,7 +100,8 @@ final class HtmlReport {
                 .append(r.events())
                 .append(" replacement events over ")
                 .append(r.keys())
-                .append(" keys (ORDERED, <code>{_id: \"hashed\"}</code>, ")
+                .append(
+                        " keys (ORDERED; <code>events-rs</code> on a replica set, <code>events</code> sharded <code>{_id: \"hashed\"}</code>, ")
                 .append(r.shards())
                 .append(" shards). Median of ")
                 .append(r.runs())

@@ -385,7 +385,7 @@ public final class Lab implements Callable<Integer> {
             sortOptions = false,
             description = {
                 "Bulks that repeat a key: 3 x --docs $inc on one _id (ORDERED, replica set) and --docs replacement"
-                        + " events over --docs/10 keys (ORDERED, sharded): rounds, commands, mongos rounds and the median"
+                        + " events over --docs/10 keys (ORDERED, on a replica set and sharded): rounds, commands, mongos rounds and the median"
                         + " time of up to 5 interleaved runs (--runs) for the guard (exact; with last-write-wins"
                         + " compaction), the driver ORDERED and UNORDERED (deduplicated)."
             })

@@ -86,6 +86,8 @@ public final class BulkExecutor<T> {
         PlanOptions planOptions = PlanOptions.builder(
                         PlanOptions.from(options, runtime.settings().isStrictOrdered()))
                 .lastWriteWins(runtime.settings().isLastWriteWins())
+                // read only if an ordered bulk repeats a key: how many key runs share one ORDERED command
+                .keyPlacement(() -> runtime.keyPlacements().forCollection(access, collection.getNamespace(), maxTimeMs))
                 .build();
         if (SingleDocumentRules.needed(models)) {
             planOptions = PlanOptions.builder(planOptions)

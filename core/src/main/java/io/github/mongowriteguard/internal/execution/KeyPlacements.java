@@ -1,0 +1,137 @@
+package io.github.mongowriteguard.internal.execution;
+
+import com.mongodb.MongoException;
+import com.mongodb.MongoNamespace;
+import com.mongodb.ReadPreference;
+import com.mongodb.client.MongoCursor;
+import io.github.mongowriteguard.MongoAccess;
+import io.github.mongowriteguard.bulk.KeyPlacement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+
+/**
+ * Learns, once per namespace, where its documents live ({@link KeyPlacement}), so that the repeated keys of an ordered
+ * request travel in as few ORDERED commands and mongos rounds as exactness allows: not behind mongos (a replica set) or
+ * not sharded ({@code config.collections} has no entry), every write reaches one place; sharded on
+ * {@code {_id: "hashed"}} or {@code {_id: 1}}, the shard of each {@code _id} from {@code config.chunks} (read as mongos
+ * reads its routing table: by the collection's {@code uuid} from 5.0, whose entry has a {@code timestamp}, by
+ * {@code ns} before). Asked only for an ordered
+ * request that repeats a key; kept for {@link #TIME_TO_LIVE}. What it learns decides cost only: a chunk moved since
+ * costs more child batches, never a different result. Every read carries the guard's deadline; a failed read gives
+ * {@link KeyPlacement#unknown()} (the planner then assumes a shard per key, as without this) for a short while.
+ */
+public final class KeyPlacements {
+
+    /** How long what was learned of a collection is used before it is asked again. */
+    public static final Duration TIME_TO_LIVE = Duration.ofMinutes(1);
+
+    /** How long a placement learned from a failed read is used. */
+    static final Duration FAILURE_TIME_TO_LIVE = Duration.ofSeconds(10);
+
+    /** More chunks than this are not read: reading them would cost more than the rounds they save. */
+    static final int MAX_CHUNKS = 20_000;
+
+    private record Learned(KeyPlacement placement, long atNanos, boolean fromFailure) {
+        boolean freshAt(long now) {
+            return now - atNanos < (fromFailure ? FAILURE_TIME_TO_LIVE : TIME_TO_LIVE).toNanos();
+        }
+    }
+
+    private final ConcurrentHashMap<String, Learned> learned = new ConcurrentHashMap<>();
+    private final LongSupplier nanoClock;
+
+    public KeyPlacements() {
+        this(System::nanoTime);
+    }
+
+    KeyPlacements(LongSupplier nanoClock) {
+        this.nanoClock = nanoClock;
+    }
+
+    /** The placement of {@code namespace}'s documents: learned now, or within the last {@link #TIME_TO_LIVE}. */
+    public KeyPlacement forCollection(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+        long now = nanoClock.getAsLong();
+        Learned known = learned.get(namespace.getFullName());
+        if (known != null && known.freshAt(now)) {
+            return known.placement();
+        }
+        Learned lesson;
+        try {
+            lesson = new Learned(learn(access, namespace, maxTimeMs), now, false);
+        } catch (MongoException e) {
+            lesson = new Learned(KeyPlacement.unknown(), now, true);
+        }
+        learned.put(namespace.getFullName(), lesson);
+        return lesson.placement();
+    }
+
+    private static KeyPlacement learn(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+        BsonDocument hello = access.getDatabase("admin")
+                .runCommand(
+                        new BsonDocument("hello", new BsonInt32(1)).append("maxTimeMS", new BsonInt64(maxTimeMs)),
+                        BsonDocument.class);
+        if (!"isdbgrid".equals(hello.getString("msg", new BsonString("")).getValue())) {
+            return KeyPlacement.singleTarget();
+        }
+        BsonDocument entry = first(
+                access, "collections", new BsonDocument("_id", new BsonString(namespace.getFullName())), 1, maxTimeMs);
+        if (entry.isEmpty()
+                || entry.getBoolean("dropped", BsonBoolean.FALSE).getValue()
+                || entry.getBoolean("unsplittable", BsonBoolean.FALSE).getValue()
+                || !entry.isDocument("key")) {
+            return KeyPlacement.singleTarget(); // not sharded: mongos sends all its writes to one shard
+        }
+        BsonDocument key = entry.getDocument("key");
+        if (!key.keySet().equals(java.util.Set.of("_id"))) {
+            return KeyPlacement.unknown(); // an _id alone does not say where its document is
+        }
+        // From 5.0 the entry has a timestamp and the chunks name the collection by uuid; before, by ns.
+        BsonValue uuid = entry.get("uuid");
+        BsonDocument filter = entry.containsKey("timestamp") && uuid != null
+                ? new BsonDocument("uuid", uuid)
+                : new BsonDocument("ns", new BsonString(namespace.getFullName()));
+        List<BsonDocument> chunks = new ArrayList<>();
+        try (MongoCursor<BsonDocument> cursor = access.getDatabase("config")
+                .getCollection("chunks", BsonDocument.class)
+                .withReadPreference(ReadPreference.primary())
+                .find(filter)
+                .projection(new BsonDocument("min", new BsonInt32(1))
+                        .append("shard", new BsonInt32(1))
+                        .append("_id", new BsonInt32(0)))
+                .batchSize(1_000)
+                .limit(MAX_CHUNKS + 1)
+                .maxTime(maxTimeMs, TimeUnit.MILLISECONDS)
+                .iterator()) {
+            while (cursor.hasNext()) {
+                chunks.add(cursor.next());
+            }
+        }
+        return chunks.size() > MAX_CHUNKS ? KeyPlacement.unknown() : KeyPlacement.fromChunks(key, chunks);
+    }
+
+    private static BsonDocument first(
+            MongoAccess access, String collection, BsonDocument filter, int limit, long maxTimeMs) {
+        BsonDocument reply = access.getDatabase("config")
+                .runCommand(
+                        new BsonDocument("find", new BsonString(collection))
+                                .append("filter", filter)
+                                .append("limit", new BsonInt32(limit))
+                                .append("singleBatch", BsonBoolean.TRUE)
+                                .append("maxTimeMS", new BsonInt64(maxTimeMs)),
+                        ReadPreference.primary(),
+                        BsonDocument.class);
+        BsonArray batch = reply.getDocument("cursor").getArray("firstBatch", new BsonArray());
+        return batch.isEmpty() ? new BsonDocument() : batch.get(0).asDocument();
+    }
+}

@@ -1,0 +1,85 @@
+package io.github.mongowriteguard.internal.execution;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.MongoNamespace;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import io.github.mongowriteguard.MongoAccess;
+import io.github.mongowriteguard.bulk.KeyPlacement;
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
+import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.sharding.ShardKey;
+import java.util.concurrent.atomic.AtomicLong;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.junit.jupiter.api.Test;
+
+/** What the guard learns of where a collection's documents live, from the server, and for how long. */
+class KeyPlacementsTest {
+
+    @Test
+    void replicaSet_isOnePlace() {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                MongoClient client = MongoClients.create(cluster.connectionString())) {
+            KeyPlacement placement =
+                    new KeyPlacements().forCollection(MongoAccess.of(client), new MongoNamespace("db.c"), 5_000);
+
+            assertThat(placement.isSingleTarget()).isTrue();
+        }
+    }
+
+    @Test
+    void shardedCluster_unshardedIsOnePlace_hashedIdHasShards_otherKeysAreUnknown() {
+        try (EmulatedShardedCluster cluster =
+                        EmulatedCluster.sharded().shards(3).start();
+                MongoClient client = MongoClients.create(cluster.connectionString())) {
+            cluster.shardCollection("db.hashed", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
+            cluster.shardCollection("db.tenant", ShardKey.of(new BsonDocument("tenant", new BsonInt32(1))));
+            KeyPlacements placements = new KeyPlacements();
+            MongoAccess access = MongoAccess.of(client);
+
+            KeyPlacement unsharded = placements.forCollection(access, new MongoNamespace("db.plain"), 5_000);
+            KeyPlacement hashed = placements.forCollection(access, new MongoNamespace("db.hashed"), 5_000);
+            KeyPlacement tenant = placements.forCollection(access, new MongoNamespace("db.tenant"), 5_000);
+
+            assertThat(unsharded.isSingleTarget()).isTrue();
+            assertThat(hashed.isSingleTarget()).isFalse();
+            // every shard's name, by the emulator's own chunk map, is one shard number
+            for (int id = 0; id < 200; id++) {
+                String shard =
+                        cluster.chunkMap("db.hashed").shardOfDocument(new BsonDocument("_id", new BsonInt32(id)));
+                assertThat(hashed.shardOf(new BsonInt32(id)))
+                        .as("_id %d on %s", id, shard)
+                        .isEqualTo(
+                                cluster.shardNames().stream().sorted().toList().indexOf(shard));
+            }
+            assertThat(tenant.isSingleTarget()).isFalse();
+            assertThat(tenant.shardOf(new BsonInt32(1))).isEqualTo(KeyPlacement.UNKNOWN);
+        }
+    }
+
+    @Test
+    void whatWasLearned_isKeptForAMinute_thenAskedAgain() {
+        try (EmulatedShardedCluster cluster =
+                        EmulatedCluster.sharded().shards(2).start();
+                MongoClient client = MongoClients.create(cluster.connectionString())) {
+            AtomicLong now = new AtomicLong();
+            KeyPlacements placements = new KeyPlacements(now::get);
+            MongoAccess access = MongoAccess.of(client);
+            MongoNamespace namespace = new MongoNamespace("db.later");
+
+            assertThat(placements.forCollection(access, namespace, 5_000).isSingleTarget())
+                    .isTrue();
+            cluster.shardCollection("db.later", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
+            now.addAndGet(KeyPlacements.TIME_TO_LIVE.toNanos() - 1);
+            assertThat(placements.forCollection(access, namespace, 5_000).isSingleTarget())
+                    .isTrue();
+            now.addAndGet(1);
+            assertThat(placements.forCollection(access, namespace, 5_000).isSingleTarget())
+                    .isFalse();
+        }
+    }
+}
