@@ -24,6 +24,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A bulk that repeats a key: the key's run of writes travels in one command (the server runs a command's statements in
  * order), so repetitions cost no rounds; in an ordered request a failure inside a run stops that key only.
+ *
+ * <p>A 30 s socket timeout: these tests count commands, and a 3,000-write command on a loaded machine can outlive a
+ * shorter one, be resent as the same copy and be counted twice.
  */
 class HotKeysTest {
 
@@ -39,7 +42,7 @@ class HotKeysTest {
     @Test
     void orderedIncrementsOfOneId_costOneCommand() {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 10_000)) {
+                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 30_000)) {
             GuardedCollection<Document> counters =
                     fixture.wrap(fixture.client.getDatabase("db").getCollection("counters"));
             List<WriteModel<Document>> models = new ArrayList<>();
@@ -59,7 +62,7 @@ class HotKeysTest {
     @Test
     void orderedRunWithAFailure_stopsThatKeyOnly_andSendsTheRestAgain() {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 10_000)) {
+                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 30_000)) {
             GuardedCollection<Document> counters =
                     fixture.wrap(fixture.client.getDatabase("db").getCollection("counters"));
             // a: inc, inc, set a string, inc (fails: 14), inc; b: 4 incs, interleaved with a's.
@@ -96,7 +99,7 @@ class HotKeysTest {
     void hotKeyOnAShardedCluster_isOneMongosRound_andManyKeysUnorderedToo() {
         try (EmulatedShardedCluster cluster =
                         EmulatedCluster.sharded().shards(5).start();
-                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 10_000)) {
+                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 30_000)) {
             cluster.shardCollection("db.hot", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
             cluster.shardCollection("db.events", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
             GuardedCollection<Document> hot =
@@ -127,7 +130,7 @@ class HotKeysTest {
     @Test
     void orderedEventsOverManyKeys_onAReplicaSet_areOneCommand() {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 10_000)) {
+                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 30_000)) {
             GuardedCollection<Document> events =
                     fixture.wrap(fixture.client.getDatabase("db").getCollection("events"));
             List<WriteModel<Document>> models = new ArrayList<>();
@@ -148,7 +151,7 @@ class HotKeysTest {
     void orderedEventsOverManyKeys_onFiveShards_areOneCommandOfOneChildBatchPerShard() {
         try (EmulatedShardedCluster cluster =
                         EmulatedCluster.sharded().shards(5).start();
-                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 10_000)) {
+                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 30_000)) {
             cluster.shardCollection("db.events", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
             GuardedCollection<Document> events =
                     fixture.wrap(fixture.client.getDatabase("db").getCollection("events"));
@@ -188,7 +191,7 @@ class HotKeysTest {
     void orderedEventsOnFiveShards_aFailureStopsItsKeyOnly_andTheOtherKeysGoOn() {
         try (EmulatedShardedCluster cluster =
                         EmulatedCluster.sharded().shards(5).start();
-                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 10_000)) {
+                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 30_000)) {
             cluster.shardCollection("db.events", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
             GuardedCollection<Document> events =
                     fixture.wrap(fixture.client.getDatabase("db").getCollection("events"));
