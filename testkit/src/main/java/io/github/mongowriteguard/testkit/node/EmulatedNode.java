@@ -3,7 +3,6 @@ package io.github.mongowriteguard.testkit.node;
 import io.github.mongowriteguard.testkit.ServerVersion;
 import io.github.mongowriteguard.testkit.auth.CommandPrivileges;
 import io.github.mongowriteguard.testkit.auth.Principal;
-import io.github.mongowriteguard.testkit.auth.ScramSha256;
 import io.github.mongowriteguard.testkit.auth.Users;
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
 import io.github.mongowriteguard.testkit.failpoint.FailCommand;
@@ -39,10 +38,8 @@ import org.bson.BsonDocument;
 import org.bson.BsonDouble;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
-import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.bson.BsonValue;
-import org.bson.types.ObjectId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,20 +62,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private static final AtomicLong OPTIMES = new AtomicLong();
 
     private static final Set<String> NOT_RECORDED = Set.of("hello", "ismaster", "isMaster");
-    /** Commands a connection may run before it authenticates (those whose {@code requiresAuth()} is false). */
-    private static final Set<String> NO_AUTHENTICATION = Set.of(
-            "hello",
-            "ismaster",
-            "isMaster",
-            "saslStart",
-            "saslContinue",
-            "ping",
-            "buildInfo",
-            "buildinfo",
-            "endSessions",
-            "logout");
-
-    private static final int UNAUTHORIZED = 13;
     private static final Set<String> STRIPPED = Set.of(
             "lsid",
             "txnNumber",
@@ -120,11 +103,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private final List<ActiveStall> stalls = new CopyOnWriteArrayList<>();
     private final Map<String, long[]> commandCounters = new ConcurrentHashMap<>();
     private final long startedMillis = System.currentTimeMillis();
-    private final ObjectId electionId = new ObjectId();
     private final WireServer server;
-    private volatile List<String> hosts;
-    private volatile Map<String, String> tags = Map.of();
-    private volatile String primaryAddress;
+    private final ReplicationInfo replicationInfo;
+    private final AuthorizationSession authorizationSession;
+    private final SaslCommands saslCommands;
     private volatile Users users = new Users();
     private volatile Membership membership;
     private volatile Membership.Reach cutOff = Membership.Reach.SERVING;
@@ -190,7 +172,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         this.executor = executor != null ? executor : own;
         this.transactions = new Transactions(identity.version(), lock, changed);
         this.server = new WireServer(name, port, this);
-        this.hosts = List.of(server.address());
+        this.replicationInfo = new ReplicationInfo(this, identity);
+        this.authorizationSession = new AuthorizationSession(this, identity);
+        this.saslCommands = new SaslCommands(this);
+        replicationInfo.hosts(List.of(server.address()));
     }
 
     /**
@@ -228,7 +213,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * @param members the members' addresses
      */
     public void hosts(List<String> members) {
-        this.hosts = List.copyOf(members);
+        replicationInfo.hosts(members);
     }
 
     /**
@@ -237,12 +222,12 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * @param memberTags the tags
      */
     public void tags(Map<String, String> memberTags) {
-        this.tags = Map.copyOf(memberTags);
+        replicationInfo.tags(memberTags);
     }
 
     /** {@return the replica-set member tags announced in {@code hello}} */
     public Map<String, String> tags() {
-        return tags;
+        return replicationInfo.tags();
     }
 
     /**
@@ -251,7 +236,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * @param address the primary's address
      */
     public void primaryAddress(String address) {
-        this.primaryAddress = address;
+        replicationInfo.primaryAddress(address);
     }
 
     /**
@@ -558,13 +543,13 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         }
         count(commandName, false);
         if (commandName.equals("hello") || commandName.equalsIgnoreCase("isMaster")) {
-            return hello(connection, command);
+            return replicationInfo.hello(connection, command);
         }
         if (commandName.equals("configureFailPoint")) {
             return configureFailPoint(database, command);
         }
         if (commandName.equals("saslStart") || commandName.equals("saslContinue")) {
-            return sasl(connection, database, command);
+            return saslCommands.sasl(connection, database, command);
         }
         BsonDocument badMaxTime = MaxTimeMs.refusal(command);
         if (badMaxTime != null) {
@@ -618,7 +603,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     private BsonDocument run(OperationContext operation) {
         BsonDocument command = operation.command();
-        BsonDocument refused = authorize(operation);
+        BsonDocument refused = authorizationSession.authorize(operation);
         if (refused != null) {
             return refused;
         }
@@ -1476,102 +1461,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     // ---- commands the node answers itself -------------------------------------------------------------
 
-    private BsonDocument hello(ClientConnection connection, BsonDocument command) {
-        if (command.containsKey("client")) {
-            BsonDocument client = command.getDocument("client");
-            if (client.containsKey("application")) {
-                connection.appName(
-                        client.getDocument("application").getString("name").getValue());
-            }
-        }
-        boolean legacy = !command.getFirstKey().equals("hello");
-        BsonDocument reply = new BsonDocument();
-        if (command.getBoolean("helloOk", BsonBoolean.FALSE).getValue()) {
-            reply.append("helloOk", BsonBoolean.TRUE);
-        }
-        Membership member = membership;
-        if (member != null) {
-            describeMember(member, legacy, reply);
-        }
-        boolean secondary = identity.kind() == NodeIdentity.Kind.REPLICA_SET_SECONDARY;
-        if (member == null) {
-            reply.append(legacy ? "ismaster" : "isWritablePrimary", BsonBoolean.valueOf(!secondary));
-        }
-        switch (member != null ? NodeIdentity.Kind.STANDALONE : identity.kind()) {
-            case REPLICA_SET_PRIMARY:
-            case REPLICA_SET_SECONDARY:
-                BsonArray members = new BsonArray();
-                hosts.forEach(host -> members.add(new BsonString(host)));
-                reply.append("hosts", members)
-                        .append("setName", new BsonString(identity.setName()))
-                        .append("setVersion", new BsonInt32(1))
-                        .append("secondary", BsonBoolean.valueOf(secondary));
-                String primary = secondary ? primaryAddress : address();
-                if (primary != null) {
-                    reply.append("primary", new BsonString(primary));
-                }
-                reply.append("me", new BsonString(address()));
-                if (!tags.isEmpty()) {
-                    BsonDocument tagDocument = new BsonDocument();
-                    tags.forEach((k, v) -> tagDocument.append(k, new BsonString(v)));
-                    reply.append("tags", tagDocument);
-                }
-                if (!secondary) {
-                    reply.append("electionId", new BsonObjectId(electionId));
-                }
-                break;
-            case MONGOS:
-                reply.append("msg", new BsonString("isdbgrid"));
-                break;
-            default:
-                break;
-        }
-        if (command.isString("saslSupportedMechs") && users.enabled()) {
-            // The mechanisms of the named user ("db.user"); the emulator stores SCRAM-SHA-256 credentials only.
-            reply.append("saslSupportedMechs", new BsonArray(List.of(new BsonString(ScramSha256.MECHANISM))));
-        }
-        reply.append("maxBsonObjectSize", new BsonInt32(16 * 1024 * 1024))
-                .append("maxMessageSizeBytes", new BsonInt32(48_000_000))
-                .append("maxWriteBatchSize", new BsonInt32(100_000))
-                .append("localTime", new BsonDateTime(System.currentTimeMillis()))
-                .append("logicalSessionTimeoutMinutes", new BsonInt32(30))
-                .append("connectionId", new BsonInt64(connection.id()))
-                .append("minWireVersion", new BsonInt32(0))
-                .append("maxWireVersion", new BsonInt32(identity.version().wireVersion()))
-                .append("readOnly", BsonBoolean.FALSE)
-                .append("ok", new BsonDouble(1));
-        return reply;
-    }
-
-    /**
-     * {@code hello} of a member of a replicating set: its current state, the primary it knows, and the primary's
-     * {@code electionId}, which grows with the term ({@code OID::fromTerm}), so the driver takes the newest primary.
-     */
-    private void describeMember(Membership member, boolean legacy, BsonDocument reply) {
-        boolean primary = member.isWritablePrimary();
-        reply.append(legacy ? "ismaster" : "isWritablePrimary", BsonBoolean.valueOf(primary));
-        BsonArray members = new BsonArray();
-        member.hosts().forEach(host -> members.add(new BsonString(host)));
-        reply.append("hosts", members)
-                .append("setName", new BsonString(identity.setName()))
-                .append("setVersion", new BsonInt32(1))
-                .append("secondary", BsonBoolean.valueOf(member.isSecondary()));
-        String primaryAddress = member.primaryAddress();
-        if (primaryAddress != null) {
-            reply.append("primary", new BsonString(primaryAddress));
-        }
-        reply.append("me", new BsonString(address()));
-        if (!tags.isEmpty()) {
-            BsonDocument tagDocument = new BsonDocument();
-            tags.forEach((k, v) -> tagDocument.append(k, new BsonString(v)));
-            reply.append("tags", tagDocument);
-        }
-        ObjectId memberElectionId = member.electionId();
-        if (primary && memberElectionId != null) {
-            reply.append("electionId", new BsonObjectId(memberElectionId));
-        }
-    }
-
     private BsonDocument configureFailPoint(String database, BsonDocument command) {
         if (!database.equals("admin")) {
             return StorageEngine.error(
@@ -1806,7 +1695,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             OperationContext target = active.get(opid);
             Principal owner = target == null ? null : target.connection().principal();
             if (owner == null || caller == null || !owner.fullName().equals(caller.fullName())) {
-                return StorageEngine.error(UNAUTHORIZED, "Unauthorized", "Unauthorized");
+                return StorageEngine.error(AuthorizationSession.UNAUTHORIZED, "Unauthorized", "Unauthorized");
             }
         }
         killOp(opid);
@@ -1820,113 +1709,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 : null;
     }
 
-    /**
-     * The server's authorization check before a command runs (4.4 {@code execCommandDatabase}: before the fail
-     * point): nothing but the handshake without authentication, and the cluster actions of the introspection
-     * commands. mongod's {@code currentOp} needs {@code inprog} unless the user is authenticated and asks
-     * {@code $ownOps: true} ({@code src/mongo/db/commands/current_op.cpp}); mongos' needs {@code inprog} always
-     * ({@code src/mongo/s/commands/cluster_current_op.cpp}); {@code $currentOp} needs it for {@code allUsers: true}
-     * and, on mongos, unless {@code localOps: true} ({@code document_source_current_op.h},
-     * {@code requiredPrivileges}). Internal connections (mongos to shard) are trusted.
-     */
-    private BsonDocument authorize(OperationContext operation) {
-        if (!users.enabled() || operation.connection().isInternal()) {
-            return null;
-        }
-        String commandName = operation.commandName();
-        Principal caller = operation.connection().principal();
-        if (caller == null) {
-            return NO_AUTHENTICATION.contains(commandName)
-                    ? null
-                    : StorageEngine.error(
-                            UNAUTHORIZED, "Unauthorized", "command " + commandName + " requires authentication");
-        }
-        BsonDocument command = operation.command();
-        boolean mongos = identity.kind() == NodeIdentity.Kind.MONGOS;
-        boolean allowed = switch (commandName) {
-            case "currentOp" -> caller.has("inprog") || (!mongos && truthy(command.get("$ownOps")));
-            case "aggregate" -> {
-                if (!operation.database().equals("admin") || !Introspection.isCurrentOpPipeline(command)) {
-                    yield CommandPrivileges.allows(caller, operation.database(), commandName, command);
-                }
-                BsonValue spec =
-                        command.getArray("pipeline").get(0).asDocument().get("$currentOp");
-                boolean allUsers = spec.isDocument() && truthy(spec.asDocument().get("allUsers"));
-                boolean localOps = spec.isDocument() && truthy(spec.asDocument().get("localOps"));
-                yield caller.has("inprog") || !(allUsers || (mongos && !localOps));
-            }
-            case "killAllSessions", "killAllSessionsByPattern" -> caller.has("killAnySession");
-            default -> CommandPrivileges.allows(caller, operation.database(), commandName, command);
-        };
-        if (allowed) {
-            return null;
-        }
-        return StorageEngine.error(
-                UNAUTHORIZED,
-                "Unauthorized",
-                commandName.equals("currentOp")
-                        ? "Unauthorized"
-                        : "not authorized on " + operation.database() + " to execute command "
-                                + CommandTruncation.toShellString(
-                                        new BsonDocument(commandName, command.get(commandName))));
-    }
-
     private static boolean truthy(BsonValue value) {
         return CommandPrivileges.truthy(value);
-    }
-
-    /** A connection's SASL conversation between {@code saslStart} and its last {@code saslContinue}. */
-    private record SaslState(ScramSha256.Conversation conversation, boolean skipEmptyExchange) {}
-
-    /** {@code saslStart} / {@code saslContinue} with SCRAM-SHA-256, the one mechanism offered. */
-    private BsonDocument sasl(ClientConnection connection, String database, BsonDocument command) {
-        try {
-            BsonDocument reply;
-            if (command.getFirstKey().equals("saslStart")) {
-                String mechanism =
-                        command.getString("mechanism", new BsonString("")).getValue();
-                if (!mechanism.equals(ScramSha256.MECHANISM)) {
-                    return StorageEngine.error(
-                            334,
-                            "MechanismUnavailable",
-                            "Received authentication for mechanism " + mechanism + " which is not enabled");
-                }
-                ScramSha256.Conversation conversation = new ScramSha256.Conversation(users, database);
-                byte[] payload = conversation.start(command.getBinary("payload").getData());
-                reply = ok().append("conversationId", new BsonInt32(1))
-                        .append("done", BsonBoolean.FALSE)
-                        .append("payload", new org.bson.BsonBinary(payload));
-                connection.authConversation(new SaslState(
-                        conversation,
-                        command.getDocument("options", new BsonDocument())
-                                .getBoolean("skipEmptyExchange", BsonBoolean.FALSE)
-                                .getValue()));
-                return reply;
-            }
-            if (!(connection.authConversation() instanceof SaslState state)) {
-                return StorageEngine.error(17, "ProtocolError", "No SASL session state found");
-            }
-            ScramSha256.Conversation conversation = state.conversation();
-            boolean skipEmptyExchange = state.skipEmptyExchange();
-            if (conversation.finished()) {
-                connection.authConversation(null);
-                connection.principal(conversation.principal());
-                return ok().append("conversationId", new BsonInt32(1))
-                        .append("done", BsonBoolean.TRUE)
-                        .append("payload", new org.bson.BsonBinary(new byte[0]));
-            }
-            byte[] payload = conversation.finish(command.getBinary("payload").getData());
-            if (skipEmptyExchange) {
-                connection.authConversation(null);
-                connection.principal(conversation.principal());
-            }
-            return ok().append("conversationId", new BsonInt32(1))
-                    .append("done", BsonBoolean.valueOf(skipEmptyExchange))
-                    .append("payload", new org.bson.BsonBinary(payload));
-        } catch (ScramSha256.Failure | org.bson.BsonInvalidOperationException e) {
-            connection.authConversation(null);
-            return StorageEngine.error(18, "AuthenticationFailed", "Authentication failed.");
-        }
     }
 
     private BsonDocument buildInfo() {
