@@ -107,6 +107,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private final ReplicationInfo replicationInfo;
     private final AuthorizationSession authorizationSession;
     private final SaslCommands saslCommands;
+    private final FailPointCommand failPointCommand;
     private volatile Users users = new Users();
     private volatile Membership membership;
     private volatile Membership.Reach cutOff = Membership.Reach.SERVING;
@@ -175,6 +176,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         this.replicationInfo = new ReplicationInfo(this, identity);
         this.authorizationSession = new AuthorizationSession(this, identity);
         this.saslCommands = new SaslCommands(this);
+        this.failPointCommand = new FailPointCommand(this, failCommand, onPrimaryTransactionalWrite);
         replicationInfo.hosts(List.of(server.address()));
     }
 
@@ -546,7 +548,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             return replicationInfo.hello(connection, command);
         }
         if (commandName.equals("configureFailPoint")) {
-            return configureFailPoint(database, command);
+            return failPointCommand.configureFailPoint(database, command);
         }
         if (commandName.equals("saslStart") || commandName.equals("saslContinue")) {
             return saslCommands.sasl(connection, database, command);
@@ -1460,37 +1462,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     }
 
     // ---- commands the node answers itself -------------------------------------------------------------
-
-    private BsonDocument configureFailPoint(String database, BsonDocument command) {
-        if (!database.equals("admin")) {
-            return StorageEngine.error(
-                    13, "Unauthorized", "configureFailPoint may only be run against the admin database.");
-        }
-        String failPoint = command.get("configureFailPoint").asString().getValue();
-        Membership member = membership;
-        BsonDocument replicationFailPoint = member == null ? null : member.configureFailPoint(failPoint, command);
-        if (replicationFailPoint != null) {
-            return replicationFailPoint;
-        }
-        if (!failPoint.equals("failCommand") && !failPoint.equals("onPrimaryTransactionalWrite")) {
-            return StorageEngine.error(
-                    2,
-                    "BadValue",
-                    "Cannot find failpoint: " + failPoint
-                            + " (the testkit emulates failCommand, onPrimaryTransactionalWrite and, on members of a replicating set,"
-                            + " stopReplProducer)");
-        }
-        try {
-            if (failPoint.equals("failCommand")) {
-                failCommand.configure(command);
-            } else {
-                onPrimaryTransactionalWrite.configure(command);
-            }
-        } catch (IllegalArgumentException e) {
-            return StorageEngine.error(2, "BadValue", e.getMessage());
-        }
-        return ok();
-    }
 
     BsonDocument strip(BsonDocument command) {
         BsonDocument stripped = new BsonDocument();
