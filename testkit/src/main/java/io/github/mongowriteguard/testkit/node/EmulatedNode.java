@@ -94,7 +94,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final InterruptPoints interruptPoints = new InterruptPoints(lock, changed);
-    private final Map<String, SessionState> sessions = new ConcurrentHashMap<>();
+    private final SessionCatalog sessionCatalog = new SessionCatalog(lock, changed);
     private final Map<Long, OperationContext> active = new ConcurrentHashMap<>();
     private final Collection<CommandRecord> records = ServerTruth.newStore();
     private final ServerTruth truth = new ServerTruth(records);
@@ -317,7 +317,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * @return whether it is in progress
      */
     public boolean transactionInProgress(BsonDocument lsid, long txnNumber) {
-        String id = sessionId(lsid);
+        String id = SessionCatalog.sessionId(lsid);
         return id != null && transactions.inProgress(id, txnNumber);
     }
 
@@ -398,7 +398,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      */
     public void restarted() {
         killOperations(OperationInterruptedException.KillReason.SHUTDOWN, operation -> true);
-        sessions.clear();
+        sessionCatalog.clear();
         failCommand.off();
         onPrimaryTransactionalWrite.off();
         lostReplies.set(null);
@@ -406,18 +406,11 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     /** Forgets every retryable-write record (before they are rebuilt from the oplog); sessions stay known. */
     public void clearRetryRecords() {
-        for (SessionState session : sessions.values()) {
-            synchronized (session) {
-                session.txnNumber = -1;
-                session.statements.clear();
-            }
-        }
+        sessionCatalog.clearRetryRecords();
     }
 
     /**
-     * Applies a retryable-write record from the oplog, as a secondary updates {@code config.transactions} from the
-     * oplog entries that carry {@code lsid}, {@code txnNumber} and {@code stmtId}
-     * ({@code src/mongo/db/repl/session_update_tracker.cpp}).
+     * Applies a retryable-write record from the oplog ({@link SessionCatalog#applyRetryRecord}).
      *
      * @param sessionId the session's id, as this node keys its sessions
      * @param lsid      the session's {@code lsid}
@@ -427,19 +420,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      */
     public void applyRetryRecord(
             String sessionId, BsonDocument lsid, long txnNumber, int stmtId, BsonDocument outcome) {
-        SessionState session = sessions.computeIfAbsent(sessionId, SessionState::new);
-        synchronized (session) {
-            if (session.lsid == null) {
-                session.lsid = lsid;
-            }
-            if (txnNumber > session.txnNumber) {
-                session.txnNumber = txnNumber;
-                session.statements.clear();
-            }
-            if (txnNumber == session.txnNumber) {
-                session.statements.put(stmtId, outcome);
-            }
-        }
+        sessionCatalog.applyRetryRecord(sessionId, lsid, txnNumber, stmtId, outcome);
     }
 
     /**
@@ -666,7 +647,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         BsonDocument reply = null;
         try {
             if (command.containsKey("lsid") && identity.kind() != NodeIdentity.Kind.MONGOS) {
-                session = checkOut(operation);
+                session = sessionCatalog.checkOut(operation);
             }
             reply = runInSession(operation, session);
         } catch (OperationInterruptedException e) {
@@ -678,7 +659,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 if (reply != null) {
                     endRecord(operation.record(), reply);
                 }
-                checkIn(session);
+                sessionCatalog.checkIn(session);
             }
         }
         if (failure.isPresent() && failure.get().writeConcernError() != null) {
@@ -1075,100 +1056,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     // ---- sessions ---------------------------------------------------------------------------------------
 
-    /** The {@code $listLocalSessions} documents: the sessions this node has seen, {@code {_id: {id, uid}, lastUse}}. */
-    private List<BsonDocument> localSessions() {
-        List<BsonDocument> result = new ArrayList<>();
-        for (SessionState session : sessions.values()) {
-            if (session.lsid != null) {
-                result.add(new BsonDocument("_id", session.lsid).append("lastUse", new BsonDateTime(session.lastUse)));
-            }
-        }
-        return result;
-    }
-
-    /** mongod's transaction table entry for one logical session. */
-    private static final class SessionState {
-        final String id;
-        volatile BsonDocument lsid;
-        /** The digest of the user that first used the session, which killSessions patterns match. */
-        volatile byte[] uid;
-
-        volatile long lastUse = System.currentTimeMillis();
-        long txnNumber = -1;
-        /** Executed statements of the current txnNumber by stmtId, as mongod's oplog entries remember them. */
-        final Map<Integer, BsonDocument> statements = new ConcurrentHashMap<>();
-        /** What each statement of the current txnNumber wrote ({@code {ns, op, item}}), as its oplog entry says. */
-        final Map<Integer, BsonDocument> statementTargets = new ConcurrentHashMap<>();
-        /** The history of the current txnNumber is known to be incomplete (a migration's dead-end sentinel). */
-        volatile boolean incompleteHistory;
-
-        long checkedOutBy;
-
-        SessionState(String id) {
-            this.id = id;
-        }
-    }
-
-    private SessionState checkOut(OperationContext operation) {
-        String id = sessionId(operation.command().get("lsid"));
-        SessionState session = sessions.computeIfAbsent(id, SessionState::new);
-        lock.lock();
-        try {
-            operation.awaitInterruptibly(() -> session.checkedOutBy == 0, Long.MAX_VALUE);
-            session.checkedOutBy = operation.opid();
-            session.lastUse = System.currentTimeMillis();
-            if (session.lsid == null) {
-                session.lsid = sessionIdDocument(operation.command().getDocument("lsid"));
-                session.uid = sessionUid(operation);
-            }
-            return session;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw OperationInterruptedException.killed();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private void checkIn(SessionState session) {
-        lock.lock();
-        try {
-            session.checkedOutBy = 0;
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** The lsid as mongod stores it: {@code {id, uid}}, uid being the SHA-256 of the (here: no) user name. */
-    private static BsonDocument sessionIdDocument(BsonDocument lsid) {
-        BsonDocument id = new BsonDocument("id", lsid.get("id"));
-        id.put("uid", lsid.containsKey("uid") ? lsid.get("uid") : new org.bson.BsonBinary(NO_USER_DIGEST));
-        return id;
-    }
-
-    private static final byte[] NO_USER_DIGEST = sha256("");
-
-    private static byte[] sha256(String text) {
-        try {
-            return java.security.MessageDigest.getInstance("SHA-256")
-                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    static String sessionId(BsonValue lsid) {
-        if (lsid == null || !lsid.isDocument() || !lsid.asDocument().containsKey("id")) {
-            return null;
-        }
-        BsonValue id = lsid.asDocument().get("id");
-        if (id.isBinary()) {
-            return id.asBinary().asUuid().toString();
-        }
-        return id.toString();
-    }
-
     // ---- retry history across chunk migrations ----------------------------------------------------------
 
     /**
@@ -1185,66 +1072,22 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             boolean incomplete) {}
 
     /**
-     * The retry history a migration copies from this donor: per session, the executed statements of its current
-     * transaction number whose write {@code inChunk} accepts ({@code {ns, op, item}}: op {@code insert}, {@code update}
-     * or {@code delete}, item the statement's document or update/delete entry).
+     * The retry history a migration copies from this donor ({@link SessionCatalog#retryHistory}).
      *
      * @param inChunk accepts the statement targets that lie in the migrated chunk
      * @return one entry per session with statements to copy
      */
     public List<RetryHistory> retryHistory(java.util.function.Predicate<BsonDocument> inChunk) {
-        List<RetryHistory> history = new ArrayList<>();
-        for (SessionState session : sessions.values()) {
-            lock.lock();
-            try {
-                Map<Integer, BsonDocument> moved = new java.util.HashMap<>();
-                session.statements.forEach((stmtId, outcome) -> {
-                    BsonDocument target = session.statementTargets.get(stmtId);
-                    if (target != null && inChunk.test(target)) {
-                        moved.put(stmtId, outcome.clone());
-                    }
-                });
-                if (!moved.isEmpty() && session.lsid != null) {
-                    history.add(new RetryHistory(session.id, session.lsid, session.txnNumber, moved, false));
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-        return history;
+        return sessionCatalog.retryHistory(inChunk);
     }
 
     /**
-     * The recipient's side: the statements join the session's history (a newer transaction number already here wins),
-     * and an incomplete history marks the transaction so that a retry of a statement it lacks fails with
-     * {@code IncompleteTransactionHistory} (217) instead of running again.
+     * The recipient's side of a migration's retry history ({@link SessionCatalog#receiveRetryHistory}).
      *
      * @param history the retry history the donor sent
      */
     public void receiveRetryHistory(List<RetryHistory> history) {
-        for (RetryHistory entry : history) {
-            SessionState session = sessions.computeIfAbsent(entry.sessionId(), SessionState::new);
-            lock.lock();
-            try {
-                if (session.lsid == null) {
-                    session.lsid = entry.lsid().clone();
-                }
-                if (entry.txnNumber() < session.txnNumber) {
-                    continue;
-                }
-                if (entry.txnNumber() > session.txnNumber) {
-                    session.txnNumber = entry.txnNumber();
-                    session.statements.clear();
-                    session.statementTargets.clear();
-                    session.incompleteHistory = false;
-                }
-                entry.statements()
-                        .forEach((stmtId, outcome) -> session.statements.putIfAbsent(stmtId, outcome.clone()));
-                session.incompleteHistory |= entry.incomplete();
-            } finally {
-                lock.unlock();
-            }
-        }
+        sessionCatalog.receiveRetryHistory(history);
     }
 
     // ---- stalls -----------------------------------------------------------------------------------------
@@ -1338,11 +1181,11 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     public int killSessions(List<SessionMatch> patterns) {
         int killed = 0;
         for (OperationContext operation : active.values()) {
-            String id = sessionId(operation.command().get("lsid"));
+            String id = SessionCatalog.sessionId(operation.command().get("lsid"));
             if (id == null) {
                 continue;
             }
-            byte[] uid = sessionUid(operation);
+            byte[] uid = SessionCatalog.sessionUid(operation);
             if (patterns.stream().anyMatch(p -> p.matches(id, uid))) {
                 operation.kill();
                 killed++;
@@ -1350,7 +1193,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         }
         // Then each matching session is checked out and its unprepared transaction aborted, running or idle
         // (kill_sessions_local.cpp killSessionsAbortUnpreparedTransactions).
-        for (SessionState session : sessions.values()) {
+        for (SessionState session : sessionCatalog.all()) {
             if (session.lsid != null && patterns.stream().anyMatch(p -> p.matches(session.id, session.uid))) {
                 transactions.abortInProgress(session.id);
             }
@@ -1412,7 +1255,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 op.append(
                         "lsid",
                         new BsonDocument("id", command.getDocument("lsid").get("id"))
-                                .append("uid", new org.bson.BsonBinary(sessionUid(operation))));
+                                .append("uid", new org.bson.BsonBinary(SessionCatalog.sessionUid(operation))));
             }
             if (operation.isExecuting()) {
                 long micros = TimeUnit.NANOSECONDS.toMicros(now - operation.executionStartNanos());
@@ -1433,15 +1276,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             ops.add(op);
         }
         return ops;
-    }
-
-    /** The session's {@code uid}: the client's, else the digest of the operation's user (none: SHA-256 of ""). */
-    private static byte[] sessionUid(OperationContext operation) {
-        BsonValue lsid = operation.command().get("lsid");
-        if (lsid != null && lsid.isDocument() && lsid.asDocument().isBinary("uid")) {
-            return lsid.asDocument().getBinary("uid").getData();
-        }
-        return Principal.digestOf(operation.connection().principal());
     }
 
     private static String opType(String commandName) {
@@ -1516,7 +1350,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                     return currentOpAggregate(operation, command);
                 }
                 if (Introspection.isListLocalSessionsPipeline(command)) {
-                    return introspection.listLocalSessionsAggregate(localSessions(), operation.database(), command);
+                    return introspection.listLocalSessionsAggregate(
+                            sessionCatalog.localSessions(), operation.database(), command);
                 }
                 if (ChangeStreams.isChangeStream(command)) {
                     return changeStreams.open(operation.database(), command);
@@ -1622,7 +1457,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             patterns.add(authorizationOn ? new SessionMatch(null, Principal.digestOf(caller)) : SessionMatch.ALL);
         } else {
             for (BsonValue lsid : list.asArray()) {
-                String id = sessionId(lsid);
+                String id = SessionCatalog.sessionId(lsid);
                 if (id == null) {
                     return StorageEngine.error(
                             40414,
@@ -1720,7 +1555,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
 
     private CommandRecord newRecord(
             long opid, ClientConnection connection, String database, BsonDocument command, long start) {
-        String lsid = sessionId(command.get("lsid"));
+        String lsid = SessionCatalog.sessionId(command.get("lsid"));
         Long txnNumber = command.containsKey("txnNumber")
                 ? command.getNumber("txnNumber").longValue()
                 : null;
