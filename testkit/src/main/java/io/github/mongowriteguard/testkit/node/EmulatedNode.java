@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.testkit.node;
 
 import io.github.mongowriteguard.testkit.ServerVersion;
-import io.github.mongowriteguard.testkit.auth.CommandPrivileges;
 import io.github.mongowriteguard.testkit.auth.Principal;
 import io.github.mongowriteguard.testkit.auth.Users;
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
@@ -19,7 +18,6 @@ import io.github.mongowriteguard.testkit.wire.ClientConnection;
 import io.github.mongowriteguard.testkit.wire.CommandHandler;
 import io.github.mongowriteguard.testkit.wire.WireServer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -108,6 +106,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private final AuthorizationSession authorizationSession;
     private final SaslCommands saslCommands;
     private final FailPointCommand failPointCommand;
+    private final CurrentOpCommand currentOpCommand;
+    private final KillCommands killCommands;
     private volatile Users users = new Users();
     private volatile Membership membership;
     private volatile Membership.Reach cutOff = Membership.Reach.SERVING;
@@ -172,11 +172,14 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 : (operation, command) -> engine.run(operation.database(), command);
         this.executor = executor != null ? executor : own;
         this.transactions = new Transactions(identity.version(), lock, changed);
-        this.server = new WireServer(name, port, this);
         this.replicationInfo = new ReplicationInfo(this, identity);
         this.authorizationSession = new AuthorizationSession(this, identity);
         this.saslCommands = new SaslCommands(this);
         this.failPointCommand = new FailPointCommand(this, failCommand, onPrimaryTransactionalWrite);
+        this.currentOpCommand = new CurrentOpCommand(this, active, this.executor, introspection);
+        this.killCommands = new KillCommands(this, active, sessionCatalog, transactions, this.executor);
+        // The node's parts exist before its port opens: a client may connect at once (a restarted member's monitor).
+        this.server = new WireServer(name, port, this);
         replicationInfo.hosts(List.of(server.address()));
     }
 
@@ -1144,155 +1147,34 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     // ---- kill and currentOp -----------------------------------------------------------------------------
 
     /**
-     * Marks an operation killed; it ends at its next interrupt point.
-     *
-     * @param opid the operation id
-     * @return whether such an operation was running
-     */
-    public boolean killOp(long opid) {
-        OperationContext operation = active.get(opid);
-        if (operation == null) {
-            return false;
-        }
-        operation.kill();
-        return true;
-    }
-
-    /**
      * Kills every running operation of the given sessions, whoever owns them.
      *
      * @param sessionIds the sessions' ids; all sessions when empty
      * @return how many operations were killed
      */
     public int killSessions(Set<String> sessionIds) {
-        if (sessionIds.isEmpty()) {
-            return killSessions(List.of(SessionMatch.ALL));
-        }
-        return killSessions(
-                sessionIds.stream().map(id -> new SessionMatch(id, null)).toList());
+        return killCommands.killSessions(sessionIds);
     }
 
     /**
-     * Kills every running operation whose session matches one of {@code patterns}.
+     * Kills every running operation whose session matches one of {@code patterns} ({@link KillCommands}).
      *
      * @param patterns the session patterns
      * @return how many operations were killed
      */
     public int killSessions(List<SessionMatch> patterns) {
-        int killed = 0;
-        for (OperationContext operation : active.values()) {
-            String id = SessionCatalog.sessionId(operation.command().get("lsid"));
-            if (id == null) {
-                continue;
-            }
-            byte[] uid = SessionCatalog.sessionUid(operation);
-            if (patterns.stream().anyMatch(p -> p.matches(id, uid))) {
-                operation.kill();
-                killed++;
-            }
-        }
-        // Then each matching session is checked out and its unprepared transaction aborted, running or idle
-        // (kill_sessions_local.cpp killSessionsAbortUnpreparedTransactions).
-        for (SessionState session : sessionCatalog.all()) {
-            if (session.lsid != null && patterns.stream().anyMatch(p -> p.matches(session.id, session.uid))) {
-                transactions.abortInProgress(session.id);
-            }
-        }
-        return killed;
+        return killCommands.killSessions(patterns);
     }
 
     /**
-     * The running operations as {@code $currentOp} shows them to a user with {@code inprog}, not truncated.
-     *
-     * @return one {@code currentOp} document per running operation
-     */
-    public List<BsonDocument> currentOps() {
-        return currentOps(false, null);
-    }
-
-    /**
-     * The running operations as {@code currentOp} documents, mongod's {@code CurOp::reportCurrentOpForClient} and
-     * {@code reportState} (mongodb/mongo {@code src/mongo/db/curop.cpp}): {@code opid} a number; {@code lsid}
-     * ({@code {id, uid}}) at top level; {@code secs_running} and {@code microsecs_running} once the command passed its
-     * fail point and not-primary checks (also while it then waits at the session check-out), not while a fail point
-     * block holds it; {@code command} truncated when
-     * {@code truncate} and larger than 1,000 bytes ({@link CommandTruncation}).
+     * The running operations as {@code currentOp} documents ({@link CurrentOpCommand#currentOps(boolean, Principal)}).
      *
      * @param truncate  {@code truncateOps}
-     * @param ownOpsOf  only the operations of this user ({@code $ownOps} / {@code allUsers: false}), or null for all
+     * @param ownOpsOf  only the operations of this user, or null for all
      * @return one {@code currentOp} document per selected running operation
      */
     public List<BsonDocument> currentOps(boolean truncate, Principal ownOpsOf) {
-        List<BsonDocument> ops = new ArrayList<>();
-        long now = System.nanoTime();
-        for (OperationContext operation : active.values()) {
-            Principal owner = operation.connection().principal();
-            if (ownOpsOf != null && (owner == null || !owner.fullName().equals(ownOpsOf.fullName()))) {
-                continue;
-            }
-            BsonDocument command = operation.command();
-            BsonDocument op = new BsonDocument("type", new BsonString("op"))
-                    .append("host", new BsonString(address()))
-                    .append(
-                            "desc",
-                            new BsonString("conn" + operation.connection().id()))
-                    .append("connectionId", new BsonInt64(operation.connection().id()))
-                    .append("client", new BsonString(operation.connection().peer()));
-            if (operation.connection().appName() != null) {
-                op.append("appName", new BsonString(operation.connection().appName()));
-            }
-            if (owner != null) {
-                op.append(
-                        "effectiveUsers",
-                        new BsonArray(List.of(new BsonDocument("user", new BsonString(owner.user()))
-                                .append("db", new BsonString(owner.db())))));
-            }
-            op.append("active", BsonBoolean.TRUE).append("opid", new BsonInt32((int) operation.opid()));
-            if (operation.isKilled()) {
-                op.append("killPending", BsonBoolean.TRUE);
-            }
-            if (command.isDocument("lsid") && command.getDocument("lsid").containsKey("id")) {
-                op.append(
-                        "lsid",
-                        new BsonDocument("id", command.getDocument("lsid").get("id"))
-                                .append("uid", new org.bson.BsonBinary(SessionCatalog.sessionUid(operation))));
-            }
-            if (operation.isExecuting()) {
-                long micros = TimeUnit.NANOSECONDS.toMicros(now - operation.executionStartNanos());
-                op.append("secs_running", new BsonInt64(micros / 1_000_000))
-                        .append("microsecs_running", new BsonInt64(micros));
-            }
-            op.append("op", new BsonString(opType(operation.commandName())))
-                    .append("ns", new BsonString(namespace(operation.database(), command)))
-                    .append(
-                            "command",
-                            truncate ? CommandTruncation.truncated(operation.description()) : operation.description())
-                    .append("waitingForLock", BsonBoolean.FALSE);
-            if (command.containsKey("txnNumber")) {
-                op.append(
-                        "transaction",
-                        new BsonDocument("parameters", new BsonDocument("txnNumber", command.get("txnNumber"))));
-            }
-            ops.add(op);
-        }
-        return ops;
-    }
-
-    private static String opType(String commandName) {
-        switch (commandName) {
-            case "insert":
-                return "insert";
-            case "update":
-                return "update";
-            case "delete":
-                return "remove";
-            case "find":
-                return "query";
-            case "getMore":
-                return "getmore";
-            default:
-                return "command";
-        }
+        return currentOpCommand.currentOps(truncate, ownOpsOf);
     }
 
     // ---- commands the node answers itself -------------------------------------------------------------
@@ -1333,21 +1215,22 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             case "serverStatus":
                 return serverStatus();
             case "currentOp":
-                return currentOpCommand(operation, command);
+                return currentOpCommand.currentOpCommand(operation, command);
             case "killOp":
-                return killOpCommand(operation, command);
+                return killCommands.killOpCommand(operation, command);
             case "killSessions":
-                return killSessionsCommand(operation, command);
+                return killCommands.killSessionsCommand(operation, command);
             case "killAllSessions":
                 // {killAllSessions: []} kills every session; users in the array ({user, db}) are not told apart.
-                killSessions(List.of(SessionMatch.ALL));
+                killCommands.killSessions(List.of(SessionMatch.ALL));
                 if (executor instanceof ShardOperations shards) {
-                    return killedOnShards(shards.killSessionsOnShards(operation, List.of(SessionMatch.ALL)));
+                    return KillCommands.killedOnShards(
+                            shards.killSessionsOnShards(operation, List.of(SessionMatch.ALL)));
                 }
                 return ok();
             case "aggregate":
                 if (operation.database().equals("admin") && Introspection.isCurrentOpPipeline(command)) {
-                    return currentOpAggregate(operation, command);
+                    return currentOpCommand.currentOpAggregate(operation, command);
                 }
                 if (Introspection.isListLocalSessionsPipeline(command)) {
                     return introspection.listLocalSessionsAggregate(
@@ -1378,146 +1261,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     }
 
     // ---- introspection and kills, as the server authorizes and answers them ------------------------------
-
-    /**
-     * {@code currentOp}: the {@code $currentOp} pipeline the server builds from it ({@code truncateOps: true} unless
-     * {@code $truncateOps: false}, {@code allUsers: !$ownOps}) then the other fields as a {@code $match}
-     * (mongodb/mongo {@code src/mongo/db/commands/current_op_common.cpp}). On mongos it lists the shards'
-     * operations sorted by {@code shard}, not mongos' own ({@code src/mongo/s/commands/cluster_current_op.cpp}).
-     */
-    private BsonDocument currentOpCommand(OperationContext operation, BsonDocument command) {
-        boolean truncate = !command.containsKey("$truncateOps") || truthy(command.get("$truncateOps"));
-        Principal ownOpsOf = truthy(command.get("$ownOps")) ? requester(operation) : null;
-        if (executor instanceof ShardOperations shards) {
-            try {
-                return introspection.currentOp(shards.shardCurrentOps(operation, truncate, ownOpsOf), command, true);
-            } catch (ShardOperations.Unreachable e) {
-                return e.reply();
-            }
-        }
-        return introspection.currentOp(currentOps(truncate, ownOpsOf), command, false);
-    }
-
-    /**
-     * {@code aggregate: 1} on {@code admin} whose first stage is {@code $currentOp} ({@code allUsers},
-     * {@code localOps}, {@code truncateOps}, {@code idleConnections}, {@code idleSessions}, {@code idleCursors},
-     * {@code backtrace}; anything else is {@code FailedToParse}), from
-     * mongodb/mongo {@code src/mongo/db/pipeline/document_source_current_op.cpp}. On mongos the shards' operations
-     * unless {@code localOps: true}, which lists mongos' own.
-     */
-    private BsonDocument currentOpAggregate(OperationContext operation, BsonDocument command) {
-        BsonValue specValue = command.getArray("pipeline").get(0).asDocument().get("$currentOp");
-        if (!specValue.isDocument()) {
-            return StorageEngine.error(
-                    9,
-                    "FailedToParse",
-                    "$currentOp options must be specified in an object, but found: " + specValue.getBsonType());
-        }
-        BsonDocument spec = specValue.asDocument();
-        for (Map.Entry<String, BsonValue> option : spec.entrySet()) {
-            if (!Introspection.CURRENT_OP_OPTIONS.contains(option.getKey())) {
-                return StorageEngine.error(
-                        9, "FailedToParse", "Unrecognized option '" + option.getKey() + "' in $currentOp stage.");
-            }
-            if (!option.getValue().isBoolean()) {
-                return StorageEngine.error(
-                        9,
-                        "FailedToParse",
-                        "The '" + option.getKey() + "' parameter of the $currentOp"
-                                + " stage must be a boolean value, but found: "
-                                + option.getValue().getBsonType());
-            }
-        }
-        boolean allUsers = spec.getBoolean("allUsers", BsonBoolean.FALSE).getValue();
-        boolean localOps = spec.getBoolean("localOps", BsonBoolean.FALSE).getValue();
-        boolean truncate = spec.getBoolean("truncateOps", BsonBoolean.FALSE).getValue();
-        Principal ownOpsOf = allUsers ? null : requester(operation);
-        if (executor instanceof ShardOperations shards && !localOps) {
-            try {
-                return introspection.currentOpAggregate(shards.shardCurrentOps(operation, truncate, ownOpsOf), command);
-            } catch (ShardOperations.Unreachable e) {
-                return e.reply();
-            }
-        }
-        return introspection.currentOpAggregate(currentOps(truncate, ownOpsOf), command);
-    }
-
-    /**
-     * {@code killSessions}: any user may kill its own sessions; an id names the caller's session unless the caller
-     * has {@code killAnySession} and gives the {@code uid}; an empty list kills all of the caller's sessions (every
-     * session when authorization is off). mongos kills its own operations, then every shard host's
-     * ({@code killSessionsRemote}). From mongodb/mongo {@code src/mongo/db/commands/kill_sessions_command.cpp}.
-     */
-    private BsonDocument killSessionsCommand(OperationContext operation, BsonDocument command) {
-        Principal caller = operation.connection().principal();
-        boolean authorizationOn = users.enabled() && !operation.connection().isInternal();
-        List<SessionMatch> patterns = new ArrayList<>();
-        BsonValue list = command.get("killSessions");
-        if (list == null || !list.isArray() || list.asArray().isEmpty()) {
-            patterns.add(authorizationOn ? new SessionMatch(null, Principal.digestOf(caller)) : SessionMatch.ALL);
-        } else {
-            for (BsonValue lsid : list.asArray()) {
-                String id = SessionCatalog.sessionId(lsid);
-                if (id == null) {
-                    return StorageEngine.error(
-                            40414,
-                            "Location40414",
-                            "BSON field 'KillSessionsCmdFromClient.killSessions.id' is missing but a required field");
-                }
-                boolean namedUid = lsid.asDocument().isBinary("uid")
-                        && (!authorizationOn || (caller != null && caller.has("killAnySession")));
-                patterns.add(new SessionMatch(
-                        id, namedUid ? lsid.asDocument().getBinary("uid").getData() : Principal.digestOf(caller)));
-            }
-        }
-        killSessions(patterns);
-        if (executor instanceof ShardOperations shards) {
-            return killedOnShards(shards.killSessionsOnShards(operation, patterns));
-        }
-        return ok();
-    }
-
-    /**
-     * mongos' answer once its kill fanned out: the hosts it did not reach fail the command with
-     * {@code HostUnreachable} and {@code failedHosts} (mongodb/mongo {@code src/mongo/db/session/kill_sessions_common.cpp}
-     * {@code killSessionsCmdHelper}: "Failed to kill on some hosts").
-     */
-    private static BsonDocument killedOnShards(List<String> failedHosts) {
-        if (failedHosts.isEmpty()) {
-            return ok();
-        }
-        BsonArray hosts = new BsonArray();
-        failedHosts.forEach(host -> hosts.add(new BsonString(host)));
-        return StorageEngine.error(6, "HostUnreachable", "Failed to kill on some hosts")
-                .append("failedHosts", hosts);
-    }
-
-    /** {@code killOp}: a user without the {@code killop} action may kill its own operations only. */
-    private BsonDocument killOpCommand(OperationContext operation, BsonDocument command) {
-        BsonValue op = command.get("op");
-        long opid = op == null || !op.isNumber() ? -1 : op.asNumber().longValue();
-        Principal caller = operation.connection().principal();
-        if (users.enabled() && !operation.connection().isInternal() && (caller == null || !caller.has("killop"))) {
-            OperationContext target = active.get(opid);
-            Principal owner = target == null ? null : target.connection().principal();
-            if (owner == null || caller == null || !owner.fullName().equals(caller.fullName())) {
-                return StorageEngine.error(AuthorizationSession.UNAUTHORIZED, "Unauthorized", "Unauthorized");
-            }
-        }
-        killOp(opid);
-        return ok().append("info", new BsonString("attempting to kill op"));
-    }
-
-    /** The user whose own operations an unprivileged view shows; null when authorization is off (all are "own"). */
-    private Principal requester(OperationContext operation) {
-        return users.enabled() || operation.connection().isInternal()
-                ? operation.connection().principal()
-                : null;
-    }
-
-    private static boolean truthy(BsonValue value) {
-        return CommandPrivileges.truthy(value);
-    }
 
     private BsonDocument buildInfo() {
         BsonArray versionArray = new BsonArray(List.of(
