@@ -31,11 +31,9 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
-import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonDouble;
 import org.bson.BsonInt32;
-import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.slf4j.Logger;
@@ -99,8 +97,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private final FailCommand failCommand = new FailCommand();
     private final OnPrimaryTransactionalWrite onPrimaryTransactionalWrite = new OnPrimaryTransactionalWrite();
     private final List<ActiveStall> stalls = new CopyOnWriteArrayList<>();
-    private final Map<String, long[]> commandCounters = new ConcurrentHashMap<>();
-    private final long startedMillis = System.currentTimeMillis();
     private final WireServer server;
     private final ReplicationInfo replicationInfo;
     private final AuthorizationSession authorizationSession;
@@ -108,6 +104,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private final FailPointCommand failPointCommand;
     private final CurrentOpCommand currentOpCommand;
     private final KillCommands killCommands;
+    private final GenericCommands genericCommands;
     private volatile Users users = new Users();
     private volatile Membership membership;
     private volatile Membership.Reach cutOff = Membership.Reach.SERVING;
@@ -178,6 +175,16 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         this.failPointCommand = new FailPointCommand(this, failCommand, onPrimaryTransactionalWrite);
         this.currentOpCommand = new CurrentOpCommand(this, active, this.executor, introspection);
         this.killCommands = new KillCommands(this, active, sessionCatalog, transactions, this.executor);
+        this.genericCommands = new GenericCommands(
+                this,
+                identity,
+                transactions,
+                currentOpCommand,
+                killCommands,
+                this.executor,
+                introspection,
+                sessionCatalog,
+                changeStreams);
         // The node's parts exist before its port opens: a client may connect at once (a restarted member's monitor).
         this.server = new WireServer(name, port, this);
         replicationInfo.hosts(List.of(server.address()));
@@ -513,8 +520,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * @return how many times it arrived
      */
     public long commandCount(String commandName) {
-        long[] counter = commandCounters.get(commandName);
-        return counter == null ? 0 : counter[0];
+        return genericCommands.commandCount(commandName);
     }
 
     // ------------------------------------------------------------------------------------------------------
@@ -527,7 +533,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         if (reach() != Membership.Reach.SERVING) {
             throw unreachable(connection);
         }
-        count(commandName, false);
+        genericCommands.count(commandName, false);
         if (commandName.equals("hello") || commandName.equalsIgnoreCase("isMaster")) {
             return replicationInfo.hello(connection, command);
         }
@@ -558,7 +564,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             BsonDocument reply = run(operation);
             endRecord(record, reply);
             if (reply.get("ok", new BsonInt32(1)).asNumber().doubleValue() != 1) {
-                count(commandName, true);
+                genericCommands.count(commandName, true);
             }
             if (reach() != Membership.Reach.SERVING || (member != null && member.incarnation() != incarnation)) {
                 // Partitioned or restarted while the command ran: its answer never reaches the client.
@@ -897,7 +903,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                         operation.database(),
                         command,
                         (database, op) -> runInSession(operation.forStatement(database, op), session))
-                : answerNodeCommand(operation, command);
+                : genericCommands.answerNodeCommand(operation, command);
         long applied;
         boolean closeAfterwards = false;
         if (reply == null && retryableWrite) {
@@ -1187,111 +1193,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             }
         }
         return stripped;
-    }
-
-    /**
-     * Answers the commands the emulated server owns (introspection, sessions, status) and returns null for
-     * everything the storage engine or router should run.
-     */
-    private BsonDocument answerNodeCommand(OperationContext operation, BsonDocument command) {
-        String commandName = command.getFirstKey();
-        switch (commandName) {
-            case "ping":
-            case "endSessions":
-            case "refreshSessions":
-                return ok();
-            case "buildInfo":
-            case "buildinfo":
-                return buildInfo();
-            case "setParameter":
-                if (command.containsKey("transactionLifetimeLimitSeconds")
-                        && identity.kind() != NodeIdentity.Kind.MONGOS) {
-                    long was = transactions.lifetimeLimitSeconds();
-                    transactions.lifetimeLimitSeconds(
-                            command.getNumber("transactionLifetimeLimitSeconds").longValue());
-                    return ok().append("was", new BsonInt32((int) was));
-                }
-                return null;
-            case "serverStatus":
-                return serverStatus();
-            case "currentOp":
-                return currentOpCommand.currentOpCommand(operation, command);
-            case "killOp":
-                return killCommands.killOpCommand(operation, command);
-            case "killSessions":
-                return killCommands.killSessionsCommand(operation, command);
-            case "killAllSessions":
-                // {killAllSessions: []} kills every session; users in the array ({user, db}) are not told apart.
-                killCommands.killSessions(List.of(SessionMatch.ALL));
-                if (executor instanceof ShardOperations shards) {
-                    return KillCommands.killedOnShards(
-                            shards.killSessionsOnShards(operation, List.of(SessionMatch.ALL)));
-                }
-                return ok();
-            case "aggregate":
-                if (operation.database().equals("admin") && Introspection.isCurrentOpPipeline(command)) {
-                    return currentOpCommand.currentOpAggregate(operation, command);
-                }
-                if (Introspection.isListLocalSessionsPipeline(command)) {
-                    return introspection.listLocalSessionsAggregate(
-                            sessionCatalog.localSessions(), operation.database(), command);
-                }
-                if (ChangeStreams.isChangeStream(command)) {
-                    return changeStreams.open(operation.database(), command);
-                }
-                return null;
-            case "replSetStepDown":
-            case "replSetGetStatus":
-            case "replSetStepUp":
-            case "replSetFreeze":
-                return membership != null
-                        ? membership.command(operation)
-                        : StorageEngine.error(
-                                76,
-                                "NoReplicationEnabled",
-                                "this node's replica set does not replicate"
-                                        + " (the testkit's single-member set; start one with members(3))");
-            case "getMore":
-                return changeStreams.owns(command) ? changeStreams.getMore(operation, command) : null;
-            case "killCursors":
-                return changeStreams.killsOwned(command) ? changeStreams.killCursors(command) : null;
-            default:
-                return null;
-        }
-    }
-
-    // ---- introspection and kills, as the server authorizes and answers them ------------------------------
-
-    private BsonDocument buildInfo() {
-        BsonArray versionArray = new BsonArray(List.of(
-                new BsonInt32(identity.version().major()),
-                new BsonInt32(identity.version().minor()),
-                new BsonInt32(0),
-                new BsonInt32(0)));
-        return ok().append("version", new BsonString(identity.version().versionString()))
-                .append("gitVersion", new BsonString("mongo-write-guard-testkit"))
-                .append("versionArray", versionArray)
-                .append("maxBsonObjectSize", new BsonInt32(16 * 1024 * 1024));
-    }
-
-    private BsonDocument serverStatus() {
-        BsonDocument commands = new BsonDocument();
-        commandCounters.forEach((commandName, counter) -> commands.put(
-                commandName,
-                new BsonDocument("failed", new BsonInt64(counter[1])).append("total", new BsonInt64(counter[0]))));
-        return ok().append("host", new BsonString(address()))
-                .append("version", new BsonString(identity.version().versionString()))
-                .append("process", new BsonString(identity.kind() == NodeIdentity.Kind.MONGOS ? "mongos" : "mongod"))
-                .append("uptimeMillis", new BsonInt64(System.currentTimeMillis() - startedMillis))
-                .append("localTime", new BsonDateTime(System.currentTimeMillis()))
-                .append("metrics", new BsonDocument("commands", commands));
-    }
-
-    private void count(String commandName, boolean failed) {
-        long[] counter = commandCounters.computeIfAbsent(commandName, n -> new long[2]);
-        synchronized (counter) {
-            counter[failed ? 1 : 0]++;
-        }
     }
 
     // ---- helpers ----------------------------------------------------------------------------------------
