@@ -1,6 +1,5 @@
 package io.github.mongowriteguard.testkit.node;
 
-import io.github.mongowriteguard.testkit.auth.Principal;
 import io.github.mongowriteguard.testkit.auth.Users;
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
 import io.github.mongowriteguard.testkit.failpoint.FailCommand;
@@ -42,7 +41,7 @@ import org.bson.BsonValue;
 public final class EmulatedNode implements CommandHandler, AutoCloseable {
     private final String name;
     private final NodeIdentity identity;
-    private volatile StorageEngine engine = new StorageEngine();
+    volatile StorageEngine engine = new StorageEngine();
     final CommandExecutor executor;
     private final Introspection introspection = new Introspection();
     private final ChangeStreams changeStreams = new ChangeStreams();
@@ -61,14 +60,14 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     final AuthorizationSession authorizationSession;
     final SaslCommands saslCommands;
     final FailPointCommand failPointCommand;
-    private final CurrentOpCommand currentOpCommand;
-    private final KillCommands killCommands;
+    final CurrentOpCommand currentOpCommand;
+    final KillCommands killCommands;
     final GenericCommands genericCommands;
     private final ServiceEntryPoint serviceEntryPoint;
-    private volatile Users users = new Users();
-    private volatile Membership membership;
+    volatile Users users = new Users();
+    volatile Membership membership;
     private volatile Membership.Reach cutOff = Membership.Reach.SERVING;
-    private final java.util.concurrent.atomic.AtomicReference<LostReplies> lostReplies =
+    final java.util.concurrent.atomic.AtomicReference<LostReplies> lostReplies =
             new java.util.concurrent.atomic.AtomicReference<>();
     final Transactions transactions;
 
@@ -181,15 +180,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     }
 
     /**
-     * The members a replica-set member announces in {@code hello} (itself by default).
-     *
-     * @param members the members' addresses
-     */
-    public void hosts(List<String> members) {
-        replicationInfo.hosts(members);
-    }
-
-    /**
      * The replica-set member tags announced in {@code hello} (e.g. {@code {node: "a1"}}), as a reconfig sets them.
      *
      * @param memberTags the tags
@@ -203,28 +193,14 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         return replicationInfo.tags();
     }
 
-    /**
-     * The address a secondary names as its primary in {@code hello}.
-     *
-     * @param address the primary's address
-     */
-    public void primaryAddress(String address) {
-        replicationInfo.primaryAddress(address);
-    }
-
-    /**
-     * The users this node authenticates (SCRAM-SHA-256); authorization is on once one exists. Shards of an emulated
-     * cluster keep none: they trust mongos, which authenticates clients.
-     *
-     * @param nodeUsers the users; none for a shard
-     */
-    public void users(Users nodeUsers) {
-        this.users = java.util.Objects.requireNonNull(nodeUsers, "users");
-    }
-
     /** {@return the users this node authenticates} */
-    public Users users() {
+    Users users() {
         return users;
+    }
+
+    /** {@return the node's replica-set role, or null when it has a fixed identity} */
+    Membership membership() {
+        return membership;
     }
 
     /**
@@ -280,39 +256,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     }
 
     /**
-     * Whether the transaction {@code txnNumber} of session {@code lsid} is open here (neither committed nor aborted):
-     * the emulated mongos' stand-in for a participant's vote in the prepare phase of two-phase commit.
-     *
-     * @param lsid      the session's {@code lsid} document
-     * @param txnNumber the transaction number
-     * @return whether it is in progress
-     */
-    public boolean transactionInProgress(BsonDocument lsid, long txnNumber) {
-        String id = SessionCatalog.sessionId(lsid);
-        return id != null && transactions.inProgress(id, txnNumber);
-    }
-
-    // ---- the replication layer's hooks ------------------------------------------------------------------
-
-    /**
-     * Makes this node a member of a replicating set; its role then comes from {@code member}, not its identity.
-     *
-     * @param member the node's role in the set
-     */
-    public void membership(Membership member) {
-        this.membership = member;
-    }
-
-    /**
-     * The node's replica-set role, or null when it has a fixed identity.
-     *
-     * @return the role, or null
-     */
-    public Membership membership() {
-        return membership;
-    }
-
-    /**
      * Cuts the node off from its clients, or ends that ({@link Membership.Reach#SERVING}): with
      * {@link Membership.Reach#CLOSED} every request gets its connection closed (a command running then loses its
      * reply), with {@link Membership.Reach#BLACKHOLED} requests are never answered until it ends. For a node outside a
@@ -332,66 +275,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         }
         Membership member = membership;
         return member == null ? Membership.Reach.SERVING : member.reach();
-    }
-
-    /**
-     * Replaces the node's data (the replication layer rebuilds it from the oplog after a rollback or a restart).
-     *
-     * @param rebuilt the rebuilt engine
-     */
-    public void replaceEngine(StorageEngine rebuilt) {
-        this.engine = java.util.Objects.requireNonNull(rebuilt, "rebuilt");
-    }
-
-    /**
-     * Kills the running operations {@code which} selects: each ends at its next interrupt point with the error of
-     * {@code reason} (an uninterruptible one runs to its end).
-     *
-     * @return how many were killed
-     * @param reason why they are killed, which decides their error
-     * @param which  selects the operations to kill
-     */
-    public int killOperations(
-            OperationInterruptedException.KillReason reason, java.util.function.Predicate<OperationContext> which) {
-        int killed = 0;
-        for (OperationContext operation : active.values()) {
-            if (which.test(operation)) {
-                operation.kill(reason);
-                killed++;
-            }
-        }
-        return killed;
-    }
-
-    /**
-     * What a restarted mongod no longer has in memory: its sessions (the retryable-write records come back from the
-     * oplog through {@link #applyRetryRecord}), its fail points, its running operations (killed at shutdown).
-     */
-    public void restarted() {
-        killOperations(OperationInterruptedException.KillReason.SHUTDOWN, operation -> true);
-        sessionCatalog.clear();
-        failCommand.off();
-        onPrimaryTransactionalWrite.off();
-        lostReplies.set(null);
-    }
-
-    /** Forgets every retryable-write record (before they are rebuilt from the oplog); sessions stay known. */
-    public void clearRetryRecords() {
-        sessionCatalog.clearRetryRecords();
-    }
-
-    /**
-     * Applies a retryable-write record from the oplog ({@link SessionCatalog#applyRetryRecord}).
-     *
-     * @param sessionId the session's id, as this node keys its sessions
-     * @param lsid      the session's {@code lsid}
-     * @param txnNumber the write's transaction number
-     * @param stmtId    the statement's id
-     * @param outcome   the statement's result, as a retry gets it
-     */
-    public void applyRetryRecord(
-            String sessionId, BsonDocument lsid, long txnNumber, int stmtId, BsonDocument outcome) {
-        sessionCatalog.applyRetryRecord(sessionId, lsid, txnNumber, stmtId, outcome);
     }
 
     /**
@@ -505,25 +388,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             Map<Integer, BsonDocument> statements,
             boolean incomplete) {}
 
-    /**
-     * The retry history a migration copies from this donor ({@link SessionCatalog#retryHistory}).
-     *
-     * @param inChunk accepts the statement targets that lie in the migrated chunk
-     * @return one entry per session with statements to copy
-     */
-    public List<RetryHistory> retryHistory(java.util.function.Predicate<BsonDocument> inChunk) {
-        return sessionCatalog.retryHistory(inChunk);
-    }
-
-    /**
-     * The recipient's side of a migration's retry history ({@link SessionCatalog#receiveRetryHistory}).
-     *
-     * @param history the retry history the donor sent
-     */
-    public void receiveRetryHistory(List<RetryHistory> history) {
-        sessionCatalog.receiveRetryHistory(history);
-    }
-
     // ---- kill and currentOp -----------------------------------------------------------------------------
 
     /**
@@ -532,29 +396,8 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * @param sessionIds the sessions' ids; all sessions when empty
      * @return how many operations were killed
      */
-    public int killSessions(Set<String> sessionIds) {
+    int killSessions(Set<String> sessionIds) {
         return killCommands.killSessions(sessionIds);
-    }
-
-    /**
-     * Kills every running operation whose session matches one of {@code patterns} ({@link KillCommands}).
-     *
-     * @param patterns the session patterns
-     * @return how many operations were killed
-     */
-    public int killSessions(List<SessionMatch> patterns) {
-        return killCommands.killSessions(patterns);
-    }
-
-    /**
-     * The running operations as {@code currentOp} documents ({@link CurrentOpCommand#currentOps(boolean, Principal)}).
-     *
-     * @param truncate  {@code truncateOps}
-     * @param ownOpsOf  only the operations of this user, or null for all
-     * @return one {@code currentOp} document per selected running operation
-     */
-    public List<BsonDocument> currentOps(boolean truncate, Principal ownOpsOf) {
-        return currentOpCommand.currentOps(truncate, ownOpsOf);
     }
 
     // ---- helpers ----------------------------------------------------------------------------------------

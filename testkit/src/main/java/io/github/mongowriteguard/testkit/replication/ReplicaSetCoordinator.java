@@ -6,6 +6,7 @@ import io.github.mongowriteguard.testkit.engine.StorageEngine;
 import io.github.mongowriteguard.testkit.node.CommandExecutor;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.NodeIdentity;
+import io.github.mongowriteguard.testkit.node.NodeInternals;
 import io.github.mongowriteguard.testkit.node.OperationInterruptedException;
 import java.time.Duration;
 import java.time.Instant;
@@ -153,8 +154,8 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
                     NodeIdentity.primary(setName, version),
                     ports.applyAsInt(i),
                     executors.apply(i, member));
-            member.node.users(users);
-            member.node.membership(member);
+            NodeInternals.of(member.node).users(users);
+            NodeInternals.of(member.node).membership(member);
             members.add(member);
         }
         this.hosts = members.stream().map(Member::address).toList();
@@ -454,11 +455,12 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
             lock.unlock();
         }
         try {
-            member.node.killOperations(
-                    OperationInterruptedException.KillReason.REPL_STATE_CHANGE,
-                    operation -> operation.opid() != spare
-                            && operation.replicationState() instanceof Member.WriteState write
-                            && write.holdsRstl);
+            NodeInternals.of(member.node)
+                    .killOperations(
+                            OperationInterruptedException.KillReason.REPL_STATE_CHANGE,
+                            operation -> operation.opid() != spare
+                                    && operation.replicationState() instanceof Member.WriteState write
+                                    && write.holdsRstl);
             try {
                 if (!member.rstl.writeLock().tryLock(stepDownNanos, TimeUnit.NANOSECONDS)) {
                     return Member.error(
@@ -551,9 +553,11 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
 
     /** A primary that cannot see a majority steps down by itself (killing its writes first, as a stepdown does). */
     private void relinquish(Member member) {
-        member.node.killOperations(
-                OperationInterruptedException.KillReason.REPL_STATE_CHANGE,
-                operation -> operation.replicationState() instanceof Member.WriteState write && write.holdsRstl);
+        NodeInternals.of(member.node)
+                .killOperations(
+                        OperationInterruptedException.KillReason.REPL_STATE_CHANGE,
+                        operation ->
+                                operation.replicationState() instanceof Member.WriteState write && write.holdsRstl);
         member.rstl.writeLock().lock();
         try {
             lock.lock();
@@ -770,19 +774,20 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
             LoggedWrites.apply(engine, op);
         }
         for (OplogEntry.RetryRecord record : entry.records()) {
-            node.applyRetryRecord(
-                    record.sessionId(), record.lsid(), record.txnNumber(), record.stmtId(), record.outcome());
+            NodeInternals.of(node)
+                    .applyRetryRecord(
+                            record.sessionId(), record.lsid(), record.txnNumber(), record.stmtId(), record.outcome());
         }
     }
 
     /** Replaces a member's data and retryable-write records with what {@code entries} say, from an empty engine. */
     private static void rebuild(Member member, List<OplogEntry> entries) {
         StorageEngine engine = new StorageEngine();
-        member.node.clearRetryRecords();
+        NodeInternals.of(member.node).clearRetryRecords();
         for (OplogEntry entry : entries) {
             applyEntry(member.node, engine, entry);
         }
-        member.node.replaceEngine(engine);
+        NodeInternals.of(member.node).replaceEngine(engine);
     }
 
     // ---- faults -------------------------------------------------------------------------------------------
@@ -811,7 +816,7 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        node.restarted();
+        NodeInternals.of(node).restarted();
     }
 
     /**
@@ -835,7 +840,7 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            node.restarted();
+            NodeInternals.of(node).restarted();
             member.stopReplProducer = false;
             rebuild(member, entries);
             lock.lock();

@@ -6,6 +6,7 @@ import io.github.mongowriteguard.testkit.internal.Cursors;
 import io.github.mongowriteguard.testkit.node.CommandExecutor;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.Membership;
+import io.github.mongowriteguard.testkit.node.NodeInternals;
 import io.github.mongowriteguard.testkit.node.OperationContext;
 import io.github.mongowriteguard.testkit.node.SessionMatch;
 import io.github.mongowriteguard.testkit.node.ShardOperations;
@@ -69,7 +70,7 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         public boolean inProgress(String shard, BsonDocument lsid, long txnNumber) {
             // A transaction lives on the shard's primary; a failover ends it there (no primary: not in progress).
             EmulatedNode primary = sets.get(shard).primaryOrNull();
-            return primary != null && primary.transactionInProgress(lsid, txnNumber);
+            return primary != null && NodeInternals.of(primary).transactionInProgress(lsid, txnNumber);
         }
     });
 
@@ -473,7 +474,7 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
                             .append("documents", new BsonArray(new ArrayList<>(moved))));
         }
         List<EmulatedNode.RetryHistory> history =
-                donor.retryHistory(target -> writesTo(target, namespace, map.key(), chunk));
+                NodeInternals.of(donor).retryHistory(target -> writesTo(target, namespace, map.key(), chunk));
         if (donorOplogRolledOver) {
             history = history.stream()
                     .map(h -> new EmulatedNode.RetryHistory(h.sessionId(), h.lsid(), h.txnNumber(), Map.of(), true))
@@ -482,10 +483,10 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         if (recipientSet.replicates()) {
             // The session history reaches every member (in mongod through the recipient's oplog; here in memory).
             for (EmulatedNode member : recipientSet.members()) {
-                member.receiveRetryHistory(history);
+                NodeInternals.of(member).receiveRetryHistory(history);
             }
         } else {
-            recipient.receiveRetryHistory(history);
+            NodeInternals.of(recipient).receiveRetryHistory(history);
         }
         List<Chunk> chunks = new ArrayList<>();
         for (Chunk c : map.chunks()) {
@@ -631,7 +632,7 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         List<BsonDocument> all = new ArrayList<>();
         for (Map.Entry<String, ShardReplicaSet> shard : sets.entrySet()) {
             EmulatedNode primary = reachablePrimary(operation, shard.getValue());
-            for (BsonDocument op : primary.currentOps(truncate, ownOpsOf)) {
+            for (BsonDocument op : NodeInternals.of(primary).currentOps(truncate, ownOpsOf)) {
                 BsonDocument shown = new BsonDocument("shard", new BsonString(shard.getKey()));
                 for (Map.Entry<String, BsonValue> field : op.entrySet()) {
                     switch (field.getKey()) {
