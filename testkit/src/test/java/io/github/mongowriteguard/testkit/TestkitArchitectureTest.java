@@ -8,6 +8,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.NodeInternals;
+import io.github.mongowriteguard.testkit.replication.ReplicaSetCoordinator;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -74,6 +75,25 @@ class TestkitArchitectureTest {
                 .resideInAnyPackage(
                         "io.github.mongowriteguard.testkit",
                         "io.github.mongowriteguard.testkit.node",
+                        "io.github.mongowriteguard.testkit.replication",
+                        "io.github.mongowriteguard.testkit.sharding")
+                .check(TESTKIT);
+    }
+
+    /**
+     * A replica set's coordinator is driven through its facades ({@code EmulatedReplicaSet}, a shard's
+     * {@code ShardReplicaSet}); a test uses those, never the coordinator.
+     */
+    @Test
+    void replicaSetCoordinator_isUsedOnlyThroughTheSetFacades() {
+        classes()
+                .that()
+                .areAssignableTo(ReplicaSetCoordinator.class)
+                .should()
+                .onlyBeAccessed()
+                .byClassesThat()
+                .resideInAnyPackage(
+                        "io.github.mongowriteguard.testkit",
                         "io.github.mongowriteguard.testkit.replication",
                         "io.github.mongowriteguard.testkit.sharding")
                 .check(TESTKIT);
