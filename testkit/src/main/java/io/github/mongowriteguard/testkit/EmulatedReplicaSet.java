@@ -3,6 +3,7 @@ package io.github.mongowriteguard.testkit;
 import io.github.mongowriteguard.testkit.auth.Users;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.NodeIdentity;
+import io.github.mongowriteguard.testkit.node.NodeInternals;
 import io.github.mongowriteguard.testkit.replication.MemberState;
 import io.github.mongowriteguard.testkit.replication.PartitionMode;
 import io.github.mongowriteguard.testkit.replication.ReplicaSetCoordinator;
@@ -48,7 +49,7 @@ public final class EmulatedReplicaSet implements EmulatedCluster {
                     NodeIdentity.primary(builder.setName, builder.version),
                     builder.port,
                     builder.storage);
-            single.users(builder.users);
+            NodeInternals.of(single).users(builder.users);
             this.replication = null;
         } else {
             this.single = null;

@@ -3,6 +3,7 @@ package io.github.mongowriteguard.testkit;
 import io.github.mongowriteguard.testkit.auth.Users;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.NodeIdentity;
+import io.github.mongowriteguard.testkit.node.NodeInternals;
 import io.github.mongowriteguard.testkit.sharding.Chunk;
 import io.github.mongowriteguard.testkit.sharding.ChunkMap;
 import io.github.mongowriteguard.testkit.sharding.ChunkMigration;
@@ -82,7 +83,7 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
                     NodeIdentity.mongos(builder.version),
                     builder.port == 0 ? 0 : builder.port + i,
                     router);
-            endpoint.users(builder.users);
+            NodeInternals.of(endpoint).users(builder.users);
             mongos.add(endpoint);
         }
     }
@@ -114,7 +115,7 @@ public final class EmulatedShardedCluster implements EmulatedCluster {
      * @return the users of the mongos endpoints
      */
     public Users users() {
-        return mongos.get(0).users();
+        return NodeInternals.of(mongos.get(0)).users();
     }
 
     /**

@@ -1,9 +1,5 @@
 package io.github.mongowriteguard.testkit.node;
 
-import io.github.mongowriteguard.testkit.ServerVersion;
-import io.github.mongowriteguard.testkit.auth.CommandPrivileges;
-import io.github.mongowriteguard.testkit.auth.Principal;
-import io.github.mongowriteguard.testkit.auth.ScramSha256;
 import io.github.mongowriteguard.testkit.auth.Users;
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
 import io.github.mongowriteguard.testkit.failpoint.FailCommand;
@@ -11,40 +7,24 @@ import io.github.mongowriteguard.testkit.failpoint.OnPrimaryTransactionalWrite;
 import io.github.mongowriteguard.testkit.internal.Sleeps;
 import io.github.mongowriteguard.testkit.stall.Stall;
 import io.github.mongowriteguard.testkit.stall.StallHandle;
-import io.github.mongowriteguard.testkit.stall.StallMode;
 import io.github.mongowriteguard.testkit.truth.CommandRecord;
-import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 import io.github.mongowriteguard.testkit.truth.ServerTruth;
-import io.github.mongowriteguard.testkit.truth.TxnId;
 import io.github.mongowriteguard.testkit.wire.ClientConnection;
 import io.github.mongowriteguard.testkit.wire.CommandHandler;
 import io.github.mongowriteguard.testkit.wire.WireServer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import org.bson.BsonArray;
-import org.bson.BsonBoolean;
-import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonDouble;
 import org.bson.BsonInt32;
-import org.bson.BsonInt64;
-import org.bson.BsonObjectId;
-import org.bson.BsonString;
 import org.bson.BsonValue;
-import org.bson.types.ObjectId;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One emulated server process (a replica-set primary or secondary, or a mongos) on its own loopback port.
@@ -59,78 +39,37 @@ import org.slf4j.LoggerFactory;
  * hold the command; then the engine runs it. A client that stops waiting does not stop the command.
  */
 public final class EmulatedNode implements CommandHandler, AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(EmulatedNode.class);
-    private static final AtomicLong OPIDS = new AtomicLong(1000);
-    /** The emulator's op times (one clock for all nodes): a write that applied takes the next one. */
-    private static final AtomicLong OPTIMES = new AtomicLong();
-
-    private static final Set<String> NOT_RECORDED = Set.of("hello", "ismaster", "isMaster");
-    /** Commands a connection may run before it authenticates (those whose {@code requiresAuth()} is false). */
-    private static final Set<String> NO_AUTHENTICATION = Set.of(
-            "hello",
-            "ismaster",
-            "isMaster",
-            "saslStart",
-            "saslContinue",
-            "ping",
-            "buildInfo",
-            "buildinfo",
-            "endSessions",
-            "logout");
-
-    private static final int UNAUTHORIZED = 13;
-    private static final Set<String> STRIPPED = Set.of(
-            "lsid",
-            "txnNumber",
-            "$clusterTime",
-            "$readPreference",
-            "maxTimeMS",
-            "comment",
-            "writeConcern",
-            "readConcern",
-            "$db",
-            "apiVersion",
-            "apiStrict",
-            "apiDeprecationErrors",
-            "autocommit",
-            "startTransaction",
-            "stmtId",
-            "stmtIds",
-            "$audit",
-            "$client",
-            "shardVersion",
-            "databaseVersion",
-            "allowImplicitCollectionCreation");
-
     private final String name;
     private final NodeIdentity identity;
-    private volatile StorageEngine engine = new StorageEngine();
-    private final CommandExecutor executor;
+    volatile StorageEngine engine = new StorageEngine();
+    final CommandExecutor executor;
     private final Introspection introspection = new Introspection();
     private final ChangeStreams changeStreams = new ChangeStreams();
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
-    private final InterruptPoints interruptPoints = new InterruptPoints(lock, changed);
-    private final Map<String, SessionState> sessions = new ConcurrentHashMap<>();
-    private final Map<Long, OperationContext> active = new ConcurrentHashMap<>();
-    private final Collection<CommandRecord> records = ServerTruth.newStore();
+    final ReentrantLock lock = new ReentrantLock();
+    final Condition changed = lock.newCondition();
+    final InterruptPoints interruptPoints = new InterruptPoints(lock, changed);
+    final SessionCatalog sessionCatalog = new SessionCatalog(lock, changed);
+    final Map<Long, OperationContext> active = new ConcurrentHashMap<>();
+    final Collection<CommandRecord> records = ServerTruth.newStore();
     private final ServerTruth truth = new ServerTruth(records);
     private final FailCommand failCommand = new FailCommand();
     private final OnPrimaryTransactionalWrite onPrimaryTransactionalWrite = new OnPrimaryTransactionalWrite();
-    private final List<ActiveStall> stalls = new CopyOnWriteArrayList<>();
-    private final Map<String, long[]> commandCounters = new ConcurrentHashMap<>();
-    private final long startedMillis = System.currentTimeMillis();
-    private final ObjectId electionId = new ObjectId();
+    final Stalls stalls = new Stalls(lock, changed);
     private final WireServer server;
-    private volatile List<String> hosts;
-    private volatile Map<String, String> tags = Map.of();
-    private volatile String primaryAddress;
-    private volatile Users users = new Users();
-    private volatile Membership membership;
+    final ReplicationInfo replicationInfo;
+    final AuthorizationSession authorizationSession;
+    final SaslCommands saslCommands;
+    final FailPointCommand failPointCommand;
+    final CurrentOpCommand currentOpCommand;
+    final KillCommands killCommands;
+    final GenericCommands genericCommands;
+    private final ServiceEntryPoint serviceEntryPoint;
+    volatile Users users = new Users();
+    volatile Membership membership;
     private volatile Membership.Reach cutOff = Membership.Reach.SERVING;
-    private final java.util.concurrent.atomic.AtomicReference<LostReplies> lostReplies =
+    final java.util.concurrent.atomic.AtomicReference<LostReplies> lostReplies =
             new java.util.concurrent.atomic.AtomicReference<>();
-    private final Transactions transactions;
+    final Transactions transactions;
 
     /** Replies to lose: the next {@code left} replies to one of {@code commands} (empty: any command). */
     private record LostReplies(Set<String> commands, java.util.concurrent.atomic.AtomicInteger left) {}
@@ -189,8 +128,26 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 : (operation, command) -> engine.run(operation.database(), command);
         this.executor = executor != null ? executor : own;
         this.transactions = new Transactions(identity.version(), lock, changed);
+        this.replicationInfo = new ReplicationInfo(this, identity);
+        this.authorizationSession = new AuthorizationSession(this, identity);
+        this.saslCommands = new SaslCommands(this);
+        this.failPointCommand = new FailPointCommand(this, failCommand, onPrimaryTransactionalWrite);
+        this.currentOpCommand = new CurrentOpCommand(this, active, this.executor, introspection);
+        this.killCommands = new KillCommands(this, active, sessionCatalog, transactions, this.executor);
+        this.genericCommands = new GenericCommands(
+                this,
+                identity,
+                transactions,
+                currentOpCommand,
+                killCommands,
+                this.executor,
+                introspection,
+                sessionCatalog,
+                changeStreams);
+        this.serviceEntryPoint = new ServiceEntryPoint(this);
+        // The node's parts exist before its port opens: a client may connect at once (a restarted member's monitor).
         this.server = new WireServer(name, port, this);
-        this.hosts = List.of(server.address());
+        replicationInfo.hosts(List.of(server.address()));
     }
 
     /**
@@ -223,50 +180,27 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     }
 
     /**
-     * The members a replica-set member announces in {@code hello} (itself by default).
-     *
-     * @param members the members' addresses
-     */
-    public void hosts(List<String> members) {
-        this.hosts = List.copyOf(members);
-    }
-
-    /**
      * The replica-set member tags announced in {@code hello} (e.g. {@code {node: "a1"}}), as a reconfig sets them.
      *
      * @param memberTags the tags
      */
     public void tags(Map<String, String> memberTags) {
-        this.tags = Map.copyOf(memberTags);
+        replicationInfo.tags(memberTags);
     }
 
     /** {@return the replica-set member tags announced in {@code hello}} */
     public Map<String, String> tags() {
-        return tags;
-    }
-
-    /**
-     * The address a secondary names as its primary in {@code hello}.
-     *
-     * @param address the primary's address
-     */
-    public void primaryAddress(String address) {
-        this.primaryAddress = address;
-    }
-
-    /**
-     * The users this node authenticates (SCRAM-SHA-256); authorization is on once one exists. Shards of an emulated
-     * cluster keep none: they trust mongos, which authenticates clients.
-     *
-     * @param nodeUsers the users; none for a shard
-     */
-    public void users(Users nodeUsers) {
-        this.users = java.util.Objects.requireNonNull(nodeUsers, "users");
+        return replicationInfo.tags();
     }
 
     /** {@return the users this node authenticates} */
-    public Users users() {
+    Users users() {
         return users;
+    }
+
+    /** {@return the node's replica-set role, or null when it has a fixed identity} */
+    Membership membership() {
+        return membership;
     }
 
     /**
@@ -322,39 +256,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     }
 
     /**
-     * Whether the transaction {@code txnNumber} of session {@code lsid} is open here (neither committed nor aborted):
-     * the emulated mongos' stand-in for a participant's vote in the prepare phase of two-phase commit.
-     *
-     * @param lsid      the session's {@code lsid} document
-     * @param txnNumber the transaction number
-     * @return whether it is in progress
-     */
-    public boolean transactionInProgress(BsonDocument lsid, long txnNumber) {
-        String id = sessionId(lsid);
-        return id != null && transactions.inProgress(id, txnNumber);
-    }
-
-    // ---- the replication layer's hooks ------------------------------------------------------------------
-
-    /**
-     * Makes this node a member of a replicating set; its role then comes from {@code member}, not its identity.
-     *
-     * @param member the node's role in the set
-     */
-    public void membership(Membership member) {
-        this.membership = member;
-    }
-
-    /**
-     * The node's replica-set role, or null when it has a fixed identity.
-     *
-     * @return the role, or null
-     */
-    public Membership membership() {
-        return membership;
-    }
-
-    /**
      * Cuts the node off from its clients, or ends that ({@link Membership.Reach#SERVING}): with
      * {@link Membership.Reach#CLOSED} every request gets its connection closed (a command running then loses its
      * reply), with {@link Membership.Reach#BLACKHOLED} requests are never answered until it ends. For a node outside a
@@ -367,92 +268,13 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     }
 
     /** How the network treats the node now: its own cut-off, else its replica-set member's reach. */
-    private Membership.Reach reach() {
+    Membership.Reach reach() {
         Membership.Reach own = cutOff;
         if (own != Membership.Reach.SERVING) {
             return own;
         }
         Membership member = membership;
         return member == null ? Membership.Reach.SERVING : member.reach();
-    }
-
-    /**
-     * Replaces the node's data (the replication layer rebuilds it from the oplog after a rollback or a restart).
-     *
-     * @param rebuilt the rebuilt engine
-     */
-    public void replaceEngine(StorageEngine rebuilt) {
-        this.engine = java.util.Objects.requireNonNull(rebuilt, "rebuilt");
-    }
-
-    /**
-     * Kills the running operations {@code which} selects: each ends at its next interrupt point with the error of
-     * {@code reason} (an uninterruptible one runs to its end).
-     *
-     * @return how many were killed
-     * @param reason why they are killed, which decides their error
-     * @param which  selects the operations to kill
-     */
-    public int killOperations(
-            OperationInterruptedException.KillReason reason, java.util.function.Predicate<OperationContext> which) {
-        int killed = 0;
-        for (OperationContext operation : active.values()) {
-            if (which.test(operation)) {
-                operation.kill(reason);
-                killed++;
-            }
-        }
-        return killed;
-    }
-
-    /**
-     * What a restarted mongod no longer has in memory: its sessions (the retryable-write records come back from the
-     * oplog through {@link #applyRetryRecord}), its fail points, its running operations (killed at shutdown).
-     */
-    public void restarted() {
-        killOperations(OperationInterruptedException.KillReason.SHUTDOWN, operation -> true);
-        sessions.clear();
-        failCommand.off();
-        onPrimaryTransactionalWrite.off();
-        lostReplies.set(null);
-    }
-
-    /** Forgets every retryable-write record (before they are rebuilt from the oplog); sessions stay known. */
-    public void clearRetryRecords() {
-        for (SessionState session : sessions.values()) {
-            synchronized (session) {
-                session.txnNumber = -1;
-                session.statements.clear();
-            }
-        }
-    }
-
-    /**
-     * Applies a retryable-write record from the oplog, as a secondary updates {@code config.transactions} from the
-     * oplog entries that carry {@code lsid}, {@code txnNumber} and {@code stmtId}
-     * ({@code src/mongo/db/repl/session_update_tracker.cpp}).
-     *
-     * @param sessionId the session's id, as this node keys its sessions
-     * @param lsid      the session's {@code lsid}
-     * @param txnNumber the write's transaction number
-     * @param stmtId    the statement's id
-     * @param outcome   the statement's result, as a retry gets it
-     */
-    public void applyRetryRecord(
-            String sessionId, BsonDocument lsid, long txnNumber, int stmtId, BsonDocument outcome) {
-        SessionState session = sessions.computeIfAbsent(sessionId, SessionState::new);
-        synchronized (session) {
-            if (session.lsid == null) {
-                session.lsid = lsid;
-            }
-            if (txnNumber > session.txnNumber) {
-                session.txnNumber = txnNumber;
-                session.statements.clear();
-            }
-            if (txnNumber == session.txnNumber) {
-                session.statements.put(stmtId, outcome);
-            }
-        }
     }
 
     /**
@@ -480,10 +302,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         lostReplies.set(null);
     }
 
-    private boolean loseReply(String commandName) {
+    boolean loseReply(String commandName) {
         LostReplies lost = lostReplies.get();
         if (lost == null
-                || NOT_RECORDED.contains(commandName)
+                || ServiceEntryPoint.NOT_RECORDED.contains(commandName)
                 || (!lost.commands().isEmpty() && !lost.commands().contains(commandName))) {
             return false;
         }
@@ -495,7 +317,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     }
 
     /** A request to a node that cannot be reached: no answer, the connection closed (at once, or once a black hole heals). */
-    private CloseConnectionSignal unreachable(ClientConnection connection) {
+    CloseConnectionSignal unreachable(ClientConnection connection) {
         while (reach() == Membership.Reach.BLACKHOLED) {
             Sleeps.until(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(10));
             if (Thread.currentThread().isInterrupted()) {
@@ -514,9 +336,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * @return the handle that ends it
      */
     public StallHandle stall(Stall stall) {
-        ActiveStall active = new ActiveStall(stall);
-        stalls.add(active);
-        return active;
+        return stalls.add(stall);
     }
 
     /**
@@ -542,644 +362,15 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * @return how many times it arrived
      */
     public long commandCount(String commandName) {
-        long[] counter = commandCounters.get(commandName);
-        return counter == null ? 0 : counter[0];
+        return genericCommands.commandCount(commandName);
     }
 
     // ------------------------------------------------------------------------------------------------------
 
+    /** Runs one command through the node's dispatch ({@link ServiceEntryPoint}). */
     @Override
     public BsonDocument handle(ClientConnection connection, String database, BsonDocument command) {
-        String commandName = command.getFirstKey();
-        Membership member = membership;
-        long incarnation = member == null ? 0 : member.incarnation();
-        if (reach() != Membership.Reach.SERVING) {
-            throw unreachable(connection);
-        }
-        count(commandName, false);
-        if (commandName.equals("hello") || commandName.equalsIgnoreCase("isMaster")) {
-            return hello(connection, command);
-        }
-        if (commandName.equals("configureFailPoint")) {
-            return configureFailPoint(database, command);
-        }
-        if (commandName.equals("saslStart") || commandName.equals("saslContinue")) {
-            return sasl(connection, database, command);
-        }
-        BsonDocument badMaxTime = MaxTimeMs.refusal(command);
-        if (badMaxTime != null) {
-            return badMaxTime;
-        }
-        long opid = OPIDS.incrementAndGet();
-        long start = System.nanoTime();
-        CommandRecord record =
-                NOT_RECORDED.contains(commandName) ? null : newRecord(opid, connection, database, command, start);
-        long maxTimeMs = command.containsKey("maxTimeMS")
-                ? command.get("maxTimeMS").asNumber().longValue()
-                : 0;
-        OperationContext operation =
-                new OperationContext(opid, connection, database, command, start, maxTimeMs, lock, changed, record);
-        if (identity.kind() != NodeIdentity.Kind.MONGOS) {
-            operation.deferDeadline();
-        }
-        active.put(opid, operation);
-        try {
-            BsonDocument reply = run(operation);
-            endRecord(record, reply);
-            if (reply.get("ok", new BsonInt32(1)).asNumber().doubleValue() != 1) {
-                count(commandName, true);
-            }
-            if (reach() != Membership.Reach.SERVING || (member != null && member.incarnation() != incarnation)) {
-                // Partitioned or restarted while the command ran: its answer never reaches the client.
-                closedAfterRun(record);
-                throw unreachable(connection);
-            }
-            if (loseReply(commandName)) {
-                closedAfterRun(record);
-                throw new CloseConnectionSignal();
-            }
-            return reply;
-        } catch (CloseConnectionSignal signal) {
-            if (record != null && record.running()) {
-                record.end(ReceivedCommand.Outcome.CONNECTION_CLOSED, 0);
-            }
-            connection.close();
-            throw signal;
-        } catch (RuntimeException e) {
-            log.warn("{}: {} failed in the emulator", name, commandName, e);
-            if (record != null) {
-                record.end(ReceivedCommand.Outcome.ERROR, 1);
-            }
-            return StorageEngine.error(1, "InternalError", "emulator failure: " + e);
-        } finally {
-            active.remove(opid);
-        }
-    }
-
-    private BsonDocument run(OperationContext operation) {
-        BsonDocument command = operation.command();
-        BsonDocument refused = authorize(operation);
-        if (refused != null) {
-            return refused;
-        }
-        CommandDeadline deadline = CommandDeadline.before(identity);
-        Optional<FailCommand.Action> failure = failCommand.evaluate(
-                operation.commandName(),
-                operation.connection().appName(),
-                operation.connection().isInternal());
-        if (failure.isPresent()) {
-            FailCommand.Action action = failure.get();
-            if (action.closeConnection()) {
-                throw new CloseConnectionSignal();
-            }
-            if (action.blockTimeMs() > 0) {
-                BsonDocument interrupted = block(operation, action.blockTimeMs());
-                if (interrupted != null) {
-                    return interrupted;
-                }
-            }
-            if (action.errorCode() != null) {
-                BsonDocument reply = StorageEngine.error(
-                        action.errorCode(),
-                        codeName(action.errorCode()),
-                        "Failing command via 'failCommand' failpoint");
-                return labelled(operation, reply, action);
-            }
-        }
-        if (identity.kind() != NodeIdentity.Kind.MONGOS) {
-            deadline.arm(operation);
-        }
-        Membership member = membership;
-        if (member != null && !member.isWritablePrimary()) {
-            BsonDocument notPrimary = notPrimary(operation);
-            if (notPrimary != null) {
-                return labelled(operation, notPrimary, null);
-            }
-        }
-        if (!identity.version().atLeast(io.github.mongowriteguard.testkit.ServerVersion.V4_4)
-                && command.containsKey("comment")
-                && Stall.WRITE_COMMANDS.contains(operation.commandName())) {
-            return StorageEngine.error(
-                    40415,
-                    "Location40415",
-                    "BSON field '" + operation.commandName() + ".comment' is an unknown field.");
-        }
-        if (identity.kind() == NodeIdentity.Kind.MONGOS
-                && Transactions.isTransactionCommand(command)
-                && !command.containsKey("lsid")) {
-            return labelled(operation, Transactions.withoutSession(command), null);
-        }
-        // The command body starts here: the fail point and the not-primary check above ran before it, and their errors
-        // carry no NoWritesPerformed (mongod takes lastOpBeforeRun in runCommandImpl, service_entry_point_common.cpp).
-        operation.lastOpBeforeRun(operation.connection().lastOp());
-        // CurOp's clock starts here, before the session check-out: a command queued behind another on its session
-        // already shows secs_running (see OperationContext#startExecution).
-        operation.startExecution();
-        SessionState session = null;
-        BsonDocument reply = null;
-        try {
-            if (command.containsKey("lsid") && identity.kind() != NodeIdentity.Kind.MONGOS) {
-                session = checkOut(operation);
-            }
-            reply = runInSession(operation, session);
-        } catch (OperationInterruptedException e) {
-            reply = StorageEngine.error(e.code(), e.codeName(), e.getMessage());
-            return labelled(operation, reply, null);
-        } finally {
-            if (session != null) {
-                // End the record before the session is free, so a waiting resend always ends after its original.
-                if (reply != null) {
-                    endRecord(operation.record(), reply);
-                }
-                checkIn(session);
-            }
-        }
-        if (failure.isPresent() && failure.get().writeConcernError() != null) {
-            // The fail point's writeConcernError replaces the wait (service_entry_point_common.cpp,
-            // _waitForWriteConcern).
-            reply.put("writeConcernError", failure.get().writeConcernError());
-            return labelled(operation, reply, failure.get());
-        }
-        if (member != null
-                && (Membership.WRITE_COMMANDS.contains(operation.commandName())
-                        || operation.commandName().equals("commitTransaction")
-                        || operation.commandName().equals("abortTransaction"))
-                && reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
-            // After the session is checked in, as mongod waits for write concern once the command has run.
-            BsonDocument writeConcernError = member.awaitWriteConcern(operation);
-            if (writeConcernError != null) {
-                reply.put("writeConcernError", writeConcernError);
-            }
-        }
-        return labelled(operation, reply, null);
-    }
-
-    /**
-     * The dispatch check of a member that is not the primary ({@code service_entry_point_common.cpp}, after the
-     * {@code failCommand} fail point): writes fail with {@code NotWritablePrimary} (10107), reads without a
-     * {@code $readPreference} that allows secondaries with {@code NotPrimaryNoSecondaryOk} (13435).
-     */
-    private BsonDocument notPrimary(OperationContext operation) {
-        String commandName = operation.commandName();
-        boolean modern = identity.version().atLeast(io.github.mongowriteguard.testkit.ServerVersion.V5_0);
-        if (Membership.WRITE_COMMANDS.contains(commandName)) {
-            return StorageEngine.error(10107, "NotWritablePrimary", modern ? "not primary" : "not master");
-        }
-        boolean aggregateRead = commandName.equals("aggregate")
-                && !Introspection.isCurrentOpPipeline(operation.command())
-                && !Introspection.isListLocalSessionsPipeline(operation.command());
-        if ((Membership.SECONDARY_OK_COMMANDS.contains(commandName) || aggregateRead)
-                && !secondaryOk(operation.command())) {
-            return StorageEngine.error(
-                    13435,
-                    "NotPrimaryNoSecondaryOk",
-                    modern ? "not primary and secondaryOk=false" : "not master and slaveOk=false");
-        }
-        return null;
-    }
-
-    private static boolean secondaryOk(BsonDocument command) {
-        BsonValue preference = command.get("$readPreference");
-        return preference != null
-                && preference.isDocument()
-                && !preference
-                        .asDocument()
-                        .getString("mode", new BsonString("primary"))
-                        .getValue()
-                        .equals("primary");
-    }
-
-    /** The command ran (its record says whether it wrote), then the connection closed instead of answering. */
-    private static void closedAfterRun(CommandRecord record) {
-        if (record != null) {
-            record.end(ReceivedCommand.Outcome.CONNECTION_CLOSED, 0);
-        }
-    }
-
-    /**
-     * The fail point's {@code blockConnection} wait: {@code opCtx->sleepFor(blockTimeMS)} in mongodb/mongo
-     * {@code src/mongo/db/commands.cpp} {@code evaluateFailCommandFailPoint}, an interruptible sleep, so {@code killOp}
-     * or {@code killSessions} ends it ({@code Interrupted}, 11601). It runs before the deadline is set, so
-     * {@code maxTimeMS} does not end it and counts only after it. Returns the error reply when killed, else null.
-     */
-    private BsonDocument block(OperationContext operation, long blockTimeMs) {
-        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(blockTimeMs);
-        lock.lock();
-        try {
-            operation.awaitInterruptibly(() -> false, until);
-            return null;
-        } catch (OperationInterruptedException e) {
-            return labelled(operation, StorageEngine.error(e.code(), e.codeName(), e.getMessage()), null);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return StorageEngine.error(11601, "Interrupted", "operation was interrupted");
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private static void endRecord(CommandRecord record, BsonDocument reply) {
-        if (record != null && record.running()) {
-            boolean ok = reply.get("ok", new BsonInt32(1)).asNumber().doubleValue() == 1;
-            record.end(
-                    ok ? ReceivedCommand.Outcome.OK : ReceivedCommand.Outcome.ERROR,
-                    ok ? 0 : reply.get("code", new BsonInt32(0)).asNumber().intValue());
-        }
-    }
-
-    private BsonDocument runInSession(OperationContext operation, SessionState session) {
-        BsonDocument command = operation.command();
-        if (Transactions.isTransactionCommand(command) && identity.kind() != NodeIdentity.Kind.MONGOS) {
-            return session != null ? inTransaction(operation, session) : Transactions.withoutSession(command);
-        }
-        boolean retryableWrite = session != null && ErrorLabels.isRetryableWrite(command);
-        if (retryableWrite) {
-            long txnNumber = command.getNumber("txnNumber").longValue();
-            transactions.newerTxnNumber(session.id, txnNumber);
-            if (txnNumber < session.txnNumber) {
-                return StorageEngine.error(
-                        225,
-                        "TransactionTooOld",
-                        "Retryable write with txnNumber " + txnNumber
-                                + " is prohibited on session " + session.id
-                                + " because a newer retryable write with txnNumber "
-                                + session.txnNumber + " has already started on this session.");
-            }
-            if (txnNumber > session.txnNumber) {
-                session.txnNumber = txnNumber;
-                session.statements.clear();
-                session.statementTargets.clear();
-                session.incompleteHistory = false;
-            }
-            RetryableStatements statements = RetryableStatements.of(command);
-            if (session.incompleteHistory && !statements.allExecuted(session.statements)) {
-                // TransactionParticipant::checkStatementExecuted: a statement not in the history of a transaction whose
-                // history is incomplete cannot be told apart from one that ran.
-                return StorageEngine.error(
-                        217,
-                        "IncompleteTransactionHistory",
-                        "Incomplete history detected for" + " transaction " + txnNumber + " on session " + session.id);
-            }
-            for (int i = 0; i < statements.stmtIds().size(); i++) {
-                session.statementTargets.putIfAbsent(
-                        statements.stmtIds().get(i),
-                        new BsonDocument("ns", new BsonString(namespace(operation.database(), command)))
-                                .append("op", new BsonString(operation.commandName()))
-                                .append("item", statements.items().get(i)));
-            }
-            if (statements.allExecuted(session.statements)) {
-                CommandRecord record = operation.record();
-                if (record != null) {
-                    record.end(ReceivedCommand.Outcome.RETRIED_RESULT, 0);
-                }
-                // A retry's recorded result sets the client's last op to the system's (setLastOpToSystemLastOpTime).
-                operation.connection().lastOp(OPTIMES.get());
-                return RetryableStatements.of(command)
-                        .run(session.statements, null)
-                        .reply();
-            }
-        }
-        operation.checkForInterrupt();
-        Membership member = membership;
-        if (member != null && Membership.WRITE_COMMANDS.contains(operation.commandName())) {
-            BsonDocument refused = member.beginWrite(operation);
-            if (refused != null) {
-                member.endWrite(operation);
-                return refused;
-            }
-            try {
-                return transactions.outside(
-                        operation, engine, () -> execute(operation, session, retryableWrite, member));
-            } finally {
-                member.endWrite(operation);
-            }
-        }
-        if (identity.kind() != NodeIdentity.Kind.MONGOS) {
-            return transactions.outside(operation, engine, () -> execute(operation, session, retryableWrite, null));
-        }
-        return execute(operation, session, retryableWrite, null);
-    }
-
-    /**
-     * A command of a multi-document transaction (see {@link Transactions}): refused on a secondary; a new transaction
-     * number on the session ends the retryable-write history of the previous one; a commit applies the transaction's
-     * documents as one write (one oplog entry on a replicating primary) and then waits for its write concern.
-     */
-    private BsonDocument inTransaction(OperationContext operation, SessionState session) {
-        BsonDocument command = operation.command();
-        Membership member = membership;
-        if (member != null && !member.isWritablePrimary()) {
-            return StorageEngine.error(10107, "NotWritablePrimary", "not primary");
-        }
-        operation.checkForInterrupt();
-        long sessionNumber = session.txnNumber;
-        if (command.getBoolean("startTransaction", BsonBoolean.FALSE).getValue()
-                && command.containsKey("txnNumber")
-                && command.getNumber("txnNumber").longValue() > session.txnNumber) {
-            session.txnNumber = command.getNumber("txnNumber").longValue();
-            session.statements.clear();
-            session.statementTargets.clear();
-            session.incompleteHistory = false;
-        }
-        return transactions.run(
-                operation, session.id, sessionNumber, engine, this::strip, writes -> commitWrites(operation, writes));
-    }
-
-    private BsonDocument commitWrites(OperationContext operation, List<Transactions.Write> writes) {
-        Membership member = membership;
-        if (member != null) {
-            BsonDocument refused = member.beginWrite(operation);
-            if (refused != null) {
-                member.endWrite(operation);
-                return refused;
-            }
-        }
-        try {
-            java.util.function.Supplier<BsonDocument> applyAll = () -> {
-                for (Transactions.Write write : writes) {
-                    OperationContext statement = operation.forStatement(write.database(), write.command());
-                    statement.replicationState(operation.replicationState());
-                    executor.execute(statement, write.command());
-                }
-                return null;
-            };
-            // A replicating primary's apply lock keeps the writes together (one oplog entry); a single node's engine
-            // lock.
-            BsonDocument refused = member != null ? applyAll.get() : engine.atomically(applyAll);
-            operation.connection().lastOp(OPTIMES.incrementAndGet());
-            return refused;
-        } finally {
-            if (member != null) {
-                member.endWrite(operation);
-            }
-        }
-    }
-
-    /** Runs the command once the session is checked out: stalls, then the node's own answer or the executor. */
-    private BsonDocument execute(
-            OperationContext operation, SessionState session, boolean retryableWrite, Membership member) {
-        BsonDocument command = operation.command();
-        stallIfAsked(operation);
-        BsonDocument reply = BulkWriteCommand.isBulkWrite(command)
-                ? BulkWriteCommand.run(
-                        identity.version(),
-                        operation.database(),
-                        command,
-                        (database, op) -> runInSession(operation.forStatement(database, op), session))
-                : answerNodeCommand(operation, command);
-        long applied;
-        boolean closeAfterwards = false;
-        if (reply == null && retryableWrite) {
-            // Statement by statement, so a resend (or mongos' next round on this shard) skips what already ran.
-            BsonDocument stripped = strip(command);
-            TransactionalWriteGate gate =
-                    onPrimaryTransactionalWrite.isOn() ? new TransactionalWriteGate(session) : null;
-            long txnNumber = session.txnNumber;
-            RetryableStatements statements = RetryableStatements.of(command);
-            if (member != null) {
-                statements.recordingTo((stmtId, outcome) ->
-                        member.statementRecorded(operation, session.id, session.lsid, txnNumber, stmtId, outcome));
-            }
-            int[] ran = {0};
-            RetryableStatements.Result result = statements.run(
-                    session.statements,
-                    single -> {
-                        if (member != null) {
-                            // The previous statement, its effects and its record, is one oplog entry.
-                            member.flush(operation);
-                        }
-                        interruptPoints.beforeStatement(operation, namespace(operation.database(), command), ran[0]++);
-                        return executor.execute(operation, single.apply(stripped));
-                    },
-                    gate);
-            reply = result.reply();
-            applied = result.applied();
-            closeAfterwards = gate != null && gate.closeConnection;
-        } else if (reply == null && identity.kind() != NodeIdentity.Kind.MONGOS && isOrderedUpdateOrDelete(command)) {
-            // The engine runs every statement of an update or delete command whatever "ordered" says; mongod stops an
-            // ordered command at its first write error. Statement by statement, as for retryable writes, it stops.
-            BsonDocument stripped = strip(command);
-            int[] ran = {0};
-            RetryableStatements.Result result = RetryableStatements.of(command)
-                    .run(new java.util.HashMap<>(), single -> {
-                        interruptPoints.beforeStatement(operation, namespace(operation.database(), command), ran[0]++);
-                        return executor.execute(operation, single.apply(stripped));
-                    });
-            reply = result.reply();
-            applied = result.applied();
-        } else {
-            if (reply == null) {
-                reply = executor.execute(operation, strip(command));
-                if (identity.kind() != NodeIdentity.Kind.MONGOS) {
-                    correctInsertCount(command, reply);
-                }
-            }
-            applied = applied(operation.commandName(), reply);
-        }
-        if (operation.record() != null
-                && reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() == 1) {
-            operation.record().executed(applied);
-        }
-        if (applied > 0) {
-            operation.connection().lastOp(OPTIMES.incrementAndGet());
-        }
-        if (closeAfterwards) {
-            throw new CloseConnectionSignal();
-        }
-        return reply;
-    }
-
-    /**
-     * mongod's {@code onPrimaryTransactionalWrite} fail point, asked before each statement of a retryable write
-     * that has not run yet: a {@code failBeforeCommitExceptionCode} fails that statement and stops the command
-     * (the statements before it stay applied, so the driver's retry runs only the rest), and the connection is
-     * closed after the command unless {@code closeConnection: false}.
-     */
-    private final class TransactionalWriteGate implements RetryableStatements.Gate {
-        private final SessionState session;
-        boolean closeConnection;
-
-        TransactionalWriteGate(SessionState session) {
-            this.session = session;
-        }
-
-        @Override
-        public BsonDocument beforeStatement() {
-            Optional<OnPrimaryTransactionalWrite.Action> action = onPrimaryTransactionalWrite.evaluate();
-            if (action.isEmpty()) {
-                return null;
-            }
-            closeConnection |= action.get().closeConnection();
-            Integer code = action.get().failBeforeCommitExceptionCode();
-            if (code == null) {
-                return null;
-            }
-            return StorageEngine.error(
-                    code,
-                    codeName(code),
-                    "Failing write for " + session.id + ":" + session.txnNumber
-                            + " due to failpoint. The write must not be reflected.");
-        }
-    }
-
-    private static boolean isOrderedUpdateOrDelete(BsonDocument command) {
-        String name = command.getFirstKey();
-        String field = name.equals("update") ? "updates" : name.equals("delete") ? "deletes" : null;
-        return field != null
-                && command.getBoolean("ordered", BsonBoolean.TRUE).getValue()
-                && command.isArray(field)
-                && command.getArray(field).size() > 1;
-    }
-
-    /**
-     * The engine counts documents that failed with a write error in an insert's {@code n}; mongod counts only
-     * the inserted ones (ordered: those before the first error).
-     */
-    private static void correctInsertCount(BsonDocument command, BsonDocument reply) {
-        if (!command.getFirstKey().equals("insert")
-                || !reply.containsKey("writeErrors")
-                || !command.isArray("documents")) {
-            return;
-        }
-        int documents = command.getArray("documents").size();
-        BsonArray errors = reply.getArray("writeErrors");
-        boolean ordered = command.getBoolean("ordered", BsonBoolean.TRUE).getValue();
-        int n = ordered
-                ? errors.stream()
-                        .mapToInt(e -> e.asDocument().getNumber("index").intValue())
-                        .min()
-                        .orElse(documents)
-                : documents - errors.size();
-        reply.put("n", new BsonInt32(n));
-    }
-
-    /**
-     * The reply's error labels ({@code getErrorLabels}, mongodb/mongo {@code src/mongo/db/error_labels.cpp}): a
-     * fail point's {@code errorLabels} replace the server's own; otherwise from 4.4 {@code RetryableWriteError} for a
-     * retryable code of a retryable write, never for an internal client (mongos), and from 6.0 not by mongos ("mongos
-     * should not attach RetryableWriteError label to retryable errors thrown by the config server or targeted
-     * shards"); from 6.0 mongod adds {@code NoWritesPerformed} with it when the connection had written before and this
-     * command wrote nothing ({@code isErrorWithNoWritesPerformed}: last op time before == after, both set).
-     */
-    private BsonDocument labelled(OperationContext operation, BsonDocument reply, FailCommand.Action action) {
-        BsonDocument command = operation.command();
-        ServerVersion version = identity.version();
-        boolean mongos = identity.kind() == NodeIdentity.Kind.MONGOS;
-        if (action != null && action.hasErrorLabels()) {
-            BsonArray labels = new BsonArray();
-            action.errorLabels().forEach(label -> labels.add(new BsonString(label)));
-            reply.put("errorLabels", labels);
-        } else if (version.atLeast(ServerVersion.V4_4)
-                && !operation.connection().isInternal()
-                && !(mongos && version.atLeast(ServerVersion.V6_0))) {
-            long before = operation.lastOpBeforeRun();
-            boolean noWritesPerformed = !mongos
-                    && version.atLeast(ServerVersion.V6_0)
-                    && before != 0
-                    && before == operation.connection().lastOp();
-            ErrorLabels.addServerLabels(command, reply, version, noWritesPerformed);
-        }
-        if (action == null || !action.hasErrorLabels()) {
-            ErrorLabels.addTransactionLabels(
-                    command, reply, version, operation.connection().isInternal());
-        }
-        return reply;
-    }
-
-    // ---- sessions ---------------------------------------------------------------------------------------
-
-    /** The {@code $listLocalSessions} documents: the sessions this node has seen, {@code {_id: {id, uid}, lastUse}}. */
-    private List<BsonDocument> localSessions() {
-        List<BsonDocument> result = new ArrayList<>();
-        for (SessionState session : sessions.values()) {
-            if (session.lsid != null) {
-                result.add(new BsonDocument("_id", session.lsid).append("lastUse", new BsonDateTime(session.lastUse)));
-            }
-        }
-        return result;
-    }
-
-    /** mongod's transaction table entry for one logical session. */
-    private static final class SessionState {
-        final String id;
-        volatile BsonDocument lsid;
-        /** The digest of the user that first used the session, which killSessions patterns match. */
-        volatile byte[] uid;
-
-        volatile long lastUse = System.currentTimeMillis();
-        long txnNumber = -1;
-        /** Executed statements of the current txnNumber by stmtId, as mongod's oplog entries remember them. */
-        final Map<Integer, BsonDocument> statements = new ConcurrentHashMap<>();
-        /** What each statement of the current txnNumber wrote ({@code {ns, op, item}}), as its oplog entry says. */
-        final Map<Integer, BsonDocument> statementTargets = new ConcurrentHashMap<>();
-        /** The history of the current txnNumber is known to be incomplete (a migration's dead-end sentinel). */
-        volatile boolean incompleteHistory;
-
-        long checkedOutBy;
-
-        SessionState(String id) {
-            this.id = id;
-        }
-    }
-
-    private SessionState checkOut(OperationContext operation) {
-        String id = sessionId(operation.command().get("lsid"));
-        SessionState session = sessions.computeIfAbsent(id, SessionState::new);
-        lock.lock();
-        try {
-            operation.awaitInterruptibly(() -> session.checkedOutBy == 0, Long.MAX_VALUE);
-            session.checkedOutBy = operation.opid();
-            session.lastUse = System.currentTimeMillis();
-            if (session.lsid == null) {
-                session.lsid = sessionIdDocument(operation.command().getDocument("lsid"));
-                session.uid = sessionUid(operation);
-            }
-            return session;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw OperationInterruptedException.killed();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private void checkIn(SessionState session) {
-        lock.lock();
-        try {
-            session.checkedOutBy = 0;
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** The lsid as mongod stores it: {@code {id, uid}}, uid being the SHA-256 of the (here: no) user name. */
-    private static BsonDocument sessionIdDocument(BsonDocument lsid) {
-        BsonDocument id = new BsonDocument("id", lsid.get("id"));
-        id.put("uid", lsid.containsKey("uid") ? lsid.get("uid") : new org.bson.BsonBinary(NO_USER_DIGEST));
-        return id;
-    }
-
-    private static final byte[] NO_USER_DIGEST = sha256("");
-
-    private static byte[] sha256(String text) {
-        try {
-            return java.security.MessageDigest.getInstance("SHA-256")
-                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    static String sessionId(BsonValue lsid) {
-        if (lsid == null || !lsid.isDocument() || !lsid.asDocument().containsKey("id")) {
-            return null;
-        }
-        BsonValue id = lsid.asDocument().get("id");
-        if (id.isBinary()) {
-            return id.asBinary().asUuid().toString();
-        }
-        return id.toString();
+        return serviceEntryPoint.handle(connection, database, command);
     }
 
     // ---- retry history across chunk migrations ----------------------------------------------------------
@@ -1197,136 +388,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             Map<Integer, BsonDocument> statements,
             boolean incomplete) {}
 
-    /**
-     * The retry history a migration copies from this donor: per session, the executed statements of its current
-     * transaction number whose write {@code inChunk} accepts ({@code {ns, op, item}}: op {@code insert}, {@code update}
-     * or {@code delete}, item the statement's document or update/delete entry).
-     *
-     * @param inChunk accepts the statement targets that lie in the migrated chunk
-     * @return one entry per session with statements to copy
-     */
-    public List<RetryHistory> retryHistory(java.util.function.Predicate<BsonDocument> inChunk) {
-        List<RetryHistory> history = new ArrayList<>();
-        for (SessionState session : sessions.values()) {
-            lock.lock();
-            try {
-                Map<Integer, BsonDocument> moved = new java.util.HashMap<>();
-                session.statements.forEach((stmtId, outcome) -> {
-                    BsonDocument target = session.statementTargets.get(stmtId);
-                    if (target != null && inChunk.test(target)) {
-                        moved.put(stmtId, outcome.clone());
-                    }
-                });
-                if (!moved.isEmpty() && session.lsid != null) {
-                    history.add(new RetryHistory(session.id, session.lsid, session.txnNumber, moved, false));
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-        return history;
-    }
-
-    /**
-     * The recipient's side: the statements join the session's history (a newer transaction number already here wins),
-     * and an incomplete history marks the transaction so that a retry of a statement it lacks fails with
-     * {@code IncompleteTransactionHistory} (217) instead of running again.
-     *
-     * @param history the retry history the donor sent
-     */
-    public void receiveRetryHistory(List<RetryHistory> history) {
-        for (RetryHistory entry : history) {
-            SessionState session = sessions.computeIfAbsent(entry.sessionId(), SessionState::new);
-            lock.lock();
-            try {
-                if (session.lsid == null) {
-                    session.lsid = entry.lsid().clone();
-                }
-                if (entry.txnNumber() < session.txnNumber) {
-                    continue;
-                }
-                if (entry.txnNumber() > session.txnNumber) {
-                    session.txnNumber = entry.txnNumber();
-                    session.statements.clear();
-                    session.statementTargets.clear();
-                    session.incompleteHistory = false;
-                }
-                entry.statements()
-                        .forEach((stmtId, outcome) -> session.statements.putIfAbsent(stmtId, outcome.clone()));
-                session.incompleteHistory |= entry.incomplete();
-            } finally {
-                lock.unlock();
-            }
-        }
-    }
-
-    // ---- stalls -----------------------------------------------------------------------------------------
-
-    private final class ActiveStall implements StallHandle {
-        private final Stall stall;
-        private volatile boolean released;
-
-        ActiveStall(Stall stall) {
-            this.stall = stall;
-        }
-
-        @Override
-        public Stall stall() {
-            return stall;
-        }
-
-        @Override
-        public void release() {
-            stalls.remove(this);
-            lock.lock();
-            try {
-                released = true;
-                changed.signalAll();
-            } finally {
-                lock.unlock();
-            }
-        }
-    }
-
-    private void stallIfAsked(OperationContext operation) {
-        String namespace = namespace(operation.database(), operation.command());
-        for (ActiveStall stall : stalls) {
-            if (!stall.stall.matches(namespace, operation.commandName())) {
-                continue;
-            }
-            long until = System.nanoTime() + stall.stall.duration().toNanos();
-            lock.lock();
-            try {
-                if (stall.stall.mode() == StallMode.INTERRUPTIBLE) {
-                    operation.awaitInterruptibly(() -> stall.released, until);
-                } else {
-                    operation.awaitUninterruptibly(() -> stall.released, until);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw OperationInterruptedException.killed();
-            } finally {
-                lock.unlock();
-            }
-        }
-    }
-
     // ---- kill and currentOp -----------------------------------------------------------------------------
-
-    /**
-     * Marks an operation killed; it ends at its next interrupt point.
-     *
-     * @param opid the operation id
-     * @return whether such an operation was running
-     */
-    public boolean killOp(long opid) {
-        OperationContext operation = active.get(opid);
-        if (operation == null) {
-            return false;
-        }
-        operation.kill();
-        return true;
-    }
 
     /**
      * Kills every running operation of the given sessions, whoever owns them.
@@ -1334,662 +396,11 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * @param sessionIds the sessions' ids; all sessions when empty
      * @return how many operations were killed
      */
-    public int killSessions(Set<String> sessionIds) {
-        if (sessionIds.isEmpty()) {
-            return killSessions(List.of(SessionMatch.ALL));
-        }
-        return killSessions(
-                sessionIds.stream().map(id -> new SessionMatch(id, null)).toList());
-    }
-
-    /**
-     * Kills every running operation whose session matches one of {@code patterns}.
-     *
-     * @param patterns the session patterns
-     * @return how many operations were killed
-     */
-    public int killSessions(List<SessionMatch> patterns) {
-        int killed = 0;
-        for (OperationContext operation : active.values()) {
-            String id = sessionId(operation.command().get("lsid"));
-            if (id == null) {
-                continue;
-            }
-            byte[] uid = sessionUid(operation);
-            if (patterns.stream().anyMatch(p -> p.matches(id, uid))) {
-                operation.kill();
-                killed++;
-            }
-        }
-        // Then each matching session is checked out and its unprepared transaction aborted, running or idle
-        // (kill_sessions_local.cpp killSessionsAbortUnpreparedTransactions).
-        for (SessionState session : sessions.values()) {
-            if (session.lsid != null && patterns.stream().anyMatch(p -> p.matches(session.id, session.uid))) {
-                transactions.abortInProgress(session.id);
-            }
-        }
-        return killed;
-    }
-
-    /**
-     * The running operations as {@code $currentOp} shows them to a user with {@code inprog}, not truncated.
-     *
-     * @return one {@code currentOp} document per running operation
-     */
-    public List<BsonDocument> currentOps() {
-        return currentOps(false, null);
-    }
-
-    /**
-     * The running operations as {@code currentOp} documents, mongod's {@code CurOp::reportCurrentOpForClient} and
-     * {@code reportState} (mongodb/mongo {@code src/mongo/db/curop.cpp}): {@code opid} a number; {@code lsid}
-     * ({@code {id, uid}}) at top level; {@code secs_running} and {@code microsecs_running} once the command passed its
-     * fail point and not-primary checks (also while it then waits at the session check-out), not while a fail point
-     * block holds it; {@code command} truncated when
-     * {@code truncate} and larger than 1,000 bytes ({@link CommandTruncation}).
-     *
-     * @param truncate  {@code truncateOps}
-     * @param ownOpsOf  only the operations of this user ({@code $ownOps} / {@code allUsers: false}), or null for all
-     * @return one {@code currentOp} document per selected running operation
-     */
-    public List<BsonDocument> currentOps(boolean truncate, Principal ownOpsOf) {
-        List<BsonDocument> ops = new ArrayList<>();
-        long now = System.nanoTime();
-        for (OperationContext operation : active.values()) {
-            Principal owner = operation.connection().principal();
-            if (ownOpsOf != null && (owner == null || !owner.fullName().equals(ownOpsOf.fullName()))) {
-                continue;
-            }
-            BsonDocument command = operation.command();
-            BsonDocument op = new BsonDocument("type", new BsonString("op"))
-                    .append("host", new BsonString(address()))
-                    .append(
-                            "desc",
-                            new BsonString("conn" + operation.connection().id()))
-                    .append("connectionId", new BsonInt64(operation.connection().id()))
-                    .append("client", new BsonString(operation.connection().peer()));
-            if (operation.connection().appName() != null) {
-                op.append("appName", new BsonString(operation.connection().appName()));
-            }
-            if (owner != null) {
-                op.append(
-                        "effectiveUsers",
-                        new BsonArray(List.of(new BsonDocument("user", new BsonString(owner.user()))
-                                .append("db", new BsonString(owner.db())))));
-            }
-            op.append("active", BsonBoolean.TRUE).append("opid", new BsonInt32((int) operation.opid()));
-            if (operation.isKilled()) {
-                op.append("killPending", BsonBoolean.TRUE);
-            }
-            if (command.isDocument("lsid") && command.getDocument("lsid").containsKey("id")) {
-                op.append(
-                        "lsid",
-                        new BsonDocument("id", command.getDocument("lsid").get("id"))
-                                .append("uid", new org.bson.BsonBinary(sessionUid(operation))));
-            }
-            if (operation.isExecuting()) {
-                long micros = TimeUnit.NANOSECONDS.toMicros(now - operation.executionStartNanos());
-                op.append("secs_running", new BsonInt64(micros / 1_000_000))
-                        .append("microsecs_running", new BsonInt64(micros));
-            }
-            op.append("op", new BsonString(opType(operation.commandName())))
-                    .append("ns", new BsonString(namespace(operation.database(), command)))
-                    .append(
-                            "command",
-                            truncate ? CommandTruncation.truncated(operation.description()) : operation.description())
-                    .append("waitingForLock", BsonBoolean.FALSE);
-            if (command.containsKey("txnNumber")) {
-                op.append(
-                        "transaction",
-                        new BsonDocument("parameters", new BsonDocument("txnNumber", command.get("txnNumber"))));
-            }
-            ops.add(op);
-        }
-        return ops;
-    }
-
-    /** The session's {@code uid}: the client's, else the digest of the operation's user (none: SHA-256 of ""). */
-    private static byte[] sessionUid(OperationContext operation) {
-        BsonValue lsid = operation.command().get("lsid");
-        if (lsid != null && lsid.isDocument() && lsid.asDocument().isBinary("uid")) {
-            return lsid.asDocument().getBinary("uid").getData();
-        }
-        return Principal.digestOf(operation.connection().principal());
-    }
-
-    private static String opType(String commandName) {
-        switch (commandName) {
-            case "insert":
-                return "insert";
-            case "update":
-                return "update";
-            case "delete":
-                return "remove";
-            case "find":
-                return "query";
-            case "getMore":
-                return "getmore";
-            default:
-                return "command";
-        }
-    }
-
-    // ---- commands the node answers itself -------------------------------------------------------------
-
-    private BsonDocument hello(ClientConnection connection, BsonDocument command) {
-        if (command.containsKey("client")) {
-            BsonDocument client = command.getDocument("client");
-            if (client.containsKey("application")) {
-                connection.appName(
-                        client.getDocument("application").getString("name").getValue());
-            }
-        }
-        boolean legacy = !command.getFirstKey().equals("hello");
-        BsonDocument reply = new BsonDocument();
-        if (command.getBoolean("helloOk", BsonBoolean.FALSE).getValue()) {
-            reply.append("helloOk", BsonBoolean.TRUE);
-        }
-        Membership member = membership;
-        if (member != null) {
-            describeMember(member, legacy, reply);
-        }
-        boolean secondary = identity.kind() == NodeIdentity.Kind.REPLICA_SET_SECONDARY;
-        if (member == null) {
-            reply.append(legacy ? "ismaster" : "isWritablePrimary", BsonBoolean.valueOf(!secondary));
-        }
-        switch (member != null ? NodeIdentity.Kind.STANDALONE : identity.kind()) {
-            case REPLICA_SET_PRIMARY:
-            case REPLICA_SET_SECONDARY:
-                BsonArray members = new BsonArray();
-                hosts.forEach(host -> members.add(new BsonString(host)));
-                reply.append("hosts", members)
-                        .append("setName", new BsonString(identity.setName()))
-                        .append("setVersion", new BsonInt32(1))
-                        .append("secondary", BsonBoolean.valueOf(secondary));
-                String primary = secondary ? primaryAddress : address();
-                if (primary != null) {
-                    reply.append("primary", new BsonString(primary));
-                }
-                reply.append("me", new BsonString(address()));
-                if (!tags.isEmpty()) {
-                    BsonDocument tagDocument = new BsonDocument();
-                    tags.forEach((k, v) -> tagDocument.append(k, new BsonString(v)));
-                    reply.append("tags", tagDocument);
-                }
-                if (!secondary) {
-                    reply.append("electionId", new BsonObjectId(electionId));
-                }
-                break;
-            case MONGOS:
-                reply.append("msg", new BsonString("isdbgrid"));
-                break;
-            default:
-                break;
-        }
-        if (command.isString("saslSupportedMechs") && users.enabled()) {
-            // The mechanisms of the named user ("db.user"); the emulator stores SCRAM-SHA-256 credentials only.
-            reply.append("saslSupportedMechs", new BsonArray(List.of(new BsonString(ScramSha256.MECHANISM))));
-        }
-        reply.append("maxBsonObjectSize", new BsonInt32(16 * 1024 * 1024))
-                .append("maxMessageSizeBytes", new BsonInt32(48_000_000))
-                .append("maxWriteBatchSize", new BsonInt32(100_000))
-                .append("localTime", new BsonDateTime(System.currentTimeMillis()))
-                .append("logicalSessionTimeoutMinutes", new BsonInt32(30))
-                .append("connectionId", new BsonInt64(connection.id()))
-                .append("minWireVersion", new BsonInt32(0))
-                .append("maxWireVersion", new BsonInt32(identity.version().wireVersion()))
-                .append("readOnly", BsonBoolean.FALSE)
-                .append("ok", new BsonDouble(1));
-        return reply;
-    }
-
-    /**
-     * {@code hello} of a member of a replicating set: its current state, the primary it knows, and the primary's
-     * {@code electionId}, which grows with the term ({@code OID::fromTerm}), so the driver takes the newest primary.
-     */
-    private void describeMember(Membership member, boolean legacy, BsonDocument reply) {
-        boolean primary = member.isWritablePrimary();
-        reply.append(legacy ? "ismaster" : "isWritablePrimary", BsonBoolean.valueOf(primary));
-        BsonArray members = new BsonArray();
-        member.hosts().forEach(host -> members.add(new BsonString(host)));
-        reply.append("hosts", members)
-                .append("setName", new BsonString(identity.setName()))
-                .append("setVersion", new BsonInt32(1))
-                .append("secondary", BsonBoolean.valueOf(member.isSecondary()));
-        String primaryAddress = member.primaryAddress();
-        if (primaryAddress != null) {
-            reply.append("primary", new BsonString(primaryAddress));
-        }
-        reply.append("me", new BsonString(address()));
-        if (!tags.isEmpty()) {
-            BsonDocument tagDocument = new BsonDocument();
-            tags.forEach((k, v) -> tagDocument.append(k, new BsonString(v)));
-            reply.append("tags", tagDocument);
-        }
-        ObjectId memberElectionId = member.electionId();
-        if (primary && memberElectionId != null) {
-            reply.append("electionId", new BsonObjectId(memberElectionId));
-        }
-    }
-
-    private BsonDocument configureFailPoint(String database, BsonDocument command) {
-        if (!database.equals("admin")) {
-            return StorageEngine.error(
-                    13, "Unauthorized", "configureFailPoint may only be run against the admin database.");
-        }
-        String failPoint = command.get("configureFailPoint").asString().getValue();
-        Membership member = membership;
-        BsonDocument replicationFailPoint = member == null ? null : member.configureFailPoint(failPoint, command);
-        if (replicationFailPoint != null) {
-            return replicationFailPoint;
-        }
-        if (!failPoint.equals("failCommand") && !failPoint.equals("onPrimaryTransactionalWrite")) {
-            return StorageEngine.error(
-                    2,
-                    "BadValue",
-                    "Cannot find failpoint: " + failPoint
-                            + " (the testkit emulates failCommand, onPrimaryTransactionalWrite and, on members of a replicating set,"
-                            + " stopReplProducer)");
-        }
-        try {
-            if (failPoint.equals("failCommand")) {
-                failCommand.configure(command);
-            } else {
-                onPrimaryTransactionalWrite.configure(command);
-            }
-        } catch (IllegalArgumentException e) {
-            return StorageEngine.error(2, "BadValue", e.getMessage());
-        }
-        return ok();
-    }
-
-    BsonDocument strip(BsonDocument command) {
-        BsonDocument stripped = new BsonDocument();
-        for (Map.Entry<String, BsonValue> entry : command.entrySet()) {
-            if (!STRIPPED.contains(entry.getKey())) {
-                stripped.put(entry.getKey(), entry.getValue());
-            }
-        }
-        return stripped;
-    }
-
-    /**
-     * Answers the commands the emulated server owns (introspection, sessions, status) and returns null for
-     * everything the storage engine or router should run.
-     */
-    private BsonDocument answerNodeCommand(OperationContext operation, BsonDocument command) {
-        String commandName = command.getFirstKey();
-        switch (commandName) {
-            case "ping":
-            case "endSessions":
-            case "refreshSessions":
-                return ok();
-            case "buildInfo":
-            case "buildinfo":
-                return buildInfo();
-            case "setParameter":
-                if (command.containsKey("transactionLifetimeLimitSeconds")
-                        && identity.kind() != NodeIdentity.Kind.MONGOS) {
-                    long was = transactions.lifetimeLimitSeconds();
-                    transactions.lifetimeLimitSeconds(
-                            command.getNumber("transactionLifetimeLimitSeconds").longValue());
-                    return ok().append("was", new BsonInt32((int) was));
-                }
-                return null;
-            case "serverStatus":
-                return serverStatus();
-            case "currentOp":
-                return currentOpCommand(operation, command);
-            case "killOp":
-                return killOpCommand(operation, command);
-            case "killSessions":
-                return killSessionsCommand(operation, command);
-            case "killAllSessions":
-                // {killAllSessions: []} kills every session; users in the array ({user, db}) are not told apart.
-                killSessions(List.of(SessionMatch.ALL));
-                if (executor instanceof ShardOperations shards) {
-                    return killedOnShards(shards.killSessionsOnShards(operation, List.of(SessionMatch.ALL)));
-                }
-                return ok();
-            case "aggregate":
-                if (operation.database().equals("admin") && Introspection.isCurrentOpPipeline(command)) {
-                    return currentOpAggregate(operation, command);
-                }
-                if (Introspection.isListLocalSessionsPipeline(command)) {
-                    return introspection.listLocalSessionsAggregate(localSessions(), operation.database(), command);
-                }
-                if (ChangeStreams.isChangeStream(command)) {
-                    return changeStreams.open(operation.database(), command);
-                }
-                return null;
-            case "replSetStepDown":
-            case "replSetGetStatus":
-            case "replSetStepUp":
-            case "replSetFreeze":
-                return membership != null
-                        ? membership.command(operation)
-                        : StorageEngine.error(
-                                76,
-                                "NoReplicationEnabled",
-                                "this node's replica set does not replicate"
-                                        + " (the testkit's single-member set; start one with members(3))");
-            case "getMore":
-                return changeStreams.owns(command) ? changeStreams.getMore(operation, command) : null;
-            case "killCursors":
-                return changeStreams.killsOwned(command) ? changeStreams.killCursors(command) : null;
-            default:
-                return null;
-        }
-    }
-
-    // ---- introspection and kills, as the server authorizes and answers them ------------------------------
-
-    /**
-     * {@code currentOp}: the {@code $currentOp} pipeline the server builds from it ({@code truncateOps: true} unless
-     * {@code $truncateOps: false}, {@code allUsers: !$ownOps}) then the other fields as a {@code $match}
-     * (mongodb/mongo {@code src/mongo/db/commands/current_op_common.cpp}). On mongos it lists the shards'
-     * operations sorted by {@code shard}, not mongos' own ({@code src/mongo/s/commands/cluster_current_op.cpp}).
-     */
-    private BsonDocument currentOpCommand(OperationContext operation, BsonDocument command) {
-        boolean truncate = !command.containsKey("$truncateOps") || truthy(command.get("$truncateOps"));
-        Principal ownOpsOf = truthy(command.get("$ownOps")) ? requester(operation) : null;
-        if (executor instanceof ShardOperations shards) {
-            try {
-                return introspection.currentOp(shards.shardCurrentOps(operation, truncate, ownOpsOf), command, true);
-            } catch (ShardOperations.Unreachable e) {
-                return e.reply();
-            }
-        }
-        return introspection.currentOp(currentOps(truncate, ownOpsOf), command, false);
-    }
-
-    /**
-     * {@code aggregate: 1} on {@code admin} whose first stage is {@code $currentOp} ({@code allUsers},
-     * {@code localOps}, {@code truncateOps}, {@code idleConnections}, {@code idleSessions}, {@code idleCursors},
-     * {@code backtrace}; anything else is {@code FailedToParse}), from
-     * mongodb/mongo {@code src/mongo/db/pipeline/document_source_current_op.cpp}. On mongos the shards' operations
-     * unless {@code localOps: true}, which lists mongos' own.
-     */
-    private BsonDocument currentOpAggregate(OperationContext operation, BsonDocument command) {
-        BsonValue specValue = command.getArray("pipeline").get(0).asDocument().get("$currentOp");
-        if (!specValue.isDocument()) {
-            return StorageEngine.error(
-                    9,
-                    "FailedToParse",
-                    "$currentOp options must be specified in an object, but found: " + specValue.getBsonType());
-        }
-        BsonDocument spec = specValue.asDocument();
-        for (Map.Entry<String, BsonValue> option : spec.entrySet()) {
-            if (!Introspection.CURRENT_OP_OPTIONS.contains(option.getKey())) {
-                return StorageEngine.error(
-                        9, "FailedToParse", "Unrecognized option '" + option.getKey() + "' in $currentOp stage.");
-            }
-            if (!option.getValue().isBoolean()) {
-                return StorageEngine.error(
-                        9,
-                        "FailedToParse",
-                        "The '" + option.getKey() + "' parameter of the $currentOp"
-                                + " stage must be a boolean value, but found: "
-                                + option.getValue().getBsonType());
-            }
-        }
-        boolean allUsers = spec.getBoolean("allUsers", BsonBoolean.FALSE).getValue();
-        boolean localOps = spec.getBoolean("localOps", BsonBoolean.FALSE).getValue();
-        boolean truncate = spec.getBoolean("truncateOps", BsonBoolean.FALSE).getValue();
-        Principal ownOpsOf = allUsers ? null : requester(operation);
-        if (executor instanceof ShardOperations shards && !localOps) {
-            try {
-                return introspection.currentOpAggregate(shards.shardCurrentOps(operation, truncate, ownOpsOf), command);
-            } catch (ShardOperations.Unreachable e) {
-                return e.reply();
-            }
-        }
-        return introspection.currentOpAggregate(currentOps(truncate, ownOpsOf), command);
-    }
-
-    /**
-     * {@code killSessions}: any user may kill its own sessions; an id names the caller's session unless the caller
-     * has {@code killAnySession} and gives the {@code uid}; an empty list kills all of the caller's sessions (every
-     * session when authorization is off). mongos kills its own operations, then every shard host's
-     * ({@code killSessionsRemote}). From mongodb/mongo {@code src/mongo/db/commands/kill_sessions_command.cpp}.
-     */
-    private BsonDocument killSessionsCommand(OperationContext operation, BsonDocument command) {
-        Principal caller = operation.connection().principal();
-        boolean authorizationOn = users.enabled() && !operation.connection().isInternal();
-        List<SessionMatch> patterns = new ArrayList<>();
-        BsonValue list = command.get("killSessions");
-        if (list == null || !list.isArray() || list.asArray().isEmpty()) {
-            patterns.add(authorizationOn ? new SessionMatch(null, Principal.digestOf(caller)) : SessionMatch.ALL);
-        } else {
-            for (BsonValue lsid : list.asArray()) {
-                String id = sessionId(lsid);
-                if (id == null) {
-                    return StorageEngine.error(
-                            40414,
-                            "Location40414",
-                            "BSON field 'KillSessionsCmdFromClient.killSessions.id' is missing but a required field");
-                }
-                boolean namedUid = lsid.asDocument().isBinary("uid")
-                        && (!authorizationOn || (caller != null && caller.has("killAnySession")));
-                patterns.add(new SessionMatch(
-                        id, namedUid ? lsid.asDocument().getBinary("uid").getData() : Principal.digestOf(caller)));
-            }
-        }
-        killSessions(patterns);
-        if (executor instanceof ShardOperations shards) {
-            return killedOnShards(shards.killSessionsOnShards(operation, patterns));
-        }
-        return ok();
-    }
-
-    /**
-     * mongos' answer once its kill fanned out: the hosts it did not reach fail the command with
-     * {@code HostUnreachable} and {@code failedHosts} (mongodb/mongo {@code src/mongo/db/session/kill_sessions_common.cpp}
-     * {@code killSessionsCmdHelper}: "Failed to kill on some hosts").
-     */
-    private static BsonDocument killedOnShards(List<String> failedHosts) {
-        if (failedHosts.isEmpty()) {
-            return ok();
-        }
-        BsonArray hosts = new BsonArray();
-        failedHosts.forEach(host -> hosts.add(new BsonString(host)));
-        return StorageEngine.error(6, "HostUnreachable", "Failed to kill on some hosts")
-                .append("failedHosts", hosts);
-    }
-
-    /** {@code killOp}: a user without the {@code killop} action may kill its own operations only. */
-    private BsonDocument killOpCommand(OperationContext operation, BsonDocument command) {
-        BsonValue op = command.get("op");
-        long opid = op == null || !op.isNumber() ? -1 : op.asNumber().longValue();
-        Principal caller = operation.connection().principal();
-        if (users.enabled() && !operation.connection().isInternal() && (caller == null || !caller.has("killop"))) {
-            OperationContext target = active.get(opid);
-            Principal owner = target == null ? null : target.connection().principal();
-            if (owner == null || caller == null || !owner.fullName().equals(caller.fullName())) {
-                return StorageEngine.error(UNAUTHORIZED, "Unauthorized", "Unauthorized");
-            }
-        }
-        killOp(opid);
-        return ok().append("info", new BsonString("attempting to kill op"));
-    }
-
-    /** The user whose own operations an unprivileged view shows; null when authorization is off (all are "own"). */
-    private Principal requester(OperationContext operation) {
-        return users.enabled() || operation.connection().isInternal()
-                ? operation.connection().principal()
-                : null;
-    }
-
-    /**
-     * The server's authorization check before a command runs (4.4 {@code execCommandDatabase}: before the fail
-     * point): nothing but the handshake without authentication, and the cluster actions of the introspection
-     * commands. mongod's {@code currentOp} needs {@code inprog} unless the user is authenticated and asks
-     * {@code $ownOps: true} ({@code src/mongo/db/commands/current_op.cpp}); mongos' needs {@code inprog} always
-     * ({@code src/mongo/s/commands/cluster_current_op.cpp}); {@code $currentOp} needs it for {@code allUsers: true}
-     * and, on mongos, unless {@code localOps: true} ({@code document_source_current_op.h},
-     * {@code requiredPrivileges}). Internal connections (mongos to shard) are trusted.
-     */
-    private BsonDocument authorize(OperationContext operation) {
-        if (!users.enabled() || operation.connection().isInternal()) {
-            return null;
-        }
-        String commandName = operation.commandName();
-        Principal caller = operation.connection().principal();
-        if (caller == null) {
-            return NO_AUTHENTICATION.contains(commandName)
-                    ? null
-                    : StorageEngine.error(
-                            UNAUTHORIZED, "Unauthorized", "command " + commandName + " requires authentication");
-        }
-        BsonDocument command = operation.command();
-        boolean mongos = identity.kind() == NodeIdentity.Kind.MONGOS;
-        boolean allowed = switch (commandName) {
-            case "currentOp" -> caller.has("inprog") || (!mongos && truthy(command.get("$ownOps")));
-            case "aggregate" -> {
-                if (!operation.database().equals("admin") || !Introspection.isCurrentOpPipeline(command)) {
-                    yield CommandPrivileges.allows(caller, operation.database(), commandName, command);
-                }
-                BsonValue spec =
-                        command.getArray("pipeline").get(0).asDocument().get("$currentOp");
-                boolean allUsers = spec.isDocument() && truthy(spec.asDocument().get("allUsers"));
-                boolean localOps = spec.isDocument() && truthy(spec.asDocument().get("localOps"));
-                yield caller.has("inprog") || !(allUsers || (mongos && !localOps));
-            }
-            case "killAllSessions", "killAllSessionsByPattern" -> caller.has("killAnySession");
-            default -> CommandPrivileges.allows(caller, operation.database(), commandName, command);
-        };
-        if (allowed) {
-            return null;
-        }
-        return StorageEngine.error(
-                UNAUTHORIZED,
-                "Unauthorized",
-                commandName.equals("currentOp")
-                        ? "Unauthorized"
-                        : "not authorized on " + operation.database() + " to execute command "
-                                + CommandTruncation.toShellString(
-                                        new BsonDocument(commandName, command.get(commandName))));
-    }
-
-    private static boolean truthy(BsonValue value) {
-        return CommandPrivileges.truthy(value);
-    }
-
-    /** A connection's SASL conversation between {@code saslStart} and its last {@code saslContinue}. */
-    private record SaslState(ScramSha256.Conversation conversation, boolean skipEmptyExchange) {}
-
-    /** {@code saslStart} / {@code saslContinue} with SCRAM-SHA-256, the one mechanism offered. */
-    private BsonDocument sasl(ClientConnection connection, String database, BsonDocument command) {
-        try {
-            BsonDocument reply;
-            if (command.getFirstKey().equals("saslStart")) {
-                String mechanism =
-                        command.getString("mechanism", new BsonString("")).getValue();
-                if (!mechanism.equals(ScramSha256.MECHANISM)) {
-                    return StorageEngine.error(
-                            334,
-                            "MechanismUnavailable",
-                            "Received authentication for mechanism " + mechanism + " which is not enabled");
-                }
-                ScramSha256.Conversation conversation = new ScramSha256.Conversation(users, database);
-                byte[] payload = conversation.start(command.getBinary("payload").getData());
-                reply = ok().append("conversationId", new BsonInt32(1))
-                        .append("done", BsonBoolean.FALSE)
-                        .append("payload", new org.bson.BsonBinary(payload));
-                connection.authConversation(new SaslState(
-                        conversation,
-                        command.getDocument("options", new BsonDocument())
-                                .getBoolean("skipEmptyExchange", BsonBoolean.FALSE)
-                                .getValue()));
-                return reply;
-            }
-            if (!(connection.authConversation() instanceof SaslState state)) {
-                return StorageEngine.error(17, "ProtocolError", "No SASL session state found");
-            }
-            ScramSha256.Conversation conversation = state.conversation();
-            boolean skipEmptyExchange = state.skipEmptyExchange();
-            if (conversation.finished()) {
-                connection.authConversation(null);
-                connection.principal(conversation.principal());
-                return ok().append("conversationId", new BsonInt32(1))
-                        .append("done", BsonBoolean.TRUE)
-                        .append("payload", new org.bson.BsonBinary(new byte[0]));
-            }
-            byte[] payload = conversation.finish(command.getBinary("payload").getData());
-            if (skipEmptyExchange) {
-                connection.authConversation(null);
-                connection.principal(conversation.principal());
-            }
-            return ok().append("conversationId", new BsonInt32(1))
-                    .append("done", BsonBoolean.valueOf(skipEmptyExchange))
-                    .append("payload", new org.bson.BsonBinary(payload));
-        } catch (ScramSha256.Failure | org.bson.BsonInvalidOperationException e) {
-            connection.authConversation(null);
-            return StorageEngine.error(18, "AuthenticationFailed", "Authentication failed.");
-        }
-    }
-
-    private BsonDocument buildInfo() {
-        BsonArray versionArray = new BsonArray(List.of(
-                new BsonInt32(identity.version().major()),
-                new BsonInt32(identity.version().minor()),
-                new BsonInt32(0),
-                new BsonInt32(0)));
-        return ok().append("version", new BsonString(identity.version().versionString()))
-                .append("gitVersion", new BsonString("mongo-write-guard-testkit"))
-                .append("versionArray", versionArray)
-                .append("maxBsonObjectSize", new BsonInt32(16 * 1024 * 1024));
-    }
-
-    private BsonDocument serverStatus() {
-        BsonDocument commands = new BsonDocument();
-        commandCounters.forEach((commandName, counter) -> commands.put(
-                commandName,
-                new BsonDocument("failed", new BsonInt64(counter[1])).append("total", new BsonInt64(counter[0]))));
-        return ok().append("host", new BsonString(address()))
-                .append("version", new BsonString(identity.version().versionString()))
-                .append("process", new BsonString(identity.kind() == NodeIdentity.Kind.MONGOS ? "mongos" : "mongod"))
-                .append("uptimeMillis", new BsonInt64(System.currentTimeMillis() - startedMillis))
-                .append("localTime", new BsonDateTime(System.currentTimeMillis()))
-                .append("metrics", new BsonDocument("commands", commands));
-    }
-
-    private void count(String commandName, boolean failed) {
-        long[] counter = commandCounters.computeIfAbsent(commandName, n -> new long[2]);
-        synchronized (counter) {
-            counter[failed ? 1 : 0]++;
-        }
+    int killSessions(Set<String> sessionIds) {
+        return killCommands.killSessions(sessionIds);
     }
 
     // ---- helpers ----------------------------------------------------------------------------------------
-
-    private CommandRecord newRecord(
-            long opid, ClientConnection connection, String database, BsonDocument command, long start) {
-        String lsid = sessionId(command.get("lsid"));
-        Long txnNumber = command.containsKey("txnNumber")
-                ? command.getNumber("txnNumber").longValue()
-                : null;
-        // Without a txnNumber a command is a copy of its own, even when its session is reused for the next one.
-        TxnId txnId = lsid != null && txnNumber != null ? new TxnId(lsid, txnNumber) : new TxnId("op:" + opid, null);
-        Long maxTimeMs = command.containsKey("maxTimeMS")
-                ? command.get("maxTimeMS").asNumber().longValue()
-                : null;
-        CommandRecord record = new CommandRecord(
-                opid,
-                name + "/" + address(),
-                connection.id(),
-                connection.appName(),
-                database,
-                command.getFirstKey(),
-                namespace(database, command),
-                txnId,
-                command.get("comment"),
-                maxTimeMs,
-                statementCount(command),
-                start);
-        records.add(record);
-        return record;
-    }
 
     static String namespace(String database, BsonDocument command) {
         BsonValue target = command.get(command.getFirstKey());
@@ -1997,15 +408,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             return database + "." + target.asString().getValue();
         }
         return database + ".$cmd";
-    }
-
-    private static int statementCount(BsonDocument command) {
-        for (String field : List.of("documents", "updates", "deletes")) {
-            if (command.containsKey(field) && command.get(field).isArray()) {
-                return command.getArray(field).size();
-            }
-        }
-        return command.getFirstKey().equalsIgnoreCase("findAndModify") ? 1 : 0;
     }
 
     static long applied(String commandName, BsonDocument reply) {
@@ -2030,10 +432,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             default:
                 return 0;
         }
-    }
-
-    private static String codeName(int code) {
-        return ErrorCodeNames.of(code);
     }
 
     static BsonDocument ok() {
@@ -2061,9 +459,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
     @Override
     public void close() {
         server.close();
-        for (ActiveStall stall : stalls) {
-            stall.release();
-        }
+        stalls.releaseAll();
         engine.close();
         introspection.close();
     }

@@ -2,10 +2,10 @@ package io.github.mongowriteguard.testkit.replication;
 
 import io.github.mongowriteguard.testkit.ServerVersion;
 import io.github.mongowriteguard.testkit.auth.Users;
-import io.github.mongowriteguard.testkit.engine.StorageEngine;
 import io.github.mongowriteguard.testkit.node.CommandExecutor;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.NodeIdentity;
+import io.github.mongowriteguard.testkit.node.NodeInternals;
 import io.github.mongowriteguard.testkit.node.OperationInterruptedException;
 import java.time.Duration;
 import java.time.Instant;
@@ -63,25 +63,26 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
-    private final String setName;
+    final Condition changed = lock.newCondition();
+    final String setName;
     private final ServerVersion version;
     private final long electionTimeoutNanos;
     private final List<Member> members = new ArrayList<>();
     private final List<String> hosts;
-    private final List<BsonDocument> rolledBack = new CopyOnWriteArrayList<>();
+    final List<BsonDocument> rolledBack = new CopyOnWriteArrayList<>();
     private final ExecutorService transitions = Executors.newCachedThreadPool(daemon("testkit-stepdown"));
     private final List<Thread> threads = new ArrayList<>();
     /** The highest term of any election; guarded by the lock. */
     private long term;
     /** The member elected in {@link #term}, while it is primary; guarded by the lock. */
-    private Member primary;
+    Member primary;
     /** Since when the reachable members see no primary (-1: they see one); guarded by the lock. */
     private long primaryLostNanos = -1;
     /** A stepped-down primary handed its role to a caught-up secondary: elect now. Guarded by the lock. */
     private boolean handoff;
 
-    private volatile boolean closed;
+    volatile boolean closed;
+    private final OplogApplier applier = new OplogApplier(this);
 
     /**
      * Starts {@code size} members named {@code <setName>-0}, {@code <setName>-1}, ..., member 0 elected primary in
@@ -153,8 +154,8 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
                     NodeIdentity.primary(setName, version),
                     ports.applyAsInt(i),
                     executors.apply(i, member));
-            member.node.users(users);
-            member.node.membership(member);
+            NodeInternals.of(member.node).users(users);
+            NodeInternals.of(member.node).membership(member);
             members.add(member);
         }
         this.hosts = members.stream().map(Member::address).toList();
@@ -165,7 +166,7 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
             lock.unlock();
         }
         for (Member member : members) {
-            threads.add(start("testkit-" + member.node.name() + "-applier", () -> applyLoop(member)));
+            threads.add(start("testkit-" + member.node.name() + "-applier", () -> applier.applyLoop(member)));
         }
         threads.add(start("testkit-" + setName + "-heartbeats", this::tick));
     }
@@ -454,11 +455,12 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
             lock.unlock();
         }
         try {
-            member.node.killOperations(
-                    OperationInterruptedException.KillReason.REPL_STATE_CHANGE,
-                    operation -> operation.opid() != spare
-                            && operation.replicationState() instanceof Member.WriteState write
-                            && write.holdsRstl);
+            NodeInternals.of(member.node)
+                    .killOperations(
+                            OperationInterruptedException.KillReason.REPL_STATE_CHANGE,
+                            operation -> operation.opid() != spare
+                                    && operation.replicationState() instanceof Member.WriteState write
+                                    && write.holdsRstl);
             try {
                 if (!member.rstl.writeLock().tryLock(stepDownNanos, TimeUnit.NANOSECONDS)) {
                     return Member.error(
@@ -551,9 +553,11 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
 
     /** A primary that cannot see a majority steps down by itself (killing its writes first, as a stepdown does). */
     private void relinquish(Member member) {
-        member.node.killOperations(
-                OperationInterruptedException.KillReason.REPL_STATE_CHANGE,
-                operation -> operation.replicationState() instanceof Member.WriteState write && write.holdsRstl);
+        NodeInternals.of(member.node)
+                .killOperations(
+                        OperationInterruptedException.KillReason.REPL_STATE_CHANGE,
+                        operation ->
+                                operation.replicationState() instanceof Member.WriteState write && write.holdsRstl);
         member.rstl.writeLock().lock();
         try {
             lock.lock();
@@ -649,142 +653,6 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
         }
     }
 
-    // ---- replication --------------------------------------------------------------------------------------
-
-    /** What an applier does next: roll back to {@code common}, then append {@code batch}. */
-    private record Plan(
-            int common,
-            int mine,
-            List<OplogEntry> prefix,
-            List<OplogEntry> undone,
-            List<OplogEntry> batch,
-            long incarnation) {}
-
-    /** A secondary copies the primary's oplog and applies it, rolling back first where the oplogs diverged. */
-    private void applyLoop(Member member) {
-        while (!closed) {
-            Plan plan;
-            lock.lock();
-            try {
-                plan = plan(member);
-                if (plan == null) {
-                    changed.awaitNanos(TimeUnit.MILLISECONDS.toNanos(50));
-                    continue;
-                }
-            } catch (InterruptedException e) {
-                return;
-            } finally {
-                lock.unlock();
-            }
-            try {
-                apply(member, plan);
-            } catch (RuntimeException e) {
-                if (!closed) {
-                    log.warn("{}: applying the oplog on {} failed", setName, member.node.name(), e);
-                }
-            }
-        }
-    }
-
-    private Plan plan(Member member) {
-        Member source = primary;
-        if (member.state != MemberState.SECONDARY
-                || member.partition != null
-                || member.paused
-                || member.stopReplProducer
-                || source == null
-                || source == member
-                || source.state != MemberState.PRIMARY
-                || source.partition != null) {
-            return null;
-        }
-        int mine = member.log.size();
-        int theirs = source.log.size();
-        int common = Math.min(mine, theirs);
-        while (common > 0 && member.log.get(common - 1) != source.log.get(common - 1)) {
-            common--;
-        }
-        if (common == mine && theirs == mine) {
-            return null;
-        }
-        List<OplogEntry> batch = List.copyOf(source.log.subList(common, Math.min(theirs, common + 500)));
-        return new Plan(
-                common,
-                mine,
-                common < mine ? List.copyOf(member.log.subList(0, common)) : null,
-                List.copyOf(member.log.subList(common, mine)),
-                batch,
-                member.incarnation);
-    }
-
-    private void apply(Member member, Plan plan) {
-        member.applyLock.lock();
-        try {
-            lock.lock();
-            try {
-                if (member.incarnation != plan.incarnation()
-                        || member.state != MemberState.SECONDARY
-                        || member.log.size() != plan.mine()) {
-                    return;
-                }
-            } finally {
-                lock.unlock();
-            }
-            if (plan.prefix() != null) {
-                rebuild(member, plan.prefix());
-                plan.undone().forEach(entry -> entry.ops().forEach(op -> rolledBack.add(op.describe())));
-                log.info(
-                        "{}: {} rolled back {} oplog entries to its common point with the primary",
-                        setName,
-                        member.node.name(),
-                        plan.undone().size());
-                lock.lock();
-                try {
-                    member.log.subList(plan.common(), member.log.size()).clear();
-                } finally {
-                    lock.unlock();
-                }
-            }
-            StorageEngine engine = member.node.engine();
-            for (OplogEntry entry : plan.batch()) {
-                applyEntry(member.node, engine, entry);
-            }
-            lock.lock();
-            try {
-                if (member.incarnation == plan.incarnation()
-                        && member.state == MemberState.SECONDARY
-                        && member.log.size() == plan.common()) {
-                    member.log.addAll(plan.batch());
-                    changed.signalAll();
-                }
-            } finally {
-                lock.unlock();
-            }
-        } finally {
-            member.applyLock.unlock();
-        }
-    }
-
-    private static void applyEntry(EmulatedNode node, StorageEngine engine, OplogEntry entry) {
-        for (OplogEntry.Op op : entry.ops()) {
-            LoggedWrites.apply(engine, op);
-        }
-        for (OplogEntry.RetryRecord record : entry.records()) {
-            node.applyRetryRecord(
-                    record.sessionId(), record.lsid(), record.txnNumber(), record.stmtId(), record.outcome());
-        }
-    }
-
-    /** Replaces a member's data and retryable-write records with what {@code entries} say, from an empty engine. */
-    private static void rebuild(Member member, List<OplogEntry> entries) {
-        StorageEngine engine = new StorageEngine();
-        member.node.clearRetryRecords();
-        for (OplogEntry entry : entries) {
-            applyEntry(member.node, engine, entry);
-        }
-        member.node.replaceEngine(engine);
-    }
-
     // ---- faults -------------------------------------------------------------------------------------------
 
     /**
@@ -811,7 +679,7 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        node.restarted();
+        NodeInternals.of(node).restarted();
     }
 
     /**
@@ -835,9 +703,9 @@ public final class ReplicaSetCoordinator implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            node.restarted();
+            NodeInternals.of(node).restarted();
             member.stopReplProducer = false;
-            rebuild(member, entries);
+            OplogApplier.rebuild(member, entries);
             lock.lock();
             try {
                 member.state = MemberState.SECONDARY;

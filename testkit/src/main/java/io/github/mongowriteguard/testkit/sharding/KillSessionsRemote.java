@@ -3,6 +3,7 @@ package io.github.mongowriteguard.testkit.sharding;
 import io.github.mongowriteguard.testkit.internal.Sleeps;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.Membership;
+import io.github.mongowriteguard.testkit.node.NodeInternals;
 import io.github.mongowriteguard.testkit.node.SessionMatch;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,7 +37,7 @@ final class KillSessionsRemote {
         for (ShardReplicaSet set : sets) {
             for (EmulatedNode member : set.members()) {
                 switch (reach(member)) {
-                    case SERVING -> member.killSessions(patterns);
+                    case SERVING -> NodeInternals.of(member).killSessions(patterns);
                     case CLOSED -> failed.add(member.address());
                     case BLACKHOLED -> blackholed.add(member);
                 }
@@ -58,7 +59,7 @@ final class KillSessionsRemote {
 
     /** How the network treats a shard member now (a member outside a replicating set is always reachable). */
     static Membership.Reach reach(EmulatedNode member) {
-        Membership membership = member.membership();
+        Membership membership = NodeInternals.of(member).membership();
         return membership == null ? Membership.Reach.SERVING : membership.reach();
     }
 }

@@ -1,6 +1,7 @@
 package io.github.mongowriteguard.testkit.sharding;
 
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
+import io.github.mongowriteguard.testkit.node.NodeInternals;
 import io.github.mongowriteguard.testkit.wire.ClientConnection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -143,7 +144,8 @@ final class MigrationSourceManager {
             ShardKey key,
             Chunk chunk,
             boolean donorOplogRolledOver) {
-        List<EmulatedNode.RetryHistory> history = donor.retryHistory(target -> writesTo(target, namespace, key, chunk));
+        List<EmulatedNode.RetryHistory> history =
+                NodeInternals.of(donor).retryHistory(target -> writesTo(target, namespace, key, chunk));
         if (donorOplogRolledOver) {
             history = history.stream()
                     .map(h -> new EmulatedNode.RetryHistory(h.sessionId(), h.lsid(), h.txnNumber(), Map.of(), true))
@@ -152,10 +154,10 @@ final class MigrationSourceManager {
         if (recipientSet.replicates()) {
             // The session history reaches every member (in mongod through the recipient's oplog; here in memory).
             for (EmulatedNode member : recipientSet.members()) {
-                member.receiveRetryHistory(history);
+                NodeInternals.of(member).receiveRetryHistory(history);
             }
         } else {
-            recipientSet.primary().receiveRetryHistory(history);
+            NodeInternals.of(recipientSet.primary()).receiveRetryHistory(history);
         }
     }
 

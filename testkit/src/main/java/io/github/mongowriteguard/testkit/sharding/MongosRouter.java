@@ -6,6 +6,7 @@ import io.github.mongowriteguard.testkit.internal.Cursors;
 import io.github.mongowriteguard.testkit.node.CommandExecutor;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.Membership;
+import io.github.mongowriteguard.testkit.node.NodeInternals;
 import io.github.mongowriteguard.testkit.node.OperationContext;
 import io.github.mongowriteguard.testkit.node.SessionMatch;
 import io.github.mongowriteguard.testkit.node.ShardOperations;
@@ -70,7 +71,7 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         public boolean inProgress(String shard, BsonDocument lsid, long txnNumber) {
             // A transaction lives on the shard's primary; a failover ends it there (no primary: not in progress).
             EmulatedNode primary = sets.get(shard).primaryOrNull();
-            return primary != null && primary.transactionInProgress(lsid, txnNumber);
+            return primary != null && NodeInternals.of(primary).transactionInProgress(lsid, txnNumber);
         }
     });
 
@@ -591,7 +592,7 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         List<BsonDocument> all = new ArrayList<>();
         for (Map.Entry<String, ShardReplicaSet> shard : sets.entrySet()) {
             EmulatedNode primary = reachablePrimary(operation, shard.getValue());
-            for (BsonDocument op : primary.currentOps(truncate, ownOpsOf)) {
+            for (BsonDocument op : NodeInternals.of(primary).currentOps(truncate, ownOpsOf)) {
                 BsonDocument shown = new BsonDocument("shard", new BsonString(shard.getKey()));
                 for (Map.Entry<String, BsonValue> field : op.entrySet()) {
                     switch (field.getKey()) {

@@ -5,6 +5,7 @@ import io.github.mongowriteguard.testkit.auth.Users;
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.NodeIdentity;
+import io.github.mongowriteguard.testkit.node.NodeInternals;
 import io.github.mongowriteguard.testkit.replication.MemberState;
 import io.github.mongowriteguard.testkit.replication.PartitionMode;
 import io.github.mongowriteguard.testkit.replication.ReplicaSetCoordinator;
@@ -92,8 +93,8 @@ public final class ShardReplicaSet implements AutoCloseable {
         }
         List<String> hosts = set.members.stream().map(EmulatedNode::address).toList();
         for (EmulatedNode node : set.members) {
-            node.hosts(hosts);
-            node.primaryAddress(set.primary().address());
+            NodeInternals.of(node).hosts(hosts);
+            NodeInternals.of(node).primaryAddress(set.primary().address());
         }
         return set;
     }
@@ -417,7 +418,8 @@ public final class ShardReplicaSet implements AutoCloseable {
         }
         EmulatedNode known = monitored;
         if (known != null) {
-            io.github.mongowriteguard.testkit.node.Membership role = known.membership();
+            io.github.mongowriteguard.testkit.node.Membership role =
+                    NodeInternals.of(known).membership();
             boolean saysSecondary = role.reach() == io.github.mongowriteguard.testkit.node.Membership.Reach.SERVING
                     && !role.isWritablePrimary();
             if (!saysSecondary) {

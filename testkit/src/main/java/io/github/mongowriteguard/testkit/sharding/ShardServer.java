@@ -3,6 +3,7 @@ package io.github.mongowriteguard.testkit.sharding;
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
 import io.github.mongowriteguard.testkit.node.CommandExecutor;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
+import io.github.mongowriteguard.testkit.node.NodeInternals;
 import io.github.mongowriteguard.testkit.node.OperationContext;
 import io.github.mongowriteguard.testkit.stall.Stall;
 import io.github.mongowriteguard.testkit.wire.ClientConnection;
@@ -110,7 +111,7 @@ final class ShardServer implements CommandExecutor {
     void bind(EmulatedNode self, Supplier<EmulatedNode> primaryNode, ShardingCatalog catalog) {
         this.node = self;
         this.primaryNode = primaryNode;
-        this.dataNode = self.membership() != null ? self : primaryNode.get();
+        this.dataNode = NodeInternals.of(self).membership() != null ? self : primaryNode.get();
         this.catalog = catalog;
     }
 
@@ -121,7 +122,9 @@ final class ShardServer implements CommandExecutor {
 
     boolean isPrimary() {
         EmulatedNode self = node;
-        return self != null && self.membership() != null ? self.membership().isWritablePrimary() : primary;
+        return self != null && NodeInternals.of(self).membership() != null
+                ? NodeInternals.of(self).membership().isWritablePrimary()
+                : primary;
     }
 
     /** The version this node holds in memory, empty when UNKNOWN. */

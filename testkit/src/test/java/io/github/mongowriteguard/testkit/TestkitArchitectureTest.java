@@ -1,0 +1,132 @@
+package io.github.mongowriteguard.testkit;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import io.github.mongowriteguard.testkit.node.EmulatedNode;
+import io.github.mongowriteguard.testkit.node.NodeInternals;
+import io.github.mongowriteguard.testkit.replication.ReplicaSetCoordinator;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The testkit's published surface, checked on every build: what a user's test needs from a node (start, connect,
+ * fail points, counters, truth) and nothing of the emulator's inner parts, which are package-private classes named
+ * after the server components they stand for (see docs/testkit.md, "What a test uses").
+ */
+class TestkitArchitectureTest {
+    private static final JavaClasses TESTKIT = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.github.mongowriteguard.testkit");
+
+    /**
+     * A node's public methods are what a test calls on {@code cluster.primary()}, {@code cluster.shard(i)} or
+     * {@code cluster.mongos(i)}; a new one is a decision, taken here.
+     */
+    @Test
+    void emulatedNode_publishesOnlyWhatATestNeeds() {
+        methods()
+                .that()
+                .areDeclaredIn(EmulatedNode.class)
+                .and()
+                .arePublic()
+                .should()
+                .haveNameMatching(String.join(
+                        "|",
+                        // who it is, where to connect
+                        "address",
+                        "name",
+                        "identity",
+                        "tags",
+                        "toString",
+                        // faults: fail points, the emulator's own network faults and stalls
+                        "failCommand",
+                        "onPrimaryTransactionalWrite",
+                        "loseReplies",
+                        "stopLosingReplies",
+                        "cutOff",
+                        "stall",
+                        "pauseAfterStatements",
+                        "transactionLifetimeLimitSeconds",
+                        // counters and truth
+                        "truth",
+                        "commandCount",
+                        "received",
+                        "openTransactions",
+                        "engine",
+                        // lifecycle, and the wire server's callback (CommandHandler)
+                        "awaitNoOperations",
+                        "close",
+                        "handle"))
+                .check(TESTKIT);
+    }
+
+    /** The cluster layers' hooks into a node stay with the cluster layers. */
+    @Test
+    void nodeInternals_areUsedOnlyByTheTestkitsClusterLayers() {
+        classes()
+                .that()
+                .areAssignableTo(NodeInternals.class)
+                .should()
+                .onlyBeAccessed()
+                .byClassesThat()
+                .resideInAnyPackage(
+                        "io.github.mongowriteguard.testkit",
+                        "io.github.mongowriteguard.testkit.node",
+                        "io.github.mongowriteguard.testkit.replication",
+                        "io.github.mongowriteguard.testkit.sharding")
+                .check(TESTKIT);
+    }
+
+    /**
+     * A replica set's coordinator is driven through its facades ({@code EmulatedReplicaSet}, a shard's
+     * {@code ShardReplicaSet}); a test uses those, never the coordinator.
+     */
+    @Test
+    void replicaSetCoordinator_isUsedOnlyThroughTheSetFacades() {
+        classes()
+                .that()
+                .areAssignableTo(ReplicaSetCoordinator.class)
+                .should()
+                .onlyBeAccessed()
+                .byClassesThat()
+                .resideInAnyPackage(
+                        "io.github.mongowriteguard.testkit",
+                        "io.github.mongowriteguard.testkit.replication",
+                        "io.github.mongowriteguard.testkit.sharding")
+                .check(TESTKIT);
+    }
+
+    /**
+     * The node's parts (dispatch, authentication, fail points, the session catalog, admin commands, {@code hello})
+     * are package-private: the public types of {@code node} are the node, who it says it is, its replica-set role,
+     * the cluster layers' hooks and the types those hooks take.
+     */
+    @Test
+    void theNodesParts_arePackagePrivate() {
+        classes()
+                .that()
+                .resideInAPackage("io.github.mongowriteguard.testkit.node")
+                .and()
+                .arePublic()
+                .and()
+                .areTopLevelClasses()
+                .should()
+                .haveNameMatching("io\\.github\\.mongowriteguard\\.testkit\\.node\\.("
+                        + String.join(
+                                "|",
+                                "EmulatedNode",
+                                "NodeIdentity",
+                                "Membership",
+                                "NodeInternals",
+                                "CommandExecutor",
+                                "OperationContext",
+                                "OperationInterruptedException",
+                                "SessionMatch",
+                                "ShardOperations")
+                        + ")")
+                .check(TESTKIT);
+    }
+}
