@@ -19,8 +19,9 @@ import org.jspecify.annotations.Nullable;
  * @param socketReadTimeout the client's socket read timeout, {@link Duration#ZERO} when it has none
  * @param serverDeadline    the {@code maxTimeMS} every write of the client carries; {@link Duration#ZERO} when the
  *                          guard refuses to write through the client ({@link #problem()} says why)
- * @param source            where the deadline comes from: {@code "serverDeadline"} (explicit), {@code "fraction of
- *                          the socket read timeout"} or {@code "defaultServerDeadline"} (no socket read timeout)
+ * @param source            where the deadline comes from, the name of the setting that gave it:
+ *                          {@code "serverDeadline"} (explicit), {@code "serverDeadlineFraction"} (that share of the
+ *                          socket read timeout) or {@code "defaultServerDeadline"} (no socket read timeout)
  * @param problem           why the guard refuses every write of this client, or empty
  */
 public record ClientDeadline(
@@ -48,7 +49,7 @@ public record ClientDeadline(
         Duration socket = Duration.ofMillis(readTimeoutMs);
         String source = settings.getServerDeadline().isPresent()
                 ? "serverDeadline"
-                : readTimeoutMs == 0 ? "defaultServerDeadline" : "fraction of the socket read timeout";
+                : readTimeoutMs == 0 ? "defaultServerDeadline" : "serverDeadlineFraction";
         if (timeoutMs != null) {
             return new ClientDeadline(
                     client,

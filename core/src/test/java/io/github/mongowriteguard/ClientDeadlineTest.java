@@ -23,11 +23,7 @@ class ClientDeadlineTest {
         assertThat(guard.getClientDeadlines())
                 .containsExactly(
                         new ClientDeadline(
-                                1,
-                                Duration.ofSeconds(30),
-                                Duration.ofSeconds(20),
-                                "fraction of the socket read timeout",
-                                ""),
+                                1, Duration.ofSeconds(30), Duration.ofSeconds(20), "serverDeadlineFraction", ""),
                         new ClientDeadline(2, Duration.ZERO, Duration.ofSeconds(10), "defaultServerDeadline", ""));
     }
 
@@ -61,8 +57,8 @@ class ClientDeadlineTest {
                 .jitter(0.5)
                 .gateGrace(Duration.ofMillis(100))
                 .build();
-        ClientDeadline deadline = new ClientDeadline(
-                1, Duration.ofSeconds(30), Duration.ofSeconds(20), "fraction of the socket read timeout", "");
+        ClientDeadline deadline =
+                new ClientDeadline(1, Duration.ofSeconds(30), Duration.ofSeconds(20), "serverDeadlineFraction", "");
 
         // 3 x 30 s + (150 + 300 ms of backoff at the jitter's longest) + 2 x 100 ms of gate grace
         assertThat(deadline.worstCasePerCall(policy)).contains(Duration.ofMillis(90_650));

@@ -7,6 +7,9 @@ import java.util.Map;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonSerializationException;
+import org.bson.BsonValue;
+import org.bson.codecs.configuration.CodecRegistry;
+import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,8 +27,11 @@ import org.jspecify.annotations.Nullable;
  * <p>Only documents and lists the walk can see ({@code Map}s such as {@code Document}, {@code BsonDocument}, {@code
  * Iterable}s such as {@code List} and {@code BsonArray}) are counted; other values (POJOs) are left to the codec, whose
  * writer applies the same limit.
+ *
+ * <p>The planner checks every part of a write with it; the guard's executors check a call's option documents with
+ * {@link #checkOption}. Public for them only: not an API to build on.
  */
-final class NestingDepth {
+public final class NestingDepth {
 
     /** The driver's limit: the default of {@code org.bson.BsonWriterSettings#getMaxSerializationDepth()}. */
     static final int DRIVER_MAX_DEPTH = 1024;
@@ -95,6 +101,55 @@ final class NestingDepth {
             return iterable.iterator();
         }
         return null;
+    }
+
+    /**
+     * An option document the driver writes one level inside its command ({@code let}, a {@code comment} document, and
+     * findAndModify's {@code sort}, {@code fields} and {@code hint}), as BSON, refused as the driver refuses it when it
+     * nests deeper than the 1,023 levels the driver writes there. Counted without recursion before anything recurses
+     * into it; a value the walk cannot see into (a builder such as {@code Sorts.ascending}, a POJO inside a
+     * {@code Document}) is encoded once, its encoding bounded by the same limit, and the encoding counted.
+     *
+     * @param option        the option's name as the command names it, for the message
+     * @param value         the option as given: a {@link Bson} or a {@link BsonValue}
+     * @param documentClass the collection's document class, to encode a {@link Bson} as the driver does
+     * @param registry      the collection's codecs
+     * @return the option as BSON: {@code value} itself when it is a {@link BsonValue}, else its encoding
+     * @throws BsonSerializationException the driver's exception, naming the option, before anything is sent
+     */
+    public static BsonValue checkOption(String option, Object value, Class<?> documentClass, CodecRegistry registry) {
+        @Nullable BsonValue encoded;
+        try {
+            encoded = encodedWithin(value, documentClass, registry);
+        } catch (BsonSerializationException e) {
+            if (!isDepthError(e)) {
+                throw e;
+            }
+            encoded = null; // the encoding went past the writer's own limit
+        }
+        if (encoded == null) {
+            throw tooDeepOption(option);
+        }
+        return encoded;
+    }
+
+    /** {@code value} as BSON, or null when it nests deeper than an option may. */
+    private static @Nullable BsonValue encodedWithin(Object value, Class<?> documentClass, CodecRegistry registry) {
+        if (exceeds(value, STATEMENT_PART)) {
+            return null;
+        }
+        if (value instanceof BsonValue bson) {
+            return bson;
+        }
+        BsonDocument encoded = ((Bson) value).toBsonDocument(documentClass, registry);
+        // A Document comes back as a wrapper that encodes it when first read: the walk reads it.
+        return encoded != value && exceeds(encoded, STATEMENT_PART) ? null : encoded;
+    }
+
+    private static BsonSerializationException tooDeepOption(String option) {
+        return new BsonSerializationException(DRIVER_MESSAGE + " The " + option + " option nests deeper than the "
+                + STATEMENT_PART + " levels the driver writes there; flatten it (a cycle nests without end). Nothing"
+                + " was sent.");
     }
 
     /** Whether {@code e} is the driver's refusal of a value nested too deep. */

@@ -93,6 +93,7 @@ final class WriteInspector<T> {
                             + " DeleteOne or DeleteMany models");
         }
         WriteKind kind = write.kind();
+        checkHintAndSort(index, kind, write);
         switch (kind) {
             case INSERT_ONE:
                 return inspectInsert(index, write);
@@ -226,6 +227,16 @@ final class WriteInspector<T> {
                 checkDepthOnly(index, kind, "array filter " + position, filter, NestingDepth.STATEMENT_ELEMENT);
             }
             position++;
+        }
+    }
+
+    /** A statement's {@code hint} and {@code sort} documents sit where its filter does: the same nesting limit. */
+    private void checkHintAndSort(int index, WriteKind kind, WriteRecord<? extends T> write) {
+        if (write.hint() != null) {
+            checkDepthOnly(index, kind, "hint", write.hint(), NestingDepth.STATEMENT_PART);
+        }
+        if (write.sort() != null) {
+            checkDepthOnly(index, kind, "sort", write.sort(), NestingDepth.STATEMENT_PART);
         }
     }
 

@@ -10,6 +10,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -137,8 +138,29 @@ class HostileInputTest {
     }
 
     @Test
-    void thirtyTwoThreadsOnOneCollection_loseAndDuplicateNothing() throws Exception {
-        MongoCollection<Document> collection = sides.guarded.asMongoCollection();
+    void thirtyTwoThreadsOnOneCollection_loseAndDuplicateNothing_asThroughTheDriver() throws Exception {
+        MongoCollection<Document> driver = sides.driver;
+        MongoCollection<Document> guard = sides.guarded.asMongoCollection();
+        for (MongoCollection<Document> collection : List.of(driver, guard)) {
+            collection.deleteMany(Filters.regex("_id", "^(t|counter)"));
+            thirtyTwoThreads(collection);
+        }
+
+        for (MongoCollection<Document> stored : List.of(driver, sides.guarded.unwrap())) {
+            assertThat(stored.countDocuments(Filters.regex("_id", "^t"))).isEqualTo(32 * 20);
+            assertThat(stored.find(Filters.eq("_id", "counter")).first().getInteger("n"))
+                    .isEqualTo(32 * 20);
+        }
+        assertThat(new HashSet<>(sides.guarded
+                        .unwrap()
+                        .find(Filters.regex("_id", "^(t|counter)"))
+                        .into(new ArrayList<>())))
+                .isEqualTo(new HashSet<>(
+                        driver.find(Filters.regex("_id", "^(t|counter)")).into(new ArrayList<>())));
+    }
+
+    /** 32 threads, each inserting 20 documents of its own and incrementing one shared counter 20 times. */
+    private static void thirtyTwoThreads(MongoCollection<Document> collection) throws Exception {
         collection.insertOne(new Document("_id", "counter").append("n", 0));
         ExecutorService pool = Executors.newFixedThreadPool(32);
         try {
@@ -158,13 +180,5 @@ class HostileInputTest {
         } finally {
             pool.shutdown();
         }
-        assertThat(sides.guarded.unwrap().countDocuments(Filters.regex("_id", "^t")))
-                .isEqualTo(32 * 20);
-        assertThat(sides.guarded
-                        .unwrap()
-                        .find(Filters.eq("_id", "counter"))
-                        .first()
-                        .getInteger("n"))
-                .isEqualTo(32 * 20);
     }
 }

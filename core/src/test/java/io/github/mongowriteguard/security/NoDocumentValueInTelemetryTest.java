@@ -32,6 +32,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.tck.TestObservationRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -62,7 +65,7 @@ class NoDocumentValueInTelemetryTest {
     private static final int NUMBER = 918_273_645;
 
     @Test
-    void guardedWrites_andTheirFailures_putNoDocumentValueInMetersOrObservations() {
+    void guardedWrites_andTheirFailures_putNoDocumentValueInMetersObservationsOrLogLines() {
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         TestObservationRegistry observations = TestObservationRegistry.create();
         List<Observation.Context> seen = new CopyOnWriteArrayList<>();
@@ -73,6 +76,10 @@ class NoDocumentValueInTelemetryTest {
                 .observationRegistry(observations)
                 .build();
         List<Throwable> failures = new ArrayList<>();
+        // the guard's log lines (slf4j-simple writes them to System.err, WARN and above as configured for tests)
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
         try (TestDeployment deployment = TestDeployment.replicaSet();
                 MongoClient client = MongoClients.create(guard.configure(MongoClientSettings.builder()
                                 .applyConnectionString(new ConnectionString(deployment.connectionString()))
@@ -150,6 +157,8 @@ class NoDocumentValueInTelemetryTest {
                     () -> validated.updateOne(Filters.eq("_id", MARK + "-stored"), Updates.set("qty", -NUMBER))));
             failures.add(catchThrowable(() -> validated.findOneAndReplace(
                     Filters.eq("_id", MARK + "-stored"), new Document("card", FIELD_VALUE))));
+        } finally {
+            System.setErr(stderr);
         }
 
         // the failures happened, and the server said which values it refused (so the search below can fail)
@@ -183,6 +192,7 @@ class NoDocumentValueInTelemetryTest {
         }
         assertNoneCarries(meterTexts, values, "a meter");
         assertNoneCarries(observationTexts, values, "an observation");
+        assertNoneCarries(log.toString(StandardCharsets.UTF_8).lines().toList(), values, "a log line");
     }
 
     private static void assertNoneCarries(List<String> texts, List<String> values, String where) {

@@ -13,6 +13,9 @@ import io.github.mongowriteguard.GuardedClient;
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
+import io.github.mongowriteguard.testkit.ServerVersion;
 import io.github.mongowriteguard.testkit.TestDeployment;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -26,7 +29,9 @@ import org.bson.Document;
 final class SideBySide implements AutoCloseable {
     static final List<String> WRITE_COMMANDS = List.of("insert", "update", "delete", "findAndModify", "bulkWrite");
 
-    final TestDeployment deployment;
+    /** The deployment: a real one with {@code -Dmongo.uri}, or an emulated replica set. */
+    final AutoCloseable deployment;
+
     final WriteGuard guard;
     final MongoClient client;
     final List<String> sentWrites = new CopyOnWriteArrayList<>();
@@ -39,10 +44,22 @@ final class SideBySide implements AutoCloseable {
 
     /** With a socket timeout long enough that load on the machine cannot make the driver resend a large bulk. */
     SideBySide(String collection, int socketTimeoutSeconds) {
-        this.deployment = TestDeployment.replicaSet();
+        this(TestDeployment.replicaSet(), collection, socketTimeoutSeconds);
+    }
+
+    /** On an emulated replica set of {@code version} (client-level {@code bulkWrite} needs 8.0). */
+    SideBySide(String collection, ServerVersion version) {
+        this(EmulatedCluster.replicaSet().serverVersion(version).start(), collection, 10);
+    }
+
+    private SideBySide(AutoCloseable deployment, String collection, int socketTimeoutSeconds) {
+        this.deployment = deployment;
+        String connectionString = deployment instanceof TestDeployment test
+                ? test.connectionString()
+                : ((EmulatedReplicaSet) deployment).connectionString();
         this.guard = WriteGuard.create(WriteGuardSettings.defaults());
         this.client = MongoClients.create(guard.configure(MongoClientSettings.builder()
-                        .applyConnectionString(new ConnectionString(deployment.connectionString()))
+                        .applyConnectionString(new ConnectionString(connectionString))
                         .applyToSocketSettings(s -> s.readTimeout(socketTimeoutSeconds, TimeUnit.SECONDS))
                         .addCommandListener(new CommandListener() {
                             @Override
@@ -71,6 +88,10 @@ final class SideBySide implements AutoCloseable {
     @Override
     public void close() {
         client.close();
-        deployment.close();
+        try {
+            deployment.close();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

@@ -1,9 +1,11 @@
 package io.github.mongowriteguard.internal.command;
 
 import com.mongodb.client.model.BulkWriteOptions;
+import io.github.mongowriteguard.bulk.NestingDepth;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.bson.codecs.configuration.CodecRegistry;
+import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,11 +25,24 @@ public record CommandOptions(
     /** No option set. */
     public static final CommandOptions NONE = new CommandOptions(null, null, null);
 
-    /** Reads the caller's options; {@code let} is encoded with the collection's codecs, as the driver does. */
+    /**
+     * Reads the caller's options; {@code let} is encoded with the collection's codecs, as the driver does.
+     *
+     * @throws org.bson.BsonSerializationException when {@code let} or a {@code comment} document nests deeper than the
+     *     driver writes it (the driver's exception, before anything is sent: {@link NestingDepth#checkOption})
+     */
     public static CommandOptions from(BulkWriteOptions options, Class<?> documentClass, CodecRegistry registry) {
+        BsonValue comment = options.getComment();
+        if (comment != null) {
+            NestingDepth.checkOption("comment", comment, documentClass, registry);
+        }
+        Bson let = options.getLet();
         return new CommandOptions(
                 options.getBypassDocumentValidation(),
-                options.getComment(),
-                options.getLet() == null ? null : options.getLet().toBsonDocument(documentClass, registry));
+                comment,
+                let == null
+                        ? null
+                        : NestingDepth.checkOption("let", let, documentClass, registry)
+                                .asDocument());
     }
 }

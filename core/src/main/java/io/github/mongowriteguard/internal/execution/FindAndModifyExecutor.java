@@ -16,6 +16,7 @@ import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.model.WriteModel;
 import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.BulkPlan;
+import io.github.mongowriteguard.bulk.NestingDepth;
 import io.github.mongowriteguard.bulk.WriteRecord;
 import io.github.mongowriteguard.exception.CopyStillRunningException;
 import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
@@ -43,6 +44,7 @@ import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.bson.codecs.Codec;
 import org.bson.codecs.DecoderContext;
+import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
 
@@ -175,6 +177,7 @@ public final class FindAndModifyExecutor<T> {
 
     private @Nullable T execute(@Nullable ClientSession session, Request<T> request, CallObserver.OutcomeSink sink) {
         DriverArgumentChecks.requireMaxTime(request.operation(), request.maxTimeMs());
+        checkOptionNesting(request);
         long started = System.nanoTime();
         WriteConcern writeConcern = BulkExecutor.requireAcknowledged(collection.getWriteConcern());
         // The planner checks the write as it checks a bulk's (operators, replacement fields, 16 MiB) and keys it.
@@ -208,6 +211,30 @@ public final class FindAndModifyExecutor<T> {
                             done.commands(),
                             done.sends(),
                             plan.mode()));
+        }
+    }
+
+    /**
+     * The command-level documents the planner does not see, refused as the driver refuses them when they nest too deep
+     * (the query, update, replacement, array filters and pipeline are the planned write's).
+     */
+    private void checkOptionNesting(Request<T> request) {
+        Class<T> documentClass = collection.getDocumentClass();
+        CodecRegistry registry = collection.getCodecRegistry();
+        if (request.projection() != null) {
+            NestingDepth.checkOption("projection", request.projection(), documentClass, registry);
+        }
+        if (request.sort() != null) {
+            NestingDepth.checkOption("sort", request.sort(), documentClass, registry);
+        }
+        if (request.hint() != null) {
+            NestingDepth.checkOption("hint", request.hint(), documentClass, registry);
+        }
+        if (request.comment() != null) {
+            NestingDepth.checkOption("comment", request.comment(), documentClass, registry);
+        }
+        if (request.let() != null) {
+            NestingDepth.checkOption("let", request.let(), documentClass, registry);
         }
     }
 

@@ -76,6 +76,33 @@ public final class StorageEngine implements AutoCloseable {
                     checked -> runInEngine(database, checked));
         }
         String name = command.getFirstKey();
+        if ((name.equals("update") || name.equalsIgnoreCase("findAndModify"))
+                && command.get(name).isString()) {
+            String collection = command.getString(name).getValue();
+            // the documents the update writes, checked as mongod checks them for storage (UpdateStorageValidation)
+            return atomically(() -> UpdateStorageValidation.run(
+                    command,
+                    filter -> !matchingIds(database, collection, filter).isEmpty(),
+                    checked -> runUpdate(database, checked)));
+        }
+        return runUpdate(database, command);
+    }
+
+    /**
+     * Gives {@code copy} this engine's collection validators, so that a transaction's private copy of the data checks
+     * what its collections check (mongod validates a transaction's writes as any other: the validator belongs to the
+     * collection, {@code src/mongo/db/catalog/collection_impl.cpp}). Call it after the copy holds the documents: they
+     * are not checked again.
+     *
+     * @param copy the engine that gets them
+     */
+    public void copyValidatorsTo(StorageEngine copy) {
+        validators.copyTo(copy.validators);
+    }
+
+    /** An update or any other command past the storage checks: the collection's validators, then the engine. */
+    private BsonDocument runUpdate(String database, BsonDocument command) {
+        String name = command.getFirstKey();
         if (name.equals("update") || name.equalsIgnoreCase("findAndModify")) {
             BsonDocument validated = atomically(() -> updateValidated(database, command));
             if (validated != null) {

@@ -8,7 +8,6 @@ import java.util.function.UnaryOperator;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
-import org.bson.BsonDouble;
 import org.bson.BsonInt32;
 import org.bson.BsonValue;
 
@@ -53,10 +52,7 @@ final class UpdateValidation {
     BsonDocument update(BsonDocument command) {
         BsonArray updates = command.getArray("updates", new BsonArray());
         boolean ordered = command.getBoolean("ordered", BsonBoolean.TRUE).getValue();
-        int n = 0;
-        int modified = 0;
-        BsonArray upserted = new BsonArray();
-        BsonArray writeErrors = new BsonArray();
+        UpdateReplies replies = new UpdateReplies();
         for (int i = 0; i < updates.size(); i++) {
             BsonDocument single = command.clone();
             single.put("updates", new BsonArray(List.of(updates.get(i))));
@@ -65,31 +61,15 @@ final class UpdateValidation {
             if (reply.get("ok", new BsonInt32(0)).asNumber().doubleValue() != 1) {
                 return reply;
             }
-            BsonArray errors = reply.getArray("writeErrors", new BsonArray());
-            BsonDocument error = errors.isEmpty()
-                    ? refused(before)
-                    : errors.get(0).asDocument().clone();
-            if (error != null) {
-                writeErrors.add(error.append("index", new BsonInt32(i)));
-                if (ordered) {
-                    break;
-                }
-                continue;
-            }
-            n += reply.get("n", new BsonInt32(0)).asNumber().intValue();
-            modified += reply.get("nModified", new BsonInt32(0)).asNumber().intValue();
-            for (BsonValue entry : reply.getArray("upserted", new BsonArray())) {
-                upserted.add(entry.asDocument().clone().append("index", new BsonInt32(i)));
+            boolean engineError =
+                    !reply.getArray("writeErrors", new BsonArray()).isEmpty();
+            BsonDocument refused = engineError ? null : refused(before);
+            BsonDocument error = refused != null ? replies.error(i, refused) : replies.add(i, reply);
+            if (error != null && ordered) {
+                break;
             }
         }
-        BsonDocument result = new BsonDocument("n", new BsonInt32(n)).append("nModified", new BsonInt32(modified));
-        if (!upserted.isEmpty()) {
-            result.append("upserted", upserted);
-        }
-        if (!writeErrors.isEmpty()) {
-            result.append("writeErrors", writeErrors);
-        }
-        return result.append("ok", new BsonDouble(1));
+        return replies.reply();
     }
 
     /**

@@ -72,6 +72,11 @@ final class Validators {
         }
     }
 
+    /** Gives {@code other} these validators (they are immutable records, shared). */
+    void copyTo(Validators other) {
+        other.byNamespace.putAll(byNamespace);
+    }
+
     /**
      * The check of the documents an {@code update} or {@code findAndModify} produces, or null when the collection's
      * validator checks nothing for it.

@@ -238,6 +238,7 @@ final class Transactions {
             txn = new Txn(sessionId, txnNumber);
             Map<String, Map<BsonValue, BsonDocument>> snapshotDocuments = main.documents();
             txn.snapshot = copyOf(snapshotDocuments);
+            main.copyValidatorsTo(txn.snapshot); // its writes are validated as the collection's are
             txn.base = snapshotDocuments;
             bySession.put(sessionId, txn);
         } else if (txn == null || txn.txnNumber != txnNumber) {

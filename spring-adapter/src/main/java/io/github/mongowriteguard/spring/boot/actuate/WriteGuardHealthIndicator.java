@@ -60,6 +60,9 @@ public class WriteGuardHealthIndicator implements HealthIndicator {
         details.put("maxConcurrentCopies", maxConcurrent);
         details.putAll(eventDetails(counts));
         details.put("clients", ClientDetails.of(guard));
+        details.put(
+                "retry",
+                WriteGuardInfoContributor.retryDetails(guard.getSettings().getRetryPolicy()));
         List<String> blind = new ArrayList<>();
         if (!running.isEmpty()) {
             blind.add(

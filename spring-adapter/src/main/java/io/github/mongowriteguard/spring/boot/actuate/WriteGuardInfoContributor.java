@@ -3,14 +3,16 @@ package io.github.mongowriteguard.spring.boot.actuate;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
 import io.github.mongowriteguard.retry.RetryPolicy;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.actuate.info.Info;
 import org.springframework.boot.actuate.info.InfoContributor;
 
 /**
- * The guard under {@code mongoWriteGuard} in {@code /actuator/info}: its settings (server deadline, strict ordering,
- * retry policy), the deadline in effect per client ({@code clients}: socket read timeout, {@code maxTimeMS}, the worst
+ * The guard under {@code mongoWriteGuard} in {@code /actuator/info}: its settings (the explicit server deadline, or the
+ * share of the socket read timeout and the default that derive it; strict ordering; the retry policy), the deadline in effect per client ({@code clients}: socket read timeout, {@code maxTimeMS}, the worst
  * case of one call) and what it saw (calls per plan mode, copies possibly running, the most at once, gate refusals,
  * deadline hits). Turned off
  * with {@code management.info.mongo-write-guard.enabled=false}.
@@ -35,22 +37,17 @@ public class WriteGuardInfoContributor implements InfoContributor {
         WriteGuardSettings settings = guard.getSettings();
         RetryPolicy retry = settings.getRetryPolicy();
         Map<String, Object> settingsMap = new LinkedHashMap<>();
-        settingsMap.put(
-                "serverDeadline",
-                settings.getServerDeadline()
-                        .map(Object::toString)
-                        .orElse("derived: " + settings.getServerDeadlineFraction() + " of the socket read timeout, "
-                                + settings.getDefaultServerDeadline() + " without one"));
+        if (settings.getServerDeadline().isPresent()) {
+            settingsMap.put("serverDeadline", settings.getServerDeadline().get().toString());
+        } else {
+            // the share as the README's property table shows its default (0.6667), not 0.6666666666666666
+            settingsMap.put("serverDeadlineFraction", rounded(settings.getServerDeadlineFraction()));
+            settingsMap.put(
+                    "defaultServerDeadline", settings.getDefaultServerDeadline().toString());
+        }
         settingsMap.put("strictOrdered", settings.isStrictOrdered());
         settingsMap.put("lastWriteWins", settings.isLastWriteWins());
-        Map<String, Object> retryMap = new LinkedHashMap<>();
-        retryMap.put("maxAttempts", retry.getMaxAttempts());
-        retryMap.put("initialBackoff", retry.getInitialBackoff().toString());
-        retryMap.put("multiplier", retry.getMultiplier());
-        retryMap.put("maxBackoff", retry.getMaxBackoff().toString());
-        retryMap.put("jitter", retry.getJitter());
-        retryMap.put("gateGrace", retry.getGateGrace().toString());
-        settingsMap.put("retry", retryMap);
+        settingsMap.put("retry", retryDetails(retry));
 
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("settings", settingsMap);
@@ -63,5 +60,22 @@ public class WriteGuardInfoContributor implements InfoContributor {
         }
         info.putAll(WriteGuardHealthIndicator.eventDetails(counts));
         builder.withDetail("mongoWriteGuard", info);
+    }
+
+    /** The retry policy, as both the info entry and the health details show it. */
+    static Map<String, Object> retryDetails(RetryPolicy retry) {
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("maxAttempts", retry.getMaxAttempts());
+        details.put("initialBackoff", retry.getInitialBackoff().toString());
+        details.put("multiplier", rounded(retry.getMultiplier()));
+        details.put("maxBackoff", retry.getMaxBackoff().toString());
+        details.put("jitter", rounded(retry.getJitter()));
+        details.put("gateGrace", retry.getGateGrace().toString());
+        return details;
+    }
+
+    /** A share or factor to four decimals, as the README's property table writes them. */
+    private static double rounded(double value) {
+        return BigDecimal.valueOf(value).setScale(4, RoundingMode.HALF_UP).doubleValue();
     }
 }

@@ -120,6 +120,7 @@ class WriteGuardActuatorAutoConfigurationTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
     void aGuardThatSeesEveryCopy_isUp_withItsCountsAndSettings() {
         runner().run(context -> {
             insert(context.getBean(MongoTemplate.class), 1);
@@ -134,11 +135,18 @@ class WriteGuardActuatorAutoConfigurationTest {
                     .doesNotContainKey("reason");
             Map<String, Object> info = guardInfo(context);
             assertThat(info).containsEntry("copiesPossiblyRunning", 0).containsEntry("gateRefusals", 0L);
-            assertThat(info.get("settings").toString())
-                    .contains(
-                            "maxAttempts=2",
-                            "strictOrdered=false",
-                            "derived: 0.6666666666666666 of the socket read timeout");
+            Map<String, Object> settings = (Map<String, Object>) info.get("settings");
+            assertThat(settings)
+                    .containsEntry("serverDeadlineFraction", 0.6667)
+                    .containsEntry("defaultServerDeadline", "PT10S")
+                    .containsEntry("strictOrdered", false)
+                    .doesNotContainKey("serverDeadline");
+            // the retry policy, the same in the health details as in the info entry
+            assertThat(settings.get("retry")).isEqualTo(health.getDetails().get("retry"));
+            assertThat((Map<String, Object>) health.getDetails().get("retry"))
+                    .containsEntry("maxAttempts", 2)
+                    .containsEntry("initialBackoff", "PT0.01S")
+                    .containsEntry("gateGrace", "PT0.02S");
         });
     }
 
@@ -331,7 +339,7 @@ class WriteGuardActuatorAutoConfigurationTest {
                     .containsEntry("client", 1)
                     .containsEntry("socketReadTimeoutMs", 900L)
                     .containsEntry("serverDeadlineMs", 600L)
-                    .containsEntry("serverDeadlineFrom", "fraction of the socket read timeout")
+                    .containsEntry("serverDeadlineFrom", "serverDeadlineFraction")
                     // 2 attempts x 900 ms + one backoff at its longest (10 ms x 1.5 jitter) + one gate grace of 20 ms
                     .containsEntry("worstCasePerCallMs", 1835L);
         });
