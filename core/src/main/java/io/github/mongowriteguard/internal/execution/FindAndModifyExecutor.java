@@ -1,5 +1,6 @@
 package io.github.mongowriteguard.internal.execution;
 
+import com.mongodb.MongoException;
 import com.mongodb.MongoTimeoutException;
 import com.mongodb.MongoWriteConcernException;
 import com.mongodb.WriteConcern;
@@ -258,80 +259,75 @@ public final class FindAndModifyExecutor<T> {
             CopySender.Sent sent, BulkPlan plan, RecordedWriteOutcome.Builder<T> outcome, long maxTimeMs) {
         SendResult result = sent.result();
         String namespace = collection.getNamespace().getFullName();
-        switch (result.ending) {
-            case REPLY: {
-                BsonDocument reply = result.reply.document();
-                outcome.set(RecordedIndexOutcome.applied(0));
-                if (reply.isDocument("writeConcernError")) {
-                    BsonDocument error = reply.getDocument("writeConcernError");
-                    outcome.set(RecordedIndexOutcome.writeConcernFailed(
-                            0,
-                            OutcomeRecorder.writeConcernFailedReason(error),
-                            RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
-                    BsonDocument lastError = reply.getDocument("lastErrorObject", new BsonDocument());
-                    throw new MongoWriteConcernException(
-                            CommandReply.toWriteConcernError(error),
-                            WriteConcernResult.acknowledged(
-                                    lastError.getNumber("n", new BsonInt32(0)).intValue(),
-                                    lastError
-                                            .getBoolean("updatedExisting", BsonBoolean.FALSE)
-                                            .getValue(),
-                                    lastError.get("upserted")),
-                            outcome.build().serverAddress(),
-                            result.reply.errorLabels());
-                }
-                if (!reply.isDocument("value")) {
-                    return null;
-                }
-                return codec.decode(
-                        new BsonDocumentReader(reply.getDocument("value")),
-                        DecoderContext.builder().build());
+        if (result instanceof SendResult.Reply answered) {
+            CommandReply parsed = answered.reply();
+            BsonDocument reply = parsed.document();
+            outcome.set(RecordedIndexOutcome.applied(0));
+            if (reply.isDocument("writeConcernError")) {
+                BsonDocument error = reply.getDocument("writeConcernError");
+                outcome.set(RecordedIndexOutcome.writeConcernFailed(
+                        0,
+                        OutcomeRecorder.writeConcernFailedReason(error),
+                        RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
+                BsonDocument lastError = reply.getDocument("lastErrorObject", new BsonDocument());
+                throw new MongoWriteConcernException(
+                        CommandReply.toWriteConcernError(error),
+                        WriteConcernResult.acknowledged(
+                                lastError.getNumber("n", new BsonInt32(0)).intValue(),
+                                lastError
+                                        .getBoolean("updatedExisting", BsonBoolean.FALSE)
+                                        .getValue(),
+                                lastError.get("upserted")),
+                        outcome.build().serverAddress(),
+                        parsed.errorLabels());
             }
-            case SERVER_ERROR:
-                if (!RefusalProof.anEarlierSendMayHaveApplied(sent, true)
-                        && RefusalProof.provesNothingApplied(result.error, true)) {
-                    outcome.set(RecordedIndexOutcome.failed(
-                            0,
-                            result.code(),
-                            "",
-                            result.error.getMessage(),
-                            null,
-                            RetryClassifier.isTransient(
-                                    result.code(), result.error.hasErrorLabel("RetryableWriteError"))));
-                    if (result.code() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
-                        throw new ServerDeadlineExceededException(
-                                "the server stopped this write on " + namespace + " at its deadline (maxTimeMS="
-                                        + maxTimeMs + "); it was not applied",
-                                outcome.build());
-                    }
-                    throw result.error; // what the driver throws: MongoCommandException and its subclasses
-                }
-                break;
-            case NO_SERVER:
-                if (!sent.reachedServer()) {
-                    outcome.set(
-                            RecordedIndexOutcome.notSent(0, result.code(), "not sent: no attempt reached a server"));
-                    throw (MongoTimeoutException) result.error;
-                }
-                break;
-            default:
-                break;
+            if (!reply.isDocument("value")) {
+                return null;
+            }
+            return codec.decode(
+                    new BsonDocumentReader(reply.getDocument("value")),
+                    DecoderContext.builder().build());
         }
-        String reason = result.ending == SendResult.Ending.REFUSED
-                ? "not retried: an earlier copy is still running on the server (" + result.runningCopy + ")"
+        if (result instanceof SendResult.ServerError serverError
+                && !RefusalProof.anEarlierSendMayHaveApplied(sent, true)
+                && RefusalProof.provesNothingApplied(serverError.error(), true)) {
+            MongoException error = serverError.error();
+            outcome.set(RecordedIndexOutcome.failed(
+                    0,
+                    result.code(),
+                    "",
+                    error.getMessage(),
+                    null,
+                    RetryClassifier.isTransient(result.code(), error.hasErrorLabel("RetryableWriteError"))));
+            if (result.code() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
+                throw new ServerDeadlineExceededException(
+                        "the server stopped this write on " + namespace + " at its deadline (maxTimeMS=" + maxTimeMs
+                                + "); it was not applied",
+                        outcome.build());
+            }
+            throw error; // what the driver throws: MongoCommandException and its subclasses
+        }
+        if (result instanceof SendResult.NoServer noServer && !sent.reachedServer()) {
+            outcome.set(RecordedIndexOutcome.notSent(0, result.code(), "not sent: no attempt reached a server"));
+            throw (MongoTimeoutException) noServer.error();
+        }
+        String reason = result instanceof SendResult.Refused refused
+                ? "not retried: an earlier copy is still running on the server (" + refused.runningCopy() + ")"
                 : "nothing proves whether the write was applied (" + result + ")";
         outcome.set(
                 RecordedIndexOutcome.unknown(0, reason, RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
         WriteOutcome<T> unknown = outcome.build();
-        if (result.ending == SendResult.Ending.REFUSED) {
+        if (result instanceof SendResult.Refused refused) {
             throw new CopyStillRunningException(
                     "not retried on " + namespace + ": an earlier copy of this write is still"
-                            + " running on the server (" + result.runningCopy
+                            + " running on the server (" + refused.runningCopy()
                             + "); starting another copy could apply it twice",
-                    result.runningCopy,
+                    refused.runningCopy(),
                     unknown);
         }
         throw new WriteOutcomeUnknownException(
-                "the outcome of this findAndModify on " + namespace + " is unknown: " + reason, unknown, result.error);
+                "the outcome of this findAndModify on " + namespace + " is unknown: " + reason,
+                unknown,
+                SendResult.errorOf(result));
     }
 }
