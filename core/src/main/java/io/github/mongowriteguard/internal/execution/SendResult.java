@@ -82,8 +82,18 @@ sealed interface SendResult extends Retryable {
         }
     }
 
+    /** An ending with an error: the server's for the whole command, or the client's. */
+    sealed interface Failure extends SendResult {
+        MongoException error();
+
+        @Override
+        default int code() {
+            return error().getCode();
+        }
+    }
+
     /** The server answered with an error for the whole command. */
-    record ServerError(MongoException error) implements SendResult {
+    record ServerError(MongoException error) implements Failure {
         /** A top-level {@code MaxTimeMSExpired}. */
         @Override
         public boolean hitDeadline() {
@@ -96,26 +106,16 @@ sealed interface SendResult extends Retryable {
         }
 
         @Override
-        public int code() {
-            return error.getCode();
-        }
-
-        @Override
         public String toString() {
             return describe("SERVER_ERROR", error);
         }
     }
 
     /** The client stopped waiting (socket timeout, closed connection): the server may still run the copy. */
-    record GaveUp(MongoException error) implements SendResult {
+    record GaveUp(MongoException error) implements Failure {
         @Override
         public boolean worthRetrying() {
             return true;
-        }
-
-        @Override
-        public int code() {
-            return error.getCode();
         }
 
         @Override
@@ -125,15 +125,10 @@ sealed interface SendResult extends Retryable {
     }
 
     /** No server could be selected: nothing was sent. */
-    record NoServer(MongoException error) implements SendResult {
+    record NoServer(MongoException error) implements Failure {
         @Override
         public boolean worthRetrying() {
             return true;
-        }
-
-        @Override
-        public int code() {
-            return error.getCode();
         }
 
         @Override
@@ -244,14 +239,8 @@ sealed interface SendResult extends Retryable {
 
     /** The error the result ended with (a refusal's or a blind gate's: the last send's), or null after a reply. */
     static @Nullable MongoException errorOf(SendResult result) {
-        if (result instanceof ServerError serverError) {
-            return serverError.error();
-        }
-        if (result instanceof GaveUp gaveUp) {
-            return gaveUp.error();
-        }
-        if (result instanceof NoServer noServer) {
-            return noServer.error();
+        if (result instanceof Failure failure) {
+            return failure.error();
         }
         if (result instanceof Refused refused) {
             return errorOf(refused.last());
