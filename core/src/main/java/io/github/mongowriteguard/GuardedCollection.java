@@ -30,6 +30,7 @@ import io.github.mongowriteguard.exception.GuardedBulkWriteException;
 import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
 import io.github.mongowriteguard.internal.execution.DriverArgumentChecks;
+import io.github.mongowriteguard.internal.execution.DriverExceptions;
 import io.github.mongowriteguard.internal.execution.FindAndModifyExecutor;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.github.mongowriteguard;
+package io.github.mongowriteguard.internal.execution;
 
 import com.mongodb.ClientBulkWriteException;
 import com.mongodb.MongoException;
@@ -33,13 +33,13 @@ import org.bson.BsonDocument;
  * {@code MongoCollectionImpl}: a bulk throws {@code MongoBulkWriteException} or the failed command's exception; a
  * single-write method turns the bulk exception into {@code MongoWriteException} or {@code MongoWriteConcernException}),
  * typed where the guard knows more (a copy still running, an unknown outcome, its own deadline). Every guard exception
- * carries the complete outcome.
+ * carries the complete outcome. Not API.
  */
-final class DriverExceptions {
+public final class DriverExceptions {
     private DriverExceptions() {}
 
     /** For {@code bulkWrite} and {@code insertMany}. */
-    static void throwIfNotComplete(WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
+    public static void throwIfNotComplete(WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
         throwIfUnknown(outcome, namespace);
         throwIfCommandFailed(outcome, namespace, maxTimeMs);
         throwIfNothingSent(outcome, namespace);
@@ -57,7 +57,7 @@ final class DriverExceptions {
     }
 
     /** For the single-write methods: the one write's failure as the driver's single-write method throws it. */
-    static void throwIfNotApplied(WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
+    public static void throwIfNotApplied(WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
         throwIfUnknown(outcome, namespace);
         throwIfCommandFailed(outcome, namespace, maxTimeMs);
         throwIfNothingSent(outcome, namespace);
@@ -87,7 +87,7 @@ final class DriverExceptions {
      * applied, the partial result; a failed command before any write ran is thrown as it is, after one it is the
      * exception's cause).
      */
-    static void throwIfClientBulkNotComplete(
+    public static void throwIfClientBulkNotComplete(
             WriteOutcome<?> outcome, String namespaces, long maxTimeMs, ClientBulkWriteResult result) {
         throwIfUnknown(outcome, namespaces);
         MongoException commandError = outcome.commandError();
