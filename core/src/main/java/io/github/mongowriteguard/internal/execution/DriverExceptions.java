@@ -38,8 +38,19 @@ import org.bson.BsonDocument;
 public final class DriverExceptions {
     private DriverExceptions() {}
 
+    /** Throws what {@code policy} says for {@code outcome}, or nothing. */
+    static void apply(ThrowPolicy policy, WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
+        // A switch expression, so that a new policy does not compile until it is applied here.
+        Runnable check = switch (policy) {
+            case OUTCOME_ONLY -> () -> {};
+            case BULK -> () -> throwIfNotComplete(outcome, namespace, maxTimeMs);
+            case SINGLE_WRITE -> () -> throwIfNotApplied(outcome, namespace, maxTimeMs);
+        };
+        check.run();
+    }
+
     /** For {@code bulkWrite} and {@code insertMany}. */
-    public static void throwIfNotComplete(WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
+    static void throwIfNotComplete(WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
         throwIfUnknown(outcome, namespace);
         throwIfCommandFailed(outcome, namespace, maxTimeMs);
         throwIfNothingSent(outcome, namespace);
@@ -57,7 +68,7 @@ public final class DriverExceptions {
     }
 
     /** For the single-write methods: the one write's failure as the driver's single-write method throws it. */
-    public static void throwIfNotApplied(WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
+    static void throwIfNotApplied(WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
         throwIfUnknown(outcome, namespace);
         throwIfCommandFailed(outcome, namespace, maxTimeMs);
         throwIfNothingSent(outcome, namespace);
