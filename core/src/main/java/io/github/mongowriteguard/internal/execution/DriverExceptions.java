@@ -26,7 +26,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 
 /**
  * The one place that turns a guarded call's outcome into what the driver's method would throw (driver-sync
@@ -126,6 +128,58 @@ public final class DriverExceptions {
                     anyApplied ? result : null,
                     address(outcome));
         }
+    }
+
+    /**
+     * For {@code findOneAndDelete}, {@code findOneAndReplace} and {@code findOneAndUpdate} (driver-sync
+     * {@code MongoCollectionImpl} runs the driver's {@code FindAndModifyOperation}, which throws the command's
+     * exception as it is, and a {@code MongoWriteConcernException} for a write-concern error): the one write's outcome,
+     * recorded from {@code last}, the last send's result.
+     */
+    static void throwIfFindAndModifyNotApplied(
+            WriteOutcome<?> outcome, SendResult last, String namespace, long maxTimeMs) {
+        IndexOutcome write = outcome.outcome(0);
+        if (write.status() == WriteStatus.APPLIED) {
+            return;
+        }
+        if (write.writeConcernFailed() && last instanceof SendResult.Reply answered) {
+            BsonDocument reply = answered.reply().document();
+            BsonDocument lastError = reply.getDocument("lastErrorObject", new BsonDocument());
+            throw new MongoWriteConcernException(
+                    CommandReply.toWriteConcernError(reply.getDocument("writeConcernError")),
+                    WriteConcernResult.acknowledged(
+                            lastError.getNumber("n", new BsonInt32(0)).intValue(),
+                            lastError
+                                    .getBoolean("updatedExisting", BsonBoolean.FALSE)
+                                    .getValue(),
+                            lastError.get("upserted")),
+                    outcome.serverAddress(),
+                    answered.reply().errorLabels());
+        }
+        if (write.status() == WriteStatus.FAILED && last instanceof SendResult.Failure failure) {
+            if (!write.wasSent()) {
+                throw (MongoTimeoutException) failure.error();
+            }
+            if (failure.code() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
+                throw new ServerDeadlineExceededException(
+                        "the server stopped this write on " + namespace + " at its deadline (maxTimeMS=" + maxTimeMs
+                                + "); it was not applied",
+                        outcome);
+            }
+            throw failure.error(); // what the driver throws: MongoCommandException and its subclasses
+        }
+        if (last instanceof SendResult.Refused refused) {
+            throw new CopyStillRunningException(
+                    "not retried on " + namespace + ": an earlier copy of this write is still"
+                            + " running on the server (" + refused.runningCopy()
+                            + "); starting another copy could apply it twice",
+                    refused.runningCopy(),
+                    outcome);
+        }
+        throw new WriteOutcomeUnknownException(
+                "the outcome of this findAndModify on " + namespace + " is unknown: " + write.message(),
+                outcome,
+                SendResult.errorOf(last));
     }
 
     private static void throwIfUnknown(WriteOutcome<?> outcome, Object namespace) {
