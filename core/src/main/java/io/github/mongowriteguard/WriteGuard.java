@@ -73,7 +73,8 @@ public final class WriteGuard {
         this.settings = builder.settings;
         List<GuardEventListener> listeners = new ArrayList<>(builder.listeners);
         if (builder.meterRegistry != null) {
-            listeners.add(new MicrometerGuardMetrics((MeterRegistry) builder.meterRegistry, copies));
+            listeners.add(new MicrometerGuardMetrics(
+                    (MeterRegistry) builder.meterRegistry, copies, settings.getCommonTags()));
         }
         this.runtimeListeners = List.copyOf(listeners);
         this.observer = builder.observationRegistry == null
