@@ -14,6 +14,7 @@ import com.mongodb.internal.client.model.bulk.ConcreteClientInsertOneResult;
 import com.mongodb.internal.client.model.bulk.ConcreteClientUpdateResult;
 import io.github.mongowriteguard.internal.execution.ClientBulkExecutor;
 import io.github.mongowriteguard.internal.execution.DriverArgumentChecks;
+import io.github.mongowriteguard.internal.execution.DriverExceptions;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import java.util.Collections;

@@ -31,6 +31,8 @@ import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
 import io.github.mongowriteguard.internal.execution.DriverArgumentChecks;
 import io.github.mongowriteguard.internal.execution.FindAndModifyExecutor;
+import io.github.mongowriteguard.internal.execution.GuardedCall;
+import io.github.mongowriteguard.internal.execution.ThrowPolicy;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -153,7 +155,7 @@ public final class GuardedCollection<T> {
      * @throws io.github.mongowriteguard.exception.InvalidBulkException for bad input, before anything is sent
      */
     public WriteOutcome<T> execute(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        return executor.execute(null, models, options, "bulkWrite", idempotentMultiRetries);
+        return executor.execute(call("bulkWrite", null, options, ThrowPolicy.OUTCOME_ONLY), models);
     }
 
     /**
@@ -175,7 +177,7 @@ public final class GuardedCollection<T> {
                     "execute() is not available inside a multi-document transaction: its writes"
                             + " belong to the transaction, which the server commits or aborts whole; use bulkWrite(session, ...)");
         }
-        return executor.execute(session, models, options, "bulkWrite", idempotentMultiRetries);
+        return executor.execute(call("bulkWrite", session, options, ThrowPolicy.OUTCOME_ONLY), models);
     }
 
     /**
@@ -245,13 +247,7 @@ public final class GuardedCollection<T> {
     private BulkWriteResult runBulkWrite(
             @Nullable ClientSession session, List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
         DriverArgumentChecks.requireWrites("bulkWrite", models);
-        WriteOutcome<T> outcome = executor.execute(
-                session,
-                models,
-                options,
-                "bulkWrite",
-                idempotentMultiRetries,
-                done -> DriverExceptions.throwIfNotComplete(done, getNamespace(), executor.maxTimeMs()));
+        WriteOutcome<T> outcome = executor.execute(call("bulkWrite", session, options, ThrowPolicy.BULK), models);
         return outcome.toBulkWriteResult();
     }
 
@@ -388,16 +384,11 @@ public final class GuardedCollection<T> {
         for (T document : documents) {
             models.add(new InsertOneModel<>(document));
         }
-        WriteOutcome<T> outcome = executor.execute(
-                session,
-                models,
-                new BulkWriteOptions()
-                        .ordered(options.isOrdered())
-                        .bypassDocumentValidation(options.getBypassDocumentValidation())
-                        .comment(options.getComment()),
-                "insertMany",
-                idempotentMultiRetries,
-                done -> DriverExceptions.throwIfNotComplete(done, getNamespace(), executor.maxTimeMs()));
+        BulkWriteOptions bulkOptions = new BulkWriteOptions()
+                .ordered(options.isOrdered())
+                .bypassDocumentValidation(options.getBypassDocumentValidation())
+                .comment(options.getComment());
+        WriteOutcome<T> outcome = executor.execute(call("insertMany", session, bulkOptions, ThrowPolicy.BULK), models);
         Map<Integer, BsonValue> ids = new HashMap<>();
         outcome.inserts().forEach(insert -> ids.put(insert.getIndex(), insert.getId()));
         return InsertManyResult.acknowledged(ids);
@@ -1165,13 +1156,13 @@ public final class GuardedCollection<T> {
     /** Runs one write and throws what the driver's single-document method would, typed where the guard knows more. */
     private WriteOutcome<T> single(
             @Nullable ClientSession session, String operation, WriteModel<T> model, BulkWriteOptions options) {
-        return executor.execute(
-                session,
-                List.of(model),
-                options,
-                operation,
-                idempotentMultiRetries,
-                done -> DriverExceptions.throwIfNotApplied(done, getNamespace(), executor.maxTimeMs()));
+        return executor.execute(call(operation, session, options, ThrowPolicy.SINGLE_WRITE), List.of(model));
+    }
+
+    /** The description of a guarded call on this collection, with its multi-document retry opt-in. */
+    private GuardedCall call(
+            String operation, @Nullable ClientSession session, BulkWriteOptions options, ThrowPolicy throwPolicy) {
+        return GuardedCall.of(operation, session, options, throwPolicy).idempotentMultiRetries(idempotentMultiRetries);
     }
 
     @Override

@@ -2,23 +2,20 @@ package io.github.mongowriteguard;
 
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoNamespace;
-import com.mongodb.ReadConcern;
-import com.mongodb.ReadPreference;
-import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
-import com.mongodb.connection.ClusterDescription;
 import com.mongodb.connection.ClusterSettings;
-import com.mongodb.connection.ServerDescription;
 import com.mongodb.selector.ServerSelector;
 import io.github.mongowriteguard.copies.CopyLedger;
 import io.github.mongowriteguard.internal.CallObserver;
+import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.GuardCommandListener;
 import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.internal.MicrometerCallObserver;
 import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
 import io.github.mongowriteguard.internal.execution.ClientBulkExecutor;
+import io.github.mongowriteguard.internal.execution.ExecutorCache;
 import io.github.mongowriteguard.internal.execution.FindAndModifyExecutor;
 import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.mongowriteguard.metrics.GuardObservationConvention;
@@ -34,7 +31,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
-import org.bson.codecs.configuration.CodecRegistry;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -67,13 +63,14 @@ public final class WriteGuard {
     /** What {@link #configure} read from each builder, one per client this guard may wrap. */
     private final List<ClientBinding> bindings = new CopyOnWriteArrayList<>();
     /** Executors by collection identity, so that wrapping the same collection again costs no planner or encoder. */
-    private final Map<ExecutorKey, Executors<?>> executors = new ConcurrentHashMap<>();
+    private final ExecutorCache executors = new ExecutorCache();
 
     private WriteGuard(Builder builder) {
         this.settings = builder.settings;
         List<GuardEventListener> listeners = new ArrayList<>(builder.listeners);
         if (builder.meterRegistry != null) {
-            listeners.add(new MicrometerGuardMetrics((MeterRegistry) builder.meterRegistry, copies));
+            listeners.add(new MicrometerGuardMetrics(
+                    (MeterRegistry) builder.meterRegistry, copies, settings.getCommonTags()));
         }
         this.runtimeListeners = List.copyOf(listeners);
         this.observer = builder.observationRegistry == null
@@ -156,7 +153,7 @@ public final class WriteGuard {
         MongoClientSettings read = builder.build();
         ServerSelector selector = read.getClusterSettings().getServerSelector();
         if (selector instanceof ClientBinding earlier) {
-            selector = earlier.delegate; // configured again: keep the application's own selector only
+            selector = earlier.delegate(); // configured again: keep the application's own selector only
         }
         ClientBinding binding = new ClientBinding(
                 read.getTimeout(TimeUnit.MILLISECONDS),
@@ -206,16 +203,15 @@ public final class WriteGuard {
         ClientBinding binding =
                 access instanceof ClientAccess clientAccess ? bindingOf(clientAccess.client()) : onlyBinding();
         long deadlineMs = serverDeadlineMs(binding, collection);
-        ExecutorKey key = new ExecutorKey(
-                access instanceof ClientAccess clientAccess ? clientAccess.client() : access, collection, deadlineMs);
-        if (executors.size() >= MAX_CACHED_EXECUTORS && !executors.containsKey(key)) {
-            executors.clear(); // many namespaces or short-lived accesses: start again rather than grow without bound
-        }
-        @SuppressWarnings("unchecked") // the key holds the document class
-        Executors<T> cached = (Executors<T>) executors.computeIfAbsent(key, k -> {
-            BulkExecutor<T> executor = new BulkExecutor<>(collection, access, runtime, deadlineMs);
-            return new Executors<>(executor, new FindAndModifyExecutor<>(executor, collection, access, runtime));
-        });
+        ExecutorCache.Executors<T> cached = executors.get(
+                access instanceof ClientAccess clientAccess ? clientAccess.client() : access,
+                collection,
+                deadlineMs,
+                () -> {
+                    BulkExecutor<T> executor = new BulkExecutor<>(collection, access, runtime, deadlineMs);
+                    return new ExecutorCache.Executors<>(
+                            executor, new FindAndModifyExecutor<>(executor, collection, access, runtime));
+                });
         return new GuardedCollection<>(
                 collection,
                 cached.bulk(),
@@ -326,98 +322,6 @@ public final class WriteGuard {
         Duration deadline =
                 settings.resolveServerDeadline(readTimeoutMs == 0 ? null : Duration.ofMillis(readTimeoutMs));
         return Math.max(1, deadline.toMillis());
-    }
-
-    private static final int MAX_CACHED_EXECUTORS = 1024;
-
-    /**
-     * What {@link #configure} read from one builder (immutable), and the marker by which {@code wrap} recognises the
-     * client built from it: the builder's cluster-level server selector, which selects as the application's own one
-     * did (or keeps every server offered, which is what no selector does). Compared by identity.
-     */
-    private static final class ClientBinding implements ServerSelector {
-        private final @Nullable Long timeoutMs;
-        private final int readTimeoutMs;
-        private final @Nullable ServerSelector delegate;
-
-        ClientBinding(@Nullable Long timeoutMs, int readTimeoutMs, @Nullable ServerSelector delegate) {
-            this.timeoutMs = timeoutMs;
-            this.readTimeoutMs = readTimeoutMs;
-            this.delegate = delegate;
-        }
-
-        @Nullable
-        Long timeoutMs() {
-            return timeoutMs;
-        }
-
-        int readTimeoutMs() {
-            return readTimeoutMs;
-        }
-
-        @Override
-        public List<ServerDescription> select(ClusterDescription clusterDescription) {
-            return delegate == null ? clusterDescription.getServerDescriptions() : delegate.select(clusterDescription);
-        }
-
-        @Override
-        public String toString() {
-            return delegate == null ? "WriteGuard(no server selector)" : "WriteGuard(" + delegate + ")";
-        }
-    }
-
-    /** The planner- and encoder-holding executors of one guarded collection. */
-    private record Executors<T>(BulkExecutor<T> bulk, FindAndModifyExecutor<T> findAndModify) {}
-
-    /**
-     * Which collections may share executors: same client (or access), namespace, document class, codec registry (by
-     * identity) and read/write concerns and read preference, as a new {@code getCollection} of the same name returns.
-     */
-    private static final class ExecutorKey {
-        private final Object owner;
-        private final MongoNamespace namespace;
-        private final Class<?> documentClass;
-        private final CodecRegistry codecRegistry;
-        private final WriteConcern writeConcern;
-        private final ReadConcern readConcern;
-        private final ReadPreference readPreference;
-        private final long deadlineMs;
-
-        ExecutorKey(Object owner, MongoCollection<?> collection, long deadlineMs) {
-            this.owner = owner;
-            this.namespace = collection.getNamespace();
-            this.documentClass = collection.getDocumentClass();
-            this.codecRegistry = collection.getCodecRegistry();
-            this.writeConcern = collection.getWriteConcern();
-            this.readConcern = collection.getReadConcern();
-            this.readPreference = collection.getReadPreference();
-            this.deadlineMs = deadlineMs;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof ExecutorKey other
-                    && owner == other.owner
-                    && codecRegistry == other.codecRegistry
-                    && documentClass == other.documentClass
-                    && deadlineMs == other.deadlineMs
-                    && namespace.equals(other.namespace)
-                    && writeConcern.equals(other.writeConcern)
-                    && readConcern.equals(other.readConcern)
-                    && readPreference.equals(other.readPreference);
-        }
-
-        @Override
-        public int hashCode() {
-            return Objects.hash(
-                    System.identityHashCode(owner),
-                    namespace,
-                    documentClass,
-                    System.identityHashCode(codecRegistry),
-                    writeConcern,
-                    readConcern,
-                    readPreference);
-        }
     }
 
     @Override

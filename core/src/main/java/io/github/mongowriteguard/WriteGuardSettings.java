@@ -1,8 +1,10 @@
 package io.github.mongowriteguard;
 
 import io.github.mongowriteguard.internal.Durations;
+import io.github.mongowriteguard.metrics.CommonTags;
 import io.github.mongowriteguard.retry.RetryPolicy;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -40,8 +42,10 @@ public final class WriteGuardSettings {
     private final boolean strictOrdered;
     private final boolean lastWriteWins;
     private final RetryPolicy retryPolicy;
+    private final Map<String, String> commonTags;
 
     private WriteGuardSettings(Builder builder) {
+        this.commonTags = builder.commonTags;
         this.lastWriteWins = builder.lastWriteWins;
         this.serverDeadline = builder.serverDeadline;
         this.serverDeadlineFraction = builder.serverDeadlineFraction;
@@ -129,6 +133,15 @@ public final class WriteGuardSettings {
     }
 
     /**
+     * Tags added to every meter the guard registers ({@code mongodb.guard.*}), after the guard's own; default none.
+     *
+     * @return the common tags, unmodifiable, in the order given
+     */
+    public Map<String, String> getCommonTags() {
+        return commonTags;
+    }
+
+    /**
      * How writes that failed in a way that is safe to retry are retried.
      *
      * @return the retry policy
@@ -199,7 +212,8 @@ public final class WriteGuardSettings {
                 && lastWriteWins == that.lastWriteWins
                 && Objects.equals(serverDeadline, that.serverDeadline)
                 && retryPolicy.equals(that.retryPolicy)
-                && defaultServerDeadline.equals(that.defaultServerDeadline);
+                && defaultServerDeadline.equals(that.defaultServerDeadline)
+                && commonTags.equals(that.commonTags);
     }
 
     @Override
@@ -210,7 +224,8 @@ public final class WriteGuardSettings {
                 defaultServerDeadline,
                 strictOrdered,
                 lastWriteWins,
-                retryPolicy);
+                retryPolicy,
+                commonTags);
     }
 
     @Override
@@ -221,7 +236,8 @@ public final class WriteGuardSettings {
                 + ", defaultServerDeadline=" + Durations.format(defaultServerDeadline)
                 + ", strictOrdered=" + strictOrdered
                 + ", lastWriteWins=" + lastWriteWins
-                + ", retryPolicy=" + retryPolicy + '}';
+                + ", retryPolicy=" + retryPolicy
+                + (commonTags.isEmpty() ? "" : ", commonTags=" + commonTags) + '}';
     }
 
     /**
@@ -238,6 +254,7 @@ public final class WriteGuardSettings {
         private boolean strictOrdered;
         private boolean lastWriteWins;
         private RetryPolicy retryPolicy = RetryPolicy.defaults();
+        private Map<String, String> commonTags = Map.of();
 
         private Builder() {}
 
@@ -248,6 +265,7 @@ public final class WriteGuardSettings {
             this.strictOrdered = existing.strictOrdered;
             this.lastWriteWins = existing.lastWriteWins;
             this.retryPolicy = existing.retryPolicy;
+            this.commonTags = existing.commonTags;
         }
 
         /**
@@ -337,6 +355,22 @@ public final class WriteGuardSettings {
          */
         public Builder retryPolicy(RetryPolicy retryPolicy) {
             this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
+            return this;
+        }
+
+        /**
+         * Tags added to every meter the guard registers ({@code mongodb.guard.*}), e.g. {@code Map.of("app",
+         * "orders")}: bounded values you choose, never document values, ids or connection strings; default none.
+         * Micrometer's {@code registry.config().commonTags(...)} tags every meter of the registry instead.
+         *
+         * @param commonTags the tags, copied
+         * @return this builder
+         * @throws IllegalArgumentException if the map, a key or a value is null or blank, or a key is one the guard's
+         *                                  meters already carry ({@code namespace}, {@code operation}, {@code outcome},
+         *                                  ...)
+         */
+        public Builder commonTags(Map<String, String> commonTags) {
+            this.commonTags = CommonTags.check("commonTags", commonTags);
             return this;
         }
 

@@ -465,20 +465,16 @@ public final class BulkPlan {
 
     private String reasonFor(int index) {
         WriteFacts write = facts[index];
-        switch (mode) {
-            case STRICT_ORDERED:
-                return "round 1 (ORDERED, as given): strictOrdered is set";
-            case PRESERVE_ORDER:
-                if (!write.isKeyed()) {
-                    return "round 1 (ORDERED, in the caller's order): unkeyed, " + write.kind.modelName() + " "
-                            + write.unkeyedExplanation();
-                }
-                return "round 1 (ORDERED, in the caller's order): the ordered bulk has unkeyed writes, first at index "
-                        + firstUnkeyed;
-            case UNORDERED_ROUNDS:
-            default:
-                return reasonInRounds(index, write);
-        }
+        return switch (mode) {
+            case STRICT_ORDERED -> "round 1 (ORDERED, as given): strictOrdered is set";
+            case PRESERVE_ORDER ->
+                write.isKeyed()
+                        ? "round 1 (ORDERED, in the caller's order): the ordered bulk has unkeyed writes, first at index "
+                                + firstUnkeyed
+                        : "round 1 (ORDERED, in the caller's order): unkeyed, " + write.kind.modelName() + " "
+                                + write.unkeyedExplanation();
+            case UNORDERED_ROUNDS -> reasonInRounds(index, write);
+        };
     }
 
     private String reasonInRounds(int index, WriteFacts write) {

@@ -56,17 +56,12 @@ final class KeyRuns {
 
     /** The driver's request type of a write, which is also the command it travels in. */
     static int commandType(WriteKind kind) {
-        switch (kind) {
-            case INSERT_ONE:
-                return 0;
-            case UPDATE_ONE:
-            case UPDATE_MANY:
-                return 1;
-            case REPLACE_ONE:
-                return 2;
-            default:
-                return 3;
-        }
+        return switch (kind) {
+            case INSERT_ONE -> 0;
+            case UPDATE_ONE, UPDATE_MANY -> 1;
+            case REPLACE_ONE -> 2;
+            case DELETE_ONE, DELETE_MANY -> 3;
+        };
     }
 
     /**

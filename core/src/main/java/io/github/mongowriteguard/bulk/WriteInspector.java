@@ -94,26 +94,22 @@ final class WriteInspector<T> {
         }
         WriteKind kind = write.kind();
         checkHintAndSort(index, kind, write);
-        switch (kind) {
-            case INSERT_ONE:
-                return inspectInsert(index, write);
-            case REPLACE_ONE:
-                return inspectReplace(index, write);
-            case UPDATE_ONE:
+        return switch (kind) {
+            case INSERT_ONE -> inspectInsert(index, write);
+            case REPLACE_ONE -> inspectReplace(index, write);
+            case UPDATE_ONE -> {
                 checkUpdate(index, kind, write.update(), write.pipeline());
                 checkArrayFilters(index, kind, write.arrayFilters());
-                return keyedByFilter(index, write, -1);
-            case DELETE_ONE:
-                return keyedByFilter(index, write, -1);
-            case UPDATE_MANY:
+                yield keyedByFilter(index, write, -1);
+            }
+            case DELETE_ONE -> keyedByFilter(index, write, -1);
+            case UPDATE_MANY -> {
                 checkUpdate(index, kind, write.update(), write.pipeline());
                 checkArrayFilters(index, kind, write.arrayFilters());
-                return multiByFilter(index, write);
-            case DELETE_MANY:
-                return multiByFilter(index, write);
-            default:
-                throw new AssertionError(kind);
-        }
+                yield multiByFilter(index, write);
+            }
+            case DELETE_MANY -> multiByFilter(index, write);
+        };
     }
 
     private WriteFacts inspectInsert(int index, WriteRecord<? extends T> insert) {

@@ -7,13 +7,18 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The guard's meters, all under {@code mongodb.guard.}, tagged only with bounded values: {@code namespace},
- * {@code operation}, {@code outcome}, {@code attempt}, {@code verdict}. Never document contents, ids or URIs.
+ * The guard's meters, all under {@code mongodb.guard.}, each with a description and (but for timers) a base unit,
+ * tagged only with bounded values: {@code namespace}, {@code operation}, {@code outcome}, {@code attempt},
+ * {@code verdict}, and the user's common tags ({@code WriteGuardSettings.Builder.commonTags}). Never document contents,
+ * ids or URIs.
  *
  * <table>
  * <caption>Meters</caption>
@@ -40,6 +45,7 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
     public static final String PREFIX = "mongodb.guard.";
 
     private final MeterRegistry registry;
+    private final Tags commonTags;
 
     /**
      * Registers the copy gauges at once; other meters appear with their first event.
@@ -48,12 +54,32 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
      * @param copies   the guard's copy ledger, read by the gauges
      */
     public MicrometerGuardMetrics(MeterRegistry registry, CopyLedger copies) {
+        this(registry, copies, Map.of());
+    }
+
+    /**
+     * As {@link #MicrometerGuardMetrics(MeterRegistry, CopyLedger)}, with {@code commonTags} on every meter (the
+     * guard passes {@code WriteGuardSettings.getCommonTags()}).
+     *
+     * @param registry   where the meters go
+     * @param copies     the guard's copy ledger, read by the gauges
+     * @param commonTags tags added to every meter: bounded values, never document values, ids or connection strings
+     * @throws IllegalArgumentException if a key or value is null or blank, or a key is one of the guard's own tags
+     */
+    public MicrometerGuardMetrics(MeterRegistry registry, CopyLedger copies, Map<String, String> commonTags) {
         this.registry = Objects.requireNonNull(registry, "registry");
+        this.commonTags = Tags.of(CommonTags.check("commonTags", commonTags).entrySet().stream()
+                .map(tag -> Tag.of(tag.getKey(), tag.getValue()))
+                .toList());
         Gauge.builder(PREFIX + "copies.running", copies, CopyLedger::possiblyRunningCount)
                 .description("Server copies of guarded writes that may still be running (the client stopped waiting)")
+                .baseUnit("copies")
+                .tags(this.commonTags)
                 .register(registry);
         Gauge.builder(PREFIX + "copies.max.concurrent", copies, CopyLedger::maxPossiblyRunning)
                 .description("The most server copies possibly running at once")
+                .baseUnit("copies")
+                .tags(this.commonTags)
                 .register(registry);
     }
 
@@ -64,23 +90,36 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
                 .tag("namespace", event.namespace())
                 .tag("operation", event.operation())
                 .tag("outcome", event.outcome().tag())
+                .tags(commonTags)
                 .register(registry)
                 .record(event.duration().toNanos(), TimeUnit.NANOSECONDS);
         Counter.builder(PREFIX + "sends")
+                .description("Sends of guarded write commands, resends of the same copy included")
+                .baseUnit("sends")
                 .tag("namespace", event.namespace())
+                .tags(commonTags)
                 .register(registry)
                 .increment(event.sends());
         Counter.builder(PREFIX + "copies.started")
+                .description("Server copies of guarded write commands started (a resend of a copy is not a new one)")
+                .baseUnit("copies")
                 .tag("namespace", event.namespace())
+                .tags(commonTags)
                 .register(registry)
                 .increment(event.commands());
         DistributionSummary.builder(PREFIX + "rounds")
+                .description("Rounds per guarded bulk")
+                .baseUnit("rounds")
                 .tag("namespace", event.namespace())
+                .tags(commonTags)
                 .register(registry)
                 .record(event.rounds());
         if (event.planMode() == PlanMode.STRICT_ORDERED) {
             Counter.builder(PREFIX + "strict.ordered")
+                    .description("Guarded bulks run with strict ORDERED semantics (as the driver sends them)")
+                    .baseUnit("bulks")
                     .tag("namespace", event.namespace())
+                    .tags(commonTags)
                     .register(registry)
                     .increment();
         }
@@ -92,7 +131,9 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
                 .description("Guarded bulks by plan mode, and why not every write ran in rounds with same-copy retries")
                 .tag("namespace", event.namespace())
                 .tag("mode", DefaultGuardObservationConvention.planTag(event.planMode()))
+                .baseUnit("bulks")
                 .tag("reason", event.reason())
+                .tags(commonTags)
                 .register(registry)
                 .increment();
     }
@@ -100,8 +141,11 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
     @Override
     public void attemptStarted(AttemptStarted event) {
         Counter.builder(PREFIX + "attempts")
+                .description("Attempts of guarded write commands, first or retry")
+                .baseUnit("attempts")
                 .tag("namespace", event.namespace())
                 .tag("attempt", event.attempt() == 1 ? "first" : "retry")
+                .tags(commonTags)
                 .register(registry)
                 .increment();
     }
@@ -109,7 +153,10 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
     @Override
     public void deadlineHit(DeadlineHit event) {
         Counter.builder(PREFIX + "deadline.hits")
+                .description("Guarded write commands the server stopped at their deadline (maxTimeMS)")
+                .baseUnit("commands")
                 .tag("namespace", event.namespace())
+                .tags(commonTags)
                 .register(registry)
                 .increment();
     }
@@ -117,13 +164,18 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
     @Override
     public void gateDecided(GateDecided event) {
         Timer.builder(PREFIX + "gate")
+                .description("Time the overlap gate took to decide whether a retry may start, by verdict")
                 .tag("namespace", event.namespace())
                 .tag("verdict", event.verdict().tag())
+                .tags(commonTags)
                 .register(registry)
                 .record(event.waited().toNanos(), TimeUnit.NANOSECONDS);
         if (event.verdict() == GateVerdict.REFUSED) {
             Counter.builder(PREFIX + "gate.refusals")
+                    .description("Retries the overlap gate refused because an earlier copy still ran")
+                    .baseUnit("retries")
                     .tag("namespace", event.namespace())
+                    .tags(commonTags)
                     .register(registry)
                     .increment();
         }

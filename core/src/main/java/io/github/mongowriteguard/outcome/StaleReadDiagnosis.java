@@ -96,11 +96,10 @@ public record StaleReadDiagnosis(
         String restart = " Do not restart secondaries of " + shardName + " to see if it helps: a restart empties a"
                 + " node's in-memory routing metadata, so a secondary that still serves turns into one that fails every"
                 + " collection until the primary writes again.";
-        switch (cause) {
-            case NONE:
-                return "Reads of " + ns + aimed + ": no StaleConfig or timeout observed.";
-            case SECONDARY_CANNOT_REFRESH:
-                return "Reads of " + ns + aimed + " fail (" + observed + ") and the primary of " + shardName
+        return switch (cause) {
+            case NONE -> "Reads of " + ns + aimed + ": no StaleConfig or timeout observed.";
+            case SECONDARY_CANNOT_REFRESH ->
+                "Reads of " + ns + aimed + " fail (" + observed + ") and the primary of " + shardName
                         + " is not completing writes. A secondary loads routing metadata only from a write of its own"
                         + " primary (config.cache.*, through _flushRoutingTableCacheUpdates, 30 s limit) replicated to it,"
                         + " so a restarted secondary, or one reading this collection for the first time, cannot serve it"
@@ -108,18 +107,18 @@ public record StaleReadDiagnosis(
                         + " Fix or step down the primary of " + shardName + "." + restart
                         + " Screens that accept approximate answers can use degraded reads (readConcern \"available\");"
                         + " counts that must add up cannot.";
-            case STALE_ROUTING_METADATA:
-                return "Reads of " + ns + aimed + " fail with StaleConfig from " + shardName + " (" + observed
+            case STALE_ROUTING_METADATA ->
+                "Reads of " + ns + aimed + " fail with StaleConfig from " + shardName + " (" + observed
                         + "): the node's routing metadata is unknown or old and its refresh does not finish. On a"
                         + " secondary the refresh needs a write of its primary: check whether the primary of "
                         + shardName
                         + " completes writes (a primary can answer heartbeats while its writes hang)." + restart;
-            default:
-                return "Reads of " + ns + aimed + " time out (" + observed + "). Behind a timeout mongos may be"
+            case READ_TIMEOUTS ->
+                "Reads of " + ns + aimed + " time out (" + observed + "). Behind a timeout mongos may be"
                         + " retrying StaleConfig from a secondary that cannot refresh its routing metadata: look for"
                         + " 'Failed to refresh metadata' or forceRoutingTableRefresh in the secondaries' logs and StaleConfig"
                         + " in mongos' log, and check that each shard's primary completes writes." + restart;
-        }
+        };
     }
 
     private String observed() {

@@ -81,35 +81,24 @@ public final class WriteCommandEncoder<T> {
         }
 
         static Bucket of(WriteKind kind) {
-            switch (kind) {
-                case INSERT_ONE:
-                    return INSERTS;
-                case REPLACE_ONE:
-                    return REPLACEMENTS;
-                case UPDATE_ONE:
-                    return UPDATES;
-                case UPDATE_MANY:
-                    return MULTI_UPDATES;
-                case DELETE_ONE:
-                    return DELETES;
-                default:
-                    return MULTI_DELETES;
-            }
+            return switch (kind) {
+                case INSERT_ONE -> INSERTS;
+                case REPLACE_ONE -> REPLACEMENTS;
+                case UPDATE_ONE -> UPDATES;
+                case UPDATE_MANY -> MULTI_UPDATES;
+                case DELETE_ONE -> DELETES;
+                case DELETE_MANY -> MULTI_DELETES;
+            };
         }
 
         /** The driver's request type: updateOne and updateMany are one type, deleteOne and deleteMany another. */
         int driverType() {
-            switch (this) {
-                case INSERTS:
-                    return 0;
-                case UPDATES:
-                case MULTI_UPDATES:
-                    return 1;
-                case REPLACEMENTS:
-                    return 2;
-                default:
-                    return 3;
-            }
+            return switch (this) {
+                case INSERTS -> 0;
+                case UPDATES, MULTI_UPDATES -> 1;
+                case REPLACEMENTS -> 2;
+                case DELETES, MULTI_DELETES -> 3;
+            };
         }
     }
 

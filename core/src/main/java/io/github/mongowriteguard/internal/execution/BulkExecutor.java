@@ -99,64 +99,22 @@ public final class BulkExecutor<T> {
     }
 
     /**
-     * Runs the bulk. Throws only for bad input (before anything is sent); every write failure is in the outcome.
-     *
-     * @param session                the caller's session (outside a transaction), or null for sessions of the guard's own
-     * @param operation              the caller's method, for metrics ({@code bulkWrite}, {@code insertOne}, ...)
-     * @param idempotentMultiRetries the caller's explicit opt-in to retry multi-document updates that are provably
-     *                               idempotent
+     * Runs the bulk inside the call's observation, then throws what {@code call}'s {@link ThrowPolicy} says for the
+     * outcome ({@link DriverExceptions#apply}), inside the observation too, which records it. With
+     * {@link ThrowPolicy#OUTCOME_ONLY} it throws only for bad input (before anything is sent): every write failure is
+     * in the outcome.
      */
-    public WriteOutcome<T> execute(
-            @Nullable ClientSession session,
-            List<? extends WriteModel<? extends T>> models,
-            BulkWriteOptions options,
-            String operation,
-            boolean idempotentMultiRetries) {
-        return execute(session, models, options, operation, idempotentMultiRetries, false, result -> {});
-    }
-
-    /**
-     * As {@link #execute(ClientSession, List, BulkWriteOptions, String, boolean)}; with {@code statementCounts}, every
-     * update, replace and delete goes in a command of its own (the rounds, their order and every other rule unchanged),
-     * so each applied one has its own counts in {@link WriteOutcome#statementCounts(int)}.
-     */
-    public WriteOutcome<T> execute(
-            @Nullable ClientSession session,
-            List<? extends WriteModel<? extends T>> models,
-            BulkWriteOptions options,
-            String operation,
-            boolean idempotentMultiRetries,
-            boolean statementCounts) {
-        return execute(session, models, options, operation, idempotentMultiRetries, statementCounts, result -> {});
-    }
-
-    /**
-     * Runs the bulk as {@link #execute(ClientSession, List, BulkWriteOptions, String, boolean)}, then {@code check}:
-     * the driver-style exception it throws for the outcome is thrown inside the call's observation, which records it.
-     */
-    public WriteOutcome<T> execute(
-            @Nullable ClientSession session,
-            List<? extends WriteModel<? extends T>> models,
-            BulkWriteOptions options,
-            String operation,
-            boolean idempotentMultiRetries,
-            java.util.function.Consumer<? super WriteOutcome<T>> check) {
-        return execute(session, models, options, operation, idempotentMultiRetries, false, check);
-    }
-
-    /** The two above together: statement counts and a check inside the observation. */
-    public WriteOutcome<T> execute(
-            @Nullable ClientSession session,
-            List<? extends WriteModel<? extends T>> models,
-            BulkWriteOptions options,
-            String operation,
-            boolean idempotentMultiRetries,
-            boolean statementCounts,
-            java.util.function.Consumer<? super WriteOutcome<T>> check) {
-        return runtime.observer().observe(namespace, operation, sink -> {
-            WriteOutcome<T> result =
-                    run(session, models, options, operation, idempotentMultiRetries, statementCounts, sink);
-            check.accept(result);
+    public WriteOutcome<T> execute(GuardedCall call, List<? extends WriteModel<? extends T>> models) {
+        return runtime.observer().observe(namespace, call.operation(), sink -> {
+            WriteOutcome<T> result = run(
+                    call.session(),
+                    models,
+                    call.options(),
+                    call.operation(),
+                    call.idempotentMultiRetries(),
+                    call.statementCounts(),
+                    sink);
+            DriverExceptions.apply(call.throwPolicy(), result, collection.getNamespace(), maxTimeMs);
             return result;
         });
     }

@@ -206,7 +206,10 @@ public final class ClientBulkExecutor {
         }
         WriteOutcome<BsonDocument> part = executors
                 .apply(namespace, strict)
-                .execute(session, models(all, indices), options, "clientBulkWrite", false, statementCounts);
+                .execute(
+                        GuardedCall.of("clientBulkWrite", session, options, ThrowPolicy.OUTCOME_ONLY)
+                                .statementCounts(statementCounts),
+                        models(all, indices));
         merge(part, indices, outcome);
         for (IndexOutcome result : part.outcomes()) {
             boolean notSent = result.status() == WriteStatus.FAILED && !result.wasSent();

@@ -108,8 +108,8 @@ final class CopySender {
             events.attemptStarted(new GuardEventListener.AttemptStarted(namespace, attempt, attempt > 1 && retryable));
             long sentAt = System.nanoTime();
             result = sendOnce(session, body, copy, tally);
-            reachedServer |= result.ending != SendResult.Ending.NO_SERVER;
-            if (result.ending == SendResult.Ending.GAVE_UP) {
+            reachedServer |= !(result instanceof SendResult.NoServer);
+            if (result instanceof SendResult.GaveUp) {
                 unanswered = true;
             } else if (result.lostAnswer()) {
                 // mongos lost a shard's answer: as after a socket timeout, the shard may still be applying the copy.
@@ -149,8 +149,8 @@ final class CopySender {
         }
         retryContext.onComplete();
         tally.copy(copy.snapshot());
-        if (result.ending == SendResult.Ending.REFUSED) {
-            tally.stillRunning(result.runningCopy);
+        if (result instanceof SendResult.Refused refused) {
+            tally.stillRunning(refused.runningCopy());
         }
         if (copy.isPossiblyRunning()) {
             sessions.replace();

@@ -1,9 +1,7 @@
 package io.github.mongowriteguard.internal.execution;
 
-import com.mongodb.MongoTimeoutException;
-import com.mongodb.MongoWriteConcernException;
+import com.mongodb.MongoException;
 import com.mongodb.WriteConcern;
-import com.mongodb.WriteConcernResult;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
@@ -18,15 +16,10 @@ import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.NestingDepth;
 import io.github.mongowriteguard.bulk.WriteRecord;
-import io.github.mongowriteguard.exception.CopyStillRunningException;
-import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
-import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.GuardRuntime;
-import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
-import io.github.mongowriteguard.internal.server.ErrorCodes;
 import io.github.mongowriteguard.metrics.CallOutcome;
 import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.mongowriteguard.outcome.WriteOutcome;
@@ -38,7 +31,6 @@ import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonDocumentReader;
-import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
@@ -196,7 +188,11 @@ public final class FindAndModifyExecutor<T> {
             sent = sender.send(sessions, body, txnNumber, false, comment == null ? null : guardComment, outcome);
         }
         try {
-            return result(sent, plan, outcome, maxTimeMs);
+            record(sent, plan, outcome);
+            DriverExceptions.throwIfFindAndModifyNotApplied(
+                    outcome.build(), sent.result(), collection.getNamespace().getFullName(), maxTimeMs);
+            // Applied (a write-concern error was thrown above): only a reply applies.
+            return value((SendResult.Reply) sent.result());
         } finally {
             WriteOutcome<T> done = outcome.build();
             CallOutcome callOutcome = BulkExecutor.callOutcome(done);
@@ -281,84 +277,52 @@ public final class FindAndModifyExecutor<T> {
         return bson.toBsonDocument(collection.getDocumentClass(), collection.getCodecRegistry());
     }
 
-    private @Nullable T result(
-            CopySender.Sent sent, BulkPlan plan, RecordedWriteOutcome.Builder<T> outcome, long maxTimeMs) {
+    /** Records the write's outcome from what its copy's sends came to: the rules of {@link OutcomeRecorder}. */
+    private void record(CopySender.Sent sent, BulkPlan plan, RecordedWriteOutcome.Builder<T> outcome) {
         SendResult result = sent.result();
-        String namespace = collection.getNamespace().getFullName();
-        switch (result.ending) {
-            case REPLY: {
-                BsonDocument reply = result.reply.document();
-                outcome.set(RecordedIndexOutcome.applied(0));
-                if (reply.isDocument("writeConcernError")) {
-                    BsonDocument error = reply.getDocument("writeConcernError");
-                    outcome.set(RecordedIndexOutcome.writeConcernFailed(
-                            0,
-                            OutcomeRecorder.writeConcernFailedReason(error),
-                            RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
-                    BsonDocument lastError = reply.getDocument("lastErrorObject", new BsonDocument());
-                    throw new MongoWriteConcernException(
-                            CommandReply.toWriteConcernError(error),
-                            WriteConcernResult.acknowledged(
-                                    lastError.getNumber("n", new BsonInt32(0)).intValue(),
-                                    lastError
-                                            .getBoolean("updatedExisting", BsonBoolean.FALSE)
-                                            .getValue(),
-                                    lastError.get("upserted")),
-                            outcome.build().serverAddress(),
-                            result.reply.errorLabels());
-                }
-                if (!reply.isDocument("value")) {
-                    return null;
-                }
-                return codec.decode(
-                        new BsonDocumentReader(reply.getDocument("value")),
-                        DecoderContext.builder().build());
+        if (result instanceof SendResult.Reply answered) {
+            BsonDocument reply = answered.reply().document();
+            outcome.set(RecordedIndexOutcome.applied(0));
+            if (reply.isDocument("writeConcernError")) {
+                outcome.set(RecordedIndexOutcome.writeConcernFailed(
+                        0,
+                        OutcomeRecorder.writeConcernFailedReason(reply.getDocument("writeConcernError")),
+                        RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
             }
-            case SERVER_ERROR:
-                if (!RefusalProof.anEarlierSendMayHaveApplied(sent, true)
-                        && RefusalProof.provesNothingApplied(result.error, true)) {
-                    outcome.set(RecordedIndexOutcome.failed(
-                            0,
-                            result.code(),
-                            "",
-                            result.error.getMessage(),
-                            null,
-                            RetryClassifier.isTransient(
-                                    result.code(), result.error.hasErrorLabel("RetryableWriteError"))));
-                    if (result.code() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
-                        throw new ServerDeadlineExceededException(
-                                "the server stopped this write on " + namespace + " at its deadline (maxTimeMS="
-                                        + maxTimeMs + "); it was not applied",
-                                outcome.build());
-                    }
-                    throw result.error; // what the driver throws: MongoCommandException and its subclasses
-                }
-                break;
-            case NO_SERVER:
-                if (!sent.reachedServer()) {
-                    outcome.set(
-                            RecordedIndexOutcome.notSent(0, result.code(), "not sent: no attempt reached a server"));
-                    throw (MongoTimeoutException) result.error;
-                }
-                break;
-            default:
-                break;
+            return;
         }
-        String reason = result.ending == SendResult.Ending.REFUSED
-                ? "not retried: an earlier copy is still running on the server (" + result.runningCopy + ")"
+        if (result instanceof SendResult.ServerError serverError
+                && !RefusalProof.anEarlierSendMayHaveApplied(sent, true)
+                && RefusalProof.provesNothingApplied(serverError.error(), true)) {
+            MongoException error = serverError.error();
+            outcome.set(RecordedIndexOutcome.failed(
+                    0,
+                    result.code(),
+                    "",
+                    error.getMessage(),
+                    null,
+                    RetryClassifier.isTransient(result.code(), error.hasErrorLabel("RetryableWriteError"))));
+            return;
+        }
+        if (result instanceof SendResult.NoServer && !sent.reachedServer()) {
+            outcome.set(RecordedIndexOutcome.notSent(0, result.code(), "not sent: no attempt reached a server"));
+            return;
+        }
+        String reason = result instanceof SendResult.Refused refused
+                ? "not retried: an earlier copy is still running on the server (" + refused.runningCopy() + ")"
                 : "nothing proves whether the write was applied (" + result + ")";
         outcome.set(
                 RecordedIndexOutcome.unknown(0, reason, RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
-        WriteOutcome<T> unknown = outcome.build();
-        if (result.ending == SendResult.Ending.REFUSED) {
-            throw new CopyStillRunningException(
-                    "not retried on " + namespace + ": an earlier copy of this write is still"
-                            + " running on the server (" + result.runningCopy
-                            + "); starting another copy could apply it twice",
-                    result.runningCopy,
-                    unknown);
+    }
+
+    /** The document the server returned (before or after the write, as asked), or null. */
+    private @Nullable T value(SendResult.Reply answered) {
+        BsonDocument reply = answered.reply().document();
+        if (!reply.isDocument("value")) {
+            return null;
         }
-        throw new WriteOutcomeUnknownException(
-                "the outcome of this findAndModify on " + namespace + " is unknown: " + reason, unknown, result.error);
+        return codec.decode(
+                new BsonDocumentReader(reply.getDocument("value")),
+                DecoderContext.builder().build());
     }
 }

@@ -55,78 +55,90 @@ final class OutcomeRecorder<T> {
     @Nullable
     String record(WriteCommand command, CopySender.Sent sent) {
         SendResult result = sent.result();
-        switch (result.ending) {
-            case REPLY:
-                classify(
-                        command,
-                        result.reply,
-                        sent.resent(),
-                        RefusalProof.anEarlierSendMayHaveApplied(sent, oneSingleDocumentStatement(command)));
-                return outcomeOfCommand(command);
-            case REFUSED:
-                return unknown(
-                        command,
-                        "not retried: an earlier copy is still running on the server (" + result.runningCopy
-                                + "); it may still apply the write");
-            case BLIND:
-                return unknown(
-                        command,
-                        "not retried: an earlier copy timed out on the client, and the guard cannot see"
-                                + " whether it still runs (currentOp is not permitted or failed); a new copy of a multi-document"
-                                + " write could run beside it");
-            case GAVE_UP:
-                return unknown(
-                        command,
-                        command.retryable()
-                                ? "the client stopped waiting ("
-                                        + result.error.getClass().getSimpleName()
-                                        + "): the server may still be applying it"
-                                : "the client stopped waiting ("
-                                        + result.error.getClass().getSimpleName() + ") on a multi-document write:"
-                                        + " an unknown number of documents may have been changed; it is not retried");
-            case NO_SERVER:
-                if (!sent.reachedServer()) {
-                    for (int position = 0; position < command.size(); position++) {
-                        outcome.set(RecordedIndexOutcome.notSent(
-                                command.index(position),
-                                result.code(),
-                                "not sent: no attempt"
-                                        + " reached a server ("
-                                        + result.error.getClass().getSimpleName() + ": none could be selected,"
-                                        + " or no connection was free, in time)"));
-                    }
-                    return "no server could be reached for the command of index " + command.index(0);
-                }
-            // An earlier attempt reached a server: handled as any failure below.
-            default:
-                if (result.ending == SendResult.Ending.SERVER_ERROR) {
-                    outcome.commandError(result.error);
-                }
-                boolean single = oneSingleDocumentStatement(command);
-                if (RefusalProof.anEarlierSendMayHaveApplied(sent, single)) {
-                    unknown(
-                            command,
-                            "an earlier send of this copy "
-                                    + (sent.unanswered() ? "timed out on the client" : "may have applied it")
-                                    + " and the last one failed with " + result.code()
-                                    + ", which proves nothing about the earlier send: it may have applied it, or may"
-                                    + " still be running");
-                } else if (result.ending == SendResult.Ending.SERVER_ERROR
-                        && !RefusalProof.provesNothingApplied(result.error, single)) {
-                    unknown(
-                            command,
-                            "the server's " + describe(result.error) + " does not prove that nothing was applied ("
-                                    + (command.size() > 1 || !command.retryable()
-                                            ? "what ran before the interruption or stepdown stays applied"
-                                            : "a stepdown or shutdown may follow the write, while it waits for its"
-                                                    + " write concern")
-                                    + ")");
-                } else {
-                    failAll(command, result);
-                }
-                return "the whole command of index " + command.index(0) + " failed (" + describe(result.error)
-                        + "), which stops the bulk as it stops the driver's";
+        if (result instanceof SendResult.Reply reply) {
+            classify(
+                    command,
+                    reply.reply(),
+                    sent.resent(),
+                    RefusalProof.anEarlierSendMayHaveApplied(sent, oneSingleDocumentStatement(command)));
+            return outcomeOfCommand(command);
         }
+        if (result instanceof SendResult.Refused refused) {
+            return unknown(
+                    command,
+                    "not retried: an earlier copy is still running on the server (" + refused.runningCopy()
+                            + "); it may still apply the write");
+        }
+        if (result instanceof SendResult.Blind) {
+            return unknown(
+                    command,
+                    "not retried: an earlier copy timed out on the client, and the guard cannot see"
+                            + " whether it still runs (currentOp is not permitted or failed); a new copy of a multi-document"
+                            + " write could run beside it");
+        }
+        if (result instanceof SendResult.GaveUp gaveUp) {
+            return unknown(
+                    command,
+                    command.retryable()
+                            ? "the client stopped waiting ("
+                                    + gaveUp.error().getClass().getSimpleName()
+                                    + "): the server may still be applying it"
+                            : "the client stopped waiting ("
+                                    + gaveUp.error().getClass().getSimpleName() + ") on a multi-document write:"
+                                    + " an unknown number of documents may have been changed; it is not retried");
+        }
+        if (result instanceof SendResult.NoServer noServer) {
+            if (!sent.reachedServer()) {
+                for (int position = 0; position < command.size(); position++) {
+                    outcome.set(RecordedIndexOutcome.notSent(
+                            command.index(position),
+                            noServer.code(),
+                            "not sent: no attempt"
+                                    + " reached a server ("
+                                    + noServer.error().getClass().getSimpleName() + ": none could be selected,"
+                                    + " or no connection was free, in time)"));
+                }
+                return "no server could be reached for the command of index " + command.index(0);
+            }
+            // An earlier attempt reached a server: handled as any failure of the whole command.
+            return commandFailed(command, sent, noServer.error(), false);
+        }
+        if (result instanceof SendResult.ServerError serverError) {
+            outcome.commandError(serverError.error());
+            return commandFailed(command, sent, serverError.error(), true);
+        }
+        throw new IllegalStateException("no outcome rule for the send result " + result);
+    }
+
+    /**
+     * The whole command failed: FAILED when the error proves nothing was applied, else UNKNOWN.
+     *
+     * @param fromServer whether the server answered with the error (else no server could be selected for the last send)
+     */
+    private String commandFailed(WriteCommand command, CopySender.Sent sent, MongoException error, boolean fromServer) {
+        boolean single = oneSingleDocumentStatement(command);
+        if (RefusalProof.anEarlierSendMayHaveApplied(sent, single)) {
+            unknown(
+                    command,
+                    "an earlier send of this copy "
+                            + (sent.unanswered() ? "timed out on the client" : "may have applied it")
+                            + " and the last one failed with " + error.getCode()
+                            + ", which proves nothing about the earlier send: it may have applied it, or may"
+                            + " still be running");
+        } else if (fromServer && !RefusalProof.provesNothingApplied(error, single)) {
+            unknown(
+                    command,
+                    "the server's " + describe(error) + " does not prove that nothing was applied ("
+                            + (command.size() > 1 || !command.retryable()
+                                    ? "what ran before the interruption or stepdown stays applied"
+                                    : "a stepdown or shutdown may follow the write, while it waits for its"
+                                            + " write concern")
+                            + ")");
+        } else {
+            failAll(command, error);
+        }
+        return "the whole command of index " + command.index(0) + " failed (" + describe(error)
+                + "), which stops the bulk as it stops the driver's";
     }
 
     /** A command of one statement that writes at most one document: it commits atomically. */
@@ -224,17 +236,12 @@ final class OutcomeRecorder<T> {
                 }
             }
         }
-        switch (command.type()) {
-            case INSERT:
-                outcome.counts(reply.n(), 0, 0, 0);
-                break;
-            case UPDATE:
-                outcome.counts(0, reply.n() - reply.upsertedCount(), reply.nModified(), 0);
-                break;
-            default:
-                outcome.counts(0, 0, 0, reply.n());
-                break;
-        }
+        // A switch expression, so that a new command type does not compile until its counts are said.
+        RecordedWriteOutcome.Builder<T> counted = switch (command.type()) {
+            case INSERT -> outcome.counts(reply.n(), 0, 0, 0);
+            case UPDATE -> outcome.counts(0, reply.n() - reply.upsertedCount(), reply.nModified(), 0);
+            case DELETE -> outcome.counts(0, 0, 0, reply.n());
+        };
         if (reply.writeConcernError() != null) {
             outcome.writeConcernError(reply.writeConcernError());
             // Applied on the primary, durability not confirmed: a failover before it replicates rolls it back.
@@ -260,15 +267,14 @@ final class OutcomeRecorder<T> {
         }
     }
 
-    private void failAll(WriteCommand command, SendResult result) {
-        int code = result.code();
-        String codeName =
-                result.error instanceof MongoCommandException commandError ? commandError.getErrorCodeName() : "";
-        boolean retrySafe = command.retryable()
-                && RetryClassifier.isTransient(code, result.error.hasErrorLabel("RetryableWriteError"));
+    private void failAll(WriteCommand command, MongoException error) {
+        int code = error.getCode();
+        String codeName = error instanceof MongoCommandException commandError ? commandError.getErrorCodeName() : "";
+        boolean retrySafe =
+                command.retryable() && RetryClassifier.isTransient(code, error.hasErrorLabel("RetryableWriteError"));
         for (int position = 0; position < command.size(); position++) {
             outcome.set(RecordedIndexOutcome.failed(
-                    command.index(position), code, codeName, describe(result.error), null, retrySafe));
+                    command.index(position), code, codeName, describe(error), null, retrySafe));
         }
     }
 

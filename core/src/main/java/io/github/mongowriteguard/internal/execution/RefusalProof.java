@@ -1,6 +1,7 @@
 package io.github.mongowriteguard.internal.execution;
 
 import com.mongodb.MongoException;
+import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
 import io.github.mongowriteguard.retry.RetryClassifier;
 import java.util.Set;
@@ -88,11 +89,11 @@ final class RefusalProof {
             return true;
         }
         for (SendResult earlier : sent.earlier()) {
-            if (earlier.ending == SendResult.Ending.SERVER_ERROR
-                    && !provesNothingApplied(earlier.error, oneSingleDocumentStatement)) {
+            if (earlier instanceof SendResult.ServerError serverError
+                    && !provesNothingApplied(serverError.error(), oneSingleDocumentStatement)) {
                 return true;
             }
-            if (earlier.ending == SendResult.Ending.REPLY && ranAStatement(earlier, oneSingleDocumentStatement)) {
+            if (earlier instanceof SendResult.Reply reply && ranAStatement(reply.reply(), oneSingleDocumentStatement)) {
                 return true;
             }
         }
@@ -100,12 +101,12 @@ final class RefusalProof {
     }
 
     /** A reply in which some statement wrote ({@code n > 0}), or failed with an error that does not prove it did not. */
-    private static boolean ranAStatement(SendResult reply, boolean oneSingleDocumentStatement) {
-        if (reply.reply.n() > 0) {
+    private static boolean ranAStatement(CommandReply reply, boolean oneSingleDocumentStatement) {
+        if (reply.n() > 0) {
             return true;
         }
-        for (int position : reply.reply.errorPositions()) {
-            int code = reply.reply.error(position).code();
+        for (int position : reply.errorPositions()) {
+            int code = reply.error(position).code();
             if (!provesNothingApplied(code, false, false, oneSingleDocumentStatement)) {
                 return true;
             }

@@ -20,17 +20,11 @@ final class RetrySafety {
     static boolean ofNewCopy(BulkPlan plan, int index, CodecRegistry registry) {
         WriteRecord<?> write = plan.write(index);
         boolean keyed = plan.id(index).isPresent();
-        switch (plan.sentAs(index)) { // a pinned UpdateMany/DeleteMany follows the single-document rules
-            case INSERT_ONE:
-                return keyed;
-            case REPLACE_ONE:
-            case DELETE_ONE:
-                return keyed;
-            case UPDATE_ONE:
-                return keyed && write.update() != null && isIdempotent(write.update(), registry);
-            default:
-                return false;
-        }
+        return switch (plan.sentAs(index)) { // a pinned UpdateMany/DeleteMany follows the single-document rules
+            case INSERT_ONE, REPLACE_ONE, DELETE_ONE -> keyed;
+            case UPDATE_ONE -> keyed && write.update() != null && isIdempotent(write.update(), registry);
+            case UPDATE_MANY, DELETE_MANY -> false;
+        };
     }
 
     private static boolean isIdempotent(Bson update, CodecRegistry registry) {

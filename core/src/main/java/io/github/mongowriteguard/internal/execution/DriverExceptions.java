@@ -1,4 +1,4 @@
-package io.github.mongowriteguard;
+package io.github.mongowriteguard.internal.execution;
 
 import com.mongodb.ClientBulkWriteException;
 import com.mongodb.MongoException;
@@ -26,17 +26,30 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 
 /**
  * The one place that turns a guarded call's outcome into what the driver's method would throw (driver-sync
  * {@code MongoCollectionImpl}: a bulk throws {@code MongoBulkWriteException} or the failed command's exception; a
  * single-write method turns the bulk exception into {@code MongoWriteException} or {@code MongoWriteConcernException}),
  * typed where the guard knows more (a copy still running, an unknown outcome, its own deadline). Every guard exception
- * carries the complete outcome.
+ * carries the complete outcome. Not API.
  */
-final class DriverExceptions {
+public final class DriverExceptions {
     private DriverExceptions() {}
+
+    /** Throws what {@code policy} says for {@code outcome}, or nothing. */
+    static void apply(ThrowPolicy policy, WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
+        // A switch expression, so that a new policy does not compile until it is applied here.
+        Runnable check = switch (policy) {
+            case OUTCOME_ONLY -> () -> {};
+            case BULK -> () -> throwIfNotComplete(outcome, namespace, maxTimeMs);
+            case SINGLE_WRITE -> () -> throwIfNotApplied(outcome, namespace, maxTimeMs);
+        };
+        check.run();
+    }
 
     /** For {@code bulkWrite} and {@code insertMany}. */
     static void throwIfNotComplete(WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
@@ -87,7 +100,7 @@ final class DriverExceptions {
      * applied, the partial result; a failed command before any write ran is thrown as it is, after one it is the
      * exception's cause).
      */
-    static void throwIfClientBulkNotComplete(
+    public static void throwIfClientBulkNotComplete(
             WriteOutcome<?> outcome, String namespaces, long maxTimeMs, ClientBulkWriteResult result) {
         throwIfUnknown(outcome, namespaces);
         MongoException commandError = outcome.commandError();
@@ -115,6 +128,58 @@ final class DriverExceptions {
                     anyApplied ? result : null,
                     address(outcome));
         }
+    }
+
+    /**
+     * For {@code findOneAndDelete}, {@code findOneAndReplace} and {@code findOneAndUpdate} (driver-sync
+     * {@code MongoCollectionImpl} runs the driver's {@code FindAndModifyOperation}, which throws the command's
+     * exception as it is, and a {@code MongoWriteConcernException} for a write-concern error): the one write's outcome,
+     * recorded from {@code last}, the last send's result.
+     */
+    static void throwIfFindAndModifyNotApplied(
+            WriteOutcome<?> outcome, SendResult last, String namespace, long maxTimeMs) {
+        IndexOutcome write = outcome.outcome(0);
+        if (write.status() == WriteStatus.APPLIED) {
+            return;
+        }
+        if (write.writeConcernFailed() && last instanceof SendResult.Reply answered) {
+            BsonDocument reply = answered.reply().document();
+            BsonDocument lastError = reply.getDocument("lastErrorObject", new BsonDocument());
+            throw new MongoWriteConcernException(
+                    CommandReply.toWriteConcernError(reply.getDocument("writeConcernError")),
+                    WriteConcernResult.acknowledged(
+                            lastError.getNumber("n", new BsonInt32(0)).intValue(),
+                            lastError
+                                    .getBoolean("updatedExisting", BsonBoolean.FALSE)
+                                    .getValue(),
+                            lastError.get("upserted")),
+                    outcome.serverAddress(),
+                    answered.reply().errorLabels());
+        }
+        if (write.status() == WriteStatus.FAILED && last instanceof SendResult.Failure failure) {
+            if (!write.wasSent()) {
+                throw (MongoTimeoutException) failure.error();
+            }
+            if (failure.code() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
+                throw new ServerDeadlineExceededException(
+                        "the server stopped this write on " + namespace + " at its deadline (maxTimeMS=" + maxTimeMs
+                                + "); it was not applied",
+                        outcome);
+            }
+            throw failure.error(); // what the driver throws: MongoCommandException and its subclasses
+        }
+        if (last instanceof SendResult.Refused refused) {
+            throw new CopyStillRunningException(
+                    "not retried on " + namespace + ": an earlier copy of this write is still"
+                            + " running on the server (" + refused.runningCopy()
+                            + "); starting another copy could apply it twice",
+                    refused.runningCopy(),
+                    outcome);
+        }
+        throw new WriteOutcomeUnknownException(
+                "the outcome of this findAndModify on " + namespace + " is unknown: " + write.message(),
+                outcome,
+                SendResult.errorOf(last));
     }
 
     private static void throwIfUnknown(WriteOutcome<?> outcome, Object namespace) {
