@@ -426,7 +426,9 @@ public final class WriteCommandEncoder<T> {
         if (kind == WriteKind.REPLACE_ONE) {
             codec.encode(writer, write.document(), CONTEXT); // the driver keeps a replacement's field order
         } else if (write.update() != null) {
-            BSON_CODEC.encode(writer, toBson(write.update()), CONTEXT);
+            if (!plan.writeConvertedUpdate(index, writer)) {
+                BSON_CODEC.encode(writer, toBson(write.update()), CONTEXT);
+            }
         } else {
             writer.writeStartArray();
             write.pipeline().forEach(stage -> BSON_CODEC.encode(writer, toBson(stage), CONTEXT));

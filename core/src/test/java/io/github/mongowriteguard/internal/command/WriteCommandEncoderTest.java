@@ -156,6 +156,37 @@ class WriteCommandEncoderTest {
     }
 
     @Test
+    void updateBuiltWithABuilder_isConvertedOnce_andSentAsPlanned() {
+        java.util.concurrent.atomic.AtomicInteger conversions = new java.util.concurrent.atomic.AtomicInteger();
+        org.bson.conversions.Bson counting = new org.bson.conversions.Bson() {
+            @Override
+            public <C> BsonDocument toBsonDocument(
+                    Class<C> documentClass, org.bson.codecs.configuration.CodecRegistry registry) {
+                conversions.incrementAndGet();
+                return Updates.combine(Updates.inc("n", 1), Updates.set("s", "a"))
+                        .toBsonDocument(documentClass, registry);
+            }
+        };
+        List<WriteModel<Document>> models = List.of(
+                new UpdateOneModel<>(Filters.eq("_id", 1), counting),
+                new com.mongodb.client.model.UpdateManyModel<>(Filters.gt("n", 1), counting));
+
+        List<WriteCommand> commands = encoder.encode(plan(models), indices(2), true, CommandOptions.NONE);
+
+        // The driver converts each update once per bulk (its WriteRequest); so does the guard, while planning.
+        assertThat(conversions).hasValue(2);
+        assertThat(commands).hasSize(2); // single- and multi-document statements never share a command
+        for (WriteCommand command : commands) {
+            assertThat(command.toCommand(7L, 2_000, null, null)
+                            .getArray("updates")
+                            .get(0)
+                            .asDocument()
+                            .getDocument("u"))
+                    .isEqualTo(BsonDocument.parse("{$inc: {n: 1}, $set: {s: 'a'}}"));
+        }
+    }
+
+    @Test
     void command_holdsTheStatementsThenThePerSendFields() {
         List<WriteModel<Document>> models =
                 List.of(new InsertOneModel<>(new Document("_id", 1)), new DeleteOneModel<>(Filters.eq("_id", 2)));
