@@ -188,6 +188,25 @@ public final class BulkPlan {
         FILTER_CODEC.encode(writer, filter, ENCODER_CONTEXT);
     }
 
+    /**
+     * Writes the update document of update {@code index} as the planner converted it from a builder (such as {@code
+     * Updates.inc}), so that it is converted once, as the driver converts it once; does nothing and returns false when
+     * the plan kept none: a pipeline, a {@code Document} or {@code BsonDocument} update, or another kind of write.
+     *
+     * @param index  the write's index in the caller's bulk
+     * @param writer the writer, positioned at the value of the {@code u} field of the statement being encoded
+     * @return whether it wrote the update
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
+     */
+    public boolean writeConvertedUpdate(int index, BsonWriter writer) {
+        BsonDocument update = facts[checkIndex(index)].convertedUpdate;
+        if (update == null) {
+            return false;
+        }
+        FILTER_CODEC.encode(writer, update, ENCODER_CONTEXT);
+        return true;
+    }
+
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static void writeValue(BsonWriter writer, BsonValue value) {
         Codec codec = VALUE_CODECS.get(value.getBsonType());

@@ -76,6 +76,12 @@ final class WriteFacts {
      * ({@link SingleDocumentById}).
      */
     boolean singleDocument;
+    /**
+     * The update document as the planner converted it from a builder such as {@code Updates.inc}; null for a pipeline,
+     * a {@code Document} or {@code BsonDocument} update (read when sent) and other kinds. Set while planning.
+     */
+    @Nullable
+    BsonDocument convertedUpdate;
     /** Why a multi-document write that pins _id keeps the driver's form; null otherwise. */
     @Nullable
     String keptBecause;

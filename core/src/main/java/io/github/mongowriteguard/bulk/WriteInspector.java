@@ -98,15 +98,15 @@ final class WriteInspector<T> {
             case INSERT_ONE -> inspectInsert(index, write);
             case REPLACE_ONE -> inspectReplace(index, write);
             case UPDATE_ONE -> {
-                checkUpdate(index, kind, write.update(), write.pipeline());
+                BsonDocument update = checkUpdate(index, kind, write.update(), write.pipeline());
                 checkArrayFilters(index, kind, write.arrayFilters());
-                yield keyedByFilter(index, write, -1);
+                yield withConvertedUpdate(keyedByFilter(index, write, -1), write, update);
             }
             case DELETE_ONE -> keyedByFilter(index, write, -1);
             case UPDATE_MANY -> {
-                checkUpdate(index, kind, write.update(), write.pipeline());
+                BsonDocument update = checkUpdate(index, kind, write.update(), write.pipeline());
                 checkArrayFilters(index, kind, write.arrayFilters());
-                yield multiByFilter(index, write);
+                yield withConvertedUpdate(multiByFilter(index, write), write, update);
             }
             case DELETE_MANY -> multiByFilter(index, write);
         };
@@ -154,7 +154,25 @@ final class WriteInspector<T> {
         return keyedByFilter(index, replace, encoded.size);
     }
 
-    private void checkUpdate(
+    /**
+     * Keeps the update document the planner converted from a builder (such as {@code Updates.inc}), so that the encoder
+     * sends it instead of converting the builder a second time, as the driver converts each update once per bulk.
+     */
+    private static WriteFacts withConvertedUpdate(
+            WriteFacts facts, WriteRecord<?> write, @Nullable BsonDocument converted) {
+        if (converted != null && converted != write.update()) {
+            facts.convertedUpdate = converted;
+        }
+        return facts;
+    }
+
+    /**
+     * Checks an update document or pipeline.
+     *
+     * @return the update document converted to BSON where checking it converted it, or null (a pipeline, a {@code
+     *     Document} or {@code BsonDocument}, which are read without converting them)
+     */
+    private @Nullable BsonDocument checkUpdate(
             int index, WriteKind kind, @Nullable Bson update, @Nullable List<? extends Bson> pipeline) {
         if (update == null) {
             if (pipeline == null) {
@@ -184,12 +202,13 @@ final class WriteInspector<T> {
                 checkDepthOnly(index, kind, "update pipeline stage " + stage, step, NestingDepth.STATEMENT_ELEMENT);
                 stage++;
             }
-            return; // a pipeline's stages ($set, $unset, $replaceWith, ...) are checked by the server
+            return null; // a pipeline's stages ($set, $unset, $replaceWith, ...) are checked by the server
         }
+        BsonDocument converted = null;
         Set<String> fields = shortcuts.updateFields(update);
         if (fields == null) {
-            fields = checkDepth(index, kind, "update", update, NestingDepth.STATEMENT_PART)
-                    .keySet();
+            converted = checkDepth(index, kind, "update", update, NestingDepth.STATEMENT_PART);
+            fields = converted.keySet();
         } else if (NestingDepth.exceeds(update, NestingDepth.STATEMENT_PART)) { // a Document or BsonDocument: walked
             throw NestingDepth.tooDeep(index, kind.modelName(), "update", NestingDepth.STATEMENT_PART);
         }
@@ -211,6 +230,7 @@ final class WriteInspector<T> {
                                 + " wrap the fields in {$set: {...}}, or use ReplaceOneModel to replace the whole document");
             }
         }
+        return converted;
     }
 
     private void checkArrayFilters(int index, WriteKind kind, @Nullable List<? extends Bson> arrayFilters) {

@@ -5,9 +5,11 @@ import io.github.mongowriteguard.bulk.WriteKind;
 import io.github.mongowriteguard.bulk.WriteRecord;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonBinaryWriterSettings;
 import org.bson.BsonDocument;
@@ -19,6 +21,7 @@ import org.bson.codecs.DocumentCodec;
 import org.bson.codecs.EncoderContext;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.conversions.Bson;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns the writes of one round into write commands, split as the driver splits a bulk (driver-core
@@ -137,50 +140,120 @@ public final class WriteCommandEncoder<T> {
      */
     public List<WriteCommand> encode(
             BulkPlan plan, List<Integer> indices, boolean ordered, CommandOptions options, boolean alone) {
-        List<WriteCommand> commands = new ArrayList<>();
-        if (ordered) {
-            encodeRuns(plan, indices, true, options, alone, commands);
-            return commands;
+        Commands commands = new Commands(plan, indices, ordered, options, alone, false);
+        List<WriteCommand> all = new ArrayList<>();
+        while (commands.hasNext()) {
+            all.add(commands.next());
         }
-        // Unordered: the driver's types in the order each first appears, each type's statements in the caller's order.
-        Map<Integer, List<Integer>> byType = new LinkedHashMap<>();
-        for (int index : indices) {
-            byType.computeIfAbsent(Bucket.of(plan.sentAs(index)).driverType(), type -> new ArrayList<>())
-                    .add(index);
-        }
-        for (List<Integer> sameType : byType.values()) {
-            encodeRuns(plan, sameType, false, options, alone, commands);
-        }
-        return commands;
+        return all;
     }
 
-    /** One command per run of statements of one bucket, cut where a command is full. */
-    private void encodeRuns(
-            BulkPlan plan,
-            List<Integer> indices,
-            boolean ordered,
-            CommandOptions options,
-            boolean alone,
-            List<WriteCommand> commands) {
-        CommandWriter open = null;
-        for (int position = 0; position < indices.size(); position++) {
-            int index = indices.get(position);
-            Bucket bucket = Bucket.of(plan.sentAs(index));
-            boolean ownCommand = alone && bucket != Bucket.INSERTS;
-            if (open == null || open.bucket != bucket || ownCommand || !open.tryAdd(index, plan)) {
-                if (open != null) {
-                    commands.add(open.finish()); // another kind of write, or this command is full
+    /**
+     * The same commands as {@link #encode(BulkPlan, List, boolean, CommandOptions, boolean)}, encoded one at a time as
+     * they are asked for, all in one reused buffer: a round of large documents then allocates one command's bytes
+     * instead of every command's before the first is sent. The bytes of a command (and the document its
+     * {@link WriteCommand#toCommand} returns) are valid until the next {@link Commands#next}: send it, and every resend
+     * of its copy, before asking for the next one.
+     */
+    public Commands commands(
+            BulkPlan plan, List<Integer> indices, boolean ordered, CommandOptions options, boolean alone) {
+        return new Commands(plan, indices, ordered, options, alone, true);
+    }
+
+    /** The commands of one round, encoded on demand, in the order {@link #encode} lists them. */
+    public final class Commands implements Iterator<WriteCommand> {
+        private final BulkPlan plan;
+        private final boolean ordered;
+        private final CommandOptions options;
+        private final boolean alone;
+        private final boolean reuse;
+        /** The statements of each part, in the order they are sent: one part when ordered, one per type otherwise. */
+        private final List<List<Integer>> parts;
+
+        private int part;
+        /** The position in {@code parts.get(part)} of the first statement not yet in a command. */
+        private int position;
+        /** The buffer of the last command, written over by the next one when {@code reuse}. */
+        private @Nullable CommandBuffer spare;
+
+        private Commands(
+                BulkPlan plan,
+                List<Integer> indices,
+                boolean ordered,
+                CommandOptions options,
+                boolean alone,
+                boolean reuse) {
+            this.plan = plan;
+            this.ordered = ordered;
+            this.options = options;
+            this.alone = alone;
+            this.reuse = reuse;
+            if (ordered) {
+                parts = List.of(indices);
+            } else {
+                // Unordered: the driver's types in the order each first appears, each type's statements in the
+                // caller's order.
+                Map<Integer, List<Integer>> byType = new LinkedHashMap<>();
+                for (int index : indices) {
+                    byType.computeIfAbsent(Bucket.of(plan.sentAs(index)).driverType(), type -> new ArrayList<>())
+                            .add(index);
                 }
-                open = new CommandWriter(
-                        bucket,
-                        ordered,
-                        options,
-                        ownCommand ? Expected.ONE : expected(plan, indices, position, bucket));
-                open.add(index, plan);
+                parts = new ArrayList<>(byType.values());
             }
+            skipFinishedParts();
         }
-        if (open != null) {
-            commands.add(open.finish());
+
+        @Override
+        public boolean hasNext() {
+            return part < parts.size();
+        }
+
+        /** The next command: a run of statements of one bucket, cut where the command is full. */
+        @Override
+        public WriteCommand next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException("every command of the round was encoded");
+            }
+            List<Integer> indices = parts.get(part);
+            Bucket bucket = Bucket.of(plan.sentAs(indices.get(position)));
+            boolean ownCommand = alone && bucket != Bucket.INSERTS;
+            CommandWriter open = new CommandWriter(
+                    bucket,
+                    ordered,
+                    options,
+                    ownCommand ? Expected.ONE : expected(plan, indices, position, bucket),
+                    reuse ? spare : null);
+            open.add(indices.get(position++), plan);
+            while (!ownCommand && position < indices.size()) {
+                int index = indices.get(position);
+                if (Bucket.of(plan.sentAs(index)) != bucket || !open.tryAdd(index, plan)) {
+                    break; // another kind of write, or this command is full
+                }
+                position++;
+            }
+            skipFinishedParts();
+            spare = open.buffer;
+            return open.finish();
+        }
+
+        /**
+         * The statements not in a command yet, in order (for an ordered round: the caller's order from where the last
+         * command ended).
+         */
+        public List<Integer> remaining() {
+            List<Integer> remaining = new ArrayList<>();
+            for (int p = part; p < parts.size(); p++) {
+                List<Integer> indices = parts.get(p);
+                remaining.addAll(indices.subList(p == part ? position : 0, indices.size()));
+            }
+            return remaining;
+        }
+
+        private void skipFinishedParts() {
+            while (part < parts.size() && position >= parts.get(part).size()) {
+                part++;
+                position = 0;
+            }
         }
     }
 
@@ -229,11 +302,22 @@ public final class WriteCommandEncoder<T> {
         int[] indices;
         int count;
 
-        CommandWriter(Bucket bucket, boolean ordered, CommandOptions options, Expected expected) {
+        CommandWriter(
+                Bucket bucket,
+                boolean ordered,
+                CommandOptions options,
+                Expected expected,
+                @Nullable CommandBuffer reused) {
             this.bucket = bucket;
             this.ordered = ordered;
             this.expected = expected;
-            this.buffer = new CommandBuffer(withMargin(expected.bytes()));
+            if (reused == null) {
+                this.buffer = new CommandBuffer(withMargin(expected.bytes()));
+            } else {
+                reused.truncateToPosition(0);
+                reused.reserve(withMargin(expected.bytes()));
+                this.buffer = reused;
+            }
             // Statements sit two levels down (command, array), where the driver writes each as a document of its own:
             // two more levels than the driver's limit write what the driver writes (the planner refuses deeper ones).
             this.writer = new BsonBinaryWriter(
@@ -331,7 +415,9 @@ public final class WriteCommandEncoder<T> {
         if (kind == WriteKind.REPLACE_ONE) {
             codec.encode(writer, write.document(), CONTEXT); // the driver keeps a replacement's field order
         } else if (write.update() != null) {
-            BSON_CODEC.encode(writer, toBson(write.update()), CONTEXT);
+            if (!plan.writeConvertedUpdate(index, writer)) {
+                BSON_CODEC.encode(writer, toBson(write.update()), CONTEXT);
+            }
         } else {
             writer.writeStartArray();
             write.pipeline().forEach(stage -> BSON_CODEC.encode(writer, toBson(stage), CONTEXT));

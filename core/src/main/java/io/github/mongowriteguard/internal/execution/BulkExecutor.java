@@ -288,7 +288,7 @@ public final class BulkExecutor<T> {
             }
             outcome.round();
             if (!together.isEmpty()) {
-                sendAll(round, encoder.encode(plan, together, round.isOrdered(), commandOptions, statementCounts));
+                sendAll(round, encoder.commands(plan, together, round.isOrdered(), commandOptions, statementCounts));
             }
             if (!keyRuns.isEmpty()) {
                 sendKeyRuns(round, keyRuns);
@@ -331,8 +331,10 @@ public final class BulkExecutor<T> {
                             + outcome.get(previous).status()));
         }
 
-        private void sendAll(Round round, List<WriteCommand> commands) {
-            for (WriteCommand command : commands) {
+        /** Sends the commands one by one: each is encoded when the one before it (and every resend of it) is done. */
+        private void sendAll(Round round, WriteCommandEncoder<T>.Commands commands) {
+            while (commands.hasNext()) {
+                WriteCommand command = commands.next();
                 if (sent(round, command) && command.ordered()) {
                     int failed = firstNotApplied(command);
                     if (failed >= 0) {
@@ -355,10 +357,11 @@ public final class BulkExecutor<T> {
         private void sendKeyRuns(Round round, List<Integer> keyRuns) {
             List<Integer> pending = keyRuns;
             while (!pending.isEmpty()) {
-                List<WriteCommand> commands = encoder.encode(plan, pending, true, commandOptions, statementCounts);
+                WriteCommandEncoder<T>.Commands commands =
+                        encoder.commands(plan, pending, true, commandOptions, statementCounts);
                 pending = List.of();
-                for (int c = 0; c < commands.size(); c++) {
-                    WriteCommand command = commands.get(c);
+                while (commands.hasNext()) {
+                    WriteCommand command = commands.next();
                     if (!sent(round, command)) {
                         continue;
                     }
@@ -371,12 +374,7 @@ public final class BulkExecutor<T> {
                     for (int position = failed + 1; position < command.size(); position++) {
                         rest.add(command.index(position));
                     }
-                    for (int later = c + 1; later < commands.size(); later++) {
-                        WriteCommand next = commands.get(later);
-                        for (int position = 0; position < next.size(); position++) {
-                            rest.add(next.index(position));
-                        }
-                    }
+                    rest.addAll(commands.remaining()); // the later commands' statements, in order
                     pending = new ArrayList<>(rest.size());
                     for (int index : rest) {
                         int previous = plan.previousOnKey(index);

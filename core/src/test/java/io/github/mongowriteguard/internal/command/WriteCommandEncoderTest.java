@@ -156,6 +156,37 @@ class WriteCommandEncoderTest {
     }
 
     @Test
+    void updateBuiltWithABuilder_isConvertedOnce_andSentAsPlanned() {
+        java.util.concurrent.atomic.AtomicInteger conversions = new java.util.concurrent.atomic.AtomicInteger();
+        org.bson.conversions.Bson counting = new org.bson.conversions.Bson() {
+            @Override
+            public <C> BsonDocument toBsonDocument(
+                    Class<C> documentClass, org.bson.codecs.configuration.CodecRegistry registry) {
+                conversions.incrementAndGet();
+                return Updates.combine(Updates.inc("n", 1), Updates.set("s", "a"))
+                        .toBsonDocument(documentClass, registry);
+            }
+        };
+        List<WriteModel<Document>> models = List.of(
+                new UpdateOneModel<>(Filters.eq("_id", 1), counting),
+                new com.mongodb.client.model.UpdateManyModel<>(Filters.gt("n", 1), counting));
+
+        List<WriteCommand> commands = encoder.encode(plan(models), indices(2), true, CommandOptions.NONE);
+
+        // The driver converts each update once per bulk (its WriteRequest); so does the guard, while planning.
+        assertThat(conversions).hasValue(2);
+        assertThat(commands).hasSize(2); // single- and multi-document statements never share a command
+        for (WriteCommand command : commands) {
+            assertThat(command.toCommand(7L, 2_000, null, null)
+                            .getArray("updates")
+                            .get(0)
+                            .asDocument()
+                            .getDocument("u"))
+                    .isEqualTo(BsonDocument.parse("{$inc: {n: 1}, $set: {s: 'a'}}"));
+        }
+    }
+
+    @Test
     void command_holdsTheStatementsThenThePerSendFields() {
         List<WriteModel<Document>> models =
                 List.of(new InsertOneModel<>(new Document("_id", 1)), new DeleteOneModel<>(Filters.eq("_id", 2)));
@@ -171,6 +202,53 @@ class WriteCommandEncoderTest {
                 .isEqualTo(BsonDocument.parse("{delete: 'stock', ordered: false, deletes: [{q: {_id: 2}, limit: 1}],"
                         + " maxTimeMS: {$numberLong: '2000'}}"));
         assertThat(commands.get(1).retryable()).isTrue();
+    }
+
+    @Test
+    void commandsOneAtATimeInOneReusedBuffer_areByteForByteTheCommandsOfEncode() {
+        // Large documents cut near 16 MiB, then small statements of other kinds written over the large buffer.
+        List<WriteModel<Document>> models = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            models.add(new InsertOneModel<>(new Document("_id", i).append("big", "x".repeat(1024 * 1024))));
+        }
+        models.add(new UpdateOneModel<>(Filters.eq("_id", 1), Updates.inc("n", 1)));
+        models.add(new DeleteOneModel<>(Filters.eq("_id", 2)));
+        models.add(new InsertOneModel<>(new Document("_id", 99)));
+        for (boolean ordered : new boolean[] {true, false}) {
+            BulkPlan plan = plan(models);
+            List<BsonDocument> expected = new ArrayList<>();
+            for (WriteCommand command : encoder.encode(plan, indices(models.size()), ordered, CommandOptions.NONE)) {
+                expected.add(copy(command.toCommand(3L, 2_000, null, null)));
+            }
+
+            List<BsonDocument> sent = new ArrayList<>();
+            List<Integer> sentIndices = new ArrayList<>();
+            WriteCommandEncoder<Document>.Commands commands =
+                    encoder.commands(plan, indices(models.size()), ordered, CommandOptions.NONE, false);
+            while (commands.hasNext()) {
+                WriteCommand command = commands.next();
+                sent.add(copy(command.toCommand(3L, 2_000, null, null)));
+                for (int position = 0; position < command.size(); position++) {
+                    sentIndices.add(command.index(position));
+                }
+                List<Integer> expectedRest = new ArrayList<>(indices(models.size()));
+                if (ordered) {
+                    assertThat(commands.remaining()).isEqualTo(expectedRest.subList(sentIndices.size(), 23));
+                }
+            }
+
+            assertThat(sent).hasSize(expected.size()).isEqualTo(expected);
+            assertThat(sent.get(0).getArray("documents")).hasSizeLessThan(20); // cut near 16 MiB
+            assertThat(commands.remaining()).isEmpty();
+        }
+    }
+
+    /** The bytes of a command now, which the next command of a reused buffer writes over. */
+    private static RawBsonDocument copy(RawBsonDocument command) {
+        java.nio.ByteBuffer bytes = command.getByteBuffer().asNIO();
+        byte[] copy = new byte[bytes.remaining()];
+        bytes.get(copy);
+        return new RawBsonDocument(copy);
     }
 
     private static BulkPlan plan(List<WriteModel<Document>> models) {
