@@ -32,14 +32,13 @@ import io.github.mongowriteguard.internal.execution.BulkExecutor;
 import io.github.mongowriteguard.internal.execution.DriverArgumentChecks;
 import io.github.mongowriteguard.internal.execution.FindAndModifyExecutor;
 import io.github.mongowriteguard.internal.execution.GuardedCall;
+import io.github.mongowriteguard.internal.execution.GuardedOperations;
 import io.github.mongowriteguard.internal.execution.ThrowPolicy;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.bson.BsonArray;
-import org.bson.BsonDocumentWrapper;
 import org.bson.BsonValue;
 import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
@@ -61,6 +60,7 @@ public final class GuardedCollection<T> {
     private final MongoCollection<T> collection;
     private final BulkExecutor<T> executor;
     private final FindAndModifyExecutor<T> findAndModify;
+    private final GuardedOperations<T> operations;
     private final Rewrap rewrap;
     private final boolean idempotentMultiRetries;
 
@@ -78,6 +78,7 @@ public final class GuardedCollection<T> {
         this.collection = collection;
         this.executor = executor;
         this.findAndModify = findAndModify;
+        this.operations = new GuardedOperations<>(collection, findAndModify);
         this.rewrap = rewrap;
         this.idempotentMultiRetries = idempotentMultiRetries;
     }
@@ -874,7 +875,7 @@ public final class GuardedCollection<T> {
      * @return the deleted document, or null when none matched
      */
     public @Nullable T findOneAndDelete(Bson filter, FindOneAndDeleteOptions options) {
-        return runFindOneAndDelete(null, filter, options);
+        return operations.findOneAndDelete(null, filter, options);
     }
 
     /**
@@ -902,17 +903,7 @@ public final class GuardedCollection<T> {
         if (inTransaction(session)) {
             return collection.findOneAndDelete(session, filter, options);
         }
-        return runFindOneAndDelete(session, filter, options);
-    }
-
-    private @Nullable T runFindOneAndDelete(
-            @Nullable ClientSession session, Bson filter, FindOneAndDeleteOptions options) {
-        DeleteOptions model = new DeleteOptions()
-                .collation(options.getCollation())
-                .hint(options.getHint())
-                .hintString(options.getHintString());
-        return findAndModify.execute(
-                session, FindAndModifyExecutor.delete(new DeleteOneModel<>(filter, model), options));
+        return operations.findOneAndDelete(session, filter, options);
     }
 
     /**
@@ -937,7 +928,7 @@ public final class GuardedCollection<T> {
      * @return the document before or after the replacement, as {@code returnDocument} asks, or null
      */
     public @Nullable T findOneAndReplace(Bson filter, T replacement, FindOneAndReplaceOptions options) {
-        return runFindOneAndReplace(null, filter, replacement, options);
+        return operations.findOneAndReplace(null, filter, replacement, options);
     }
 
     /**
@@ -968,22 +959,7 @@ public final class GuardedCollection<T> {
         if (inTransaction(session)) {
             return collection.findOneAndReplace(session, filter, replacement, options);
         }
-        return runFindOneAndReplace(session, filter, replacement, options);
-    }
-
-    private @Nullable T runFindOneAndReplace(
-            @Nullable ClientSession session, Bson filter, T replacement, FindOneAndReplaceOptions options) {
-        ReplaceOptions model = new ReplaceOptions()
-                .upsert(options.isUpsert())
-                .collation(options.getCollation())
-                .hint(options.getHint())
-                .hintString(options.getHintString());
-        BsonValue encoded = replacement == null
-                ? null
-                : BsonDocumentWrapper.asBsonDocument(replacement, collection.getCodecRegistry());
-        return findAndModify.execute(
-                session,
-                FindAndModifyExecutor.replace(new ReplaceOneModel<>(filter, replacement, model), encoded, options));
+        return operations.findOneAndReplace(session, filter, replacement, options);
     }
 
     /**
@@ -1008,7 +984,7 @@ public final class GuardedCollection<T> {
      * @return the document before or after the update, as {@code returnDocument} asks, or null
      */
     public @Nullable T findOneAndUpdate(Bson filter, Bson update, FindOneAndUpdateOptions options) {
-        return runFindOneAndUpdate(null, new UpdateOneModel<>(filter, update, updateOptions(options)), options);
+        return operations.findOneAndUpdate(null, filter, update, options);
     }
 
     /**
@@ -1033,7 +1009,7 @@ public final class GuardedCollection<T> {
      * @return the document before or after the update, as {@code returnDocument} asks, or null
      */
     public @Nullable T findOneAndUpdate(Bson filter, List<? extends Bson> pipeline, FindOneAndUpdateOptions options) {
-        return runFindOneAndUpdate(null, new UpdateOneModel<>(filter, pipeline, updateOptions(options)), options);
+        return operations.findOneAndUpdate(null, filter, pipeline, options);
     }
 
     /**
@@ -1064,7 +1040,7 @@ public final class GuardedCollection<T> {
         if (inTransaction(session)) {
             return collection.findOneAndUpdate(session, filter, update, options);
         }
-        return runFindOneAndUpdate(session, new UpdateOneModel<>(filter, update, updateOptions(options)), options);
+        return operations.findOneAndUpdate(session, filter, update, options);
     }
 
     /**
@@ -1095,35 +1071,7 @@ public final class GuardedCollection<T> {
         if (inTransaction(session)) {
             return collection.findOneAndUpdate(session, filter, pipeline, options);
         }
-        return runFindOneAndUpdate(session, new UpdateOneModel<>(filter, pipeline, updateOptions(options)), options);
-    }
-
-    private @Nullable T runFindOneAndUpdate(
-            @Nullable ClientSession session, UpdateOneModel<T> model, FindOneAndUpdateOptions options) {
-        BsonValue encoded = null;
-        if (model.getUpdate() != null) {
-            encoded = model.getUpdate().toBsonDocument(collection.getDocumentClass(), collection.getCodecRegistry());
-        } else if (model.getUpdatePipeline() != null) {
-            BsonArray stages = new BsonArray();
-            for (Bson stage : model.getUpdatePipeline()) {
-                stages.add(
-                        stage == null
-                                ? null
-                                : stage.toBsonDocument(collection.getDocumentClass(), collection.getCodecRegistry()));
-            }
-            encoded = stages;
-        }
-        return findAndModify.execute(session, FindAndModifyExecutor.update(model, encoded, options));
-    }
-
-    /** What the planner checks of a findOneAndUpdate, as an updateOne model. */
-    private static UpdateOptions updateOptions(FindOneAndUpdateOptions options) {
-        return new UpdateOptions()
-                .upsert(options.isUpsert())
-                .collation(options.getCollation())
-                .arrayFilters(options.getArrayFilters())
-                .hint(options.getHint())
-                .hintString(options.getHintString());
+        return operations.findOneAndUpdate(session, filter, pipeline, options);
     }
 
     /**
