@@ -202,13 +202,28 @@ public final class GuardedOperations<T> {
     }
 
     // ---- findOneAndDelete, findOneAndReplace, findOneAndUpdate: one findAndModify command ----
+    // Each reads its options once: the statement's options as the planner checks them (the model), the command's
+    // fields in the driver's order (driver-core BaseFindAndModifyOperation and its subclasses).
 
     public @Nullable T findOneAndDelete(@Nullable ClientSession session, Bson filter, FindOneAndDeleteOptions options) {
         DeleteOptions model = new DeleteOptions()
                 .collation(options.getCollation())
                 .hint(options.getHint())
                 .hintString(options.getHintString());
-        return findAndModify.execute(session, delete(new DeleteOneModel<>(filter, model), options));
+        return findAndModify.execute(
+                session,
+                new FindAndModifyExecutor.Request<>(
+                        "findOneAndDelete",
+                        new DeleteOneModel<>(filter, model),
+                        options.getProjection(),
+                        options.getSort(),
+                        options.getMaxTime(TimeUnit.MILLISECONDS),
+                        new BsonDocument("remove", BsonBoolean.TRUE),
+                        options.getCollation(),
+                        options.getHint(),
+                        options.getHintString(),
+                        options.getComment(),
+                        options.getLet()));
     }
 
     public @Nullable T findOneAndReplace(
@@ -221,13 +236,28 @@ public final class GuardedOperations<T> {
         BsonValue encoded = replacement == null
                 ? null
                 : BsonDocumentWrapper.asBsonDocument(replacement, collection.getCodecRegistry());
+        BsonDocument specific = modification(
+                options.getReturnDocument(), options.isUpsert(), encoded, options.getBypassDocumentValidation());
         return findAndModify.execute(
-                session, replace(new ReplaceOneModel<>(filter, replacement, model), encoded, options));
+                session,
+                new FindAndModifyExecutor.Request<>(
+                        "findOneAndReplace",
+                        new ReplaceOneModel<>(filter, replacement, model),
+                        options.getProjection(),
+                        options.getSort(),
+                        options.getMaxTime(TimeUnit.MILLISECONDS),
+                        specific,
+                        options.getCollation(),
+                        options.getHint(),
+                        options.getHintString(),
+                        options.getComment(),
+                        options.getLet()));
     }
 
     public @Nullable T findOneAndUpdate(
             @Nullable ClientSession session, Bson filter, Bson update, FindOneAndUpdateOptions options) {
-        return findOneAndUpdate(session, new UpdateOneModel<>(filter, update, updateOptions(options)), options);
+        UpdateOneModel<T> model = new UpdateOneModel<>(filter, update, findOneAndUpdateModel(options));
+        return findOneAndUpdate(session, model, encode(update), options);
     }
 
     public @Nullable T findOneAndUpdate(
@@ -235,29 +265,19 @@ public final class GuardedOperations<T> {
             Bson filter,
             List<? extends Bson> pipeline,
             FindOneAndUpdateOptions options) {
-        return findOneAndUpdate(session, new UpdateOneModel<>(filter, pipeline, updateOptions(options)), options);
-    }
-
-    private @Nullable T findOneAndUpdate(
-            @Nullable ClientSession session, UpdateOneModel<T> model, FindOneAndUpdateOptions options) {
-        BsonValue encoded = null;
-        if (model.getUpdate() != null) {
-            encoded = model.getUpdate().toBsonDocument(collection.getDocumentClass(), collection.getCodecRegistry());
-        } else if (model.getUpdatePipeline() != null) {
-            BsonArray stages = new BsonArray();
-            for (Bson stage : model.getUpdatePipeline()) {
-                stages.add(
-                        stage == null
-                                ? null
-                                : stage.toBsonDocument(collection.getDocumentClass(), collection.getCodecRegistry()));
+        UpdateOneModel<T> model = new UpdateOneModel<>(filter, pipeline, findOneAndUpdateModel(options));
+        BsonArray stages = null;
+        if (pipeline != null) {
+            stages = new BsonArray();
+            for (Bson stage : pipeline) {
+                stages.add(stage == null ? null : encode(stage));
             }
-            encoded = stages;
         }
-        return findAndModify.execute(session, update(model, encoded, options));
+        return findOneAndUpdate(session, model, stages, options);
     }
 
     /** What the planner checks of a findOneAndUpdate, as an updateOne model. */
-    private static UpdateOptions updateOptions(FindOneAndUpdateOptions options) {
+    private static UpdateOptions findOneAndUpdateModel(FindOneAndUpdateOptions options) {
         return new UpdateOptions()
                 .upsert(options.isUpsert())
                 .collation(options.getCollation())
@@ -266,73 +286,52 @@ public final class GuardedOperations<T> {
                 .hintString(options.getHintString());
     }
 
-    static <T> FindAndModifyExecutor.Request<T> update(
-            WriteModel<T> model, @Nullable BsonValue update, FindOneAndUpdateOptions options) {
-        BsonDocument specific =
-                new BsonDocument("new", BsonBoolean.valueOf(options.getReturnDocument() == ReturnDocument.AFTER));
-        if (options.isUpsert()) {
-            specific.put("upsert", BsonBoolean.TRUE);
-        }
-        specific.put("update", update);
-        if (options.getBypassDocumentValidation() != null) {
-            specific.put("bypassDocumentValidation", BsonBoolean.valueOf(options.getBypassDocumentValidation()));
-        }
+    private @Nullable T findOneAndUpdate(
+            @Nullable ClientSession session,
+            UpdateOneModel<T> model,
+            @Nullable BsonValue update,
+            FindOneAndUpdateOptions options) {
+        BsonDocument specific = modification(
+                options.getReturnDocument(), options.isUpsert(), update, options.getBypassDocumentValidation());
         if (options.getArrayFilters() != null) {
             BsonArray filters = new BsonArray();
             options.getArrayFilters().forEach(filter -> filters.add(filter.toBsonDocument()));
             specific.put("arrayFilters", filters);
         }
-        return new FindAndModifyExecutor.Request<>(
-                "findOneAndUpdate",
-                model,
-                options.getProjection(),
-                options.getSort(),
-                options.getMaxTime(TimeUnit.MILLISECONDS),
-                specific,
-                options.getCollation(),
-                options.getHint(),
-                options.getHintString(),
-                options.getComment(),
-                options.getLet());
+        return findAndModify.execute(
+                session,
+                new FindAndModifyExecutor.Request<>(
+                        "findOneAndUpdate",
+                        model,
+                        options.getProjection(),
+                        options.getSort(),
+                        options.getMaxTime(TimeUnit.MILLISECONDS),
+                        specific,
+                        options.getCollation(),
+                        options.getHint(),
+                        options.getHintString(),
+                        options.getComment(),
+                        options.getLet()));
     }
 
-    static <T> FindAndModifyExecutor.Request<T> replace(
-            WriteModel<T> model, BsonValue replacement, FindOneAndReplaceOptions options) {
-        BsonDocument specific =
-                new BsonDocument("new", BsonBoolean.valueOf(options.getReturnDocument() == ReturnDocument.AFTER));
-        if (options.isUpsert()) {
+    /** The fields of a findAndModify that replaces or updates, in the driver's order. */
+    private static BsonDocument modification(
+            ReturnDocument returnDocument,
+            boolean upsert,
+            @Nullable BsonValue update,
+            @Nullable Boolean bypassDocumentValidation) {
+        BsonDocument specific = new BsonDocument("new", BsonBoolean.valueOf(returnDocument == ReturnDocument.AFTER));
+        if (upsert) {
             specific.put("upsert", BsonBoolean.TRUE);
         }
-        specific.put("update", replacement);
-        if (options.getBypassDocumentValidation() != null) {
-            specific.put("bypassDocumentValidation", BsonBoolean.valueOf(options.getBypassDocumentValidation()));
+        specific.put("update", update);
+        if (bypassDocumentValidation != null) {
+            specific.put("bypassDocumentValidation", BsonBoolean.valueOf(bypassDocumentValidation));
         }
-        return new FindAndModifyExecutor.Request<>(
-                "findOneAndReplace",
-                model,
-                options.getProjection(),
-                options.getSort(),
-                options.getMaxTime(TimeUnit.MILLISECONDS),
-                specific,
-                options.getCollation(),
-                options.getHint(),
-                options.getHintString(),
-                options.getComment(),
-                options.getLet());
+        return specific;
     }
 
-    static <T> FindAndModifyExecutor.Request<T> delete(WriteModel<T> model, FindOneAndDeleteOptions options) {
-        return new FindAndModifyExecutor.Request<>(
-                "findOneAndDelete",
-                model,
-                options.getProjection(),
-                options.getSort(),
-                options.getMaxTime(TimeUnit.MILLISECONDS),
-                new BsonDocument("remove", BsonBoolean.TRUE),
-                options.getCollation(),
-                options.getHint(),
-                options.getHintString(),
-                options.getComment(),
-                options.getLet());
+    private @Nullable BsonDocument encode(@Nullable Bson bson) {
+        return bson == null ? null : bson.toBsonDocument(collection.getDocumentClass(), collection.getCodecRegistry());
     }
 }
