@@ -5,19 +5,13 @@ import com.mongodb.bulk.BulkWriteResult;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.BulkWriteOptions;
-import com.mongodb.client.model.DeleteManyModel;
-import com.mongodb.client.model.DeleteOneModel;
 import com.mongodb.client.model.DeleteOptions;
 import com.mongodb.client.model.FindOneAndDeleteOptions;
 import com.mongodb.client.model.FindOneAndReplaceOptions;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.InsertManyOptions;
-import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.InsertOneOptions;
-import com.mongodb.client.model.ReplaceOneModel;
 import com.mongodb.client.model.ReplaceOptions;
-import com.mongodb.client.model.UpdateManyModel;
-import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.WriteModel;
 import com.mongodb.client.result.DeleteResult;
@@ -29,18 +23,10 @@ import io.github.mongowriteguard.exception.CopyStillRunningException;
 import io.github.mongowriteguard.exception.GuardedBulkWriteException;
 import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
-import io.github.mongowriteguard.internal.execution.DriverArgumentChecks;
 import io.github.mongowriteguard.internal.execution.FindAndModifyExecutor;
-import io.github.mongowriteguard.internal.execution.GuardedCall;
-import io.github.mongowriteguard.internal.execution.ThrowPolicy;
+import io.github.mongowriteguard.internal.execution.GuardedOperations;
 import io.github.mongowriteguard.outcome.WriteOutcome;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import org.bson.BsonArray;
-import org.bson.BsonDocumentWrapper;
-import org.bson.BsonValue;
 import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
 
@@ -61,6 +47,7 @@ public final class GuardedCollection<T> {
     private final MongoCollection<T> collection;
     private final BulkExecutor<T> executor;
     private final FindAndModifyExecutor<T> findAndModify;
+    private final GuardedOperations<T> operations;
     private final Rewrap rewrap;
     private final boolean idempotentMultiRetries;
 
@@ -78,6 +65,7 @@ public final class GuardedCollection<T> {
         this.collection = collection;
         this.executor = executor;
         this.findAndModify = findAndModify;
+        this.operations = new GuardedOperations<>(collection, executor, findAndModify, idempotentMultiRetries);
         this.rewrap = rewrap;
         this.idempotentMultiRetries = idempotentMultiRetries;
     }
@@ -155,7 +143,7 @@ public final class GuardedCollection<T> {
      * @throws io.github.mongowriteguard.exception.InvalidBulkException for bad input, before anything is sent
      */
     public WriteOutcome<T> execute(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        return executor.execute(call("bulkWrite", null, options, ThrowPolicy.OUTCOME_ONLY), models);
+        return operations.execute(null, models, options);
     }
 
     /**
@@ -177,7 +165,7 @@ public final class GuardedCollection<T> {
                     "execute() is not available inside a multi-document transaction: its writes"
                             + " belong to the transaction, which the server commits or aborts whole; use bulkWrite(session, ...)");
         }
-        return executor.execute(call("bulkWrite", session, options, ThrowPolicy.OUTCOME_ONLY), models);
+        return operations.execute(session, models, options);
     }
 
     /**
@@ -208,7 +196,7 @@ public final class GuardedCollection<T> {
      *                                        complete outcome)
      */
     public BulkWriteResult bulkWrite(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        return runBulkWrite(null, models, options);
+        return operations.bulkWrite(null, models, options);
     }
 
     /**
@@ -241,14 +229,7 @@ public final class GuardedCollection<T> {
         if (inTransaction(session)) {
             return collection.bulkWrite(session, models, options);
         }
-        return runBulkWrite(session, models, options);
-    }
-
-    private BulkWriteResult runBulkWrite(
-            @Nullable ClientSession session, List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        DriverArgumentChecks.requireWrites("bulkWrite", models);
-        WriteOutcome<T> outcome = executor.execute(call("bulkWrite", session, options, ThrowPolicy.BULK), models);
-        return outcome.toBulkWriteResult();
+        return operations.bulkWrite(session, models, options);
     }
 
     /**
@@ -278,7 +259,7 @@ public final class GuardedCollection<T> {
      * @throws com.mongodb.MongoTimeoutException when no attempt reached a server (nothing was applied)
      */
     public InsertOneResult insertOne(T document, InsertOneOptions options) {
-        return runInsertOne(null, document, options);
+        return operations.insertOne(null, document, options);
     }
 
     /**
@@ -306,20 +287,7 @@ public final class GuardedCollection<T> {
         if (inTransaction(session)) {
             return collection.insertOne(session, document, options);
         }
-        return runInsertOne(session, document, options);
-    }
-
-    private InsertOneResult runInsertOne(@Nullable ClientSession session, T document, InsertOneOptions options) {
-        WriteOutcome<T> outcome = single(
-                session,
-                "insertOne",
-                new InsertOneModel<>(document),
-                new BulkWriteOptions()
-                        .bypassDocumentValidation(options.getBypassDocumentValidation())
-                        .comment(options.getComment()));
-        BsonValue id =
-                outcome.inserts().isEmpty() ? null : outcome.inserts().get(0).getId();
-        return InsertOneResult.acknowledged(id);
+        return operations.insertOne(session, document, options);
     }
 
     /**
@@ -343,7 +311,7 @@ public final class GuardedCollection<T> {
      * @throws IllegalArgumentException when {@code documents} is null, before anything is sent
      */
     public InsertManyResult insertMany(List<? extends T> documents, InsertManyOptions options) {
-        return runInsertMany(null, documents, options);
+        return operations.insertMany(null, documents, options);
     }
 
     /**
@@ -371,27 +339,7 @@ public final class GuardedCollection<T> {
         if (inTransaction(session)) {
             return collection.insertMany(session, documents, options);
         }
-        return runInsertMany(session, documents, options);
-    }
-
-    private InsertManyResult runInsertMany(
-            @Nullable ClientSession session, List<? extends T> documents, InsertManyOptions options) {
-        if (documents == null) {
-            throw new IllegalArgumentException("insertMany: the list of documents is null; nothing was sent");
-        }
-        DriverArgumentChecks.requireWrites("insertMany", documents);
-        List<InsertOneModel<T>> models = new ArrayList<>(documents.size());
-        for (T document : documents) {
-            models.add(new InsertOneModel<>(document));
-        }
-        BulkWriteOptions bulkOptions = new BulkWriteOptions()
-                .ordered(options.isOrdered())
-                .bypassDocumentValidation(options.getBypassDocumentValidation())
-                .comment(options.getComment());
-        WriteOutcome<T> outcome = executor.execute(call("insertMany", session, bulkOptions, ThrowPolicy.BULK), models);
-        Map<Integer, BsonValue> ids = new HashMap<>();
-        outcome.inserts().forEach(insert -> ids.put(insert.getIndex(), insert.getId()));
-        return InsertManyResult.acknowledged(ids);
+        return operations.insertMany(session, documents, options);
     }
 
     /**
@@ -423,7 +371,7 @@ public final class GuardedCollection<T> {
      * @throws com.mongodb.MongoTimeoutException when no attempt reached a server (nothing was applied)
      */
     public UpdateResult replaceOne(Bson filter, T replacement, ReplaceOptions options) {
-        return runReplaceOne(null, filter, replacement, options);
+        return operations.replaceOne(null, filter, replacement, options);
     }
 
     /**
@@ -453,16 +401,7 @@ public final class GuardedCollection<T> {
         if (inTransaction(session)) {
             return collection.replaceOne(session, filter, replacement, options);
         }
-        return runReplaceOne(session, filter, replacement, options);
-    }
-
-    private UpdateResult runReplaceOne(
-            @Nullable ClientSession session, Bson filter, T replacement, ReplaceOptions options) {
-        return updateResult(single(
-                session,
-                "replaceOne",
-                new ReplaceOneModel<>(filter, replacement, options),
-                commandOptions(options.getBypassDocumentValidation(), options.getComment(), options.getLet())));
+        return operations.replaceOne(session, filter, replacement, options);
     }
 
     /**
@@ -493,7 +432,7 @@ public final class GuardedCollection<T> {
      * @throws com.mongodb.MongoTimeoutException when no attempt reached a server (nothing was applied)
      */
     public UpdateResult updateOne(Bson filter, Bson update, UpdateOptions options) {
-        return runUpdate(null, "updateOne", new UpdateOneModel<>(filter, update, options), options);
+        return operations.updateOne(null, filter, update, options);
     }
 
     /**
@@ -524,7 +463,7 @@ public final class GuardedCollection<T> {
      * @throws com.mongodb.MongoTimeoutException when no attempt reached a server (nothing was applied)
      */
     public UpdateResult updateOne(Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
-        return runUpdate(null, "updateOne", new UpdateOneModel<>(filter, pipeline, options), options);
+        return operations.updateOne(null, filter, pipeline, options);
     }
 
     /**
@@ -554,7 +493,7 @@ public final class GuardedCollection<T> {
         if (inTransaction(session)) {
             return collection.updateOne(session, filter, update, options);
         }
-        return runUpdate(session, "updateOne", new UpdateOneModel<>(filter, update, options), options);
+        return operations.updateOne(session, filter, update, options);
     }
 
     /**
@@ -585,7 +524,7 @@ public final class GuardedCollection<T> {
         if (inTransaction(session)) {
             return collection.updateOne(session, filter, pipeline, options);
         }
-        return runUpdate(session, "updateOne", new UpdateOneModel<>(filter, pipeline, options), options);
+        return operations.updateOne(session, filter, pipeline, options);
     }
 
     /**
@@ -619,7 +558,7 @@ public final class GuardedCollection<T> {
      * @throws com.mongodb.MongoTimeoutException when no attempt reached a server (nothing was applied)
      */
     public UpdateResult updateMany(Bson filter, Bson update, UpdateOptions options) {
-        return runUpdate(null, "updateMany", new UpdateManyModel<>(filter, update, options), options);
+        return operations.updateMany(null, filter, update, options);
     }
 
     /**
@@ -651,7 +590,7 @@ public final class GuardedCollection<T> {
      * @throws com.mongodb.MongoTimeoutException when no attempt reached a server (nothing was applied)
      */
     public UpdateResult updateMany(Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
-        return runUpdate(null, "updateMany", new UpdateManyModel<>(filter, pipeline, options), options);
+        return operations.updateMany(null, filter, pipeline, options);
     }
 
     /**
@@ -681,7 +620,7 @@ public final class GuardedCollection<T> {
         if (inTransaction(session)) {
             return collection.updateMany(session, filter, update, options);
         }
-        return runUpdate(session, "updateMany", new UpdateManyModel<>(filter, update, options), options);
+        return operations.updateMany(session, filter, update, options);
     }
 
     /**
@@ -712,16 +651,7 @@ public final class GuardedCollection<T> {
         if (inTransaction(session)) {
             return collection.updateMany(session, filter, pipeline, options);
         }
-        return runUpdate(session, "updateMany", new UpdateManyModel<>(filter, pipeline, options), options);
-    }
-
-    private UpdateResult runUpdate(
-            @Nullable ClientSession session, String operation, WriteModel<T> model, UpdateOptions options) {
-        return updateResult(single(
-                session,
-                operation,
-                model,
-                commandOptions(options.getBypassDocumentValidation(), options.getComment(), options.getLet())));
+        return operations.updateMany(session, filter, pipeline, options);
     }
 
     /**
@@ -750,7 +680,7 @@ public final class GuardedCollection<T> {
      * @throws com.mongodb.MongoTimeoutException when no attempt reached a server (nothing was applied)
      */
     public DeleteResult deleteOne(Bson filter, DeleteOptions options) {
-        return runDelete(null, "deleteOne", new DeleteOneModel<>(filter, options), options);
+        return operations.deleteOne(null, filter, options);
     }
 
     /**
@@ -778,7 +708,7 @@ public final class GuardedCollection<T> {
         if (inTransaction(session)) {
             return collection.deleteOne(session, filter, options);
         }
-        return runDelete(session, "deleteOne", new DeleteOneModel<>(filter, options), options);
+        return operations.deleteOne(session, filter, options);
     }
 
     /**
@@ -809,7 +739,7 @@ public final class GuardedCollection<T> {
      * @throws com.mongodb.MongoTimeoutException when no attempt reached a server (nothing was applied)
      */
     public DeleteResult deleteMany(Bson filter, DeleteOptions options) {
-        return runDelete(null, "deleteMany", new DeleteManyModel<>(filter, options), options);
+        return operations.deleteMany(null, filter, options);
     }
 
     /**
@@ -837,14 +767,7 @@ public final class GuardedCollection<T> {
         if (inTransaction(session)) {
             return collection.deleteMany(session, filter, options);
         }
-        return runDelete(session, "deleteMany", new DeleteManyModel<>(filter, options), options);
-    }
-
-    private DeleteResult runDelete(
-            @Nullable ClientSession session, String operation, WriteModel<T> model, DeleteOptions options) {
-        return DeleteResult.acknowledged(
-                single(session, operation, model, commandOptions(null, options.getComment(), options.getLet()))
-                        .deletedCount());
+        return operations.deleteMany(session, filter, options);
     }
 
     /**
@@ -874,7 +797,7 @@ public final class GuardedCollection<T> {
      * @return the deleted document, or null when none matched
      */
     public @Nullable T findOneAndDelete(Bson filter, FindOneAndDeleteOptions options) {
-        return runFindOneAndDelete(null, filter, options);
+        return operations.findOneAndDelete(null, filter, options);
     }
 
     /**
@@ -902,17 +825,7 @@ public final class GuardedCollection<T> {
         if (inTransaction(session)) {
             return collection.findOneAndDelete(session, filter, options);
         }
-        return runFindOneAndDelete(session, filter, options);
-    }
-
-    private @Nullable T runFindOneAndDelete(
-            @Nullable ClientSession session, Bson filter, FindOneAndDeleteOptions options) {
-        DeleteOptions model = new DeleteOptions()
-                .collation(options.getCollation())
-                .hint(options.getHint())
-                .hintString(options.getHintString());
-        return findAndModify.execute(
-                session, FindAndModifyExecutor.delete(new DeleteOneModel<>(filter, model), options));
+        return operations.findOneAndDelete(session, filter, options);
     }
 
     /**
@@ -937,7 +850,7 @@ public final class GuardedCollection<T> {
      * @return the document before or after the replacement, as {@code returnDocument} asks, or null
      */
     public @Nullable T findOneAndReplace(Bson filter, T replacement, FindOneAndReplaceOptions options) {
-        return runFindOneAndReplace(null, filter, replacement, options);
+        return operations.findOneAndReplace(null, filter, replacement, options);
     }
 
     /**
@@ -968,22 +881,7 @@ public final class GuardedCollection<T> {
         if (inTransaction(session)) {
             return collection.findOneAndReplace(session, filter, replacement, options);
         }
-        return runFindOneAndReplace(session, filter, replacement, options);
-    }
-
-    private @Nullable T runFindOneAndReplace(
-            @Nullable ClientSession session, Bson filter, T replacement, FindOneAndReplaceOptions options) {
-        ReplaceOptions model = new ReplaceOptions()
-                .upsert(options.isUpsert())
-                .collation(options.getCollation())
-                .hint(options.getHint())
-                .hintString(options.getHintString());
-        BsonValue encoded = replacement == null
-                ? null
-                : BsonDocumentWrapper.asBsonDocument(replacement, collection.getCodecRegistry());
-        return findAndModify.execute(
-                session,
-                FindAndModifyExecutor.replace(new ReplaceOneModel<>(filter, replacement, model), encoded, options));
+        return operations.findOneAndReplace(session, filter, replacement, options);
     }
 
     /**
@@ -1008,7 +906,7 @@ public final class GuardedCollection<T> {
      * @return the document before or after the update, as {@code returnDocument} asks, or null
      */
     public @Nullable T findOneAndUpdate(Bson filter, Bson update, FindOneAndUpdateOptions options) {
-        return runFindOneAndUpdate(null, new UpdateOneModel<>(filter, update, updateOptions(options)), options);
+        return operations.findOneAndUpdate(null, filter, update, options);
     }
 
     /**
@@ -1033,7 +931,7 @@ public final class GuardedCollection<T> {
      * @return the document before or after the update, as {@code returnDocument} asks, or null
      */
     public @Nullable T findOneAndUpdate(Bson filter, List<? extends Bson> pipeline, FindOneAndUpdateOptions options) {
-        return runFindOneAndUpdate(null, new UpdateOneModel<>(filter, pipeline, updateOptions(options)), options);
+        return operations.findOneAndUpdate(null, filter, pipeline, options);
     }
 
     /**
@@ -1064,7 +962,7 @@ public final class GuardedCollection<T> {
         if (inTransaction(session)) {
             return collection.findOneAndUpdate(session, filter, update, options);
         }
-        return runFindOneAndUpdate(session, new UpdateOneModel<>(filter, update, updateOptions(options)), options);
+        return operations.findOneAndUpdate(session, filter, update, options);
     }
 
     /**
@@ -1095,35 +993,7 @@ public final class GuardedCollection<T> {
         if (inTransaction(session)) {
             return collection.findOneAndUpdate(session, filter, pipeline, options);
         }
-        return runFindOneAndUpdate(session, new UpdateOneModel<>(filter, pipeline, updateOptions(options)), options);
-    }
-
-    private @Nullable T runFindOneAndUpdate(
-            @Nullable ClientSession session, UpdateOneModel<T> model, FindOneAndUpdateOptions options) {
-        BsonValue encoded = null;
-        if (model.getUpdate() != null) {
-            encoded = model.getUpdate().toBsonDocument(collection.getDocumentClass(), collection.getCodecRegistry());
-        } else if (model.getUpdatePipeline() != null) {
-            BsonArray stages = new BsonArray();
-            for (Bson stage : model.getUpdatePipeline()) {
-                stages.add(
-                        stage == null
-                                ? null
-                                : stage.toBsonDocument(collection.getDocumentClass(), collection.getCodecRegistry()));
-            }
-            encoded = stages;
-        }
-        return findAndModify.execute(session, FindAndModifyExecutor.update(model, encoded, options));
-    }
-
-    /** What the planner checks of a findOneAndUpdate, as an updateOne model. */
-    private static UpdateOptions updateOptions(FindOneAndUpdateOptions options) {
-        return new UpdateOptions()
-                .upsert(options.isUpsert())
-                .collation(options.getCollation())
-                .arrayFilters(options.getArrayFilters())
-                .hint(options.getHint())
-                .hintString(options.getHintString());
+        return operations.findOneAndUpdate(session, filter, pipeline, options);
     }
 
     /**
@@ -1136,33 +1006,6 @@ public final class GuardedCollection<T> {
             throw new IllegalArgumentException("clientSession can not be null");
         }
         return session.hasActiveTransaction();
-    }
-
-    /** The options the driver's single-write methods send at command level. */
-    private static BulkWriteOptions commandOptions(
-            @Nullable Boolean bypassDocumentValidation, @Nullable BsonValue comment, @Nullable Bson let) {
-        return new BulkWriteOptions()
-                .bypassDocumentValidation(bypassDocumentValidation)
-                .comment(comment)
-                .let(let);
-    }
-
-    private static <T> UpdateResult updateResult(WriteOutcome<T> outcome) {
-        BsonValue upserted =
-                outcome.upserts().isEmpty() ? null : outcome.upserts().get(0).getId();
-        return UpdateResult.acknowledged(outcome.matchedCount(), (long) outcome.modifiedCount(), upserted);
-    }
-
-    /** Runs one write and throws what the driver's single-document method would, typed where the guard knows more. */
-    private WriteOutcome<T> single(
-            @Nullable ClientSession session, String operation, WriteModel<T> model, BulkWriteOptions options) {
-        return executor.execute(call(operation, session, options, ThrowPolicy.SINGLE_WRITE), List.of(model));
-    }
-
-    /** The description of a guarded call on this collection, with its multi-document retry opt-in. */
-    private GuardedCall call(
-            String operation, @Nullable ClientSession session, BulkWriteOptions options, ThrowPolicy throwPolicy) {
-        return GuardedCall.of(operation, session, options, throwPolicy).idempotentMultiRetries(idempotentMultiRetries);
     }
 
     @Override

@@ -7,10 +7,6 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.Collation;
-import com.mongodb.client.model.FindOneAndDeleteOptions;
-import com.mongodb.client.model.FindOneAndReplaceOptions;
-import com.mongodb.client.model.FindOneAndUpdateOptions;
-import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.model.WriteModel;
 import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.BulkPlan;
@@ -26,9 +22,6 @@ import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.retry.RetryClassifier;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import org.bson.BsonArray;
-import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonDocumentReader;
 import org.bson.BsonInt64;
@@ -83,75 +76,6 @@ public final class FindAndModifyExecutor<T> {
             @Nullable String hintString,
             @Nullable BsonValue comment,
             @Nullable Bson let) {}
-
-    public static <T> Request<T> update(
-            WriteModel<T> model, @Nullable BsonValue update, FindOneAndUpdateOptions options) {
-        BsonDocument specific =
-                new BsonDocument("new", BsonBoolean.valueOf(options.getReturnDocument() == ReturnDocument.AFTER));
-        if (options.isUpsert()) {
-            specific.put("upsert", BsonBoolean.TRUE);
-        }
-        specific.put("update", update);
-        if (options.getBypassDocumentValidation() != null) {
-            specific.put("bypassDocumentValidation", BsonBoolean.valueOf(options.getBypassDocumentValidation()));
-        }
-        if (options.getArrayFilters() != null) {
-            BsonArray filters = new BsonArray();
-            options.getArrayFilters().forEach(filter -> filters.add(filter.toBsonDocument()));
-            specific.put("arrayFilters", filters);
-        }
-        return new Request<>(
-                "findOneAndUpdate",
-                model,
-                options.getProjection(),
-                options.getSort(),
-                options.getMaxTime(TimeUnit.MILLISECONDS),
-                specific,
-                options.getCollation(),
-                options.getHint(),
-                options.getHintString(),
-                options.getComment(),
-                options.getLet());
-    }
-
-    public static <T> Request<T> replace(WriteModel<T> model, BsonValue replacement, FindOneAndReplaceOptions options) {
-        BsonDocument specific =
-                new BsonDocument("new", BsonBoolean.valueOf(options.getReturnDocument() == ReturnDocument.AFTER));
-        if (options.isUpsert()) {
-            specific.put("upsert", BsonBoolean.TRUE);
-        }
-        specific.put("update", replacement);
-        if (options.getBypassDocumentValidation() != null) {
-            specific.put("bypassDocumentValidation", BsonBoolean.valueOf(options.getBypassDocumentValidation()));
-        }
-        return new Request<>(
-                "findOneAndReplace",
-                model,
-                options.getProjection(),
-                options.getSort(),
-                options.getMaxTime(TimeUnit.MILLISECONDS),
-                specific,
-                options.getCollation(),
-                options.getHint(),
-                options.getHintString(),
-                options.getComment(),
-                options.getLet());
-    }
-
-    public static <T> Request<T> delete(WriteModel<T> model, FindOneAndDeleteOptions options) {
-        return new Request<>(
-                "findOneAndDelete",
-                model,
-                options.getProjection(),
-                options.getSort(),
-                options.getMaxTime(TimeUnit.MILLISECONDS),
-                new BsonDocument("remove", BsonBoolean.TRUE),
-                options.getCollation(),
-                options.getHint(),
-                options.getHintString(),
-                options.getComment(),
-                options.getLet());
-    }
 
     /**
      * Runs the request and returns the document the server returned (before or after the write, as asked), or null.

@@ -1,0 +1,337 @@
+package io.github.mongowriteguard.internal.execution;
+
+import com.mongodb.bulk.BulkWriteResult;
+import com.mongodb.client.ClientSession;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.DeleteManyModel;
+import com.mongodb.client.model.DeleteOneModel;
+import com.mongodb.client.model.DeleteOptions;
+import com.mongodb.client.model.FindOneAndDeleteOptions;
+import com.mongodb.client.model.FindOneAndReplaceOptions;
+import com.mongodb.client.model.FindOneAndUpdateOptions;
+import com.mongodb.client.model.InsertManyOptions;
+import com.mongodb.client.model.InsertOneModel;
+import com.mongodb.client.model.InsertOneOptions;
+import com.mongodb.client.model.ReplaceOneModel;
+import com.mongodb.client.model.ReplaceOptions;
+import com.mongodb.client.model.ReturnDocument;
+import com.mongodb.client.model.UpdateManyModel;
+import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.UpdateOptions;
+import com.mongodb.client.model.WriteModel;
+import com.mongodb.client.result.DeleteResult;
+import com.mongodb.client.result.InsertManyResult;
+import com.mongodb.client.result.InsertOneResult;
+import com.mongodb.client.result.UpdateResult;
+import io.github.mongowriteguard.outcome.WriteOutcome;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonDocumentWrapper;
+import org.bson.BsonValue;
+import org.bson.conversions.Bson;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The guarded operations of one collection, one method per driver method family, as the driver keeps one factory per
+ * method in driver-core {@code Operations}: each reads the driver's options for its method and turns them into the
+ * guard's request, so "where is option Y read" has one answer. Every method runs outside a multi-document transaction
+ * (the caller's {@code GuardedCollection} sends transactional writes to the driver as they are). Not API.
+ *
+ * @param <T> the collection's document class
+ */
+public final class GuardedOperations<T> {
+    private final MongoCollection<T> collection;
+    private final BulkExecutor<T> executor;
+    private final FindAndModifyExecutor<T> findAndModify;
+    private final boolean idempotentMultiRetries;
+
+    /**
+     * @param idempotentMultiRetries the caller's opt-in to retry provably idempotent multi-document updates, carried by
+     *                               every call
+     */
+    public GuardedOperations(
+            MongoCollection<T> collection,
+            BulkExecutor<T> executor,
+            FindAndModifyExecutor<T> findAndModify,
+            boolean idempotentMultiRetries) {
+        this.collection = collection;
+        this.executor = executor;
+        this.findAndModify = findAndModify;
+        this.idempotentMultiRetries = idempotentMultiRetries;
+    }
+
+    // ---- bulkWrite and execute: the caller's BulkWriteOptions as they are ----
+
+    /** A bulk whose outcome is returned whole, never thrown for write errors. */
+    public WriteOutcome<T> execute(
+            @Nullable ClientSession session, List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
+        return executor.execute(call("bulkWrite", session, options, ThrowPolicy.OUTCOME_ONLY), models);
+    }
+
+    public BulkWriteResult bulkWrite(
+            @Nullable ClientSession session, List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
+        DriverArgumentChecks.requireWrites("bulkWrite", models);
+        WriteOutcome<T> outcome = executor.execute(call("bulkWrite", session, options, ThrowPolicy.BULK), models);
+        return outcome.toBulkWriteResult();
+    }
+
+    // ---- insertOne, insertMany ----
+
+    public InsertOneResult insertOne(@Nullable ClientSession session, T document, InsertOneOptions options) {
+        WriteOutcome<T> outcome = single(
+                session,
+                "insertOne",
+                new InsertOneModel<>(document),
+                new BulkWriteOptions()
+                        .bypassDocumentValidation(options.getBypassDocumentValidation())
+                        .comment(options.getComment()));
+        BsonValue id =
+                outcome.inserts().isEmpty() ? null : outcome.inserts().get(0).getId();
+        return InsertOneResult.acknowledged(id);
+    }
+
+    public InsertManyResult insertMany(
+            @Nullable ClientSession session, List<? extends T> documents, InsertManyOptions options) {
+        if (documents == null) {
+            throw new IllegalArgumentException("insertMany: the list of documents is null; nothing was sent");
+        }
+        DriverArgumentChecks.requireWrites("insertMany", documents);
+        List<InsertOneModel<T>> models = new ArrayList<>(documents.size());
+        for (T document : documents) {
+            models.add(new InsertOneModel<>(document));
+        }
+        BulkWriteOptions bulkOptions = new BulkWriteOptions()
+                .ordered(options.isOrdered())
+                .bypassDocumentValidation(options.getBypassDocumentValidation())
+                .comment(options.getComment());
+        WriteOutcome<T> outcome = executor.execute(call("insertMany", session, bulkOptions, ThrowPolicy.BULK), models);
+        Map<Integer, BsonValue> ids = new HashMap<>();
+        outcome.inserts().forEach(insert -> ids.put(insert.getIndex(), insert.getId()));
+        return InsertManyResult.acknowledged(ids);
+    }
+
+    // ---- replaceOne, updateOne, updateMany: the model carries the per-statement options ----
+
+    public UpdateResult replaceOne(
+            @Nullable ClientSession session, Bson filter, T replacement, ReplaceOptions options) {
+        return updateResult(single(
+                session,
+                "replaceOne",
+                new ReplaceOneModel<>(filter, replacement, options),
+                commandOptions(options.getBypassDocumentValidation(), options.getComment(), options.getLet())));
+    }
+
+    public UpdateResult updateOne(@Nullable ClientSession session, Bson filter, Bson update, UpdateOptions options) {
+        return update(session, "updateOne", new UpdateOneModel<>(filter, update, options), options);
+    }
+
+    public UpdateResult updateOne(
+            @Nullable ClientSession session, Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
+        return update(session, "updateOne", new UpdateOneModel<>(filter, pipeline, options), options);
+    }
+
+    public UpdateResult updateMany(@Nullable ClientSession session, Bson filter, Bson update, UpdateOptions options) {
+        return update(session, "updateMany", new UpdateManyModel<>(filter, update, options), options);
+    }
+
+    public UpdateResult updateMany(
+            @Nullable ClientSession session, Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
+        return update(session, "updateMany", new UpdateManyModel<>(filter, pipeline, options), options);
+    }
+
+    private UpdateResult update(
+            @Nullable ClientSession session, String operation, WriteModel<T> model, UpdateOptions options) {
+        return updateResult(single(
+                session,
+                operation,
+                model,
+                commandOptions(options.getBypassDocumentValidation(), options.getComment(), options.getLet())));
+    }
+
+    private static <T> UpdateResult updateResult(WriteOutcome<T> outcome) {
+        BsonValue upserted =
+                outcome.upserts().isEmpty() ? null : outcome.upserts().get(0).getId();
+        return UpdateResult.acknowledged(outcome.matchedCount(), (long) outcome.modifiedCount(), upserted);
+    }
+
+    // ---- deleteOne, deleteMany ----
+
+    public DeleteResult deleteOne(@Nullable ClientSession session, Bson filter, DeleteOptions options) {
+        return delete(session, "deleteOne", new DeleteOneModel<>(filter, options), options);
+    }
+
+    public DeleteResult deleteMany(@Nullable ClientSession session, Bson filter, DeleteOptions options) {
+        return delete(session, "deleteMany", new DeleteManyModel<>(filter, options), options);
+    }
+
+    private DeleteResult delete(
+            @Nullable ClientSession session, String operation, WriteModel<T> model, DeleteOptions options) {
+        return DeleteResult.acknowledged(
+                single(session, operation, model, commandOptions(null, options.getComment(), options.getLet()))
+                        .deletedCount());
+    }
+
+    // ---- what the single-write methods share ----
+
+    /** The options the driver's single-write methods send at command level. */
+    private static BulkWriteOptions commandOptions(
+            @Nullable Boolean bypassDocumentValidation, @Nullable BsonValue comment, @Nullable Bson let) {
+        return new BulkWriteOptions()
+                .bypassDocumentValidation(bypassDocumentValidation)
+                .comment(comment)
+                .let(let);
+    }
+
+    /** Runs one write and throws what the driver's single-document method would, typed where the guard knows more. */
+    private WriteOutcome<T> single(
+            @Nullable ClientSession session, String operation, WriteModel<T> model, BulkWriteOptions options) {
+        return executor.execute(call(operation, session, options, ThrowPolicy.SINGLE_WRITE), List.of(model));
+    }
+
+    /** The description of a guarded call on this collection, with its multi-document retry opt-in. */
+    private GuardedCall call(
+            String operation, @Nullable ClientSession session, BulkWriteOptions options, ThrowPolicy throwPolicy) {
+        return GuardedCall.of(operation, session, options, throwPolicy).idempotentMultiRetries(idempotentMultiRetries);
+    }
+
+    // ---- findOneAndDelete, findOneAndReplace, findOneAndUpdate: one findAndModify command ----
+    // Each reads its options once: the statement's options as the planner checks them (the model), the command's
+    // fields in the driver's order (driver-core BaseFindAndModifyOperation and its subclasses).
+
+    public @Nullable T findOneAndDelete(@Nullable ClientSession session, Bson filter, FindOneAndDeleteOptions options) {
+        DeleteOptions model = new DeleteOptions()
+                .collation(options.getCollation())
+                .hint(options.getHint())
+                .hintString(options.getHintString());
+        return findAndModify.execute(
+                session,
+                new FindAndModifyExecutor.Request<>(
+                        "findOneAndDelete",
+                        new DeleteOneModel<>(filter, model),
+                        options.getProjection(),
+                        options.getSort(),
+                        options.getMaxTime(TimeUnit.MILLISECONDS),
+                        new BsonDocument("remove", BsonBoolean.TRUE),
+                        options.getCollation(),
+                        options.getHint(),
+                        options.getHintString(),
+                        options.getComment(),
+                        options.getLet()));
+    }
+
+    public @Nullable T findOneAndReplace(
+            @Nullable ClientSession session, Bson filter, T replacement, FindOneAndReplaceOptions options) {
+        ReplaceOptions model = new ReplaceOptions()
+                .upsert(options.isUpsert())
+                .collation(options.getCollation())
+                .hint(options.getHint())
+                .hintString(options.getHintString());
+        BsonValue encoded = replacement == null
+                ? null
+                : BsonDocumentWrapper.asBsonDocument(replacement, collection.getCodecRegistry());
+        BsonDocument specific = modification(
+                options.getReturnDocument(), options.isUpsert(), encoded, options.getBypassDocumentValidation());
+        return findAndModify.execute(
+                session,
+                new FindAndModifyExecutor.Request<>(
+                        "findOneAndReplace",
+                        new ReplaceOneModel<>(filter, replacement, model),
+                        options.getProjection(),
+                        options.getSort(),
+                        options.getMaxTime(TimeUnit.MILLISECONDS),
+                        specific,
+                        options.getCollation(),
+                        options.getHint(),
+                        options.getHintString(),
+                        options.getComment(),
+                        options.getLet()));
+    }
+
+    public @Nullable T findOneAndUpdate(
+            @Nullable ClientSession session, Bson filter, Bson update, FindOneAndUpdateOptions options) {
+        UpdateOneModel<T> model = new UpdateOneModel<>(filter, update, findOneAndUpdateModel(options));
+        return findOneAndUpdate(session, model, encode(update), options);
+    }
+
+    public @Nullable T findOneAndUpdate(
+            @Nullable ClientSession session,
+            Bson filter,
+            List<? extends Bson> pipeline,
+            FindOneAndUpdateOptions options) {
+        UpdateOneModel<T> model = new UpdateOneModel<>(filter, pipeline, findOneAndUpdateModel(options));
+        BsonArray stages = null;
+        if (pipeline != null) {
+            stages = new BsonArray();
+            for (Bson stage : pipeline) {
+                stages.add(stage == null ? null : encode(stage));
+            }
+        }
+        return findOneAndUpdate(session, model, stages, options);
+    }
+
+    /** What the planner checks of a findOneAndUpdate, as an updateOne model. */
+    private static UpdateOptions findOneAndUpdateModel(FindOneAndUpdateOptions options) {
+        return new UpdateOptions()
+                .upsert(options.isUpsert())
+                .collation(options.getCollation())
+                .arrayFilters(options.getArrayFilters())
+                .hint(options.getHint())
+                .hintString(options.getHintString());
+    }
+
+    private @Nullable T findOneAndUpdate(
+            @Nullable ClientSession session,
+            UpdateOneModel<T> model,
+            @Nullable BsonValue update,
+            FindOneAndUpdateOptions options) {
+        BsonDocument specific = modification(
+                options.getReturnDocument(), options.isUpsert(), update, options.getBypassDocumentValidation());
+        if (options.getArrayFilters() != null) {
+            BsonArray filters = new BsonArray();
+            options.getArrayFilters().forEach(filter -> filters.add(filter.toBsonDocument()));
+            specific.put("arrayFilters", filters);
+        }
+        return findAndModify.execute(
+                session,
+                new FindAndModifyExecutor.Request<>(
+                        "findOneAndUpdate",
+                        model,
+                        options.getProjection(),
+                        options.getSort(),
+                        options.getMaxTime(TimeUnit.MILLISECONDS),
+                        specific,
+                        options.getCollation(),
+                        options.getHint(),
+                        options.getHintString(),
+                        options.getComment(),
+                        options.getLet()));
+    }
+
+    /** The fields of a findAndModify that replaces or updates, in the driver's order. */
+    private static BsonDocument modification(
+            ReturnDocument returnDocument,
+            boolean upsert,
+            @Nullable BsonValue update,
+            @Nullable Boolean bypassDocumentValidation) {
+        BsonDocument specific = new BsonDocument("new", BsonBoolean.valueOf(returnDocument == ReturnDocument.AFTER));
+        if (upsert) {
+            specific.put("upsert", BsonBoolean.TRUE);
+        }
+        specific.put("update", update);
+        if (bypassDocumentValidation != null) {
+            specific.put("bypassDocumentValidation", BsonBoolean.valueOf(bypassDocumentValidation));
+        }
+        return specific;
+    }
+
+    private @Nullable BsonDocument encode(@Nullable Bson bson) {
+        return bson == null ? null : bson.toBsonDocument(collection.getDocumentClass(), collection.getCodecRegistry());
+    }
+}
