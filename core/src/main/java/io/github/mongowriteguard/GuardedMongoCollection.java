@@ -33,13 +33,13 @@ import org.jspecify.annotations.Nullable;
  * a guarded view of the new collection. Get one from {@link GuardedCollection#asMongoCollection()}.
  *
  * <pre>{@code
- * MongoCollection<Document> orders = guard.wrap(client, client.getDatabase("shop").getCollection("orders")).asMongoCollection();
+ * MongoCollection<Document> orders = guard.guardCollection(client, client.getDatabase("shop").getCollection("orders")).asMongoCollection();
  * orders.updateOne(eq("_id", 42), set("state", "paid"));   // guarded: server deadline, same-copy retries
  * orders.find(eq("state", "paid"));                        // the driver's own read
  * }</pre>
  *
  * <p>Its write methods throw what {@link GuardedCollection}'s do (see the README's table of deliberate differences);
- * {@code withTimeout} is refused, as {@link WriteGuard#wrap} refuses a collection with a timeout.
+ * {@code withTimeout} is refused, as {@link WriteGuard#guardCollection} refuses a collection with a timeout.
  *
  * @param <T> the collection's document class
  */
