@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The driver's client-level bulk write ({@code MongoClient.bulkWrite}: several namespaces in one call), guarded.
- * Obtained from {@link WriteGuard#wrap(MongoClient)}.
+ * Obtained from {@link WriteGuard#guardClient(MongoClient)}.
  *
  * <p>Keys are (namespace, {@code _id}); each namespace's writes are planned and run as the collection-level
  * {@link GuardedCollection#bulkWrite} of those writes (rounds, per-key order, per-key failures for an ORDERED call

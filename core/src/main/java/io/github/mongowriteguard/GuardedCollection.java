@@ -36,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  * first send, and every outcome is complete. Results and exceptions are the driver's types.
  *
  * <pre>{@code
- * GuardedCollection<Document> inventory = guard.wrap(client, client.getDatabase("shop").getCollection("inventory"));
+ * GuardedCollection<Document> inventory = guard.guardCollection(client, client.getDatabase("shop").getCollection("inventory"));
  * BulkWriteResult result = inventory.bulkWrite(models, new BulkWriteOptions().ordered(true)); // 1 round, not ~800
  * WriteOutcome<Document> outcome = inventory.execute(models, new BulkWriteOptions()); // never throws for write errors
  * }</pre>

@@ -34,7 +34,8 @@ import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The entry point: configure a client through the driver's own settings builder, then wrap its collections.
+ * The entry point: configure a client through the driver's own settings builder, then guard its collections
+ * ({@link #guardCollection}) or its client-level bulk write ({@link #guardClient}).
  *
  * <pre>{@code
  * WriteGuard guard = WriteGuard.create(WriteGuardSettings.defaults());
@@ -42,7 +43,7 @@ import org.jspecify.annotations.Nullable;
  *     .applyConnectionString(new ConnectionString(uri))
  *     .applyToSocketSettings(s -> s.readTimeout(30, TimeUnit.SECONDS));
  * MongoClient client = MongoClients.create(guard.configure(settings).build());
- * GuardedCollection<Document> inventory = guard.wrap(client, client.getDatabase("shop").getCollection("inventory"));
+ * GuardedCollection<Document> inventory = guard.guardCollection(client, client.getDatabase("shop").getCollection("inventory"));
  * }</pre>
  *
  * <p>{@link #configure} registers the guard's command listener and reads, once, what the guard needs from the
@@ -50,8 +51,9 @@ import org.jspecify.annotations.Nullable;
  * it: 20 s for 30 s), and whether the client uses Client-Side Operation Timeout. A client without a socket read
  * timeout (the driver's default) gets {@link WriteGuardSettings#getDefaultServerDeadline()} as the server deadline.
  * One guard may be configured on several builders; each client keeps what was read from its own builder, and a
- * client built without {@code configure} is refused by {@code wrap}. Guarded collections of one client, namespace,
- * document class, codec registry and read/write concerns share one planner and encoder.
+ * client built without {@code configure} is refused by {@code guardCollection} and {@code guardClient}. Guarded
+ * collections of one client, namespace, document class, codec registry and read/write concerns share one planner and
+ * encoder.
  */
 public final class WriteGuard {
     private final WriteGuardSettings settings;
@@ -163,7 +165,8 @@ public final class WriteGuard {
             builder.addCommandListener(listener);
         }
         // The driver keeps the cluster's server selector in the public ClusterDescription.getClusterSettings() of the
-        // client (its listeners it replaces): the binding rides there, so wrap(client) finds what was read here.
+        // client (its listeners it replaces): the binding rides there, so guardClient(client) and
+        // guardCollection(client, ...) find what was read here.
         ServerSelector marker = binding;
         builder.applyToClusterSettings(cluster -> cluster.serverSelector(marker));
         bindings.add(binding);
@@ -171,7 +174,7 @@ public final class WriteGuard {
     }
 
     /**
-     * Wraps a collection of a client built from a builder given to {@link #configure}.
+     * Guards a collection of a client built from a builder given to {@link #configure}.
      *
      * @param <T>        the collection's document class
      * @param client     the client the collection belongs to
@@ -180,12 +183,12 @@ public final class WriteGuard {
      * @throws IllegalStateException if the client was not built from a builder given to this guard's
      *                               {@link #configure}, or the settings do not fit the client's socket read timeout
      */
-    public <T> GuardedCollection<T> wrap(MongoClient client, MongoCollection<T> collection) {
-        return wrap(MongoAccess.of(client), collection);
+    public <T> GuardedCollection<T> guardCollection(MongoClient client, MongoCollection<T> collection) {
+        return guardCollection(MongoAccess.of(client), collection);
     }
 
     /**
-     * Wraps a collection whose sessions and database come from {@code access}. An {@code access} that is not
+     * Guards a collection whose sessions and database come from {@code access}. An {@code access} that is not
      * {@link MongoAccess#of(MongoClient)} does not say its client: the guard must then have been configured on
      * exactly one client.
      *
@@ -197,7 +200,7 @@ public final class WriteGuard {
      *                               its client, was called on several builders), or the settings do not fit the
      *                               client's socket read timeout (the message says which and how to fix it)
      */
-    public <T> GuardedCollection<T> wrap(MongoAccess access, MongoCollection<T> collection) {
+    public <T> GuardedCollection<T> guardCollection(MongoAccess access, MongoCollection<T> collection) {
         Objects.requireNonNull(access, "access");
         Objects.requireNonNull(collection, "collection");
         ClientBinding binding =
@@ -219,21 +222,21 @@ public final class WriteGuard {
                 new GuardedCollection.Rewrap() {
                     @Override
                     public <X> GuardedCollection<X> wrap(MongoCollection<X> changed) {
-                        return WriteGuard.this.wrap(access, changed);
+                        return WriteGuard.this.guardCollection(access, changed);
                     }
                 },
                 false);
     }
 
     /**
-     * Wraps a client for its client-level bulk write ({@code MongoClient.bulkWrite}, several namespaces in one call),
+     * Guards a client for its client-level bulk write ({@code MongoClient.bulkWrite}, several namespaces in one call),
      * guarded as the collection-level {@code bulkWrite} of each namespace's writes; see {@link GuardedClient}.
      *
      * @param client a client built from a builder given to {@link #configure}
      * @return the guarded client
-     * @throws IllegalStateException as {@link #wrap(MongoClient, MongoCollection)}
+     * @throws IllegalStateException as {@link #guardCollection(MongoClient, MongoCollection)}
      */
-    public GuardedClient wrap(MongoClient client) {
+    public GuardedClient guardClient(MongoClient client) {
         Objects.requireNonNull(client, "client");
         MongoAccess access = MongoAccess.of(client);
         GuardRuntime strictRuntime = new GuardRuntime(
@@ -289,7 +292,7 @@ public final class WriteGuard {
         if (configured.size() > 1) {
             throw new IllegalStateException("this guard was configured on " + configured.size() + " client settings"
                     + " builders and this MongoAccess does not say which client it belongs to; use one WriteGuard per client,"
-                    + " or wrap through MongoAccess.of(client) or wrap(MongoClient, MongoCollection)");
+                    + " or guard through MongoAccess.of(client) or guardCollection(MongoClient, MongoCollection)");
         }
         return configured.get(0);
     }

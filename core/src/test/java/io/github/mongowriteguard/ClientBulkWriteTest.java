@@ -181,7 +181,7 @@ class ClientBulkWriteTest {
     }
 
     private static void differential(GuardFixture fixture, long firstSeed) {
-        GuardedClient guarded = fixture.guard.wrap(fixture.client);
+        GuardedClient guarded = fixture.guard.guardClient(fixture.client);
         Map<Mode, Integer> errors = new TreeMap<>();
         int sent = 0;
         int verboseBulks = 0;
@@ -393,7 +393,7 @@ class ClientBulkWriteTest {
                         .start();
                 GuardFixture fixture = new GuardFixture(cluster.connectionString(), guard.getSettings(), 300, b -> {});
                 StallHandle stall = cluster.primary().stall(Stall.uninterruptible("g.a", Duration.ofMillis(1_500)))) {
-            GuardedClient guarded = fixture.guard.wrap(fixture.client);
+            GuardedClient guarded = fixture.guard.guardClient(fixture.client);
             List<ClientNamespacedWriteModel> models = List.of(
                     ClientNamespacedWriteModel.insertOne(new MongoNamespace("g.a"), new Document("_id", 1)),
                     ClientNamespacedWriteModel.insertOne(new MongoNamespace("g.b"), new Document("_id", 2)));
@@ -427,7 +427,7 @@ class ClientBulkWriteTest {
                         .serverVersion(ServerVersion.V8_0)
                         .start();
                 GuardFixture fixture = new GuardFixture(cluster.connectionString(), 5_000)) {
-            GuardedClient guarded = fixture.guard.wrap(fixture.client);
+            GuardedClient guarded = fixture.guard.guardClient(fixture.client);
             reset(fixture.client);
             java.util.function.Function<String, List<ClientNamespacedWriteModel>> models = db -> List.of(
                     ClientNamespacedWriteModel.insertOne(new MongoNamespace(db, "a"), new Document("_id", 10)),
@@ -491,7 +491,7 @@ class ClientBulkWriteTest {
                         .serverVersion(ServerVersion.V8_0)
                         .start();
                 GuardFixture fixture = new GuardFixture(cluster.connectionString(), 5_000)) {
-            GuardedClient guarded = fixture.guard.wrap(fixture.client);
+            GuardedClient guarded = fixture.guard.guardClient(fixture.client);
             assertThatThrownBy(() -> guarded.bulkWrite(List.of(
                             ClientNamespacedWriteModel.insertOne(new MongoNamespace("g.a"), new Document("_id", 1)),
                             ClientNamespacedWriteModel.insertOne(new MongoNamespace("g.b"), new Document("_id", 1)),
@@ -515,7 +515,8 @@ class ClientBulkWriteTest {
                     ClientNamespacedWriteModel.insertOne(new MongoNamespace("g.b"), new Document("_id", 1)));
             assertThatThrownBy(() -> fixture.client.bulkWrite(models)).isInstanceOf(RuntimeException.class);
 
-            ClientBulkWriteResult result = fixture.guard.wrap(fixture.client).bulkWrite(models);
+            ClientBulkWriteResult result =
+                    fixture.guard.guardClient(fixture.client).bulkWrite(models);
 
             assertThat(result.getInsertedCount()).isEqualTo(2);
         }
@@ -528,7 +529,7 @@ class ClientBulkWriteTest {
                         .start();
                 GuardFixture fixture = new GuardFixture(cluster.connectionString(), 5_000);
                 ClientSession session = fixture.client.startSession()) {
-            GuardedClient guarded = fixture.guard.wrap(fixture.client);
+            GuardedClient guarded = fixture.guard.guardClient(fixture.client);
             ClientBulkWriteResult result = guarded.bulkWrite(
                     session,
                     List.of(
@@ -569,7 +570,7 @@ class ClientBulkWriteTest {
                         .serverVersion(ServerVersion.V8_0)
                         .start();
                 GuardFixture fixture = new GuardFixture(cluster.connectionString(), 5_000)) {
-            GuardedClient guarded = fixture.guard.wrap(fixture.client);
+            GuardedClient guarded = fixture.guard.guardClient(fixture.client);
             Map<String, ClientBulkWriteException> raised = new LinkedHashMap<>();
             for (String db : List.of("driver", "guard")) {
                 fixture.client.getDatabase(db).createCollection("a");
@@ -614,7 +615,7 @@ class ClientBulkWriteTest {
                         .start();
                 GuardFixture fixture = new GuardFixture(cluster.connectionString(), 5_000)) {
             WriteOutcome<BsonDocument> outcome = fixture.guard
-                    .wrap(fixture.client)
+                    .guardClient(fixture.client)
                     .execute(
                             List.of(
                                     ClientNamespacedWriteModel.insertOne(

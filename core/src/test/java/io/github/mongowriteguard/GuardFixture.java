@@ -45,7 +45,7 @@ final class GuardFixture implements AutoCloseable {
     }
 
     <T> GuardedCollection<T> wrap(com.mongodb.client.MongoCollection<T> collection) {
-        return guard.wrap(client, collection);
+        return guard.guardCollection(client, collection);
     }
 
     @Override

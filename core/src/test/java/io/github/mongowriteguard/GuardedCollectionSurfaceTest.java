@@ -42,6 +42,21 @@ class GuardedCollectionSurfaceTest {
         assertThat(guard).containsAll(driver);
     }
 
+    /**
+     * {@link GuardedMongoCollection} inherits every method from a base that hands it to the raw collection, so a write
+     * method not overridden would silently bypass the guard: each one must be declared on the guarded class itself.
+     */
+    @Test
+    void everyWriteOverloadOfTheDriversMongoCollection_isDeclaredOnGuardedMongoCollection_notInherited() {
+        Set<String> driver = signatures(MongoCollection.class);
+        Set<String> declared = signatures(Arrays.stream(GuardedMongoCollection.class.getDeclaredMethods())
+                .filter(method -> !method.isBridge() && !method.isSynthetic())
+                .toArray(Method[]::new));
+
+        assertThat(driver).hasSizeGreaterThan(50);
+        assertThat(declared).containsAll(driver);
+    }
+
     @Test
     void aWriteOnTheCallersSession_advancesItsTransactionNumbers_soTheCallersLaterWritesOnItGoOn() {
         try (TestDeployment deployment = TestDeployment.replicaSet();
@@ -133,8 +148,12 @@ class GuardedCollectionSurfaceTest {
     }
 
     private static Set<String> signatures(Class<?> type) {
+        return signatures(type.getMethods());
+    }
+
+    private static Set<String> signatures(Method[] methods) {
         Set<String> signatures = new TreeSet<>();
-        for (Method method : type.getMethods()) {
+        for (Method method : methods) {
             if (WRITE_METHODS.contains(method.getName()) && Modifier.isPublic(method.getModifiers())) {
                 signatures.add(method.getName()
                         + Arrays.stream(method.getParameterTypes())

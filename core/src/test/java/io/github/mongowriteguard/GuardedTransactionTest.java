@@ -265,7 +265,7 @@ class GuardedTransactionTest {
     @EnumSource(Topology.class)
     void clientBulkWriteInsideWithTransaction_onServer80_isTheDriversOwn(Topology topology) {
         try (Twins twins = new Twins(ServerVersion.V8_0, topology)) {
-            GuardedClient guardedClient = twins.fixture.guard.wrap(twins.fixture.client);
+            GuardedClient guardedClient = twins.fixture.guard.guardClient(twins.fixture.client);
             List<Object> results = new ArrayList<>();
             for (String db : List.of("raw", "guarded")) {
                 results.add(outcome(

@@ -32,11 +32,12 @@ class WriteGuardClientsTest {
                 MongoClient plain = MongoClients.create(settings(cluster, 3_000).build());
                 MongoClient others = MongoClients.create(
                         other.configure(settings(cluster, 3_000)).build())) {
-            assertThat(guard.wrap(configured, configured.getDatabase("g").getCollection("c")))
+            assertThat(guard.guardCollection(
+                            configured, configured.getDatabase("g").getCollection("c")))
                     .isNotNull();
             for (MongoClient client : new MongoClient[] {plain, others}) {
-                assertThatThrownBy(
-                                () -> guard.wrap(client, client.getDatabase("g").getCollection("c")))
+                assertThatThrownBy(() -> guard.guardCollection(
+                                client, client.getDatabase("g").getCollection("c")))
                         .isInstanceOf(IllegalStateException.class)
                         .hasMessageContaining(
                                 "not built from a MongoClientSettings.Builder given to this guard's configure")
@@ -55,8 +56,10 @@ class WriteGuardClientsTest {
                             guard.configure(settings(cluster, 1_500)).build())) {
                 slowBuilder.applyToSocketSettings(
                         s -> s.readTimeout(600, TimeUnit.MILLISECONDS)); // after configure: not seen
-                guard.wrap(slow, slow.getDatabase("g").getCollection("slow")).insertOne(new Document("v", 1));
-                guard.wrap(fast, fast.getDatabase("g").getCollection("fast")).insertOne(new Document("v", 2));
+                guard.guardCollection(slow, slow.getDatabase("g").getCollection("slow"))
+                        .insertOne(new Document("v", 1));
+                guard.guardCollection(fast, fast.getDatabase("g").getCollection("fast"))
+                        .insertOne(new Document("v", 2));
 
                 assertThat(cluster.truth().commands("insert"))
                         .extracting(c -> c.maxTimeMs())
@@ -84,11 +87,12 @@ class WriteGuardClientsTest {
                     return first.getDatabase(name);
                 }
             };
-            assertThatThrownBy(() -> guard.wrap(access, first.getDatabase("g").getCollection("c")))
+            assertThatThrownBy(() ->
+                            guard.guardCollection(access, first.getDatabase("g").getCollection("c")))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("configured on 2 client settings builders")
                     .hasMessageContaining("use one WriteGuard per client");
-            assertThat(guard.wrap(second, second.getDatabase("g").getCollection("c")))
+            assertThat(guard.guardCollection(second, second.getDatabase("g").getCollection("c")))
                     .isNotNull();
         }
     }

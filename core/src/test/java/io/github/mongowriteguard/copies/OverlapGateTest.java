@@ -242,7 +242,7 @@ class OverlapGateTest {
                     guard.configure(settings(deployment.uri(null), null)).build())) {
                 failCurrentOp(client, GateFault.CLOSE_CONNECTION);
                 GuardedCollection<Document> records =
-                        guard.wrap(client, client.getDatabase("gate").getCollection("records"));
+                        guard.guardCollection(client, client.getDatabase("gate").getCollection("records"));
 
                 return records.execute(
                         List.of(

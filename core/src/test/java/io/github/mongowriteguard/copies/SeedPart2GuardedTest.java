@@ -91,7 +91,7 @@ class SeedPart2GuardedTest {
                             .stall(new Stall(
                                     NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
                 GuardedCollection<Document> records =
-                        guard.wrap(client, client.getDatabase("lab").getCollection("records"));
+                        guard.guardCollection(client, client.getDatabase("lab").getCollection("records"));
 
                 assertThatThrownBy(() -> records.insertOne(new Document("record", 42)))
                         .isInstanceOfSatisfying(CopyStillRunningException.class, e -> {
@@ -143,7 +143,7 @@ class SeedPart2GuardedTest {
                             .stall(new Stall(
                                     NS, Stall.WRITE_COMMANDS, StallMode.INTERRUPTIBLE, Duration.ofSeconds(20)))) {
                 GuardedCollection<Document> records =
-                        guard.wrap(client, client.getDatabase("lab").getCollection("records"));
+                        guard.guardCollection(client, client.getDatabase("lab").getCollection("records"));
 
                 assertThatThrownBy(() -> records.insertOne(new Document("record", 42)))
                         .isInstanceOf(ServerDeadlineExceededException.class);

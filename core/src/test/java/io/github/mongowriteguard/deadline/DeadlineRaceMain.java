@@ -65,7 +65,7 @@ public final class DeadlineRaceMain {
                         .build());
                 StallHandle stall = cluster.primary().stall(Stall.interruptible("lab.guard", Duration.ofSeconds(30)))) {
             GuardedCollection<Document> collection =
-                    guard.wrap(client, client.getDatabase("lab").getCollection("guard"));
+                    guard.guardCollection(client, client.getDatabase("lab").getCollection("guard"));
             for (int i = 0; i < runs; i++) {
                 IndexOutcome outcome = collection
                         .execute(List.of(new InsertOneModel<>(new Document("run", i))), new BulkWriteOptions())

@@ -49,7 +49,7 @@ class ServerDeadlineTest {
                 StallHandle stall =
                         cluster.primary().stall(Stall.interruptible("guard.slow", Duration.ofSeconds(10)))) {
             GuardedCollection<Document> slow =
-                    guard.wrap(client, client.getDatabase("guard").getCollection("slow"));
+                    guard.guardCollection(client, client.getDatabase("guard").getCollection("slow"));
 
             assertThatThrownBy(() -> slow.insertOne(new Document("v", 1)))
                     .isInstanceOfSatisfying(
@@ -82,7 +82,7 @@ class ServerDeadlineTest {
                 StallHandle stall =
                         cluster.primary().stall(Stall.interruptible("guard.slow", Duration.ofSeconds(10)))) {
             GuardedCollection<Document> slow =
-                    guard.wrap(client, client.getDatabase("guard").getCollection("slow"));
+                    guard.guardCollection(client, client.getDatabase("guard").getCollection("slow"));
 
             assertThatThrownBy(() -> slow.insertOne(new Document("v", 1)))
                     .isInstanceOfSatisfying(ServerDeadlineExceededException.class, e -> {
@@ -112,7 +112,7 @@ class ServerDeadlineTest {
                 StallHandle stall =
                         cluster.primary().stall(Stall.uninterruptible("guard.stuck", Duration.ofMillis(1_500)))) {
             GuardedCollection<Document> stuck =
-                    guard.wrap(client, client.getDatabase("guard").getCollection("stuck"));
+                    guard.guardCollection(client, client.getDatabase("guard").getCollection("stuck"));
 
             WriteOutcome<Document> outcome =
                     stuck.execute(List.of(new InsertOneModel<>(new Document("v", 1))), new BulkWriteOptions());
@@ -147,7 +147,7 @@ class ServerDeadlineTest {
                     .getCollection("many")
                     .insertMany(List.of(new Document("s", 1), new Document("s", 1)));
             GuardedCollection<Document> many =
-                    guard.wrap(client, client.getDatabase("guard").getCollection("many"));
+                    guard.guardCollection(client, client.getDatabase("guard").getCollection("many"));
             try (StallHandle stall =
                     cluster.primary().stall(Stall.uninterruptible("guard.many", Duration.ofMillis(1_000)))) {
 

@@ -77,7 +77,7 @@ class GuardBugsFoundTest {
                 .start()) {
             WriteGuard guard = guard();
             try (MongoClient client = client(guard, set.connectionString())) {
-                GuardedCollection<Document> orders = guard.wrap(
+                GuardedCollection<Document> orders = guard.guardCollection(
                         client,
                         client.getDatabase("bugs").getCollection("orders").withWriteConcern(WriteConcern.MAJORITY));
                 orders.unwrap().insertOne(new Document("_id", "before"));
@@ -128,7 +128,7 @@ class GuardBugsFoundTest {
             try (MongoClient client = client(guard, cluster.connectionString())) {
                 client.getDatabase("bugs").getCollection("counters").insertOne(new Document("_id", "k").append("n", 0));
                 GuardedCollection<Document> counters =
-                        guard.wrap(client, client.getDatabase("bugs").getCollection("counters"));
+                        guard.guardCollection(client, client.getDatabase("bugs").getCollection("counters"));
                 // Every answer lost: mongos' own resends (up to 3 per child batch) and the guard's (same copy)
                 // included.
                 for (int shard = 0; shard < 2; shard++) {

@@ -33,8 +33,8 @@ final class GuardedWriter implements Writer {
                 .build());
         this.client = MongoClients.create(
                 guard.configure(Writer.settings(connectionString, config)).build());
-        this.collection =
-                guard.wrap(client, client.getDatabase(Workload.DATABASE).getCollection(Workload.COLLECTION));
+        this.collection = guard.guardCollection(
+                client, client.getDatabase(Workload.DATABASE).getCollection(Workload.COLLECTION));
     }
 
     @Override

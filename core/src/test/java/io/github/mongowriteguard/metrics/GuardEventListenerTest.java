@@ -45,7 +45,7 @@ class GuardEventListenerTest {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
                 MongoClient client = client(guard, cluster)) {
             GuardedCollection<Document> guarded =
-                    guard.wrap(client, client.getDatabase("ev").getCollection("c"));
+                    guard.guardCollection(client, client.getDatabase("ev").getCollection("c"));
 
             guarded.insertOne(new Document("v", 1));
 
@@ -66,7 +66,7 @@ class GuardEventListenerTest {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
                 MongoClient client = client(guard, cluster)) {
             GuardedCollection<Document> guarded =
-                    guard.wrap(client, client.getDatabase("ev").getCollection("c"));
+                    guard.guardCollection(client, client.getDatabase("ev").getCollection("c"));
 
             guarded.bulkWrite(
                     List.of(

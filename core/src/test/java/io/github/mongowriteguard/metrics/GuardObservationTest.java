@@ -60,7 +60,7 @@ class GuardObservationTest {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
                 MongoClient client = client(guard, cluster)) {
             GuardedCollection<Document> guarded =
-                    guard.wrap(client, client.getDatabase("obs").getCollection("orders"));
+                    guard.guardCollection(client, client.getDatabase("obs").getCollection("orders"));
 
             guarded.bulkWrite(
                     List.of(
@@ -140,7 +140,7 @@ class GuardObservationTest {
                 .build();
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
                 MongoClient client = client(guard, cluster)) {
-            guard.wrap(client, client.getDatabase("obs").getCollection("orders"))
+            guard.guardCollection(client, client.getDatabase("obs").getCollection("orders"))
                     .insertOne(new Document("v", 1));
 
             TestObservationRegistryAssert.assertThat(registry)
@@ -157,7 +157,7 @@ class GuardObservationTest {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
                 MongoClient client = client(guard, cluster)) {
             GuardedCollection<Document> guarded =
-                    guard.wrap(client, client.getDatabase("obs").getCollection("orders"));
+                    guard.guardCollection(client, client.getDatabase("obs").getCollection("orders"));
             guarded.insertOne(new Document("_id", 1));
             assertThat(client.getDatabase("obs").getCollection("orders").countDocuments())
                     .isEqualTo(1);

@@ -35,7 +35,7 @@ class PlanMeterTest {
                                 .applyToSocketSettings(s -> s.readTimeout(3, TimeUnit.SECONDS)))
                         .build())) {
             GuardedCollection<Document> guarded =
-                    guard.wrap(client, client.getDatabase("plans").getCollection("c"));
+                    guard.guardCollection(client, client.getDatabase("plans").getCollection("c"));
             List<WriteModel<Document>> pinned = List.of(
                     new UpdateManyModel<>(Filters.eq("_id", 1), Updates.set("x", 1), new UpdateOptions().upsert(true)),
                     new UpdateManyModel<>(Filters.eq("_id", 2), Updates.set("x", 1), new UpdateOptions().upsert(true)));

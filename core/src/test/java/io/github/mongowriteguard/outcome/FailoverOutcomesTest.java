@@ -154,7 +154,7 @@ class FailoverOutcomesTest {
                 set.awaitReplication(Duration.ofSeconds(5));
                 steppedDownUpdates(set.members(), true);
                 try {
-                    assertOrderedIncUnknown(guard.wrap(client, raw), raw);
+                    assertOrderedIncUnknown(guard.guardCollection(client, raw), raw);
                 } finally {
                     steppedDownUpdates(set.members(), false);
                 }
@@ -175,7 +175,7 @@ class FailoverOutcomesTest {
                 set.awaitReplication(Duration.ofSeconds(5));
                 EmulatedNode primary = set.primary();
                 assertUpdateManyInterruptedUnknown(
-                        guard.wrap(client, raw),
+                        guard.guardCollection(client, raw),
                         primary,
                         ignored -> set.stepDown(Duration.ofSeconds(1), Duration.ZERO, true));
             }
@@ -196,7 +196,7 @@ class FailoverOutcomesTest {
                 List<EmulatedNode> members = cluster.shardSet(0).members();
                 steppedDownUpdates(members, true);
                 try {
-                    assertOrderedIncUnknown(guard.wrap(client, raw), raw);
+                    assertOrderedIncUnknown(guard.guardCollection(client, raw), raw);
                 } finally {
                     steppedDownUpdates(members, false);
                 }
@@ -219,7 +219,7 @@ class FailoverOutcomesTest {
                 cluster.shardSet(0).awaitReplication(Duration.ofSeconds(5));
                 EmulatedNode primary = cluster.shardSet(0).primary();
                 assertUpdateManyInterruptedUnknown(
-                        guard.wrap(client, raw),
+                        guard.guardCollection(client, raw),
                         primary,
                         ignored -> cluster.shardSet(0).stepDown(Duration.ofSeconds(1), Duration.ZERO, true));
             }
@@ -244,7 +244,7 @@ class FailoverOutcomesTest {
                     new Document("_id", 2).append("n", 0),
                     new Document("_id", 3).append("n", 0)));
             set.awaitReplication(Duration.ofSeconds(5));
-            GuardedCollection<Document> guarded = guard.wrap(client, raw);
+            GuardedCollection<Document> guarded = guard.guardCollection(client, raw);
             EmulatedNode primary = set.primary();
             try (StallHandle pause = primary.pauseAfterStatements("f.c", 1, Duration.ofSeconds(20))) {
                 CompletableFuture<Throwable> call =

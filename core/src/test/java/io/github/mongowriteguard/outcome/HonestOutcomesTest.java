@@ -72,7 +72,7 @@ class HonestOutcomesTest {
                                     "data",
                                     new Document("failCommands", List.of("insert")).append("errorCode", 10107)));
             GuardedCollection<Document> records =
-                    guard.wrap(client, client.getDatabase("h").getCollection("records"));
+                    guard.guardCollection(client, client.getDatabase("h").getCollection("records"));
 
             WriteOutcome<Document> outcome =
                     records.execute(List.of(new InsertOneModel<>(new Document("v", 1))), new BulkWriteOptions());
@@ -98,7 +98,7 @@ class HonestOutcomesTest {
                 MongoClient client = client(guard, cluster)) {
             client.getDatabase("h").getCollection("counters").insertOne(new Document("_id", 1).append("n", 0));
             GuardedCollection<Document> counters =
-                    guard.wrap(client, client.getDatabase("h").getCollection("counters"));
+                    guard.guardCollection(client, client.getDatabase("h").getCollection("counters"));
             WriteOutcome<Document> inc;
             WriteOutcome<Document> set;
             try (StallHandle stall =
@@ -126,7 +126,7 @@ class HonestOutcomesTest {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
                 MongoClient client = client(guard, cluster)) {
             client.getDatabase("h").getCollection("m").insertMany(List.of(new Document("s", 1), new Document("s", 1)));
-            GuardedCollection<Document> optedIn = guard.wrap(
+            GuardedCollection<Document> optedIn = guard.guardCollection(
                             client, client.getDatabase("h").getCollection("m"))
                     .withIdempotentMultiDocumentRetries();
             client.getDatabase("admin")

@@ -47,7 +47,7 @@ class MultiDocumentOutcomeTest {
                 documents.add(new Document("_id", i).append("group", "g").append("n", i == 7 ? "not a number" : 0));
             }
             counters.insertMany(documents);
-            GuardedCollection<Document> guarded = guard.wrap(client, counters);
+            GuardedCollection<Document> guarded = guard.guardCollection(client, counters);
 
             WriteOutcome<Document> outcome = guarded.execute(
                     List.of(new UpdateManyModel<>(Filters.eq("group", "g"), Updates.inc("n", 1))),

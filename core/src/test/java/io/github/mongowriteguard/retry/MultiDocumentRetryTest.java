@@ -46,7 +46,7 @@ class MultiDocumentRetryTest {
                 MongoClient client = client(cluster)) {
             client.getDatabase("m").getCollection("c").insertMany(List.of(new Document("s", 1), new Document("s", 1)));
             GuardedCollection<Document> guarded =
-                    GUARD.wrap(client, client.getDatabase("m").getCollection("c"));
+                    GUARD.guardCollection(client, client.getDatabase("m").getCollection("c"));
             try (StallHandle stall = cluster.primary().stall(Stall.uninterruptible("m.c", Duration.ofMillis(800)))) {
                 assertThatThrownBy(() -> guarded.deleteMany(Filters.eq("s", 1)))
                         .isInstanceOfSatisfying(WriteOutcomeUnknownException.class, e -> {
@@ -67,7 +67,7 @@ class MultiDocumentRetryTest {
     void optIn_refusesNonIdempotentUpdatesAndDeletes_beforeAnythingIsSent() {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
                 MongoClient client = client(cluster)) {
-            GuardedCollection<Document> optedIn = GUARD.wrap(
+            GuardedCollection<Document> optedIn = GUARD.guardCollection(
                             client, client.getDatabase("m").getCollection("c"))
                     .withIdempotentMultiDocumentRetries();
 
@@ -87,7 +87,7 @@ class MultiDocumentRetryTest {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
                 MongoClient client = client(cluster)) {
             client.getDatabase("m").getCollection("c").insertMany(List.of(new Document("s", 1), new Document("s", 1)));
-            GuardedCollection<Document> optedIn = GUARD.wrap(
+            GuardedCollection<Document> optedIn = GUARD.guardCollection(
                             client, client.getDatabase("m").getCollection("c"))
                     .withIdempotentMultiDocumentRetries();
             client.getDatabase("admin")

@@ -117,7 +117,7 @@ class LeastPrivilegeTest {
                             .applyToSocketSettings(s -> s.readTimeout(10, TimeUnit.SECONDS)))
                     .build());
             driver = client.getDatabase("shop").getCollection("driver" + suffix);
-            guarded = guard.wrap(client, client.getDatabase("shop").getCollection("guard" + suffix));
+            guarded = guard.guardCollection(client, client.getDatabase("shop").getCollection("guard" + suffix));
         }
 
         @Override

@@ -93,10 +93,10 @@ class NoDocumentValueInTelemetryTest {
                                             .validator(BsonDocument.parse(
                                                     "{$jsonSchema: {required: ['qty'], properties: {qty: {bsonType:"
                                                             + " 'int', minimum: 0}}}}"))));
-            GuardedCollection<Document> orders =
-                    guard.wrap(client, client.getDatabase("telemetry").getCollection("orders"));
-            GuardedCollection<Document> validated =
-                    guard.wrap(client, client.getDatabase("telemetry").getCollection("validated"));
+            GuardedCollection<Document> orders = guard.guardCollection(
+                    client, client.getDatabase("telemetry").getCollection("orders"));
+            GuardedCollection<Document> validated = guard.guardCollection(
+                    client, client.getDatabase("telemetry").getCollection("validated"));
 
             orders.insertOne(new Document("_id", ID).append("card", FIELD_VALUE).append("n", NUMBER));
             orders.insertMany(List.of(
@@ -129,7 +129,7 @@ class NoDocumentValueInTelemetryTest {
                                 new DeleteOneModel<>(Filters.eq("_id", id + "-upsert"))),
                         new BulkWriteOptions().ordered(ordered));
             }
-            guard.wrap(client)
+            guard.guardClient(client)
                     .bulkWrite(List.of(
                             ClientNamespacedWriteModel.insertOne(
                                     new MongoNamespace("telemetry.orders"),

@@ -71,13 +71,13 @@ final class SideBySide implements AutoCloseable {
                         }))
                 .build());
         this.driver = client.getDatabase("driver").getCollection(collection);
-        this.guarded = guard.wrap(client, client.getDatabase("guard").getCollection(collection));
+        this.guarded = guard.guardCollection(client, client.getDatabase("guard").getCollection(collection));
         driver.drop();
         guarded.unwrap().drop();
     }
 
     GuardedClient guardedClient() {
-        return guard.wrap(client);
+        return guard.guardClient(client);
     }
 
     /** What {@code call} threw, or null. */

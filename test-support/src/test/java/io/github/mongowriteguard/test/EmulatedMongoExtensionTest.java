@@ -58,7 +58,7 @@ class EmulatedMongoExtensionTest {
                 guard.configure(MongoClientSettings.builder().applyConnectionString(mongo.connectionString()))
                         .build())) {
             GuardedCollection<Document> orders =
-                    guard.wrap(client, client.getDatabase("shop").getCollection("orders"));
+                    guard.guardCollection(client, client.getDatabase("shop").getCollection("orders"));
             List<WriteModel<Document>> inserts = new ArrayList<>();
             for (int i = 0; i < 300; i++) {
                 inserts.add(new InsertOneModel<>(new Document("_id", i)));

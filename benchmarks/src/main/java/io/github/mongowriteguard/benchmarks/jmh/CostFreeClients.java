@@ -35,7 +35,7 @@ public final class CostFreeClients implements AutoCloseable {
         this.client = MongoClients.create(guarded ? guard.configure(settings).build() : settings.build());
         MongoCollection<Document> collection = client.getDatabase("jmh").getCollection("c");
         this.driver = guarded ? null : collection;
-        this.guarded = guarded ? guard.wrap(client, collection) : null;
+        this.guarded = guarded ? guard.guardCollection(client, collection) : null;
     }
 
     /**

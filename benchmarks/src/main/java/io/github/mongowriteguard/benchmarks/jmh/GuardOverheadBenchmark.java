@@ -79,7 +79,8 @@ public class GuardOverheadBenchmark {
                         .applyConnectionString(new ConnectionString(cluster.connectionString())))
                 .build());
         raw = rawClient.getDatabase("jmh").getCollection("raw");
-        guarded = guard.wrap(guardedClient, guardedClient.getDatabase("jmh").getCollection("guarded"));
+        guarded = guard.guardCollection(
+                guardedClient, guardedClient.getDatabase("jmh").getCollection("guarded"));
         models = upserts(docs);
     }
 

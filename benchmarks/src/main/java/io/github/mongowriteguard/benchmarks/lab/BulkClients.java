@@ -115,7 +115,7 @@ final class BulkClients implements AutoCloseable {
         return wrapped.computeIfAbsent(collection, name -> {
             MongoCollection<Document> target =
                     guardedClient.getDatabase(database).getCollection(name);
-            return guard.wrap(guardedClient, target);
+            return guard.guardCollection(guardedClient, target);
         });
     }
 

@@ -349,14 +349,14 @@ final class HotKeys {
         Recording guarded(String collection) {
             return wrapped.computeIfAbsent(
                     "g:" + collection,
-                    name -> new Recording(guard.wrap(
+                    name -> new Recording(guard.guardCollection(
                             guardedClient, guardedClient.getDatabase(DATABASE).getCollection(collection))));
         }
 
         Recording compacting(String collection) {
             return wrapped.computeIfAbsent(
                     "c:" + collection,
-                    name -> new Recording(compacting.wrap(
+                    name -> new Recording(compacting.guardCollection(
                             compactingClient,
                             compactingClient.getDatabase(DATABASE).getCollection(collection))));
         }

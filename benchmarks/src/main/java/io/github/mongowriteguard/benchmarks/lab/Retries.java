@@ -189,7 +189,7 @@ final class Retries {
                 ApplicationSaw saw;
                 try {
                     saw = client.equals("guarded")
-                            ? guardedApplication(guard.wrap(mongo, records), attempts)
+                            ? guardedApplication(guard.guardCollection(mongo, records), attempts)
                             : rawApplication(records, attempts);
                 } finally {
                     handle.release();

@@ -1238,7 +1238,7 @@ class WireEquivalenceTest {
         }
 
         GuardedCollection<Document> wrap(MongoCollection<Document> collection) {
-            return guard.wrap(client, collection);
+            return guard.guardCollection(client, collection);
         }
 
         @Override

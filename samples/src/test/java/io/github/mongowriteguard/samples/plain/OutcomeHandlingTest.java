@@ -44,7 +44,7 @@ class OutcomeHandlingTest {
                 guard.configure(MongoClientSettings.builder().applyConnectionString(mongo.connectionString()))
                         .build());
         client.getDatabase("shop").getCollection("orders").drop();
-        orders = guard.wrap(client, client.getDatabase("shop").getCollection("orders"));
+        orders = guard.guardCollection(client, client.getDatabase("shop").getCollection("orders"));
     }
 
     @AfterEach

@@ -263,7 +263,7 @@ public class GuardedBulkOperations implements BulkOperations {
         if (RoutedCollection.isRouted(collection) || AopUtils.isAopProxy(collection)) {
             return collection;
         }
-        return guard.wrap(access, collection).asMongoCollection();
+        return guard.guardCollection(access, collection).asMongoCollection();
     }
 
     private BulkOperations update(Query query, UpdateDefinition update, boolean upsert, boolean multi) {

@@ -117,7 +117,8 @@ public class GuardedMongoTemplate extends MongoTemplate {
         if (factory.plainGroups().containsAll(EnumSet.allOf(TemplateWriteGroup.class))) {
             return;
         }
-        factory.guard().wrap(factory.access(), factory.getMongoDatabase().getCollection("mongo-write-guard-check"));
+        factory.guard()
+                .guardCollection(factory.access(), factory.getMongoDatabase().getCollection("mongo-write-guard-check"));
     }
 
     /**

@@ -76,7 +76,7 @@ final class RoutedCollection implements InvocationHandler {
     private MongoCollection<?> guarded() {
         MongoCollection<?> view = guarded;
         if (view == null) {
-            view = factory.guard().wrap(factory.access(), collection).asMongoCollection();
+            view = factory.guard().guardCollection(factory.access(), collection).asMongoCollection();
             guarded = view;
         }
         return view;

@@ -56,11 +56,16 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
  */
 class StoreInventoryKafkaEndToEndTest {
     private static final int RECORDS = 1000;
-    private static final int SOCKET_TIMEOUT_MS = 300;
-    /** 1 guarded bulk (3 x 300 ms + waits) + 1,000 dead-letter sends (5 ms each) fit: about 6.1 s. */
-    private static final int MAX_POLL_INTERVAL_MS = 8000;
+    /**
+     * Long enough for the unstalled 1,000-write bulk on the in-process 5-shard emulator (a few hundred ms on a quiet
+     * 2-core machine, more under load), short against the stall: phase A must not time out, phase B must.
+     */
+    private static final int SOCKET_TIMEOUT_MS = 1000;
+    /** 1 guarded bulk (3 x 1,000 ms + waits) + 1,000 dead-letter sends (5 ms each) fit: about 10.3 s. */
+    private static final int MAX_POLL_INTERVAL_MS = 15000;
 
-    private static final Duration STALL = Duration.ofMillis(1500);
+    /** Uninterruptible, well past the guard's first send and its gate (about 1.1 s): the copy is still running. */
+    private static final Duration STALL = Duration.ofMillis(4000);
 
     private static EmulatedShardedCluster cluster;
     private static EmbeddedKafkaKraftBroker kafka;
@@ -304,7 +309,7 @@ class StoreInventoryKafkaEndToEndTest {
     }
 
     private static void await(Check done) throws Exception {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!done.ok()) {
             assertThat(System.nanoTime() - until)
                     .as("timed out waiting for the listener")

@@ -307,7 +307,7 @@ class IdiomMatrixTest {
             implements Idiom.Side {
         @Override
         public MongoCollection<Document> collection() {
-            return guarded ? guard.wrap(guardedClient, collection).asMongoCollection() : collection;
+            return guarded ? guard.guardCollection(guardedClient, collection).asMongoCollection() : collection;
         }
     }
 }
