@@ -50,7 +50,9 @@ class FullRunTest {
         assertThat(results.retries().rows()).hasSize(3);
         assertThat(results.overhead().medianMillis()).containsOnlyKeys("driver-ordered", "guarded");
         assertThat(results.staleReads().rows()).hasSize(5);
-        assertThat(results.hotKeys().rows()).hasSize(8);
+        // counter: guard, driver ORDERED, driver UNORDERED; events-rs (replica set): the same three; events (5 shards):
+        // guard exact, compaction, exact UNORDERED, driver ORDERED, driver UNORDERED deduplicated.
+        assertThat(results.hotKeys().rows()).hasSize(11);
         String lines = err.toString(StandardCharsets.UTF_8);
         assertThat(lines.split("\n")).hasSizeBetween(8, 15);
         assertThat(lines).contains("stale-reads:").doesNotContain("\r");
