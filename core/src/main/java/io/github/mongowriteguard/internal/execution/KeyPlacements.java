@@ -12,11 +12,8 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-import org.bson.BsonArray;
-import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
-import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 
@@ -77,19 +74,11 @@ public final class KeyPlacements {
     }
 
     private static KeyPlacement learn(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
-        BsonDocument hello = access.getDatabase("admin")
-                .runCommand(
-                        new BsonDocument("hello", new BsonInt32(1)).append("maxTimeMS", new BsonInt64(maxTimeMs)),
-                        BsonDocument.class);
-        if (!"isdbgrid".equals(hello.getString("msg", new BsonString("")).getValue())) {
+        if (!ShardingCatalog.isMongos(access, maxTimeMs)) {
             return KeyPlacement.singleTarget();
         }
-        BsonDocument entry = first(
-                access, "collections", new BsonDocument("_id", new BsonString(namespace.getFullName())), 1, maxTimeMs);
-        if (entry.isEmpty()
-                || entry.getBoolean("dropped", BsonBoolean.FALSE).getValue()
-                || entry.getBoolean("unsplittable", BsonBoolean.FALSE).getValue()
-                || !entry.isDocument("key")) {
+        BsonDocument entry = ShardingCatalog.shardedCollection(access, namespace, maxTimeMs);
+        if (entry == null) {
             return KeyPlacement.singleTarget(); // not sharded: mongos sends all its writes to one shard
         }
         BsonDocument key = entry.getDocument("key");
@@ -118,20 +107,5 @@ public final class KeyPlacements {
             }
         }
         return chunks.size() > MAX_CHUNKS ? KeyPlacement.unknown() : KeyPlacement.fromChunks(key, chunks);
-    }
-
-    private static BsonDocument first(
-            MongoAccess access, String collection, BsonDocument filter, int limit, long maxTimeMs) {
-        BsonDocument reply = access.getDatabase("config")
-                .runCommand(
-                        new BsonDocument("find", new BsonString(collection))
-                                .append("filter", filter)
-                                .append("limit", new BsonInt32(limit))
-                                .append("singleBatch", BsonBoolean.TRUE)
-                                .append("maxTimeMS", new BsonInt64(maxTimeMs)),
-                        ReadPreference.primary(),
-                        BsonDocument.class);
-        BsonArray batch = reply.getDocument("cursor").getArray("firstBatch", new BsonArray());
-        return batch.isEmpty() ? new BsonDocument() : batch.get(0).asDocument();
     }
 }

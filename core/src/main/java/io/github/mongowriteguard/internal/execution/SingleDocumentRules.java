@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import org.bson.BsonArray;
-import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
@@ -88,7 +87,7 @@ public final class SingleDocumentRules {
         try {
             options = collectionInfo(access, namespace, maxTimeMs);
             rule = fromCollectionInfo(options);
-            if (rule.isNever() || !isMongos(access, maxTimeMs)) {
+            if (rule.isNever() || !ShardingCatalog.isMongos(access, maxTimeMs)) {
                 return new Lesson(rule, false);
             }
         } catch (MongoException e) {
@@ -158,39 +157,10 @@ public final class SingleDocumentRules {
         return batch.isEmpty() ? null : batch.get(0).asDocument();
     }
 
-    private static boolean isMongos(MongoAccess access, long maxTimeMs) {
-        BsonDocument hello = access.getDatabase("admin")
-                .runCommand(
-                        new BsonDocument("hello", new BsonInt32(1)).append("maxTimeMS", new BsonInt64(maxTimeMs)),
-                        BsonDocument.class);
-        return "isdbgrid".equals(hello.getString("msg", new BsonString("")).getValue());
-    }
-
-    /**
-     * The shard key's fields from {@code config.collections}, or null when the collection is not sharded (no entry,
-     * {@code dropped: true} up to 4.4, {@code unsplittable: true} from 8.0).
-     */
+    /** The shard key's fields, or null when the collection is not sharded. */
     private static List<String> shardKeyFields(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
-        BsonDocument reply = access.getDatabase("config")
-                .runCommand(
-                        new BsonDocument("find", new BsonString("collections"))
-                                .append("filter", new BsonDocument("_id", new BsonString(namespace.getFullName())))
-                                .append("limit", new BsonInt32(1))
-                                .append("singleBatch", BsonBoolean.TRUE)
-                                .append("maxTimeMS", new BsonInt64(maxTimeMs)),
-                        ReadPreference.primary(),
-                        BsonDocument.class);
-        BsonArray batch = reply.getDocument("cursor").getArray("firstBatch", new BsonArray());
-        if (batch.isEmpty()) {
-            return null;
-        }
-        BsonDocument entry = batch.get(0).asDocument();
-        if (entry.getBoolean("dropped", BsonBoolean.FALSE).getValue()
-                || entry.getBoolean("unsplittable", BsonBoolean.FALSE).getValue()
-                || !entry.isDocument("key")) {
-            return null;
-        }
-        return new ArrayList<>(entry.getDocument("key").keySet());
+        BsonDocument entry = ShardingCatalog.shardedCollection(access, namespace, maxTimeMs);
+        return entry == null ? null : new ArrayList<>(entry.getDocument("key").keySet());
     }
 
     private static String codeName(MongoException e) {
