@@ -9,7 +9,6 @@ import io.github.mongowriteguard.bulk.KeyPlacement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.bson.BsonDocument;
@@ -39,38 +38,25 @@ public final class KeyPlacements {
     /** More chunks than this are not read: reading them would cost more than the rounds they save. */
     static final int MAX_CHUNKS = 20_000;
 
-    private record Learned(KeyPlacement placement, long atNanos, boolean fromFailure) {
-        boolean freshAt(long now) {
-            return now - atNanos < (fromFailure ? FAILURE_TIME_TO_LIVE : TIME_TO_LIVE).toNanos();
-        }
-    }
-
-    private final ConcurrentHashMap<String, Learned> learned = new ConcurrentHashMap<>();
-    private final LongSupplier nanoClock;
+    private final LearnedPerNamespace<KeyPlacement> learned;
 
     public KeyPlacements() {
         this(System::nanoTime);
     }
 
     KeyPlacements(LongSupplier nanoClock) {
-        this.nanoClock = nanoClock;
+        this.learned = new LearnedPerNamespace<>(TIME_TO_LIVE, FAILURE_TIME_TO_LIVE, nanoClock);
     }
 
     /** The placement of {@code namespace}'s documents: learned now, or within the last {@link #TIME_TO_LIVE}. */
     public KeyPlacement forCollection(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
-        long now = nanoClock.getAsLong();
-        Learned known = learned.get(namespace.getFullName());
-        if (known != null && known.freshAt(now)) {
-            return known.placement();
-        }
-        Learned lesson;
-        try {
-            lesson = new Learned(learn(access, namespace, maxTimeMs), now, false);
-        } catch (MongoException e) {
-            lesson = new Learned(KeyPlacement.unknown(), now, true);
-        }
-        learned.put(namespace.getFullName(), lesson);
-        return lesson.placement();
+        return learned.get(namespace, () -> {
+            try {
+                return new LearnedPerNamespace.Lesson<>(learn(access, namespace, maxTimeMs), false);
+            } catch (MongoException e) {
+                return new LearnedPerNamespace.Lesson<>(KeyPlacement.unknown(), true);
+            }
+        });
     }
 
     private static KeyPlacement learn(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {

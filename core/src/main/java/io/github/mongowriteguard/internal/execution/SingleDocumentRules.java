@@ -8,10 +8,10 @@ import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.WriteModel;
 import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.SingleDocumentById;
+import io.github.mongowriteguard.internal.execution.LearnedPerNamespace.Lesson;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -36,24 +36,14 @@ public final class SingleDocumentRules {
     /** How long a rule learned from a failed read is used: the failure may pass (a failover, a timeout). */
     static final Duration FAILURE_TIME_TO_LIVE = Duration.ofSeconds(10);
 
-    private record Learned(SingleDocumentById rule, long atNanos, boolean fromFailure) {
-        boolean freshAt(long now) {
-            return now - atNanos < (fromFailure ? FAILURE_TIME_TO_LIVE : TIME_TO_LIVE).toNanos();
-        }
-    }
-
-    /** A rule, and whether a read failed while learning it. */
-    private record Lesson(SingleDocumentById rule, boolean fromFailure) {}
-
-    private final ConcurrentHashMap<String, Learned> learned = new ConcurrentHashMap<>();
-    private final LongSupplier nanoClock;
+    private final LearnedPerNamespace<SingleDocumentById> learned;
 
     public SingleDocumentRules() {
         this(System::nanoTime);
     }
 
     SingleDocumentRules(LongSupplier nanoClock) {
-        this.nanoClock = nanoClock;
+        this.learned = new LearnedPerNamespace<>(TIME_TO_LIVE, FAILURE_TIME_TO_LIVE, nanoClock);
     }
 
     /** Whether the bulk has a model the rule is for; the others never need it. */
@@ -71,39 +61,32 @@ public final class SingleDocumentRules {
 
     /** The rule for {@code namespace}: learned now, or within the last {@link #TIME_TO_LIVE}. */
     SingleDocumentById forCollection(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
-        long now = nanoClock.getAsLong();
-        Learned known = learned.get(namespace.getFullName());
-        if (known != null && known.freshAt(now)) {
-            return known.rule();
-        }
-        Lesson lesson = learn(access, namespace, maxTimeMs);
-        learned.put(namespace.getFullName(), new Learned(lesson.rule(), now, lesson.fromFailure()));
-        return lesson.rule();
+        return learned.get(namespace, () -> learn(access, namespace, maxTimeMs));
     }
 
-    private static Lesson learn(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+    private static Lesson<SingleDocumentById> learn(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
         BsonDocument options;
         SingleDocumentById rule;
         try {
             options = collectionInfo(access, namespace, maxTimeMs);
             rule = fromCollectionInfo(options);
             if (rule.isNever() || !ShardingCatalog.isMongos(access, maxTimeMs)) {
-                return new Lesson(rule, false);
+                return new Lesson<>(rule, false);
             }
         } catch (MongoException e) {
-            return new Lesson(
+            return new Lesson<>(
                     SingleDocumentById.never("the collection's options could not be read (listCollections: "
                             + codeName(e) + "), so its default collation is not known"),
                     true);
         }
         try {
             List<String> shardKey = shardKeyFields(access, namespace, maxTimeMs);
-            return new Lesson(
+            return new Lesson<>(
                     shardKey == null || shardKey.equals(List.of("_id")) ? rule : rule.upsertsOnlyWithShardKey(shardKey),
                     false);
         } catch (MongoException e) {
             // Unauthorized is lasting; anything else may pass: both are asked again after the short time to live.
-            return new Lesson(
+            return new Lesson<>(
                     rule.withoutUpserts("the shard key could not be read (config.collections: " + codeName(e)
                             + "); an upsert without it is refused as updateMany but runs as updateOne from 7.0"),
                     true);
