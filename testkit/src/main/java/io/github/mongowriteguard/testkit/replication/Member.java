@@ -125,12 +125,12 @@ final class Member implements Membership, CommandExecutor {
 
     @Override
     public String primaryAddress() {
-        return state == MemberState.PRIMARY ? address() : set.primaryKnownTo(this);
+        return state == MemberState.PRIMARY ? address() : set.topology.primaryKnownTo(this);
     }
 
     @Override
     public ObjectId electionId() {
-        long term = set.termOf(this);
+        long term = set.topology.termOf(this);
         return term < 0 ? null : fromTerm(term);
     }
 
@@ -224,7 +224,8 @@ final class Member implements Membership, CommandExecutor {
                         && writeConcern.get("wtimeout").isNumber()
                 ? writeConcern.get("wtimeout").asNumber().longValue()
                 : 0;
-        return set.awaitReplication(this, writeState(operation), Math.min(required, set.size()), wtimeoutMs, operation);
+        return set.waiter.awaitReplication(
+                this, writeState(operation), Math.min(required, set.size()), wtimeoutMs, operation);
     }
 
     @Override
@@ -240,7 +241,7 @@ final class Member implements Membership, CommandExecutor {
                         ? catchUp.asNumber().longValue()
                         : 10;
                 boolean force = command.getBoolean("force", BsonBoolean.FALSE).getValue();
-                return set.stepDown(
+                return set.stepDown.stepDown(
                         this,
                         operation.opid(),
                         TimeUnit.SECONDS.toNanos(stepDownSecs),
@@ -248,11 +249,11 @@ final class Member implements Membership, CommandExecutor {
                         force);
             }
             case "replSetStepUp":
-                return set.stepUp(this);
+                return set.topology.stepUp(this);
             case "replSetFreeze":
                 return ok();
             default:
-                return set.status(this);
+                return set.topology.status(this);
         }
     }
 

@@ -61,7 +61,7 @@ final class OplogApplier {
     }
 
     private Plan plan(Member member) {
-        Member source = coordinator.primary;
+        Member source = coordinator.topology.primary;
         if (member.state != MemberState.SECONDARY
                 || member.partition != null
                 || member.paused

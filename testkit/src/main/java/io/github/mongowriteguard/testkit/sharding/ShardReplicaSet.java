@@ -132,7 +132,8 @@ public final class ShardReplicaSet implements AutoCloseable {
                             name, false, refreshLimit, refreshThreads, set.persisted, member, set.criticalSections);
                     created.add(server);
                     return server;
-                });
+                },
+                i -> 0);
         List<EmulatedNode> nodesInOrder = set.replication.nodes();
         for (int i = 0; i < nodesInOrder.size(); i++) {
             set.members.add(nodesInOrder.get(i));
@@ -287,7 +288,7 @@ public final class ShardReplicaSet implements AutoCloseable {
     }
 
     /**
-     * {@code replSetStepDown} on the shard's primary (see {@link ReplicaSetCoordinator#stepDown}).
+     * {@code replSetStepDown} on the shard's primary (see {@link ReplicaSetCoordinator#stepDown(EmulatedNode, Duration, Duration, boolean)}).
      *
      * @param stepDownPeriod how long the stepped-down primary stays unelectable
      * @param catchUpPeriod  how long to wait for a majority and an electable secondary to catch up
