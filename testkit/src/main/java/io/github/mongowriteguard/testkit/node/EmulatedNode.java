@@ -373,21 +373,6 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
         return serviceEntryPoint.handle(connection, database, command);
     }
 
-    // ---- retry history across chunk migrations ----------------------------------------------------------
-
-    /**
-     * One session's retry history of one transaction number as a chunk migration carries it: the executed statements
-     * (by stmtId, their recorded results) that wrote documents of the migrated chunk, or none with {@code incomplete}
-     * when the donor could not send it whole (mongodb/mongo {@code src/mongo/db/s/session_catalog_migration_source.cpp},
-     * {@code session_catalog_migration_destination.cpp}: the dead-end sentinel).
-     */
-    public record RetryHistory(
-            String sessionId,
-            BsonDocument lsid,
-            long txnNumber,
-            Map<Integer, BsonDocument> statements,
-            boolean incomplete) {}
-
     // ---- kill and currentOp -----------------------------------------------------------------------------
 
     /**

@@ -159,22 +159,24 @@ public final class NodeInternals {
     }
 
     /**
-     * The retry history a migration copies from this donor ({@link SessionCatalog#retryHistory}).
+     * A chunk migration's retryable-write history: the statements of this donor's sessions that wrote documents
+     * {@code inChunk} accepts ({@link SessionCatalog#retryHistory}), or, when the donor can no longer send them whole,
+     * the dead-end sentinel of each such session ({@link RetryHistory#deadEnd}), received by every recipient node
+     * ({@link SessionCatalog#receiveRetryHistory}).
      *
-     * @param inChunk accepts the statement targets that lie in the migrated chunk
-     * @return one entry per session with statements to copy
+     * @param inChunk    accepts the statement targets ({@code {ns, op, item}}) that lie in the migrated chunk
+     * @param incomplete whether the donor's oplog no longer holds the history (the dead-end sentinel is sent)
+     * @param recipients the nodes that receive it (every member of a replicating recipient shard)
      */
-    public List<EmulatedNode.RetryHistory> retryHistory(java.util.function.Predicate<BsonDocument> inChunk) {
-        return node.sessionCatalog.retryHistory(inChunk);
-    }
-
-    /**
-     * The recipient's side of a migration's retry history ({@link SessionCatalog#receiveRetryHistory}).
-     *
-     * @param history the retry history the donor sent
-     */
-    public void receiveRetryHistory(List<EmulatedNode.RetryHistory> history) {
-        node.sessionCatalog.receiveRetryHistory(history);
+    public void carryRetryHistory(
+            java.util.function.Predicate<BsonDocument> inChunk, boolean incomplete, List<EmulatedNode> recipients) {
+        List<RetryHistory> history = node.sessionCatalog.retryHistory(inChunk);
+        if (incomplete) {
+            history = history.stream().map(RetryHistory::deadEnd).toList();
+        }
+        for (EmulatedNode recipient : recipients) {
+            recipient.sessionCatalog.receiveRetryHistory(history);
+        }
     }
 
     /**

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -158,28 +159,21 @@ final class SessionCatalog {
     }
 
     /**
-     * The retry history a migration copies from this donor: per session, the executed statements of its current
-     * transaction number whose write {@code inChunk} accepts ({@code {ns, op, item}}: op {@code insert}, {@code update}
-     * or {@code delete}, item the statement's document or update/delete entry).
+     * The retry history a migration copies from this donor ({@link RetryHistory#of}): per session, the executed
+     * statements of its current transaction number whose write {@code inChunk} accepts ({@code {ns, op, item}}: op
+     * {@code insert}, {@code update} or {@code delete}, item the statement's document or update/delete entry).
      *
      * @param inChunk accepts the statement targets that lie in the migrated chunk
      * @return one entry per session with statements to copy
      */
-    List<EmulatedNode.RetryHistory> retryHistory(java.util.function.Predicate<BsonDocument> inChunk) {
-        List<EmulatedNode.RetryHistory> history = new ArrayList<>();
+    List<RetryHistory> retryHistory(Predicate<BsonDocument> inChunk) {
+        List<RetryHistory> history = new ArrayList<>();
         for (SessionState session : sessions.values()) {
             lock.lock();
             try {
-                Map<Integer, BsonDocument> moved = new java.util.HashMap<>();
-                session.statements.forEach((stmtId, outcome) -> {
-                    BsonDocument target = session.statementTargets.get(stmtId);
-                    if (target != null && inChunk.test(target)) {
-                        moved.put(stmtId, outcome.clone());
-                    }
-                });
-                if (!moved.isEmpty() && session.lsid != null) {
-                    history.add(
-                            new EmulatedNode.RetryHistory(session.id, session.lsid, session.txnNumber, moved, false));
+                RetryHistory sent = RetryHistory.of(session, inChunk);
+                if (sent != null) {
+                    history.add(sent);
                 }
             } finally {
                 lock.unlock();
@@ -189,32 +183,18 @@ final class SessionCatalog {
     }
 
     /**
-     * The recipient's side: the statements join the session's history (a newer transaction number already here wins),
-     * and an incomplete history marks the transaction so that a retry of a statement it lacks fails with
-     * {@code IncompleteTransactionHistory} (217) instead of running again.
+     * The recipient's side ({@link RetryHistory#mergeInto}): the statements join the session's history (a newer
+     * transaction number already here wins), and an incomplete history marks the transaction so that a retry of a
+     * statement it lacks fails with {@code IncompleteTransactionHistory} (217) instead of running again.
      *
      * @param history the retry history the donor sent
      */
-    void receiveRetryHistory(List<EmulatedNode.RetryHistory> history) {
-        for (EmulatedNode.RetryHistory entry : history) {
+    void receiveRetryHistory(List<RetryHistory> history) {
+        for (RetryHistory entry : history) {
             SessionState session = sessions.computeIfAbsent(entry.sessionId(), SessionState::new);
             lock.lock();
             try {
-                if (session.lsid == null) {
-                    session.lsid = entry.lsid().clone();
-                }
-                if (entry.txnNumber() < session.txnNumber) {
-                    continue;
-                }
-                if (entry.txnNumber() > session.txnNumber) {
-                    session.txnNumber = entry.txnNumber();
-                    session.statements.clear();
-                    session.statementTargets.clear();
-                    session.incompleteHistory = false;
-                }
-                entry.statements()
-                        .forEach((stmtId, outcome) -> session.statements.putIfAbsent(stmtId, outcome.clone()));
-                session.incompleteHistory |= entry.incomplete();
+                entry.mergeInto(session);
             } finally {
                 lock.unlock();
             }

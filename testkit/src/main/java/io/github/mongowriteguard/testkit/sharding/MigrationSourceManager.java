@@ -144,21 +144,12 @@ final class MigrationSourceManager {
             ShardKey key,
             Chunk chunk,
             boolean donorOplogRolledOver) {
-        List<EmulatedNode.RetryHistory> history =
-                NodeInternals.of(donor).retryHistory(target -> writesTo(target, namespace, key, chunk));
-        if (donorOplogRolledOver) {
-            history = history.stream()
-                    .map(h -> new EmulatedNode.RetryHistory(h.sessionId(), h.lsid(), h.txnNumber(), Map.of(), true))
-                    .toList();
-        }
-        if (recipientSet.replicates()) {
-            // The session history reaches every member (in mongod through the recipient's oplog; here in memory).
-            for (EmulatedNode member : recipientSet.members()) {
-                NodeInternals.of(member).receiveRetryHistory(history);
-            }
-        } else {
-            NodeInternals.of(recipientSet.primary()).receiveRetryHistory(history);
-        }
+        // The session history reaches every member of a replicating recipient (in mongod through its oplog; here in
+        // memory).
+        List<EmulatedNode> recipients =
+                recipientSet.replicates() ? recipientSet.members() : List.of(recipientSet.primary());
+        NodeInternals.of(donor)
+                .carryRetryHistory(target -> writesTo(target, namespace, key, chunk), donorOplogRolledOver, recipients);
     }
 
     private static Map<BsonValue, BsonDocument> chunkDocuments(
