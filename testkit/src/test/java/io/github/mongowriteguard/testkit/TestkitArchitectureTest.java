@@ -100,8 +100,66 @@ class TestkitArchitectureTest {
     }
 
     /**
-     * The node's parts (dispatch, authentication, fail points, the session catalog, admin commands, {@code hello})
-     * are package-private: the public types of {@code node} are the node, who it says it is, its replica-set role,
+     * The coordinator is one facade: its public methods are what {@code EmulatedReplicaSet} and a shard's
+     * {@code ShardReplicaSet} call; the rules (elections, stepdown, write concern, the applier) stay in its
+     * package-private parts.
+     */
+    @Test
+    void replicaSetCoordinator_publishesOnlyWhatTheSetFacadesCall() {
+        methods()
+                .that()
+                .areDeclaredIn(ReplicaSetCoordinator.class)
+                .and()
+                .arePublic()
+                .should()
+                .haveNameMatching(String.join(
+                        "|",
+                        // what the set is and what it did
+                        "nodes",
+                        "primary",
+                        "state",
+                        "rolledBack",
+                        "oplogSize",
+                        "toString",
+                        // elections and waits
+                        "stepDown",
+                        "stepUp",
+                        "awaitPrimary",
+                        "awaitReplication",
+                        // faults and lifecycle
+                        "stop",
+                        "start",
+                        "partition",
+                        "heal",
+                        "pauseReplication",
+                        "close"))
+                .check(TESTKIT);
+    }
+
+    /**
+     * The replication package publishes the coordinator and the two enums a test names ({@code MemberState},
+     * {@code PartitionMode}); its parts ({@code TopologyCoordinator}, {@code StepDown}, {@code ReplicationWaiter},
+     * {@code OplogApplier}, {@code Member}, the oplog) are package-private.
+     */
+    @Test
+    void theReplicationParts_arePackagePrivate() {
+        classes()
+                .that()
+                .resideInAPackage("io.github.mongowriteguard.testkit.replication")
+                .and()
+                .arePublic()
+                .and()
+                .areTopLevelClasses()
+                .should()
+                .haveNameMatching("io\\.github\\.mongowriteguard\\.testkit\\.replication\\.("
+                        + String.join("|", "ReplicaSetCoordinator", "MemberState", "PartitionMode")
+                        + ")")
+                .check(TESTKIT);
+    }
+
+    /**
+     * The node's parts (dispatch, authentication, fail points, the session catalog and a migration's retry history,
+     * admin commands, {@code hello}) are package-private: the public types of {@code node} are the node, who it says it is, its replica-set role,
      * the cluster layers' hooks and the types those hooks take.
      */
     @Test

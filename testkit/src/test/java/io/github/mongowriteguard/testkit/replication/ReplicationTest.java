@@ -53,6 +53,11 @@ class ReplicationTest {
                                 s.connectTimeout(500, TimeUnit.MILLISECONDS).readTimeout(2, TimeUnit.SECONDS)));
     }
 
+    /** The {@code shop.orders} collection with {@code w: "majority"}. */
+    static MongoCollection<Document> majorityOrders(MongoClient client) {
+        return client.getDatabase("shop").getCollection("orders").withWriteConcern(WriteConcern.MAJORITY);
+    }
+
     /** The documents a member stores, read from its own engine. */
     static List<BsonDocument> stored(EmulatedNode member, String database, String collection) {
         BsonDocument reply = member.engine()
@@ -72,8 +77,7 @@ class ReplicationTest {
     void majorityWrites_reachEverySecondary_withTheirRetryRecords() {
         try (EmulatedReplicaSet set = threeMembers();
                 MongoClient client = client(set)) {
-            MongoCollection<Document> orders =
-                    client.getDatabase("shop").getCollection("orders").withWriteConcern(WriteConcern.MAJORITY);
+            MongoCollection<Document> orders = majorityOrders(client);
             orders.insertOne(new Document("_id", 1).append("n", 1));
             orders.updateOne(new Document("_id", 1), new Document("$inc", new Document("n", 1)));
             orders.insertOne(new Document("_id", 2));
@@ -216,49 +220,6 @@ class ReplicationTest {
             set.stepDown(Duration.ofSeconds(60), Duration.ZERO, true);
             set.awaitPrimary(Duration.ofSeconds(5));
             assertThat(orders.countDocuments(new Document("_id", "after"))).isEqualTo(1);
-        }
-    }
-
-    @Test
-    void stepDown_withoutACaughtUpSecondary_failsWithExceededTimeLimit_andTheNodeStaysPrimary() {
-        try (EmulatedReplicaSet set = threeMembers();
-                MongoClient client = client(set)) {
-            MongoCollection<Document> orders = client.getDatabase("shop").getCollection("orders");
-            orders.insertOne(new Document("_id", 1));
-            EmulatedNode first = set.primary();
-            set.secondaries().forEach(set::pauseReplication);
-            orders.insertOne(new Document("_id", 2));
-
-            assertThatThrownBy(() -> client.getDatabase("admin")
-                            .runCommand(new Document("replSetStepDown", 30).append("secondaryCatchUpPeriodSecs", 0)))
-                    .isInstanceOfSatisfying(com.mongodb.MongoCommandException.class, e -> {
-                        assertThat(e.getErrorCode()).isEqualTo(262);
-                        assertThat(e.getErrorMessage()).contains("No electable secondaries caught up");
-                    });
-            assertThat(set.primary()).isSameAs(first);
-            orders.insertOne(new Document("_id", 3));
-            assertThat(orders.countDocuments()).isEqualTo(3);
-        }
-    }
-
-    @Test
-    void replSetStepDown_throughTheDriver_electsASecondary_andWritesGoOn() {
-        try (EmulatedReplicaSet set = threeMembers();
-                MongoClient client = client(set)) {
-            MongoCollection<Document> orders =
-                    client.getDatabase("shop").getCollection("orders").withWriteConcern(WriteConcern.MAJORITY);
-            orders.insertOne(new Document("_id", 1));
-            EmulatedNode first = set.primary();
-
-            client.getDatabase("admin").runCommand(new Document("replSetStepDown", 30));
-            orders.insertOne(new Document("_id", 2));
-
-            assertThat(set.primary()).isNotSameAs(first);
-            assertThat(set.state(first)).isEqualTo(MemberState.SECONDARY);
-            assertThat(orders.countDocuments()).isEqualTo(2);
-            Document status = client.getDatabase("admin").runCommand(new Document("replSetGetStatus", 1));
-            assertThat(status.getInteger("myState")).isEqualTo(1);
-            assertThat(status.getList("members", Document.class)).hasSize(3);
         }
     }
 }

@@ -59,29 +59,6 @@ class RestartAndPartitionTest {
         }
     }
 
-    @Test
-    void stoppedPrimary_isReplacedAfterTheElectionTimeout_andRejoinsAsASecondary() {
-        try (EmulatedReplicaSet set = threeMembers();
-                MongoClient client = client(set)) {
-            MongoCollection<Document> orders =
-                    client.getDatabase("shop").getCollection("orders").withWriteConcern(WriteConcern.MAJORITY);
-            orders.insertOne(new Document("_id", 1));
-            EmulatedNode first = set.primary();
-
-            set.stop(first);
-            orders.insertOne(new Document("_id", 2));
-            EmulatedNode second = set.primary();
-            set.start(first);
-
-            assertThat(second).isNotSameAs(first);
-            assertThat(set.state(first)).isEqualTo(MemberState.SECONDARY);
-            assertThat(set.awaitReplication(Duration.ofSeconds(5))).isTrue();
-            assertThat(stored(first, "shop", "orders"))
-                    .extracting(d -> d.getInt32("_id").getValue())
-                    .containsExactly(1, 2);
-        }
-    }
-
     /** A w:1 write the primary alone had is gone after it crashes and comes back: the set moved on without it. */
     @Test
     void aCrashedPrimarysUnreplicatedWrite_isRolledBackWhenItRejoins() {
@@ -107,25 +84,6 @@ class RestartAndPartitionTest {
             assertThat(set.rolledBack())
                     .extracting(d -> d.getDocument("o").get("_id"))
                     .containsExactly(new BsonString("lost"));
-        }
-    }
-
-    @Test
-    void aPrimaryPartitionedAway_stepsDown_aNewOneIsElected_andTheClientWritesThere() {
-        try (EmulatedReplicaSet set = threeMembers();
-                MongoClient client = client(set)) {
-            MongoCollection<Document> orders =
-                    client.getDatabase("shop").getCollection("orders").withWriteConcern(WriteConcern.MAJORITY);
-            orders.insertOne(new Document("_id", 1));
-            EmulatedNode first = set.primary();
-
-            try (EmulatedReplicaSet.Partition cut = set.partition(first, PartitionMode.CLOSE_CONNECTIONS)) {
-                orders.insertOne(new Document("_id", 2));
-                assertThat(set.primary()).isNotSameAs(first);
-                awaitState(set, first, MemberState.SECONDARY);
-            }
-            assertThat(set.awaitReplication(Duration.ofSeconds(5))).isTrue();
-            assertThat(stored(first, "shop", "orders")).hasSize(2);
         }
     }
 
