@@ -28,6 +28,15 @@ public final class Clients {
         return MongoClients.create(builder.build());
     }
 
+    /**
+     * {@code connectionString} with a user's credentials, authenticated against {@code admin}, where the testkit keeps
+     * its users.
+     */
+    public static String withUser(String connectionString, String user, String password) {
+        String withUser = connectionString.replace("mongodb://", "mongodb://" + user + ":" + password + "@");
+        return withUser + (withUser.contains("?") ? "&" : "?") + "authSource=admin";
+    }
+
     /** Records the commands a client sent (handshakes and heartbeats are not command events). */
     public static final class Sent implements CommandListener {
         private final List<CommandStartedEvent> started = new CopyOnWriteArrayList<>();

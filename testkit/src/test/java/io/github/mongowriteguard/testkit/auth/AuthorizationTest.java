@@ -42,8 +42,8 @@ class AuthorizationTest {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet()
                         .user("app", "secret", "readWriteAnyDatabase")
                         .start();
-                MongoClient app = Clients.client(uri(cluster.connectionString(), "app", "secret"));
-                MongoClient wrong = Clients.client(uri(cluster.connectionString(), "app", "wrong"));
+                MongoClient app = Clients.client(Clients.withUser(cluster.connectionString(), "app", "secret"));
+                MongoClient wrong = Clients.client(Clients.withUser(cluster.connectionString(), "app", "wrong"));
                 MongoClient anonymous = Clients.client(cluster.connectionString())) {
             app.getDatabase("auth").getCollection("c").insertOne(new Document("v", 1));
             assertThat(app.getDatabase("auth").getCollection("c").countDocuments())
@@ -68,9 +68,9 @@ class AuthorizationTest {
                         .user("other", "secret", "readWriteAnyDatabase")
                         .user("admin", "secret", "root")
                         .start();
-                MongoClient app = Clients.client(uri(cluster.connectionString(), "app", "secret"));
-                MongoClient other = Clients.client(uri(cluster.connectionString(), "other", "secret"));
-                MongoClient admin = Clients.client(uri(cluster.connectionString(), "admin", "secret"));
+                MongoClient app = Clients.client(Clients.withUser(cluster.connectionString(), "app", "secret"));
+                MongoClient other = Clients.client(Clients.withUser(cluster.connectionString(), "other", "secret"));
+                MongoClient admin = Clients.client(Clients.withUser(cluster.connectionString(), "admin", "secret"));
                 StallHandle stall = cluster.primary().stall(Stall.uninterruptible(NS, Duration.ofSeconds(1)))) {
             CompletableFuture<?> mine = CompletableFuture.runAsync(
                     () -> app.getDatabase("auth").getCollection("held").insertOne(new Document("v", 1)));
@@ -118,9 +118,9 @@ class AuthorizationTest {
                         .user("app", "secret", "readWriteAnyDatabase")
                         .user("admin", "secret", "root")
                         .start();
-                MongoClient app =
-                        Clients.client(uri(cluster.connectionString(), "app", "secret"), b -> b.retryWrites(false));
-                MongoClient admin = Clients.client(uri(cluster.connectionString(), "admin", "secret"));
+                MongoClient app = Clients.client(
+                        Clients.withUser(cluster.connectionString(), "app", "secret"), b -> b.retryWrites(false));
+                MongoClient admin = Clients.client(Clients.withUser(cluster.connectionString(), "admin", "secret"));
                 StallHandle stall = cluster.primary().stall(Stall.interruptible(NS, Duration.ofSeconds(30)))) {
             CompletableFuture<?> write = CompletableFuture.runAsync(
                     () -> app.getDatabase("auth").getCollection("held").insertOne(new Document("v", 1)));
@@ -153,9 +153,10 @@ class AuthorizationTest {
                         .user("app", "secret", "readWriteAnyDatabase")
                         .user("monitor", "secret", "clusterMonitor")
                         .start();
-                MongoClient app =
-                        Clients.client(uri(cluster.connectionString(), "app", "secret"), b -> b.retryWrites(false));
-                MongoClient monitor = Clients.client(uri(cluster.connectionString(), "monitor", "secret"));
+                MongoClient app = Clients.client(
+                        Clients.withUser(cluster.connectionString(), "app", "secret"), b -> b.retryWrites(false));
+                MongoClient monitor =
+                        Clients.client(Clients.withUser(cluster.connectionString(), "monitor", "secret"));
                 StallHandle stall = cluster.shard(0).stall(Stall.interruptible(NS, Duration.ofSeconds(30)))) {
             CompletableFuture<?> write = CompletableFuture.runAsync(
                     () -> app.getDatabase("auth").getCollection("held").insertOne(new Document("v", 1)));
@@ -195,11 +196,6 @@ class AuthorizationTest {
                     .satisfies(c -> assertThat(c.errorCode()).isEqualTo(11601));
             assertThatThrownBy(() -> write.get(10, TimeUnit.SECONDS)).isNotNull();
         }
-    }
-
-    private static String uri(String connectionString, String user, String password) {
-        String withUser = connectionString.replace("mongodb://", "mongodb://" + user + ":" + password + "@");
-        return withUser + (withUser.contains("?") ? "&" : "?") + "authSource=admin";
     }
 
     private static List<Document> awaitOps(MongoClient client, Document command, int count)

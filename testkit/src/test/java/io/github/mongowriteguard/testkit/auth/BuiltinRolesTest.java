@@ -185,7 +185,6 @@ class BuiltinRolesTest {
     }
 
     private static String uri(String connectionString, String user) {
-        String withUser = connectionString.replace("mongodb://", "mongodb://" + user + ":secret@");
-        return withUser + (withUser.contains("?") ? "&" : "?") + "authSource=admin";
+        return Clients.withUser(connectionString, user, "secret");
     }
 }

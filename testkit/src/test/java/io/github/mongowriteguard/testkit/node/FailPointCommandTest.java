@@ -1,4 +1,4 @@
-package io.github.mongowriteguard.testkit.failpoint;
+package io.github.mongowriteguard.testkit.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -12,7 +12,6 @@ import com.mongodb.client.MongoCollection;
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
-import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -20,11 +19,11 @@ import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
 /**
- * Several fail points at once, as on mongod: each fail point has one configuration (a new {@code configureFailPoint}
+ * {@link FailPointCommand}: {@code configureFailPoint} with several fail points at once, as on mongod: each fail point has one configuration (a new {@code configureFailPoint}
  * replaces it: {@code FailPoint::setMode} in {@code src/mongo/util/fail_point.cpp}), different fail points act
  * together, and each member of a set has its own (they do not follow the primary).
  */
-class FailPointsTogetherTest {
+class FailPointCommandTest {
 
     private static void configure(MongoClient client, String failPoint, Object mode, Document data) {
         client.getDatabase("admin")

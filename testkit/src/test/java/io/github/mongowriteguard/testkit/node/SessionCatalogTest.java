@@ -21,8 +21,12 @@ import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
-/** The per-session transaction table: executed writes answer from it, older transaction numbers are refused. */
-class RetryableWriteTableTest {
+/**
+ * {@link SessionCatalog}: the per-session transaction table. Executed writes answer from it, older transaction numbers
+ * are refused, and a command waits while another checks its session out (mongodb/mongo
+ * {@code src/mongo/db/session/session_catalog.cpp}, {@code src/mongo/db/transaction/transaction_participant.cpp}).
+ */
+class SessionCatalogTest {
 
     @Test
     void sameTxnNumberTwice_returnsTheStoredResultWithoutWritingAgain() {
