@@ -568,8 +568,10 @@ public final class Lab implements Callable<Integer> {
             sortOptions = false,
             description = {
                 "The performance targets in one table: guard and driver in one JVM on the cost-free server,"
-                        + " runs interleaved, medians compared: bulkWrite time and allocation per write, planning + encoding, and"
-                        + " throughput at each thread count; met / not met. Not in the full run (a few minutes with the defaults)."
+                        + " runs interleaved, medians compared: bulkWrite time and allocation per write, planning + encoding,"
+                        + " throughput and CPU per bulk at each thread count, and the series of the cost per write from 1,000"
+                        + " writes up; met / not met. Not in the full run (several minutes with the defaults on a quiet"
+                        + " machine)."
             })
     static final class PerfCommand implements Callable<Integer> {
         @ParentCommand
@@ -581,8 +583,9 @@ public final class Lab implements Callable<Integer> {
         @Option(
                 names = "--sizes",
                 split = ",",
-                defaultValue = "1000,10000",
-                description = "bulk sizes, 1 to 100000 (default: ${DEFAULT-VALUE})")
+                defaultValue = "1,100,1000,10000,100000",
+                description = "bulk sizes, 1 to 100000; the sizes from 1000 up also make the series of the cost per"
+                        + " write (default: ${DEFAULT-VALUE})")
         List<Integer> sizes;
 
         @Option(

@@ -1,6 +1,7 @@
 package io.github.mongowriteguard.benchmarks.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.github.mongowriteguard.benchmarks.jmh.PlanBenchmark;
 import java.io.ByteArrayOutputStream;
@@ -47,9 +48,9 @@ class PerfScenariosTest {
         LabCommandLineTest.Run run = LabCommandLineTest.execute(
                 "perf",
                 "--sizes",
-                "10",
+                "10,1000,2000",
                 "--threads",
-                "2",
+                "2,8",
                 "--warmups",
                 "1",
                 "--runs",
@@ -70,8 +71,71 @@ class PerfScenariosTest {
                         "10 insert unordered",
                         "1000 Filters.eq",
                         "1000 Document",
-                        "2 threads");
+                        "2 threads",
+                        "8 threads",
+                        "target: time guard / driver <= 1.03 at every bulk size",
+                        "guard / driver >= 0.97 at 8 and 64 threads",
+                        "4. the series");
         assertThat(run.out()).doesNotContain("NaN");
+        // every bulkWrite row, the smallest included, carries its verdict
+        assertThat(run.out().lines().filter(line -> line.startsWith("10 ")))
+                .hasSize(4)
+                .allSatisfy(line -> assertThat(line).containsPattern("(met|NOT met)$"));
+        // the series: the sizes from 1,000 up, per case, and the growth line with its verdict
+        assertThat(run.out().lines().filter(line -> line.startsWith("replace-upsert ordered")))
+                .hasSize(3)
+                .anySatisfy(line -> assertThat(line).containsPattern("growth .*(flat|NOT flat)$"));
+        assertThat(run.out().lines().filter(line -> line.startsWith("8 threads")))
+                .singleElement()
+                .satisfies(line -> assertThat(line).containsPattern("(met|NOT met)$"));
+    }
+
+    @Test
+    void perfSeries_growthFromTheFirstSizeOfAThousand_judgedOnTheGuardsCpuTime() {
+        List<Perf.Row> rows = List.of(
+                row("100 insert ordered", 100, 1, 1, 1, 1),
+                row("1000 insert ordered", 1_000, 10, 10, 5, 5),
+                row("10000 insert ordered", 10_000, 200, 300, 60, 50),
+                row("100000 insert ordered", 100_000, 4_000, 5_000, 700, 800),
+                row("1000 insert unordered", 1_000, 10, 10, 5, 5),
+                row("10000 insert unordered", 10_000, 100, 100, 50, 70));
+
+        List<PerfSeries.Series> series = PerfSeries.of(rows);
+
+        assertThat(series).extracting(PerfSeries.Series::name).containsExactly("insert ordered", "insert unordered");
+        PerfSeries.Series ordered = series.get(0);
+        assertThat(ordered.points()).extracting(Perf.Row::writes).containsExactly(1_000, 10_000, 100_000);
+        // per write: driver 10 us -> 40 us, guard 10 -> 50; CPU: driver 5 -> 7, guard 5 -> 8
+        assertThat(ordered.driverGrowth()).isCloseTo(4.0, within(1e-9));
+        assertThat(ordered.guardGrowth()).isCloseTo(5.0, within(1e-9));
+        assertThat(ordered.driverCpuGrowth()).isCloseTo(1.4, within(1e-9));
+        assertThat(ordered.guardCpuGrowth()).isCloseTo(1.6, within(1e-9));
+        assertThat(ordered.flat()).isFalse(); // 1.6 > 1.10 and > 1.4 x 1.10
+        assertThat(series.get(1).guardCpuGrowth()).isCloseTo(1.4, within(1e-9));
+        assertThat(series.get(1).flat()).isFalse();
+        assertThat(flatFromFiveMicros(70, 52))
+                .as("guard CPU per write 1.04x: flat")
+                .isTrue();
+        assertThat(flatFromFiveMicros(100, 105))
+                .as("guard CPU per write 2.1x where the driver's grew 2x: grows as the driver's does")
+                .isTrue();
+        assertThat(PerfSeries.of(List.of(row("1000 insert ordered", 1_000, 10, 10, 5, 5))))
+                .as("one size is no series")
+                .isEmpty();
+    }
+
+    /** Whether a series from 5 us of CPU per write at 1,000 writes to these CPU ms at 10,000 is flat. */
+    private static boolean flatFromFiveMicros(double driverCpuMillis, double guardCpuMillis) {
+        return PerfSeries.of(List.of(
+                        row("1000 insert ordered", 1_000, 10, 10, 5, 5),
+                        row("10000 insert ordered", 10_000, 100, 100, driverCpuMillis, guardCpuMillis)))
+                .get(0)
+                .flat();
+    }
+
+    private static Perf.Row row(
+            String label, int writes, double driverMs, double guardMs, double driverCpu, double guardCpu) {
+        return new Perf.Row(label, writes, driverMs, guardMs, writes, writes, driverCpu, guardCpu, 0, 0);
     }
 
     @Test
@@ -79,9 +143,9 @@ class PerfScenariosTest {
         LabCommandLineTest.Run run = LabCommandLineTest.execute(
                 "perf",
                 "--sizes",
-                "10",
+                "10,1000",
                 "--threads",
-                "1",
+                "8",
                 "--warmups",
                 "0",
                 "--runs",
@@ -99,9 +163,19 @@ class PerfScenariosTest {
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.err()).isEmpty();
         tools.jackson.databind.JsonNode json = LabJson.MAPPER.readTree(run.out());
-        assertThat(json.propertyNames()).containsExactly("warmups", "runs", "bulkWrite", "planAndEncode", "throughput");
-        assertThat(json.get("bulkWrite")).hasSize(4);
-        assertThat(json.get("bulkWrite").get(0).has("ratio")).isTrue();
+        assertThat(json.propertyNames())
+                .containsExactly("warmups", "runs", "bulkWrite", "series", "planAndEncode", "throughput");
+        assertThat(json.get("bulkWrite")).hasSize(8);
+        assertThat(json.get("bulkWrite")).allSatisfy(row -> {
+            assertThat(row.get("ratio").isNumber()).isTrue();
+            assertThat(row.get("timeTargetMet").isBoolean())
+                    .as("every size has the target")
+                    .isTrue();
+            assertThat(row.get("guardCpuMillis").isNumber()).isTrue();
+        });
+        assertThat(json.get("series")).isEmpty(); // one size from 1,000 up: no series
+        assertThat(json.get("throughput").get(0).get("targetMet").isBoolean()).isTrue();
+        assertThat(json.get("throughput").get(0).get("cpuRatio").isNumber()).isTrue();
         assertThat(json.get("planAndEncode").get(0).has("allocationTargetMet")).isTrue();
     }
 
