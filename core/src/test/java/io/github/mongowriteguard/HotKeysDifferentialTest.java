@@ -25,7 +25,7 @@ import org.junit.jupiter.api.TestInfo;
  *
  * <p>Where the per-shard commands go side by side (ORDERED on a sharded cluster), the bulks carry no fail point on
  * mongos: a {@code times: 1} fail point fails whichever of the round's commands reaches mongos first, and the others,
- * sent beside it, run; no oracle can name which (the outcome says it: {@link SideBySideKeyRunsTest}).
+ * sent beside it, run; no oracle can name which (the outcome says it: {@link SideBySideKeyRunsFaultsTest}).
  */
 class HotKeysDifferentialTest {
     static final int REPLICA_SET_BULKS = 200;
