@@ -28,6 +28,12 @@ import org.jspecify.annotations.Nullable;
  */
 public final class WriteGuardSettings {
 
+    /** Default of {@link #getParallelShardCommands()}: 8 per-shard commands of one call side by side. */
+    public static final int DEFAULT_PARALLEL_SHARD_COMMANDS = 8;
+
+    /** Most {@link #getParallelShardCommands()} accepts: 64. */
+    public static final int MAX_PARALLEL_SHARD_COMMANDS = 64;
+
     /** Default share of the socket read timeout given to the server: 2/3, i.e. 20 s for a 30 s socket timeout. */
     public static final double DEFAULT_SERVER_DEADLINE_FRACTION = 2.0 / 3.0;
 
@@ -41,12 +47,14 @@ public final class WriteGuardSettings {
     private final Duration defaultServerDeadline;
     private final boolean strictOrdered;
     private final boolean lastWriteWins;
+    private final int parallelShardCommands;
     private final RetryPolicy retryPolicy;
     private final Map<String, String> commonTags;
 
     private WriteGuardSettings(Builder builder) {
         this.commonTags = builder.commonTags;
         this.lastWriteWins = builder.lastWriteWins;
+        this.parallelShardCommands = builder.parallelShardCommands;
         this.serverDeadline = builder.serverDeadline;
         this.serverDeadlineFraction = builder.serverDeadlineFraction;
         this.defaultServerDeadline = builder.defaultServerDeadline;
@@ -133,6 +141,17 @@ public final class WriteGuardSettings {
     }
 
     /**
+     * How many per-shard ORDERED commands of one call's key runs (an ordered bulk that repeats keys, on a collection
+     * sharded on {@code _id}) the guard sends side by side, each on a session of its own; default
+     * {@value #DEFAULT_PARALLEL_SHARD_COMMANDS}; 1 sends them one after another, as one call of the driver does.
+     *
+     * @return the most commands of one call in flight at once, from 1
+     */
+    public int getParallelShardCommands() {
+        return parallelShardCommands;
+    }
+
+    /**
      * Tags added to every meter the guard registers ({@code mongodb.guard.*}), after the guard's own; default none.
      *
      * @return the common tags, unmodifiable, in the order given
@@ -210,6 +229,7 @@ public final class WriteGuardSettings {
         return Double.compare(serverDeadlineFraction, that.serverDeadlineFraction) == 0
                 && strictOrdered == that.strictOrdered
                 && lastWriteWins == that.lastWriteWins
+                && parallelShardCommands == that.parallelShardCommands
                 && Objects.equals(serverDeadline, that.serverDeadline)
                 && retryPolicy.equals(that.retryPolicy)
                 && defaultServerDeadline.equals(that.defaultServerDeadline)
@@ -224,6 +244,7 @@ public final class WriteGuardSettings {
                 defaultServerDeadline,
                 strictOrdered,
                 lastWriteWins,
+                parallelShardCommands,
                 retryPolicy,
                 commonTags);
     }
@@ -236,6 +257,7 @@ public final class WriteGuardSettings {
                 + ", defaultServerDeadline=" + Durations.format(defaultServerDeadline)
                 + ", strictOrdered=" + strictOrdered
                 + ", lastWriteWins=" + lastWriteWins
+                + ", parallelShardCommands=" + parallelShardCommands
                 + ", retryPolicy=" + retryPolicy
                 + (commonTags.isEmpty() ? "" : ", commonTags=" + commonTags) + '}';
     }
@@ -253,6 +275,7 @@ public final class WriteGuardSettings {
         private Duration defaultServerDeadline = DEFAULT_SERVER_DEADLINE;
         private boolean strictOrdered;
         private boolean lastWriteWins;
+        private int parallelShardCommands = DEFAULT_PARALLEL_SHARD_COMMANDS;
         private RetryPolicy retryPolicy = RetryPolicy.defaults();
         private Map<String, String> commonTags = Map.of();
 
@@ -264,6 +287,7 @@ public final class WriteGuardSettings {
             this.defaultServerDeadline = existing.defaultServerDeadline;
             this.strictOrdered = existing.strictOrdered;
             this.lastWriteWins = existing.lastWriteWins;
+            this.parallelShardCommands = existing.parallelShardCommands;
             this.retryPolicy = existing.retryPolicy;
             this.commonTags = existing.commonTags;
         }
@@ -342,6 +366,31 @@ public final class WriteGuardSettings {
          */
         public Builder lastWriteWins(boolean lastWriteWins) {
             this.lastWriteWins = lastWriteWins;
+            return this;
+        }
+
+        /**
+         * How many per-shard ORDERED commands of key runs one call sends side by side; default
+         * {@value #DEFAULT_PARALLEL_SHARD_COMMANDS}. An ordered bulk that repeats keys on a collection sharded on
+         * {@code {_id: "hashed"}} or {@code {_id: 1}} sends each shard's key runs as one ORDERED command; mongos runs
+         * the child batches of one ORDERED command one after another, so the guard sends these commands at once, each
+         * on a session of its own, the calling thread one and the guard's daemon threads
+         * ({@code mongo-write-guard-shard-sender-N}, at most this value minus one for the whole guard) the others.
+         * Not with the caller's {@code ClientSession}, which serves one command at a time. 1 sends them one after
+         * another on the calling thread.
+         *
+         * @param parallelShardCommands from 1 to {@value #MAX_PARALLEL_SHARD_COMMANDS}
+         * @return this builder
+         * @throws IllegalArgumentException if it is below 1 or above {@value #MAX_PARALLEL_SHARD_COMMANDS}
+         */
+        public Builder parallelShardCommands(int parallelShardCommands) {
+            if (parallelShardCommands < 1 || parallelShardCommands > MAX_PARALLEL_SHARD_COMMANDS) {
+                throw new IllegalArgumentException("parallelShardCommands (" + parallelShardCommands
+                        + ") must be from 1 to " + MAX_PARALLEL_SHARD_COMMANDS
+                        + "; use 1 to send a call's per-shard commands one after another, or about the number of"
+                        + " shards to send them side by side");
+            }
+            this.parallelShardCommands = parallelShardCommands;
             return this;
         }
 

@@ -387,6 +387,16 @@ final class DifferentialBulk {
     }
 
     /**
+     * This bulk without its fail point: for a guard that sends a round's per-shard commands side by side, where a
+     * {@code times: 1} fail point on mongos fails whichever command reaches it first, which no oracle can name.
+     */
+    DifferentialBulk withoutFailPoint() {
+        return failPoint == null
+                ? this
+                : new DifferentialBulk(seed, mode, initial, ops, comment, bypassDocumentValidation, null);
+    }
+
+    /**
      * The bulk of {@code seed} for {@code mode}: the same seed, mode and deployment give the same bulk. Through mongos
      * the emulator fails an update pipeline as a write error of every statement of its shard batch, so which writes it
      * takes along depends on how commands are grouped; the ordered modes may group differently from the driver

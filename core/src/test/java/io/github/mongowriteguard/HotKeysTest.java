@@ -148,7 +148,7 @@ class HotKeysTest {
     }
 
     @Test
-    void orderedEventsOverManyKeys_onFiveShards_areOneCommandOfOneChildBatchPerShard() {
+    void orderedEventsOverManyKeys_onFiveShards_areOneOrderedCommandPerShard_sentSideBySide() {
         try (EmulatedShardedCluster cluster =
                         EmulatedCluster.sharded().shards(5).start();
                 GuardFixture fixture = new GuardFixture(cluster.connectionString(), 30_000)) {
@@ -175,14 +175,15 @@ class HotKeysTest {
 
             assertThat(outcome.isComplete()).isTrue();
             assertThat(outcome.rounds()).isEqualTo(1);
-            assertThat(outcome.commands()).isEqualTo(1);
-            // the guard's placement agrees with mongos' routing: one child batch per shard, every shard once
-            RoutedWrite routed = cluster.routing().writes("db.events").get(0);
-            assertThat(routed.childBatches()).isEqualTo(5);
-            assertThat(routed.childBatchesPerShard())
+            // one ORDERED command per shard (sent side by side, SideBySideKeyRunsTest), each one child batch: the
+            // guard's placement agrees with mongos' routing, every shard once
+            assertThat(outcome.commands()).isEqualTo(5);
+            List<RoutedWrite> routed = cluster.routing().writes("db.events");
+            assertThat(routed)
                     .hasSize(5)
-                    .allSatisfy((shard, batches) -> assertThat(batches).isEqualTo(1));
-            assertThat(mongosRounds(cluster, "db.events")).isEqualTo(5);
+                    .allSatisfy(write -> assertThat(write.childBatches()).isEqualTo(1));
+            assertThat(routed.stream().map(write -> write.batches().get(0).shard()))
+                    .doesNotHaveDuplicates();
             assertThat(events.unwrap().countDocuments(new Document("n", 10))).isEqualTo(100);
         }
     }
@@ -210,7 +211,21 @@ class HotKeysTest {
                 assertThat(outcome.outcomes().get(i).status()).as("index %d", i).isEqualTo(expected);
             }
             assertThat(outcome.outcomes().get(83).errorCode()).isEqualTo(14);
-            assertThat(outcome.commands()).isEqualTo(2); // stopped at index 83, the rest sent again without key 3
+            // one command per shard reached; key 3's stopped at index 83, and its shard's other keys after key 3 sent
+            // again without key 3
+            java.util.Map<String, List<Integer>> keysByShard = new java.util.TreeMap<>();
+            for (int key = 0; key < 20; key++) {
+                keysByShard
+                        .computeIfAbsent(
+                                cluster.chunkMap("db.events")
+                                        .shardOfDocument(new BsonDocument("_id", new org.bson.BsonInt32(key))),
+                                shard -> new ArrayList<>())
+                        .add(key);
+            }
+            String shardOfKey3 =
+                    cluster.chunkMap("db.events").shardOfDocument(new BsonDocument("_id", new org.bson.BsonInt32(3)));
+            boolean resent = keysByShard.get(shardOfKey3).stream().anyMatch(key -> key > 3);
+            assertThat(outcome.commands()).isEqualTo(keysByShard.size() + (resent ? 1 : 0));
             assertThat(events.unwrap().countDocuments(new Document("n", 10))).isEqualTo(19);
             assertThat(events.unwrap().find(new Document("_id", 3)).first())
                     .isEqualTo(new Document("_id", 3).append("n", "text"));

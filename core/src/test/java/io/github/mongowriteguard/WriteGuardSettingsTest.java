@@ -41,6 +41,24 @@ class WriteGuardSettingsTest {
     }
 
     @Test
+    void parallelShardCommands_defaultsToEight_isKeptByTheBuilder_andSaysItsRange() {
+        WriteGuardSettings settings =
+                WriteGuardSettings.builder().parallelShardCommands(1).build();
+
+        assertThat(WriteGuardSettings.defaults().getParallelShardCommands()).isEqualTo(8);
+        assertThat(settings.getParallelShardCommands()).isEqualTo(1);
+        assertThat(WriteGuardSettings.builder(settings).build()).isEqualTo(settings);
+        assertThat(settings).isNotEqualTo(WriteGuardSettings.defaults());
+        assertThat(settings.toString()).contains("parallelShardCommands=1");
+        assertThatThrownBy(() -> WriteGuardSettings.builder().parallelShardCommands(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("parallelShardCommands (0) must be from 1 to 64; use 1 to send");
+        assertThatThrownBy(() -> WriteGuardSettings.builder().parallelShardCommands(65))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("parallelShardCommands (65) must be from 1 to 64");
+    }
+
+    @Test
     void resolveServerDeadline_withSocketTimeout_isFractionOfIt() {
         assertThat(WriteGuardSettings.defaults().resolveServerDeadline(Duration.ofSeconds(30)))
                 .isEqualTo(Duration.ofSeconds(20));
@@ -184,7 +202,7 @@ class WriteGuardSettingsTest {
                         .build()
                         .toString())
                 .isEqualTo("WriteGuardSettings{serverDeadline=1.5 s, serverDeadlineFraction=0.6666666666666666,"
-                        + " defaultServerDeadline=10 s, strictOrdered=false, lastWriteWins=false, retryPolicy=RetryPolicy{maxAttempts=3,"
+                        + " defaultServerDeadline=10 s, strictOrdered=false, lastWriteWins=false, parallelShardCommands=8, retryPolicy=RetryPolicy{maxAttempts=3,"
                         + " initialBackoff=100ms, multiplier=2.0, maxBackoff=5000ms, jitter=0.5, gateGrace=100ms}}");
         assertThat(WriteGuardSettings.defaults().toString()).contains("serverDeadline=derived");
     }

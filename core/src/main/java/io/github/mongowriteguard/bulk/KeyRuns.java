@@ -41,7 +41,10 @@ import org.jspecify.annotations.Nullable;
  * batch per change of target shard, in sequence ({@code isNewBatchRequiredOrdered}); the runs of one type are sent
  * grouped by shard, so when the placement is known (a collection sharded on {@code {_id: "hashed"}} or
  * {@code {_id: 1}}, from its chunks) an ORDERED command of key runs costs one mongos round per shard it reaches, and
- * otherwise about one per key. The keys whose writes travel as runs are chosen to make
+ * otherwise about one per key. (The executor then sends each shard's runs as an ORDERED command of its own, the
+ * shards' commands side by side, so that they cost one mongos round together; with the caller's session, or a
+ * parallelism of 1, they stay one ORDERED command. The choice below still counts a shard per unit, as for one command:
+ * it picks runs only where even one command after another gains.) The keys whose writes travel as runs are chosen to make
  * {@code (shards, or keys of unknown shard, among the keys sent as runs) + (most writes of any other key)} smallest:
  * 1,000 writes over 100 keys on 5 shards are 1 ORDERED command of 5 child batches (one per shard) instead of 10
  * UNORDERED rounds; without the placement they stay in 10 rounds (one ORDERED command would cost about 80 sequential

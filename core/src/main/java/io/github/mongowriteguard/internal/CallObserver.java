@@ -28,6 +28,19 @@ public interface CallObserver {
      */
     <R> R observe(String namespace, String operation, Function<OutcomeSink, R> call);
 
+    /**
+     * Carries the calling thread's current observation to a task that another thread runs for this call (a command
+     * sent side by side with others), so that what that thread observes nests under the call as on the calling thread.
+     * Call it on the calling thread.
+     *
+     * @param task the task
+     * @param <R>  what the task returns
+     * @return the task, run in the calling thread's observation scope
+     */
+    default <R> java.util.function.Supplier<R> propagate(java.util.function.Supplier<R> task) {
+        return task;
+    }
+
     /** Where a call reports how it ended. */
     interface OutcomeSink {
         /**

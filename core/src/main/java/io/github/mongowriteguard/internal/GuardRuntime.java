@@ -29,6 +29,9 @@ public final class GuardRuntime {
             new io.github.mongowriteguard.internal.execution.SingleDocumentRules();
     private final io.github.mongowriteguard.internal.execution.KeyPlacements keyPlacements =
             new io.github.mongowriteguard.internal.execution.KeyPlacements();
+    /** The threads that send one call's per-shard commands side by side (none with parallelShardCommands 1). */
+    private final io.github.mongowriteguard.internal.execution.SideBySideSends sideBySide;
+
     private final io.github.mongowriteguard.internal.execution.PlanWarnings planWarnings =
             new io.github.mongowriteguard.internal.execution.PlanWarnings();
 
@@ -46,6 +49,12 @@ public final class GuardRuntime {
                 "mongodb-write-guard", settings.getRetryPolicy().<Retryable>toRetryConfig(Retryable::worthRetrying));
         this.events = safe(List.copyOf(listeners));
         this.observer = observer;
+        this.sideBySide =
+                new io.github.mongowriteguard.internal.execution.SideBySideSends(settings.getParallelShardCommands());
+    }
+
+    public io.github.mongowriteguard.internal.execution.SideBySideSends sideBySide() {
+        return sideBySide;
     }
 
     public WriteGuardSettings settings() {

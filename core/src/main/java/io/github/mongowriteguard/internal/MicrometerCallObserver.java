@@ -35,6 +35,19 @@ public final class MicrometerCallObserver implements CallObserver {
     }
 
     @Override
+    public <R> java.util.function.Supplier<R> propagate(java.util.function.Supplier<R> task) {
+        Observation current = registry.getCurrentObservation();
+        if (current == null) {
+            return task;
+        }
+        return () -> {
+            try (Observation.Scope scope = current.openScope()) {
+                return task.get();
+            }
+        };
+    }
+
+    @Override
     public <R> R observe(String namespace, String operation, Function<OutcomeSink, R> call) {
         GuardObservationContext context = new GuardObservationContext(namespace, operation);
         Observation observation = Observation.createNotStarted(

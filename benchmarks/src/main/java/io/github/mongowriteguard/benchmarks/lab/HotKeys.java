@@ -35,6 +35,10 @@ import org.bson.Document;
  * Bulks that repeat a key: 3,000 {@code $inc} on one {@code _id} (ORDERED, replica set), and a consumer of a compacted
  * topic (1,000 replacement events over 100 keys, ORDERED, on a replica set and sharded {@code {_id: "hashed"}}). Per client: guarded rounds,
  * write commands, mongos rounds and child batches (sharded), and the median wall time of interleaved runs.
+ *
+ * <p>Mongos rounds are measured by the emulated mongos, not reported by the guard:
+ * {@code RoutingStats.roundsInSequence()}, the rounds of waiting on the longest chain of write commands routed one after
+ * another; commands routed side by side (their spans on mongos overlap) count once, as the longest of them.
  */
 final class HotKeys {
     /** Interleaved runs per client at most (fewer with a smaller {@code --runs}). */
@@ -112,7 +116,9 @@ final class HotKeys {
             }
             out.println("guard (compaction): lastWriteWins, a replacement or delete of an _id makes its earlier"
                     + " replacements in the bulk unnecessary; driver UNORDERED (deduplicated): the articles' last value"
-                    + " per _id, sent by the caller");
+                    + " per _id, sent by the caller; guard (exact, sequential): parallelShardCommands 1, the per-shard"
+                    + " commands one after another; mongos rounds: measured by the emulated mongos, commands routed"
+                    + " side by side counted once");
         }
     }
 
@@ -180,7 +186,8 @@ final class HotKeys {
         try (EmulatedShardedCluster cluster =
                         EmulatedCluster.sharded().shards(shards).start();
                 Clients clients = new Clients(cluster.connectionString())) {
-            for (String collection : List.of("e_guard", "e_compact", "e_unordered_guard", "e_ordered", "e_dedup")) {
+            for (String collection :
+                    List.of("e_guard", "e_sequential", "e_compact", "e_unordered_guard", "e_ordered", "e_dedup")) {
                 cluster.shardCollection(
                         DATABASE + "." + collection,
                         io.github.mongowriteguard.testkit.sharding.ShardKey.of(
@@ -190,6 +197,10 @@ final class HotKeys {
             List<WriteModel<Document>> deduplicated = lastPerId(events);
             Map<String, Runnable> bulks = new LinkedHashMap<>();
             bulks.put("guard (exact)", () -> clients.guarded("e_guard").execute(events, ordered()));
+            // parallelShardCommands 1: the per-shard commands one after another, as before they went side by side
+            bulks.put(
+                    "guard (exact, sequential)",
+                    () -> clients.sequential("e_sequential").execute(events, ordered()));
             bulks.put(
                     "guard (compaction)", () -> clients.compacting("e_compact").execute(events, ordered()));
             bulks.put(
@@ -238,8 +249,10 @@ final class HotKeys {
                 int mongosRounds = 0;
                 int childBatches = 0;
                 if (cluster != null) {
+                    // Measured by the emulated mongos: rounds of waiting, where commands routed side by side (their
+                    // spans overlap) count once and commands routed one after another add up.
+                    mongosRounds = (int) cluster.routing().roundsInSequence();
                     for (RoutedWrite write : cluster.routing().writes()) {
-                        mongosRounds += write.rounds();
                         childBatches += write.childBatches();
                     }
                 }
@@ -318,6 +331,9 @@ final class HotKeys {
         private final WriteGuard guard = WriteGuard.create();
         private final WriteGuard compacting = WriteGuard.create(
                 WriteGuardSettings.builder().lastWriteWins(true).build());
+        private final MongoClient sequentialClient;
+        private final WriteGuard sequential = WriteGuard.create(
+                WriteGuardSettings.builder().parallelShardCommands(1).build());
 
         Clients(String connectionString) {
             CommandListener counting = new CommandListener() {
@@ -333,6 +349,8 @@ final class HotKeys {
                     guard.configure(settings(connectionString, counting)).build());
             compactingClient = MongoClients.create(
                     compacting.configure(settings(connectionString, counting)).build());
+            sequentialClient = MongoClients.create(
+                    sequential.configure(settings(connectionString, counting)).build());
         }
 
         private static MongoClientSettings.Builder settings(String connectionString, CommandListener listener) {
@@ -345,20 +363,24 @@ final class HotKeys {
             return raw.getDatabase(DATABASE).getCollection(collection);
         }
 
-        /** Wrapped once per name, so that a measurement does not include wrapping. */
         Recording guarded(String collection) {
-            return wrapped.computeIfAbsent(
-                    "g:" + collection,
-                    name -> new Recording(guard.guardCollection(
-                            guardedClient, guardedClient.getDatabase(DATABASE).getCollection(collection))));
+            return wrap("g:", guard, guardedClient, collection);
         }
 
         Recording compacting(String collection) {
+            return wrap("c:", compacting, compactingClient, collection);
+        }
+
+        Recording sequential(String collection) {
+            return wrap("s:", sequential, sequentialClient, collection);
+        }
+
+        /** Wrapped once per name, so that a measurement does not include wrapping. */
+        private Recording wrap(String prefix, WriteGuard by, MongoClient client, String collection) {
             return wrapped.computeIfAbsent(
-                    "c:" + collection,
-                    name -> new Recording(compacting.guardCollection(
-                            compactingClient,
-                            compactingClient.getDatabase(DATABASE).getCollection(collection))));
+                    prefix + collection,
+                    name -> new Recording(by.guardCollection(
+                            client, client.getDatabase(DATABASE).getCollection(collection))));
         }
 
         /** A guarded collection whose outcome the measurement reads. */
@@ -377,6 +399,7 @@ final class HotKeys {
         @Override
         public void close() {
             compactingClient.close();
+            sequentialClient.close();
             guardedClient.close();
             raw.close();
         }

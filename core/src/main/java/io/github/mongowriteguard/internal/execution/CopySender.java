@@ -6,8 +6,10 @@ import com.mongodb.MongoServerException;
 import com.mongodb.MongoSocketException;
 import com.mongodb.MongoTimeoutException;
 import com.mongodb.ReadPreference;
+import com.mongodb.ServerAddress;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoDatabase;
+import io.github.mongowriteguard.copies.CopyRecord;
 import io.github.mongowriteguard.copies.GateVerdict;
 import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
@@ -26,7 +28,11 @@ import org.jspecify.annotations.Nullable;
  * {@code txnNumber}) resends the same copy after the backoff and the overlap gate, which the server runs at most once;
  * any other command is sent once, unless the caller allowed a retry (the idempotent multi-document opt-in), each retry
  * then a new copy started only after the gate saw the previous one gone. Records every copy in the ledger and tallies
- * sends, copies and servers in the outcome.
+ * sends, copies and servers in a {@link Tally}: the outcome's builder itself on the calling thread, or, for a command
+ * sent on a worker thread beside others ({@link SideBySideSends}), a {@link DeferredTally} that the calling thread
+ * replays into the builder in a fixed order. Everything else it touches (the ledger, the overlap gate, the retry
+ * policy, the event listeners, the command listener's per-thread server) is shared by every thread of the application
+ * already and thread-safe.
  */
 final class CopySender {
     private final GuardRuntime runtime;
@@ -51,6 +57,49 @@ final class CopySender {
             boolean reachedServer,
             boolean unanswered,
             java.util.List<SendResult> earlier) {}
+
+    /** Where the sends of a copy are counted: the outcome's commands, sends, servers and copies. */
+    interface Tally {
+        void command();
+
+        void send();
+
+        void server(@Nullable ServerAddress address);
+
+        void copy(CopyRecord copy);
+
+        void stillRunning(CopyRecord copy);
+
+        /** Counts straight into {@code outcome}: for the thread that builds it. */
+        static Tally of(RecordedWriteOutcome.Builder<?> outcome) {
+            return new Tally() {
+                @Override
+                public void command() {
+                    outcome.command();
+                }
+
+                @Override
+                public void send() {
+                    outcome.send();
+                }
+
+                @Override
+                public void server(@Nullable ServerAddress address) {
+                    outcome.server(address);
+                }
+
+                @Override
+                public void copy(CopyRecord copy) {
+                    outcome.copy(copy);
+                }
+
+                @Override
+                public void stillRunning(CopyRecord copy) {
+                    outcome.stillRunning(copy);
+                }
+            };
+        }
+    }
 
     CopySender(GuardRuntime runtime, MongoDatabase database, MongoDatabase admin, String namespace, long maxTimeMs) {
         this.runtime = runtime;
@@ -86,7 +135,7 @@ final class CopySender {
             @Nullable Long txnNumber,
             boolean retryAllowed,
             @Nullable String copyName,
-            RecordedWriteOutcome.Builder<?> tally) {
+            Tally tally) {
         ClientSession session = sessions.current();
         boolean retryable = txnNumber != null;
         LiveCopyLedger ledger = runtime.ledger();
@@ -159,8 +208,7 @@ final class CopySender {
         return new Sent(result, attempt > 1, reachedServer, unanswered, java.util.List.copyOf(earlier));
     }
 
-    private SendResult sendOnce(
-            ClientSession session, BsonDocument body, LiveCopyLedger.Copy copy, RecordedWriteOutcome.Builder<?> tally) {
+    private SendResult sendOnce(ClientSession session, BsonDocument body, LiveCopyLedger.Copy copy, Tally tally) {
         copy.sent();
         tally.send();
         try {

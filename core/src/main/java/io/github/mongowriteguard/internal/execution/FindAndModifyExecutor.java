@@ -109,7 +109,13 @@ public final class FindAndModifyExecutor<T> {
             String guardComment = "mwg:" + Long.toHexString(System.nanoTime()) + ":fam";
             BsonValue comment = sender.comment(request.comment(), guardComment);
             BsonDocument body = command(request, writeConcern, comment, maxTimeMs, txnNumber);
-            sent = sender.send(sessions, body, txnNumber, false, comment == null ? null : guardComment, outcome);
+            sent = sender.send(
+                    sessions,
+                    body,
+                    txnNumber,
+                    false,
+                    comment == null ? null : guardComment,
+                    CopySender.Tally.of(outcome));
         }
         try {
             record(sent, plan, outcome);

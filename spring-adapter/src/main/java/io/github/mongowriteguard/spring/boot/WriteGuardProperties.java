@@ -50,6 +50,12 @@ public class WriteGuardProperties {
      */
     private @Nullable Boolean lastWriteWins;
 
+    /**
+     * How many per-shard ORDERED commands of one ordered bulk's repeated keys are sent side by side, each on a session
+     * of its own; 1 sends them one after another. Default 8.
+     */
+    private @Nullable Integer parallelShardCommands;
+
     private final Retry retry = new Retry();
 
     /**
@@ -145,6 +151,20 @@ public class WriteGuardProperties {
         this.lastWriteWins = lastWriteWins;
     }
 
+    /** {@return how many per-shard commands of one bulk are sent side by side, or null for the default 8} */
+    public @Nullable Integer getParallelShardCommands() {
+        return parallelShardCommands;
+    }
+
+    /**
+     * Sets how many per-shard ORDERED commands of one ordered bulk's repeated keys are sent side by side.
+     *
+     * @param parallelShardCommands from 1 (one after another) to 64, or null for the default 8
+     */
+    public void setParallelShardCommands(@Nullable Integer parallelShardCommands) {
+        this.parallelShardCommands = parallelShardCommands;
+    }
+
     /** {@return the retry properties ({@code mongo.write-guard.retry.*})} */
     public Retry getRetry() {
         return retry;
@@ -183,6 +203,7 @@ public class WriteGuardProperties {
         GuardProperty.apply(PREFIX + "default-server-deadline", defaultServerDeadline, builder::defaultServerDeadline);
         GuardProperty.apply(PREFIX + "strict-ordered", strictOrdered, builder::strictOrdered);
         GuardProperty.apply(PREFIX + "last-write-wins", lastWriteWins, builder::lastWriteWins);
+        GuardProperty.apply(PREFIX + "parallel-shard-commands", parallelShardCommands, builder::parallelShardCommands);
         return builder.retryPolicy(retry.toPolicy()).build();
     }
 

@@ -77,6 +77,18 @@ class WriteGuardAutoConfigurationTest {
     }
 
     @Test
+    void parallelShardCommandsProperty_mapsOntoTheCoreSetting_andABadValueStopsStartup() {
+        runner().withPropertyValues("mongo.write-guard.parallel-shard-commands=1")
+                .run(context -> assertThat(
+                                context.getBean(WriteGuard.class).getSettings().getParallelShardCommands())
+                        .isEqualTo(1));
+        runner().withPropertyValues("mongo.write-guard.parallel-shard-commands=0")
+                .run(context -> assertThat(context.getStartupFailure())
+                        .hasStackTraceContaining("Invalid value '0' for mongo.write-guard.parallel-shard-commands")
+                        .hasStackTraceContaining("must be from 1 to 64"));
+    }
+
+    @Test
     void properties_mapOntoTheCoreSettings() {
         runner().withPropertyValues(
                         "mongo.write-guard.server-deadline=500ms",

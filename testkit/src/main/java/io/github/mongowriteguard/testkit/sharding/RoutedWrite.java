@@ -16,6 +16,9 @@ import java.util.TreeMap;
  * @param batches     every child batch in the order mongos sent them
  * @param modelledTime the time the bulk costs by the {@link ShardLatency} model: per round the slowest child
  *                     batch, summed over rounds; wall-clock free, so tests may assert it (zero without latency)
+ * @param startedNanos {@link System#nanoTime()} when mongos received the command
+ * @param endedNanos   {@link System#nanoTime()} when mongos had its reply: two writes whose spans overlap were routed
+ *                     side by side ({@link RoutingStats#roundsInSequence()})
  */
 public record RoutedWrite(
         String namespace,
@@ -23,7 +26,9 @@ public record RoutedWrite(
         boolean ordered,
         int writes,
         List<ChildBatch> batches,
-        java.time.Duration modelledTime) {
+        java.time.Duration modelledTime,
+        long startedNanos,
+        long endedNanos) {
     /**
      * Copies the batches (the record is immutable).
      *
@@ -36,6 +41,26 @@ public record RoutedWrite(
      */
     public RoutedWrite {
         batches = List.copyOf(batches);
+    }
+
+    /**
+     * A write without its span (both times 0).
+     *
+     * @param namespace    {@code db.collection}
+     * @param commandName  {@code insert}, {@code update} or {@code delete}
+     * @param ordered      the command's {@code ordered} flag
+     * @param writes       how many writes the client command carried
+     * @param batches      every child batch in the order mongos sent them
+     * @param modelledTime the time the bulk costs by the latency model
+     */
+    public RoutedWrite(
+            String namespace,
+            String commandName,
+            boolean ordered,
+            int writes,
+            List<ChildBatch> batches,
+            java.time.Duration modelledTime) {
+        this(namespace, commandName, ordered, writes, batches, modelledTime, 0, 0);
     }
 
     /**

@@ -124,6 +124,34 @@ public final class RoutingStats {
     }
 
     /**
+     * Mongos rounds in sequence: the most rounds of recorded writes of which each started after the one before it had
+     * ended (their spans do not overlap), summed. Writes routed side by side (spans that overlap, e.g. commands sent
+     * by several threads at once) count once, as the longest of them; writes routed one after another add up. This is
+     * what the writes cost in mongos rounds of waiting: {@link #rounds()} counts every round of every write.
+     *
+     * @return the rounds on the longest chain of writes routed one after another
+     */
+    public long roundsInSequence() {
+        // Weighted interval scheduling: best[i] = the most rounds of a chain that ends with the i-th write to end.
+        List<RoutedWrite> byEnd = new ArrayList<>(writes);
+        byEnd.sort(java.util.Comparator.comparingLong(RoutedWrite::endedNanos));
+        long[] best = new long[byEnd.size()];
+        long most = 0;
+        for (int i = 0; i < byEnd.size(); i++) {
+            RoutedWrite write = byEnd.get(i);
+            long before = 0;
+            for (int j = 0; j < i; j++) {
+                if (byEnd.get(j).endedNanos() < write.startedNanos()) {
+                    before = Math.max(before, best[j]);
+                }
+            }
+            best[i] = before + write.rounds();
+            most = Math.max(most, best[i]);
+        }
+        return most;
+    }
+
+    /**
      * The summed {@link RoutedWrite#modelledTime()} of all recorded writes.
      *
      * @return the total

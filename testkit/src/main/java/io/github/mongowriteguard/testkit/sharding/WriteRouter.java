@@ -68,6 +68,7 @@ final class WriteRouter {
     }
 
     BsonDocument route(OperationContext operation, BsonDocument command) {
+        long startedNanos = System.nanoTime();
         String commandName = command.getFirstKey();
         String field = arrayField(commandName);
         String collection = command.getString(commandName).getValue();
@@ -234,7 +235,14 @@ final class WriteRouter {
             }
         }
         stats.add(new RoutedWrite(
-                namespace, commandName, ordered, writes.size(), sent, java.time.Duration.ofNanos(modelledNanos)));
+                namespace,
+                commandName,
+                ordered,
+                writes.size(),
+                sent,
+                java.time.Duration.ofNanos(modelledNanos),
+                startedNanos,
+                System.nanoTime()));
         return reply.toDocument();
     }
 

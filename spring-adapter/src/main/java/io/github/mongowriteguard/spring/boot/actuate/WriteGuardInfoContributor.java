@@ -47,6 +47,7 @@ public class WriteGuardInfoContributor implements InfoContributor {
         }
         settingsMap.put("strictOrdered", settings.isStrictOrdered());
         settingsMap.put("lastWriteWins", settings.isLastWriteWins());
+        settingsMap.put("parallelShardCommands", settings.getParallelShardCommands());
         settingsMap.put("retry", retryDetails(retry));
 
         Map<String, Object> info = new LinkedHashMap<>();

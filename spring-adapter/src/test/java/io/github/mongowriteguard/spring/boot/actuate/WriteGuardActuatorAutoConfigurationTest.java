@@ -140,6 +140,7 @@ class WriteGuardActuatorAutoConfigurationTest {
                     .containsEntry("serverDeadlineFraction", 0.6667)
                     .containsEntry("defaultServerDeadline", "PT10S")
                     .containsEntry("strictOrdered", false)
+                    .containsEntry("parallelShardCommands", 8)
                     .doesNotContainKey("serverDeadline");
             // the retry policy, the same in the health details as in the info entry
             assertThat(settings.get("retry")).isEqualTo(health.getDetails().get("retry"));

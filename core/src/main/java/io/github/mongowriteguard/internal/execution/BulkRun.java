@@ -1,0 +1,343 @@
+package io.github.mongowriteguard.internal.execution;
+
+import io.github.mongowriteguard.MongoAccess;
+import io.github.mongowriteguard.bulk.BulkPlan;
+import io.github.mongowriteguard.bulk.KeyPlacement;
+import io.github.mongowriteguard.bulk.Round;
+import io.github.mongowriteguard.internal.GuardRuntime;
+import io.github.mongowriteguard.internal.command.CommandOptions;
+import io.github.mongowriteguard.internal.command.WriteCommand;
+import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
+import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
+import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
+import io.github.mongowriteguard.outcome.IndexOutcome;
+import io.github.mongowriteguard.outcome.WriteStatus;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.bson.codecs.configuration.CodecRegistry;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The state of one guarded bulk while it runs ({@link BulkExecutor} plans it): the round loop, each round's commands
+ * sent one by one as server copies ({@link CopySender}) and recorded ({@link OutcomeRecorder}), and when the call
+ * stops. A round's ORDERED key runs that reach several shards go side by side ({@link SideBySideKeyRuns}); everything
+ * else is sent and recorded on the calling thread, one command after another.
+ *
+ * @param <T> the collection's document class
+ */
+final class BulkRun<T> implements AutoCloseable {
+
+    /** What every run of one executor shares: how commands are encoded and sent. */
+    record Tools<T>(
+            WriteCommandEncoder<T> encoder,
+            CopySender sender,
+            GuardRuntime runtime,
+            MongoAccess access,
+            CodecRegistry registry,
+            long maxTimeMs) {}
+
+    /** What one call asks for. */
+    record Call(
+            BulkPlan plan,
+            boolean perKeyFailures,
+            @Nullable BsonDocument writeConcern,
+            CommandOptions commandOptions,
+            boolean idempotentMultiRetries,
+            boolean statementCounts,
+            boolean ownSessions,
+            @Nullable KeyPlacement placement) {}
+
+    final Tools<T> tools;
+    final BulkPlan plan;
+    /** An ordered request run in rounds: after a write on a key does not apply, that key's later writes are skipped. */
+    final boolean perKeyFailures;
+
+    final RecordedWriteOutcome.Builder<T> outcome;
+    final CopySender.Tally tally;
+    final Call call;
+    final Sessions sessions;
+    final OutcomeRecorder<T> recorder;
+    private final @Nullable SideBySideKeyRuns<T> sideBySide;
+    private final String writeId =
+            HexFormat.of().formatHex(longBytes(ThreadLocalRandom.current().nextLong()));
+    private int commandNumber;
+    /** Why nothing more is sent (a whole command failed, an outcome is unknown, an ORDERED round stopped), or null. */
+    private @Nullable String stopped;
+
+    private int stoppedAt = -1;
+    /** Writes of this call that did not apply for their key (ordered requests); null until the first. */
+    private boolean @Nullable [] dead;
+
+    BulkRun(Tools<T> tools, Sessions sessions, Call call, RecordedWriteOutcome.Builder<T> outcome) {
+        this.tools = tools;
+        this.sessions = sessions;
+        this.call = call;
+        this.plan = call.plan();
+        this.perKeyFailures = call.perKeyFailures();
+        this.outcome = outcome;
+        this.tally = CopySender.Tally.of(outcome);
+        this.recorder = new OutcomeRecorder<>(plan, outcome, tools.registry());
+        // Side by side only with sessions of the guard's own (a caller's session serves one command at a time), a
+        // parallelism above 1, and shards known: otherwise today's one ORDERED command of key runs.
+        this.sideBySide = call.ownSessions()
+                        && call.placement() != null
+                        && !call.placement().isSingleTarget()
+                        && tools.runtime().sideBySide().enabled()
+                ? new SideBySideKeyRuns<>(this, call.placement())
+                : null;
+    }
+
+    void round(Round round) {
+        List<Integer> together = runnable(round, round.unorderedPart());
+        List<Integer> keyRuns = runnable(round, round.keyRuns());
+        if (together.isEmpty() && keyRuns.isEmpty()) {
+            return;
+        }
+        outcome.round();
+        if (!together.isEmpty()) {
+            sendAll(round, commands(together, round.isOrdered()));
+        }
+        if (keyRuns.isEmpty()) {
+            return;
+        }
+        if (sideBySide == null || !sideBySide.send(round, keyRuns)) {
+            sendKeyRuns(round, keyRuns);
+        }
+    }
+
+    WriteCommandEncoder<T>.Commands commands(List<Integer> indices, boolean ordered) {
+        return tools.encoder().commands(plan, indices, ordered, call.commandOptions(), call.statementCounts());
+    }
+
+    /** The writes of {@code part} still to send: not after a stop, not after a write on their key that did not apply. */
+    private List<Integer> runnable(Round round, List<Integer> part) {
+        List<Integer> runnable = new ArrayList<>(part.size());
+        for (int index : part) {
+            int previous = plan.previousOnKey(index);
+            if (stopped != null) {
+                skipAfterStop(index);
+            } else if (perKeyFailures && previous >= 0 && !appliedBefore(round, previous)) {
+                skipOnKey(index, previous);
+            } else {
+                runnable.add(index);
+            }
+        }
+        return runnable;
+    }
+
+    /**
+     * Whether {@code previous}, the write before another on its key, leaves that key alive: applied in an earlier
+     * round, or, in this round's key runs (not sent yet), not itself skipped.
+     */
+    private boolean appliedBefore(Round round, int previous) {
+        if (plan.roundOf(previous) == round.number()) {
+            return !isDead(previous);
+        }
+        return applied(outcome.get(previous));
+    }
+
+    void skipOnKey(int index, int previous) {
+        markDead(index);
+        outcome.set(RecordedIndexOutcome.skipped(
+                index,
+                previous,
+                "not run: the earlier write on the same key (index " + previous + ") is "
+                        + outcome.get(previous).status()));
+    }
+
+    /** Sends the commands one by one: each is encoded when the one before it (and every resend of it) is done. */
+    private void sendAll(Round round, WriteCommandEncoder<T>.Commands commands) {
+        while (commands.hasNext()) {
+            WriteCommand command = commands.next();
+            if (sent(round, command) && command.ordered()) {
+                int failed = firstNotApplied(command);
+                if (failed >= 0) {
+                    int index = command.index(failed);
+                    stop(
+                            index,
+                            "the bulk keeps the caller's order and stopped after index " + index + " did not apply");
+                }
+            }
+        }
+    }
+
+    /**
+     * Sends a round's key runs as ORDERED commands, one after another. The server runs an ORDERED command's statements
+     * in order and stops at the first that does not apply (write_ops_exec.cpp; through mongos, batch_write_exec.cpp
+     * stops the same way): the statements before it applied, none after it ran. Those after it are sent again, in the
+     * same order, without the remaining writes of the failed write's key, which are SKIPPED as in rounds.
+     */
+    private void sendKeyRuns(Round round, List<Integer> keyRuns) {
+        List<Integer> pending = keyRuns;
+        while (!pending.isEmpty()) {
+            WriteCommandEncoder<T>.Commands commands = commands(pending, true);
+            pending = List.of();
+            while (commands.hasNext()) {
+                WriteCommand command = commands.next();
+                List<Integer> resend = sent(round, command) ? resendAfterFailure(command, commands) : null;
+                if (resend != null) {
+                    pending = resend;
+                    break;
+                }
+            }
+        }
+    }
+
+    /**
+     * After an ORDERED command of key runs was recorded: when one of its statements did not apply, marks it dead and
+     * gives the statements to send again (those after it, then {@code later}'s not encoded yet, in order) without the
+     * remaining writes of its key, which are SKIPPED; null when every statement applied.
+     */
+    @Nullable
+    List<Integer> resendAfterFailure(WriteCommand command, WriteCommandEncoder<T>.@Nullable Commands later) {
+        int failed = firstNotApplied(command);
+        if (failed < 0) {
+            return null;
+        }
+        markDead(command.index(failed));
+        List<Integer> rest = new ArrayList<>();
+        for (int position = failed + 1; position < command.size(); position++) {
+            rest.add(command.index(position));
+        }
+        if (later != null) {
+            rest.addAll(later.remaining()); // the later commands' statements, in order
+        }
+        List<Integer> pending = new ArrayList<>(rest.size());
+        for (int index : rest) {
+            int previous = plan.previousOnKey(index);
+            if (previous >= 0 && isDead(previous)) {
+                skipOnKey(index, previous);
+            } else {
+                pending.add(index);
+            }
+        }
+        return pending;
+    }
+
+    /**
+     * Sends {@code command} and records its outcome; after a stop, skips its writes instead.
+     *
+     * @return whether it was sent and the call goes on
+     */
+    private boolean sent(Round round, WriteCommand command) {
+        if (stopped != null) {
+            skipAfterStop(command);
+            return false;
+        }
+        Prepared prepared = prepare(sessions, round, command);
+        return record(
+                command,
+                tools.sender()
+                        .send(
+                                sessions,
+                                prepared.body(),
+                                prepared.txnNumber(),
+                                call.idempotentMultiRetries(),
+                                prepared.copyName(),
+                                tally));
+    }
+
+    /**
+     * Records what the sends of {@code command} came to.
+     *
+     * @return whether the call goes on
+     */
+    boolean record(WriteCommand command, CopySender.Sent sent) {
+        String stop = recorder.record(command, sent);
+        if (stop != null) {
+            stop(command.index(0), stop);
+            return false;
+        }
+        return true;
+    }
+
+    /** A command ready to send as one server copy: its body, transaction number and the comment that names it. */
+    record Prepared(
+            BsonDocument body,
+            @Nullable Long txnNumber,
+            @Nullable String copyName) {}
+
+    /**
+     * One command as one server copy on the current session of {@code on}: its transaction number, the server
+     * deadline, the comment that names it. On the calling thread, so that numbers and names come out in order.
+     */
+    Prepared prepare(Sessions on, Round round, WriteCommand command) {
+        Long txnNumber = command.retryable() ? on.current().getServerSession().advanceTransactionNumber() : null;
+        String guardComment = "mwg:" + writeId + ":" + round.number() + "." + (++commandNumber);
+        BsonValue comment = tools.sender().comment(call.commandOptions().comment(), guardComment);
+        BsonDocument body = command.toCommand(txnNumber, tools.maxTimeMs(), call.writeConcern(), comment);
+        return new Prepared(body, txnNumber, comment == null ? null : guardComment);
+    }
+
+    /** The position of the first statement of {@code command} that did not apply, or -1. */
+    private int firstNotApplied(WriteCommand command) {
+        for (int position = 0; position < command.size(); position++) {
+            if (!applied(outcome.get(command.index(position)))) {
+                return position;
+            }
+        }
+        return -1;
+    }
+
+    /** Marks a write of an ordered request as not applied for its key (failed, or skipped for its key). */
+    private void markDead(int index) {
+        if (dead == null) {
+            dead = new boolean[plan.size()];
+        }
+        dead[index] = true;
+    }
+
+    private boolean isDead(int index) {
+        return dead != null && dead[index];
+    }
+
+    /** Applied as far as ORDERED goes: a write-concern error stops no driver bulk, so it stops no key either. */
+    private static boolean applied(IndexOutcome result) {
+        return result.status() == WriteStatus.APPLIED || result.writeConcernFailed();
+    }
+
+    /** Stops the call, keeping the first reason when several commands sent side by side stop it. */
+    void stop(int index, String why) {
+        if (stopped == null) {
+            stopped = why;
+            stoppedAt = index;
+        }
+    }
+
+    boolean isStopped() {
+        return stopped != null;
+    }
+
+    void skipAfterStop(WriteCommand command) {
+        for (int position = 0; position < command.size(); position++) {
+            skipAfterStop(command.index(position));
+        }
+    }
+
+    void skipAfterStop(int index) {
+        outcome.set(RecordedIndexOutcome.skipped(index, stoppedAt, "not sent: " + stopped));
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (sideBySide != null) {
+                sideBySide.close();
+            }
+        } finally {
+            sessions.close();
+        }
+    }
+
+    private static byte[] longBytes(long value) {
+        byte[] bytes = new byte[8];
+        for (int i = 0; i < 8; i++) {
+            bytes[i] = (byte) (value >>> (8 * i));
+        }
+        return bytes;
+    }
+}
