@@ -94,4 +94,43 @@ class ReusedCommandBufferResendTest {
             }
         }
     }
+
+    @Test
+    void largeInsertsHandedToTheDriverAsTrees_resentAfterARetryableError_carryTheSameDocuments() {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                GuardFixture fixture = new GuardFixture(cluster.connectionString(), 10_000)) {
+            MongoCollection<Document> raw = fixture.client.getDatabase("r").getCollection("c");
+            MongoCollection<Document> plain = fixture.client.getDatabase("r").getCollection("plain");
+            // Three 6 MiB documents: two insert commands (16 MiB holds two), each of statement trees the driver
+            // encodes; the first fails once with a retryable error and is resent as the same copy.
+            byte[] payload = new byte[6 * 1024 * 1024];
+            new java.util.Random(3).nextBytes(payload);
+            List<WriteModel<Document>> models = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                models.add(new InsertOneModel<>(new Document("n", i)
+                        .append("p", new org.bson.types.Binary(i == 1 ? (byte) 0x80 : (byte) 0, payload))
+                        .append("_id", i)));
+            }
+            fixture.failOnceRetryably("insert");
+
+            WriteOutcome<Document> outcome = fixture.wrap(raw).execute(models, new BulkWriteOptions().ordered(false));
+            plain.bulkWrite(models, new BulkWriteOptions().ordered(false));
+
+            assertThat(outcome.outcomes()).allMatch(o -> o.status() == WriteStatus.APPLIED);
+            assertThat(raw.find().sort(new Document("_id", 1)).into(new ArrayList<>()))
+                    .isEqualTo(plain.find().sort(new Document("_id", 1)).into(new ArrayList<>()));
+            List<BsonDocument> inserts = fixture.sent.stream()
+                    .filter(c ->
+                            c.getString("insert", new BsonString("")).getValue().equals("c"))
+                    .toList();
+            assertThat(inserts).hasSize(3); // the failed send, its resend, the second command
+            assertThat(inserts.get(1).get("txnNumber")).isEqualTo(inserts.get(0).get("txnNumber"));
+            assertThat(inserts.get(1).getArray("documents"))
+                    .isEqualTo(inserts.get(0).getArray("documents"))
+                    .hasSize(2);
+            assertThat(inserts.get(2).getArray("documents")).hasSize(1);
+            assertThat(inserts.get(0).getArray("documents").get(0).asDocument().getFirstKey())
+                    .isEqualTo("_id");
+        }
+    }
 }

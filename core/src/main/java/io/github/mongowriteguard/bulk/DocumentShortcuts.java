@@ -47,8 +47,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Only used when the registry encodes {@code Document}, {@code Binary} and the plain Java scalars with the driver's
  * standard codecs, checked once per planner: a registry that encodes, say, {@code String} differently gets the codec path.
+ *
+ * <p>Public for the guard's command encoder ({@link #documentToInsert}) only: not an API.
  */
-final class DocumentShortcuts {
+public final class DocumentShortcuts {
 
     /** The driver's own codec class for lists (not public API, so compared by class). */
     private static final Class<?> DEFAULT_LIST_CODEC =
@@ -56,7 +58,8 @@ final class DocumentShortcuts {
 
     private final boolean standardCodecs;
 
-    DocumentShortcuts(CodecRegistry registry) {
+    /** Shortcuts for the codecs of {@code registry}; none when it does not encode the plain types as the driver does. */
+    public DocumentShortcuts(CodecRegistry registry) {
         this.standardCodecs = usesStandardCodecs(registry);
     }
 
@@ -94,6 +97,38 @@ final class DocumentShortcuts {
             return null;
         }
         return filter.getClass() == Document.class ? document((Document) filter, 1, NestingDepth.STATEMENT_PART) : null;
+    }
+
+    /**
+     * A document to insert as BSON values, {@code _id} first (where the driver's insert writes it: it encodes a
+     * collectible document) and the other fields in their order; {@code null} when only the codec can tell (not a plain
+     * {@code Document} of the types {@link #value} converts) or when it nests past {@code limit} levels. A
+     * {@code Binary}'s bytes are copied once, as the driver's {@code BinaryCodec} copies them; nothing else is.
+     */
+    public @Nullable BsonDocument documentToInsert(Object document, int limit) {
+        if (!standardCodecs || document.getClass() != Document.class || limit < 1) {
+            return null;
+        }
+        Document fields = (Document) document;
+        BsonDocument bson = new BsonDocument(fields.size() * 4 / 3 + 1);
+        if (fields.containsKey("_id")) {
+            BsonValue id = value(fields.get("_id"), 2, limit);
+            if (id == null) {
+                return null;
+            }
+            bson.put("_id", id);
+        }
+        for (Map.Entry<String, Object> field : fields.entrySet()) {
+            if ("_id".equals(field.getKey())) {
+                continue;
+            }
+            BsonValue value = value(field.getValue(), 2, limit);
+            if (value == null || field.getKey() == null) {
+                return null;
+            }
+            bson.put(field.getKey(), value);
+        }
+        return bson;
     }
 
     /** The top-level field names of an update document, or {@code null} when only the codec can tell. */
@@ -163,8 +198,8 @@ final class DocumentShortcuts {
         BsonDocument bson = new BsonDocument(document.size() * 4 / 3 + 1); // no rehash while filling
         for (Map.Entry<String, Object> field : document.entrySet()) {
             BsonValue value = value(field.getValue(), depth + 1, limit);
-            if (value == null) {
-                return null;
+            if (value == null || field.getKey() == null) {
+                return null; // a null name: the codec tells what it makes of it
             }
             bson.put(field.getKey(), value);
         }
@@ -278,8 +313,8 @@ final class DocumentShortcuts {
         return -1;
     }
 
-    /** UTF-8 length; -1 for a string with surrogates. */
-    private static long utf8Length(String text) {
+    /** UTF-8 length, as the BSON writers encode it; -1 for a string with surrogates. */
+    public static long utf8Length(String text) {
         long length = 0;
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
@@ -296,7 +331,8 @@ final class DocumentShortcuts {
         return length;
     }
 
-    private static int decimalDigits(int position) {
+    /** The length of {@code position} in decimal: the name of an array element. */
+    public static int decimalDigits(int position) {
         int digits = 1;
         for (int rest = position; rest >= 10; rest /= 10) {
             digits++;

@@ -112,6 +112,38 @@ class DocumentShortcutsTest {
                 .isNull();
     }
 
+    @Test
+    void documentToInsert_isWhatTheCodecWritesForACollectibleDocument_idFirst() {
+        Random random = new Random(11);
+        for (int run = 0; run < 2_000; run++) {
+            Document document = randomDocument(random, 0);
+            if (random.nextBoolean()) {
+                document.put("_id", random.nextBoolean() ? random.nextLong() : randomDocument(random, 1));
+            }
+
+            BsonDocument tree = shortcuts.documentToInsert(document, NestingDepth.DRIVER_MAX_DEPTH);
+
+            BsonDocument written = new BsonDocument();
+            new DocumentCodec(REGISTRY)
+                    .encode(
+                            new org.bson.BsonDocumentWriter(written),
+                            document,
+                            EncoderContext.builder()
+                                    .isEncodingCollectibleDocument(true)
+                                    .build());
+            assertThat(tree).as(document.toJson()).isEqualTo(written);
+            assertThat(List.copyOf(tree.keySet())).isEqualTo(List.copyOf(written.keySet()));
+        }
+    }
+
+    @Test
+    void documentToInsert_stepsAsideForOtherTypesAndDeeperNesting() {
+        assertThat(shortcuts.documentToInsert(new Document("s", (short) 1), 10)).isNull();
+        assertThat(shortcuts.documentToInsert(new Document("d", new Document("e", 1)), 1))
+                .isNull();
+        assertThat(shortcuts.documentToInsert(new BsonDocument(), 10)).isNull();
+    }
+
     private static long encodedSize(Document document) {
         BasicOutputBuffer buffer = new BasicOutputBuffer();
         try (BsonBinaryWriter writer = new BsonBinaryWriter(buffer)) {

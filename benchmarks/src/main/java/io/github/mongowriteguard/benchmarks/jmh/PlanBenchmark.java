@@ -134,9 +134,11 @@ public class PlanBenchmark {
         long bytes = 0;
         for (Round round : plan.rounds()) {
             for (WriteCommand command : encoder.encode(plan, round.indices(), round.isOrdered(), CommandOptions.NONE)) {
-                bytes += command.toCommand(1L, 30_000, null, null)
-                        .getByteBuffer()
-                        .remaining();
+                // The guard's own bytes (a RawBsonDocument), or statement trees the driver encodes when it sends them.
+                org.bson.BsonDocument sent = command.toCommand(1L, 30_000, null, null);
+                bytes += sent instanceof org.bson.RawBsonDocument raw
+                        ? raw.getByteBuffer().remaining()
+                        : sent.size();
             }
         }
         return bytes;

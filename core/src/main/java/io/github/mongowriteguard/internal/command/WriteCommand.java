@@ -1,17 +1,12 @@
 package io.github.mongowriteguard.internal.command;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.bson.BsonBinaryReader;
-import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
 import org.bson.BsonElement;
 import org.bson.BsonInt64;
 import org.bson.BsonValue;
-import org.bson.RawBsonDocument;
-import org.bson.io.BasicOutputBuffer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -46,38 +41,21 @@ public final class WriteCommand {
         }
     }
 
-    /** {@code {}}: the document the per-send fields are piped onto. */
-    private static final byte[] EMPTY_DOCUMENT = {5, 0, 0, 0, 0};
-    /** Enough for {@code maxTimeMS}, {@code txnNumber}, a usual write concern and the guard's comment. */
-    private static final int TAIL_SIZE = 256;
-
     private final CommandType type;
     private final String collection;
     private final boolean ordered;
-    /**
-     * The command's bytes: {@code {<command>: <collection>, ordered: .., <statements>: [...]}}, followed by the per-send
-     * fields of the last {@link #toCommand} call (which writes them here, in place, after {@link #bodyEnd}).
-     */
-    private byte[] bytes;
-    /** Where the statements array ends: the per-send fields, then the document's terminating byte, are written here. */
-    private final int bodyEnd;
+    /** The command's fields and statements, before the per-send fields. */
+    private final CommandBody body;
 
     private final int[] indices;
     private final boolean retryable;
 
     WriteCommand(
-            CommandType type,
-            String collection,
-            boolean ordered,
-            byte[] bytes,
-            int bodyEnd,
-            int[] indices,
-            boolean retryable) {
+            CommandType type, String collection, boolean ordered, CommandBody body, int[] indices, boolean retryable) {
         this.type = type;
         this.collection = collection;
         this.ordered = ordered;
-        this.bytes = bytes;
-        this.bodyEnd = bodyEnd;
+        this.body = body;
         this.indices = indices;
         this.retryable = retryable;
     }
@@ -109,16 +87,18 @@ public final class WriteCommand {
     }
 
     /**
-     * The command as sent: the statements' bytes as encoded, then the per-send fields, as {@code BsonBinaryWriter.pipe}
-     * appends extra elements. The fields are written in place after the statements (the statements are not copied), so
-     * the document returned is valid until the next call on this command: send it before building the next one.
+     * The command as sent: its fields and statements, then the per-send fields, in this order. A command the guard
+     * encoded itself is a {@code RawBsonDocument} whose per-send fields are written in place after the statements (not
+     * copied): valid until the next call on this command, so send it before building the next one. A command of
+     * statement trees ({@link TreeCommandBody}) is a new {@code BsonDocument} over the same statements, encoded by the
+     * driver when sent.
      *
      * @param txnNumber    the transaction number, or null for a non-retryable command
      * @param maxTimeMs    the server deadline
      * @param writeConcern the collection's write concern as a document, or null for the server default
      * @param comment      a comment that names the guarded write (servers 4.4+), or null
      */
-    public RawBsonDocument toCommand(
+    public BsonDocument toCommand(
             @Nullable Long txnNumber,
             long maxTimeMs,
             @Nullable BsonDocument writeConcern,
@@ -134,24 +114,12 @@ public final class WriteCommand {
         if (comment != null) {
             fields.add(new BsonElement("comment", comment));
         }
-        // Only the fields are written here, as the pipe of an empty document with them as extra elements writes them;
-        // their bytes then replace what follows the statements.
-        BasicOutputBuffer tail = new BasicOutputBuffer(TAIL_SIZE);
-        try (BsonBinaryWriter writer = new BsonBinaryWriter(tail);
-                BsonBinaryReader reader = new BsonBinaryReader(ByteBuffer.wrap(EMPTY_DOCUMENT))) {
-            writer.pipe(reader, fields);
-        }
-        int tailLength = tail.getPosition() - 4; // the fields and the terminating byte, without the length prefix
-        int size = bodyEnd + tailLength;
-        if (size > bytes.length) {
-            bytes = Arrays.copyOf(bytes, size);
-        }
-        System.arraycopy(tail.getInternalBuffer(), 4, bytes, bodyEnd, tailLength);
-        bytes[0] = (byte) size;
-        bytes[1] = (byte) (size >>> 8);
-        bytes[2] = (byte) (size >>> 16);
-        bytes[3] = (byte) (size >>> 24);
-        return new RawBsonDocument(bytes, 0, size);
+        return body.withSendFields(fields);
+    }
+
+    /** Whether the driver encodes this command's statements from BSON values ({@link TreeCommandBody}). */
+    boolean encodedByDriver() {
+        return body instanceof TreeCommandBody;
     }
 
     @Override

@@ -275,6 +275,14 @@ class WireEquivalenceTest {
                         WireEquivalenceTest::everyKind,
                         () -> apply(new BulkWriteOptions().ordered(ordered), option.getValue())));
             }
+            for (Map.Entry<String, Consumer<BulkWriteOptions>> option : options.entrySet()) {
+                cases.add(new BulkCase(
+                        "large inserts (statement trees the driver encodes), ordered=" + ordered + ", "
+                                + option.getKey(),
+                        WriteConcern.MAJORITY,
+                        WireEquivalenceTest::largeInserts,
+                        () -> apply(new BulkWriteOptions().ordered(ordered), option.getValue())));
+            }
             for (WriteConcern concern : List.of(WriteConcern.W1, WriteConcern.MAJORITY)) {
                 cases.add(new BulkCase(
                         "all kinds, ordered=" + ordered + ", write concern "
@@ -332,6 +340,24 @@ class WireEquivalenceTest {
      * with a command-level error, after which each side stops at a different command (commands are split
      * differently); pipelines are covered one per bulk above.
      */
+    /**
+     * Inserts of documents large enough for the guard to hand them to the driver as statement trees instead of its own
+     * bytes ({@link InsertTrees}): _id first, after other fields, absent; binary subtypes 0, 2 (old), 4, 0x80; every
+     * common type.
+     */
+    private static List<WriteModel<Document>> largeInserts() {
+        byte[] payload = new byte[40_000];
+        new Random(5).nextBytes(payload);
+        return List.of(
+                new InsertOneModel<>(new Document("_id", 1).append("p", new org.bson.types.Binary(payload))),
+                new InsertOneModel<>(new Document("a", 2)
+                        .append("p", new org.bson.types.Binary((byte) 2, payload))
+                        .append("_id", 2L)),
+                new InsertOneModel<>(new Document("p", new org.bson.types.Binary((byte) 4, new byte[16]))
+                        .append("big", new org.bson.types.Binary((byte) 0x80, payload))),
+                new InsertOneModel<>(everyType().append("_id", 3.5).append("p", new org.bson.types.Binary(payload))));
+    }
+
     private static List<WriteModel<Document>> everyKind() {
         return List.of(
                 new InsertOneModel<>(new Document("_id", 1).append("a", 1)),

@@ -244,11 +244,8 @@ class WriteCommandEncoderTest {
     }
 
     /** The bytes of a command now, which the next command of a reused buffer writes over. */
-    private static RawBsonDocument copy(RawBsonDocument command) {
-        java.nio.ByteBuffer bytes = command.getByteBuffer().asNIO();
-        byte[] copy = new byte[bytes.remaining()];
-        bytes.get(copy);
-        return new RawBsonDocument(copy);
+    private static RawBsonDocument copy(BsonDocument command) {
+        return new RawBsonDocument(InsertTreesTest.asTheDriverEncodes(command));
     }
 
     private static BulkPlan plan(List<WriteModel<Document>> models) {
