@@ -7,6 +7,7 @@ import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.bson.BsonBinaryReader;
 import org.bson.BsonBinaryWriter;
@@ -127,7 +128,6 @@ final class WriteInspector<T> {
             facts.needsId = true; // keyed once BulkPlanner assigns the _id
         } else {
             facts.id = encoded.id();
-            facts.key = IdKey.of(facts.id);
         }
         return facts;
     }
@@ -281,7 +281,6 @@ final class WriteInspector<T> {
         WriteFacts facts =
                 new WriteFacts(index, write, idOnly ? null : encoded, otherConditions, Unkeyed.NO, documentSize);
         facts.id = id;
-        facts.key = IdKey.of(id);
         return facts;
     }
 
@@ -362,8 +361,8 @@ final class WriteInspector<T> {
     }
 
     private static boolean hasOperator(BsonDocument document) {
-        for (String field : document.keySet()) {
-            if (field.startsWith("$")) {
+        for (Map.Entry<String, BsonValue> field : document.entrySet()) { // the entry set the codec reads anyway
+            if (field.getKey().startsWith("$")) {
                 return true;
             }
         }
