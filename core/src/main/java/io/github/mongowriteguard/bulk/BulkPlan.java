@@ -1,18 +1,10 @@
 package io.github.mongowriteguard.bulk;
 
-import java.util.AbstractList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.RandomAccess;
-import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.bson.BsonWriter;
-import org.bson.codecs.BsonDocumentCodec;
-import org.bson.codecs.BsonTypeCodecMap;
-import org.bson.codecs.BsonValueCodecProvider;
-import org.bson.codecs.Codec;
-import org.bson.codecs.EncoderContext;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -34,17 +26,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class BulkPlan {
 
-    /** Writes per bulk command that mongos and the driver accept before splitting (maxWriteBatchSize). */
-    private static final int MAX_WRITE_BATCH_SIZE = 100_000;
-
-    private static final BsonDocumentCodec FILTER_CODEC = new BsonDocumentCodec();
-    /** What {@link #FILTER_CODEC} writes a field's value with: the codec of the value's BSON type, from its registry. */
-    private static final BsonTypeCodecMap VALUE_CODECS =
-            new BsonTypeCodecMap(BsonValueCodecProvider.getBsonTypeClassMap(), FILTER_CODEC.getCodecRegistry());
-
-    private static final EncoderContext ENCODER_CONTEXT =
-            EncoderContext.builder().build();
-
     private final PlanMode mode;
     private final String reason;
     private final WriteFacts[] facts;
@@ -52,12 +33,12 @@ public final class BulkPlan {
     private final int[] previousOnKey;
     private final List<Round> rounds;
     private final int firstUnkeyed;
-    /** Per write: the first write of its run (writes of one key travelling in one command), or null when none. */
-    private final int @Nullable [] runStart;
     /** Per write: the later write that supersedes it under last-write-wins, or -1; null when none is superseded. */
     private final int @Nullable [] supersededBy;
-    /** Per key number: whether more than one write names it; null when no insert had its _id assigned. */
-    private final boolean @Nullable [] sharedKeys;
+
+    private final OwnAssignedIds ownAssignedIds;
+
+    private final WriteDecisions decisions;
 
     BulkPlan(
             PlanMode mode,
@@ -69,7 +50,6 @@ public final class BulkPlan {
             int firstUnkeyed,
             int @Nullable [] runStart,
             int @Nullable [] supersededBy) {
-        this.runStart = runStart;
         this.supersededBy = supersededBy;
         this.mode = mode;
         this.reason = reason;
@@ -78,28 +58,8 @@ public final class BulkPlan {
         this.previousOnKey = previousOnKey;
         this.rounds = rounds;
         this.firstUnkeyed = firstUnkeyed;
-        this.sharedKeys = sharedKeysIfAssigned(facts);
-    }
-
-    private static boolean @Nullable [] sharedKeysIfAssigned(WriteFacts[] facts) {
-        boolean assigned = false;
-        int keys = 0;
-        for (WriteFacts write : facts) {
-            assigned |= write.needsId;
-            keys = Math.max(keys, write.keyNumber + 1);
-        }
-        if (!assigned) {
-            return null;
-        }
-        boolean[] seen = new boolean[keys];
-        boolean[] shared = new boolean[keys];
-        for (WriteFacts write : facts) {
-            if (write.keyNumber >= 0) {
-                shared[write.keyNumber] |= seen[write.keyNumber];
-                seen[write.keyNumber] = true;
-            }
-        }
-        return shared;
+        this.ownAssignedIds = OwnAssignedIds.of(facts);
+        this.decisions = new WriteDecisions(mode, facts, roundOf, previousOnKey, firstUnkeyed, runStart, supersededBy);
     }
 
     /**
@@ -171,21 +131,7 @@ public final class BulkPlan {
      * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
      */
     public void writeFilter(int index, BsonWriter writer) {
-        WriteFacts write = facts[checkIndex(index)];
-        BsonDocument filter = write.storedFilter();
-        if (filter == null && write.kind != WriteKind.INSERT_ONE && write.id != null) {
-            // {_id: id}, the filter the plan did not keep, written as the codec writes that document, without building
-            // it
-            writer.writeStartDocument();
-            writer.writeName("_id");
-            writeValue(writer, write.id);
-            writer.writeEndDocument();
-            return;
-        }
-        if (filter == null) {
-            throw new IllegalArgumentException("write " + index + " is an insert; it has no filter");
-        }
-        FILTER_CODEC.encode(writer, filter, ENCODER_CONTEXT);
+        PlannedStatementWriter.writeFilter(facts[checkIndex(index)], writer);
     }
 
     /**
@@ -199,18 +145,7 @@ public final class BulkPlan {
      * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
      */
     public boolean writeConvertedUpdate(int index, BsonWriter writer) {
-        BsonDocument update = facts[checkIndex(index)].convertedUpdate;
-        if (update == null) {
-            return false;
-        }
-        FILTER_CODEC.encode(writer, update, ENCODER_CONTEXT);
-        return true;
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static void writeValue(BsonWriter writer, BsonValue value) {
-        Codec codec = VALUE_CODECS.get(value.getBsonType());
-        ENCODER_CONTEXT.encodeWithChildContext(codec, writer, value);
+        return PlannedStatementWriter.writeConvertedUpdate(facts[checkIndex(index)], writer);
     }
 
     /**
@@ -363,12 +298,7 @@ public final class BulkPlan {
      * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
      */
     public boolean hasOwnAssignedId(int index) {
-        WriteFacts write = facts[checkIndex(index)];
-        return write.needsId
-                && write.id != null
-                && sharedKeys != null
-                && write.keyNumber >= 0
-                && !sharedKeys[write.keyNumber];
+        return ownAssignedIds.has(facts[checkIndex(index)]);
     }
 
     /**
@@ -413,16 +343,7 @@ public final class BulkPlan {
      * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
      */
     public WriteDecision decision(int index) {
-        WriteFacts write = facts[checkIndex(index)];
-        return new WriteDecision(
-                index,
-                write.kind,
-                write.isKeyed(),
-                write.id,
-                write.filter(),
-                roundOf[index],
-                previousOnKey[index],
-                reasonFor(index));
+        return decisions.decision(checkIndex(index));
     }
 
     /**
@@ -431,7 +352,7 @@ public final class BulkPlan {
      * @return an unmodifiable list view whose elements are built when read
      */
     public List<WriteDecision> decisions() {
-        return new DecisionList();
+        return decisions.all();
     }
 
     /**
@@ -444,22 +365,7 @@ public final class BulkPlan {
      * @throws IllegalArgumentException if {@code shardCount} is below 1
      */
     public double expectedRoundTrips(int shardCount) {
-        if (shardCount < 1) {
-            throw new IllegalArgumentException(
-                    "shardCount (" + shardCount + ") must be at least 1; use 1 for an unsharded collection");
-        }
-        double trips = 0;
-        for (Round round : rounds) {
-            trips += round.isOrdered()
-                    ? orderedRoundTrips(round.size(), shardCount)
-                    : (round.size() + MAX_WRITE_BATCH_SIZE - 1) / MAX_WRITE_BATCH_SIZE;
-        }
-        return trips;
-    }
-
-    /** Expected round trips of an ORDERED bulk of n writes over S hashed shards: a new one per change of shard. */
-    static double orderedRoundTrips(int writes, int shardCount) {
-        return writes == 0 ? 0 : 1 + (writes - 1) * (1 - 1.0 / shardCount);
+        return RoundTripEstimate.of(rounds, shardCount);
     }
 
     @Override
@@ -482,72 +388,7 @@ public final class BulkPlan {
         return text.append('}').toString();
     }
 
-    private String reasonFor(int index) {
-        WriteFacts write = facts[index];
-        return switch (mode) {
-            case STRICT_ORDERED -> "round 1 (ORDERED, as given): strictOrdered is set";
-            case PRESERVE_ORDER ->
-                write.isKeyed()
-                        ? "round 1 (ORDERED, in the caller's order): the ordered bulk has unkeyed writes, first at index "
-                                + firstUnkeyed
-                        : "round 1 (ORDERED, in the caller's order): unkeyed, " + write.kind.modelName() + " "
-                                + write.unkeyedExplanation();
-            case UNORDERED_ROUNDS -> reasonInRounds(index, write);
-        };
-    }
-
-    private String reasonInRounds(int index, WriteFacts write) {
-        if (supersededBy != null && supersededBy[index] >= 0) {
-            int by = supersededBy[index];
-            return "not sent (lastWriteWins): #" + by + ", a later " + facts[by].kind.modelName() + " of _id "
-                    + Ids.format(write.id) + " on that _id alone, decides the document";
-        }
-        if (!write.isKeyed()) {
-            return "round 1: unkeyed, " + write.kind.modelName() + " " + write.unkeyedExplanation()
-                    + "; the bulk is unordered, so it joins the first round";
-        }
-        if (write.id == null) {
-            return "round 1: insert without _id; it gets a fresh one when sent, so no other write in this bulk"
-                    + " can touch its document";
-        }
-        StringBuilder text = new StringBuilder("round ").append(roundOf[index]).append(": ");
-        int previous = previousOnKey[index];
-        if (previous >= 0 && runStart != null && runStart[index] != index) {
-            text.append("after #")
-                    .append(previous)
-                    .append(" on the same _id ")
-                    .append(Ids.format(write.id))
-                    .append(", in the same command (the server runs a command's statements in order)");
-        } else if (previous < 0) {
-            text.append("first write on _id ").append(Ids.format(write.id));
-        } else {
-            text.append("after #").append(previous).append(" on the same _id ").append(Ids.format(write.id));
-        }
-        if (write.otherConditions) {
-            text.append(" (its filter has other conditions too)");
-        }
-        if (write.singleDocument) {
-            text.append("; ")
-                    .append(write.kind.modelName())
-                    .append(" sent as a single-document statement: its filter pins _id, which matches at most one"
-                            + " document");
-        }
-        return text.toString();
-    }
-
     private int checkIndex(int index) {
         return Objects.checkIndex(index, facts.length);
-    }
-
-    private final class DecisionList extends AbstractList<WriteDecision> implements RandomAccess {
-        @Override
-        public WriteDecision get(int index) {
-            return decision(index);
-        }
-
-        @Override
-        public int size() {
-            return facts.length;
-        }
     }
 }

@@ -150,13 +150,12 @@ public final class BulkPlanner<T> {
             if (id == null) {
                 id = idAssigner.idToAppend(document);
                 if (id == null) {
-                    write.key = IdKey.fresh(); // generated at send time: no other write can name it
+                    write.freshKey = true; // generated at send time: no other write can name it
                     continue;
                 }
                 write.appendedId = true;
             }
             write.id = Ids.copy(id);
-            write.key = IdKey.of(id);
             long sizeWithId = write.documentSize + idElementSize(id);
             if (sizeWithId > MAX_DOCUMENT_SIZE_BYTES) {
                 throw WriteInspector.invalid(

@@ -52,16 +52,91 @@ public final class NestingDepth {
     private NestingDepth() {}
 
     /**
+     * Levels the walk goes down by recursion before it hands over to {@link #ofWithoutRecursion}: deep enough for any
+     * document seen in practice, shallow enough that no thread's stack can overflow.
+     */
+    private static final int RECURSION_LEVELS = 64;
+
+    /**
      * The levels of documents and arrays in {@code value}, itself included (a flat document has 1, a scalar 0); once
-     * past {@code limit} it stops counting and returns {@code limit + 1}. Iterative: any depth, even a cycle, ends.
+     * past {@code limit} it stops counting and returns {@code limit + 1}. Any depth, even a cycle, ends.
+     *
+     * <p>The first {@value #RECURSION_LEVELS} levels are walked by recursion, whose iterators live in one frame each and
+     * allocate nothing once compiled (the planner walks every filter and update of a bulk); a value that goes deeper is
+     * walked again with an explicit stack, so no nesting makes it throw {@link StackOverflowError}.
      */
     static int of(@Nullable Object value, int limit) {
-        Iterator<?> top = children(value);
-        if (top == null) {
+        if (!isContainer(value)) {
             return 0;
         }
         if (limit < 1) {
             return 1;
+        }
+        int levels = Math.min(limit, RECURSION_LEVELS);
+        int depth = walk(value, 1, levels);
+        if (depth <= levels) {
+            return depth;
+        }
+        return levels == limit ? limit + 1 : ofWithoutRecursion(value, limit);
+    }
+
+    /**
+     * The deepest level reached below {@code container}, which sits at {@code level}; {@code cap + 1} as soon as a
+     * document or array sits deeper than {@code cap}. One loop per kind of container, each with its own iterator, so
+     * that the compiler can keep the iterator off the heap.
+     */
+    private static int walk(Object container, int level, int cap) {
+        int deepest = level;
+        if (container instanceof BsonDocument document) {
+            for (Map.Entry<String, BsonValue> field : document.entrySet()) { // the entry set the codec reads too
+                deepest = Math.max(deepest, below(field.getValue(), level, cap));
+                if (deepest > cap) {
+                    return deepest;
+                }
+            }
+        } else if (container instanceof BsonArray array) {
+            for (int i = 0, size = array.size(); i < size; i++) {
+                deepest = Math.max(deepest, below(array.get(i), level, cap));
+                if (deepest > cap) {
+                    return deepest;
+                }
+            }
+        } else if (container instanceof Map<?, ?> map) {
+            for (Map.Entry<?, ?> field : map.entrySet()) {
+                deepest = Math.max(deepest, below(field.getValue(), level, cap));
+                if (deepest > cap) {
+                    return deepest;
+                }
+            }
+        } else {
+            for (Object element : (Iterable<?>) container) {
+                deepest = Math.max(deepest, below(element, level, cap));
+                if (deepest > cap) {
+                    return deepest;
+                }
+            }
+        }
+        return deepest;
+    }
+
+    /** The deepest level reached by {@code child} of a container at {@code level}: {@code level} for a scalar. */
+    private static int below(@Nullable Object child, int level, int cap) {
+        if (!isContainer(child)) {
+            return level;
+        }
+        return level == cap ? cap + 1 : walk(child, level + 1, cap);
+    }
+
+    /** Whether the walk can see into {@code value}: a document or a list. */
+    private static boolean isContainer(@Nullable Object value) {
+        return value instanceof Map<?, ?> || value instanceof Iterable<?>; // BsonDocument is a Map, BsonArray a List
+    }
+
+    /** {@link #of} with an explicit stack of iterators instead of recursion, for values deeper than it recurses. */
+    private static int ofWithoutRecursion(Object value, int limit) {
+        Iterator<?> top = children(value);
+        if (top == null) {
+            return 0;
         }
         ArrayDeque<Iterator<?>> open = new ArrayDeque<>();
         open.push(top);

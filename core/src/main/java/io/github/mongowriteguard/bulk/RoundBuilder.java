@@ -112,6 +112,6 @@ final class RoundBuilder {
         return String.format(
                 "an ORDERED bulk costs about 1 + (n - 1)(1 - 1/S) mongos-to-shard round trips on S shards"
                         + " with a hashed key: %,.0f for these %,d writes on 5 shards, where an UNORDERED round costs 1",
-                BulkPlan.orderedRoundTrips(n, 5), n);
+                RoundTripEstimate.ordered(n, 5), n);
     }
 }

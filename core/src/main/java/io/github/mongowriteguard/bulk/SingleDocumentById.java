@@ -146,7 +146,7 @@ public final class SingleDocumentById {
                 return upsertReason;
             }
             for (String field : upsertShardKey) {
-                if (WriteInspector.equality(filter, field) == null) {
+                if (FilterKeying.equality(filter, field) == null) {
                     return upsertReason;
                 }
             }

@@ -62,9 +62,11 @@ final class WriteFacts {
     /** The _id the write is keyed by; null when unkeyed or for an insert left without _id. */
     @Nullable
     BsonValue id;
-    /** Grouping key; null when unkeyed, or for an insert whose _id is not assigned yet. */
-    @Nullable
-    IdKey key;
+    /**
+     * An insert whose {@code _id} is generated when it is sent: keyed by a key of its own, which no other write can name
+     * ({@link KeyTable}).
+     */
+    boolean freshKey;
     /** Dense number of the key ({@link KeyTable}), -1 while unknown or unkeyed. */
     int keyNumber = -1;
     /** An insert that had no _id when the planner read it. */

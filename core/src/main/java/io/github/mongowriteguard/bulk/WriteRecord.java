@@ -140,11 +140,30 @@ public final class WriteRecord<T> {
     private final @Nullable Bson update;
     private final @Nullable List<? extends Bson> pipeline;
     private final boolean upsert;
-    private final @Nullable Collation collation;
-    private final @Nullable Bson hint;
-    private final @Nullable String hintString;
-    private final @Nullable List<? extends Bson> arrayFilters;
-    private final @Nullable Bson sort;
+    /** The options most writes do not set, one shared object when none is set: a bulk holds one record per write. */
+    private final RarelySet rarelySet;
+
+    /** The collation, hint, array filters and sort of a write; {@link #NONE} when it has none of them. */
+    private record RarelySet(
+            @Nullable Collation collation,
+            @Nullable Bson hint,
+            @Nullable String hintString,
+            @Nullable List<? extends Bson> arrayFilters,
+            @Nullable Bson sort) {
+
+        static final RarelySet NONE = new RarelySet(null, null, null, null, null);
+
+        static RarelySet of(
+                @Nullable Collation collation,
+                @Nullable Bson hint,
+                @Nullable String hintString,
+                @Nullable List<? extends Bson> arrayFilters,
+                @Nullable Bson sort) {
+            return collation == null && hint == null && hintString == null && arrayFilters == null && sort == null
+                    ? NONE
+                    : new RarelySet(collation, hint, hintString, arrayFilters, sort);
+        }
+    }
 
     private WriteRecord(
             WriteModel<? extends T> model,
@@ -166,11 +185,7 @@ public final class WriteRecord<T> {
         this.update = update;
         this.pipeline = pipeline;
         this.upsert = upsert;
-        this.collation = collation;
-        this.hint = hint;
-        this.hintString = hintString;
-        this.arrayFilters = arrayFilters;
-        this.sort = sort;
+        this.rarelySet = RarelySet.of(collation, hint, hintString, arrayFilters, sort);
     }
 
     /**
@@ -345,7 +360,7 @@ public final class WriteRecord<T> {
      * @return the collation; null when none, and for inserts
      */
     public @Nullable Collation collation() {
-        return collation;
+        return rarelySet.collation();
     }
 
     /**
@@ -354,7 +369,7 @@ public final class WriteRecord<T> {
      * @return the hint; null when none (or given as a name, {@link #hintString()}), and for inserts
      */
     public @Nullable Bson hint() {
-        return hint;
+        return rarelySet.hint();
     }
 
     /**
@@ -363,7 +378,7 @@ public final class WriteRecord<T> {
      * @return the index name; null when none (or given as a document, {@link #hint()}), and for inserts
      */
     public @Nullable String hintString() {
-        return hintString;
+        return rarelySet.hintString();
     }
 
     /**
@@ -372,7 +387,7 @@ public final class WriteRecord<T> {
      * @return the array filters; null when none, and for other kinds
      */
     public @Nullable List<? extends Bson> arrayFilters() {
-        return arrayFilters;
+        return rarelySet.arrayFilters();
     }
 
     /**
@@ -381,7 +396,7 @@ public final class WriteRecord<T> {
      * @return the sort; null when none, and for other kinds
      */
     public @Nullable Bson sort() {
-        return sort;
+        return rarelySet.sort();
     }
 
     @Override
