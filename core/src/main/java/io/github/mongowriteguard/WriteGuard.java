@@ -261,7 +261,8 @@ public final class WriteGuard {
                                         strict ? strictRuntime : runtime,
                                         deadlineMs)),
                 settings.isStrictOrdered(),
-                deadlineMs);
+                deadlineMs,
+                observer);
         return new GuardedClient(client, executor);
     }
 
