@@ -4,7 +4,6 @@ import com.mongodb.MongoNamespace;
 import com.mongodb.ReadConcern;
 import com.mongodb.ReadPreference;
 import com.mongodb.WriteConcern;
-import com.mongodb.bulk.BulkWriteResult;
 import com.mongodb.client.AggregateIterable;
 import com.mongodb.client.ChangeStreamIterable;
 import com.mongodb.client.ClientSession;
@@ -14,29 +13,15 @@ import com.mongodb.client.ListIndexesIterable;
 import com.mongodb.client.ListSearchIndexesIterable;
 import com.mongodb.client.MapReduceIterable;
 import com.mongodb.client.MongoCollection;
-import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.CountOptions;
 import com.mongodb.client.model.CreateIndexOptions;
-import com.mongodb.client.model.DeleteOptions;
 import com.mongodb.client.model.DropCollectionOptions;
 import com.mongodb.client.model.DropIndexOptions;
 import com.mongodb.client.model.EstimatedDocumentCountOptions;
-import com.mongodb.client.model.FindOneAndDeleteOptions;
-import com.mongodb.client.model.FindOneAndReplaceOptions;
-import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.IndexModel;
 import com.mongodb.client.model.IndexOptions;
-import com.mongodb.client.model.InsertManyOptions;
-import com.mongodb.client.model.InsertOneOptions;
 import com.mongodb.client.model.RenameCollectionOptions;
-import com.mongodb.client.model.ReplaceOptions;
 import com.mongodb.client.model.SearchIndexModel;
-import com.mongodb.client.model.UpdateOptions;
-import com.mongodb.client.model.WriteModel;
-import com.mongodb.client.result.DeleteResult;
-import com.mongodb.client.result.InsertManyResult;
-import com.mongodb.client.result.InsertOneResult;
-import com.mongodb.client.result.UpdateResult;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.bson.Document;
@@ -45,10 +30,12 @@ import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link MongoCollection} that hands every method to another one, unchanged: the base of
- * {@link GuardedMongoCollection}, so that the guarded class holds only what the guard changes (the write methods and the
- * {@code withX} methods) and a write method forgotten there is visible (the surface test checks that each one is
- * declared on the guarded class, not inherited from here). The parameter names are the driver's.
+ * The part of a {@link MongoCollection} the guard leaves as it is, handed to another collection unchanged: the
+ * accessors, the reads, change streams, {@code mapReduce}, {@code drop}, the indexes and search indexes and
+ * {@code renameCollection}, in the order the driver's interface declares them, with the driver's parameter names. The
+ * base of {@link GuardedMongoCollection}. The write methods and the {@code withX} methods are deliberately not here:
+ * the guarded class must declare each one itself, and the compiler refuses it when one is missing (a write method
+ * forwarded from here would bypass the guard silently).
  *
  * @param <T> the collection's document class
  */
@@ -97,36 +84,6 @@ abstract class ForwardingMongoCollection<T> implements MongoCollection<T> {
     @Override
     public @Nullable Long getTimeout(TimeUnit timeUnit) {
         return delegate.getTimeout(timeUnit);
-    }
-
-    @Override
-    public <NewTDocument> MongoCollection<NewTDocument> withDocumentClass(Class<NewTDocument> clazz) {
-        return delegate.withDocumentClass(clazz);
-    }
-
-    @Override
-    public MongoCollection<T> withCodecRegistry(CodecRegistry codecRegistry) {
-        return delegate.withCodecRegistry(codecRegistry);
-    }
-
-    @Override
-    public MongoCollection<T> withReadPreference(ReadPreference readPreference) {
-        return delegate.withReadPreference(readPreference);
-    }
-
-    @Override
-    public MongoCollection<T> withWriteConcern(WriteConcern writeConcern) {
-        return delegate.withWriteConcern(writeConcern);
-    }
-
-    @Override
-    public MongoCollection<T> withReadConcern(ReadConcern readConcern) {
-        return delegate.withReadConcern(readConcern);
-    }
-
-    @Override
-    public MongoCollection<T> withTimeout(long timeout, TimeUnit timeUnit) {
-        return delegate.withTimeout(timeout, timeUnit);
     }
 
     @Override
@@ -317,294 +274,6 @@ abstract class ForwardingMongoCollection<T> implements MongoCollection<T> {
     public <TResult> MapReduceIterable<TResult> mapReduce(
             ClientSession clientSession, String mapFunction, String reduceFunction, Class<TResult> resultClass) {
         return delegate.mapReduce(clientSession, mapFunction, reduceFunction, resultClass);
-    }
-
-    @Override
-    public BulkWriteResult bulkWrite(List<? extends WriteModel<? extends T>> requests) {
-        return delegate.bulkWrite(requests);
-    }
-
-    @Override
-    public BulkWriteResult bulkWrite(List<? extends WriteModel<? extends T>> requests, BulkWriteOptions options) {
-        return delegate.bulkWrite(requests, options);
-    }
-
-    @Override
-    public BulkWriteResult bulkWrite(ClientSession clientSession, List<? extends WriteModel<? extends T>> requests) {
-        return delegate.bulkWrite(clientSession, requests);
-    }
-
-    @Override
-    public BulkWriteResult bulkWrite(
-            ClientSession clientSession, List<? extends WriteModel<? extends T>> requests, BulkWriteOptions options) {
-        return delegate.bulkWrite(clientSession, requests, options);
-    }
-
-    @Override
-    public InsertOneResult insertOne(T document) {
-        return delegate.insertOne(document);
-    }
-
-    @Override
-    public InsertOneResult insertOne(T document, InsertOneOptions options) {
-        return delegate.insertOne(document, options);
-    }
-
-    @Override
-    public InsertOneResult insertOne(ClientSession clientSession, T document) {
-        return delegate.insertOne(clientSession, document);
-    }
-
-    @Override
-    public InsertOneResult insertOne(ClientSession clientSession, T document, InsertOneOptions options) {
-        return delegate.insertOne(clientSession, document, options);
-    }
-
-    @Override
-    public InsertManyResult insertMany(List<? extends T> documents) {
-        return delegate.insertMany(documents);
-    }
-
-    @Override
-    public InsertManyResult insertMany(List<? extends T> documents, InsertManyOptions options) {
-        return delegate.insertMany(documents, options);
-    }
-
-    @Override
-    public InsertManyResult insertMany(ClientSession clientSession, List<? extends T> documents) {
-        return delegate.insertMany(clientSession, documents);
-    }
-
-    @Override
-    public InsertManyResult insertMany(
-            ClientSession clientSession, List<? extends T> documents, InsertManyOptions options) {
-        return delegate.insertMany(clientSession, documents, options);
-    }
-
-    @Override
-    public DeleteResult deleteOne(Bson filter) {
-        return delegate.deleteOne(filter);
-    }
-
-    @Override
-    public DeleteResult deleteOne(Bson filter, DeleteOptions options) {
-        return delegate.deleteOne(filter, options);
-    }
-
-    @Override
-    public DeleteResult deleteOne(ClientSession clientSession, Bson filter) {
-        return delegate.deleteOne(clientSession, filter);
-    }
-
-    @Override
-    public DeleteResult deleteOne(ClientSession clientSession, Bson filter, DeleteOptions options) {
-        return delegate.deleteOne(clientSession, filter, options);
-    }
-
-    @Override
-    public DeleteResult deleteMany(Bson filter) {
-        return delegate.deleteMany(filter);
-    }
-
-    @Override
-    public DeleteResult deleteMany(Bson filter, DeleteOptions options) {
-        return delegate.deleteMany(filter, options);
-    }
-
-    @Override
-    public DeleteResult deleteMany(ClientSession clientSession, Bson filter) {
-        return delegate.deleteMany(clientSession, filter);
-    }
-
-    @Override
-    public DeleteResult deleteMany(ClientSession clientSession, Bson filter, DeleteOptions options) {
-        return delegate.deleteMany(clientSession, filter, options);
-    }
-
-    @Override
-    public UpdateResult replaceOne(Bson filter, T replacement) {
-        return delegate.replaceOne(filter, replacement);
-    }
-
-    @Override
-    public UpdateResult replaceOne(Bson filter, T replacement, ReplaceOptions replaceOptions) {
-        return delegate.replaceOne(filter, replacement, replaceOptions);
-    }
-
-    @Override
-    public UpdateResult replaceOne(ClientSession clientSession, Bson filter, T replacement) {
-        return delegate.replaceOne(clientSession, filter, replacement);
-    }
-
-    @Override
-    public UpdateResult replaceOne(
-            ClientSession clientSession, Bson filter, T replacement, ReplaceOptions replaceOptions) {
-        return delegate.replaceOne(clientSession, filter, replacement, replaceOptions);
-    }
-
-    @Override
-    public UpdateResult updateOne(Bson filter, Bson update) {
-        return delegate.updateOne(filter, update);
-    }
-
-    @Override
-    public UpdateResult updateOne(Bson filter, Bson update, UpdateOptions updateOptions) {
-        return delegate.updateOne(filter, update, updateOptions);
-    }
-
-    @Override
-    public UpdateResult updateOne(ClientSession clientSession, Bson filter, Bson update) {
-        return delegate.updateOne(clientSession, filter, update);
-    }
-
-    @Override
-    public UpdateResult updateOne(ClientSession clientSession, Bson filter, Bson update, UpdateOptions updateOptions) {
-        return delegate.updateOne(clientSession, filter, update, updateOptions);
-    }
-
-    @Override
-    public UpdateResult updateOne(Bson filter, List<? extends Bson> update) {
-        return delegate.updateOne(filter, update);
-    }
-
-    @Override
-    public UpdateResult updateOne(Bson filter, List<? extends Bson> update, UpdateOptions updateOptions) {
-        return delegate.updateOne(filter, update, updateOptions);
-    }
-
-    @Override
-    public UpdateResult updateOne(ClientSession clientSession, Bson filter, List<? extends Bson> update) {
-        return delegate.updateOne(clientSession, filter, update);
-    }
-
-    @Override
-    public UpdateResult updateOne(
-            ClientSession clientSession, Bson filter, List<? extends Bson> update, UpdateOptions updateOptions) {
-        return delegate.updateOne(clientSession, filter, update, updateOptions);
-    }
-
-    @Override
-    public UpdateResult updateMany(Bson filter, Bson update) {
-        return delegate.updateMany(filter, update);
-    }
-
-    @Override
-    public UpdateResult updateMany(Bson filter, Bson update, UpdateOptions updateOptions) {
-        return delegate.updateMany(filter, update, updateOptions);
-    }
-
-    @Override
-    public UpdateResult updateMany(ClientSession clientSession, Bson filter, Bson update) {
-        return delegate.updateMany(clientSession, filter, update);
-    }
-
-    @Override
-    public UpdateResult updateMany(ClientSession clientSession, Bson filter, Bson update, UpdateOptions updateOptions) {
-        return delegate.updateMany(clientSession, filter, update, updateOptions);
-    }
-
-    @Override
-    public UpdateResult updateMany(Bson filter, List<? extends Bson> update) {
-        return delegate.updateMany(filter, update);
-    }
-
-    @Override
-    public UpdateResult updateMany(Bson filter, List<? extends Bson> update, UpdateOptions updateOptions) {
-        return delegate.updateMany(filter, update, updateOptions);
-    }
-
-    @Override
-    public UpdateResult updateMany(ClientSession clientSession, Bson filter, List<? extends Bson> update) {
-        return delegate.updateMany(clientSession, filter, update);
-    }
-
-    @Override
-    public UpdateResult updateMany(
-            ClientSession clientSession, Bson filter, List<? extends Bson> update, UpdateOptions updateOptions) {
-        return delegate.updateMany(clientSession, filter, update, updateOptions);
-    }
-
-    @Override
-    public @Nullable T findOneAndDelete(Bson filter) {
-        return delegate.findOneAndDelete(filter);
-    }
-
-    @Override
-    public @Nullable T findOneAndDelete(Bson filter, FindOneAndDeleteOptions options) {
-        return delegate.findOneAndDelete(filter, options);
-    }
-
-    @Override
-    public @Nullable T findOneAndDelete(ClientSession clientSession, Bson filter) {
-        return delegate.findOneAndDelete(clientSession, filter);
-    }
-
-    @Override
-    public @Nullable T findOneAndDelete(ClientSession clientSession, Bson filter, FindOneAndDeleteOptions options) {
-        return delegate.findOneAndDelete(clientSession, filter, options);
-    }
-
-    @Override
-    public @Nullable T findOneAndReplace(Bson filter, T replacement) {
-        return delegate.findOneAndReplace(filter, replacement);
-    }
-
-    @Override
-    public @Nullable T findOneAndReplace(Bson filter, T replacement, FindOneAndReplaceOptions options) {
-        return delegate.findOneAndReplace(filter, replacement, options);
-    }
-
-    @Override
-    public @Nullable T findOneAndReplace(ClientSession clientSession, Bson filter, T replacement) {
-        return delegate.findOneAndReplace(clientSession, filter, replacement);
-    }
-
-    @Override
-    public @Nullable T findOneAndReplace(
-            ClientSession clientSession, Bson filter, T replacement, FindOneAndReplaceOptions options) {
-        return delegate.findOneAndReplace(clientSession, filter, replacement, options);
-    }
-
-    @Override
-    public @Nullable T findOneAndUpdate(Bson filter, Bson update) {
-        return delegate.findOneAndUpdate(filter, update);
-    }
-
-    @Override
-    public @Nullable T findOneAndUpdate(Bson filter, Bson update, FindOneAndUpdateOptions options) {
-        return delegate.findOneAndUpdate(filter, update, options);
-    }
-
-    @Override
-    public @Nullable T findOneAndUpdate(ClientSession clientSession, Bson filter, Bson update) {
-        return delegate.findOneAndUpdate(clientSession, filter, update);
-    }
-
-    @Override
-    public @Nullable T findOneAndUpdate(
-            ClientSession clientSession, Bson filter, Bson update, FindOneAndUpdateOptions options) {
-        return delegate.findOneAndUpdate(clientSession, filter, update, options);
-    }
-
-    @Override
-    public @Nullable T findOneAndUpdate(Bson filter, List<? extends Bson> update) {
-        return delegate.findOneAndUpdate(filter, update);
-    }
-
-    @Override
-    public @Nullable T findOneAndUpdate(Bson filter, List<? extends Bson> update, FindOneAndUpdateOptions options) {
-        return delegate.findOneAndUpdate(filter, update, options);
-    }
-
-    @Override
-    public @Nullable T findOneAndUpdate(ClientSession clientSession, Bson filter, List<? extends Bson> update) {
-        return delegate.findOneAndUpdate(clientSession, filter, update);
-    }
-
-    @Override
-    public @Nullable T findOneAndUpdate(
-            ClientSession clientSession, Bson filter, List<? extends Bson> update, FindOneAndUpdateOptions options) {
-        return delegate.findOneAndUpdate(clientSession, filter, update, options);
     }
 
     @Override

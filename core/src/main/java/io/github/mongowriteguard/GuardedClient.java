@@ -4,28 +4,16 @@ import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.model.bulk.ClientBulkWriteOptions;
 import com.mongodb.client.model.bulk.ClientBulkWriteResult;
-import com.mongodb.client.model.bulk.ClientBulkWriteResult.VerboseResults;
-import com.mongodb.client.model.bulk.ClientDeleteResult;
-import com.mongodb.client.model.bulk.ClientInsertOneResult;
 import com.mongodb.client.model.bulk.ClientNamespacedWriteModel;
-import com.mongodb.client.model.bulk.ClientUpdateResult;
-import com.mongodb.internal.client.model.bulk.ConcreteClientDeleteResult;
-import com.mongodb.internal.client.model.bulk.ConcreteClientInsertOneResult;
-import com.mongodb.internal.client.model.bulk.ConcreteClientUpdateResult;
 import io.github.mongowriteguard.internal.execution.ClientBulkExecutor;
+import io.github.mongowriteguard.internal.execution.ClientBulkResults;
 import io.github.mongowriteguard.internal.execution.DriverArgumentChecks;
-import io.github.mongowriteguard.internal.execution.DriverExceptions;
-import io.github.mongowriteguard.outcome.IndexOutcome;
+import io.github.mongowriteguard.internal.execution.GuardedCall;
+import io.github.mongowriteguard.internal.execution.ThrowPolicy;
 import io.github.mongowriteguard.outcome.WriteOutcome;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.TreeMap;
 import org.bson.BsonDocument;
-import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -45,6 +33,10 @@ import org.jspecify.annotations.Nullable;
  * is sent in a command of its own (inserts are grouped as usual: their ids are known), and the result holds each
  * applied write's own insert, update or delete result, as the driver's does. {@link #execute} gives the status of
  * every write. Inside a multi-document transaction the call is the driver's own.
+ *
+ * <p>With the guard's {@code ObservationRegistry}, a call is one observation on namespace {@code admin} (where the
+ * driver runs it), which records what the call throws; each namespace's writes have their own observation inside it,
+ * and their own {@code mongodb.guard.*} meters, as a collection-level bulk of those writes.
  */
 public final class GuardedClient {
     private final MongoClient client;
@@ -143,7 +135,7 @@ public final class GuardedClient {
      */
     public WriteOutcome<BsonDocument> execute(
             List<? extends ClientNamespacedWriteModel> models, ClientBulkWriteOptions options) {
-        return executor.execute(null, models, ClientBulkExecutor.options(options), ClientBulkExecutor.verbose(options));
+        return executor.execute(ClientBulkExecutor.call(null, options, ThrowPolicy.OUTCOME_ONLY), models);
     }
 
     private ClientBulkWriteResult run(
@@ -151,103 +143,7 @@ public final class GuardedClient {
             List<? extends ClientNamespacedWriteModel> models,
             ClientBulkWriteOptions options) {
         DriverArgumentChecks.requireClientWrites(models);
-        boolean verbose = ClientBulkExecutor.verbose(options);
-        WriteOutcome<BsonDocument> outcome =
-                executor.execute(session, models, ClientBulkExecutor.options(options), verbose);
-        ClientBulkWriteResult result = new Summary(
-                outcome.insertedCount(),
-                outcome.upserts().size(),
-                outcome.matchedCount(),
-                outcome.modifiedCount(),
-                outcome.deletedCount(),
-                verbose ? verboseResults(outcome) : null);
-        DriverExceptions.throwIfClientBulkNotComplete(
-                outcome, "the namespaces of a client bulk", executor.maxTimeMs(), result);
-        return result;
-    }
-
-    /**
-     * Each applied write's own result at its index of the caller's list, as the driver's verbose result holds it
-     * (driver-core {@code ClientBulkWriteOperation.ResultAccumulator}): an insert's {@code _id}; an update's or
-     * replacement's {@code n} as its matched count (an upsert counts 1), {@code nModified} and upserted {@code _id}; a
-     * delete's {@code n}. Each update and delete was sent alone, so its command's counts are its own.
-     */
-    private static VerboseResults verboseResults(WriteOutcome<BsonDocument> outcome) {
-        Map<Integer, ClientInsertOneResult> inserts = new TreeMap<>();
-        Map<Integer, ClientUpdateResult> updates = new TreeMap<>();
-        Map<Integer, ClientDeleteResult> deletes = new TreeMap<>();
-        outcome.inserts()
-                .forEach(insert -> inserts.put(insert.getIndex(), new ConcreteClientInsertOneResult(insert.getId())));
-        Map<Integer, BsonValue> upserted = new HashMap<>();
-        outcome.upserts().forEach(upsert -> upserted.put(upsert.getIndex(), upsert.getId()));
-        for (IndexOutcome index : outcome.outcomes()) {
-            WriteOutcome.StatementCounts counts = outcome.statementCounts(index.index());
-            if (counts == null) {
-                continue;
-            }
-            if (counts.delete()) {
-                deletes.put(index.index(), new ConcreteClientDeleteResult(counts.n()));
-            } else {
-                updates.put(
-                        index.index(),
-                        new ConcreteClientUpdateResult(counts.n(), counts.modified(), upserted.get(index.index())));
-            }
-        }
-        return new Verbose(
-                Collections.unmodifiableMap(inserts),
-                Collections.unmodifiableMap(updates),
-                Collections.unmodifiableMap(deletes));
-    }
-
-    /** The per-write results of a verbose client bulk. */
-    private record Verbose(
-            Map<Integer, ClientInsertOneResult> getInsertResults,
-            Map<Integer, ClientUpdateResult> getUpdateResults,
-            Map<Integer, ClientDeleteResult> getDeleteResults)
-            implements VerboseResults {}
-
-    /** The counts of an acknowledged client bulk, as the driver's summary result reports them. */
-    private record Summary(
-            long insertedCount,
-            long upsertedCount,
-            long matchedCount,
-            long modifiedCount,
-            long deletedCount,
-            @Nullable VerboseResults verbose)
-            implements ClientBulkWriteResult {
-        @Override
-        public boolean isAcknowledged() {
-            return true;
-        }
-
-        @Override
-        public long getInsertedCount() {
-            return insertedCount;
-        }
-
-        @Override
-        public long getUpsertedCount() {
-            return upsertedCount;
-        }
-
-        @Override
-        public long getMatchedCount() {
-            return matchedCount;
-        }
-
-        @Override
-        public long getModifiedCount() {
-            return modifiedCount;
-        }
-
-        @Override
-        public long getDeletedCount() {
-            return deletedCount;
-        }
-
-        @Override
-        public Optional<VerboseResults> getVerboseResults() {
-            return Optional.ofNullable(verbose);
-        }
+        GuardedCall call = ClientBulkExecutor.call(session, options, ThrowPolicy.CLIENT_BULK);
+        return ClientBulkResults.of(executor.execute(call, models), call.statementCounts());
     }
 }

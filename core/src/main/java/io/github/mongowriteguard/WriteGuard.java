@@ -4,11 +4,10 @@ import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoNamespace;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
-import com.mongodb.connection.ClusterSettings;
-import com.mongodb.selector.ServerSelector;
 import io.github.mongowriteguard.copies.CopyLedger;
 import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.ClientBinding;
+import io.github.mongowriteguard.internal.ClientBindings;
 import io.github.mongowriteguard.internal.GuardCommandListener;
 import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.internal.MicrometerCallObserver;
@@ -28,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
@@ -63,7 +61,7 @@ public final class WriteGuard {
     private final List<GuardEventListener> runtimeListeners;
     private final CallObserver observer;
     /** What {@link #configure} read from each builder, one per client this guard may wrap. */
-    private final List<ClientBinding> bindings = new CopyOnWriteArrayList<>();
+    private final ClientBindings bindings = new ClientBindings();
     /** Executors by collection identity, so that wrapping the same collection again costs no planner or encoder. */
     private final ExecutorCache executors = new ExecutorCache();
 
@@ -135,7 +133,7 @@ public final class WriteGuard {
      */
     public List<ClientDeadline> getClientDeadlines() {
         List<ClientDeadline> deadlines = new ArrayList<>();
-        for (ClientBinding binding : bindings) {
+        for (ClientBinding binding : bindings.all()) {
             deadlines.add(ClientDeadline.resolve(
                     deadlines.size() + 1, binding.timeoutMs(), binding.readTimeoutMs(), settings));
         }
@@ -153,23 +151,10 @@ public final class WriteGuard {
     public MongoClientSettings.Builder configure(MongoClientSettings.Builder builder) {
         Objects.requireNonNull(builder, "builder");
         MongoClientSettings read = builder.build();
-        ServerSelector selector = read.getClusterSettings().getServerSelector();
-        if (selector instanceof ClientBinding earlier) {
-            selector = earlier.delegate(); // configured again: keep the application's own selector only
-        }
-        ClientBinding binding = new ClientBinding(
-                read.getTimeout(TimeUnit.MILLISECONDS),
-                read.getSocketSettings().getReadTimeout(TimeUnit.MILLISECONDS),
-                selector);
         if (!read.getCommandListeners().contains(listener)) {
             builder.addCommandListener(listener);
         }
-        // The driver keeps the cluster's server selector in the public ClusterDescription.getClusterSettings() of the
-        // client (its listeners it replaces): the binding rides there, so guardClient(client) and
-        // guardCollection(client, ...) find what was read here.
-        ServerSelector marker = binding;
-        builder.applyToClusterSettings(cluster -> cluster.serverSelector(marker));
-        bindings.add(binding);
+        bindings.register(builder, read);
         return builder;
     }
 
@@ -204,7 +189,7 @@ public final class WriteGuard {
         Objects.requireNonNull(access, "access");
         Objects.requireNonNull(collection, "collection");
         ClientBinding binding =
-                access instanceof ClientAccess clientAccess ? bindingOf(clientAccess.client()) : onlyBinding();
+                access instanceof ClientAccess clientAccess ? bindings.of(clientAccess.client()) : bindings.only();
         long deadlineMs = serverDeadlineMs(binding, collection);
         ExecutorCache.Executors<T> cached = executors.get(
                 access instanceof ClientAccess clientAccess ? clientAccess.client() : access,
@@ -248,7 +233,7 @@ public final class WriteGuard {
         Map<MongoNamespace, BulkExecutor<BsonDocument>> perNamespace = new ConcurrentHashMap<>();
         Map<MongoNamespace, BulkExecutor<BsonDocument>> strictPerNamespace = new ConcurrentHashMap<>();
         long deadlineMs = serverDeadlineMs(
-                bindingOf(client), client.getDatabase("admin").getCollection("admin", BsonDocument.class));
+                bindings.of(client), client.getDatabase("admin").getCollection("admin", BsonDocument.class));
         ClientBulkExecutor executor = new ClientBulkExecutor(
                 client.getCodecRegistry(),
                 (namespace, strict) -> (strict ? strictPerNamespace : perNamespace)
@@ -261,46 +246,9 @@ public final class WriteGuard {
                                         strict ? strictRuntime : runtime,
                                         deadlineMs)),
                 settings.isStrictOrdered(),
-                deadlineMs);
+                deadlineMs,
+                observer);
         return new GuardedClient(client, executor);
-    }
-
-    /** What {@link #configure} read from the builder {@code client} was built from. */
-    private ClientBinding bindingOf(MongoClient client) {
-        ClusterSettings clusterSettings = client.getClusterDescription().getClusterSettings();
-        if (clusterSettings != null
-                && clusterSettings.getServerSelector() instanceof ClientBinding binding
-                && bindings.contains(binding)) {
-            return binding;
-        }
-        if (bindings.isEmpty()) {
-            throw notConfigured();
-        }
-        throw new IllegalStateException(
-                "this client was not built from a MongoClientSettings.Builder given to this guard's"
-                        + " configure(...): the guard would not see its commands nor know its socket read timeout; build the client"
-                        + " with MongoClients.create(guard.configure(builder).build()) (and set no serverSelector on the builder after"
-                        + " configure), or wrap it with the guard that configured it");
-    }
-
-    /** The one binding, for an access that does not say which client it belongs to. */
-    private ClientBinding onlyBinding() {
-        List<ClientBinding> configured = List.copyOf(bindings);
-        if (configured.isEmpty()) {
-            throw notConfigured();
-        }
-        if (configured.size() > 1) {
-            throw new IllegalStateException("this guard was configured on " + configured.size() + " client settings"
-                    + " builders and this MongoAccess does not say which client it belongs to; use one WriteGuard per client,"
-                    + " or guard through MongoAccess.of(client) or guardCollection(MongoClient, MongoCollection)");
-        }
-        return configured.get(0);
-    }
-
-    private static IllegalStateException notConfigured() {
-        return new IllegalStateException(
-                "WriteGuard.configure(MongoClientSettings.Builder) was not called: the guard reads the"
-                        + " client's socket read timeout there to choose each write's maxTimeMS; call it before building the client");
     }
 
     /** The server deadline of every write on {@code collection}, after checking that the guard can set it. */

@@ -129,10 +129,8 @@ public final class WriteGuardSettings {
     }
 
     /**
-     * Whether a bulk's replacements of an {@code _id} that a later full replacement ({@code ReplaceOneModel} upsert on
-     * exactly {@code {_id: v}}) or delete ({@code DeleteOneModel} on exactly {@code {_id: v}}) of that {@code _id} in
-     * the same bulk makes unnecessary are left out (the articles' last-write-wins); default {@code false}: every write
-     * is sent. A superseded write's outcome is {@code SUPERSEDED}, naming the write that replaced it, never APPLIED.
+     * Whether replacements that a later full replacement or delete of their {@code _id} in the same bulk makes
+     * unnecessary are left out (last write wins, see {@link Builder#lastWriteWins(boolean)}); default {@code false}.
      *
      * @return true when superseded replacements are not sent
      */
@@ -219,21 +217,16 @@ public final class WriteGuardSettings {
 
     @Override
     public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof WriteGuardSettings)) {
-            return false;
-        }
-        WriteGuardSettings that = (WriteGuardSettings) o;
-        return Double.compare(serverDeadlineFraction, that.serverDeadlineFraction) == 0
-                && strictOrdered == that.strictOrdered
-                && lastWriteWins == that.lastWriteWins
-                && parallelShardCommands == that.parallelShardCommands
-                && Objects.equals(serverDeadline, that.serverDeadline)
-                && retryPolicy.equals(that.retryPolicy)
-                && defaultServerDeadline.equals(that.defaultServerDeadline)
-                && commonTags.equals(that.commonTags);
+        return this == o
+                || o instanceof WriteGuardSettings that
+                        && Double.compare(serverDeadlineFraction, that.serverDeadlineFraction) == 0
+                        && strictOrdered == that.strictOrdered
+                        && lastWriteWins == that.lastWriteWins
+                        && parallelShardCommands == that.parallelShardCommands
+                        && Objects.equals(serverDeadline, that.serverDeadline)
+                        && retryPolicy.equals(that.retryPolicy)
+                        && defaultServerDeadline.equals(that.defaultServerDeadline)
+                        && commonTags.equals(that.commonTags);
     }
 
     @Override
@@ -355,11 +348,13 @@ public final class WriteGuardSettings {
         }
 
         /**
-         * Leave out the replacements of an {@code _id} that a later full replacement or delete of that {@code _id} in the
-         * same bulk makes unnecessary (last write wins, as the articles de-duplicate); default {@code false}, every write
-         * sent. What is lost: a superseded write's own error is never seen, its counts are not counted, and if the
-         * write that superseded it fails, the superseded one was not applied either. Applies to bulks planned in rounds
-         * (unordered, or ordered with every write keyed), not to an ordered bulk kept in the caller's order.
+         * Leave out the replacements of an {@code _id} that a later full replacement ({@code ReplaceOneModel} upsert on
+         * exactly {@code {_id: v}}) or delete ({@code DeleteOneModel} on exactly {@code {_id: v}}) of that {@code _id}
+         * in the same bulk makes unnecessary (last write wins, as the articles de-duplicate); default {@code false},
+         * every write sent. A superseded write's outcome is {@code SUPERSEDED}, naming the write that replaced it,
+         * never APPLIED. What is lost: a superseded write's own error is never seen, its counts are not counted, and if
+         * the write that superseded it fails, the superseded one was not applied either. Applies to bulks planned in
+         * rounds (unordered, or ordered with every write keyed), not to an ordered bulk kept in the caller's order.
          *
          * @param lastWriteWins true to leave superseded replacements out
          * @return this builder

@@ -43,8 +43,9 @@ class GuardedCollectionSurfaceTest {
     }
 
     /**
-     * {@link GuardedMongoCollection} inherits every method from a base that hands it to the raw collection, so a write
-     * method not overridden would silently bypass the guard: each one must be declared on the guarded class itself.
+     * {@link GuardedMongoCollection} inherits the methods the guard leaves as they are from a base that hands them to
+     * the raw collection; a write method forwarded there would silently bypass the guard: each one must be declared on
+     * the guarded class itself (the base forwards none, so the compiler checks it too; this test keeps it so).
      */
     @Test
     void everyWriteOverloadOfTheDriversMongoCollection_isDeclaredOnGuardedMongoCollection_notInherited() {

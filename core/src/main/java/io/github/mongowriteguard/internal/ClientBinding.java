@@ -7,10 +7,10 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What {@code WriteGuard.configure} read from one builder (immutable), and the marker by which {@code WriteGuard.wrap}
- * recognises the client built from it: the builder's cluster-level server selector, which selects as the
- * application's own one did (or keeps every server offered, which is what no selector does). Compared by identity.
- * Not API.
+ * What {@code WriteGuard.configure} read from one builder (immutable), and the marker by which
+ * {@code WriteGuard.guardCollection} and {@code guardClient} recognise the client built from it ({@link ClientBindings}):
+ * the builder's cluster-level server selector, which selects as the application's own one did (or keeps every server
+ * offered, which is what no selector does). Compared by identity. Not API.
  */
 public final class ClientBinding implements ServerSelector {
     private final @Nullable Long timeoutMs;

@@ -21,8 +21,9 @@ public class DefaultGuardObservationConvention implements GuardObservationConven
 
     /**
      * The plan key: how the call's writes ran, {@code unordered-rounds}, {@code preserve-order} or
-     * {@code strict-ordered} (the caller's ORDERED bulk as given), {@value #PLAN_NONE} for a call without a bulk plan:
-     * {@value}.
+     * {@code strict-ordered} (the caller's ORDERED bulk as given), {@value #PLAN_NONE} for a call without a bulk plan
+     * of its own (a {@code findOneAndX}; the client-level {@code bulkWrite}, whose namespaces' observations carry
+     * theirs): {@value}.
      */
     public static final String PLAN = "mongodb.guard.plan";
 

@@ -26,7 +26,7 @@ public final class GuardObservationContext extends Observation.Context {
     /**
      * The namespace written to.
      *
-     * @return {@code db.collection}
+     * @return {@code db.collection}; {@code admin} for the client-level {@code bulkWrite}, where the driver runs it
      */
     public String getNamespace() {
         return namespace;
@@ -35,7 +35,8 @@ public final class GuardObservationContext extends Observation.Context {
     /**
      * The caller's method.
      *
-     * @return {@code bulkWrite}, {@code insertOne}, {@code clientBulkWrite} (one observation per namespace), ...
+     * @return {@code bulkWrite}, {@code insertOne}, {@code clientBulkWrite} (one observation for the call, on
+     *         namespace {@code admin}, and inside it one per namespace written), ...
      */
     public String getOperation() {
         return operation;

@@ -2,9 +2,12 @@ package io.github.mongowriteguard.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import com.mongodb.ClientBulkWriteException;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoNamespace;
 import com.mongodb.MongoWriteException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
@@ -14,6 +17,9 @@ import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.ReplaceOneModel;
 import com.mongodb.client.model.ReplaceOptions;
 import com.mongodb.client.model.Updates;
+import com.mongodb.client.model.bulk.ClientBulkWriteOptions;
+import com.mongodb.client.model.bulk.ClientNamespacedWriteModel;
+import io.github.mongowriteguard.GuardedClient;
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
@@ -118,6 +124,60 @@ class GuardObservationTest {
             });
             assertThat(stopped.get(2).getError()).isInstanceOf(MongoWriteException.class);
             assertThat(outcomesAtStart).containsExactly("none", "none", "none");
+        }
+    }
+
+    @Test
+    void clientBulkWrite_isOneObservationOnAdmin_aroundItsNamespaces_andRecordsTheExceptionItThrows() {
+        TestObservationRegistry registry = TestObservationRegistry.create();
+        WriteGuard guard = WriteGuard.builder().observationRegistry(registry).build();
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                MongoClient client = client(guard, cluster)) {
+            client.getDatabase("obs").getCollection("a").insertOne(new Document("_id", 1));
+            GuardedClient guarded = guard.guardClient(client);
+            ClientBulkWriteOptions unordered =
+                    ClientBulkWriteOptions.clientBulkWriteOptions().ordered(false);
+
+            ClientBulkWriteException thrown = catchThrowableOfType(
+                    ClientBulkWriteException.class,
+                    () -> guarded.bulkWrite(
+                            List.of(
+                                    ClientNamespacedWriteModel.insertOne(
+                                            new MongoNamespace("obs.a"), new Document("_id", 1)),
+                                    ClientNamespacedWriteModel.insertOne(
+                                            new MongoNamespace("obs.b"), new Document("_id", 2))),
+                            unordered));
+            guarded.bulkWrite(
+                    List.of(ClientNamespacedWriteModel.insertOne(new MongoNamespace("obs.b"), new Document("_id", 3))),
+                    unordered);
+
+            assertThat(thrown.getWriteErrors()).containsOnlyKeys(0);
+            assertThat(thrown.getPartialResult())
+                    .hasValueSatisfying(r -> assertThat(r.getInsertedCount()).isEqualTo(1));
+            TestObservationRegistryAssert.assertThat(registry)
+                    .hasNumberOfObservationsWithNameEqualTo("mongodb.guard.write", 5)
+                    .doesNotHaveAnyRemainingCurrentObservation()
+                    .hasAnObservation(o -> o.hasContextualNameEqualTo("guarded clientBulkWrite admin")
+                            .hasLowCardinalityKeyValue("db.namespace", "admin")
+                            .hasLowCardinalityKeyValue("mongodb.guard.operation", "clientBulkWrite")
+                            .hasLowCardinalityKeyValue("mongodb.guard.outcome", "partial")
+                            .hasLowCardinalityKeyValue("mongodb.guard.plan", "none")
+                            .hasError(thrown))
+                    .hasAnObservation(o -> o.hasContextualNameEqualTo("guarded clientBulkWrite admin")
+                            .hasLowCardinalityKeyValue("mongodb.guard.outcome", "success")
+                            .doesNotHaveError())
+                    // Each namespace's writes: their own observation, inside the call's, as before.
+                    .hasAnObservation(o -> o.hasContextualNameEqualTo("guarded clientBulkWrite obs.a")
+                            .hasLowCardinalityKeyValue("mongodb.guard.outcome", "failure")
+                            .hasLowCardinalityKeyValue("mongodb.guard.plan", "unordered-rounds")
+                            .doesNotHaveError()
+                            .hasParentObservationContextMatching(
+                                    parent -> "admin".equals(((GuardObservationContext) parent).getNamespace())))
+                    .hasAnObservation(o -> o.hasContextualNameEqualTo("guarded clientBulkWrite obs.b")
+                            .hasLowCardinalityKeyValue("mongodb.guard.outcome", "success")
+                            .doesNotHaveError()
+                            .hasParentObservationContextMatching(
+                                    parent -> "admin".equals(((GuardObservationContext) parent).getNamespace())));
         }
     }
 

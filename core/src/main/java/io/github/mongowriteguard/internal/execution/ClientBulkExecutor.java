@@ -13,6 +13,7 @@ import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.PlanMode;
 import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
+import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.outcome.IndexOutcome;
@@ -39,26 +40,65 @@ import org.jspecify.annotations.Nullable;
  * Everything is checked and planned before anything is sent.
  */
 public final class ClientBulkExecutor {
+    /**
+     * The caller's method, on the client-level observation and on each namespace's: {@value}.
+     */
+    private static final String OPERATION = "clientBulkWrite";
+
+    /**
+     * The client-level observation's namespace: {@value}, where the driver runs the call (driver-core
+     * {@code ClientBulkWriteOperation.getNamespace()}: {@code admin.$cmd}, "The bulkWrite command is executed on the
+     * admin database"; the driver's own tracing, 5.7 and later, names that operation {@code bulkWrite admin} with
+     * {@code db.namespace} {@code admin}). A collection's namespace is always {@code db.collection}, so it cannot be
+     * taken for one.
+     */
+    static final String CLIENT_NAMESPACE = "admin";
+
+    /** What the messages of the exceptions the call throws say it wrote to. */
+    private static final String NAMESPACES = "the namespaces of a client bulk";
+
     private final CodecRegistry registry;
     /** The executor of a namespace; {@code true} for one whose ORDERED bulks are the caller's order (strict). */
     private final BiFunction<MongoNamespace, Boolean, BulkExecutor<BsonDocument>> executors;
 
     private final boolean strictOrdered;
     private final long maxTimeMs;
+    private final CallObserver observer;
 
+    /**
+     * @param registry      the client's codecs, to encode the caller's documents
+     * @param executors     the executor of a namespace, strict or not
+     * @param strictOrdered the guard's {@code strictOrdered}
+     * @param maxTimeMs     the server deadline of every command
+     * @param observer      the guard's call observer: one observation per call, around its namespaces' own
+     */
     public ClientBulkExecutor(
             CodecRegistry registry,
             BiFunction<MongoNamespace, Boolean, BulkExecutor<BsonDocument>> executors,
             boolean strictOrdered,
-            long maxTimeMs) {
+            long maxTimeMs,
+            CallObserver observer) {
         this.registry = registry;
         this.executors = executors;
         this.strictOrdered = strictOrdered;
         this.maxTimeMs = maxTimeMs;
+        this.observer = observer;
     }
 
-    public long maxTimeMs() {
-        return maxTimeMs;
+    /**
+     * The description of a client-level call: its operation, session, the collection-level options each namespace's
+     * commands carry ({@link #options}), {@code verboseResults} as per-statement counts, and what the call throws.
+     *
+     * @param session     the caller's session, or null
+     * @param options     the caller's options
+     * @param throwPolicy {@link ThrowPolicy#CLIENT_BULK} for {@code bulkWrite}, {@link ThrowPolicy#OUTCOME_ONLY} for
+     *                    the guard's {@code execute}
+     * @return the call
+     * @throws IllegalArgumentException for options of a class the guard cannot read, before anything is sent
+     */
+    public static GuardedCall call(
+            @Nullable ClientSession session, ClientBulkWriteOptions options, ThrowPolicy throwPolicy) {
+        return GuardedCall.of(OPERATION, session, options(options), throwPolicy).statementCounts(verbose(options));
     }
 
     /**
@@ -68,7 +108,7 @@ public final class ClientBulkExecutor {
      *
      * @throws IllegalArgumentException for options of a class the guard cannot read, before anything is sent
      */
-    public static BulkWriteOptions options(ClientBulkWriteOptions options) {
+    static BulkWriteOptions options(ClientBulkWriteOptions options) {
         ConcreteClientBulkWriteOptions given = concrete(options);
         BulkWriteOptions converted = new BulkWriteOptions().ordered(given.isOrdered());
         given.isBypassDocumentValidation().ifPresent(converted::bypassDocumentValidation);
@@ -81,7 +121,7 @@ public final class ClientBulkExecutor {
      * Whether the caller asked for {@code verboseResults(true)}: then every update, replace and delete is sent in a
      * command of its own, so that command's {@code n} and {@code nModified} are the write's own counts.
      */
-    public static boolean verbose(ClientBulkWriteOptions options) {
+    static boolean verbose(ClientBulkWriteOptions options) {
         return concrete(options).isVerboseResults();
     }
 
@@ -97,25 +137,31 @@ public final class ClientBulkExecutor {
         return given;
     }
 
-    /** As {@link #execute(ClientSession, List, BulkWriteOptions, boolean)} without per-write counts. */
-    public WriteOutcome<BsonDocument> execute(
-            @Nullable ClientSession session,
-            List<? extends ClientNamespacedWriteModel> models,
-            BulkWriteOptions options) {
-        return execute(session, models, options, false);
+    /**
+     * Runs the call inside one client-level observation (namespace {@value #CLIENT_NAMESPACE}, inside which each
+     * namespace's writes have their own, as a collection-level bulk), then throws what {@code call}'s
+     * {@link ThrowPolicy} says for the outcome ({@link DriverExceptions#apply}), inside the observation too, which
+     * records it; as {@link BulkExecutor#execute} does for a collection. With {@link ThrowPolicy#OUTCOME_ONLY} it throws
+     * only for bad input (before anything is sent). Every index of the caller's list has an outcome.
+     *
+     * @param call   the call ({@link #call}); its {@code statementCounts} sends every update, replace and delete in a
+     *               command of its own, so that each applied one has its own counts: {@code verboseResults}
+     * @param models the caller's writes, each with its namespace
+     * @return every write's outcome, at the indices of the caller's list
+     */
+    public WriteOutcome<BsonDocument> execute(GuardedCall call, List<? extends ClientNamespacedWriteModel> models) {
+        return observer.observe(CLIENT_NAMESPACE, call.operation(), sink -> {
+            WriteOutcome<BsonDocument> outcome = run(call, models);
+            sink.outcome(BulkExecutor.callOutcome(outcome));
+            DriverExceptions.apply(call.throwPolicy(), outcome, NAMESPACES, maxTimeMs, call.statementCounts());
+            return outcome;
+        });
     }
 
-    /**
-     * Runs the call; throws only for bad input (before anything is sent). Every index of the caller's list has an outcome.
-     *
-     * @param statementCounts send every update, replace and delete in a command of its own, so that each applied one
-     *                        has its own counts ({@link WriteOutcome#statementCounts(int)}): {@code verboseResults}
-     */
-    public WriteOutcome<BsonDocument> execute(
-            @Nullable ClientSession session,
-            List<? extends ClientNamespacedWriteModel> models,
-            BulkWriteOptions options,
-            boolean statementCounts) {
+    private WriteOutcome<BsonDocument> run(GuardedCall call, List<? extends ClientNamespacedWriteModel> models) {
+        @Nullable ClientSession session = call.session();
+        BulkWriteOptions options = call.options();
+        boolean statementCounts = call.statementCounts();
         List<ClientModels.NamespacedModel> converted = ClientModels.convert(models, registry);
         List<WriteModel<BsonDocument>> all = new ArrayList<>(converted.size());
         Map<MongoNamespace, List<Integer>> byNamespace = new LinkedHashMap<>();
@@ -207,7 +253,7 @@ public final class ClientBulkExecutor {
         WriteOutcome<BsonDocument> part = executors
                 .apply(namespace, strict)
                 .execute(
-                        GuardedCall.of("clientBulkWrite", session, options, ThrowPolicy.OUTCOME_ONLY)
+                        GuardedCall.of(OPERATION, session, options, ThrowPolicy.OUTCOME_ONLY)
                                 .statementCounts(statementCounts),
                         models(all, indices));
         merge(part, indices, outcome);

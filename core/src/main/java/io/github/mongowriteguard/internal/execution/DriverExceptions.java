@@ -35,24 +35,53 @@ import org.bson.BsonInt32;
  * {@code MongoCollectionImpl}: a bulk throws {@code MongoBulkWriteException} or the failed command's exception; a
  * single-write method turns the bulk exception into {@code MongoWriteException} or {@code MongoWriteConcernException}),
  * typed where the guard knows more (a copy still running, an unknown outcome, its own deadline). Every guard exception
- * carries the complete outcome. Not API.
+ * carries the complete outcome. What each guarded method throws, by its {@link ThrowPolicy}:
+ *
+ * <ul>
+ *   <li>{@code bulkWrite}, {@code insertMany} ({@link ThrowPolicy#BULK}): {@link #throwIfNotComplete};
+ *   <li>{@code insertOne}, {@code replaceOne}, {@code updateOne}, {@code updateMany}, {@code deleteOne},
+ *       {@code deleteMany} ({@link ThrowPolicy#SINGLE_WRITE}): {@link #throwIfNotApplied};
+ *   <li>the client-level {@code bulkWrite} ({@link ThrowPolicy#CLIENT_BULK}): {@link #throwIfClientBulkNotComplete};
+ *   <li>{@code findOneAndDelete}, {@code findOneAndReplace}, {@code findOneAndUpdate}:
+ *       {@link #throwIfFindAndModifyNotApplied} (from the reply of its one command);
+ *   <li>the guard's own {@code execute}, of a collection or a client ({@link ThrowPolicy#OUTCOME_ONLY}): nothing for
+ *       what the writes came to, every failure is in the outcome.
+ * </ul>
+ *
+ * <p>Bad input is refused before anything is sent ({@code InvalidBulkException}, {@code IllegalArgumentException}).
+ * Every method here runs inside the call's observation, which records what it throws. Not API.
  */
 public final class DriverExceptions {
     private DriverExceptions() {}
 
-    /** Throws what {@code policy} says for {@code outcome}, or nothing. */
+    /** Throws what {@code policy} says for a collection's {@code outcome}, or nothing. */
     static void apply(ThrowPolicy policy, WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
+        apply(policy, outcome, namespace, maxTimeMs, false);
+    }
+
+    /**
+     * Throws what {@code policy} says for {@code outcome}, or nothing: every guarded call's exception but a
+     * {@code findOneAndX}'s ({@link #throwIfFindAndModifyNotApplied}) is decided here.
+     *
+     * @param where          what the call wrote to, for the messages: a namespace, or a client bulk's namespaces
+     * @param verboseResults {@link ThrowPolicy#CLIENT_BULK} only: the partial result holds each write's own result
+     */
+    static void apply(
+            ThrowPolicy policy, WriteOutcome<?> outcome, Object where, long maxTimeMs, boolean verboseResults) {
         // A switch expression, so that a new policy does not compile until it is applied here.
         Runnable check = switch (policy) {
             case OUTCOME_ONLY -> () -> {};
-            case BULK -> () -> throwIfNotComplete(outcome, namespace, maxTimeMs);
-            case SINGLE_WRITE -> () -> throwIfNotApplied(outcome, namespace, maxTimeMs);
+            case BULK -> () -> throwIfNotComplete(outcome, where, maxTimeMs);
+            case SINGLE_WRITE -> () -> throwIfNotApplied(outcome, where, maxTimeMs);
+            case CLIENT_BULK ->
+                () -> throwIfClientBulkNotComplete(
+                        outcome, where, maxTimeMs, ClientBulkResults.of(outcome, verboseResults));
         };
         check.run();
     }
 
     /** For {@code bulkWrite} and {@code insertMany}. */
-    static void throwIfNotComplete(WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
+    static void throwIfNotComplete(WriteOutcome<?> outcome, Object namespace, long maxTimeMs) {
         throwIfUnknown(outcome, namespace);
         throwIfCommandFailed(outcome, namespace, maxTimeMs);
         throwIfNothingSent(outcome, namespace);
@@ -70,7 +99,7 @@ public final class DriverExceptions {
     }
 
     /** For the single-write methods: the one write's failure as the driver's single-write method throws it. */
-    static void throwIfNotApplied(WriteOutcome<?> outcome, MongoNamespace namespace, long maxTimeMs) {
+    static void throwIfNotApplied(WriteOutcome<?> outcome, Object namespace, long maxTimeMs) {
         throwIfUnknown(outcome, namespace);
         throwIfCommandFailed(outcome, namespace, maxTimeMs);
         throwIfNothingSent(outcome, namespace);
@@ -100,8 +129,8 @@ public final class DriverExceptions {
      * applied, the partial result; a failed command before any write ran is thrown as it is, after one it is the
      * exception's cause).
      */
-    public static void throwIfClientBulkNotComplete(
-            WriteOutcome<?> outcome, String namespaces, long maxTimeMs, ClientBulkWriteResult result) {
+    static void throwIfClientBulkNotComplete(
+            WriteOutcome<?> outcome, Object namespaces, long maxTimeMs, ClientBulkWriteResult result) {
         throwIfUnknown(outcome, namespaces);
         MongoException commandError = outcome.commandError();
         if (commandError != null && commandError.getCode() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
