@@ -233,6 +233,7 @@ class DifferentialTest {
     static final class Env implements AutoCloseable {
         final String name;
         final boolean sharded;
+        final String connectionString;
         final AutoCloseable deployment;
         final Consumer<String> prepare;
         final MongoClient raw;
@@ -249,6 +250,7 @@ class DifferentialTest {
         Env(String name, boolean sharded, String connectionString, AutoCloseable deployment, Consumer<String> prepare) {
             this.name = name;
             this.sharded = sharded;
+            this.connectionString = connectionString;
             this.deployment = deployment;
             this.prepare = prepare;
             this.raw = MongoClients.create(MongoClientSettings.builder()
@@ -331,11 +333,26 @@ class DifferentialTest {
 
     /** The guard: {@code execute} or the driver-style {@code bulkWrite}, with the default or the strict settings. */
     static final Subject GUARD = (env, bulk, collection, models, api) -> {
-        GuardFixture fixture = bulk.mode == Mode.STRICT_ORDERED ? env.strict : env.guard;
+        boolean strict = bulk.mode == Mode.STRICT_ORDERED;
+        return guard(
+                strict ? env.strict : env.guard, strict ? env.strictRan : env.guardRan, bulk, collection, models, api);
+    };
+
+    /** The guard of {@code fixture} (whose client reports its write commands to {@code ran}) as the side under test. */
+    static Subject guardOf(GuardFixture fixture, RanCommands ran) {
+        return (env, bulk, collection, models, api) -> guard(fixture, ran, bulk, collection, models, api);
+    }
+
+    private static Result guard(
+            GuardFixture fixture,
+            RanCommands ran,
+            DifferentialBulk bulk,
+            String collection,
+            List<WriteModel<Document>> models,
+            Api api) {
         GuardedCollection<Document> guarded =
                 fixture.wrap(fixture.client.getDatabase(Env.database(bulk)).getCollection(collection));
         Result observed = new Result(bulk.ops.size());
-        RanCommands ran = fixture == env.strict ? env.strictRan : env.guardRan;
         ran.clear();
         try {
             if (api == Api.EXECUTE) {
@@ -355,7 +372,7 @@ class DifferentialTest {
         }
         observed.commands.addAll(ran.commands());
         return observed;
-    };
+    }
 
     /** What one side did: per-index status, counts, what it threw, the write commands it sent. */
     static final class Result {

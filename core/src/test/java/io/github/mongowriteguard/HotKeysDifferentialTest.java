@@ -62,6 +62,25 @@ class HotKeysDifferentialTest {
         check(sharded(), Mode.ORDERED_KEYED, test);
     }
 
+    /**
+     * The sequential path of ordered key runs (one ORDERED command of key runs grouped by shard, as with
+     * {@code parallelShardCommands(1)} or a caller's session), with the generator's mongos fail points, which the
+     * side-by-side tests cannot use (a {@code times: 1} fail point fails whichever command reaches mongos first).
+     */
+    @Test
+    void orderedManyHotKeys_sequentialKeyRunsWithFailPoints_equalEachKeyAsADriverOrderedBulk_onAShardedCluster(
+            TestInfo test) {
+        DifferentialTest.Env env = sharded();
+        RanCommands ran = new RanCommands();
+        try (GuardFixture sequential = new GuardFixture(
+                env.connectionString,
+                WriteGuardSettings.builder().parallelShardCommands(1).build(),
+                5_000,
+                b -> b.addCommandListener(ran))) {
+            check(env, Mode.ORDERED_KEYED, test, DifferentialTest.guardOf(sequential, ran), false);
+        }
+    }
+
     @Test
     void unorderedManyHotKeys_equalEachRoundAsADriverUnorderedBulk_onAShardedCluster(TestInfo test) {
         check(sharded(), Mode.UNORDERED, test);
@@ -107,7 +126,11 @@ class HotKeysDifferentialTest {
     }
 
     private static void check(DifferentialTest.Env env, Mode mode, TestInfo test, DifferentialTest.Subject subject) {
-        boolean sideBySide = env.sharded && mode == Mode.ORDERED_KEYED;
+        check(env, mode, test, subject, env.sharded && mode == Mode.ORDERED_KEYED);
+    }
+
+    private static void check(
+            DifferentialTest.Env env, Mode mode, TestInfo test, DifferentialTest.Subject subject, boolean sideBySide) {
         int bulks = Integer.getInteger("diff.bulks", env.sharded ? SHARDED_BULKS : REPLICA_SET_BULKS);
         long base = Long.getLong("diff.seed", BASE_SEED + (env.sharded ? 1_000_000L : 0) + mode.ordinal() * 100_000L);
         String replay = "-Dtest='HotKeysDifferentialTest#"
