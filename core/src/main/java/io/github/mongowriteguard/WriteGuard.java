@@ -8,9 +8,9 @@ import io.github.mongowriteguard.copies.CopyLedger;
 import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.ClientBindings;
-import io.github.mongowriteguard.internal.GuardCommandListener;
 import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.internal.MicrometerCallObserver;
+import io.github.mongowriteguard.internal.ServerTracker;
 import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
 import io.github.mongowriteguard.internal.execution.ClientBulkExecutor;
@@ -44,7 +44,7 @@ import org.jspecify.annotations.Nullable;
  * GuardedCollection<Document> inventory = guard.guardCollection(client, client.getDatabase("shop").getCollection("inventory"));
  * }</pre>
  *
- * <p>{@link #configure} registers the guard's command listener and reads, once, what the guard needs from the
+ * <p>{@link #configure} registers the guard's connection-pool and server listeners and reads, once, what the guard needs from the
  * builder: the socket read timeout, below which every write's {@code maxTimeMS} is set (by default two thirds of
  * it: 20 s for 30 s), and whether the client uses Client-Side Operation Timeout. A client without a socket read
  * timeout (the driver's default) gets {@link WriteGuardSettings#getDefaultServerDeadline()} as the server deadline.
@@ -55,7 +55,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class WriteGuard {
     private final WriteGuardSettings settings;
-    private final GuardCommandListener listener = new GuardCommandListener();
+    private final ServerTracker servers = new ServerTracker();
     private final LiveCopyLedger copies = new LiveCopyLedger();
     private final GuardRuntime runtime;
     private final List<GuardEventListener> runtimeListeners;
@@ -76,7 +76,7 @@ public final class WriteGuard {
         this.observer = builder.observationRegistry == null
                 ? CallObserver.NONE
                 : MicrometerCallObserver.create(builder.observationRegistry, builder.observationConvention);
-        this.runtime = new GuardRuntime(settings, listener, copies, listeners, observer);
+        this.runtime = new GuardRuntime(settings, servers, copies, listeners, observer);
     }
 
     /**
@@ -151,8 +151,13 @@ public final class WriteGuard {
     public MongoClientSettings.Builder configure(MongoClientSettings.Builder builder) {
         Objects.requireNonNull(builder, "builder");
         MongoClientSettings read = builder.build();
-        if (!read.getCommandListeners().contains(listener)) {
-            builder.addCommandListener(listener);
+        // Pool and server listeners, added to the application's own: a command listener would make the driver build
+        // an event and copy every reply of every command.
+        if (!read.getConnectionPoolSettings().getConnectionPoolListeners().contains(servers)) {
+            builder.applyToConnectionPoolSettings(pool -> pool.addConnectionPoolListener(servers));
+        }
+        if (!read.getServerSettings().getServerListeners().contains(servers)) {
+            builder.applyToServerSettings(server -> server.addServerListener(servers));
         }
         bindings.register(builder, read);
         return builder;
@@ -226,7 +231,7 @@ public final class WriteGuard {
         MongoAccess access = MongoAccess.of(client);
         GuardRuntime strictRuntime = new GuardRuntime(
                 WriteGuardSettings.builder(settings).strictOrdered(true).build(),
-                listener,
+                servers,
                 copies,
                 runtimeListeners,
                 observer);

@@ -10,7 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What every collection of one guard shares: its settings, the command listener it registered, the copy ledger, the
+ * What every collection of one guard shares: its settings, the server tracker it registered, the copy ledger, the
  * overlap gate, the resilience4j {@link Retry} that paces attempts, the call observer (one Observation per call when
  * the guard has an ObservationRegistry), and the event listeners (each call guarded, so a listener that throws never
  * breaks a write).
@@ -19,7 +19,7 @@ public final class GuardRuntime {
     private static final Logger log = LoggerFactory.getLogger(GuardRuntime.class);
 
     private final WriteGuardSettings settings;
-    private final GuardCommandListener commandListener;
+    private final ServerTracker servers;
     private final LiveCopyLedger ledger;
     private final OverlapGate gate;
     private final Retry retry;
@@ -37,12 +37,12 @@ public final class GuardRuntime {
 
     public GuardRuntime(
             WriteGuardSettings settings,
-            GuardCommandListener commandListener,
+            ServerTracker servers,
             LiveCopyLedger ledger,
             List<GuardEventListener> listeners,
             CallObserver observer) {
         this.settings = settings;
-        this.commandListener = commandListener;
+        this.servers = servers;
         this.ledger = ledger;
         this.gate = new OverlapGate(settings.getRetryPolicy().getGateGrace());
         this.retry = Retry.of(
@@ -61,8 +61,9 @@ public final class GuardRuntime {
         return settings;
     }
 
-    public GuardCommandListener commandListener() {
-        return commandListener;
+    /** The server of each thread's last send and the servers' wire version, learned without command events. */
+    public ServerTracker servers() {
+        return servers;
     }
 
     public LiveCopyLedger ledger() {

@@ -118,7 +118,7 @@ final class CopySender {
         if (callers != null) {
             return callers;
         }
-        return runtime.commandListener().maxWireVersion() >= 9 ? new BsonString(guards) : null;
+        return runtime.servers().maxWireVersion() >= 9 ? new BsonString(guards) : null;
     }
 
     /**
@@ -213,7 +213,7 @@ final class CopySender {
         tally.send();
         try {
             RawBsonDocument reply = database.runCommand(session, body, ReadPreference.primary(), RawBsonDocument.class);
-            tally.server(runtime.commandListener().serverOfLastCommandOnThisThread());
+            tally.server(runtime.servers().serverOfLastSendOnThisThread());
             return SendResult.reply(reply);
         } catch (MongoSocketException e) {
             // A socket timeout is not a cancellation: the server may still be applying this copy.
@@ -223,7 +223,7 @@ final class CopySender {
             return SendResult.noServer(e);
         } catch (MongoServerException | MongoExecutionTimeoutException e) {
             // ok: 0. The driver raises MaxTimeMSExpired as MongoExecutionTimeoutException, not a server exception.
-            tally.server(runtime.commandListener().serverOfLastCommandOnThisThread());
+            tally.server(runtime.servers().serverOfLastSendOnThisThread());
             return SendResult.serverError(e);
         } catch (MongoException e) {
             // Anything else the driver raises after sending (an interrupted thread, a client-side failure): the server

@@ -60,7 +60,7 @@ public class WriteGuardAutoConfiguration {
     }
 
     /**
-     * Registers the guard's command listener on the client Boot builds; the guard reads its socket timeout there, once,
+     * Registers the guard's pool and server listeners on the client Boot builds; the guard reads its socket timeout there, once,
      * so this customizer runs after every other one ({@link Ordered#LOWEST_PRECEDENCE}).
      *
      * @param guard the guard

@@ -2,6 +2,10 @@ package io.github.mongowriteguard.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
+import com.mongodb.event.ConnectionCheckedOutEvent;
+import com.mongodb.event.ConnectionPoolListener;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
 import io.github.mongowriteguard.retry.RetryPolicy;
@@ -16,6 +20,8 @@ import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.mongodb.autoconfigure.DataMongoAutoConfiguration;
 import org.springframework.boot.mongodb.autoconfigure.MongoAutoConfiguration;
+import org.springframework.boot.mongodb.autoconfigure.MongoClientSettingsBuilderCustomizer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.mongodb.core.BulkOperations.BulkMode;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -65,6 +72,35 @@ class WriteGuardAutoConfigurationTest {
                     .execute();
 
             assertThat(template.getCollection("items").countDocuments()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void applicationsOwnCommandAndPoolListeners_stillReceiveTheirEvents_besideTheGuards() {
+        List<String> commands = new CopyOnWriteArrayList<>();
+        List<ConnectionCheckedOutEvent> checkOuts = new CopyOnWriteArrayList<>();
+        MongoClientSettingsBuilderCustomizer own = builder -> builder.addCommandListener(new CommandListener() {
+                    @Override
+                    public void commandStarted(CommandStartedEvent event) {
+                        commands.add(event.getCommandName());
+                    }
+                })
+                .applyToConnectionPoolSettings(pool -> pool.addConnectionPoolListener(new ConnectionPoolListener() {
+                    @Override
+                    public void connectionCheckedOut(ConnectionCheckedOutEvent event) {
+                        checkOuts.add(event);
+                    }
+                }));
+        runner().withBean(MongoClientSettingsBuilderCustomizer.class, () -> own).run(context -> {
+            MongoTemplate template = context.getBean(MongoTemplate.class);
+            assertThat(template).isInstanceOf(GuardedMongoTemplate.class);
+
+            template.bulkOps(BulkMode.ORDERED, "listened")
+                    .insert(new Document("_id", 1))
+                    .execute();
+
+            assertThat(commands).contains("insert");
+            assertThat(checkOuts).isNotEmpty();
         });
     }
 
