@@ -51,8 +51,9 @@ class FullRunTest {
         assertThat(results.overhead().medianMillis()).containsOnlyKeys("driver-ordered", "guarded");
         assertThat(results.staleReads().rows()).hasSize(5);
         // counter: guard, driver ORDERED, driver UNORDERED; events-rs (replica set): the same three; events (5 shards):
-        // guard exact, compaction, exact UNORDERED, driver ORDERED, driver UNORDERED deduplicated.
-        assertThat(results.hotKeys().rows()).hasSize(11);
+        // guard exact (side by side), exact sequential, compaction, exact UNORDERED, driver ORDERED, driver UNORDERED
+        // deduplicated.
+        assertThat(results.hotKeys().rows()).hasSize(12);
         String lines = err.toString(StandardCharsets.UTF_8);
         assertThat(lines.split("\n")).hasSizeBetween(8, 15);
         assertThat(lines).contains("stale-reads:").doesNotContain("\r");
