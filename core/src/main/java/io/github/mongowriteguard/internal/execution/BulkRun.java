@@ -228,17 +228,19 @@ final class BulkRun<T> implements AutoCloseable {
             skipAfterStop(command);
             return false;
         }
-        Prepared prepared = prepare(sessions, round, command);
-        return record(
-                command,
-                tools.sender()
-                        .send(
-                                sessions,
-                                prepared.body(),
-                                prepared.txnNumber(),
-                                call.idempotentMultiRetries(),
-                                prepared.copyName(),
-                                tally));
+        return record(command, send(sessions, prepare(sessions, round, command), tally));
+    }
+
+    /** Sends a prepared command as one server copy on {@code on}, counting into {@code into}; on any thread. */
+    CopySender.Sent send(Sessions on, Prepared prepared, CopySender.Tally into) {
+        return tools.sender()
+                .send(
+                        on,
+                        prepared.body(),
+                        prepared.txnNumber(),
+                        call.idempotentMultiRetries(),
+                        prepared.copyName(),
+                        into);
     }
 
     /**

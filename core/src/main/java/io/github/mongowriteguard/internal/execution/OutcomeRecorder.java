@@ -278,7 +278,12 @@ final class OutcomeRecorder<T> {
         }
     }
 
-    private String unknown(WriteCommand command, String reason) {
+    /**
+     * Records every statement of {@code command} as UNKNOWN for {@code reason}.
+     *
+     * @return why the call stops
+     */
+    String unknown(WriteCommand command, String reason) {
         for (int position = 0; position < command.size(); position++) {
             unknown(command.index(position), reason);
         }

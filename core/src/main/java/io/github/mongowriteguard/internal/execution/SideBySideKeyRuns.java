@@ -5,7 +5,6 @@ import io.github.mongowriteguard.bulk.KeyPlacement;
 import io.github.mongowriteguard.bulk.Round;
 import io.github.mongowriteguard.internal.command.WriteCommand;
 import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
-import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -128,13 +127,7 @@ final class SideBySideKeyRuns<T> implements AutoCloseable {
                 BulkRun.Prepared prepared = run.prepare(group.on, round, command);
                 DeferredTally tally = new DeferredTally();
                 Sessions on = group.on;
-                boolean retryAllowed = run.call.idempotentMultiRetries();
-                CopySender sender = run.tools.sender();
-                tasks.add(run.tools
-                        .runtime()
-                        .observer()
-                        .propagate(() -> sender.send(
-                                on, prepared.body(), prepared.txnNumber(), retryAllowed, prepared.copyName(), tally)));
+                tasks.add(run.tools.runtime().observer().propagate(() -> run.send(on, prepared, tally)));
                 sending.add(group);
                 commands.add(command);
                 tallies.add(tally);
@@ -186,15 +179,7 @@ final class SideBySideKeyRuns<T> implements AutoCloseable {
     }
 
     private void unknown(WriteCommand command, String reason) {
-        for (int position = 0; position < command.size(); position++) {
-            int index = command.index(position);
-            run.outcome.set(RecordedIndexOutcome.unknown(
-                    index, reason, RetrySafety.ofNewCopy(plan, index, run.tools.registry())));
-        }
-        run.stop(
-                command.index(0),
-                "the outcome of the command of index " + command.index(0) + " is unknown, which stops the bulk as a"
-                        + " network error stops the driver's");
+        run.stop(command.index(0), run.recorder.unknown(command, reason));
     }
 
     /**
