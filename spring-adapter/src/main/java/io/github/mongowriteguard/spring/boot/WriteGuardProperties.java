@@ -14,7 +14,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * The guard's settings as Spring Boot properties under {@code mongo.write-guard}. A property left unset keeps the
  * core's default ({@link WriteGuardSettings}, {@link RetryPolicy}); the core validates every value and its message
- * names the setting.
+ * names the setting. A name under {@code mongo.write-guard} that is none of these properties (a misspelt
+ * {@code retry.max-attemps}) stops the application at startup, as an invalid value does: silently keeping the default
+ * would hide it.
  *
  * <pre>
  * mongo.write-guard.server-deadline-fraction=0.5
@@ -22,7 +24,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * mongo.write-guard.retry.initial-backoff=200ms
  * </pre>
  */
-@ConfigurationProperties("mongo.write-guard")
+@ConfigurationProperties(prefix = "mongo.write-guard", ignoreUnknownFields = false)
 public class WriteGuardProperties {
     /** The prefix of every property, with its trailing dot. */
     static final String PREFIX = "mongo.write-guard.";
@@ -204,7 +206,18 @@ public class WriteGuardProperties {
         GuardProperty.apply(PREFIX + "strict-ordered", strictOrdered, builder::strictOrdered);
         GuardProperty.apply(PREFIX + "last-write-wins", lastWriteWins, builder::lastWriteWins);
         GuardProperty.apply(PREFIX + "parallel-shard-commands", parallelShardCommands, builder::parallelShardCommands);
-        return builder.retryPolicy(retry.toPolicy()).build();
+        builder.retryPolicy(retry.toPolicy());
+        try {
+            return builder.build();
+        } catch (IllegalStateException refused) { // the one rule joining two settings: strictOrdered with lastWriteWins
+            throw new WriteGuardConfigurationException(
+                    PREFIX + "last-write-wins",
+                    PREFIX + "strict-ordered=true and " + PREFIX + "last-write-wins=true cannot be combined: "
+                            + refused.getMessage(),
+                    "Set only one of " + PREFIX + "strict-ordered and " + PREFIX + "last-write-wins to true;"
+                            + " mongo.write-guard.enabled=false turns the guard off",
+                    refused);
+        }
     }
 
     /** How the guard retries writes that failed in a way that is safe to retry ({@link RetryPolicy}). */

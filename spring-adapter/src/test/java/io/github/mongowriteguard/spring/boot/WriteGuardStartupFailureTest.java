@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.data.mongodb.autoconfigure.DataMongoAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
@@ -118,6 +119,65 @@ class WriteGuardStartupFailureTest {
                     .contains("socketTimeoutMS")
                     .contains("mongo.write-guard.enabled=false");
         });
+    }
+
+    @Test
+    void strictOrderedWithLastWriteWins_failsStartup_namingBothProperties() {
+        runner().withPropertyValues("mongo.write-guard.strict-ordered=true", "mongo.write-guard.last-write-wins=true")
+                .run(context -> {
+                    FailureAnalysis analysis = analysis(context);
+                    assertThat(analysis.getDescription())
+                            .contains("mongo.write-guard.strict-ordered=true")
+                            .contains("mongo.write-guard.last-write-wins=true")
+                            .contains("cannot be combined");
+                    assertThat(analysis.getAction())
+                            .contains("Set only one of mongo.write-guard.strict-ordered and"
+                                    + " mongo.write-guard.last-write-wins")
+                            .contains("mongo.write-guard.enabled=false");
+                });
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "mongo.write-guard.retry.max-attemps=5, mongo.write-guard.retry.max-attemps",
+        "mongo.write-guard.server-deadline-ms=5000, mongo.write-guard.server-deadline-ms",
+        "mongo.write-guard.strictOrdered2=true, mongo.write-guard.strictordered2"
+    })
+    void misspeltProperty_failsStartup_namingIt(String setting, String property) {
+        runner().withPropertyValues(setting).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .isInstanceOf(UnboundConfigurationPropertiesException.class)
+                    .hasMessageContaining(property);
+        });
+    }
+
+    @Test
+    void everyDocumentedProperty_binds_andStarts() {
+        runner().withPropertyValues(
+                        "mongo.write-guard.enabled=true",
+                        "mongo.write-guard.server-deadline-fraction=0.5",
+                        "mongo.write-guard.default-server-deadline=5s",
+                        "mongo.write-guard.strict-ordered=false",
+                        "mongo.write-guard.last-write-wins=true",
+                        "mongo.write-guard.parallel-shard-commands=4",
+                        "mongo.write-guard.retry.max-attempts=4",
+                        "mongo.write-guard.retry.initial-backoff=200ms",
+                        "mongo.write-guard.retry.multiplier=3",
+                        "mongo.write-guard.retry.max-backoff=2s",
+                        "mongo.write-guard.retry.jitter=0.2",
+                        "mongo.write-guard.retry.gate-grace=50ms",
+                        "mongo.write-guard.template.update=plain",
+                        "mongo.write-guard.template.find-and-modify=guarded")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    WriteGuardProperties bound = context.getBean(WriteGuardProperties.class);
+                    assertThat(bound.getParallelShardCommands()).isEqualTo(4);
+                    assertThat(bound.getRetry().getGateGrace()).hasMillis(50);
+                    assertThat(bound.plainTemplateGroups())
+                            .containsExactly(io.github.mongowriteguard.spring.data.TemplateWriteGroup.UPDATE);
+                });
     }
 
     @Test
