@@ -133,19 +133,31 @@ public final class GuardedErrorHandlers {
                             policy.getGateGrace());
             return;
         }
-        try {
-            // One guarded bulk per poll; every record of the poll may be dead-lettered after it.
-            RetryBudget.forConsumer(1, interval)
-                    .check(
-                            what,
-                            policy.getMaxAttempts(),
-                            longestAttempt,
-                            policy.getMaxTotalBackoff().plus(deadLetterPerRecord.multipliedBy(maxPollRecords)),
-                            policy.getGateGrace());
-        } catch (IllegalStateException e) {
-            throw new IllegalStateException(
-                    "batch listener: the " + maxPollRecords + " records of a poll are one guarded bulk,"
-                            + " so the budget counts 1 write per poll: " + e.getMessage());
+        // One guarded bulk per poll; every record of the poll may be dead-lettered after it. Fewer records per poll
+        // shorten only that dead-lettering, so the message names the fixes that apply to a batch listener.
+        Duration deadLettering = deadLetterPerRecord.multipliedBy(maxPollRecords);
+        Duration worst = RetryBudget.forConsumer(1, interval)
+                .worstPerRecord(
+                        policy.getMaxAttempts(),
+                        longestAttempt,
+                        policy.getMaxTotalBackoff().plus(deadLettering),
+                        policy.getGateGrace());
+        if (worst.compareTo(interval) >= 0) {
+            throw new IllegalStateException("batch listener: the " + maxPollRecords
+                    + " records of a poll are one guarded bulk, so the budget counts 1 write per poll: retry budget"
+                    + " exceeded for the guard's " + policy + ": attempts (" + policy.getMaxAttempts()
+                    + ") x longest attempt (" + longestAttempt.toMillis() + " ms) + backoffs ("
+                    + policy.getMaxTotalBackoff().toMillis() + " ms) + gate waits ("
+                    + policy.getGateGrace()
+                            .multipliedBy(Math.max(0, policy.getMaxAttempts() - 1))
+                            .toMillis()
+                    + " ms) + dead-lettering (" + maxPollRecords + " records x " + deadLetterPerRecord.toMillis()
+                    + " ms = " + deadLettering.toMillis() + " ms) = " + worst.toMillis()
+                    + " ms, not below max.poll.interval.ms (" + interval.toMillis() + " ms). Raise"
+                    + " max.poll.interval.ms above it, or shorten the attempts: a shorter socket timeout or fewer"
+                    + " attempts (mongo.write-guard.retry.max-attempts with Spring Boot)"
+                    + (deadLettering.isZero() ? "" : ", or fewer records per poll (max.poll.records) to dead-letter")
+                    + ".");
         }
     }
 

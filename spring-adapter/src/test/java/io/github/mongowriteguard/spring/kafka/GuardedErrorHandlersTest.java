@@ -99,6 +99,24 @@ class GuardedErrorHandlersTest {
     }
 
     @Test
+    void retryBudget_ofABatchListener_thatDoesNotFit_namesTheFixesOfABatchListener() {
+        Map<String, Object> consumer = Map.of("max.poll.records", 500, "max.poll.interval.ms", 10_000);
+
+        assertThatThrownBy(() -> GuardedErrorHandlers.builder(POLICY)
+                        .retryBudget(consumer, Duration.ofSeconds(30), Duration.ofMillis(20), ListenerType.BATCH)
+                        .build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("batch listener: the 500 records of a poll are one guarded bulk")
+                .hasMessageContaining("dead-lettering (500 records x 20 ms = 10000 ms)")
+                .hasMessageContaining("not below max.poll.interval.ms (10000 ms)")
+                .hasMessageContaining("Raise max.poll.interval.ms")
+                .hasMessageContaining("mongo.write-guard.retry.max-attempts")
+                // a batch listener's attempts do not shrink with the records per poll: no "at most N records"
+                .hasMessageNotContaining("max.poll.records (1)")
+                .hasMessageNotContaining("at most");
+    }
+
+    @Test
     void batchByBulkIndex_recoversOnlyTheRecordsNotApplied_withTheirReason() {
         List<String> recovered = new ArrayList<>();
         DefaultErrorHandler handler = GuardedErrorHandlers.builder(POLICY)
