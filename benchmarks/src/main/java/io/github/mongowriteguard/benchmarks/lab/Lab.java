@@ -430,10 +430,11 @@ public final class Lab implements Callable<Integer> {
             name = "faults",
             sortOptions = false,
             description = {
-                "The Jepsen-style fault suite: the raw driver with a 3-attempt application loop and the guard run"
-                        + " the same seeded workload under failover, restarts, partitions, lost replies, stalls and fail points;",
-                "prints lost / applied twice / max copies at once / outcome said not applied but it was. Not in the full"
-                        + " run (minutes at 1,500 operations per client)."
+                "The Jepsen-style fault suite, raw driver (3-attempt application loop) against the guard. Not in the"
+                        + " full run.",
+                "Both run the same seeded workload under failover, restarts, partitions, lost replies, stalls and fail"
+                        + " points; prints lost / applied twice / max copies at once / outcome said not applied but it"
+                        + " was (minutes at 1,500 operations per client)."
             })
     static final class FaultsCommand implements Callable<Integer> {
         @ParentCommand
@@ -548,7 +549,8 @@ public final class Lab implements Callable<Integer> {
     @Command(
             name = "jmh",
             description = {
-                "Run the JMH benchmarks. Every argument goes to org.openjdk.jmh.Main as it is:",
+                "Run the JMH benchmarks (every argument goes to org.openjdk.jmh.Main as it is).",
+                "For example:",
                 "  jmh PlanBenchmark -f 1 -wi 1 -i 3    one class, fewer iterations",
                 "  jmh -h                               JMH's own options (-prof gc, -rf json, ...)"
             })

@@ -220,6 +220,16 @@ class LabCommandLineTest {
     }
 
     @Test
+    void help_summarisesEveryCommandInAWholeSentence() {
+        // the command list shows only the first line of each description: it must not stop mid-sentence
+        Lab.commandLine(System.out, System.err).getSubcommands().forEach((name, command) -> {
+            String[] description = command.getCommandSpec().usageMessage().description();
+            assertThat(description).as(name).isNotEmpty();
+            assertThat(description[0].strip()).as(name).endsWith(".");
+        });
+    }
+
+    @Test
     void commandHelp_showsOnlyThatCommandsOptions() {
         Run run = execute("retries", "--help");
         assertThat(run.exitCode()).isZero();
