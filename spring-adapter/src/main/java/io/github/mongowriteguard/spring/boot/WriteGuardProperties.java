@@ -212,8 +212,9 @@ public class WriteGuardProperties {
         } catch (IllegalStateException refused) { // the one rule joining two settings: strictOrdered with lastWriteWins
             throw new WriteGuardConfigurationException(
                     PREFIX + "last-write-wins",
-                    PREFIX + "strict-ordered=true and " + PREFIX + "last-write-wins=true cannot be combined: "
-                            + refused.getMessage(),
+                    PREFIX + "strict-ordered=true and " + PREFIX + "last-write-wins=true cannot be combined:"
+                            + " strict-ordered sends every write exactly as the driver does, last-write-wins leaves"
+                            + " superseded replacements out",
                     "Set only one of " + PREFIX + "strict-ordered and " + PREFIX + "last-write-wins to true;"
                             + " mongo.write-guard.enabled=false turns the guard off",
                     refused);
