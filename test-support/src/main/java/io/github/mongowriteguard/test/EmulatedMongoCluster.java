@@ -90,8 +90,10 @@ public final class EmulatedMongoCluster implements AutoCloseable {
     }
 
     /**
-     * The mongos-to-shard round trips (child batches) of every write mongos routed since the start or the last
-     * {@link #resetCounters()}: what an ORDERED bulk multiplies and a guarded bulk keeps to one per shard.
+     * The mongos-to-shard round trips (child batches) of every {@code insert}, {@code update} and {@code delete} command
+     * mongos routed since the start or the last {@link #resetCounters()}: what an ORDERED bulk multiplies and a guarded
+     * bulk keeps to one per shard. A {@code findAndModify} (Spring's {@code findAndModify}, {@code findAndReplace},
+     * {@code findAndRemove}) is not counted.
      *
      * @return the round trips
      * @throws IllegalStateException when this is a replica set (no mongos)
