@@ -6,7 +6,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The guard's Spring Boot configuration cannot work: an invalid {@code mongo.write-guard.*} value, a server deadline
- * at or above the client's socket timeout, or a {@code MongoClient} the guard did not configure. Thrown while the
+ * at or above the client's socket timeout, a {@code MongoClient} the guard did not configure, or a Spring Kafka error
+ * handler whose retry budget does not fit the consumer's poll interval. Thrown while the
  * application starts, so it stops there instead of failing on its first write; {@link WriteGuardFailureAnalyzer}
  * turns it into Spring Boot's failure report ("Description" and "Action").
  */

@@ -11,6 +11,7 @@ import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 import io.github.mongowriteguard.retry.RetryBudget;
 import io.github.mongowriteguard.retry.RetryPolicy;
+import io.github.mongowriteguard.spring.boot.WriteGuardConfigurationException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -108,7 +109,8 @@ public final class GuardedErrorHandlers {
      *                            acknowledgement in the consumer thread), counted once per record of a poll;
      *                            {@link Duration#ZERO} to leave it out
      * @param type                whether the listener writes one record per call or one bulk per poll
-     * @throws IllegalStateException with the numbers when a poll's worst case does not fit
+     * @throws WriteGuardConfigurationException (an {@link IllegalStateException}) with the numbers and the fix when a
+     *     poll's worst case does not fit; Spring Boot prints it as a failure report
      */
     public static void checkRetryBudget(
             Map<String, ?> consumerConfig,
@@ -124,13 +126,24 @@ public final class GuardedErrorHandlers {
                         ? ""
                         : " (backoffs include " + deadLetterPerRecord.toMillis() + " ms of dead-lettering per record)");
         if (type == ListenerType.RECORD) {
-            RetryBudget.forConsumer(maxPollRecords, interval)
-                    .check(
-                            what,
-                            policy.getMaxAttempts(),
-                            longestAttempt,
-                            policy.getMaxTotalBackoff().plus(deadLetterPerRecord),
-                            policy.getGateGrace());
+            try {
+                RetryBudget.forConsumer(maxPollRecords, interval)
+                        .check(
+                                what,
+                                policy.getMaxAttempts(),
+                                longestAttempt,
+                                policy.getMaxTotalBackoff().plus(deadLetterPerRecord),
+                                policy.getGateGrace());
+            } catch (IllegalStateException refused) {
+                // a Spring Boot failure report (Description, Action) instead of a stack trace under the handler's bean
+                throw new WriteGuardConfigurationException(
+                        null,
+                        refused.getMessage(),
+                        "Change one of them as said above; with Spring Boot: spring.kafka.consumer.max-poll-records,"
+                                + " spring.kafka.consumer.properties[max.poll.interval.ms],"
+                                + " mongo.write-guard.retry.max-attempts, socketTimeoutMS in spring.mongodb.uri",
+                        refused);
+            }
             return;
         }
         // One guarded bulk per poll; every record of the poll may be dead-lettered after it. Fewer records per poll
@@ -143,21 +156,28 @@ public final class GuardedErrorHandlers {
                         policy.getMaxTotalBackoff().plus(deadLettering),
                         policy.getGateGrace());
         if (worst.compareTo(interval) >= 0) {
-            throw new IllegalStateException("batch listener: the " + maxPollRecords
-                    + " records of a poll are one guarded bulk, so the budget counts 1 write per poll: retry budget"
-                    + " exceeded for the guard's " + policy + ": attempts (" + policy.getMaxAttempts()
-                    + ") x longest attempt (" + longestAttempt.toMillis() + " ms) + backoffs ("
-                    + policy.getMaxTotalBackoff().toMillis() + " ms) + gate waits ("
-                    + policy.getGateGrace()
-                            .multipliedBy(Math.max(0, policy.getMaxAttempts() - 1))
-                            .toMillis()
-                    + " ms) + dead-lettering (" + maxPollRecords + " records x " + deadLetterPerRecord.toMillis()
-                    + " ms = " + deadLettering.toMillis() + " ms) = " + worst.toMillis()
-                    + " ms, not below max.poll.interval.ms (" + interval.toMillis() + " ms). Raise"
-                    + " max.poll.interval.ms above it, or shorten the attempts: a shorter socket timeout or fewer"
-                    + " attempts (mongo.write-guard.retry.max-attempts with Spring Boot)"
-                    + (deadLettering.isZero() ? "" : ", or fewer records per poll (max.poll.records) to dead-letter")
-                    + ".");
+            throw new WriteGuardConfigurationException(
+                    null,
+                    "batch listener: the " + maxPollRecords
+                            + " records of a poll are one guarded bulk, so the budget counts 1 write per poll: retry"
+                            + " budget exceeded for the guard's " + policy + ": attempts (" + policy.getMaxAttempts()
+                            + ") x longest attempt (" + longestAttempt.toMillis() + " ms) + backoffs ("
+                            + policy.getMaxTotalBackoff().toMillis() + " ms) + gate waits ("
+                            + policy.getGateGrace()
+                                    .multipliedBy(Math.max(0, policy.getMaxAttempts() - 1))
+                                    .toMillis()
+                            + " ms) + dead-lettering (" + maxPollRecords + " records x "
+                            + deadLetterPerRecord.toMillis() + " ms = " + deadLettering.toMillis() + " ms) = "
+                            + worst.toMillis() + " ms, not below max.poll.interval.ms (" + interval.toMillis()
+                            + " ms)",
+                    "Raise max.poll.interval.ms (spring.kafka.consumer.properties[max.poll.interval.ms]) above it, or"
+                            + " shorten the attempts: a shorter socket timeout (socketTimeoutMS) or fewer attempts"
+                            + " (mongo.write-guard.retry.max-attempts)"
+                            + (deadLettering.isZero()
+                                    ? ""
+                                    : ", or take fewer records per poll (spring.kafka.consumer.max-poll-records) to"
+                                            + " dead-letter"),
+                    null);
         }
     }
 
@@ -262,7 +282,8 @@ public final class GuardedErrorHandlers {
          * Builds the handler, after the retry-budget check when one was given.
          *
          * @return the handler: the guard's final exceptions are not retried
-         * @throws IllegalStateException when a retry budget was given and a poll's worst case does not fit
+         * @throws WriteGuardConfigurationException (an {@link IllegalStateException}) when a retry budget was given and
+         *     a poll's worst case does not fit
          */
         public DefaultErrorHandler build() {
             if (consumerConfig != null && longestAttempt != null) {

@@ -14,6 +14,7 @@ import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.retry.RetryPolicy;
+import io.github.mongowriteguard.spring.boot.WriteGuardConfigurationException;
 import io.github.mongowriteguard.spring.kafka.GuardedErrorHandlers.ListenerType;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -80,9 +81,12 @@ class GuardedErrorHandlersTest {
         assertThatThrownBy(() -> GuardedErrorHandlers.builder(POLICY)
                         .retryBudget(consumer, Duration.ofSeconds(30), ListenerType.RECORD)
                         .build())
-                .isInstanceOf(IllegalStateException.class)
+                .isInstanceOf(WriteGuardConfigurationException.class)
                 .hasMessageContaining("max.poll.records (500)")
-                .hasMessageContaining("max.poll.interval.ms (300000 ms)");
+                .hasMessageContaining("max.poll.interval.ms (300000 ms)")
+                .extracting(e -> ((WriteGuardConfigurationException) e).action())
+                .asString()
+                .contains("spring.kafka.consumer.max-poll-records", "mongo.write-guard.retry.max-attempts");
     }
 
     @Test
@@ -105,7 +109,7 @@ class GuardedErrorHandlersTest {
         assertThatThrownBy(() -> GuardedErrorHandlers.builder(POLICY)
                         .retryBudget(consumer, Duration.ofSeconds(30), Duration.ofMillis(20), ListenerType.BATCH)
                         .build())
-                .isInstanceOf(IllegalStateException.class)
+                .isInstanceOf(WriteGuardConfigurationException.class)
                 .hasMessageContaining("batch listener: the 500 records of a poll are one guarded bulk")
                 .hasMessageContaining("dead-lettering (500 records x 20 ms = 10000 ms)")
                 .hasMessageContaining("not below max.poll.interval.ms (10000 ms)")
