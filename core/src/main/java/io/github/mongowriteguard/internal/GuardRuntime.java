@@ -24,6 +24,9 @@ public final class GuardRuntime {
     private final OverlapGate gate;
     private final Retry retry;
     private final GuardEventListener events;
+    /** Whether any listener (the guard's meters are one) hears the events: without one none is built. */
+    private final boolean listening;
+
     private final CallObserver observer;
     private final io.github.mongowriteguard.internal.execution.SingleDocumentRules singleDocumentRules =
             new io.github.mongowriteguard.internal.execution.SingleDocumentRules();
@@ -48,6 +51,7 @@ public final class GuardRuntime {
         this.retry = Retry.of(
                 "mongodb-write-guard", settings.getRetryPolicy().<Retryable>toRetryConfig(Retryable::worthRetrying));
         this.events = safe(List.copyOf(listeners));
+        this.listening = !listeners.isEmpty();
         this.observer = observer;
         this.sideBySide =
                 new io.github.mongowriteguard.internal.execution.SideBySideSends(settings.getParallelShardCommands());
@@ -80,6 +84,14 @@ public final class GuardRuntime {
 
     public GuardEventListener events() {
         return events;
+    }
+
+    /**
+     * Whether {@link #events()} reaches any listener: the executors build an event only then (a call builds several,
+     * and a guard without meters or listeners would build them for nobody).
+     */
+    public boolean listening() {
+        return listening;
     }
 
     /** What each collection allows for multi-document writes that pin {@code _id}, learned once per namespace. */

@@ -600,8 +600,17 @@ public final class Lab implements Callable<Integer> {
         @Option(
                 names = "--warmups",
                 defaultValue = "10",
-                description = "warm-up runs per path and case (default: ${DEFAULT-VALUE})")
+                description = "warm-up runs per path and case, at least (default: ${DEFAULT-VALUE})")
         int warmups;
+
+        @Option(
+                names = "--warmup-writes",
+                defaultValue = "10000",
+                description = "writes per path and case before the first measured run, at least: a case of small bulks"
+                        + " gets more warm-up runs (10,000 for bulks of 1 write), so that it is measured in compiled code"
+                        + " as large bulks are, not in the interpreter; the same for the guard and the driver. 0: only"
+                        + " --warmups (the lab before this option) (default: ${DEFAULT-VALUE})")
+        int warmupWrites;
 
         @Option(
                 names = "--runs",
@@ -642,15 +651,18 @@ public final class Lab implements Callable<Integer> {
                     || rounds < 1
                     || seconds < 1
                     || warmups < 0
+                    || warmupWrites < 0
                     || planWrites < 0) {
                 throw new picocli.CommandLine.ParameterException(
                         spec.commandLine(),
                         "--sizes must be 1 to 100000, --threads,"
-                                + " --runs, --rounds and --seconds at least 1, --warmups and --plan-writes at least 0");
+                                + " --runs, --rounds and --seconds at least 1, --warmups, --warmup-writes and --plan-writes at"
+                                + " least 0");
             }
             lab.refuseUri(spec, output, "perf");
             Perf.Result result = Perf.run(
-                    new Perf.Settings(sizes, threads, warmups, runs, rounds, seconds, planWrites), lab.log(output));
+                    new Perf.Settings(sizes, threads, warmups, warmupWrites, runs, rounds, seconds, planWrites),
+                    lab.log(output));
             lab.report(output, result.toJson(), result::print);
             return 0;
         }

@@ -40,10 +40,22 @@ final class Perf {
             List<Integer> sizes,
             List<Integer> threads,
             int warmups,
+            int warmupWrites,
             int runs,
             int rounds,
             int seconds,
-            int planWrites) {}
+            int planWrites) {
+        /**
+         * The warm-up runs of a case whose runs write {@code writes} each: at least {@link #warmups}, and enough that
+         * each path has written at least {@link #warmupWrites} before its first measured run, so that a case of small
+         * bulks is measured in compiled code as a case of large ones is (as JMH warms up for a time, not a number of
+         * calls). The same number for both paths.
+         */
+        int warmupsFor(int writes) {
+            long byWrites = (warmupWrites + (long) writes - 1) / writes;
+            return (int) Math.max(warmups, Math.min(Integer.MAX_VALUE, byWrites));
+        }
+    }
 
     /**
      * One row: median time (ms, or operations per second) and median allocation per operation, driver then guard; the
@@ -106,6 +118,7 @@ final class Perf {
         Map<String, Object> toJson() {
             Map<String, Object> json = new LinkedHashMap<>();
             json.put("warmups", settings.warmups());
+            json.put("warmupWrites", settings.warmupWrites());
             json.put("runs", settings.runs());
             List<Object> bulk = new ArrayList<>();
             for (Row r : writes) {
@@ -175,7 +188,7 @@ final class Perf {
                                         label,
                                         () -> driver.bulkWrite(models, options),
                                         () -> guard.bulkWrite(models, options),
-                                        settings.warmups(),
+                                        settings.warmupsFor(docs),
                                         settings.runs())
                                 .withWrites(docs));
                     }
@@ -193,7 +206,7 @@ final class Perf {
                             settings.planWrites() + " " + filters,
                             benchmark::driverConvertAndEncode,
                             benchmark::planAndEncode,
-                            settings.warmups(),
+                            settings.warmupsFor(settings.planWrites()),
                             settings.runs()));
                 }
             }
@@ -361,9 +374,10 @@ final class Perf {
 
     static void print(Settings settings, List<Row> writes, List<Row> plan, List<Row> threads, PrintStream out) {
         out.printf(
-                "%nperf: the performance targets; guard and driver in one JVM, runs interleaved, medians (%d warm-up + %d"
-                        + " measured runs each; throughput: %d rounds of %d s each). On a shared machine read the ratios.%n",
-                settings.warmups(), settings.runs(), settings.rounds(), settings.seconds());
+                "%nperf: the performance targets; guard and driver in one JVM, runs interleaved, medians (warm-up: at least"
+                        + " %d runs and %,d writes per path and case; %d measured runs each; throughput: %d rounds of %d s"
+                        + " each). On a shared machine read the ratios.%n",
+                settings.warmups(), settings.warmupWrites(), settings.runs(), settings.rounds(), settings.seconds());
         out.printf(
                 "%n1. bulkWrite on the cost-free server (Storage.NONE); target: time guard / driver <= %.2f at every bulk"
                         + " size, ordered and unordered%n   B/write: what the calling thread allocated per write (the"

@@ -53,6 +53,8 @@ class PerfScenariosTest {
                 "2,8",
                 "--warmups",
                 "1",
+                "--warmup-writes",
+                "0",
                 "--runs",
                 "1",
                 "--rounds",
@@ -148,6 +150,8 @@ class PerfScenariosTest {
                 "8",
                 "--warmups",
                 "0",
+                "--warmup-writes",
+                "0",
                 "--runs",
                 "1",
                 "--rounds",
@@ -164,7 +168,8 @@ class PerfScenariosTest {
         assertThat(run.err()).isEmpty();
         tools.jackson.databind.JsonNode json = LabJson.MAPPER.readTree(run.out());
         assertThat(json.propertyNames())
-                .containsExactly("warmups", "runs", "bulkWrite", "series", "planAndEncode", "throughput");
+                .containsExactly(
+                        "warmups", "warmupWrites", "runs", "bulkWrite", "series", "planAndEncode", "throughput");
         assertThat(json.get("bulkWrite")).hasSize(8);
         assertThat(json.get("bulkWrite")).allSatisfy(row -> {
             assertThat(row.get("ratio").isNumber()).isTrue();
@@ -177,6 +182,19 @@ class PerfScenariosTest {
         assertThat(json.get("throughput").get(0).get("targetMet").isBoolean()).isTrue();
         assertThat(json.get("throughput").get(0).get("cpuRatio").isNumber()).isTrue();
         assertThat(json.get("planAndEncode").get(0).has("allocationTargetMet")).isTrue();
+    }
+
+    @Test
+    void perfWarmUps_coverTheWarmUpWritesForSmallBulks_andTheWarmUpRunsForLargeOnes() {
+        Perf.Settings settings = new Perf.Settings(List.of(1), List.of(1), 10, 10_000, 21, 1, 1, 0);
+
+        assertThat(settings.warmupsFor(1)).isEqualTo(10_000);
+        assertThat(settings.warmupsFor(3)).isEqualTo(3_334); // rounded up: at least 10,000 writes
+        assertThat(settings.warmupsFor(1_000)).isEqualTo(10);
+        assertThat(settings.warmupsFor(100_000)).isEqualTo(10);
+        assertThat(new Perf.Settings(List.of(1), List.of(1), 10, 0, 21, 1, 1, 0).warmupsFor(1))
+                .as("--warmup-writes 0: the runs of --warmups only")
+                .isEqualTo(10);
     }
 
     @Test

@@ -113,7 +113,18 @@ public final class CommandReply {
     }
 
     private static int readInt(BsonBinaryReader reader) {
-        return readValue(reader).asNumber().intValue(); // int32 from mongod; int64 or double from some mongos versions
+        // int32 from mongod; int64 or double from some mongos versions. Read straight from the reader: these are read
+        // for every reply (n, nModified, each upserted index), where the value codec would look its codec up each time.
+        switch (reader.getCurrentBsonType()) {
+            case INT32:
+                return reader.readInt32();
+            case INT64:
+                return (int) reader.readInt64();
+            case DOUBLE:
+                return (int) reader.readDouble();
+            default:
+                return readValue(reader).asNumber().intValue();
+        }
     }
 
     private static BsonValue readValue(BsonBinaryReader reader) {
@@ -167,6 +178,9 @@ public final class CommandReply {
 
     /** The lowest statement position with a write error, or -1. */
     public int firstErrorPosition() {
+        if (errors.isEmpty()) {
+            return -1; // most replies: no stream to build
+        }
         return errors.keySet().stream().mapToInt(Integer::intValue).min().orElse(-1);
     }
 

@@ -16,9 +16,17 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LiveCopyLedger implements CopyLedger {
 
+    private static final long EXPIRY_INTERVAL_NANOS = 1_000_000_000L;
+
     private final Map<String, Copy> open = new ConcurrentHashMap<>();
     private final AtomicInteger running = new AtomicInteger();
     private final AtomicInteger maxRunning = new AtomicInteger();
+    /**
+     * When {@link #start} next looks for copies past their retention ({@link System#nanoTime()}): at most once a
+     * second, not on every copy of every call, since a copy is kept for minutes ({@code RETENTION}) and only one
+     * a client gave up on stays after its call.
+     */
+    private volatile long nextExpiry = System.nanoTime();
 
     /**
      * Starts tracking a copy before its first send.
@@ -30,7 +38,11 @@ public final class LiveCopyLedger implements CopyLedger {
      * @return the copy, to be told of each attempt and send
      */
     public Copy start(String namespace, String lsid, @Nullable Long txnNumber, @Nullable String comment) {
-        expire();
+        long now = System.nanoTime();
+        if (now - nextExpiry >= 0) {
+            nextExpiry = now + EXPIRY_INTERVAL_NANOS;
+            expire();
+        }
         Copy copy = new Copy(namespace, lsid, txnNumber, comment);
         open.put(copy.key, copy);
         return copy;

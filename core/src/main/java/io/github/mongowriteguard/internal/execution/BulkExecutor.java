@@ -177,16 +177,18 @@ public final class BulkExecutor<T> {
         WriteOutcome<T> result = outcome.build();
         CallOutcome callOutcome = callOutcome(result);
         sink.outcome(callOutcome);
-        runtime.events()
-                .writeCompleted(new GuardEventListener.WriteCompleted(
-                        namespace,
-                        operation,
-                        callOutcome,
-                        java.time.Duration.ofNanos(System.nanoTime() - started),
-                        result.rounds(),
-                        result.commands(),
-                        result.sends(),
-                        plan.mode()));
+        if (runtime.listening()) {
+            runtime.events()
+                    .writeCompleted(new GuardEventListener.WriteCompleted(
+                            namespace,
+                            operation,
+                            callOutcome,
+                            java.time.Duration.ofNanos(System.nanoTime() - started),
+                            result.rounds(),
+                            result.commands(),
+                            result.sends(),
+                            plan.mode()));
+        }
         return result;
     }
 
@@ -214,15 +216,17 @@ public final class BulkExecutor<T> {
         } catch (RuntimeException e) {
             log.warn("mongo-write-guard: could not describe the plan of a bulk on {}; the write goes on", namespace, e);
         }
-        int first = plan.mode() == PlanMode.PRESERVE_ORDER ? plan.firstUnkeyed() : plan.firstMultiDocument();
-        runtime.events()
-                .planChosen(new GuardEventListener.PlanChosen(
-                        namespace,
-                        operation,
-                        plan.mode(),
-                        plan.reasonTag(),
-                        plan.size(),
-                        plan.mode() == PlanMode.STRICT_ORDERED ? -1 : first));
+        if (runtime.listening()) {
+            int first = plan.mode() == PlanMode.PRESERVE_ORDER ? plan.firstUnkeyed() : plan.firstMultiDocument();
+            runtime.events()
+                    .planChosen(new GuardEventListener.PlanChosen(
+                            namespace,
+                            operation,
+                            plan.mode(),
+                            plan.reasonTag(),
+                            plan.size(),
+                            plan.mode() == PlanMode.STRICT_ORDERED ? -1 : first));
+        }
         sink.planMode(plan.mode());
     }
 

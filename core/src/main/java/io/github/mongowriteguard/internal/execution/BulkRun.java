@@ -62,8 +62,13 @@ final class BulkRun<T> implements AutoCloseable {
     final Sessions sessions;
     final OutcomeRecorder<T> recorder;
     private final @Nullable SideBySideKeyRuns<T> sideBySide;
-    private final String writeId =
-            HexFormat.of().formatHex(longBytes(ThreadLocalRandom.current().nextLong()));
+    /**
+     * 16 hex digits of a random long, its lowest byte first (as the hex of its little-endian bytes): formatted from the
+     * long itself, without a byte array per call.
+     */
+    private final String writeId = HexFormat.of()
+            .toHexDigits(Long.reverseBytes(ThreadLocalRandom.current().nextLong()));
+
     private int commandNumber;
     /** Why nothing more is sent (a whole command failed, an outcome is unknown, an ORDERED round stopped), or null. */
     private @Nullable String stopped;
@@ -333,13 +338,5 @@ final class BulkRun<T> implements AutoCloseable {
         } finally {
             sessions.close();
         }
-    }
-
-    private static byte[] longBytes(long value) {
-        byte[] bytes = new byte[8];
-        for (int i = 0; i < 8; i++) {
-            bytes[i] = (byte) (value >>> (8 * i));
-        }
-        return bytes;
     }
 }

@@ -142,19 +142,27 @@ final class CopySender {
         GuardEventListener events = runtime.events();
         LiveCopyLedger.Copy copy = ledger.start(namespace, lsid(session), txnNumber, copyName);
         tally.command();
-        Retry.Context<SendResult> retryContext = runtime.retry().context();
+        // made when a result is first worth retrying: most copies get their answer at the first send
+        Retry.Context<SendResult> retryContext = null;
         SendResult result = null;
         int attempt = 0;
         boolean reachedServer = false;
         boolean unanswered = false;
-        java.util.List<SendResult> earlier = new java.util.ArrayList<>();
+        // the answers no later answer proved; made at the first resend (most copies are sent once)
+        java.util.List<SendResult> earlier = null;
         while (true) {
             if (attempt > 0) {
+                if (earlier == null) {
+                    earlier = new java.util.ArrayList<>();
+                }
                 earlier.add(result);
             }
             attempt++;
             copy.attempt();
-            events.attemptStarted(new GuardEventListener.AttemptStarted(namespace, attempt, attempt > 1 && retryable));
+            if (runtime.listening()) {
+                events.attemptStarted(
+                        new GuardEventListener.AttemptStarted(namespace, attempt, attempt > 1 && retryable));
+            }
             long sentAt = System.nanoTime();
             result = sendOnce(session, body, copy, tally);
             reachedServer |= !(result instanceof SendResult.NoServer);
@@ -166,13 +174,21 @@ final class CopySender {
                 copy.clientGaveUp();
             } else if (result.provesOutcome()) {
                 unanswered = false;
-                earlier.clear();
+                if (earlier != null) {
+                    earlier.clear();
+                }
                 copy.markEnded();
             }
             if (result.hitDeadline() && !copy.isPossiblyRunning()) {
                 events.deadlineHit(new GuardEventListener.DeadlineHit(namespace, maxTimeMs));
             }
-            if (!(retryable || retryAllowed) || !result.worthRetrying() || !retryContext.onResult(result)) {
+            if (!(retryable || retryAllowed) || !result.worthRetrying()) {
+                break;
+            }
+            if (retryContext == null) {
+                retryContext = runtime.retry().context();
+            }
+            if (!retryContext.onResult(result)) {
                 break;
             }
             long gateStart = System.nanoTime();
@@ -196,7 +212,9 @@ final class CopySender {
                 tally.command();
             }
         }
-        retryContext.onComplete();
+        if (retryContext != null) {
+            retryContext.onComplete();
+        }
         tally.copy(copy.snapshot());
         if (result instanceof SendResult.Refused refused) {
             tally.stillRunning(refused.runningCopy());
@@ -205,7 +223,12 @@ final class CopySender {
             sessions.replace();
         }
         copy.close();
-        return new Sent(result, attempt > 1, reachedServer, unanswered, java.util.List.copyOf(earlier));
+        return new Sent(
+                result,
+                attempt > 1,
+                reachedServer,
+                unanswered,
+                earlier == null ? java.util.List.of() : java.util.List.copyOf(earlier));
     }
 
     private SendResult sendOnce(ClientSession session, BsonDocument body, LiveCopyLedger.Copy copy, Tally tally) {

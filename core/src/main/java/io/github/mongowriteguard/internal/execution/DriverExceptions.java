@@ -223,15 +223,17 @@ public final class DriverExceptions {
                     outcome);
         }
         // Writes whose only doubt is a failed write concern are reported as the driver reports a write-concern error.
-        long unknown = outcome.outcomes().stream()
-                .filter(o -> o.status() == WriteStatus.UNKNOWN && !o.writeConcernFailed())
-                .count();
+        // One loop, not two streams: asked on every bulkWrite, which mostly has no unknown write.
+        long unknown = 0;
+        String reason = "";
+        for (IndexOutcome o : outcome.outcomes()) {
+            if (o.status() == WriteStatus.UNKNOWN && !o.writeConcernFailed()) {
+                if (unknown++ == 0) {
+                    reason = o.message();
+                }
+            }
+        }
         if (unknown > 0) {
-            String reason = outcome.outcomes().stream()
-                    .filter(o -> o.status() == WriteStatus.UNKNOWN && !o.writeConcernFailed())
-                    .findFirst()
-                    .map(IndexOutcome::message)
-                    .orElse("");
             throw new WriteOutcomeUnknownException(
                     unknown + " of " + outcome.outcomes().size() + " writes on " + namespace
                             + " have an unknown outcome (" + reason + "); see outcome()",

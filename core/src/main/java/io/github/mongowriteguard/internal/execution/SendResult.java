@@ -28,6 +28,9 @@ sealed interface SendResult extends Retryable {
          */
         @Override
         public boolean provesOutcome() {
+            if (reply.errorCount() == 0) {
+                return true; // the common reply: no statement error, nothing to look through
+            }
             for (int position : reply.errorPositions()) {
                 if (RetryClassifier.isTransient(reply.error(position).code(), false)) {
                     return false;
@@ -39,12 +42,22 @@ sealed interface SendResult extends Retryable {
         /** Through mongos, which turns a failed child batch into one write error per statement. */
         @Override
         public boolean hitDeadline() {
-            return reply.errorPositions().stream()
-                    .anyMatch(position -> reply.error(position).code() == ErrorCodes.MAX_TIME_MS_EXPIRED);
+            if (reply.errorCount() == 0) {
+                return false;
+            }
+            for (int position : reply.errorPositions()) {
+                if (reply.error(position).code() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         @Override
         public boolean lostAnswer() {
+            if (reply.errorCount() == 0) {
+                return false;
+            }
             for (int position : reply.errorPositions()) {
                 if (ErrorCodes.isLostAnswer(reply.error(position).code())) {
                     return true;
@@ -55,9 +68,11 @@ sealed interface SendResult extends Retryable {
 
         @Override
         public boolean worthRetrying() {
-            for (int position : reply.errorPositions()) {
-                if (RetryClassifier.isTransient(reply.error(position).code(), false)) {
-                    return true;
+            if (reply.errorCount() > 0) {
+                for (int position : reply.errorPositions()) {
+                    if (RetryClassifier.isTransient(reply.error(position).code(), false)) {
+                        return true;
+                    }
                 }
             }
             // A retryable write-concern error (PrimarySteppedDown while waiting for the majority, ...): the

@@ -13,6 +13,10 @@ import org.jspecify.annotations.Nullable;
  * own session, that one session throughout (the call stops anyway when a copy is left running), never closed here.
  */
 final class Sessions implements AutoCloseable {
+    /** The options of every session the guard starts: immutable, so built once, not per call. */
+    private static final ClientSessionOptions OWN =
+            ClientSessionOptions.builder().causallyConsistent(false).build();
+
     private final @Nullable MongoAccess access;
     private final List<ClientSession> all = new ArrayList<>();
     private ClientSession current;
@@ -33,9 +37,7 @@ final class Sessions implements AutoCloseable {
     }
 
     private ClientSession start() {
-        ClientSession session = java.util.Objects.requireNonNull(access)
-                .startSession(
-                        ClientSessionOptions.builder().causallyConsistent(false).build());
+        ClientSession session = java.util.Objects.requireNonNull(access).startSession(OWN);
         all.add(session);
         return session;
     }

@@ -11,6 +11,12 @@ import org.jspecify.annotations.Nullable;
  * {@link #unknown}, ...). Not API.
  */
 public final class RecordedIndexOutcome implements IndexOutcome {
+    /**
+     * The details of every outcome without any: one shared document, never changed ({@link #details()} hands out
+     * copies), rather than one empty document per write.
+     */
+    private static final BsonDocument NO_DETAILS = new BsonDocument();
+
     private final int index;
     private final WriteStatus status;
     private final int relatedIndex;
@@ -53,7 +59,7 @@ public final class RecordedIndexOutcome implements IndexOutcome {
         this.relatedIndex = relatedIndex;
         this.errorCode = errorCode;
         this.codeName = codeName == null ? "" : codeName;
-        this.details = details == null ? new BsonDocument() : details;
+        this.details = details == null ? NO_DETAILS : details;
         this.message = message == null ? "" : message;
         this.retrySafe = retrySafe;
         this.sent = sent;

@@ -53,18 +53,23 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
         this.matched = builder.matched;
         this.modified = builder.modified;
         this.deleted = builder.deleted;
-        this.upserts = List.copyOf(builder.upserts);
-        this.inserts = List.copyOf(builder.inserts);
+        this.upserts = copy(builder.upserts);
+        this.inserts = copy(builder.inserts);
         this.rounds = builder.rounds;
         this.commands = builder.commands;
         this.sends = builder.sends;
         this.writeConcernError = builder.writeConcernError;
-        this.copies = List.copyOf(builder.copies);
-        this.stillRunning = List.copyOf(builder.stillRunning);
+        this.copies = copy(builder.copies);
+        this.stillRunning = copy(builder.stillRunning);
         this.commandError = builder.commandError;
         this.serverAddress = builder.serverAddress;
-        this.errorLabels = Set.copyOf(builder.errorLabels);
-        this.statementCounts = Map.copyOf(builder.statementCounts);
+        this.errorLabels = builder.errorLabels.isEmpty() ? Set.of() : Set.copyOf(builder.errorLabels);
+        this.statementCounts = builder.statementCounts.isEmpty() ? Map.of() : Map.copyOf(builder.statementCounts);
+    }
+
+    /** {@link List#copyOf}, without the copy's allocations for the lists most calls leave empty. */
+    private static <E> List<E> copy(List<E> list) {
+        return list.isEmpty() ? List.of() : List.copyOf(list);
     }
 
     /**
@@ -99,16 +104,30 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
 
     /** True when every write was applied. */
     public boolean isComplete() {
-        return outcomes.stream()
-                .allMatch(o -> o.status() == WriteStatus.APPLIED || o.status() == WriteStatus.SUPERSEDED);
+        // loops, not streams: asked on every call (the observation's outcome, the driver-style exceptions)
+        for (IndexOutcome o : outcomes) {
+            if (o.status() != WriteStatus.APPLIED && o.status() != WriteStatus.SUPERSEDED) {
+                return false;
+            }
+        }
+        return true;
     }
 
     public boolean hasUnknown() {
-        return outcomes.stream().anyMatch(o -> o.status() == WriteStatus.UNKNOWN);
+        return any(WriteStatus.UNKNOWN);
     }
 
     public boolean hasFailures() {
-        return outcomes.stream().anyMatch(o -> o.status() == WriteStatus.FAILED);
+        return any(WriteStatus.FAILED);
+    }
+
+    private boolean any(WriteStatus status) {
+        for (IndexOutcome o : outcomes) {
+            if (o.status() == status) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public int insertedCount() {
@@ -251,7 +270,8 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
 
         public Builder(List<? extends WriteModel<? extends T>> models) {
             this.models = models;
-            this.outcomes = new ArrayList<>(Collections.nCopies(models.size(), null));
+            // fixed size: one outcome per index, set in any order
+            this.outcomes = java.util.Arrays.asList(new IndexOutcome[models.size()]);
         }
 
         public Builder<T> set(IndexOutcome outcome) {
