@@ -116,9 +116,9 @@ public final class PlanWarnings {
         }
         if (plan.mode() != PlanMode.UNORDERED_ROUNDS && plan.size() > 1) {
             text.append(String.format(
-                    "; an ORDERED bulk costs about one mongos round trip per change of shard (%,.0f for these %,d"
-                            + " writes on 5 hashed shards) where rounds cost one per round; make the bulk unordered,"
-                            + " or key every write by _id",
+                    "; through mongos an ORDERED bulk costs about one round trip per change of shard (for example"
+                            + " %,.0f for these %,d writes if the collection were hashed over 5 shards) where rounds"
+                            + " cost one per round; make the bulk unordered, or key every write by _id",
                     plan.expectedRoundTrips(5), plan.size()));
         }
         if (similar > 1) {
