@@ -285,7 +285,7 @@ public final class BulkPlan {
      * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
      */
     public WriteRecord<?> write(int index) {
-        return facts[checkIndex(index)].write;
+        return facts[checkIndex(index)];
     }
 
     /**

@@ -145,7 +145,7 @@ public final class BulkPlanner<T> {
             if (!write.needsId) {
                 continue;
             }
-            T document = (T) write.write.document();
+            T document = (T) write.document();
             BsonValue id = idAssigner.assignId(document);
             if (id == null) {
                 id = idAssigner.idToAppend(document);
@@ -156,7 +156,7 @@ public final class BulkPlanner<T> {
                 write.appendedId = true;
             }
             write.id = Ids.copy(id);
-            long sizeWithId = write.documentSize + idElementSize(id);
+            long sizeWithId = (long) write.documentSize + idElementSize(id);
             if (sizeWithId > MAX_DOCUMENT_SIZE_BYTES) {
                 throw WriteInspector.invalid(
                         write.index,

@@ -27,51 +27,52 @@ final class FilterKeying {
         this.singleDocumentById = singleDocumentById;
     }
 
-    WriteFacts keyedByFilter(int index, WriteRecord<?> write, long documentSize) {
-        BsonDocument encoded = encodeFilter(index, write.kind(), write.filter());
-        return keyedByEncodedFilter(index, write, encoded, idEquality(encoded), documentSize);
+    /** Reads the filter of {@code write} into it and keys it by the filter; returns {@code write}. */
+    WriteFacts keyedByFilter(WriteFacts write) {
+        BsonDocument encoded = encodeFilter(write.index, write.kind, write.filter());
+        return keyedByEncodedFilter(write, encoded, idEquality(encoded));
     }
 
     /** As {@link #keyedByFilter}, for a filter already encoded and its {@code _id} equality already read. */
-    private WriteFacts keyedByEncodedFilter(
-            int index, WriteRecord<?> write, BsonDocument encoded, @Nullable BsonValue id, long documentSize) {
+    private WriteFacts keyedByEncodedFilter(WriteFacts write, BsonDocument encoded, @Nullable BsonValue id) {
         boolean otherConditions = encoded.size() > 1;
         if (id == null) {
-            return new WriteFacts(index, write, encoded, otherConditions, Unkeyed.FILTER_NOT_ID_EQUALITY, documentSize);
+            write.filtered(encoded, otherConditions, Unkeyed.FILTER_NOT_ID_EQUALITY);
+            return write;
         }
         Collation collation = write.collation();
         if (collation != null && !"simple".equals(collation.getLocale())) {
-            return new WriteFacts(index, write, encoded, otherConditions, Unkeyed.COLLATION, documentSize);
+            write.filtered(encoded, otherConditions, Unkeyed.COLLATION);
+            return write;
         }
         // A filter that is only {_id: id} is not kept: WriteFacts rebuilds it from the id.
         boolean idOnly = !otherConditions && encoded.get("_id") == id;
-        WriteFacts facts =
-                new WriteFacts(index, write, idOnly ? null : encoded, otherConditions, Unkeyed.NO, documentSize);
-        facts.id = id;
-        return facts;
+        write.filtered(idOnly ? null : encoded, otherConditions, Unkeyed.NO);
+        write.id = id;
+        return write;
     }
 
     /**
      * An UpdateMany/DeleteMany: keyed and sent as a single-document statement when its filter pins {@code _id} with
      * the simple collation and the collection allows it ({@link SingleDocumentById}); unkeyed otherwise.
      */
-    WriteFacts multiByFilter(int index, WriteRecord<?> write) {
-        BsonDocument encoded = encodeFilter(index, write.kind(), write.filter());
+    WriteFacts multiByFilter(WriteFacts write) {
+        BsonDocument encoded = encodeFilter(write.index, write.kind, write.filter());
         BsonValue id = idEquality(encoded);
         Collation collation = write.collation();
         if (id == null || (collation != null && !"simple".equals(collation.getLocale()))) {
-            return new WriteFacts(index, write, encoded, encoded.size() > 1, Unkeyed.MULTI_DOCUMENT, -1);
+            write.filtered(encoded, encoded.size() > 1, Unkeyed.MULTI_DOCUMENT);
+            return write;
         }
         String kept = singleDocumentById.refusal(id, write.upsert(), encoded);
         if (kept != null) {
-            WriteFacts facts =
-                    new WriteFacts(index, write, encoded, encoded.size() > 1, Unkeyed.MULTI_DOCUMENT_KEPT, -1);
-            facts.keptBecause = kept;
-            return facts;
+            write.filtered(encoded, encoded.size() > 1, Unkeyed.MULTI_DOCUMENT_KEPT);
+            write.keptBecause = kept;
+            return write;
         }
-        WriteFacts facts = keyedByEncodedFilter(index, write, encoded, id, -1); // the filter is read once
-        facts.singleDocument = true;
-        return facts;
+        keyedByEncodedFilter(write, encoded, id); // the filter is read once
+        write.singleDocument = true;
+        return write;
     }
 
     /** The filter as a private copy: the caller may change its own filter object after planning. */

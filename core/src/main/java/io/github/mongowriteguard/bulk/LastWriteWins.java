@@ -49,6 +49,6 @@ final class LastWriteWins {
     /** A write whose result does not depend on the document before it: its filter is the _id equality alone. */
     private static boolean decides(WriteFacts write) {
         return !write.otherConditions
-                && (write.kind == WriteKind.DELETE_ONE || write.kind == WriteKind.REPLACE_ONE && write.write.upsert());
+                && (write.kind == WriteKind.DELETE_ONE || write.kind == WriteKind.REPLACE_ONE && write.upsert());
     }
 }

@@ -11,53 +11,52 @@ import org.jspecify.annotations.Nullable;
  */
 final class MeasuredDocument {
 
-    /** Encoded size in bytes. */
-    final long size;
+    /** {@link #id} of a document without an _id. */
+    private static final Object NO_ID = new Object();
+
+    /**
+     * Encoded size in bytes; at most {@code Integer.MAX_VALUE} (a size past 16 MiB minus the shortcut margin is
+     * measured again by encoding, so a larger one is never read). An int, so that the object is 24 bytes: one is made
+     * per insert and replacement.
+     */
+    final int size;
     /** The first top-level field starting with '$' (DBRef fields aside), or null. */
     @Nullable
     final String firstOperator;
 
-    private final boolean hasId;
-
+    /**
+     * The _id as read: a {@link BsonValue} when the document was encoded, the plain Java value (possibly null, never a
+     * {@code BsonValue}: {@link DocumentShortcuts} measures no such document) when measured; {@link #NO_ID} for none.
+     */
     @Nullable
-    private final BsonValue bsonId;
+    private final Object id;
 
-    @Nullable
-    private final Object javaId;
-
-    private MeasuredDocument(
-            long size,
-            @Nullable String firstOperator,
-            boolean hasId,
-            @Nullable BsonValue bsonId,
-            @Nullable Object javaId) {
-        this.size = size;
+    private MeasuredDocument(long size, @Nullable String firstOperator, @Nullable Object id) {
+        this.size = (int) Math.min(size, Integer.MAX_VALUE);
         this.firstOperator = firstOperator;
-        this.hasId = hasId;
-        this.bsonId = bsonId;
-        this.javaId = javaId;
+        this.id = id;
     }
 
     /** A document read from its encoding; {@code id} null when it has no _id. */
     static MeasuredDocument encoded(long size, @Nullable BsonValue id, @Nullable String firstOperator) {
-        return new MeasuredDocument(size, firstOperator, id != null, id, null);
+        return new MeasuredDocument(size, firstOperator, id == null ? NO_ID : id);
     }
 
     /** A plain {@code Document} measured by {@link DocumentShortcuts}; {@code id} is its _id value, which may be null. */
     static MeasuredDocument plain(long size, boolean hasId, @Nullable Object id, @Nullable String firstOperator) {
-        return new MeasuredDocument(size, firstOperator, hasId, null, id);
+        return new MeasuredDocument(size, firstOperator, hasId ? id : NO_ID);
     }
 
     boolean hasId() {
-        return hasId;
+        return id != NO_ID;
     }
 
     /** The top-level _id as BSON, or null when the document has none. */
     @Nullable
     BsonValue id() {
-        if (!hasId) {
+        if (id == NO_ID) {
             return null;
         }
-        return bsonId != null ? bsonId : DocumentShortcuts.toBson(javaId);
+        return id instanceof BsonValue bson ? bson : DocumentShortcuts.toBson(id);
     }
 }

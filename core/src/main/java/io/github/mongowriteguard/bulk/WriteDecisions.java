@@ -47,7 +47,7 @@ final class WriteDecisions {
                 write.kind,
                 write.isKeyed(),
                 write.id,
-                write.filter(),
+                write.plannedFilter(),
                 roundOf[index],
                 previousOnKey[index],
                 reasonFor(index));

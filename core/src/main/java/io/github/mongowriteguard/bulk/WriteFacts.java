@@ -1,15 +1,18 @@
 package io.github.mongowriteguard.bulk;
 
+import com.mongodb.client.model.WriteModel;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the planner knows about one write, read once from its model. Filled by {@link WriteInspector} and, for
- * inserts without {@code _id}, completed by {@link BulkPlanner} after ids are assigned; never changed after planning
- * and never handed out (a {@link WriteDecision} copies what it shows).
+ * What the planner knows about one write, read once from its model: the write itself ({@link WriteRecord}, which this
+ * is, so that a plan holds one object per write) and what planning learnt about it. Filled by {@link WriteInspector}
+ * and, for inserts without {@code _id}, completed by {@link BulkPlanner} after ids are assigned; never changed after
+ * planning. Handed out only as its {@link WriteRecord} ({@link BulkPlan#write}); a {@link WriteDecision} copies what it
+ * shows.
  */
-final class WriteFacts {
+final class WriteFacts extends WriteRecord<Object> {
 
     /** Why a write is not keyed. */
     enum Unkeyed {
@@ -43,21 +46,21 @@ final class WriteFacts {
     }
 
     final int index;
-    final WriteKind kind;
-    /** The caller's write, read once. */
-    final WriteRecord<?> write;
     /**
      * The encoded filter, a private copy; null for inserts, and for a filter that is nothing but {@code {_id: id}},
-     * which {@link #filter()} rebuilds from {@link #id} (a plan of 100,000 writes then holds 100,000 fewer documents).
+     * which {@link #plannedFilter()} rebuilds from {@link #id} (a plan of 100,000 writes then holds 100,000 fewer documents).
      */
     @Nullable
-    private final BsonDocument filter;
+    private BsonDocument filter;
     /** Whether the filter has conditions besides the _id equality (e.g. the shard key). */
-    final boolean otherConditions;
+    boolean otherConditions;
 
-    final Unkeyed unkeyed;
-    /** Encoded size of an insert or replacement document, -1 for other writes. */
-    final long documentSize;
+    Unkeyed unkeyed = Unkeyed.NO;
+    /**
+     * Encoded size of an insert or replacement document, -1 for other writes. An int: a document over 16 MiB is refused
+     * before its facts are made.
+     */
+    int documentSize = -1;
 
     /** The _id the write is keyed by; null when unkeyed or for an insert left without _id. */
     @Nullable
@@ -88,25 +91,22 @@ final class WriteFacts {
     @Nullable
     String keptBecause;
 
-    WriteFacts(
-            int index,
-            WriteRecord<?> write,
-            @Nullable BsonDocument filter,
-            boolean otherConditions,
-            Unkeyed unkeyed,
-            long documentSize) {
+    /** The write at {@code index}, of {@code kind} ({@link WriteRecord#kindOf}); its facts are set while inspecting. */
+    WriteFacts(int index, WriteModel<?> model, WriteKind kind) {
+        super(model, kind);
         this.index = index;
-        this.write = write;
-        this.kind = write.kind();
+    }
+
+    /** Sets what the write's filter told: kept once per write, while inspecting it. */
+    void filtered(@Nullable BsonDocument filter, boolean otherConditions, Unkeyed unkeyed) {
         this.filter = filter;
         this.otherConditions = otherConditions;
         this.unkeyed = unkeyed;
-        this.documentSize = documentSize;
     }
 
-    /** The filter as planned; null for inserts. */
+    /** The filter as planned, a private copy; null for inserts. ({@link #filter()} is the caller's filter.) */
     @Nullable
-    BsonDocument filter() {
+    BsonDocument plannedFilter() {
         if (filter == null && kind != WriteKind.INSERT_ONE && id != null) {
             return new BsonDocument("_id", id);
         }

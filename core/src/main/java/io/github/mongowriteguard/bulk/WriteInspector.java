@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.bulk;
 
 import com.mongodb.client.model.WriteModel;
-import io.github.mongowriteguard.bulk.WriteFacts.Unkeyed;
 import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
 import java.util.List;
@@ -62,8 +61,8 @@ final class WriteInspector<T> {
             throw invalid(
                     index, "WriteModel", Problem.NULL_ELEMENT, "the write model is null; remove it from the list");
         }
-        WriteRecord<? extends T> write = WriteRecord.of(model);
-        if (write == null) {
+        WriteKind kind = WriteRecord.kindOf(model);
+        if (kind == null) {
             throw invalid(
                     index,
                     model.getClass().getSimpleName(),
@@ -71,7 +70,7 @@ final class WriteInspector<T> {
                     "this model class is not supported by the guard; use InsertOne, ReplaceOne, UpdateOne, UpdateMany,"
                             + " DeleteOne or DeleteMany models");
         }
-        WriteKind kind = write.kind();
+        WriteFacts write = new WriteFacts(index, model, kind);
         checkHintAndSort(index, kind, write);
         return switch (kind) {
             case INSERT_ONE -> inspectInsert(index, write);
@@ -79,20 +78,21 @@ final class WriteInspector<T> {
             case UPDATE_ONE -> {
                 BsonDocument update = updates.checkUpdate(index, kind, write.update(), write.pipeline());
                 updates.checkArrayFilters(index, kind, write.arrayFilters());
-                yield withConvertedUpdate(filters.keyedByFilter(index, write, -1), write, update);
+                yield withConvertedUpdate(filters.keyedByFilter(write), update);
             }
-            case DELETE_ONE -> filters.keyedByFilter(index, write, -1);
+            case DELETE_ONE -> filters.keyedByFilter(write);
             case UPDATE_MANY -> {
                 BsonDocument update = updates.checkUpdate(index, kind, write.update(), write.pipeline());
                 updates.checkArrayFilters(index, kind, write.arrayFilters());
-                yield withConvertedUpdate(filters.multiByFilter(index, write), write, update);
+                yield withConvertedUpdate(filters.multiByFilter(write), update);
             }
-            case DELETE_MANY -> filters.multiByFilter(index, write);
+            case DELETE_MANY -> filters.multiByFilter(write);
         };
     }
 
-    private WriteFacts inspectInsert(int index, WriteRecord<? extends T> insert) {
-        T document = insert.document();
+    @SuppressWarnings("unchecked")
+    private WriteFacts inspectInsert(int index, WriteFacts insert) {
+        T document = (T) insert.document();
         if (document == null) {
             throw invalid(
                     index,
@@ -101,17 +101,18 @@ final class WriteInspector<T> {
                     "the document to insert is null; remove the write");
         }
         MeasuredDocument encoded = measurer.measure(index, WriteKind.INSERT_ONE, document, NestingDepth.DOCUMENT);
-        WriteFacts facts = new WriteFacts(index, insert, null, false, Unkeyed.NO, encoded.size);
+        insert.documentSize = encoded.size; // at most 16 MiB: the measurer refuses larger documents
         if (!encoded.hasId()) {
-            facts.needsId = true; // keyed once BulkPlanner assigns the _id
+            insert.needsId = true; // keyed once BulkPlanner assigns the _id
         } else {
-            facts.id = encoded.id();
+            insert.id = encoded.id();
         }
-        return facts;
+        return insert;
     }
 
-    private WriteFacts inspectReplace(int index, WriteRecord<? extends T> replace) {
-        T replacement = replace.document();
+    @SuppressWarnings("unchecked")
+    private WriteFacts inspectReplace(int index, WriteFacts replace) {
+        T replacement = (T) replace.document();
         if (replacement == null) {
             throw invalid(
                     index,
@@ -130,23 +131,23 @@ final class WriteInspector<T> {
                             + "', and a replacement cannot hold update operators; use UpdateOneModel to apply operators,"
                             + " or remove the '$' fields to replace the whole document");
         }
-        return filters.keyedByFilter(index, replace, encoded.size);
+        replace.documentSize = encoded.size; // at most 16 MiB: the measurer refuses larger documents
+        return filters.keyedByFilter(replace);
     }
 
     /**
      * Keeps the update document the planner converted from a builder (such as {@code Updates.inc}), so that the encoder
      * sends it instead of converting the builder a second time, as the driver converts each update once per bulk.
      */
-    private static WriteFacts withConvertedUpdate(
-            WriteFacts facts, WriteRecord<?> write, @Nullable BsonDocument converted) {
-        if (converted != null && converted != write.update()) {
+    private static WriteFacts withConvertedUpdate(WriteFacts facts, @Nullable BsonDocument converted) {
+        if (converted != null && converted != facts.update()) {
             facts.convertedUpdate = converted;
         }
         return facts;
     }
 
     /** A statement's {@code hint} and {@code sort} documents sit where its filter does: the same nesting limit. */
-    private void checkHintAndSort(int index, WriteKind kind, WriteRecord<? extends T> write) {
+    private void checkHintAndSort(int index, WriteKind kind, WriteRecord<?> write) {
         if (write.hint() != null) {
             bson.checkDepthOnly(index, kind, "hint", write.hint(), NestingDepth.STATEMENT_PART);
         }

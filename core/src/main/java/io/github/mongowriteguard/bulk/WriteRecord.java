@@ -34,9 +34,12 @@ import org.jspecify.annotations.Nullable;
  * test compares that table with the driver's classes by reflection, so that an option a new driver version adds
  * fails the build until the guard handles it. The option objects are read, never kept: the record holds their values.
  *
+ * <p>Not extensible outside the guard: the planner's {@code WriteFacts} is a record with what the plan learnt about
+ * the write, one object per write of a bulk.
+ *
  * @param <T> the collection's document class
  */
-public final class WriteRecord<T> {
+public sealed class WriteRecord<T> permits WriteFacts {
 
     /**
      * Every getter of the driver's model and option classes, and what the guard does with it. "sent" values are sent
@@ -134,11 +137,9 @@ public final class WriteRecord<T> {
             Map.entry(InsertOneOptions.class, Map.of("getBypassDocumentValidation", "sent", "getComment", "sent")));
 
     private final WriteModel<? extends T> model;
-    private final WriteKind kind;
-    private final @Nullable T document;
-    private final @Nullable Bson filter;
-    private final @Nullable Bson update;
-    private final @Nullable List<? extends Bson> pipeline;
+    /** The kind of write; read as a field by the planner's steps (a plan reads it for every write several times). */
+    final WriteKind kind;
+
     private final boolean upsert;
     /** The options most writes do not set, one shared object when none is set: a bulk holds one record per write. */
     private final RarelySet rarelySet;
@@ -165,27 +166,52 @@ public final class WriteRecord<T> {
         }
     }
 
-    private WriteRecord(
-            WriteModel<? extends T> model,
-            WriteKind kind,
-            @Nullable T document,
-            @Nullable Bson filter,
-            @Nullable Bson update,
-            @Nullable List<? extends Bson> pipeline,
-            boolean upsert,
-            @Nullable Collation collation,
-            @Nullable Bson hint,
-            @Nullable String hintString,
-            @Nullable List<? extends Bson> arrayFilters,
-            @Nullable Bson sort) {
+    /**
+     * Reads {@code model}'s options now. The document, filter, update and pipeline are not copied: they are final
+     * fields of the driver's model classes (and the guard reads a {@code DeleteOneModel}'s filter, the one model class a
+     * caller can extend, once, while planning, as the driver does), so the record reads them from the model when asked.
+     * A plan holds one record per write: four fields fewer in each.
+     */
+    WriteRecord(WriteModel<? extends T> model, WriteKind kind) {
         this.model = model;
         this.kind = kind;
-        this.document = document;
-        this.filter = filter;
-        this.update = update;
-        this.pipeline = pipeline;
-        this.upsert = upsert;
-        this.rarelySet = RarelySet.of(collation, hint, hintString, arrayFilters, sort);
+        if (model instanceof ReplaceOneModel<? extends T> replace) {
+            ReplaceOptions options = replace.getReplaceOptions();
+            this.upsert = options.isUpsert();
+            this.rarelySet = RarelySet.of(
+                    options.getCollation(), options.getHint(), options.getHintString(), null, options.getSort());
+        } else if (model instanceof UpdateOneModel<? extends T> update) {
+            UpdateOptions options = update.getOptions();
+            this.upsert = options.isUpsert();
+            this.rarelySet = RarelySet.of(
+                    options.getCollation(),
+                    options.getHint(),
+                    options.getHintString(),
+                    options.getArrayFilters(),
+                    options.getSort());
+        } else if (model instanceof UpdateManyModel<? extends T> update) {
+            UpdateOptions options = update.getOptions();
+            this.upsert = options.isUpsert();
+            this.rarelySet = RarelySet.of(
+                    options.getCollation(),
+                    options.getHint(),
+                    options.getHintString(),
+                    options.getArrayFilters(),
+                    null);
+        } else if (model instanceof DeleteOneModel<? extends T> delete) {
+            DeleteOptions options = delete.getOptions();
+            this.upsert = false;
+            this.rarelySet =
+                    RarelySet.of(options.getCollation(), options.getHint(), options.getHintString(), null, null);
+        } else if (model instanceof DeleteManyModel<? extends T> delete) {
+            DeleteOptions options = delete.getOptions();
+            this.upsert = false;
+            this.rarelySet =
+                    RarelySet.of(options.getCollation(), options.getHint(), options.getHintString(), null, null);
+        } else {
+            this.upsert = false; // an insert
+            this.rarelySet = RarelySet.NONE;
+        }
     }
 
     /**
@@ -197,95 +223,24 @@ public final class WriteRecord<T> {
      *         refuses it with a message naming the class)
      */
     public static <T> @Nullable WriteRecord<T> of(WriteModel<? extends T> model) {
-        if (model instanceof InsertOneModel<? extends T> insert) {
-            return new WriteRecord<>(
-                    model,
-                    WriteKind.INSERT_ONE,
-                    insert.getDocument(),
-                    null,
-                    null,
-                    null,
-                    false,
-                    null,
-                    null,
-                    null,
-                    null,
-                    null);
-        } else if (model instanceof ReplaceOneModel<? extends T> replace) {
-            ReplaceOptions options = replace.getReplaceOptions();
-            return new WriteRecord<>(
-                    model,
-                    WriteKind.REPLACE_ONE,
-                    replace.getReplacement(),
-                    replace.getFilter(),
-                    null,
-                    null,
-                    options.isUpsert(),
-                    options.getCollation(),
-                    options.getHint(),
-                    options.getHintString(),
-                    null,
-                    options.getSort());
-        } else if (model instanceof UpdateOneModel<? extends T> update) {
-            UpdateOptions options = update.getOptions();
-            return new WriteRecord<>(
-                    model,
-                    WriteKind.UPDATE_ONE,
-                    null,
-                    update.getFilter(),
-                    update.getUpdate(),
-                    update.getUpdatePipeline(),
-                    options.isUpsert(),
-                    options.getCollation(),
-                    options.getHint(),
-                    options.getHintString(),
-                    options.getArrayFilters(),
-                    options.getSort());
-        } else if (model instanceof UpdateManyModel<? extends T> update) {
-            UpdateOptions options = update.getOptions();
-            return new WriteRecord<>(
-                    model,
-                    WriteKind.UPDATE_MANY,
-                    null,
-                    update.getFilter(),
-                    update.getUpdate(),
-                    update.getUpdatePipeline(),
-                    options.isUpsert(),
-                    options.getCollation(),
-                    options.getHint(),
-                    options.getHintString(),
-                    options.getArrayFilters(),
-                    null);
-        } else if (model instanceof DeleteOneModel<? extends T> delete) {
-            DeleteOptions options = delete.getOptions();
-            return new WriteRecord<>(
-                    model,
-                    WriteKind.DELETE_ONE,
-                    null,
-                    delete.getFilter(),
-                    null,
-                    null,
-                    false,
-                    options.getCollation(),
-                    options.getHint(),
-                    options.getHintString(),
-                    null,
-                    null);
-        } else if (model instanceof DeleteManyModel<? extends T> delete) {
-            DeleteOptions options = delete.getOptions();
-            return new WriteRecord<>(
-                    model,
-                    WriteKind.DELETE_MANY,
-                    null,
-                    delete.getFilter(),
-                    null,
-                    null,
-                    false,
-                    options.getCollation(),
-                    options.getHint(),
-                    options.getHintString(),
-                    null,
-                    null);
+        WriteKind kind = kindOf(model);
+        return kind == null ? null : new WriteRecord<>(model, kind);
+    }
+
+    /** The kind of {@code model}, or {@code null} for a model class this version of the guard does not know. */
+    static @Nullable WriteKind kindOf(WriteModel<?> model) {
+        if (model instanceof InsertOneModel) {
+            return WriteKind.INSERT_ONE;
+        } else if (model instanceof ReplaceOneModel) {
+            return WriteKind.REPLACE_ONE;
+        } else if (model instanceof UpdateOneModel) {
+            return WriteKind.UPDATE_ONE;
+        } else if (model instanceof UpdateManyModel) {
+            return WriteKind.UPDATE_MANY;
+        } else if (model instanceof DeleteOneModel) {
+            return WriteKind.DELETE_ONE;
+        } else if (model instanceof DeleteManyModel) {
+            return WriteKind.DELETE_MANY;
         }
         return null;
     }
@@ -313,8 +268,13 @@ public final class WriteRecord<T> {
      *
      * @return the caller's document; null for updates and deletes (and when the caller passed null)
      */
+    @SuppressWarnings("unchecked")
     public @Nullable T document() {
-        return document;
+        return switch (kind) {
+            case INSERT_ONE -> ((InsertOneModel<? extends T>) model).getDocument();
+            case REPLACE_ONE -> ((ReplaceOneModel<? extends T>) model).getReplacement();
+            default -> null;
+        };
     }
 
     /**
@@ -323,7 +283,14 @@ public final class WriteRecord<T> {
      * @return the filter; null for inserts (and when the caller passed null)
      */
     public @Nullable Bson filter() {
-        return filter;
+        return switch (kind) {
+            case INSERT_ONE -> null;
+            case REPLACE_ONE -> ((ReplaceOneModel<?>) model).getFilter();
+            case UPDATE_ONE -> ((UpdateOneModel<?>) model).getFilter();
+            case UPDATE_MANY -> ((UpdateManyModel<?>) model).getFilter();
+            case DELETE_ONE -> ((DeleteOneModel<?>) model).getFilter();
+            case DELETE_MANY -> ((DeleteManyModel<?>) model).getFilter();
+        };
     }
 
     /**
@@ -332,7 +299,11 @@ public final class WriteRecord<T> {
      * @return the update document; null for a pipeline update and for other kinds
      */
     public @Nullable Bson update() {
-        return update;
+        return switch (kind) {
+            case UPDATE_ONE -> ((UpdateOneModel<?>) model).getUpdate();
+            case UPDATE_MANY -> ((UpdateManyModel<?>) model).getUpdate();
+            default -> null;
+        };
     }
 
     /**
@@ -341,7 +312,11 @@ public final class WriteRecord<T> {
      * @return the pipeline stages; null for an update document and for other kinds
      */
     public @Nullable List<? extends Bson> pipeline() {
-        return pipeline;
+        return switch (kind) {
+            case UPDATE_ONE -> ((UpdateOneModel<?>) model).getUpdatePipeline();
+            case UPDATE_MANY -> ((UpdateManyModel<?>) model).getUpdatePipeline();
+            default -> null;
+        };
     }
 
     /**
