@@ -90,7 +90,7 @@ final class HotKeys {
             out.printf(
                     "%nhot-keys: %,d $inc on one _id (ORDERED, replica set); %,d replacement events over %d keys"
                             + " (ORDERED; events-rs on a replica set, events sharded {_id: \"hashed\"}, %d shards);"
-                            + " median of %d interleaved runs%n",
+                            + " after a warm-up run each, median of %d interleaved runs, each starting with the next client%n",
                     counterWrites, events, keys, shards, runs);
             out.printf(
                     "%-9s %-30s %7s %7s %9s %13s %13s %10s%n",
@@ -223,7 +223,12 @@ final class HotKeys {
         return new BulkWriteOptions().ordered(true);
     }
 
-    /** Runs each client's bulk {@code runs} times, interleaved; counts come from the last run. */
+    /**
+     * Runs each client's bulk once unmeasured (the JIT's first compilations of the client and of the emulator, which
+     * the clients share, otherwise fall on whichever client runs first), then {@code runs} times interleaved, each run
+     * starting with the next client in turn, so that no client always follows the same one; counts come from the last
+     * run.
+     */
     private static List<Row> measure(
             String workload,
             Clients clients,
@@ -236,8 +241,10 @@ final class HotKeys {
         Map<String, double[]> millis = new LinkedHashMap<>();
         Map<String, int[]> counts = new LinkedHashMap<>(); // rounds, commands, mongos rounds, child batches
         order.forEach(client -> millis.put(client, new double[runs]));
+        order.forEach(client -> bulks.get(client).run());
         for (int run = 0; run < runs; run++) {
-            for (String client : order) {
+            for (int turn = 0; turn < order.size(); turn++) {
+                String client = order.get((run + turn) % order.size());
                 if (cluster != null) {
                     cluster.routing().reset();
                 }

@@ -9,10 +9,13 @@ import org.bson.BsonDocument;
 import org.bson.BsonDocumentWrapper;
 import org.bson.BsonDocumentWriter;
 import org.bson.BsonValue;
+import org.bson.RawBsonDocument;
 import org.bson.codecs.BsonDocumentCodec;
+import org.bson.codecs.BsonDocumentWrapperCodec;
 import org.bson.codecs.Codec;
 import org.bson.codecs.DocumentCodec;
 import org.bson.codecs.EncoderContext;
+import org.bson.codecs.RawBsonDocumentCodec;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.conversions.Bson;
 
@@ -26,6 +29,10 @@ import org.bson.conversions.Bson;
  */
 final class StatementWriter<T> {
     static final BsonDocumentCodec BSON_CODEC = new BsonDocumentCodec();
+    /** The codecs the driver's command registry gives the two {@code BsonDocument} forms it does not walk field by field. */
+    private static final BsonDocumentWrapperCodec WRAPPER_CODEC = new BsonDocumentWrapperCodec(BSON_CODEC);
+
+    private static final RawBsonDocumentCodec RAW_CODEC = new RawBsonDocumentCodec();
     static final EncoderContext CONTEXT = EncoderContext.builder().build();
     /** As the driver encodes documents to insert and replacements: {@code _id} first. */
     static final EncoderContext COLLECTIBLE =
@@ -73,11 +80,11 @@ final class StatementWriter<T> {
             codec.encode(writer, write.document(), CONTEXT); // the driver keeps a replacement's field order
         } else if (write.update() != null) {
             if (!plan.writeConvertedUpdate(index, writer)) {
-                BSON_CODEC.encode(writer, toBson(write.update()), CONTEXT);
+                encodeAsTheDriver(writer, toBson(write.update()));
             }
         } else {
             writer.writeStartArray();
-            write.pipeline().forEach(stage -> BSON_CODEC.encode(writer, toBson(stage), CONTEXT));
+            write.pipeline().forEach(stage -> encodeAsTheDriver(writer, toBson(stage)));
             writer.writeEndArray();
         }
         if (kind.isMulti()) {
@@ -92,13 +99,13 @@ final class StatementWriter<T> {
         }
         if (write.arrayFilters() != null) {
             writer.writeStartArray("arrayFilters");
-            write.arrayFilters().forEach(filter -> BSON_CODEC.encode(writer, toBson(filter), CONTEXT));
+            write.arrayFilters().forEach(filter -> encodeAsTheDriver(writer, toBson(filter)));
             writer.writeEndArray();
         }
         writeHint(writer, write);
         if (write.sort() != null) {
             writer.writeName("sort");
-            BSON_CODEC.encode(writer, toBson(write.sort()), CONTEXT);
+            encodeAsTheDriver(writer, toBson(write.sort()));
         }
         writer.writeEndDocument();
     }
@@ -114,7 +121,7 @@ final class StatementWriter<T> {
     private void writeHint(BsonBinaryWriter writer, WriteRecord<T> write) {
         if (write.hint() != null) {
             writer.writeName("hint");
-            BSON_CODEC.encode(writer, toBson(write.hint()), CONTEXT);
+            encodeAsTheDriver(writer, toBson(write.hint()));
         } else if (write.hintString() != null) {
             writer.writeString("hint", write.hintString());
         }
@@ -148,6 +155,22 @@ final class StatementWriter<T> {
             fields.append("_id", id);
         }
         BSON_CODEC.encode(writer, fields, CONTEXT);
+    }
+
+    /**
+     * Writes a document as the driver writes a statement's parts (driver-core {@code SplittablePayload}: the codec its
+     * fixed {@code BsonValueCodecProvider} registry gives the document's class): a {@code BsonDocumentWrapper}, what
+     * {@code toBsonDocument} makes of a {@code Document} or a POJO, through the wrapped object's own encoder, so without
+     * first building the tree that walking it field by field would; a raw document piped; any other field by field.
+     */
+    private static void encodeAsTheDriver(BsonBinaryWriter writer, BsonDocument document) {
+        if (document instanceof BsonDocumentWrapper<?> wrapper) {
+            WRAPPER_CODEC.encode(writer, wrapper, CONTEXT);
+        } else if (document instanceof RawBsonDocument raw) {
+            RAW_CODEC.encode(writer, raw, CONTEXT);
+        } else {
+            BSON_CODEC.encode(writer, document, CONTEXT);
+        }
     }
 
     private BsonDocument toBson(Bson bson) {

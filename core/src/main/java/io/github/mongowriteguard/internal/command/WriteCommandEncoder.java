@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * copy), so a type's run is cut where that changes; and a command is cut at 100,000 statements or about 16 MiB.
  *
  * <p>Every statement is encoded once: straight into its command's bytes ({@link EncodedCommandWriter}, field by field
- * as the driver encodes it: {@link StatementWriter}), or, for inserts of large documents whose bytes are known exactly,
+ * as the driver encodes it: {@link StatementWriter}), or, for inserts whose bytes are known exactly,
  * as BSON trees that the driver encodes straight into its message ({@link InsertTrees}). Both give the same bytes and
  * the same cuts.
  *

@@ -134,17 +134,21 @@ class InsertTreesTest {
     }
 
     @Test
-    void largeDocumentsByDefault_areTrees_andSmallOnesTheGuardsBytes() {
+    void documentsByDefault_areTreesWhateverTheirSize_andOnesOfAnotherFormTheGuardsBytes() {
         WriteCommandEncoder<Document> encoder = new WriteCommandEncoder<>("c", Document.class, REGISTRY);
         List<Document> large = List.of(
                 new Document("_id", 1).append("p", new Binary(new byte[20_000])),
                 new Document("_id", 2).append("p", new Binary(new byte[10])));
         List<Document> small = List.of(new Document("_id", 1).append("p", new Binary(new byte[1_000])));
+        List<Document> otherForm = List.of(new Document("_id", 1).append("short", (short) 5));
 
         assertThat(encoder.encode(plan(large, Document.class), indices(2), false, CommandOptions.NONE))
                 .singleElement()
                 .matches(WriteCommand::encodedByDriver);
         assertThat(encoder.encode(plan(small, Document.class), indices(1), false, CommandOptions.NONE))
+                .singleElement()
+                .matches(WriteCommand::encodedByDriver);
+        assertThat(encoder.encode(plan(otherForm, Document.class), indices(1), false, CommandOptions.NONE))
                 .singleElement()
                 .matches(command -> !command.encodedByDriver());
     }

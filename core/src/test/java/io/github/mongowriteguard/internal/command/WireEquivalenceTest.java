@@ -250,6 +250,24 @@ class WireEquivalenceTest {
                     "deleteOne filtered by " + filter.getKey(),
                     () -> List.of(new DeleteOneModel<>(filter.getValue().get()))));
         }
+        // Updates given as a Document (sent through the document's own codec, as the driver's BsonDocumentWrapperCodec
+        // writes them), a counter's $inc among them.
+        cases.add(bulk(
+                "updateOne with a Document update, upsert",
+                () -> List.of(
+                        new UpdateOneModel<>(
+                                new Document("_id", "hot"),
+                                new Document("$inc", new Document("n", 1)),
+                                new UpdateOptions().upsert(true)),
+                        new UpdateOneModel<>(
+                                new Document("_id", "hot"),
+                                new Document("$inc", new Document("n", 1)),
+                                new UpdateOptions().upsert(true)))));
+        cases.add(bulk("updateOne with a Document update of every type", () -> {
+            Document fields = everyType();
+            fields.remove("_id");
+            return List.of(new UpdateOneModel<>(Filters.eq("_id", 1), new Document("$set", fields)));
+        }));
         return cases.stream();
     }
 
