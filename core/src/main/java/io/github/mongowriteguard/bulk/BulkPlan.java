@@ -3,6 +3,7 @@ package io.github.mongowriteguard.bulk;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.bson.BsonWriter;
 import org.jspecify.annotations.Nullable;
@@ -132,6 +133,24 @@ public final class BulkPlan {
      */
     public void writeFilter(int index, BsonWriter writer) {
         PlannedStatementWriter.writeFilter(facts[checkIndex(index)], writer);
+    }
+
+    /**
+     * The filter of the write at {@code index} as the values {@link #writeFilter} writes: the plan's own copy (or
+     * {@code {_id: id}} over the plan's {@code _id}), for the guard's command encoder to hand to the driver as it is.
+     * Not to be changed: the plan sends it.
+     *
+     * @param index the write's index in the caller's bulk
+     * @return the filter the plan sends
+     * @throws IllegalArgumentException for an insert, which has no filter
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
+     */
+    public BsonDocument filterToSend(int index) {
+        BsonDocument filter = facts[checkIndex(index)].plannedFilter();
+        if (filter == null) {
+            throw new IllegalArgumentException("write " + index + " is an insert; it has no filter");
+        }
+        return filter;
     }
 
     /**

@@ -48,7 +48,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Only used when the registry encodes {@code Document}, {@code Binary} and the plain Java scalars with the driver's
  * standard codecs, checked once per planner: a registry that encodes, say, {@code String} differently gets the codec path.
  *
- * <p>Public for the guard's command encoder ({@link #documentToInsert}) only: not an API.
+ * <p>Public for the guard's command encoder ({@link #documentToInsert}, {@link #replacement}) only: not an API.
  */
 public final class DocumentShortcuts {
 
@@ -129,6 +129,18 @@ public final class DocumentShortcuts {
             bson.put(field.getKey(), value);
         }
         return bson;
+    }
+
+    /**
+     * A replacement as BSON values, its fields in their order (the driver encodes a replacement as it is, not as a
+     * collectible document); {@code null} when only the codec can tell or when it nests past {@code limit} levels.
+     * Converted as {@link #documentToInsert} converts.
+     */
+    public @Nullable BsonDocument replacement(Object document, int limit) {
+        if (!standardCodecs || document.getClass() != Document.class) {
+            return null;
+        }
+        return document((Document) document, 1, limit);
     }
 
     /** The top-level field names of an update document, or {@code null} when only the codec can tell. */

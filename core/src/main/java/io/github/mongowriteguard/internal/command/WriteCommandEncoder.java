@@ -19,8 +19,8 @@ import org.jspecify.annotations.Nullable;
  * copy), so a type's run is cut where that changes; and a command is cut at 100,000 statements or about 16 MiB.
  *
  * <p>Every statement is encoded once: straight into its command's bytes ({@link EncodedCommandWriter}, field by field
- * as the driver encodes it: {@link StatementWriter}), or, for inserts whose bytes are known exactly,
- * as BSON trees that the driver encodes straight into its message ({@link InsertTrees}). Both give the same bytes and
+ * as the driver encodes it: {@link StatementWriter}), or, for inserts and replacements whose bytes are known exactly,
+ * as BSON trees that the driver encodes straight into its message ({@link TreeCommands}). Both give the same bytes and
  * the same cuts.
  *
  * @param <T> the collection's document class
@@ -36,17 +36,17 @@ public final class WriteCommandEncoder<T> {
 
     private final String collection;
     private final StatementWriter<T> statements;
-    private final InsertTrees<T> trees;
+    private final TreeCommands<T> trees;
 
     public WriteCommandEncoder(String collection, Class<T> documentClass, CodecRegistry registry) {
-        this(collection, documentClass, registry, InsertTrees.FROM_DOCUMENT_BYTES);
+        this(collection, documentClass, registry, TreeCommands.FROM_DOCUMENT_BYTES);
     }
 
-    /** With inserts sent as trees from another document size (0: wherever they can be; Long.MAX_VALUE: never). */
+    /** With inserts and replacements sent as trees from another document size (0: wherever they can be; Long.MAX_VALUE: never). */
     WriteCommandEncoder(String collection, Class<T> documentClass, CodecRegistry registry, long treesFromBytes) {
         this.collection = collection;
         this.statements = new StatementWriter<>(documentClass, registry);
-        this.trees = new InsertTrees<>(documentClass, registry, treesFromBytes);
+        this.trees = new TreeCommands<>(documentClass, registry, treesFromBytes);
     }
 
     /**
@@ -147,15 +147,15 @@ public final class WriteCommandEncoder<T> {
             List<Integer> indices = parts.get(part);
             StatementBucket bucket = StatementBucket.of(plan.sentAs(indices.get(position)));
             CommandHead head = new CommandHead(collection, bucket, ordered, options);
-            if (bucket == StatementBucket.INSERTS && trees.worthIt(plan, indices.get(position))) {
-                InsertTrees.Built built = trees.command(head, plan, indices, position);
+            boolean ownCommand = alone && bucket != StatementBucket.INSERTS;
+            if (trees.worthIt(bucket, plan, indices.get(position))) {
+                TreeCommands.Built built = trees.command(head, plan, indices, position, ownCommand);
                 if (built != null) {
                     position = built.next();
                     skipFinishedParts();
                     return built.command();
                 }
             }
-            boolean ownCommand = alone && bucket != StatementBucket.INSERTS;
             EncodedCommandWriter open = new EncodedCommandWriter(
                     head,
                     ownCommand

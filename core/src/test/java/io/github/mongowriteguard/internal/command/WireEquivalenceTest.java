@@ -360,7 +360,7 @@ class WireEquivalenceTest {
      */
     /**
      * Inserts of documents large enough for the guard to hand them to the driver as statement trees instead of its own
-     * bytes ({@link InsertTrees}): _id first, after other fields, absent; binary subtypes 0, 2 (old), 4, 0x80; every
+     * bytes ({@link TreeCommands}): _id first, after other fields, absent; binary subtypes 0, 2 (old), 4, 0x80; every
      * common type.
      */
     private static List<WriteModel<Document>> largeInserts() {

@@ -245,7 +245,7 @@ class WriteCommandEncoderTest {
 
     /** The bytes of a command now, which the next command of a reused buffer writes over. */
     private static RawBsonDocument copy(BsonDocument command) {
-        return new RawBsonDocument(InsertTreesTest.asTheDriverEncodes(command));
+        return new RawBsonDocument(TreeCommandsTest.asTheDriverEncodes(command));
     }
 
     private static BulkPlan plan(List<WriteModel<Document>> models) {

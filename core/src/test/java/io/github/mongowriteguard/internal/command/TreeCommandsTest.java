@@ -50,7 +50,7 @@ import org.junit.jupiter.api.Test;
  * {@code BsonValueCodecProvider} registry, chosen by the command's class, into a writer of 1,024 levels and
  * {@code maxBsonObjectSize} + 16 KiB), once from the trees and once from the guard's bytes of the same plan.
  */
-class InsertTreesTest {
+class TreeCommandsTest {
     private static final CodecRegistry REGISTRY = MongoClientSettings.getDefaultCodecRegistry();
     private static final CodecRegistry DRIVER_COMMAND_CODECS =
             CodecRegistries.fromProviders(new BsonValueCodecProvider());
@@ -218,7 +218,7 @@ class InsertTreesTest {
         assertThat(asTheDriverEncodes(resend)).isEqualTo(asTheDriverEncodes(first));
     }
 
-    private static void assertSameCommands(String what, List<WriteCommand> trees, List<WriteCommand> bytes) {
+    static void assertSameCommands(String what, List<WriteCommand> trees, List<WriteCommand> bytes) {
         assertThat(trees).as(what).hasSameSizeAs(bytes);
         for (int c = 0; c < trees.size(); c++) {
             WriteCommand tree = trees.get(c);
@@ -287,7 +287,7 @@ class InsertTreesTest {
         };
     }
 
-    private static Object randomValue(Random random, int depth, boolean large) {
+    static Object randomValue(Random random, int depth, boolean large) {
         int kind = random.nextInt(depth < 3 ? 14 : 12);
         return switch (kind) {
             case 0, 1 -> {
@@ -359,15 +359,20 @@ class InsertTreesTest {
     private static List<BsonDocument> toBson(List<Document> documents) {
         List<BsonDocument> bson = new ArrayList<>();
         for (Document document : documents) {
-            BsonDocument copy = new BsonDocument();
-            new DocumentCodec()
-                    .encode(
-                            new BsonDocumentWriter(copy),
-                            document,
-                            EncoderContext.builder().build());
-            bson.add(copy);
+            bson.add(asBson(document));
         }
         return bson;
+    }
+
+    /** The document as a {@code BsonDocument}, in the same field order. */
+    static BsonDocument asBson(Document document) {
+        BsonDocument copy = new BsonDocument();
+        new DocumentCodec()
+                .encode(
+                        new BsonDocumentWriter(copy),
+                        document,
+                        EncoderContext.builder().build());
+        return copy;
     }
 
     private static List<WriteCommand> encodeBsonDocuments(
