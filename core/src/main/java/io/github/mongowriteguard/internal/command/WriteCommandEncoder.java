@@ -39,14 +39,20 @@ public final class WriteCommandEncoder<T> {
     private final TreeCommands<T> trees;
 
     public WriteCommandEncoder(String collection, Class<T> documentClass, CodecRegistry registry) {
-        this(collection, documentClass, registry, TreeCommands.FROM_DOCUMENT_BYTES);
+        this.collection = collection;
+        this.statements = new StatementWriter<>(documentClass, registry);
+        this.trees = new TreeCommands<>(
+                documentClass,
+                registry,
+                TreeCommands.FROM_DOCUMENT_BYTES,
+                TreeCommands.REPLACEMENTS_FROM_DOCUMENT_BYTES);
     }
 
     /** With inserts and replacements sent as trees from another document size (0: wherever they can be; Long.MAX_VALUE: never). */
     WriteCommandEncoder(String collection, Class<T> documentClass, CodecRegistry registry, long treesFromBytes) {
         this.collection = collection;
         this.statements = new StatementWriter<>(documentClass, registry);
-        this.trees = new TreeCommands<>(documentClass, registry, treesFromBytes);
+        this.trees = new TreeCommands<>(documentClass, registry, treesFromBytes, treesFromBytes);
     }
 
     /**

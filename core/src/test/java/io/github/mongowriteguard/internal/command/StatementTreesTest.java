@@ -153,6 +153,31 @@ class StatementTreesTest {
                 encode(models, Document.class, Long.MAX_VALUE, false, CommandOptions.NONE, false));
     }
 
+    @Test
+    void replacementsByDefault_areTreesFrom1KiB_andSmallerOnesTheGuardsBytes() {
+        WriteCommandEncoder<Document> encoder = new WriteCommandEncoder<>("c", Document.class, REGISTRY);
+        for (int payload : new int[] {900, 1_100}) {
+            List<WriteModel<Document>> models = List.of(
+                    new ReplaceOneModel<>(
+                            Filters.eq("_id", 1),
+                            new Document("_id", 1).append("p", new Binary(new byte[payload])),
+                            new ReplaceOptions().upsert(true)),
+                    new ReplaceOneModel<>(Filters.eq("_id", 2), new Document("_id", 2).append("p", 2)));
+            BulkPlan plan = BulkPlanner.of(Document.class, REGISTRY).plan(models, PlanOptions.unordered());
+
+            List<WriteCommand> commands = encoder.encode(plan, List.of(0, 1), false, CommandOptions.NONE);
+
+            assertThat(commands)
+                    .as(payload + " bytes")
+                    .singleElement()
+                    .matches(command -> command.encodedByDriver() == (payload > 1_024));
+            TreeCommandsTest.assertSameCommands(
+                    payload + " bytes",
+                    commands,
+                    encode(models, Document.class, Long.MAX_VALUE, false, CommandOptions.NONE, false));
+        }
+    }
+
     /**
      * A write on {@code _id} i: mostly replacements with random options, some of a form only the codec can tell
      * ({@code unsure}; {@code unsureAsDocuments}: only while a {@code Document}).
