@@ -171,9 +171,20 @@ public final class CommandReply {
         return errors.size();
     }
 
-    /** The statement positions that have a write error. */
-    public java.util.Set<Integer> errorPositions() {
-        return java.util.Collections.unmodifiableSet(errors.keySet());
+    /**
+     * Whether some statement's write error has a code {@code code} accepts; false at once for a reply without write
+     * errors, the common one, without walking anything.
+     */
+    public boolean anyErrorCode(java.util.function.IntPredicate code) {
+        if (errors.isEmpty()) {
+            return false;
+        }
+        for (StatementError error : errors.values()) {
+            if (code.test(error.code())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The lowest statement position with a write error, or -1. */

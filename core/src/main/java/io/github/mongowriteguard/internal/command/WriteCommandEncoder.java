@@ -39,9 +39,8 @@ public final class WriteCommandEncoder<T> {
     private final TreeCommands<T> trees;
 
     public WriteCommandEncoder(String collection, Class<T> documentClass, CodecRegistry registry) {
-        this.collection = collection;
-        this.statements = new StatementWriter<>(documentClass, registry);
-        this.trees = new TreeCommands<>(
+        this(
+                collection,
                 documentClass,
                 registry,
                 TreeCommands.FROM_DOCUMENT_BYTES,
@@ -50,9 +49,18 @@ public final class WriteCommandEncoder<T> {
 
     /** With inserts and replacements sent as trees from another document size (0: wherever they can be; Long.MAX_VALUE: never). */
     WriteCommandEncoder(String collection, Class<T> documentClass, CodecRegistry registry, long treesFromBytes) {
+        this(collection, documentClass, registry, treesFromBytes, treesFromBytes);
+    }
+
+    private WriteCommandEncoder(
+            String collection,
+            Class<T> documentClass,
+            CodecRegistry registry,
+            long insertTreesFromBytes,
+            long replacementTreesFromBytes) {
         this.collection = collection;
         this.statements = new StatementWriter<>(documentClass, registry);
-        this.trees = new TreeCommands<>(documentClass, registry, treesFromBytes, treesFromBytes);
+        this.trees = new TreeCommands<>(documentClass, registry, insertTreesFromBytes, replacementTreesFromBytes);
     }
 
     /**

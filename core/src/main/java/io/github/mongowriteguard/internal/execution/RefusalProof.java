@@ -105,12 +105,6 @@ final class RefusalProof {
         if (reply.n() > 0) {
             return true;
         }
-        for (int position : reply.errorPositions()) {
-            int code = reply.error(position).code();
-            if (!provesNothingApplied(code, false, false, oneSingleDocumentStatement)) {
-                return true;
-            }
-        }
-        return false;
+        return reply.anyErrorCode(code -> !provesNothingApplied(code, false, false, oneSingleDocumentStatement));
     }
 }

@@ -28,52 +28,24 @@ sealed interface SendResult extends Retryable {
          */
         @Override
         public boolean provesOutcome() {
-            if (reply.errorCount() == 0) {
-                return true; // the common reply: no statement error, nothing to look through
-            }
-            for (int position : reply.errorPositions()) {
-                if (RetryClassifier.isTransient(reply.error(position).code(), false)) {
-                    return false;
-                }
-            }
-            return true;
+            return !reply.anyErrorCode(code -> RetryClassifier.isTransient(code, false));
         }
 
         /** Through mongos, which turns a failed child batch into one write error per statement. */
         @Override
         public boolean hitDeadline() {
-            if (reply.errorCount() == 0) {
-                return false;
-            }
-            for (int position : reply.errorPositions()) {
-                if (reply.error(position).code() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
-                    return true;
-                }
-            }
-            return false;
+            return reply.anyErrorCode(code -> code == ErrorCodes.MAX_TIME_MS_EXPIRED);
         }
 
         @Override
         public boolean lostAnswer() {
-            if (reply.errorCount() == 0) {
-                return false;
-            }
-            for (int position : reply.errorPositions()) {
-                if (ErrorCodes.isLostAnswer(reply.error(position).code())) {
-                    return true;
-                }
-            }
-            return false;
+            return reply.anyErrorCode(ErrorCodes::isLostAnswer);
         }
 
         @Override
         public boolean worthRetrying() {
-            if (reply.errorCount() > 0) {
-                for (int position : reply.errorPositions()) {
-                    if (RetryClassifier.isTransient(reply.error(position).code(), false)) {
-                        return true;
-                    }
-                }
+            if (reply.anyErrorCode(code -> RetryClassifier.isTransient(code, false))) {
+                return true;
             }
             // A retryable write-concern error (PrimarySteppedDown while waiting for the majority, ...): the
             // retryable-writes specification resends, so the new primary returns the recorded result or applies it.
