@@ -1,5 +1,6 @@
 package io.github.mongowriteguard.testkit.sharding;
 
+import static io.github.mongowriteguard.testkit.Clients.waitForOps;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -126,19 +127,5 @@ class IntrospectionThroughMongosTest {
             assertThat(admin.getDatabase("intro").getCollection("held").countDocuments())
                     .isZero();
         }
-    }
-
-    static List<Document> waitForOps(MongoClient client, Document filter, int count) throws InterruptedException {
-        long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (System.nanoTime() < until) {
-            Document command = new Document("currentOp", 1);
-            command.putAll(filter);
-            List<Document> ops = client.getDatabase("admin").runCommand(command).getList("inprog", Document.class);
-            if (ops.size() >= count) {
-                return ops;
-            }
-            Thread.sleep(10);
-        }
-        throw new AssertionError("fewer than " + count + " operations matching " + filter.toJson());
     }
 }
