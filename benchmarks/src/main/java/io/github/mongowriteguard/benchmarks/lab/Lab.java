@@ -570,9 +570,11 @@ public final class Lab implements Callable<Integer> {
             sortOptions = false,
             description = {
                 "The performance targets in one table: guard and driver in one JVM on the cost-free server,"
-                        + " runs interleaved, medians compared: bulkWrite time and allocation per write, planning + encoding,"
-                        + " throughput and CPU per bulk at each thread count, and the series of the cost per write from 1,000"
-                        + " writes up; met / not met. Not in the full run (several minutes with the defaults on a quiet"
+                        + " measured in paired runs (one of each path back to back, the order alternating), each ratio the"
+                        + " median of the pairs' ratios with its 95% confidence interval: bulkWrite time and allocation per"
+                        + " write, planning + encoding, throughput and CPU per bulk at each thread count, and the series of"
+                        + " the cost per write from 1,000 writes up; met / NOT met / too close to call (the interval"
+                        + " contains the target). Not in the full run (several minutes with the defaults on a quiet"
                         + " machine)."
             })
     static final class PerfCommand implements Callable<Integer> {
@@ -615,20 +617,28 @@ public final class Lab implements Callable<Integer> {
         @Option(
                 names = "--runs",
                 defaultValue = "21",
-                description = "measured runs per path and case (default: ${DEFAULT-VALUE})")
+                description = "measured pairs of runs per case, one run of each path; from 6 pairs the ratio's interval"
+                        + " is a 95% confidence interval, more pairs narrow it (default: ${DEFAULT-VALUE})")
         int runs;
 
         @Option(
+                names = "--run-ms",
+                defaultValue = "20",
+                description = "a run's length: each run makes as many calls as the driver makes in this time, at least"
+                        + " one, the same number for the guard (default: ${DEFAULT-VALUE})")
+        int runMillis;
+
+        @Option(
                 names = "--rounds",
-                defaultValue = "5",
-                description = "throughput rounds per path (default: ${DEFAULT-VALUE})")
+                defaultValue = "20",
+                description = "measured pairs of throughput rounds, one round of each path (default: ${DEFAULT-VALUE})")
         int rounds;
 
         @Option(
                 names = "--seconds",
-                defaultValue = "2",
-                description = "seconds per throughput round (default: ${DEFAULT-VALUE})")
-        int seconds;
+                defaultValue = "0.5",
+                description = "seconds per throughput round, e.g. 0.5 or 2 (default: ${DEFAULT-VALUE})")
+        double seconds;
 
         @Option(
                 names = "--plan-writes",
@@ -648,20 +658,22 @@ public final class Lab implements Callable<Integer> {
                     || sizes.stream().anyMatch(n -> n < 1 || n > 100_000)
                     || threads.stream().anyMatch(t -> t < 1)
                     || runs < 1
+                    || runMillis < 1
                     || rounds < 1
-                    || seconds < 1
+                    || !(seconds >= 0.1)
                     || warmups < 0
                     || warmupWrites < 0
                     || planWrites < 0) {
                 throw new picocli.CommandLine.ParameterException(
                         spec.commandLine(),
                         "--sizes must be 1 to 100000, --threads,"
-                                + " --runs, --rounds and --seconds at least 1, --warmups, --warmup-writes and --plan-writes at"
+                                + " --runs, --run-ms and --rounds at least 1, --seconds at least 0.1, --warmups, --warmup-writes and --plan-writes at"
                                 + " least 0");
             }
             lab.refuseUri(spec, output, "perf");
             Perf.Result result = Perf.run(
-                    new Perf.Settings(sizes, threads, warmups, warmupWrites, runs, rounds, seconds, planWrites),
+                    new Perf.Settings(
+                            sizes, threads, warmups, warmupWrites, runs, rounds, seconds, planWrites, runMillis),
                     lab.log(output));
             lab.report(output, result.toJson(), result::print);
             return 0;

@@ -21,15 +21,17 @@ import java.util.stream.Collectors;
 import org.bson.Document;
 
 /**
- * The performance targets in one table, guard and driver side by side in one JVM, their runs interleaved (the order
- * alternating) and the medians compared, so that load from other processes on a shared machine hits both alike:
+ * The performance targets in one table, guard and driver side by side in one JVM, measured in paired runs (one run of
+ * each path back to back, the order alternating) and judged on the median of the pairs' ratios and its confidence
+ * interval ({@link PairedRatio}), so that load from other processes on a shared machine hits both runs of a pair
+ * alike and a verdict says when one run cannot tell ({@link #METHOD}):
  * <ol>
  *   <li>{@code bulkWrite} on the cost-free server ({@code Storage.NONE}): median time per bulk and the client's
  *       allocation per write (bytes the calling thread allocated: the sync driver encodes and decodes on it, the
  *       emulator runs on its own threads, so the emulator's share is not in it);</li>
  *   <li>planning plus encoding ({@link PlanBenchmark#planAndEncode}) against the driver's conversion plus encoding
  *       ({@link PlanBenchmark#driverConvertAndEncode}), no server;</li>
- *   <li>throughput of threads sharing one client (and one guard), rounds of a fixed time, alternating.</li>
+ *   <li>throughput of threads sharing one client (and one guard), paired rounds of a fixed time.</li>
  * </ol>
  * The same cases run under JMH ({@code CostFreeBenchmark}, {@code PlanBenchmark}, {@code ConcurrencyBenchmark}), where
  * the two paths run in separate forks one after the other.
@@ -43,8 +45,9 @@ final class Perf {
             int warmupWrites,
             int runs,
             int rounds,
-            int seconds,
-            int planWrites) {
+            double seconds,
+            int planWrites,
+            int runMillis) {
         /**
          * The warm-up runs of a case whose runs write {@code writes} each: at least {@link #warmups}, and enough that
          * each path has written at least {@link #warmupWrites} before its first measured run, so that a case of small
@@ -58,9 +61,11 @@ final class Perf {
     }
 
     /**
-     * One row: median time (ms, or operations per second) and median allocation per operation, driver then guard; the
-     * medians of the calling thread's CPU time (ms; for throughput: the process's CPU ms per bulk) and of the JVM's GC
-     * time per run (ms; NaN where not measured). {@code writes} is the row's bulk size (0 for other rows).
+     * One row: each path's median time per call (ms, or operations per second) and median allocation per call, driver
+     * then guard; the medians of the calling thread's CPU time per call (ms; for throughput: the process's CPU ms per
+     * bulk) and of the JVM's GC time per call (ms; NaN where not measured). {@code writes} is the row's bulk size (0
+     * for other rows). {@code paired} is the guard / driver ratio of the paired runs, with its interval;
+     * {@code callsPerRun} how many calls each run made (0 for throughput rounds).
      */
     record Row(
             String label,
@@ -72,13 +77,40 @@ final class Perf {
             double driverCpu,
             double guardCpu,
             double driverGc,
-            double guardGc) {
-        Row(String label, double driver, double guard, double driverAlloc, double guardAlloc) {
-            this(label, 0, driver, guard, driverAlloc, guardAlloc, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+            double guardGc,
+            PairedRatio paired,
+            int callsPerRun) {
+
+        /** A row of one pair (or of medians compared as one pair): its ratio is {@code guard / driver}, no interval. */
+        Row(
+                String label,
+                int writes,
+                double driver,
+                double guard,
+                double driverAlloc,
+                double guardAlloc,
+                double driverCpu,
+                double guardCpu,
+                double driverGc,
+                double guardGc) {
+            this(
+                    label,
+                    writes,
+                    driver,
+                    guard,
+                    driverAlloc,
+                    guardAlloc,
+                    driverCpu,
+                    guardCpu,
+                    driverGc,
+                    guardGc,
+                    PairedRatio.ofRatios(new double[] {guard / driver}),
+                    1);
         }
 
+        /** The median of the pairs' ratios guard / driver (time, or throughput). */
         double ratio() {
-            return guard / driver;
+            return paired.median();
         }
 
         double allocRatio() {
@@ -91,16 +123,45 @@ final class Perf {
 
         /** This row with its bulk size. */
         Row withWrites(int n) {
-            return new Row(label, n, driver, guard, driverAlloc, guardAlloc, driverCpu, guardCpu, driverGc, guardGc);
+            return new Row(
+                    label,
+                    n,
+                    driver,
+                    guard,
+                    driverAlloc,
+                    guardAlloc,
+                    driverCpu,
+                    guardCpu,
+                    driverGc,
+                    guardGc,
+                    paired,
+                    callsPerRun);
         }
     }
 
     /** The bulkWrite target: guard / driver time at most this, at every bulk size, ordered and unordered. */
     static final double BULK_TIME_TARGET = 1.03;
+    /** The planning and encoding targets: guard / driver time and allocation at most these. */
+    static final double PLAN_TIME_TARGET = 1.10;
+
+    static final double PLAN_ALLOCATION_TARGET = 1.05;
     /** The throughput target: guard / driver at least this at the thread counts of {@link #THROUGHPUT_TARGETED}. */
     static final double THROUGHPUT_TARGET = 0.97;
 
     static final List<Integer> THROUGHPUT_TARGETED = List.of(8, 64);
+
+    /** How every ratio is measured and judged: printed above the tables and in the JSON. */
+    static final String METHOD = "Method: each case is measured in pairs of runs, one run of the driver and one of the"
+            + " guard with the same calls, cut into blocks of about 1 ms that alternate driver, guard, guard, driver,"
+            + " ... (the first path alternating from pair to pair), so that load from other processes falls on both"
+            + " alike; a run lasts about --run-ms. Before each pair, outside the time, the emulators forget their"
+            + " command records and a full GC runs; within a pair a young GC falls in whichever block fills the young"
+            + " generation. ratio: the median of the pairs' guard / driver time ratios (throughput: of paired rounds,"
+            + " the order alternating); 95% interval: a distribution-free confidence interval of that median (order"
+            + " statistics of the pairs' ratios; with fewer than 6 pairs their range, less sure). Verdict: met when the"
+            + " whole interval is on the target's side, NOT met when the whole interval misses it, too close to call"
+            + " when the target lies in the interval (this run cannot tell: more --runs or a quieter machine). ms, B/w,"
+            + " CPU: each path's median per call over the pairs; their ratios are of those medians.";
 
     private Perf() {}
 
@@ -114,12 +175,18 @@ final class Perf {
             out.flush();
         }
 
-        /** The tables as JSON: each row's medians, ratios, and whether its target is met (null: no target). */
+        /**
+         * The tables as JSON: each row's medians, its ratio (the median of the pairs' ratios) with its interval, the
+         * verdict, and whether its target is met (true, false; null when the interval contains the target, or the row
+         * has no target).
+         */
         Map<String, Object> toJson() {
             Map<String, Object> json = new LinkedHashMap<>();
             json.put("warmups", settings.warmups());
             json.put("warmupWrites", settings.warmupWrites());
             json.put("runs", settings.runs());
+            json.put("runMillis", settings.runMillis());
+            json.put("method", METHOD);
             List<Object> bulk = new ArrayList<>();
             for (Row r : writes) {
                 Map<String, Object> row = row(r, "Millis", r.writes());
@@ -128,7 +195,9 @@ final class Perf {
                 row.put("guardCpuMillis", r.guardCpu());
                 row.put("driverGcMillis", r.driverGc());
                 row.put("guardGcMillis", r.guardGc());
-                row.put("timeTargetMet", r.ratio() <= BULK_TIME_TARGET);
+                PairedRatio.Verdict verdict = r.paired().atMost(BULK_TIME_TARGET);
+                row.put("timeVerdict", verdict.text());
+                row.put("timeTargetMet", verdict.asBoolean());
                 bulk.add(row);
             }
             json.put("bulkWrite", bulk);
@@ -136,8 +205,10 @@ final class Perf {
             List<Object> planning = new ArrayList<>();
             for (Row r : plan) {
                 Map<String, Object> row = row(r, "Millis", settings.planWrites());
-                row.put("timeTargetMet", r.ratio() <= 1.10);
-                row.put("allocationTargetMet", r.allocRatio() <= 1.05);
+                PairedRatio.Verdict verdict = r.paired().atMost(PLAN_TIME_TARGET);
+                row.put("timeVerdict", verdict.text());
+                row.put("timeTargetMet", verdict.asBoolean());
+                row.put("allocationTargetMet", r.allocRatio() <= PLAN_ALLOCATION_TARGET);
                 planning.add(row);
             }
             json.put("planAndEncode", planning);
@@ -148,11 +219,14 @@ final class Perf {
                 row.put("threads", r.writes());
                 row.put("driverPerSecond", r.driver());
                 row.put("guardPerSecond", r.guard());
-                row.put("ratio", r.ratio());
+                ratio(r, row);
                 row.put("driverCpuMillisPerBulk", r.driverCpu());
                 row.put("guardCpuMillisPerBulk", r.guardCpu());
                 row.put("cpuRatio", r.cpuRatio());
-                row.put("targetMet", THROUGHPUT_TARGETED.contains(r.writes()) ? r.ratio() >= THROUGHPUT_TARGET : null);
+                PairedRatio.Verdict verdict = r.paired().atLeast(THROUGHPUT_TARGET);
+                boolean targeted = THROUGHPUT_TARGETED.contains(r.writes());
+                row.put("verdict", targeted ? verdict.text() : null);
+                row.put("targetMet", targeted ? verdict.asBoolean() : null);
                 throughput.add(row);
             }
             json.put("throughput", throughput);
@@ -164,11 +238,21 @@ final class Perf {
             row.put("label", r.label());
             row.put("driver" + unit, r.driver());
             row.put("guard" + unit, r.guard());
-            row.put("ratio", r.ratio());
+            ratio(r, row);
+            row.put("callsPerRun", r.callsPerRun());
             row.put("driverBytesPerWrite", r.driverAlloc() / writes);
             row.put("guardBytesPerWrite", r.guardAlloc() / writes);
             row.put("allocationRatio", r.allocRatio());
             return row;
+        }
+
+        /** The paired ratio: its median, its interval and the interval's coverage, and the number of pairs. */
+        private static void ratio(Row r, Map<String, Object> row) {
+            row.put("ratio", r.ratio());
+            row.put("ratioLow", r.paired().low());
+            row.put("ratioHigh", r.paired().high());
+            row.put("intervalConfidence", r.paired().confidence());
+            row.put("pairs", r.paired().pairs());
         }
     }
 
@@ -176,6 +260,7 @@ final class Perf {
         List<Row> writes = new ArrayList<>();
         try (CostFreeClients driver = CostFreeClients.start("driver");
                 CostFreeClients guard = CostFreeClients.start("guard")) {
+            Runnable beforePair = () -> cleanSlate(driver, guard);
             for (int docs : settings.sizes()) {
                 for (String kind : List.of("replace-upsert", "insert")) {
                     List<WriteModel<Document>> models = CostFreeBenchmark.models(kind, docs);
@@ -183,13 +268,13 @@ final class Perf {
                         BulkWriteOptions options = new BulkWriteOptions().ordered(ordered);
                         String label = docs + " " + kind + (ordered ? " ordered" : " unordered");
                         log.println("perf: " + label);
-                        forgetRecords(driver, guard);
-                        writes.add(interleave(
+                        writes.add(pairs(
                                         label,
                                         () -> driver.bulkWrite(models, options),
                                         () -> guard.bulkWrite(models, options),
                                         settings.warmupsFor(docs),
-                                        settings.runs())
+                                        settings,
+                                        beforePair)
                                 .withWrites(docs));
                     }
                 }
@@ -202,12 +287,13 @@ final class Perf {
                     benchmark.filters = filters;
                     benchmark.prepare();
                     log.println("perf: plan and encode, " + filters);
-                    plan.add(interleave(
+                    plan.add(pairs(
                             settings.planWrites() + " " + filters,
                             benchmark::driverConvertAndEncode,
                             benchmark::planAndEncode,
                             settings.warmupsFor(settings.planWrites()),
-                            settings.runs()));
+                            settings,
+                            System::gc));
                 }
             }
             List<Row> threads = new ArrayList<>();
@@ -215,68 +301,73 @@ final class Perf {
             BulkWriteOptions unordered = new BulkWriteOptions().ordered(false);
             for (int t : settings.threads()) {
                 log.println("perf: " + t + " threads");
-                forgetRecords(driver, guard);
-                double[][] perSecond = new double[2][settings.rounds()];
-                double[][] cpuPerBulk = new double[2][settings.rounds()];
-                throughput(driver, models, unordered, t, settings.seconds());
-                throughput(guard, models, unordered, t, settings.seconds());
-                for (int round = 0; round < settings.rounds(); round++) {
-                    boolean driverFirst = round % 2 == 0;
-                    for (int at : driverFirst ? new int[] {0, 1} : new int[] {1, 0}) {
-                        double[] measured =
-                                throughput(at == 0 ? driver : guard, models, unordered, t, settings.seconds());
-                        perSecond[at][round] = measured[0];
-                        cpuPerBulk[at][round] = measured[1];
-                    }
-                }
-                threads.add(new Row(
-                        t + " threads",
-                        t,
-                        median(perSecond[0]),
-                        median(perSecond[1]),
-                        Double.NaN,
-                        Double.NaN,
-                        median(cpuPerBulk[0]),
-                        median(cpuPerBulk[1]),
-                        Double.NaN,
-                        Double.NaN));
+                threads.add(throughputPairs(driver, guard, models, unordered, t, settings, beforePair));
             }
             return new Result(settings, writes, plan, threads);
         }
     }
 
-    /** The emulator keeps a small record per command it received: forgotten between cases, so they do not pile up. */
-    private static void forgetRecords(CostFreeClients driver, CostFreeClients guard) {
+    /**
+     * Before each pair of runs (and each throughput round): the emulators' records of the commands they received
+     * forgotten (they would pile up over a case, a larger heap for the later pairs), and a full collection, so that
+     * each pair starts from the same heap and no pair collects garbage left by the ones before it. Within a pair a
+     * young collection falls in whichever block fills the young generation, so on average each path pays for the
+     * garbage it makes.
+     */
+    private static void cleanSlate(CostFreeClients driver, CostFreeClients guard) {
         driver.cluster().truth().reset();
         guard.cluster().truth().reset();
+        System.gc();
     }
 
     /**
-     * Warm-up runs of both, then {@code runs} of each, the order alternating; medians of time, allocation and CPU time
-     * of the calling thread, and of the JVM's GC time during the run.
+     * One case measured in paired runs. Warm-up calls of both, interleaved; then {@code settings.runs()} pairs, with
+     * {@code beforePair} before each, outside the time. A pair is one run of each path, a run {@link Blocks#blocks}
+     * blocks of {@link Blocks#calls} calls, the two paths' blocks interleaved in the order driver, guard, guard,
+     * driver, driver, guard, ... (the first path alternating from pair to pair): load from other processes, which
+     * changes within milliseconds on a shared machine, falls on both runs of a pair alike, and neither path always
+     * runs right after the other's garbage or cache misses. The row holds each path's medians per call over the pairs
+     * (time, allocation and CPU time of the calling thread, the JVM's GC time) and the ratio of the pairs' times
+     * ({@link PairedRatio}).
      */
-    static Row interleave(String label, Supplier<?> driver, Supplier<?> guard, int warmups, int runs) {
+    static Row pairs(
+            String label, Supplier<?> driver, Supplier<?> guard, int warmups, Settings settings, Runnable beforePair) {
+        double[] driverWarmup = new double[warmups];
         for (int i = 0; i < warmups; i++) {
+            long start = System.nanoTime();
             driver.get();
+            driverWarmup[i] = (System.nanoTime() - start) / 1e6;
             guard.get();
         }
+        Blocks blocks = Blocks.of(driverWarmup, driver, settings.runMillis());
+        int runs = settings.runs();
         double[][] millis = new double[2][runs];
         double[][] allocated = new double[2][runs];
         double[][] cpu = new double[2][runs];
         double[][] gc = new double[2][runs];
         com.sun.management.ThreadMXBean thread = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         for (int run = 0; run < runs; run++) {
-            for (int at : run % 2 == 0 ? new int[] {0, 1} : new int[] {1, 0}) {
-                Supplier<?> path = at == 0 ? driver : guard;
-                long gcBefore = gcMillis();
-                long bytes = thread.getCurrentThreadAllocatedBytes();
-                long cpuBefore = thread.getCurrentThreadCpuTime();
-                long start = System.nanoTime();
-                path.get();
-                millis[at][run] = (System.nanoTime() - start) / 1e6;
-                cpu[at][run] = (thread.getCurrentThreadCpuTime() - cpuBefore) / 1e6;
-                allocated[at][run] = thread.getCurrentThreadAllocatedBytes() - bytes;
-                gc[at][run] = gcMillis() - gcBefore;
+            beforePair.run();
+            for (int block = 0; block < blocks.blocks(); block++) {
+                for (int at : (run + block) % 2 == 0 ? new int[] {0, 1} : new int[] {1, 0}) {
+                    Supplier<?> path = at == 0 ? driver : guard;
+                    long gcBefore = gcMillis();
+                    long bytes = thread.getCurrentThreadAllocatedBytes();
+                    long cpuBefore = thread.getCurrentThreadCpuTime();
+                    long start = System.nanoTime();
+                    for (int call = 0; call < blocks.calls(); call++) {
+                        path.get();
+                    }
+                    millis[at][run] += (System.nanoTime() - start) / 1e6;
+                    cpu[at][run] += (thread.getCurrentThreadCpuTime() - cpuBefore) / 1e6;
+                    allocated[at][run] += thread.getCurrentThreadAllocatedBytes() - bytes;
+                    gc[at][run] += gcMillis() - gcBefore;
+                }
+            }
+            int calls = blocks.callsPerRun();
+            for (double[][] measure : List.of(millis, allocated, cpu, gc)) {
+                measure[0][run] /= calls;
+                measure[1][run] /= calls;
             }
         }
         return new Row(
@@ -289,7 +380,91 @@ final class Perf {
                 median(cpu[0]),
                 median(cpu[1]),
                 median(gc[0]),
-                median(gc[1]));
+                median(gc[1]),
+                PairedRatio.of(millis[1], millis[0]),
+                blocks.callsPerRun());
+    }
+
+    /**
+     * How a run is cut: {@code blocks} blocks of {@code calls} calls each, the same for both paths.
+     *
+     * @param blocks the blocks of one path in a pair
+     * @param calls  the calls of one block
+     */
+    record Blocks(int blocks, int calls) {
+        /** A block's length: long enough that reading the clocks around it costs nothing next to it. */
+        static final double BLOCK_MILLIS = 1.0;
+
+        /**
+         * Blocks of about {@link #BLOCK_MILLIS} (at least one call) that make a run of about {@code runMillis}
+         * (at least one block), judged by the median of the driver's last (up to 10) warm-up calls, or by one call
+         * when there was no warm-up.
+         */
+        static Blocks of(double[] driverWarmupMillis, Supplier<?> driver, int runMillis) {
+            double[] last = Arrays.copyOfRange(
+                    driverWarmupMillis, Math.max(0, driverWarmupMillis.length - 10), driverWarmupMillis.length);
+            double perCall;
+            if (last.length > 0) {
+                perCall = median(last);
+            } else {
+                long start = System.nanoTime();
+                driver.get();
+                perCall = (System.nanoTime() - start) / 1e6;
+            }
+            perCall = Math.max(perCall, 1e-6);
+            int calls = (int) Math.max(1, Math.min(100_000, Math.ceil(BLOCK_MILLIS / perCall)));
+            int blocks = (int) Math.max(1, Math.min(100_000, Math.round(runMillis / (calls * perCall))));
+            return new Blocks(blocks, calls);
+        }
+
+        /** {@return the calls of one path in one pair} */
+        int callsPerRun() {
+            return blocks * calls;
+        }
+    }
+
+    /**
+     * The throughput of {@code threads} threads in paired rounds: a warm-up round of each path, then
+     * {@code settings.rounds()} pairs of rounds of {@code settings.seconds()} each, the order alternating, with
+     * {@code beforeRound} before each round. The row's figures are each path's median bulks per second and CPU ms per
+     * bulk, its ratio the pairs' ({@link PairedRatio}).
+     */
+    private static Row throughputPairs(
+            CostFreeClients driver,
+            CostFreeClients guard,
+            List<WriteModel<Document>> models,
+            BulkWriteOptions options,
+            int threads,
+            Settings settings,
+            Runnable beforeRound) {
+        int rounds = settings.rounds();
+        double[][] perSecond = new double[2][rounds];
+        double[][] cpuPerBulk = new double[2][rounds];
+        beforeRound.run();
+        throughput(driver, models, options, threads, settings.seconds());
+        beforeRound.run();
+        throughput(guard, models, options, threads, settings.seconds());
+        for (int round = 0; round < rounds; round++) {
+            for (int at : round % 2 == 0 ? new int[] {0, 1} : new int[] {1, 0}) {
+                beforeRound.run();
+                double[] measured = throughput(at == 0 ? driver : guard, models, options, threads, settings.seconds());
+                perSecond[at][round] = measured[0];
+                cpuPerBulk[at][round] = measured[1];
+            }
+        }
+        return new Row(
+                threads + " threads",
+                threads,
+                median(perSecond[0]),
+                median(perSecond[1]),
+                Double.NaN,
+                Double.NaN,
+                median(cpuPerBulk[0]),
+                median(cpuPerBulk[1]),
+                Double.NaN,
+                Double.NaN,
+                PairedRatio.of(perSecond[1], perSecond[0]),
+                0);
     }
 
     /** The JVM's collectors' accumulated collection time, ms. */
@@ -311,7 +486,7 @@ final class Perf {
             List<WriteModel<Document>> models,
             BulkWriteOptions options,
             int threads,
-            int seconds) {
+            double seconds) {
         AtomicLong done = new AtomicLong();
         AtomicReference<RuntimeException> failure = new AtomicReference<>();
         CountDownLatch start = new CountDownLatch(1);
@@ -338,7 +513,7 @@ final class Perf {
         }
         long cpuBefore = processCpuNanos();
         long began = System.nanoTime();
-        window[0] = began + seconds * 1_000_000_000L;
+        window[0] = began + (long) (seconds * 1e9);
         start.countDown();
         for (Thread worker : workers) {
             try {
@@ -374,80 +549,131 @@ final class Perf {
 
     static void print(Settings settings, List<Row> writes, List<Row> plan, List<Row> threads, PrintStream out) {
         out.printf(
-                "%nperf: the performance targets; guard and driver in one JVM, runs interleaved, medians (warm-up: at least"
-                        + " %d runs and %,d writes per path and case; %d measured runs each; throughput: %d rounds of %d s"
-                        + " each). On a shared machine read the ratios.%n",
-                settings.warmups(), settings.warmupWrites(), settings.runs(), settings.rounds(), settings.seconds());
+                "%nperf: the performance targets; guard and driver in one JVM on their own emulators (warm-up: at least %d"
+                        + " runs and %,d writes per path and case; %d pairs of runs of at least %d ms per case; throughput:"
+                        + " %d pairs of rounds of %.1f s each, after a warm-up round each).%n",
+                settings.warmups(),
+                settings.warmupWrites(),
+                settings.runs(),
+                settings.runMillis(),
+                settings.rounds(),
+                settings.seconds());
+        out.println(wrap(METHOD, "   "));
         out.printf(
                 "%n1. bulkWrite on the cost-free server (Storage.NONE); target: time guard / driver <= %.2f at every bulk"
-                        + " size, ordered and unordered%n   B/write: what the calling thread allocated per write (the"
-                        + " client's share; the emulator runs on its own threads)%n",
+                        + " size, ordered and unordered%n   ms: median time per call; B/write: what the calling thread"
+                        + " allocated per write (the client's share; the emulator runs on its own threads); calls: each"
+                        + " path's calls per pair%n",
                 BULK_TIME_TARGET);
         out.printf(
-                "%-30s %10s %10s %7s %10s %10s %7s %s%n",
-                "writes", "driver ms", "guard ms", "ratio", "driver B/w", "guard B/w", "ratio", "target (time)");
+                "%-30s %10s %10s %7s %13s %6s %10s %10s %7s %s%n",
+                "writes",
+                "driver ms",
+                "guard ms",
+                "ratio",
+                "95% interval",
+                "calls",
+                "driver B/w",
+                "guard B/w",
+                "ratio",
+                "verdict (time)");
         for (Row r : writes) {
             out.printf(
-                    "%-30s %10.3f %10.3f %7.3f %10.0f %10.0f %7.3f %s%n",
+                    "%-30s %10.3f %10.3f %7.3f %13s %6d %10.0f %10.0f %7.3f %s%n",
                     r.label(),
                     r.driver(),
                     r.guard(),
                     r.ratio(),
+                    r.paired().interval(),
+                    r.callsPerRun(),
                     r.driverAlloc() / r.writes(),
                     r.guardAlloc() / r.writes(),
                     r.allocRatio(),
-                    met(r.ratio() <= BULK_TIME_TARGET));
+                    r.paired().atMost(BULK_TIME_TARGET).text());
         }
         if (!plan.isEmpty()) {
             out.printf(
-                    "%n2. planning + encoding vs the driver's conversion + encoding, no server; targets: time <= 1.10,"
-                            + " allocation per write <= 1.05%n");
+                    "%n2. planning + encoding vs the driver's conversion + encoding, no server; targets: time <= %.2f,"
+                            + " allocation per write <= %.2f%n",
+                    PLAN_TIME_TARGET, PLAN_ALLOCATION_TARGET);
             out.printf(
-                    "%-30s %10s %10s %7s %10s %10s %7s %s%n",
+                    "%-30s %10s %10s %7s %13s %6s %10s %10s %7s %s%n",
                     "writes, filters",
                     "driver ms",
                     "guard ms",
                     "ratio",
+                    "95% interval",
+                    "calls",
                     "driver B/w",
                     "guard B/w",
                     "ratio",
-                    "target (time / alloc)");
+                    "verdict (time / alloc)");
             for (Row r : plan) {
                 out.printf(
-                        "%-30s %10.3f %10.3f %7.3f %10.0f %10.0f %7.3f %s / %s%n",
+                        "%-30s %10.3f %10.3f %7.3f %13s %6d %10.0f %10.0f %7.3f %s / %s%n",
                         r.label(),
                         r.driver(),
                         r.guard(),
                         r.ratio(),
+                        r.paired().interval(),
+                        r.callsPerRun(),
                         r.driverAlloc() / settings.planWrites(),
                         r.guardAlloc() / settings.planWrites(),
                         r.allocRatio(),
-                        met(r.ratio() <= 1.10),
-                        met(r.allocRatio() <= 1.05));
+                        r.paired().atMost(PLAN_TIME_TARGET).text(),
+                        met(r.allocRatio() <= PLAN_ALLOCATION_TARGET));
             }
         }
         out.printf(
                 "%n3. throughput of threads sharing one client (and one guard): bulks of 100 unordered upserts per"
                         + " second; target: guard / driver >= %.2f at %s threads%n   CPU ms/bulk: the process's CPU time"
-                        + " (client, emulator, GC) per bulk; the throughput is bound by it once the threads outnumber the"
-                        + " cores%n",
+                        + " (client, emulator, GC) per bulk, medians; the throughput is bound by it once the threads"
+                        + " outnumber the cores%n",
                 THROUGHPUT_TARGET,
                 THROUGHPUT_TARGETED.stream().map(String::valueOf).collect(Collectors.joining(" and ")));
         out.printf(
-                "%-30s %10s %10s %7s %10s %10s %7s %s%n",
-                "threads", "driver/s", "guard/s", "ratio", "driver CPU", "guard CPU", "ratio", "target");
+                "%-30s %10s %10s %7s %13s %10s %10s %7s %s%n",
+                "threads",
+                "driver/s",
+                "guard/s",
+                "ratio",
+                "95% interval",
+                "driver CPU",
+                "guard CPU",
+                "ratio",
+                "verdict");
         for (Row r : threads) {
             out.printf(
-                    "%-30s %10.1f %10.1f %7.3f %10.3f %10.3f %7.3f %s%n",
+                    "%-30s %10.1f %10.1f %7.3f %13s %10.3f %10.3f %7.3f %s%n",
                     r.label(),
                     r.driver(),
                     r.guard(),
                     r.ratio(),
+                    r.paired().interval(),
                     r.driverCpu(),
                     r.guardCpu(),
                     r.cpuRatio(),
-                    THROUGHPUT_TARGETED.contains(r.writes()) ? met(r.ratio() >= THROUGHPUT_TARGET) : "-");
+                    THROUGHPUT_TARGETED.contains(r.writes())
+                            ? r.paired().atLeast(THROUGHPUT_TARGET).text()
+                            : "-");
         }
         out.flush();
+    }
+
+    /** {@code text} in lines of at most 116 characters, each after {@code indent}. */
+    static String wrap(String text, String indent) {
+        StringBuilder lines = new StringBuilder();
+        StringBuilder line = new StringBuilder(indent);
+        for (String word : text.split(" ")) {
+            if (line.length() > indent.length() && line.length() + 1 + word.length() > 116) {
+                lines.append(line).append(System.lineSeparator());
+                line = new StringBuilder(indent);
+            }
+            if (line.length() > indent.length()) {
+                line.append(' ');
+            }
+            line.append(word);
+        }
+        return lines.append(line).toString();
     }
 }

@@ -8,6 +8,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /** Issue 18's scenarios run at a tiny size (no figure is asserted: speed is measured by the lab, not by tests). */
@@ -60,7 +61,7 @@ class PerfScenariosTest {
                 "--rounds",
                 "1",
                 "--seconds",
-                "1",
+                "0.2",
                 "--plan-writes",
                 "1000");
 
@@ -77,19 +78,23 @@ class PerfScenariosTest {
                         "8 threads",
                         "target: time guard / driver <= 1.03 at every bulk size",
                         "guard / driver >= 0.97 at 8 and 64 threads",
-                        "4. the series");
+                        "4. the series",
+                        "Method: each case is measured in pairs of runs",
+                        "95% interval");
         assertThat(run.out()).doesNotContain("NaN");
-        // every bulkWrite row, the smallest included, carries its verdict
+        // every bulkWrite row, the smallest included, carries its ratio's interval and its verdict
         assertThat(run.out().lines().filter(line -> line.startsWith("10 ")))
                 .hasSize(4)
-                .allSatisfy(line -> assertThat(line).containsPattern("(met|NOT met)$"));
+                .allSatisfy(line -> assertThat(line)
+                        .containsPattern(" \\d+\\.\\d{3}-\\d+\\.\\d{3} ")
+                        .containsPattern("(met|NOT met|too close to call)$"));
         // the series: the sizes from 1,000 up, per case, and the growth line with its verdict
         assertThat(run.out().lines().filter(line -> line.startsWith("replace-upsert ordered")))
                 .hasSize(3)
                 .anySatisfy(line -> assertThat(line).containsPattern("growth .*(flat|NOT flat)$"));
         assertThat(run.out().lines().filter(line -> line.startsWith("8 threads")))
                 .singleElement()
-                .satisfies(line -> assertThat(line).containsPattern("(met|NOT met)$"));
+                .satisfies(line -> assertThat(line).containsPattern("(met|NOT met|too close to call)$"));
     }
 
     @Test
@@ -153,11 +158,13 @@ class PerfScenariosTest {
                 "--warmup-writes",
                 "0",
                 "--runs",
+                "2",
+                "--run-ms",
                 "1",
                 "--rounds",
                 "1",
                 "--seconds",
-                "1",
+                "0.2",
                 "--plan-writes",
                 "100",
                 "--json",
@@ -169,32 +176,69 @@ class PerfScenariosTest {
         tools.jackson.databind.JsonNode json = LabJson.MAPPER.readTree(run.out());
         assertThat(json.propertyNames())
                 .containsExactly(
-                        "warmups", "warmupWrites", "runs", "bulkWrite", "series", "planAndEncode", "throughput");
+                        "warmups",
+                        "warmupWrites",
+                        "runs",
+                        "runMillis",
+                        "method",
+                        "bulkWrite",
+                        "series",
+                        "planAndEncode",
+                        "throughput");
         assertThat(json.get("bulkWrite")).hasSize(8);
         assertThat(json.get("bulkWrite")).allSatisfy(row -> {
             assertThat(row.get("ratio").isNumber()).isTrue();
-            assertThat(row.get("timeTargetMet").isBoolean())
-                    .as("every size has the target")
-                    .isTrue();
+            assertThat(row.get("ratioLow").asDouble())
+                    .isLessThanOrEqualTo(row.get("ratio").asDouble());
+            assertThat(row.get("ratioHigh").asDouble())
+                    .isGreaterThanOrEqualTo(row.get("ratio").asDouble());
+            assertThat(row.get("pairs").asInt()).isEqualTo(2);
+            assertThat(row.get("intervalConfidence").asDouble()).isEqualTo(0.5); // the range of 2 pairs: 1 - 2/4
+            assertThat(row.get("callsPerRun").asInt()).isPositive();
+            // every size has the target: met, NOT met, or too close to call (null), as the verdict says
+            assertThat(row.get("timeVerdict").asString()).isIn("met", "NOT met", "too close to call");
+            assertThat(row.get("timeTargetMet").isNull())
+                    .isEqualTo(row.get("timeVerdict").asString().equals("too close to call"));
             assertThat(row.get("guardCpuMillis").isNumber()).isTrue();
         });
         assertThat(json.get("series")).isEmpty(); // one size from 1,000 up: no series
-        assertThat(json.get("throughput").get(0).get("targetMet").isBoolean()).isTrue();
+        assertThat(json.get("throughput").get(0).get("verdict").asString()).isIn("met", "NOT met", "too close to call");
+        assertThat(json.get("throughput").get(0).get("ratioLow").isNumber()).isTrue();
         assertThat(json.get("throughput").get(0).get("cpuRatio").isNumber()).isTrue();
         assertThat(json.get("planAndEncode").get(0).has("allocationTargetMet")).isTrue();
     }
 
     @Test
     void perfWarmUps_coverTheWarmUpWritesForSmallBulks_andTheWarmUpRunsForLargeOnes() {
-        Perf.Settings settings = new Perf.Settings(List.of(1), List.of(1), 10, 10_000, 21, 1, 1, 0);
+        Perf.Settings settings = new Perf.Settings(List.of(1), List.of(1), 10, 10_000, 21, 1, 1, 0, 20);
 
         assertThat(settings.warmupsFor(1)).isEqualTo(10_000);
         assertThat(settings.warmupsFor(3)).isEqualTo(3_334); // rounded up: at least 10,000 writes
         assertThat(settings.warmupsFor(1_000)).isEqualTo(10);
         assertThat(settings.warmupsFor(100_000)).isEqualTo(10);
-        assertThat(new Perf.Settings(List.of(1), List.of(1), 10, 0, 21, 1, 1, 0).warmupsFor(1))
+        assertThat(new Perf.Settings(List.of(1), List.of(1), 10, 0, 21, 1, 1, 0, 20).warmupsFor(1))
                 .as("--warmup-writes 0: the runs of --warmups only")
                 .isEqualTo(10);
+    }
+
+    @Test
+    void perfBlocks_ofAboutAMillisecond_makeARunOfTheRunsLength() {
+        Supplier<Object> unused = () -> {
+            throw new AssertionError("the warm-up's times are enough");
+        };
+
+        // 0.05 ms per call: blocks of 20 calls, 20 blocks for 20 ms
+        assertThat(Perf.Blocks.of(new double[] {9, 9, 0.05, 0.05, 0.05}, unused, 20))
+                .isEqualTo(new Perf.Blocks(20, 20));
+        // 12 ms per call: one call per block, 2 blocks for 20 ms (rounded), 1 for 5 ms (at least one)
+        assertThat(Perf.Blocks.of(new double[] {12}, unused, 20)).isEqualTo(new Perf.Blocks(2, 1));
+        assertThat(Perf.Blocks.of(new double[] {12}, unused, 5)).isEqualTo(new Perf.Blocks(1, 1));
+        assertThat(Perf.Blocks.of(new double[] {12}, unused, 5).callsPerRun()).isEqualTo(1);
+        // no warm-up: one call of the driver is timed
+        int[] called = {0};
+        assertThat(Perf.Blocks.of(new double[0], () -> called[0]++, 20).callsPerRun())
+                .isPositive();
+        assertThat(called[0]).isEqualTo(1);
     }
 
     @Test
