@@ -64,8 +64,11 @@ final class Perf {
      * One row: each path's median time per call (ms, or operations per second) and median allocation per call, driver
      * then guard; the medians of the calling thread's CPU time per call (ms; for throughput: the process's CPU ms per
      * bulk) and of the JVM's GC time per call (ms; NaN where not measured). {@code writes} is the row's bulk size (0
-     * for other rows). {@code paired} is the guard / driver ratio of the paired runs, with its interval;
-     * {@code callsPerRun} how many calls each run made (0 for throughput rounds).
+     * for other rows). {@code paired} is the guard / driver time ratio of the paired runs, with its interval;
+     * {@code pairedCpu} their ratio of CPU time (bulkWrite and planning rows: of the JVM's Java threads, that is the
+     * client and the emulator without GC, see {@link JavaThreadsCpu}; throughput rows: of the process, GC included):
+     * the work, without the waits for a core that make the time noisy on a loaded machine; {@code callsPerRun} how
+     * many calls each run made (0 for throughput rounds).
      */
     record Row(
             String label,
@@ -79,6 +82,7 @@ final class Perf {
             double driverGc,
             double guardGc,
             PairedRatio paired,
+            PairedRatio pairedCpu,
             int callsPerRun) {
 
         /** A row of one pair (or of medians compared as one pair): its ratio is {@code guard / driver}, no interval. */
@@ -105,6 +109,7 @@ final class Perf {
                     driverGc,
                     guardGc,
                     PairedRatio.ofRatios(new double[] {guard / driver}),
+                    PairedRatio.ofRatios(new double[] {guardCpu / driverCpu}),
                     1);
         }
 
@@ -135,6 +140,7 @@ final class Perf {
                     driverGc,
                     guardGc,
                     paired,
+                    pairedCpu,
                     callsPerRun);
         }
     }
@@ -160,8 +166,9 @@ final class Perf {
             + " the order alternating); 95% interval: a distribution-free confidence interval of that median (order"
             + " statistics of the pairs' ratios; with fewer than 6 pairs their range, less sure). Verdict: met when the"
             + " whole interval is on the target's side, NOT met when the whole interval misses it, too close to call"
-            + " when the target lies in the interval (this run cannot tell: more --runs or a quieter machine). ms, B/w,"
-            + " CPU: each path's median per call over the pairs; their ratios are of those medians.";
+            + " when the target lies in the interval (this run cannot tell: more --runs or a quieter machine). CPU: the"
+            + " same pairs' ratio of CPU time, with its interval. ms, B/w: each path's median per call over the pairs;"
+            + " the allocation ratio is of those medians.";
 
     private Perf() {}
 
@@ -222,7 +229,7 @@ final class Perf {
                 ratio(r, row);
                 row.put("driverCpuMillisPerBulk", r.driverCpu());
                 row.put("guardCpuMillisPerBulk", r.guardCpu());
-                row.put("cpuRatio", r.cpuRatio());
+                cpuRatio(r, row);
                 PairedRatio.Verdict verdict = r.paired().atLeast(THROUGHPUT_TARGET);
                 boolean targeted = THROUGHPUT_TARGETED.contains(r.writes());
                 row.put("verdict", targeted ? verdict.text() : null);
@@ -243,7 +250,15 @@ final class Perf {
             row.put("driverBytesPerWrite", r.driverAlloc() / writes);
             row.put("guardBytesPerWrite", r.guardAlloc() / writes);
             row.put("allocationRatio", r.allocRatio());
+            cpuRatio(r, row);
             return row;
+        }
+
+        /** The paired ratio of CPU time: its median and interval. */
+        private static void cpuRatio(Row r, Map<String, Object> row) {
+            row.put("cpuRatio", r.pairedCpu().median());
+            row.put("cpuRatioLow", r.pairedCpu().low());
+            row.put("cpuRatioHigh", r.pairedCpu().high());
         }
 
         /** The paired ratio: its median, its interval and the interval's coverage, and the number of pairs. */
@@ -345,27 +360,31 @@ final class Perf {
         double[][] allocated = new double[2][runs];
         double[][] cpu = new double[2][runs];
         double[][] gc = new double[2][runs];
+        double[][] threadsCpu = new double[2][runs];
         com.sun.management.ThreadMXBean thread = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         for (int run = 0; run < runs; run++) {
             beforePair.run();
+            JavaThreadsCpu javaThreads = JavaThreadsCpu.now();
             for (int block = 0; block < blocks.blocks(); block++) {
                 for (int at : (run + block) % 2 == 0 ? new int[] {0, 1} : new int[] {1, 0}) {
                     Supplier<?> path = at == 0 ? driver : guard;
                     long gcBefore = gcMillis();
                     long bytes = thread.getCurrentThreadAllocatedBytes();
                     long cpuBefore = thread.getCurrentThreadCpuTime();
+                    long[] threadsBefore = javaThreads.read();
                     long start = System.nanoTime();
                     for (int call = 0; call < blocks.calls(); call++) {
                         path.get();
                     }
                     millis[at][run] += (System.nanoTime() - start) / 1e6;
+                    threadsCpu[at][run] += javaThreads.since(threadsBefore) / 1e6;
                     cpu[at][run] += (thread.getCurrentThreadCpuTime() - cpuBefore) / 1e6;
                     allocated[at][run] += thread.getCurrentThreadAllocatedBytes() - bytes;
                     gc[at][run] += gcMillis() - gcBefore;
                 }
             }
             int calls = blocks.callsPerRun();
-            for (double[][] measure : List.of(millis, allocated, cpu, gc)) {
+            for (double[][] measure : List.of(millis, allocated, cpu, gc, threadsCpu)) {
                 measure[0][run] /= calls;
                 measure[1][run] /= calls;
             }
@@ -382,6 +401,7 @@ final class Perf {
                 median(gc[0]),
                 median(gc[1]),
                 PairedRatio.of(millis[1], millis[0]),
+                PairedRatio.of(threadsCpu[1], threadsCpu[0]),
                 blocks.callsPerRun());
     }
 
@@ -464,6 +484,7 @@ final class Perf {
                 Double.NaN,
                 Double.NaN,
                 PairedRatio.of(perSecond[1], perSecond[0]),
+                PairedRatio.of(cpuPerBulk[1], cpuPerBulk[0]),
                 0);
     }
 
@@ -563,10 +584,11 @@ final class Perf {
                 "%n1. bulkWrite on the cost-free server (Storage.NONE); target: time guard / driver <= %.2f at every bulk"
                         + " size, ordered and unordered%n   ms: median time per call; B/write: what the calling thread"
                         + " allocated per write (the client's share; the emulator runs on its own threads); calls: each"
-                        + " path's calls per pair%n",
+                        + " path's calls per pair; CPU: the pairs' ratio of the Java threads' CPU time (client and"
+                        + " emulator, no GC), which waiting for a core on a loaded machine does not move%n",
                 BULK_TIME_TARGET);
         out.printf(
-                "%-30s %10s %10s %7s %13s %6s %10s %10s %7s %s%n",
+                "%-30s %10s %10s %7s %13s %6s %10s %10s %7s %7s %13s %s%n",
                 "writes",
                 "driver ms",
                 "guard ms",
@@ -576,10 +598,12 @@ final class Perf {
                 "driver B/w",
                 "guard B/w",
                 "ratio",
+                "CPU",
+                "95% interval",
                 "verdict (time)");
         for (Row r : writes) {
             out.printf(
-                    "%-30s %10.3f %10.3f %7.3f %13s %6d %10.0f %10.0f %7.3f %s%n",
+                    "%-30s %10.3f %10.3f %7.3f %13s %6d %10.0f %10.0f %7.3f %7.3f %13s %s%n",
                     r.label(),
                     r.driver(),
                     r.guard(),
@@ -589,6 +613,8 @@ final class Perf {
                     r.driverAlloc() / r.writes(),
                     r.guardAlloc() / r.writes(),
                     r.allocRatio(),
+                    r.pairedCpu().median(),
+                    r.pairedCpu().interval(),
                     r.paired().atMost(BULK_TIME_TARGET).text());
         }
         if (!plan.isEmpty()) {
@@ -597,7 +623,7 @@ final class Perf {
                             + " allocation per write <= %.2f%n",
                     PLAN_TIME_TARGET, PLAN_ALLOCATION_TARGET);
             out.printf(
-                    "%-30s %10s %10s %7s %13s %6s %10s %10s %7s %s%n",
+                    "%-30s %10s %10s %7s %13s %6s %10s %10s %7s %7s %13s %s%n",
                     "writes, filters",
                     "driver ms",
                     "guard ms",
@@ -607,10 +633,12 @@ final class Perf {
                     "driver B/w",
                     "guard B/w",
                     "ratio",
+                    "CPU",
+                    "95% interval",
                     "verdict (time / alloc)");
             for (Row r : plan) {
                 out.printf(
-                        "%-30s %10.3f %10.3f %7.3f %13s %6d %10.0f %10.0f %7.3f %s / %s%n",
+                        "%-30s %10.3f %10.3f %7.3f %13s %6d %10.0f %10.0f %7.3f %7.3f %13s %s / %s%n",
                         r.label(),
                         r.driver(),
                         r.guard(),
@@ -620,6 +648,8 @@ final class Perf {
                         r.driverAlloc() / settings.planWrites(),
                         r.guardAlloc() / settings.planWrites(),
                         r.allocRatio(),
+                        r.pairedCpu().median(),
+                        r.pairedCpu().interval(),
                         r.paired().atMost(PLAN_TIME_TARGET).text(),
                         met(r.allocRatio() <= PLAN_ALLOCATION_TARGET));
             }
@@ -627,12 +657,12 @@ final class Perf {
         out.printf(
                 "%n3. throughput of threads sharing one client (and one guard): bulks of 100 unordered upserts per"
                         + " second; target: guard / driver >= %.2f at %s threads%n   CPU ms/bulk: the process's CPU time"
-                        + " (client, emulator, GC) per bulk, medians; the throughput is bound by it once the threads"
-                        + " outnumber the cores%n",
+                        + " (client, emulator, GC) per bulk, medians, and the pairs' ratio with its interval; the"
+                        + " throughput is bound by it once the threads outnumber the cores%n",
                 THROUGHPUT_TARGET,
                 THROUGHPUT_TARGETED.stream().map(String::valueOf).collect(Collectors.joining(" and ")));
         out.printf(
-                "%-30s %10s %10s %7s %13s %10s %10s %7s %s%n",
+                "%-30s %10s %10s %7s %13s %10s %10s %7s %13s %s%n",
                 "threads",
                 "driver/s",
                 "guard/s",
@@ -641,10 +671,11 @@ final class Perf {
                 "driver CPU",
                 "guard CPU",
                 "ratio",
+                "95% interval",
                 "verdict");
         for (Row r : threads) {
             out.printf(
-                    "%-30s %10.1f %10.1f %7.3f %13s %10.3f %10.3f %7.3f %s%n",
+                    "%-30s %10.1f %10.1f %7.3f %13s %10.3f %10.3f %7.3f %13s %s%n",
                     r.label(),
                     r.driver(),
                     r.guard(),
@@ -652,7 +683,8 @@ final class Perf {
                     r.paired().interval(),
                     r.driverCpu(),
                     r.guardCpu(),
-                    r.cpuRatio(),
+                    r.pairedCpu().median(),
+                    r.pairedCpu().interval(),
                     THROUGHPUT_TARGETED.contains(r.writes())
                             ? r.paired().atLeast(THROUGHPUT_TARGET).text()
                             : "-");

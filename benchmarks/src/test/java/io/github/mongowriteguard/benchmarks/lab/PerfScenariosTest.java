@@ -200,6 +200,8 @@ class PerfScenariosTest {
             assertThat(row.get("timeTargetMet").isNull())
                     .isEqualTo(row.get("timeVerdict").asString().equals("too close to call"));
             assertThat(row.get("guardCpuMillis").isNumber()).isTrue();
+            assertThat(row.get("cpuRatio").asDouble()).isPositive();
+            assertThat(row.get("cpuRatioLow").asDouble()).isLessThanOrEqualTo(row.get("cpuRatio").asDouble());
         });
         assertThat(json.get("series")).isEmpty(); // one size from 1,000 up: no series
         assertThat(json.get("throughput").get(0).get("verdict").asString()).isIn("met", "NOT met", "too close to call");
