@@ -417,15 +417,17 @@ final class Perf {
 
         /**
          * Blocks of about {@link #BLOCK_MILLIS} (at least one call) that make a run of about {@code runMillis}
-         * (at least one block), judged by the median of the driver's last (up to 10) warm-up calls, or by one call
-         * when there was no warm-up.
+         * (at least one block), judged by the lower quartile of the driver's last (up to 100) warm-up calls, or by
+         * one call when there was no warm-up: a burst of load during the last warm-up calls would otherwise make
+         * the runs of the whole case a few calls long (a slow estimate only makes the runs longer).
          */
         static Blocks of(double[] driverWarmupMillis, Supplier<?> driver, int runMillis) {
             double[] last = Arrays.copyOfRange(
-                    driverWarmupMillis, Math.max(0, driverWarmupMillis.length - 10), driverWarmupMillis.length);
+                    driverWarmupMillis, Math.max(0, driverWarmupMillis.length - 100), driverWarmupMillis.length);
             double perCall;
             if (last.length > 0) {
-                perCall = median(last);
+                Arrays.sort(last);
+                perCall = last[(last.length - 1) / 4];
             } else {
                 long start = System.nanoTime();
                 driver.get();
