@@ -47,8 +47,10 @@ public final class ServerTracker implements ConnectionPoolListener, ServerListen
         // (DefaultSdamServerDescriptionManager.updateDescription); they are told on the cluster's own event thread
         // (AsynchronousClusterEventListener), so on a client's very first check-out it may not be here yet: the
         // version then stays what it was (-1 at first, no guard comment, as before the first command).
+        // Written only when it changes: every thread checks out for every send, and a write of the shared field on
+        // each check-out would move its cache line between the cores that run the sending threads.
         Integer wireVersion = wireVersions.get(server);
-        if (wireVersion != null) {
+        if (wireVersion != null && maxWireVersion != wireVersion) {
             maxWireVersion = wireVersion;
         }
     }
