@@ -623,7 +623,7 @@ public final class Lab implements Callable<Integer> {
 
         @Option(
                 names = "--run-ms",
-                defaultValue = "20",
+                defaultValue = "40",
                 description = "a run's length: each run makes as many calls as the driver makes in this time, at least"
                         + " one, the same number for the guard (default: ${DEFAULT-VALUE})")
         int runMillis;
