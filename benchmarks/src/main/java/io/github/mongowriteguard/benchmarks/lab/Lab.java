@@ -571,7 +571,7 @@ public final class Lab implements Callable<Integer> {
             description = {
                 "The performance targets in one table: guard and driver in one JVM on the cost-free server,"
                         + " measured in paired runs (one of each path back to back, the order alternating), each ratio the"
-                        + " median of the pairs' ratios with its 95% confidence interval: bulkWrite time and allocation per"
+                        + " median of the pairs' ratios with its 95%% confidence interval: bulkWrite time and allocation per"
                         + " write, planning + encoding, throughput and CPU per bulk at each thread count, and the series of"
                         + " the cost per write from 1,000 writes up; met / NOT met / too close to call (the interval"
                         + " contains the target). Not in the full run (several minutes with the defaults on a quiet"
@@ -618,7 +618,7 @@ public final class Lab implements Callable<Integer> {
                 names = "--runs",
                 defaultValue = "21",
                 description = "measured pairs of runs per case, one run of each path; from 6 pairs the ratio's interval"
-                        + " is a 95% confidence interval, more pairs narrow it (default: ${DEFAULT-VALUE})")
+                        + " is a 95%% confidence interval, more pairs narrow it (default: ${DEFAULT-VALUE})")
         int runs;
 
         @Option(

@@ -225,6 +225,17 @@ class PerfScenariosTest {
     }
 
     @Test
+    void perfHelp_describesThePairedRunsAndTheInterval() {
+        LabCommandLineTest.Run run = LabCommandLineTest.execute("perf", "--help");
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out().replaceAll("\\s+", " "))
+                .contains("95% confidence interval", "too close to call", "--run-ms", "--seconds")
+                .doesNotContain("%%");
+        assertThat(run.err()).doesNotContain("Could not format");
+    }
+
+    @Test
     void perfBlocks_ofAboutAMillisecond_makeARunOfTheRunsLength() {
         Supplier<Object> unused = () -> {
             throw new AssertionError("the warm-up's times are enough");
