@@ -120,18 +120,29 @@ final class BulkRun<T> implements AutoCloseable {
 
     /** The writes of {@code part} still to send: not after a stop, not after a write on their key that did not apply. */
     private List<Integer> runnable(Round round, List<Integer> part) {
-        List<Integer> runnable = new ArrayList<>(part.size());
-        for (int index : part) {
+        if (part.isEmpty()) {
+            return part;
+        }
+        // Made at the first write that is not run: until then every write of the part runs, and the part is the list.
+        List<Integer> runnable = null;
+        for (int position = 0; position < part.size(); position++) {
+            int index = part.get(position);
             int previous = plan.previousOnKey(index);
+            boolean skipped = true;
             if (stopped != null) {
                 skipAfterStop(index);
             } else if (perKeyFailures && previous >= 0 && !appliedBefore(round, previous)) {
                 skipOnKey(index, previous);
             } else {
+                skipped = false;
+            }
+            if (skipped && runnable == null) {
+                runnable = new ArrayList<>(part.subList(0, position));
+            } else if (!skipped && runnable != null) {
                 runnable.add(index);
             }
         }
-        return runnable;
+        return runnable == null ? part : runnable;
     }
 
     /**
