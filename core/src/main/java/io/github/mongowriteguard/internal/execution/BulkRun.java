@@ -13,9 +13,7 @@ import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.bson.codecs.configuration.CodecRegistry;
@@ -62,12 +60,8 @@ final class BulkRun<T> implements AutoCloseable {
     final Sessions sessions;
     final OutcomeRecorder<T> recorder;
     private final @Nullable SideBySideKeyRuns<T> sideBySide;
-    /**
-     * 16 hex digits of a random long, its lowest byte first (as the hex of its little-endian bytes): formatted from the
-     * long itself, without a byte array per call.
-     */
-    private final String writeId = HexFormat.of()
-            .toHexDigits(Long.reverseBytes(ThreadLocalRandom.current().nextLong()));
+    /** The names of this call's copies, from one random write id. */
+    private final CopyNames copyNames = new CopyNames();
 
     private int commandNumber;
     /** Why nothing more is sent (a whole command failed, an outcome is unknown, an ORDERED round stopped), or null. */
@@ -285,7 +279,7 @@ final class BulkRun<T> implements AutoCloseable {
      */
     Prepared prepare(Sessions on, Round round, WriteCommand command) {
         Long txnNumber = command.retryable() ? on.current().getServerSession().advanceTransactionNumber() : null;
-        String guardComment = "mwg:" + writeId + ":" + round.number() + "." + (++commandNumber);
+        String guardComment = copyNames.name(round.number(), ++commandNumber);
         BsonValue comment = tools.sender().comment(call.commandOptions().comment(), guardComment);
         BsonDocument body = command.toCommand(txnNumber, tools.maxTimeMs(), call.writeConcern(), comment);
         return new Prepared(body, txnNumber, comment == null ? null : guardComment);
