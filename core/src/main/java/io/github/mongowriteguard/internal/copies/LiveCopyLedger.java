@@ -126,7 +126,8 @@ public final class LiveCopyLedger implements CopyLedger {
         private long secsRunning = -1;
 
         private Copy(String namespace, String lsid, @Nullable Long txnNumber, @Nullable String comment) {
-            this.key = lsid + "#" + (txnNumber == null ? "op" + System.nanoTime() : txnNumber);
+            // one concatenation of a string and a long per branch (the same text as before), not of an Object
+            this.key = txnNumber == null ? lsid + "#op" + System.nanoTime() : lsid + "#" + txnNumber.longValue();
             this.namespace = namespace;
             this.lsid = lsid;
             this.txnNumber = txnNumber;
