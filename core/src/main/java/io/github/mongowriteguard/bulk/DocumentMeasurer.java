@@ -14,6 +14,7 @@ import org.bson.codecs.Codec;
 import org.bson.codecs.DecoderContext;
 import org.bson.codecs.EncoderContext;
 import org.bson.io.BasicOutputBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Measures a document to insert or a replacement before anything is sent: its encoded size (refused over the server's
@@ -38,7 +39,8 @@ final class DocumentMeasurer<T> {
 
     private final Codec<T> codec;
     private final DocumentShortcuts shortcuts;
-    private final BasicOutputBuffer buffer = new BasicOutputBuffer(1024);
+    /** Made at the first document encoded: a plan of plain {@code Document}s, measured by arithmetic, needs none. */
+    private @Nullable BasicOutputBuffer buffer;
 
     DocumentMeasurer(Codec<T> codec, DocumentShortcuts shortcuts) {
         this.codec = codec;
@@ -70,6 +72,11 @@ final class DocumentMeasurer<T> {
     }
 
     private MeasuredDocument encode(T document, int depthLimit) {
+        BasicOutputBuffer buffer = this.buffer;
+        if (buffer == null) {
+            buffer = new BasicOutputBuffer(1024);
+            this.buffer = buffer;
+        }
         buffer.truncateToPosition(0);
         // The codec writes as deep as the driver would let it at this place in the command, and no deeper.
         try (BsonBinaryWriter writer =

@@ -322,6 +322,21 @@ final class KeyRuns {
     }
 
     private static String reason(boolean ordered, int roundCount, int longestRun, int n) {
+        if (roundCount == 1 && longestRun <= 1) {
+            // the most common plans, one round with no key written twice: their texts built once, not per bulk
+            return ordered
+                    ? (n == 1 ? ORDERED_ONE_WRITE : ORDERED_ONE_ROUND)
+                    : (n == 1 ? UNORDERED_ONE_WRITE : UNORDERED_ONE_ROUND);
+        }
+        return describe(ordered, roundCount, longestRun, n);
+    }
+
+    private static final String ORDERED_ONE_WRITE = describe(true, 1, 1, 1);
+    private static final String ORDERED_ONE_ROUND = describe(true, 1, 1, 2);
+    private static final String UNORDERED_ONE_WRITE = describe(false, 1, 1, 1);
+    private static final String UNORDERED_ONE_ROUND = describe(false, 1, 1, 2);
+
+    private static String describe(boolean ordered, int roundCount, int longestRun, int n) {
         StringBuilder reason = new StringBuilder()
                 .append(ordered ? "ordered bulk, every write keyed by _id" : "unordered bulk")
                 .append(": ")

@@ -27,10 +27,11 @@ public final class CommandReply {
     private final RawBsonDocument document;
     private final int n;
     private final int nModified;
-    private final Map<Integer, BsonValue> upserted = new HashMap<>();
-    private final Map<Integer, StatementError> errors = new HashMap<>();
+    // Made at their first entry: most replies have no write error and no label, many no upsert.
+    private Map<Integer, BsonValue> upserted = Map.of();
+    private Map<Integer, StatementError> errors = Map.of();
     private final @Nullable BsonDocument writeConcernError;
-    private final java.util.Set<String> errorLabels = new java.util.HashSet<>();
+    private java.util.Set<String> errorLabels = java.util.Set.of();
 
     /** A write error of one statement. */
     public record StatementError(int code, String codeName, String message, BsonDocument details) {}
@@ -58,6 +59,9 @@ public final class CommandReply {
                     case "writeErrors":
                         for (BsonValue value : readValue(reader).asArray()) {
                             BsonDocument error = value.asDocument();
+                            if (errors.isEmpty()) {
+                                errors = new HashMap<>();
+                            }
                             errors.put(
                                     error.getNumber("index").intValue(),
                                     new StatementError(
@@ -75,10 +79,12 @@ public final class CommandReply {
                         writeConcernError = readValue(reader).asDocument();
                         break;
                     case "errorLabels":
-                        readValue(reader)
-                                .asArray()
-                                .forEach(label ->
-                                        errorLabels.add(label.asString().getValue()));
+                        for (BsonValue label : readValue(reader).asArray()) {
+                            if (errorLabels.isEmpty()) {
+                                errorLabels = new java.util.HashSet<>();
+                            }
+                            errorLabels.add(label.asString().getValue());
+                        }
                         break;
                     default:
                         reader.skipValue();
@@ -107,6 +113,9 @@ public final class CommandReply {
                 }
             }
             reader.readEndDocument();
+            if (upserted.isEmpty()) {
+                upserted = new HashMap<>();
+            }
             upserted.put(index, id);
         }
         reader.readEndArray();
@@ -155,7 +164,7 @@ public final class CommandReply {
 
     /** The {@code _id} of the document the statement at {@code position} upserted, or null. */
     public @Nullable BsonValue upsertedId(int position) {
-        return upserted.get(position);
+        return upserted.isEmpty() ? null : upserted.get(position);
     }
 
     public int upsertedCount() {
@@ -164,7 +173,7 @@ public final class CommandReply {
 
     /** The write error of the statement at {@code position}, or null. */
     public @Nullable StatementError error(int position) {
-        return errors.get(position);
+        return errors.isEmpty() ? null : errors.get(position);
     }
 
     public int errorCount() {
@@ -197,7 +206,7 @@ public final class CommandReply {
 
     /** The reply's top-level error labels (e.g. {@code RetryableWriteError} on a write-concern error). */
     public java.util.Set<String> errorLabels() {
-        return java.util.Collections.unmodifiableSet(errorLabels);
+        return errorLabels.isEmpty() ? java.util.Set.of() : java.util.Collections.unmodifiableSet(errorLabels);
     }
 
     /** A reply's {@code writeConcernError} document as the driver's {@link WriteConcernError}. */

@@ -35,6 +35,16 @@ final class EncodedCommandBody implements CommandBody {
      */
     @Override
     public RawBsonDocument withSendFields(List<BsonElement> sendFields) {
+        int plain = PlainSendFields.size(sendFields);
+        if (plain >= 0) {
+            // the usual fields (numbers, the guard's comment): their bytes by hand, without a writer or a buffer
+            int size = bodyEnd + plain + 1;
+            if (size > bytes.length) {
+                bytes = Arrays.copyOf(bytes, size);
+            }
+            bytes[PlainSendFields.write(sendFields, bytes, bodyEnd)] = 0;
+            return sized(size);
+        }
         // Only the fields are written here, as the pipe of an empty document with them as extra elements writes them;
         // their bytes then replace what follows the statements.
         BasicOutputBuffer tail = new BasicOutputBuffer(TAIL_SIZE);
@@ -48,6 +58,11 @@ final class EncodedCommandBody implements CommandBody {
             bytes = Arrays.copyOf(bytes, size);
         }
         System.arraycopy(tail.getInternalBuffer(), 4, bytes, bodyEnd, tailLength);
+        return sized(size);
+    }
+
+    /** The document of {@code size} bytes from the start, its length prefix set. */
+    private RawBsonDocument sized(int size) {
         bytes[0] = (byte) size;
         bytes[1] = (byte) (size >>> 8);
         bytes[2] = (byte) (size >>> 16);

@@ -18,7 +18,7 @@ public final class LiveCopyLedger implements CopyLedger {
 
     private static final long EXPIRY_INTERVAL_NANOS = 1_000_000_000L;
 
-    private final Map<String, Copy> open = new ConcurrentHashMap<>();
+    private final Map<Key, Copy> open = new ConcurrentHashMap<>();
     private final AtomicInteger running = new AtomicInteger();
     private final AtomicInteger maxRunning = new AtomicInteger();
     /**
@@ -111,9 +111,15 @@ public final class LiveCopyLedger implements CopyLedger {
         });
     }
 
+    /**
+     * What tracks a copy in {@link #open}: its session and transaction number, or, for a write sent without one, its
+     * session and start time as a copy of its own. A record, not a concatenated string, since every copy makes one.
+     */
+    private record Key(String lsid, long number, boolean withoutTxnNumber) {}
+
     /** One copy while its write runs; the executor reports its sends here. */
     public final class Copy {
-        private final String key;
+        private final Key key;
         private final String namespace;
         private final String lsid;
         private final @Nullable Long txnNumber;
@@ -126,7 +132,7 @@ public final class LiveCopyLedger implements CopyLedger {
         private long secsRunning = -1;
 
         private Copy(String namespace, String lsid, @Nullable Long txnNumber, @Nullable String comment) {
-            this.key = lsid + "#" + (txnNumber == null ? "op" + System.nanoTime() : txnNumber);
+            this.key = txnNumber == null ? new Key(lsid, System.nanoTime(), true) : new Key(lsid, txnNumber, false);
             this.namespace = namespace;
             this.lsid = lsid;
             this.txnNumber = txnNumber;

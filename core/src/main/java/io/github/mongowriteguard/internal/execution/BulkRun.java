@@ -13,9 +13,7 @@ import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.bson.codecs.configuration.CodecRegistry;
@@ -62,12 +60,8 @@ final class BulkRun<T> implements AutoCloseable {
     final Sessions sessions;
     final OutcomeRecorder<T> recorder;
     private final @Nullable SideBySideKeyRuns<T> sideBySide;
-    /**
-     * 16 hex digits of a random long, its lowest byte first (as the hex of its little-endian bytes): formatted from the
-     * long itself, without a byte array per call.
-     */
-    private final String writeId = HexFormat.of()
-            .toHexDigits(Long.reverseBytes(ThreadLocalRandom.current().nextLong()));
+    /** The names of this call's copies, from one random write id. */
+    private final CopyNames copyNames = new CopyNames();
 
     private int commandNumber;
     /** Why nothing more is sent (a whole command failed, an outcome is unknown, an ORDERED round stopped), or null. */
@@ -120,18 +114,29 @@ final class BulkRun<T> implements AutoCloseable {
 
     /** The writes of {@code part} still to send: not after a stop, not after a write on their key that did not apply. */
     private List<Integer> runnable(Round round, List<Integer> part) {
-        List<Integer> runnable = new ArrayList<>(part.size());
-        for (int index : part) {
+        if (part.isEmpty()) {
+            return part;
+        }
+        // Made at the first write that is not run: until then every write of the part runs, and the part is the list.
+        List<Integer> runnable = null;
+        for (int position = 0; position < part.size(); position++) {
+            int index = part.get(position);
             int previous = plan.previousOnKey(index);
+            boolean skipped = true;
             if (stopped != null) {
                 skipAfterStop(index);
             } else if (perKeyFailures && previous >= 0 && !appliedBefore(round, previous)) {
                 skipOnKey(index, previous);
             } else {
+                skipped = false;
+            }
+            if (skipped && runnable == null) {
+                runnable = new ArrayList<>(part.subList(0, position));
+            } else if (!skipped && runnable != null) {
                 runnable.add(index);
             }
         }
-        return runnable;
+        return runnable == null ? part : runnable;
     }
 
     /**
@@ -274,7 +279,7 @@ final class BulkRun<T> implements AutoCloseable {
      */
     Prepared prepare(Sessions on, Round round, WriteCommand command) {
         Long txnNumber = command.retryable() ? on.current().getServerSession().advanceTransactionNumber() : null;
-        String guardComment = "mwg:" + writeId + ":" + round.number() + "." + (++commandNumber);
+        String guardComment = copyNames.name(round.number(), ++commandNumber);
         BsonValue comment = tools.sender().comment(call.commandOptions().comment(), guardComment);
         BsonDocument body = command.toCommand(txnNumber, tools.maxTimeMs(), call.writeConcern(), comment);
         return new Prepared(body, txnNumber, comment == null ? null : guardComment);

@@ -40,6 +40,8 @@ final class CopySender {
     private final MongoDatabase admin;
     private final String namespace;
     private final long maxTimeMs;
+    /** The last session identifier this sender saw, with its text ({@link #lsid}); null before the first send. */
+    private volatile @Nullable LsidText lastLsid;
 
     /**
      * What the sends of one copy came to.
@@ -256,11 +258,22 @@ final class CopySender {
         }
     }
 
-    private static String lsid(ClientSession session) {
-        return session.getServerSession()
-                .getIdentifier()
-                .getBinary("id")
-                .asUuid()
-                .toString();
+    /**
+     * The session id as text, for the ledger. The driver's pool hands the same server sessions out again and again
+     * (most recently released first), so the text of the last identifier seen is kept and reused while the identifier
+     * is the same object; threads that race on it only compute it again.
+     */
+    private String lsid(ClientSession session) {
+        BsonDocument identifier = session.getServerSession().getIdentifier();
+        LsidText last = lastLsid;
+        if (last != null && last.identifier() == identifier) {
+            return last.text();
+        }
+        String text = identifier.getBinary("id").asUuid().toString();
+        lastLsid = new LsidText(identifier, text);
+        return text;
     }
+
+    /** A session identifier and its text. */
+    private record LsidText(BsonDocument identifier, String text) {}
 }

@@ -82,6 +82,9 @@ public final class DriverExceptions {
 
     /** For {@code bulkWrite} and {@code insertMany}. */
     static void throwIfNotComplete(WriteOutcome<?> outcome, Object namespace, long maxTimeMs) {
+        if (nothingToThrow(outcome)) {
+            return;
+        }
         throwIfUnknown(outcome, namespace);
         throwIfCommandFailed(outcome, namespace, maxTimeMs);
         throwIfNothingSent(outcome, namespace);
@@ -100,6 +103,9 @@ public final class DriverExceptions {
 
     /** For the single-write methods: the one write's failure as the driver's single-write method throws it. */
     static void throwIfNotApplied(WriteOutcome<?> outcome, Object namespace, long maxTimeMs) {
+        if (nothingToThrow(outcome)) {
+            return;
+        }
         throwIfUnknown(outcome, namespace);
         throwIfCommandFailed(outcome, namespace, maxTimeMs);
         throwIfNothingSent(outcome, namespace);
@@ -209,6 +215,18 @@ public final class DriverExceptions {
                 "the outcome of this findAndModify on " + namespace + " is unknown: " + write.message(),
                 outcome,
                 SendResult.errorOf(last));
+    }
+
+    /**
+     * The common outcome, in one pass: every write applied (or superseded), no command error, no write-concern error,
+     * no copy still running. None of the checks below throws for it (nothing UNKNOWN, FAILED or not sent), so they are
+     * not walked one by one.
+     */
+    private static boolean nothingToThrow(WriteOutcome<?> outcome) {
+        return outcome.commandError() == null
+                && outcome.writeConcernError() == null
+                && outcome.stillRunning().isEmpty()
+                && outcome.isComplete();
     }
 
     private static void throwIfUnknown(WriteOutcome<?> outcome, Object namespace) {

@@ -36,11 +36,6 @@ public record GuardedCall(
         return new GuardedCall(operation, session, options, false, false, throwPolicy);
     }
 
-    /** This call, with the caller's opt-in to retry provably idempotent multi-document updates. */
-    public GuardedCall idempotentMultiRetries(boolean optIn) {
-        return new GuardedCall(operation, session, options, optIn, statementCounts, throwPolicy);
-    }
-
     /** This call, with every update, replace and delete in a command of its own. */
     public GuardedCall statementCounts(boolean counts) {
         return new GuardedCall(operation, session, options, idempotentMultiRetries, counts, throwPolicy);

@@ -198,7 +198,7 @@ public final class GuardedOperations<T> {
     /** The description of a guarded call on this collection, with its multi-document retry opt-in. */
     private GuardedCall call(
             String operation, @Nullable ClientSession session, BulkWriteOptions options, ThrowPolicy throwPolicy) {
-        return GuardedCall.of(operation, session, options, throwPolicy).idempotentMultiRetries(idempotentMultiRetries);
+        return new GuardedCall(operation, session, options, idempotentMultiRetries, false, throwPolicy);
     }
 
     // ---- findOneAndDelete, findOneAndReplace, findOneAndUpdate: one findAndModify command ----

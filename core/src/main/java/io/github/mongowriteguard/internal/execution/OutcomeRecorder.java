@@ -168,9 +168,10 @@ final class OutcomeRecorder<T> {
         boolean interruptedOrdered = command.ordered()
                 && firstError >= 0
                 && !RefusalProof.provesNothingApplied(reply.error(firstError).code(), false, false, single);
+        boolean anyError = firstError >= 0;
         for (int position = 0; position < command.size(); position++) {
             int index = command.index(position);
-            CommandReply.StatementError error = reply.error(position);
+            CommandReply.StatementError error = anyError ? reply.error(position) : null;
             if (error != null) {
                 if (error.code() == ErrorCodes.DUPLICATE_KEY
                         && command.type() == WriteCommand.CommandType.INSERT

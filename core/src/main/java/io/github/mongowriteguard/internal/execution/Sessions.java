@@ -18,7 +18,11 @@ final class Sessions implements AutoCloseable {
             ClientSessionOptions.builder().causallyConsistent(false).build();
 
     private final @Nullable MongoAccess access;
-    private final List<ClientSession> all = new ArrayList<>();
+    /** The first session the guard started, or null with the caller's session. */
+    private @Nullable ClientSession first;
+    /** The sessions started after {@link #first} (a copy was left possibly running); null until one is. */
+    private @Nullable List<ClientSession> later;
+
     private ClientSession current;
 
     private Sessions(@Nullable MongoAccess access, @Nullable ClientSession callers) {
@@ -38,7 +42,14 @@ final class Sessions implements AutoCloseable {
 
     private ClientSession start() {
         ClientSession session = java.util.Objects.requireNonNull(access).startSession(OWN);
-        all.add(session);
+        if (first == null) {
+            first = session;
+        } else {
+            if (later == null) {
+                later = new ArrayList<>();
+            }
+            later.add(session);
+        }
         return session;
     }
 
@@ -54,6 +65,11 @@ final class Sessions implements AutoCloseable {
 
     @Override
     public void close() {
-        all.forEach(ClientSession::close);
+        if (first != null) {
+            first.close();
+        }
+        if (later != null) {
+            later.forEach(ClientSession::close);
+        }
     }
 }

@@ -11,8 +11,10 @@ import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +30,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
     private final List<? extends WriteModel<? extends T>> models;
+    /** One outcome per index, in index order; {@link #outcomes} is a read-only view of it. */
+    private final IndexOutcome[] statuses;
+
     private final List<IndexOutcome> outcomes;
     private final int inserted;
     private final int matched;
@@ -48,7 +53,9 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
 
     private RecordedWriteOutcome(Builder<T> builder) {
         this.models = builder.models;
-        this.outcomes = Collections.unmodifiableList(new ArrayList<>(builder.outcomes));
+        // The builder's array, handed over: the builder is spent once built, so nothing writes into it again.
+        this.statuses = builder.outcomes;
+        this.outcomes = Collections.unmodifiableList(Arrays.asList(statuses));
         this.inserted = builder.inserted;
         this.matched = builder.matched;
         this.modified = builder.modified;
@@ -63,13 +70,19 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
         this.stillRunning = copy(builder.stillRunning);
         this.commandError = builder.commandError;
         this.serverAddress = builder.serverAddress;
-        this.errorLabels = builder.errorLabels.isEmpty() ? Set.of() : Set.copyOf(builder.errorLabels);
-        this.statementCounts = builder.statementCounts.isEmpty() ? Map.of() : Map.copyOf(builder.statementCounts);
+        this.errorLabels = builder.errorLabels == null ? Set.of() : Set.copyOf(builder.errorLabels);
+        this.statementCounts = builder.statementCounts == null ? Map.of() : Map.copyOf(builder.statementCounts);
     }
 
-    /** {@link List#copyOf}, without the copy's allocations for the lists most calls leave empty. */
-    private static <E> List<E> copy(List<E> list) {
-        return list.isEmpty() ? List.of() : List.copyOf(list);
+    /**
+     * {@link List#copyOf}, without the copy's allocations for the lists most calls leave empty (the builder makes them
+     * only when something is added) and with one element.
+     */
+    private static <E> List<E> copy(@Nullable List<E> list) {
+        if (list == null || list.isEmpty()) {
+            return List.of();
+        }
+        return list.size() == 1 ? List.of(list.get(0)) : List.copyOf(list);
     }
 
     /**
@@ -89,7 +102,7 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
     }
 
     public IndexOutcome outcome(int index) {
-        return outcomes.get(index);
+        return outcomes.get(index); // the list's bounds check and exception, as before
     }
 
     /** The number of writes with each status. */
@@ -98,14 +111,17 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
         for (WriteStatus status : WriteStatus.values()) {
             counts.put(status, 0);
         }
-        outcomes.forEach(o -> counts.merge(o.status(), 1, Integer::sum));
+        for (IndexOutcome o : statuses) {
+            counts.merge(o.status(), 1, Integer::sum);
+        }
         return counts;
     }
 
     /** True when every write was applied. */
     public boolean isComplete() {
-        // loops, not streams: asked on every call (the observation's outcome, the driver-style exceptions)
-        for (IndexOutcome o : outcomes) {
+        // loops over the array, not streams or iterators: asked on every call (the observation's outcome, the
+        // driver-style exceptions)
+        for (IndexOutcome o : statuses) {
             if (o.status() != WriteStatus.APPLIED && o.status() != WriteStatus.SUPERSEDED) {
                 return false;
             }
@@ -122,7 +138,7 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
     }
 
     private boolean any(WriteStatus status) {
-        for (IndexOutcome o : outcomes) {
+        for (IndexOutcome o : statuses) {
             if (o.status() == status) {
                 return true;
             }
@@ -226,7 +242,7 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
      */
     public List<WriteModel<? extends T>> notApplied() {
         List<WriteModel<? extends T>> result = new ArrayList<>();
-        for (IndexOutcome outcome : outcomes) {
+        for (IndexOutcome outcome : statuses) {
             if (outcome.status() != WriteStatus.APPLIED && outcome.status() != WriteStatus.SUPERSEDED) {
                 result.add(models.get(outcome.index()));
             }
@@ -247,12 +263,19 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
                 + ", sends=" + sends + (stillRunning.isEmpty() ? "" : ", stillRunning=" + stillRunning) + '}';
     }
 
-    /** Collects an outcome while a guarded write runs; for the guard's executor. */
+    private static final java.util.Comparator<BulkWriteUpsert> BY_INDEX_UPSERT =
+            java.util.Comparator.comparingInt(BulkWriteUpsert::getIndex);
+    private static final java.util.Comparator<BulkWriteInsert> BY_INDEX_INSERT =
+            java.util.Comparator.comparingInt(BulkWriteInsert::getIndex);
+
+    /** Collects an outcome while a guarded write runs; for the guard's executor; built once. */
     public static final class Builder<T> {
         private final List<? extends WriteModel<? extends T>> models;
-        private final List<IndexOutcome> outcomes;
-        private final List<BulkWriteUpsert> upserts = new ArrayList<>();
-        private final List<BulkWriteInsert> inserts = new ArrayList<>();
+        /** One outcome per index, set in any order; handed to the outcome by {@link #build}. */
+        private final IndexOutcome[] outcomes;
+        // The collections below are made at their first element: most calls leave most of them empty.
+        private @Nullable List<BulkWriteUpsert> upserts;
+        private @Nullable List<BulkWriteInsert> inserts;
         private int inserted;
         private int matched;
         private int modified;
@@ -261,26 +284,29 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
         private int commands;
         private int sends;
         private @Nullable BsonDocument writeConcernError;
-        private final List<CopyRecord> copies = new ArrayList<>();
-        private final List<CopyRecord> stillRunning = new ArrayList<>();
+        private @Nullable List<CopyRecord> copies;
+        private @Nullable List<CopyRecord> stillRunning;
         private @Nullable MongoException commandError;
         private @Nullable ServerAddress serverAddress;
-        private final Set<String> errorLabels = new HashSet<>();
-        private final Map<Integer, WriteOutcome.StatementCounts> statementCounts = new java.util.HashMap<>();
+        private @Nullable Set<String> errorLabels;
+        private @Nullable Map<Integer, WriteOutcome.StatementCounts> statementCounts;
+        private boolean built;
 
         public Builder(List<? extends WriteModel<? extends T>> models) {
             this.models = models;
-            // fixed size: one outcome per index, set in any order
-            this.outcomes = java.util.Arrays.asList(new IndexOutcome[models.size()]);
+            this.outcomes = new IndexOutcome[models.size()];
         }
 
         public Builder<T> set(IndexOutcome outcome) {
-            outcomes.set(outcome.index(), outcome);
+            if (built) {
+                throw new IllegalStateException("guard defect: an outcome was set after the call's outcome was built");
+            }
+            outcomes[outcome.index()] = outcome;
             return this;
         }
 
         public @Nullable IndexOutcome get(int index) {
-            return outcomes.get(index);
+            return outcomes[index];
         }
 
         public Builder<T> counts(int inserted, int matched, int modified, int deleted) {
@@ -293,16 +319,30 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
 
         /** The counts of the write at {@code index}, sent alone in its command. */
         public Builder<T> statementCounts(int index, WriteOutcome.StatementCounts counts) {
+            if (statementCounts == null) {
+                // a call of one such write (the single-write methods) keeps its one entry without a hash map
+                statementCounts = Map.of(index, counts);
+                return this;
+            }
+            if (!(statementCounts instanceof HashMap)) {
+                statementCounts = new HashMap<>(statementCounts);
+            }
             statementCounts.put(index, counts);
             return this;
         }
 
         public Builder<T> upsert(BulkWriteUpsert upsert) {
+            if (upserts == null) {
+                upserts = new ArrayList<>();
+            }
             upserts.add(upsert);
             return this;
         }
 
         public Builder<T> insert(BulkWriteInsert insert) {
+            if (inserts == null) {
+                inserts = new ArrayList<>();
+            }
             inserts.add(insert);
             return this;
         }
@@ -315,11 +355,17 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
         }
 
         public Builder<T> copy(CopyRecord copy) {
+            if (copies == null) {
+                copies = new ArrayList<>(1);
+            }
             copies.add(copy);
             return this;
         }
 
         public Builder<T> stillRunning(CopyRecord copy) {
+            if (stillRunning == null) {
+                stillRunning = new ArrayList<>(1);
+            }
             stillRunning.add(copy);
             return this;
         }
@@ -340,6 +386,12 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
         }
 
         public Builder<T> errorLabels(Set<String> labels) {
+            if (labels.isEmpty()) {
+                return this;
+            }
+            if (errorLabels == null) {
+                errorLabels = new HashSet<>();
+            }
             errorLabels.addAll(labels);
             return this;
         }
@@ -363,13 +415,18 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
          * @throws IllegalStateException if an index has no outcome: every index must have exactly one
          */
         public WriteOutcome<T> build() {
-            for (int i = 0; i < outcomes.size(); i++) {
-                if (outcomes.get(i) == null) {
+            for (int i = 0; i < outcomes.length; i++) {
+                if (outcomes[i] == null) {
                     throw new IllegalStateException("guard defect: index " + i + " has no outcome");
                 }
             }
-            upserts.sort((a, b) -> Integer.compare(a.getIndex(), b.getIndex()));
-            inserts.sort((a, b) -> Integer.compare(a.getIndex(), b.getIndex()));
+            if (upserts != null && upserts.size() > 1) {
+                upserts.sort(BY_INDEX_UPSERT);
+            }
+            if (inserts != null && inserts.size() > 1) {
+                inserts.sort(BY_INDEX_INSERT);
+            }
+            built = true;
             return new RecordedWriteOutcome<>(this);
         }
     }
