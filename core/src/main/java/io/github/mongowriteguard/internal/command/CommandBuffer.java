@@ -64,6 +64,30 @@ final class CommandBuffer extends OutputBuffer {
         buffer.put((byte) value);
     }
 
+    /**
+     * Writes {@code index} as an array element's name: its decimal digits in ASCII and the terminating byte, as
+     * {@code BsonBinaryWriter} names array elements, without making a {@code String} of it.
+     */
+    void writeArrayIndexName(int index) {
+        if (index < 0) {
+            throw new IllegalArgumentException("an array index is not negative: " + index);
+        }
+        int digits = 1;
+        for (int rest = index / 10; rest > 0; rest /= 10) {
+            digits++;
+        }
+        ensure(digits + 1);
+        byte[] bytes = buffer.array();
+        int at = buffer.position();
+        int rest = index;
+        for (int i = at + digits - 1; i >= at; i--) {
+            bytes[i] = (byte) ('0' + rest % 10);
+            rest /= 10;
+        }
+        bytes[at + digits] = 0;
+        buffer.position(at + digits + 1);
+    }
+
     @Override
     public void writeInt32(int value) {
         ensure(4);
