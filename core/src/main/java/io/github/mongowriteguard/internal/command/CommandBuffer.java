@@ -88,6 +88,29 @@ final class CommandBuffer extends OutputBuffer {
         buffer.position(at + digits + 1);
     }
 
+    /**
+     * Names and strings as {@code OutputBuffer} writes them (UTF-8, then the terminating byte), straight into the array
+     * when every character is ASCII and not the null character, instead of a call per byte; anything else, the null
+     * character's refusal included, through {@code OutputBuffer}'s own code.
+     */
+    @Override
+    protected int writeCharacters(String text, boolean checkForNullCharacters) {
+        int length = text.length();
+        ensure(length + 1);
+        byte[] bytes = buffer.array();
+        int at = buffer.position();
+        for (int i = 0; i < length; i++) {
+            char c = text.charAt(i);
+            if (c >= 0x80 || c == 0) {
+                return super.writeCharacters(text, checkForNullCharacters); // from the start: nothing was counted yet
+            }
+            bytes[at + i] = (byte) c;
+        }
+        bytes[at + length] = 0;
+        buffer.position(at + length + 1);
+        return length + 1;
+    }
+
     @Override
     public void writeInt32(int value) {
         ensure(4);

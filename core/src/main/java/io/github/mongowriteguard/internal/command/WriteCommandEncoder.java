@@ -204,10 +204,12 @@ public final class WriteCommandEncoder<T> {
         private static List<List<Integer>> byDriverType(BulkPlan plan, List<Integer> indices) {
             int[] counts = new int[DRIVER_TYPES];
             int[] order = new int[DRIVER_TYPES];
+            byte[] typeAt = new byte[indices.size()]; // read from each write's facts once
             int types = 0;
             for (int position = 0; position < indices.size(); position++) {
                 int type =
                         StatementBucket.of(plan.sentAs(indices.get(position))).driverType();
+                typeAt[position] = (byte) type;
                 if (counts[type]++ == 0) {
                     order[types++] = type;
                 }
@@ -216,7 +218,7 @@ public final class WriteCommandEncoder<T> {
             int[] filled = new int[DRIVER_TYPES];
             for (int position = 0; position < indices.size(); position++) {
                 int index = indices.get(position);
-                int type = StatementBucket.of(plan.sentAs(index)).driverType();
+                int type = typeAt[position];
                 if (ofType[type] == null) {
                     ofType[type] = new int[counts[type]];
                 }

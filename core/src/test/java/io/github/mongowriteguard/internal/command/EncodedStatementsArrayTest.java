@@ -199,24 +199,6 @@ class EncodedStatementsArrayTest {
     }
 
     @Test
-    void anIndexName_isItsDecimalDigits_andATerminator_asBsonBinaryWriterNamesIt() {
-        int[] indexes = {0, 1, 9, 10, 99, 100, 999, 1_000, 1_001, 9_999, 10_000, 99_999, 100_000, 123_456_789};
-        for (int index : indexes) {
-            CommandBuffer buffer = new CommandBuffer(4);
-            buffer.writeByte(7);
-            buffer.writeArrayIndexName(index);
-            byte[] name = (Integer.toString(index) + '\0').getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-            assertThat(Arrays.copyOfRange(buffer.array(), 1, buffer.getPosition()))
-                    .as("index %d", index)
-                    .isEqualTo(name);
-        }
-        CommandBuffer max = new CommandBuffer(1);
-        max.writeArrayIndexName(Integer.MAX_VALUE);
-        assertThat(new String(max.array(), 0, max.getPosition() - 1, java.nio.charset.StandardCharsets.US_ASCII))
-                .isEqualTo(Integer.toString(Integer.MAX_VALUE));
-    }
-
-    @Test
     void theNamesBytes_areTheSumOfEveryNameAndItsTerminator() {
         Set<Integer> checked =
                 Set.of(0, 1, 2, 9, 10, 11, 99, 100, 101, 999, 1_000, 1_001, 9_999, 10_000, 99_999, 100_000);
@@ -349,7 +331,9 @@ class EncodedStatementsArrayTest {
                     .append("tags", List.of("a", random.nextInt(9)))
                     .append(
                             "inner",
-                            new Document("at", random.nextLong()).append("text", "t".repeat(random.nextInt(60))));
+                            new Document("at", random.nextLong())
+                                    .append("text", "t\u00e9".repeat(random.nextInt(30)))
+                                    .append("na\u00efve \ud83d\ude00", random.nextBoolean()));
             switch (random.nextInt(9)) {
                 case 0 -> models.add(new InsertOneModel<>(new Document(document).append("_id", new ObjectId())));
                 case 1 -> models.add(new InsertOneModel<>(new Document("noId", i).append("inner", document)));
