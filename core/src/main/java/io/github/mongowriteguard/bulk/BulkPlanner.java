@@ -155,7 +155,7 @@ public final class BulkPlanner<T> {
                 }
                 write.appendedId = true;
             }
-            write.id = Ids.copy(id);
+            write.keyBy(Ids.copy(id));
             long sizeWithId = (long) write.documentSize + idElementSize(id);
             if (sizeWithId > MAX_DOCUMENT_SIZE_BYTES) {
                 throw WriteInspector.invalid(

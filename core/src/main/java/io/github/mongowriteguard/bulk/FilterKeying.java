@@ -48,7 +48,7 @@ final class FilterKeying {
         // A filter that is only {_id: id} is not kept: WriteFacts rebuilds it from the id.
         boolean idOnly = !otherConditions && encoded.get("_id") == id;
         write.filtered(idOnly ? null : encoded, otherConditions, Unkeyed.NO);
-        write.id = id;
+        write.keyBy(id);
         return write;
     }
 

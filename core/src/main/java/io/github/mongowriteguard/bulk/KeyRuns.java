@@ -68,11 +68,15 @@ final class KeyRuns {
     }
 
     /**
+     * @param keyOf         per write, its key's number ({@link WriteFacts#keyNumber}), -1 when unkeyed
+     * @param commandTypeOf per write, {@link #commandType} of its kind
      * @param supersededBy per write, the later write that supersedes it under last-write-wins, or -1; null when none:
      *                     a superseded write is in no round
      */
     static BulkPlan plan(
             WriteFacts[] facts,
+            int[] keyOf,
+            byte[] commandTypeOf,
             int keyCount,
             PlanOptions options,
             int[] previousSameKey,
@@ -81,7 +85,7 @@ final class KeyRuns {
         int n = facts.length;
         boolean ordered = options.isOrdered();
         int[] shardOfKey = ordered ? new int[keyCount] : null;
-        boolean[] asRuns = keysAsRuns(facts, keyCount, ordered, supersededBy, options, shardOfKey);
+        boolean[] asRuns = keysAsRuns(facts, keyOf, keyCount, ordered, supersededBy, options, shardOfKey);
 
         // runStart[i]: the first write of i's run. Round of a run: one after the round of the key's previous run.
         int[] runStart = new int[n];
@@ -94,8 +98,8 @@ final class KeyRuns {
                 continue;
             }
             int previous = previousSameKey[i];
-            int key = facts[i].keyNumber;
-            if (previous >= 0 && asRuns[key] && commandType(facts[previous].kind) == commandType(facts[i].kind)) {
+            int key = keyOf[i];
+            if (previous >= 0 && asRuns[key] && commandTypeOf[previous] == commandTypeOf[i]) {
                 runStart[i] = runStart[previous];
                 roundOf[i] = roundOf[previous];
             } else {
@@ -171,6 +175,7 @@ final class KeyRuns {
      */
     private static boolean[] keysAsRuns(
             WriteFacts[] facts,
+            int[] keyOf,
             int keyCount,
             boolean ordered,
             int @Nullable [] supersededBy,
@@ -184,12 +189,13 @@ final class KeyRuns {
         int[] writes = new int[keyCount];
         int[] firstOfKey = new int[keyCount];
         int most = 0;
-        for (WriteFacts write : facts) {
-            if (write.keyNumber >= 0 && (supersededBy == null || supersededBy[write.index] < 0)) {
-                if (writes[write.keyNumber] == 0) {
-                    firstOfKey[write.keyNumber] = write.index;
+        for (int i = 0; i < keyOf.length; i++) {
+            int key = keyOf[i];
+            if (key >= 0 && (supersededBy == null || supersededBy[i] < 0)) {
+                if (writes[key] == 0) {
+                    firstOfKey[key] = i;
                 }
-                most = Math.max(most, ++writes[write.keyNumber]);
+                most = Math.max(most, ++writes[key]);
             }
         }
         if (shardOfKey != null) {

@@ -54,15 +54,15 @@ final class KeyTable {
                 continue;
             }
             if (write.id != null) {
-                write.keyNumber = numberOf(facts, i, write.id);
+                write.keyNumber = numberOf(facts, i, write.id, write.idHash);
             } else if (write.freshKey) {
                 write.keyNumber = count++; // an _id generated when sent: a key of its own
             }
         }
     }
 
-    private int numberOf(WriteFacts[] facts, int index, BsonValue id) {
-        int hash = spread(IdKey.hash(id));
+    private int numberOf(WriteFacts[] facts, int index, BsonValue id, int idHash) {
+        int hash = spread(idHash);
         int tag = hash >>> indexBits << indexBits; // the hash's top bits, where the slot holds them
         int slot = hash & mask;
         while (true) {

@@ -129,6 +129,11 @@ public final class NestingDepth {
 
     /** Whether the walk can see into {@code value}: a document or a list. */
     private static boolean isContainer(@Nullable Object value) {
+        if (value instanceof BsonValue) {
+            // Checked against the two classes first: for the scalars most fields hold, a failed check against a class
+            // is a load and a compare, against an interface (Map, Iterable) a scan of the value's interfaces.
+            return value instanceof BsonDocument || value instanceof BsonArray;
+        }
         return value instanceof Map<?, ?> || value instanceof Iterable<?>; // BsonDocument is a Map, BsonArray a List
     }
 

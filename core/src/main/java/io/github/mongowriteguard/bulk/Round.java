@@ -1,8 +1,6 @@
 package io.github.mongowriteguard.bulk;
 
-import java.util.AbstractList;
 import java.util.List;
-import java.util.RandomAccess;
 
 /**
  * One round of a {@link BulkPlan}: the writes sent together as one driver {@code bulkWrite}, by their index in the
@@ -84,7 +82,7 @@ public final class Round {
      * @return the indices, ascending; unmodifiable
      */
     public List<Integer> indices() {
-        return new IndexList(indices);
+        return IndexList.over(indices);
     }
 
     /**
@@ -95,7 +93,7 @@ public final class Round {
      * @return the indices, ascending; unmodifiable
      */
     public List<Integer> unorderedPart() {
-        return new IndexList(together);
+        return IndexList.over(together);
     }
 
     /**
@@ -107,7 +105,7 @@ public final class Round {
      * @return the indices in sending order; unmodifiable, empty when the round has no key runs
      */
     public List<Integer> keyRuns() {
-        return new IndexList(keyRuns);
+        return IndexList.over(keyRuns);
     }
 
     /**
@@ -126,24 +124,5 @@ public final class Round {
         return "Round " + number + " (" + (ordered ? "ORDERED" : "UNORDERED") + ", " + indices.length + " write"
                 + (indices.length == 1 ? "" : "s") + (keyRuns.length == 0 ? "" : ", " + keyRuns.length + " in key runs")
                 + ')';
-    }
-
-    /** A read-only view of an int array, without boxing the whole round up front. */
-    private static final class IndexList extends AbstractList<Integer> implements RandomAccess {
-        private final int[] values;
-
-        IndexList(int[] values) {
-            this.values = values;
-        }
-
-        @Override
-        public Integer get(int position) {
-            return values[position];
-        }
-
-        @Override
-        public int size() {
-            return values.length;
-        }
     }
 }

@@ -62,9 +62,14 @@ final class WriteFacts extends WriteRecord<Object> {
      */
     int documentSize = -1;
 
-    /** The _id the write is keyed by; null when unkeyed or for an insert left without _id. */
+    /** The _id the write is keyed by; null when unkeyed or for an insert left without _id. Set by {@link #keyBy}. */
     @Nullable
     BsonValue id;
+    /**
+     * {@link IdKey#hash} of {@link #id}, taken when the id is set: the id was just read then, where {@link KeyTable},
+     * which numbers the keys after every write is read, would read it again from memory long out of the cache.
+     */
+    int idHash;
     /**
      * An insert whose {@code _id} is generated when it is sent: keyed by a key of its own, which no other write can name
      * ({@link KeyTable}).
@@ -95,6 +100,12 @@ final class WriteFacts extends WriteRecord<Object> {
     WriteFacts(int index, WriteModel<?> model, WriteKind kind) {
         super(model, kind);
         this.index = index;
+    }
+
+    /** Keys the write by {@code id}. */
+    void keyBy(BsonValue id) {
+        this.id = id;
+        this.idHash = IdKey.hash(id);
     }
 
     /** Sets what the write's filter told: kept once per write, while inspecting it. */

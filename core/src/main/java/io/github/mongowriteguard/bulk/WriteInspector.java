@@ -105,7 +105,7 @@ final class WriteInspector<T> {
         if (!encoded.hasId()) {
             insert.needsId = true; // keyed once BulkPlanner assigns the _id
         } else {
-            insert.id = encoded.id();
+            insert.keyBy(encoded.id());
         }
         return insert;
     }

@@ -36,7 +36,7 @@ class KeyTableTest {
                             .append("b", new BsonString("x" + random.nextInt(3)));
             };
             facts[i] = new WriteFacts(i, new DeleteOneModel<>(new BsonDocument("_id", id)), WriteKind.DELETE_ONE);
-            facts[i].id = id;
+            facts[i].keyBy(id);
         }
 
         KeyTable table = new KeyTable(writes);

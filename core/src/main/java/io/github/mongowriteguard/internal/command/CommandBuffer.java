@@ -64,6 +64,53 @@ final class CommandBuffer extends OutputBuffer {
         buffer.put((byte) value);
     }
 
+    /**
+     * Writes {@code index} as an array element's name: its decimal digits in ASCII and the terminating byte, as
+     * {@code BsonBinaryWriter} names array elements, without making a {@code String} of it.
+     */
+    void writeArrayIndexName(int index) {
+        if (index < 0) {
+            throw new IllegalArgumentException("an array index is not negative: " + index);
+        }
+        int digits = 1;
+        for (int rest = index / 10; rest > 0; rest /= 10) {
+            digits++;
+        }
+        ensure(digits + 1);
+        byte[] bytes = buffer.array();
+        int at = buffer.position();
+        int rest = index;
+        for (int i = at + digits - 1; i >= at; i--) {
+            bytes[i] = (byte) ('0' + rest % 10);
+            rest /= 10;
+        }
+        bytes[at + digits] = 0;
+        buffer.position(at + digits + 1);
+    }
+
+    /**
+     * Names and strings as {@code OutputBuffer} writes them (UTF-8, then the terminating byte), straight into the array
+     * when every character is ASCII and not the null character, instead of a call per byte; anything else, the null
+     * character's refusal included, through {@code OutputBuffer}'s own code.
+     */
+    @Override
+    protected int writeCharacters(String text, boolean checkForNullCharacters) {
+        int length = text.length();
+        ensure(length + 1);
+        byte[] bytes = buffer.array();
+        int at = buffer.position();
+        for (int i = 0; i < length; i++) {
+            char c = text.charAt(i);
+            if (c >= 0x80 || c == 0) {
+                return super.writeCharacters(text, checkForNullCharacters); // from the start: nothing was counted yet
+            }
+            bytes[at + i] = (byte) c;
+        }
+        bytes[at + length] = 0;
+        buffer.position(at + length + 1);
+        return length + 1;
+    }
+
     @Override
     public void writeInt32(int value) {
         ensure(4);

@@ -1,11 +1,10 @@
 package io.github.mongowriteguard.internal.command;
 
 import io.github.mongowriteguard.bulk.BulkPlan;
+import io.github.mongowriteguard.bulk.IndexList;
 import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.NoSuchElementException;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.jspecify.annotations.Nullable;
@@ -33,6 +32,9 @@ public final class WriteCommandEncoder<T> {
      * {@code runCommand}, which the server accepts up to 16 MiB plus 16 KiB.
      */
     public static final int MAX_STATEMENT_BYTES = 16 * 1024 * 1024 - 16 * 1024;
+
+    /** The driver's request types ({@link StatementBucket#driverType}). */
+    private static final int DRIVER_TYPES = 4;
 
     private final String collection;
     private final StatementWriter<T> statements;
@@ -134,15 +136,7 @@ public final class WriteCommandEncoder<T> {
             if (ordered) {
                 parts = List.of(indices);
             } else {
-                // Unordered: the driver's types in the order each first appears, each type's statements in the
-                // caller's order.
-                Map<Integer, List<Integer>> byType = new LinkedHashMap<>();
-                for (int index : indices) {
-                    byType.computeIfAbsent(
-                                    StatementBucket.of(plan.sentAs(index)).driverType(), type -> new ArrayList<>())
-                            .add(index);
-                }
-                parts = new ArrayList<>(byType.values());
+                parts = byDriverType(plan, indices);
             }
             skipFinishedParts();
         }
@@ -201,6 +195,40 @@ public final class WriteCommandEncoder<T> {
                 remaining.addAll(indices.subList(p == part ? position : 0, indices.size()));
             }
             return remaining;
+        }
+
+        /**
+         * Unordered: the driver's types in the order each first appears, each type's statements in the caller's order
+         * (counted first, so that each type's indices are one array of plain ints).
+         */
+        private static List<List<Integer>> byDriverType(BulkPlan plan, List<Integer> indices) {
+            int[] counts = new int[DRIVER_TYPES];
+            int[] order = new int[DRIVER_TYPES];
+            byte[] typeAt = new byte[indices.size()]; // read from each write's facts once
+            int types = 0;
+            for (int position = 0; position < indices.size(); position++) {
+                int type =
+                        StatementBucket.of(plan.sentAs(indices.get(position))).driverType();
+                typeAt[position] = (byte) type;
+                if (counts[type]++ == 0) {
+                    order[types++] = type;
+                }
+            }
+            int[][] ofType = new int[DRIVER_TYPES][];
+            int[] filled = new int[DRIVER_TYPES];
+            for (int position = 0; position < indices.size(); position++) {
+                int index = indices.get(position);
+                int type = typeAt[position];
+                if (ofType[type] == null) {
+                    ofType[type] = new int[counts[type]];
+                }
+                ofType[type][filled[type]++] = index;
+            }
+            List<List<Integer>> parts = new ArrayList<>(types);
+            for (int t = 0; t < types; t++) {
+                parts.add(IndexList.over(ofType[order[t]]));
+            }
+            return parts;
         }
 
         private void skipFinishedParts() {
