@@ -589,20 +589,7 @@ final class Perf {
                         + " path's calls per pair; CPU: the pairs' ratio of the Java threads' CPU time (client and"
                         + " emulator, no GC), which waiting for a core on a loaded machine does not move%n",
                 BULK_TIME_TARGET);
-        out.printf(
-                "%-30s %10s %10s %7s %13s %6s %10s %10s %7s %7s %13s %s%n",
-                "writes",
-                "driver ms",
-                "guard ms",
-                "ratio",
-                "95% interval",
-                "calls",
-                "driver B/w",
-                "guard B/w",
-                "ratio",
-                "CPU",
-                "95% interval",
-                "verdict (time)");
+        pairedHeader(out, "writes", "verdict (time)");
         for (Row r : writes) {
             out.printf(
                     "%-30s %10.3f %10.3f %7.3f %13s %6d %10.0f %10.0f %7.3f %7.3f %13s %s%n",
@@ -624,20 +611,7 @@ final class Perf {
                     "%n2. planning + encoding vs the driver's conversion + encoding, no server; targets: time <= %.2f,"
                             + " allocation per write <= %.2f%n",
                     PLAN_TIME_TARGET, PLAN_ALLOCATION_TARGET);
-            out.printf(
-                    "%-30s %10s %10s %7s %13s %6s %10s %10s %7s %7s %13s %s%n",
-                    "writes, filters",
-                    "driver ms",
-                    "guard ms",
-                    "ratio",
-                    "95% interval",
-                    "calls",
-                    "driver B/w",
-                    "guard B/w",
-                    "ratio",
-                    "CPU",
-                    "95% interval",
-                    "verdict (time / alloc)");
+            pairedHeader(out, "writes, filters", "verdict (time / alloc)");
             for (Row r : plan) {
                 out.printf(
                         "%-30s %10.3f %10.3f %7.3f %13s %6d %10.0f %10.0f %7.3f %7.3f %13s %s / %s%n",
@@ -709,5 +683,23 @@ final class Perf {
             line.append(word);
         }
         return lines.append(line).toString();
+    }
+
+    /** The header of a table of paired rows: the first column's name, then the same columns, then the verdict's. */
+    private static void pairedHeader(PrintStream out, String first, String verdict) {
+        out.printf(
+                "%-30s %10s %10s %7s %13s %6s %10s %10s %7s %7s %13s %s%n",
+                first,
+                "driver ms",
+                "guard ms",
+                "ratio",
+                "95% interval",
+                "calls",
+                "driver B/w",
+                "guard B/w",
+                "ratio",
+                "CPU",
+                "95% interval",
+                verdict);
     }
 }
