@@ -72,20 +72,12 @@ final class CommandBuffer extends OutputBuffer {
         if (index < 0) {
             throw new IllegalArgumentException("an array index is not negative: " + index);
         }
-        int digits = 1;
-        for (int rest = index / 10; rest > 0; rest /= 10) {
-            digits++;
-        }
+        int digits = DecimalDigits.count(index);
         ensure(digits + 1);
         byte[] bytes = buffer.array();
-        int at = buffer.position();
-        int rest = index;
-        for (int i = at + digits - 1; i >= at; i--) {
-            bytes[i] = (byte) ('0' + rest % 10);
-            rest /= 10;
-        }
-        bytes[at + digits] = 0;
-        buffer.position(at + digits + 1);
+        int end = DecimalDigits.write(index, digits, bytes, buffer.position());
+        bytes[end] = 0;
+        buffer.position(end + 1);
     }
 
     /**

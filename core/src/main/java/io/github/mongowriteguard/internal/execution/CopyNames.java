@@ -1,5 +1,6 @@
 package io.github.mongowriteguard.internal.execution;
 
+import io.github.mongowriteguard.internal.command.DecimalDigits;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -39,9 +40,9 @@ final class CopyNames {
             name[5 + 2 * b] = HEX[value & 0xf];
         }
         name[PREFIX - 1] = ':';
-        writeDecimal(round, name, PREFIX, roundDigits);
-        name[PREFIX + roundDigits] = '.';
-        writeDecimal(command, name, PREFIX + roundDigits + 1, commandDigits);
+        int dot = DecimalDigits.write(round, roundDigits, name, PREFIX);
+        name[dot] = '.';
+        DecimalDigits.write(command, commandDigits, name, dot + 1);
         return new String(name, java.nio.charset.StandardCharsets.ISO_8859_1);
     }
 
@@ -49,18 +50,6 @@ final class CopyNames {
         if (value < 0) {
             throw new IllegalArgumentException("a round or command number is never negative: " + value);
         }
-        int digits = 1;
-        for (int rest = value / 10; rest > 0; rest /= 10) {
-            digits++;
-        }
-        return digits;
-    }
-
-    private static void writeDecimal(int value, byte[] target, int at, int digits) {
-        int rest = value;
-        for (int i = at + digits - 1; i >= at; i--) {
-            target[i] = (byte) ('0' + rest % 10);
-            rest /= 10;
-        }
+        return DecimalDigits.count(value);
     }
 }
