@@ -608,10 +608,11 @@ public final class Lab implements Callable<Integer> {
         @Option(
                 names = "--warmup-writes",
                 defaultValue = "10000",
-                description = "writes per path and case before the first measured run, at least: a case of small bulks"
-                        + " gets more warm-up runs (10,000 for bulks of 1 write), so that it is measured in compiled code"
-                        + " as large bulks are, not in the interpreter; the same for the guard and the driver. 0: only"
-                        + " --warmups (the lab before this option) (default: ${DEFAULT-VALUE})")
+                description = "writes per path and case in each warm-up, at least: first a pass over every case (both"
+                        + " paths, call by call, at least one call each) before any case is measured, so that every case"
+                        + " is measured in compiled code whatever its place in the order; then each case again right"
+                        + " before its pairs, at least --warmups runs (10,000 runs for bulks of 1 write); the same for"
+                        + " the guard and the driver. 0: no pass, only --warmups (default: ${DEFAULT-VALUE})")
         int warmupWrites;
 
         @Option(
@@ -624,9 +625,26 @@ public final class Lab implements Callable<Integer> {
         @Option(
                 names = "--run-ms",
                 defaultValue = "40",
-                description = "a run's length: each run makes as many calls as the driver makes in this time, at least"
-                        + " one, the same number for the guard (default: ${DEFAULT-VALUE})")
+                description = "a run's shortest length: each run makes as many calls as the driver makes in this time,"
+                        + " at least one, the same number for the guard (default: ${DEFAULT-VALUE})")
         int runMillis;
+
+        @Option(
+                names = "--run-calls",
+                defaultValue = "8",
+                description =
+                        "calls per run, at least, as long as they take at most --run-max-ms: a run of a large bulk"
+                                + " (10,000 writes) then holds several calls, so that a young GC does not decide a pair; small"
+                                + " bulks already make more calls in --run-ms (default: ${DEFAULT-VALUE})")
+        int runCalls;
+
+        @Option(
+                names = "--run-max-ms",
+                defaultValue = "500",
+                description = "how long --run-calls may make a run: calls longer than this run one per run (or as"
+                        + " --run-ms says), so that bulks of 100,000 writes do not make the run many minutes longer"
+                        + " (default: ${DEFAULT-VALUE})")
+        int runMaxMillis;
 
         @Option(
                 names = "--rounds",
@@ -646,6 +664,13 @@ public final class Lab implements Callable<Integer> {
                 description = "writes planned and encoded; 0 skips the row (default: ${DEFAULT-VALUE})")
         int planWrites;
 
+        @Option(
+                names = "--driver-vs-driver",
+                description = "A/A check: the guard's side is a second driver client on its own emulator (planning: the"
+                        + " driver's conversion on both sides); every ratio's interval should contain 1, and its width"
+                        + " shows this machine's noise")
+        boolean driverVsDriver;
+
         @Mixin
         Options.Output output;
 
@@ -659,6 +684,8 @@ public final class Lab implements Callable<Integer> {
                     || threads.stream().anyMatch(t -> t < 1)
                     || runs < 1
                     || runMillis < 1
+                    || runCalls < 1
+                    || runMaxMillis < 1
                     || rounds < 1
                     || !(seconds >= 0.1)
                     || warmups < 0
@@ -667,13 +694,24 @@ public final class Lab implements Callable<Integer> {
                 throw new picocli.CommandLine.ParameterException(
                         spec.commandLine(),
                         "--sizes must be 1 to 100000, --threads,"
-                                + " --runs, --run-ms and --rounds at least 1, --seconds at least 0.1, --warmups, --warmup-writes and --plan-writes at"
+                                + " --runs, --run-ms, --run-calls, --run-max-ms and --rounds at least 1, --seconds at least 0.1, --warmups, --warmup-writes and --plan-writes at"
                                 + " least 0");
             }
             lab.refuseUri(spec, output, "perf");
             Perf.Result result = Perf.run(
                     new Perf.Settings(
-                            sizes, threads, warmups, warmupWrites, runs, rounds, seconds, planWrites, runMillis),
+                            sizes,
+                            threads,
+                            warmups,
+                            warmupWrites,
+                            runs,
+                            rounds,
+                            seconds,
+                            planWrites,
+                            runMillis,
+                            runCalls,
+                            runMaxMillis,
+                            driverVsDriver),
                     lab.log(output));
             lab.report(output, result.toJson(), result::print);
             return 0;

@@ -47,7 +47,10 @@ final class Perf {
             int rounds,
             double seconds,
             int planWrites,
-            int runMillis) {
+            int runMillis,
+            int runCalls,
+            int runMaxMillis,
+            boolean driverVsDriver) {
         /**
          * The warm-up runs of a case whose runs write {@code writes} each: at least {@link #warmups}, and enough that
          * each path has written at least {@link #warmupWrites} before its first measured run, so that a case of small
@@ -68,7 +71,8 @@ final class Perf {
      * {@code pairedCpu} their ratio of CPU time (bulkWrite and planning rows: of the JVM's Java threads, that is the
      * client and the emulator without GC, see {@link JavaThreadsCpu}; throughput rows: of the process, GC included):
      * the work, without the waits for a core that make the time noisy on a loaded machine; {@code callsPerRun} how
-     * many calls each run made (0 for throughput rounds).
+     * many calls each run made (0 for throughput rounds); {@code jitMillis} the JIT's compilation time during the
+     * row's measured pairs, ms (close to 0 when the case was measured in compiled code; NaN where not measured).
      */
     record Row(
             String label,
@@ -83,7 +87,8 @@ final class Perf {
             double guardGc,
             PairedRatio paired,
             PairedRatio pairedCpu,
-            int callsPerRun) {
+            int callsPerRun,
+            double jitMillis) {
 
         /** A row of one pair (or of medians compared as one pair): its ratio is {@code guard / driver}, no interval. */
         Row(
@@ -110,7 +115,8 @@ final class Perf {
                     guardGc,
                     PairedRatio.ofRatios(new double[] {guard / driver}),
                     PairedRatio.ofRatios(new double[] {guardCpu / driverCpu}),
-                    1);
+                    1,
+                    Double.NaN);
         }
 
         /** The median of the pairs' ratios guard / driver (time, or throughput). */
@@ -141,7 +147,8 @@ final class Perf {
                     guardGc,
                     paired,
                     pairedCpu,
-                    callsPerRun);
+                    callsPerRun,
+                    jitMillis);
         }
     }
 
@@ -160,7 +167,11 @@ final class Perf {
     static final String METHOD = "Method: each case is measured in pairs of runs, one run of the driver and one of the"
             + " guard with the same calls, cut into blocks of about 1 ms that alternate driver, guard, guard, driver,"
             + " ... (the first path alternating from pair to pair), so that load from other processes falls on both"
-            + " alike; a run lasts about --run-ms. Before each pair, outside the time, the emulators forget their"
+            + " alike. A run lasts at least --run-ms and holds at least --run-calls calls when these take at most"
+            + " --run-max-ms (one call at least). Before the first case is measured, a warm-up pass runs every case on"
+            + " both paths (at least --warmup-writes writes each, one call at least), so that every case is measured in"
+            + " compiled code whatever its place in the order; each case then warms up again right before its pairs."
+            + " Before each pair, outside the time, the emulators forget their"
             + " command records and a full GC runs; within a pair a young GC falls in whichever block fills the young"
             + " generation. ratio: the median of the pairs' guard / driver time ratios (throughput: of paired rounds,"
             + " the order alternating); 95% interval: a distribution-free confidence interval of that median (order"
@@ -169,6 +180,11 @@ final class Perf {
             + " when the target lies in the interval (this run cannot tell: more --runs or a quieter machine). CPU: the"
             + " same pairs' ratio of CPU time, with its interval. ms, B/w: each path's median per call over the pairs;"
             + " the allocation ratio is of those medians.";
+
+    /** The warm-up pass, as the JSON states it. */
+    static final String WARM_UP_PASS = "before the first case is measured, every case (bulkWrite and planning) on both"
+            + " paths, interleaved call by call, until each path has written --warmup-writes writes in it (one call"
+            + " at least)";
 
     private Perf() {}
 
@@ -194,6 +210,10 @@ final class Perf {
             json.put("runs", settings.runs());
             json.put("runMillis", settings.runMillis());
             json.put("method", METHOD);
+            json.put("runCalls", settings.runCalls());
+            json.put("runMaxMillis", settings.runMaxMillis());
+            json.put("warmUpPass", WARM_UP_PASS);
+            json.put("driverVsDriver", settings.driverVsDriver());
             List<Object> bulk = new ArrayList<>();
             for (Row r : writes) {
                 Map<String, Object> row = row(r, "Millis", r.writes());
@@ -247,6 +267,7 @@ final class Perf {
             row.put("guard" + unit, r.guard());
             ratio(r, row);
             row.put("callsPerRun", r.callsPerRun());
+            row.put("jitMillis", r.jitMillis());
             row.put("driverBytesPerWrite", r.driverAlloc() / writes);
             row.put("guardBytesPerWrite", r.guardAlloc() / writes);
             row.put("allocationRatio", r.allocRatio());
@@ -272,45 +293,42 @@ final class Perf {
     }
 
     static Result run(Settings settings, PrintStream log) {
-        List<Row> writes = new ArrayList<>();
         try (CostFreeClients driver = CostFreeClients.start("driver");
-                CostFreeClients guard = CostFreeClients.start("guard")) {
+                CostFreeClients guard = CostFreeClients.start(settings.driverVsDriver() ? "driver" : "guard")) {
             Runnable beforePair = () -> cleanSlate(driver, guard);
+            List<PerfWarmUp.Case> bulkCases = new ArrayList<>();
             for (int docs : settings.sizes()) {
                 for (String kind : List.of("replace-upsert", "insert")) {
                     List<WriteModel<Document>> models = CostFreeBenchmark.models(kind, docs);
                     for (boolean ordered : List.of(true, false)) {
                         BulkWriteOptions options = new BulkWriteOptions().ordered(ordered);
-                        String label = docs + " " + kind + (ordered ? " ordered" : " unordered");
-                        log.println("perf: " + label);
-                        writes.add(pairs(
-                                        label,
-                                        () -> driver.bulkWrite(models, options),
-                                        () -> guard.bulkWrite(models, options),
-                                        settings.warmupsFor(docs),
-                                        settings,
-                                        beforePair)
-                                .withWrites(docs));
+                        bulkCases.add(new PerfWarmUp.Case(
+                                docs + " " + kind + (ordered ? " ordered" : " unordered"),
+                                docs,
+                                () -> driver.bulkWrite(models, options),
+                                () -> guard.bulkWrite(models, options),
+                                beforePair));
                     }
                 }
             }
-            List<Row> plan = new ArrayList<>();
+            List<PerfWarmUp.Case> planCases = new ArrayList<>();
             if (settings.planWrites() > 0) {
                 for (String filters : List.of("Filters.eq", "Document")) {
                     PlanBenchmark benchmark = new PlanBenchmark();
                     benchmark.writes = settings.planWrites();
                     benchmark.filters = filters;
                     benchmark.prepare();
-                    log.println("perf: plan and encode, " + filters);
-                    plan.add(pairs(
+                    planCases.add(new PerfWarmUp.Case(
                             settings.planWrites() + " " + filters,
+                            settings.planWrites(),
                             benchmark::driverConvertAndEncode,
-                            benchmark::planAndEncode,
-                            settings.warmupsFor(settings.planWrites()),
-                            settings,
+                            settings.driverVsDriver() ? benchmark::driverConvertAndEncode : benchmark::planAndEncode,
                             System::gc));
                 }
             }
+            List<List<Row>> measured = warmUpAndMeasure(List.of(bulkCases, planCases), settings, log);
+            List<Row> writes = measured.get(0);
+            List<Row> plan = measured.get(1);
             List<Row> threads = new ArrayList<>();
             List<WriteModel<Document>> models = CostFreeBenchmark.models("replace-upsert", 100);
             BulkWriteOptions unordered = new BulkWriteOptions().ordered(false);
@@ -320,6 +338,36 @@ final class Perf {
             }
             return new Result(settings, writes, plan, threads);
         }
+    }
+
+    /**
+     * The warm-up pass over the cases of every group ({@link PerfWarmUp}), then each case measured in paired runs
+     * ({@link #pairs}), in order, each after its own warm-up.
+     *
+     * @return the rows of each group, in the groups' order
+     */
+    static List<List<Row>> warmUpAndMeasure(List<List<PerfWarmUp.Case>> groups, Settings settings, PrintStream log) {
+        List<PerfWarmUp.Case> all = groups.stream().flatMap(List::stream).toList();
+        if (settings.warmupWrites() > 0) {
+            log.println("perf: warm-up pass over the " + all.size() + " cases");
+        }
+        PerfWarmUp.run(all, settings.warmupWrites());
+        List<List<Row>> measured = new ArrayList<>();
+        for (List<PerfWarmUp.Case> cases : groups) {
+            measured.add(measure(cases, settings, log));
+        }
+        return measured;
+    }
+
+    /** Each case measured in paired runs ({@link #pairs}), in order, after its own warm-up. */
+    private static List<Row> measure(List<PerfWarmUp.Case> cases, Settings settings, PrintStream log) {
+        List<Row> rows = new ArrayList<>();
+        for (PerfWarmUp.Case c : cases) {
+            log.println("perf: " + c.label());
+            rows.add(pairs(c.label(), c.driver(), c.guard(), settings.warmupsFor(c.writes()), settings, c.beforePair())
+                    .withWrites(c.writes()));
+        }
+        return rows;
     }
 
     /**
@@ -354,7 +402,8 @@ final class Perf {
             driverWarmup[i] = (System.nanoTime() - start) / 1e6;
             guard.get();
         }
-        Blocks blocks = Blocks.of(driverWarmup, driver, settings.runMillis());
+        Blocks blocks =
+                Blocks.of(driverWarmup, driver, settings.runMillis(), settings.runCalls(), settings.runMaxMillis());
         int runs = settings.runs();
         double[][] millis = new double[2][runs];
         double[][] allocated = new double[2][runs];
@@ -362,6 +411,7 @@ final class Perf {
         double[][] gc = new double[2][runs];
         double[][] threadsCpu = new double[2][runs];
         com.sun.management.ThreadMXBean thread = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long jitBefore = PerfWarmUp.jitMillis();
         for (int run = 0; run < runs; run++) {
             beforePair.run();
             JavaThreadsCpu javaThreads = JavaThreadsCpu.now();
@@ -402,7 +452,8 @@ final class Perf {
                 median(gc[1]),
                 PairedRatio.of(millis[1], millis[0]),
                 PairedRatio.of(threadsCpu[1], threadsCpu[0]),
-                blocks.callsPerRun());
+                blocks.callsPerRun(),
+                jitBefore < 0 ? Double.NaN : PerfWarmUp.jitMillis() - jitBefore);
     }
 
     /**
@@ -416,12 +467,12 @@ final class Perf {
         static final double BLOCK_MILLIS = 1.0;
 
         /**
-         * Blocks of about {@link #BLOCK_MILLIS} (at least one call) that make a run of about {@code runMillis}
-         * (at least one block), judged by the lower quartile of the driver's last (up to 100) warm-up calls, or by
-         * one call when there was no warm-up: a burst of load during the last warm-up calls would otherwise make
-         * the runs of the whole case a few calls long (a slow estimate only makes the runs longer).
+         * Blocks of about {@link #BLOCK_MILLIS} (at least one call) that make a run of {@link #runMillis} (at least one
+         * block), the time of a call judged by the lower quartile of the driver's last (up to 100) warm-up calls, or by
+         * one call when there was no warm-up: a burst of load during the last warm-up calls would otherwise make the
+         * runs of the whole case a few calls long (a slow estimate only makes the runs longer).
          */
-        static Blocks of(double[] driverWarmupMillis, Supplier<?> driver, int runMillis) {
+        static Blocks of(double[] driverWarmupMillis, Supplier<?> driver, int runMillis, int runCalls, int maxMillis) {
             double[] last = Arrays.copyOfRange(
                     driverWarmupMillis, Math.max(0, driverWarmupMillis.length - 100), driverWarmupMillis.length);
             double perCall;
@@ -435,8 +486,21 @@ final class Perf {
             }
             perCall = Math.max(perCall, 1e-6);
             int calls = (int) Math.max(1, Math.min(100_000, Math.ceil(BLOCK_MILLIS / perCall)));
-            int blocks = (int) Math.max(1, Math.min(100_000, Math.round(runMillis / (calls * perCall))));
+            double run = runMillis(perCall, runMillis, runCalls, maxMillis);
+            int blocks = (int) Math.max(1, Math.min(100_000, Math.round(run / (calls * perCall))));
             return new Blocks(blocks, calls);
+        }
+
+        /**
+         * A run's length, ms, for calls of {@code perCall} ms: at least {@code runMillis} ({@code --run-ms}), and
+         * long enough for {@code runCalls} calls ({@code --run-calls}) as long as that is at most {@code maxMillis}
+         * ({@code --run-max-ms}). With runs of a fixed 40 ms a bulk of 10,000 writes (50 to 180 ms a call) was one
+         * call per run, and a young collection, falling in one path's call, decided the pair (intervals 0.3 to 1.0
+         * wide); several calls per run spread the collections over both paths. Small bulks are not changed (40 ms
+         * already holds 8 calls of up to 5 ms), and the bound keeps the largest bulks at one call per run.
+         */
+        static double runMillis(double perCall, int runMillis, int runCalls, int maxMillis) {
+            return Math.max(runMillis, Math.min(runCalls * perCall, maxMillis));
         }
 
         /** {@return the calls of one path in one pair} */
@@ -487,7 +551,8 @@ final class Perf {
                 Double.NaN,
                 PairedRatio.of(perSecond[1], perSecond[0]),
                 PairedRatio.of(cpuPerBulk[1], cpuPerBulk[0]),
-                0);
+                0,
+                Double.NaN);
     }
 
     /** The JVM's collectors' accumulated collection time, ms. */
@@ -572,15 +637,23 @@ final class Perf {
 
     static void print(Settings settings, List<Row> writes, List<Row> plan, List<Row> threads, PrintStream out) {
         out.printf(
-                "%nperf: the performance targets; guard and driver in one JVM on their own emulators (warm-up: at least %d"
-                        + " runs and %,d writes per path and case; %d pairs of runs of at least %d ms per case; throughput:"
-                        + " %d pairs of rounds of %.1f s each, after a warm-up round each).%n",
+                "%nperf: the performance targets; guard and driver in one JVM on their own emulators (warm-up: a pass"
+                        + " over every case first, then at least %d runs and %,d writes per path and case; %d pairs of"
+                        + " runs per case, a run at least %d ms and %d calls within %d ms; throughput: %d pairs of"
+                        + " rounds of %.1f s each, after a warm-up round each).%n",
                 settings.warmups(),
                 settings.warmupWrites(),
                 settings.runs(),
                 settings.runMillis(),
+                settings.runCalls(),
+                settings.runMaxMillis(),
                 settings.rounds(),
                 settings.seconds());
+        if (settings.driverVsDriver()) {
+            out.println(
+                    "   A/A check (--driver-vs-driver): the guard's columns measure a second driver client on its own"
+                            + " emulator; every interval should contain 1.");
+        }
         out.println(wrap(METHOD, "   "));
         out.printf(
                 "%n1. bulkWrite on the cost-free server (Storage.NONE); target: time guard / driver <= %.2f at every bulk"

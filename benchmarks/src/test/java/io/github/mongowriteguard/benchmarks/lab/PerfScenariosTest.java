@@ -181,6 +181,10 @@ class PerfScenariosTest {
                         "runs",
                         "runMillis",
                         "method",
+                        "runCalls",
+                        "runMaxMillis",
+                        "warmUpPass",
+                        "driverVsDriver",
                         "bulkWrite",
                         "series",
                         "planAndEncode",
@@ -195,6 +199,7 @@ class PerfScenariosTest {
             assertThat(row.get("pairs").asInt()).isEqualTo(2);
             assertThat(row.get("intervalConfidence").asDouble()).isEqualTo(0.5); // the range of 2 pairs: 1 - 2/4
             assertThat(row.get("callsPerRun").asInt()).isPositive();
+            assertThat(row.get("jitMillis").isNumber()).isTrue();
             // every size has the target: met, NOT met, or too close to call (null), as the verdict says
             assertThat(row.get("timeVerdict").asString()).isIn("met", "NOT met", "too close to call");
             assertThat(row.get("timeTargetMet").isNull())
@@ -205,6 +210,9 @@ class PerfScenariosTest {
                     .isLessThanOrEqualTo(row.get("cpuRatio").asDouble());
         });
         assertThat(json.get("series")).isEmpty(); // one size from 1,000 up: no series
+        assertThat(json.get("runCalls").asInt()).isEqualTo(8);
+        assertThat(json.get("runMaxMillis").asInt()).isEqualTo(500);
+        assertThat(json.get("driverVsDriver").asBoolean()).isFalse();
         assertThat(json.get("throughput").get(0).get("verdict").asString()).isIn("met", "NOT met", "too close to call");
         assertThat(json.get("throughput").get(0).get("ratioLow").isNumber()).isTrue();
         assertThat(json.get("throughput").get(0).get("cpuRatio").isNumber()).isTrue();
@@ -212,14 +220,31 @@ class PerfScenariosTest {
     }
 
     @Test
+    void perf_driverVsDriver_saysSoInTheTablesAndTheJson() throws Exception {
+        String[] args = ("perf --sizes 10 --threads 1 --warmup-writes 100 --runs 2 --run-ms 1 --rounds 1 --seconds 0.1"
+                        + " --plan-writes 100 --driver-vs-driver --progress none")
+                .split(" ");
+        LabCommandLineTest.Run tables = LabCommandLineTest.execute(args);
+        String[] withJson = java.util.Arrays.copyOf(args, args.length + 1);
+        withJson[args.length] = "--json";
+        LabCommandLineTest.Run json = LabCommandLineTest.execute(withJson);
+
+        assertThat(tables.exitCode()).as(tables.err()).isZero();
+        assertThat(tables.out()).contains("A/A check (--driver-vs-driver)", "10 insert unordered");
+        assertThat(json.exitCode()).as(json.err()).isZero();
+        assertThat(LabJson.MAPPER.readTree(json.out()).get("driverVsDriver").asBoolean())
+                .isTrue();
+    }
+
+    @Test
     void perfWarmUps_coverTheWarmUpWritesForSmallBulks_andTheWarmUpRunsForLargeOnes() {
-        Perf.Settings settings = new Perf.Settings(List.of(1), List.of(1), 10, 10_000, 21, 1, 1, 0, 20);
+        Perf.Settings settings = settings(10, 10_000, 21, 20);
 
         assertThat(settings.warmupsFor(1)).isEqualTo(10_000);
         assertThat(settings.warmupsFor(3)).isEqualTo(3_334); // rounded up: at least 10,000 writes
         assertThat(settings.warmupsFor(1_000)).isEqualTo(10);
         assertThat(settings.warmupsFor(100_000)).isEqualTo(10);
-        assertThat(new Perf.Settings(List.of(1), List.of(1), 10, 0, 21, 1, 1, 0, 20).warmupsFor(1))
+        assertThat(settings(10, 0, 21, 20).warmupsFor(1))
                 .as("--warmup-writes 0: the runs of --warmups only")
                 .isEqualTo(10);
     }
@@ -243,17 +268,109 @@ class PerfScenariosTest {
 
         // 0.05 ms per call (the lower quartile: two slow calls at the end do not count): blocks of 20 calls, 20
         // blocks for 20 ms
-        assertThat(Perf.Blocks.of(new double[] {0.05, 0.05, 0.05, 0.05, 0.05, 9, 9}, unused, 20))
+        assertThat(Perf.Blocks.of(new double[] {0.05, 0.05, 0.05, 0.05, 0.05, 9, 9}, unused, 20, 1, 500))
                 .isEqualTo(new Perf.Blocks(20, 20));
         // 12 ms per call: one call per block, 2 blocks for 20 ms (rounded), 1 for 5 ms (at least one)
-        assertThat(Perf.Blocks.of(new double[] {12}, unused, 20)).isEqualTo(new Perf.Blocks(2, 1));
-        assertThat(Perf.Blocks.of(new double[] {12}, unused, 5)).isEqualTo(new Perf.Blocks(1, 1));
-        assertThat(Perf.Blocks.of(new double[] {12}, unused, 5).callsPerRun()).isEqualTo(1);
+        assertThat(Perf.Blocks.of(new double[] {12}, unused, 20, 1, 500)).isEqualTo(new Perf.Blocks(2, 1));
+        assertThat(Perf.Blocks.of(new double[] {12}, unused, 5, 1, 500)).isEqualTo(new Perf.Blocks(1, 1));
+        assertThat(Perf.Blocks.of(new double[] {12}, unused, 5, 1, 500).callsPerRun())
+                .isEqualTo(1);
         // no warm-up: one call of the driver is timed
         int[] called = {0};
-        assertThat(Perf.Blocks.of(new double[0], () -> called[0]++, 20).callsPerRun())
+        assertThat(Perf.Blocks.of(new double[0], () -> called[0]++, 20, 1, 500).callsPerRun())
                 .isPositive();
         assertThat(called[0]).isEqualTo(1);
+    }
+
+    @Test
+    void perfRunLength_largeBulksGetSeveralCallsPerRun_withinTheBound_smallBulksAsBefore() {
+        Supplier<Object> unused = () -> {
+            throw new AssertionError("the warm-up's times are enough");
+        };
+
+        // 10,000 writes at 50 ms a call: 8 calls (400 ms), not the one call of a 40 ms run
+        assertThat(Perf.Blocks.of(new double[] {50}, unused, 40, 8, 500)).isEqualTo(new Perf.Blocks(8, 1));
+        // at 90 ms a call 8 calls would take 720 ms: the run stops at 500 ms, 6 calls (rounded)
+        assertThat(Perf.Blocks.of(new double[] {90}, unused, 40, 8, 500).callsPerRun())
+                .isEqualTo(6);
+        // 100,000 writes at 1.5 s a call: one call per run, as before
+        assertThat(Perf.Blocks.of(new double[] {1_500}, unused, 40, 8, 500).callsPerRun())
+                .isEqualTo(1);
+        // 1,000 writes at 5 ms: 40 ms already holds 8 calls; 1 write at 0.05 ms: blocks of 20 calls for 40 ms
+        assertThat(Perf.Blocks.of(new double[] {5}, unused, 40, 8, 500)).isEqualTo(new Perf.Blocks(8, 1));
+        assertThat(Perf.Blocks.of(new double[] {0.05}, unused, 40, 8, 500)).isEqualTo(new Perf.Blocks(40, 20));
+        // a --run-ms longer than the bound is the run's length whatever --run-calls says
+        assertThat(Perf.Blocks.of(new double[] {90}, unused, 2_000, 8, 500).callsPerRun())
+                .isEqualTo(22);
+        assertThat(Perf.Blocks.runMillis(90, 40, 8, 500)).isEqualTo(500);
+        assertThat(Perf.Blocks.runMillis(50, 40, 8, 500)).isEqualTo(400);
+        assertThat(Perf.Blocks.runMillis(0.05, 40, 8, 500)).isEqualTo(40);
+    }
+
+    @Test
+    void perfWarmUpPass_everyCaseOnBothPathsBeforeTheFirstCaseIsMeasured() {
+        List<String> events = new java.util.ArrayList<>();
+        List<PerfWarmUp.Case> bulk = List.of(recording("1 w", 1, events), recording("10 w", 10, events));
+        List<PerfWarmUp.Case> plan = List.of(recording("1000 w", 1_000, events));
+        Perf.Settings settings = settings(2, 100, 2, 1);
+
+        List<List<Perf.Row>> rows = Perf.warmUpAndMeasure(
+                List.of(bulk, plan),
+                settings,
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+
+        assertThat(rows.get(0)).extracting(Perf.Row::label).containsExactly("1 w", "10 w");
+        assertThat(rows.get(1)).extracting(Perf.Row::label).containsExactly("1000 w");
+        // the pass: each case in order, its records forgotten, then driver and guard call by call, enough calls for
+        // 100 writes (100, 10, 1)
+        List<String> pass = new java.util.ArrayList<>();
+        for (PerfWarmUp.Case c : List.of(bulk.get(0), bulk.get(1), plan.get(0))) {
+            pass.add(c.label() + " clean");
+            for (int i = 0; i < PerfWarmUp.passCalls(100, c.writes()); i++) {
+                pass.add(c.label() + " driver");
+                pass.add(c.label() + " guard");
+            }
+        }
+        assertThat(PerfWarmUp.passCalls(100, 1)).isEqualTo(100);
+        assertThat(PerfWarmUp.passCalls(100, 10)).isEqualTo(10);
+        assertThat(PerfWarmUp.passCalls(100, 1_000)).isEqualTo(1);
+        assertThat(events.subList(0, pass.size())).isEqualTo(pass);
+        // then the first case's own warm-up (100 calls of each path, interleaved) and its first measured pair
+        assertThat(events.subList(pass.size(), pass.size() + 200)).allMatch(e -> e.startsWith("1 w "));
+        assertThat(events.get(pass.size() + 200)).isEqualTo("1 w clean");
+
+        events.clear();
+        Perf.warmUpAndMeasure(
+                List.of(bulk),
+                settings(2, 0, 1, 1),
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+        assertThat(events.subList(0, 4))
+                .as("--warmup-writes 0: no pass, the first case's --warmups runs first")
+                .containsExactly("1 w driver", "1 w guard", "1 w driver", "1 w guard");
+    }
+
+    /** A case whose two paths spin for about 20 us a call and record each call and each clean slate. */
+    private static PerfWarmUp.Case recording(String label, int writes, List<String> events) {
+        return new PerfWarmUp.Case(
+                label,
+                writes,
+                () -> spin(events, label + " driver"),
+                () -> spin(events, label + " guard"),
+                () -> events.add(label + " clean"));
+    }
+
+    private static Object spin(List<String> events, String event) {
+        events.add(event);
+        long until = System.nanoTime() + 20_000;
+        while (System.nanoTime() < until) {
+            Thread.onSpinWait();
+        }
+        return event;
+    }
+
+    private static Perf.Settings settings(int warmups, int warmupWrites, int runs, int runMillis) {
+        return new Perf.Settings(
+                List.of(1), List.of(1), warmups, warmupWrites, runs, 1, 1, 0, runMillis, 8, 500, false);
     }
 
     @Test
