@@ -351,7 +351,10 @@ final class Perf {
         if (settings.warmupWrites() > 0) {
             log.println("perf: warm-up pass over the " + all.size() + " cases");
         }
-        PerfWarmUp.run(all, settings.warmupWrites());
+        PerfWarmUp.run(
+                all,
+                settings.warmupWrites(),
+                (c, calls) -> pairs(c.label(), c.driver(), c.guard(), calls, 1, false, settings, c.beforePair()));
         List<List<Row>> measured = new ArrayList<>();
         for (List<PerfWarmUp.Case> cases : groups) {
             measured.add(measure(cases, settings, log));
@@ -395,16 +398,34 @@ final class Perf {
      */
     static Row pairs(
             String label, Supplier<?> driver, Supplier<?> guard, int warmups, Settings settings, Runnable beforePair) {
+        return pairs(label, driver, guard, warmups, settings.runs(), true, settings, beforePair);
+    }
+
+    /**
+     * {@link #pairs} with {@code runs} pairs, waiting for a quiet JIT after the warm-up calls when {@code settle} (not
+     * in the warm-up pass, which waits once after all cases).
+     */
+    private static Row pairs(
+            String label,
+            Supplier<?> driver,
+            Supplier<?> guard,
+            int warmups,
+            int runs,
+            boolean settle,
+            Settings settings,
+            Runnable beforePair) {
         double[] driverWarmup = new double[warmups];
         for (int i = 0; i < warmups; i++) {
             long start = System.nanoTime();
-            driver.get();
+            PerfWarmUp.calls(driver, 1);
             driverWarmup[i] = (System.nanoTime() - start) / 1e6;
-            guard.get();
+            PerfWarmUp.calls(guard, 1);
+        }
+        if (settle && warmups > 0) {
+            PerfWarmUp.awaitQuietJit();
         }
         Blocks blocks =
                 Blocks.of(driverWarmup, driver, settings.runMillis(), settings.runCalls(), settings.runMaxMillis());
-        int runs = settings.runs();
         double[][] millis = new double[2][runs];
         double[][] allocated = new double[2][runs];
         double[][] cpu = new double[2][runs];
@@ -423,9 +444,7 @@ final class Perf {
                     long cpuBefore = thread.getCurrentThreadCpuTime();
                     long[] threadsBefore = javaThreads.read();
                     long start = System.nanoTime();
-                    for (int call = 0; call < blocks.calls(); call++) {
-                        path.get();
-                    }
+                    PerfWarmUp.calls(path, blocks.calls());
                     millis[at][run] += (System.nanoTime() - start) / 1e6;
                     threadsCpu[at][run] += javaThreads.since(threadsBefore) / 1e6;
                     cpu[at][run] += (thread.getCurrentThreadCpuTime() - cpuBefore) / 1e6;

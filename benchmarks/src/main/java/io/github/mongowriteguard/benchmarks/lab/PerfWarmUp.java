@@ -7,13 +7,16 @@ import java.util.function.Supplier;
 
 /**
  * {@code perf}'s warm-up pass: before the first case is measured, every case runs on both paths, interleaved, until
- * each path has written at least {@code --warmup-writes} writes in it (at least one call). Without it the first case
+ * each path has written at least {@code --warmup-writes} writes in it (at least one call), then one pair as the
+ * measurement makes it. Without it the first case
  * was measured while the guard's larger code path (its own code and the driver's {@code runCommand}) was still being
  * compiled: a single write's first case came out 1.22 where the same write in later cases was 1.02 to 1.03, and a
  * program alternating the two paths call by call saw the guard's ratio settle only after about 40,000 calls per path.
  * After the pass every case is measured in the same compiled code, whatever its place in the order, and the JIT's
  * profile of a method both paths share has seen every case before any is measured. Each case still gets its own
  * warm-up right before its pairs ({@link Perf.Settings#warmupsFor}), which also times the calls that size its runs.
+ * After the pass, and after each case's own warm-up, the measurement waits until the JIT's queue has drained
+ * ({@link #awaitQuietJit}).
  */
 final class PerfWarmUp {
     private PerfWarmUp() {}
@@ -38,27 +41,81 @@ final class PerfWarmUp {
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (warmupWrites + (long) writes - 1) / writes));
     }
 
+    /** How the pass warms one case: {@code calls} calls of each path, then one measured pair, discarded. */
+    interface Step {
+        void warm(Case c, int calls);
+    }
+
     /**
-     * Runs the pass: each case in order, {@link #passCalls} calls of each path, driver and guard alternating call by
-     * call, with the case's {@code beforePair} before it (the emulators forget their records, as before a pair).
+     * Runs the pass: each case in order through {@code step}, with {@link #passCalls} calls of each path (driver and
+     * guard alternating call by call) and then one pair as the measurement makes it, its figures discarded, so that
+     * the measurement's own code (its blocks' loop and the clocks it reads) is compiled too; then
+     * {@link #awaitQuietJit}. None when {@code warmupWrites} is 0.
      *
-     * @return the calls each path made in the pass; none when {@code warmupWrites} is 0 (no pass)
+     * @return the calls each path made in the pass before the cases' pairs
      */
-    static long run(List<Case> cases, int warmupWrites) {
+    static long run(List<Case> cases, int warmupWrites, Step step) {
         long calls = 0;
         if (warmupWrites == 0) {
             return calls;
         }
         for (Case c : cases) {
-            c.beforePair().run();
             int n = passCalls(warmupWrites, c.writes());
-            for (int i = 0; i < n; i++) {
-                c.driver().get();
-                c.guard().get();
-            }
+            step.warm(c, n);
             calls += n;
         }
+        awaitQuietJit();
         return calls;
+    }
+
+    /**
+     * {@code n} calls of {@code path}. The pass, each case's warm-up and the measured blocks all call through here, so
+     * that the loop the blocks time was compiled, with every case's paths in its profile, before the first block.
+     */
+    static void calls(Supplier<?> path, int n) {
+        for (int call = 0; call < n; call++) {
+            path.get();
+        }
+    }
+
+    /** How long the JIT must have finished no compilation for its queue to count as drained. */
+    static final long QUIET_MILLIS = 500;
+    /** The longest wait for a quiet JIT: on a machine that never lets it drain, measure anyway. */
+    static final long MAX_WAIT_MILLIS = 20_000;
+
+    /**
+     * Waits, making no calls, until the JIT has finished no compilation for {@link #QUIET_MILLIS} (at most
+     * {@link #MAX_WAIT_MILLIS}). Counting calls is not enough on a loaded machine: after the pass of 1-write cases the
+     * C2 compiler's queue was seconds behind (driver and guard methods queued in the pass compiled during the first
+     * measured case, 1 to 2 s of compilation in its pairs), so the warm-up waits for the queue too, as JMH's
+     * warm-up by time does. Without a compilation-time clock it does not wait.
+     *
+     * @return the time waited, ms
+     */
+    static long awaitQuietJit() {
+        long start = System.nanoTime();
+        long last = jitMillis();
+        if (last < 0) {
+            return 0;
+        }
+        long lastChange = start;
+        while (true) {
+            long now = System.nanoTime();
+            if (now - lastChange >= QUIET_MILLIS * 1_000_000 || now - start >= MAX_WAIT_MILLIS * 1_000_000) {
+                return (now - start) / 1_000_000;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while perf waited for the JIT", e);
+            }
+            long jit = jitMillis();
+            if (jit != last) {
+                last = jit;
+                lastChange = System.nanoTime();
+            }
+        }
     }
 
     /**

@@ -321,23 +321,24 @@ class PerfScenariosTest {
 
         assertThat(rows.get(0)).extracting(Perf.Row::label).containsExactly("1 w", "10 w");
         assertThat(rows.get(1)).extracting(Perf.Row::label).containsExactly("1000 w");
-        // the pass: each case in order, its records forgotten, then driver and guard call by call, enough calls for
-        // 100 writes (100, 10, 1)
-        List<String> pass = new java.util.ArrayList<>();
-        for (PerfWarmUp.Case c : List.of(bulk.get(0), bulk.get(1), plan.get(0))) {
-            pass.add(c.label() + " clean");
-            for (int i = 0; i < PerfWarmUp.passCalls(100, c.writes()); i++) {
-                pass.add(c.label() + " driver");
-                pass.add(c.label() + " guard");
-            }
-        }
+        // the pass: each case in order, driver and guard call by call, enough calls for 100 writes (100, 10, 1), then
+        // one pair as the measurement makes it (its records forgotten first, then its blocks)
         assertThat(PerfWarmUp.passCalls(100, 1)).isEqualTo(100);
         assertThat(PerfWarmUp.passCalls(100, 10)).isEqualTo(10);
         assertThat(PerfWarmUp.passCalls(100, 1_000)).isEqualTo(1);
-        assertThat(events.subList(0, pass.size())).isEqualTo(pass);
-        // then the first case's own warm-up (100 calls of each path, interleaved) and its first measured pair
-        assertThat(events.subList(pass.size(), pass.size() + 200)).allMatch(e -> e.startsWith("1 w "));
-        assertThat(events.get(pass.size() + 200)).isEqualTo("1 w clean");
+        int at = 0;
+        for (PerfWarmUp.Case c : List.of(bulk.get(0), bulk.get(1), plan.get(0))) {
+            at = expectCallByCall(events, at, c.label(), PerfWarmUp.passCalls(100, c.writes()));
+            assertThat(events.get(at++)).isEqualTo(c.label() + " clean");
+            int blocks = at;
+            while (events.get(at).startsWith(c.label() + " ")) {
+                at++;
+            }
+            assertThat(at).as("the pass's pair of " + c.label()).isGreaterThan(blocks);
+        }
+        // only then the first case's own warm-up (100 calls of each path, interleaved) and its first measured pair
+        at = expectCallByCall(events, at, "1 w", 100);
+        assertThat(events.get(at)).isEqualTo("1 w clean");
 
         events.clear();
         Perf.warmUpAndMeasure(
@@ -347,6 +348,17 @@ class PerfScenariosTest {
         assertThat(events.subList(0, 4))
                 .as("--warmup-writes 0: no pass, the first case's --warmups runs first")
                 .containsExactly("1 w driver", "1 w guard", "1 w driver", "1 w guard");
+    }
+
+    /** Checks {@code calls} driver and guard calls alternating from {@code at}; returns the position after them. */
+    private static int expectCallByCall(List<String> events, int at, String label, int calls) {
+        List<String> expected = new java.util.ArrayList<>();
+        for (int i = 0; i < calls; i++) {
+            expected.add(label + " driver");
+            expected.add(label + " guard");
+        }
+        assertThat(events.subList(at, at + expected.size())).isEqualTo(expected);
+        return at + expected.size();
     }
 
     /** A case whose two paths spin for about 20 us a call and record each call and each clean slate. */
