@@ -609,10 +609,12 @@ public final class Lab implements Callable<Integer> {
                 names = "--warmup-writes",
                 defaultValue = "10000",
                 description = "writes per path and case in each warm-up, at least: first a pass over every case (both"
-                        + " paths, call by call, at least one call each) before any case is measured, so that every case"
-                        + " is measured in compiled code whatever its place in the order; then each case again right"
-                        + " before its pairs, at least --warmups runs (10,000 runs for bulks of 1 write); the same for"
-                        + " the guard and the driver. 0: no pass, only --warmups (default: ${DEFAULT-VALUE})")
+                        + " paths, call by call, at least one call each, then one discarded pair) before any case is"
+                        + " measured, so that every case is measured in compiled code whatever its place in the order;"
+                        + " then each case again right before its pairs, at least --warmups runs (10,000 runs for"
+                        + " bulks of 1 write); the same for the guard and the driver. After the pass and after each"
+                        + " case's warm-up perf waits until the JIT has compiled nothing for 0.5 s (at most 20 s). 0:"
+                        + " no pass, only --warmups (default: ${DEFAULT-VALUE})")
         int warmupWrites;
 
         @Option(

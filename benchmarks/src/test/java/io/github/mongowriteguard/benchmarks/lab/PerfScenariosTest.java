@@ -255,7 +255,15 @@ class PerfScenariosTest {
 
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.out().replaceAll("\\s+", " "))
-                .contains("95% confidence interval", "too close to call", "--run-ms", "--seconds")
+                .contains(
+                        "95% confidence interval",
+                        "too close to call",
+                        "--run-ms",
+                        "--seconds",
+                        "calls per run, at least, as long as they take at most --run-max-ms",
+                        "first a pass over every case",
+                        "until the JIT has compiled nothing for 0.5 s",
+                        "A/A check")
                 .doesNotContain("%%");
         assertThat(run.err()).doesNotContain("Could not format");
     }
