@@ -613,8 +613,8 @@ public final class Lab implements Callable<Integer> {
                         + " measured, so that every case is measured in compiled code whatever its place in the order;"
                         + " then each case again right before its pairs, at least --warmups runs (10,000 runs for"
                         + " bulks of 1 write); the same for the guard and the driver. After the pass and after each"
-                        + " case's warm-up perf waits until the JIT has compiled nothing for 0.5 s (at most 20 s). 0:"
-                        + " no pass, only --warmups (default: ${DEFAULT-VALUE})")
+                        + " case's warm-up perf waits until the JIT is idle: nothing queued and nothing finished for"
+                        + " 0.5 s (at most 20 s). 0: no pass, only --warmups (default: ${DEFAULT-VALUE})")
         int warmupWrites;
 
         @Option(

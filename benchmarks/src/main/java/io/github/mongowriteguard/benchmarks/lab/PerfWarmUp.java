@@ -4,6 +4,8 @@ import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.function.Supplier;
+import javax.management.JMException;
+import javax.management.ObjectName;
 
 /**
  * {@code perf}'s warm-up pass: before the first case is measured, every case runs on both paths, interleaved, until
@@ -84,11 +86,13 @@ final class PerfWarmUp {
     static final long MAX_WAIT_MILLIS = 20_000;
 
     /**
-     * Waits, making no calls, until the JIT has finished no compilation for {@link #QUIET_MILLIS} (at most
-     * {@link #MAX_WAIT_MILLIS}). Counting calls is not enough on a loaded machine: after the pass of 1-write cases the
+     * Waits, making no calls, until the JIT is idle: no method compiling or queued (the {@code Compiler.queue}
+     * diagnostic command, where the JVM offers it) and no compilation finished for {@link #QUIET_MILLIS}; at most
+     * {@link #MAX_WAIT_MILLIS}. Counting calls is not enough on a loaded machine: after the pass of 1-write cases the
      * C2 compiler's queue was seconds behind (driver and guard methods queued in the pass compiled during the first
-     * measured case, 1 to 2 s of compilation in its pairs), so the warm-up waits for the queue too, as JMH's
-     * warm-up by time does. Without a compilation-time clock it does not wait.
+     * measured case, 1 to 2 s of compilation in its pairs), and a long compilation on a starved compiler thread
+     * finishes nothing for over 0.5 s, so the warm-up waits for the queue itself, as JMH's warm-up by time lets it
+     * drain. Without a compilation-time clock it does not wait.
      *
      * @return the time waited, ms
      */
@@ -101,7 +105,8 @@ final class PerfWarmUp {
         long lastChange = start;
         while (true) {
             long now = System.nanoTime();
-            if (now - lastChange >= QUIET_MILLIS * 1_000_000 || now - start >= MAX_WAIT_MILLIS * 1_000_000) {
+            if (now - start >= MAX_WAIT_MILLIS * 1_000_000
+                    || (now - lastChange >= QUIET_MILLIS * 1_000_000 && !compiling())) {
                 return (now - start) / 1_000_000;
             }
             try {
@@ -115,6 +120,24 @@ final class PerfWarmUp {
                 last = jit;
                 lastChange = System.nanoTime();
             }
+        }
+    }
+
+    /**
+     * Whether the JIT is compiling or has methods queued: the {@code Compiler.queue} diagnostic command lists each
+     * such method as {@code Class::method}; false when the JVM does not offer the command.
+     */
+    static boolean compiling() {
+        try {
+            Object queue = ManagementFactory.getPlatformMBeanServer()
+                    .invoke(
+                            new ObjectName("com.sun.management:type=DiagnosticCommand"),
+                            "compilerQueue",
+                            new Object[] {null},
+                            new String[] {String[].class.getName()});
+            return queue instanceof String text && text.contains("::");
+        } catch (JMException | RuntimeException e) {
+            return false;
         }
     }
 

@@ -262,7 +262,7 @@ class PerfScenariosTest {
                         "--seconds",
                         "calls per run, at least, as long as they take at most --run-max-ms",
                         "first a pass over every case",
-                        "until the JIT has compiled nothing for 0.5 s",
+                        "until the JIT is idle: nothing queued and nothing finished for 0.5 s",
                         "A/A check")
                 .doesNotContain("%%");
         assertThat(run.err()).doesNotContain("Could not format");
