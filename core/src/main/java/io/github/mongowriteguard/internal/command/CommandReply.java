@@ -21,6 +21,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class CommandReply {
     private static final BsonValueCodec VALUE_CODEC = new BsonValueCodec();
+    private static final int[] NO_POSITIONS = {};
+    private static final BsonValue[] NO_IDS = {};
     private static final DecoderContext DECODER_CONTEXT =
             DecoderContext.builder().build();
 
@@ -28,7 +30,10 @@ public final class CommandReply {
     private final int n;
     private final int nModified;
     // Made at their first entry: most replies have no write error and no label, many no upsert.
-    private Map<Integer, BsonValue> upserted = Map.of();
+    // Each upserted {index, _id}, by ascending index once read (binary search): no map and no boxed key per upsert.
+    private int[] upsertedPositions = NO_POSITIONS;
+    private BsonValue[] upsertedIds = NO_IDS;
+    private int upsertedCount;
     private Map<Integer, StatementError> errors = Map.of();
     private final @Nullable BsonDocument writeConcernError;
     private java.util.Set<String> errorLabels = java.util.Set.of();
@@ -113,12 +118,40 @@ public final class CommandReply {
                 }
             }
             reader.readEndDocument();
-            if (upserted.isEmpty()) {
-                upserted = new HashMap<>();
-            }
-            upserted.put(index, id);
+            addUpserted(index, id);
         }
         reader.readEndArray();
+        sortUpsertedIfNeeded();
+    }
+
+    private void addUpserted(int index, BsonValue id) {
+        if (upsertedCount == upsertedPositions.length) {
+            int capacity = Math.max(1, upsertedCount * 2);
+            upsertedPositions = java.util.Arrays.copyOf(upsertedPositions, capacity);
+            upsertedIds = java.util.Arrays.copyOf(upsertedIds, capacity);
+        }
+        upsertedPositions[upsertedCount] = index;
+        upsertedIds[upsertedCount] = id;
+        upsertedCount++;
+    }
+
+    /**
+     * mongod lists upserts in statement order; a reply that does not (one merged from several shards) is put in that
+     * order here, so that {@link #upsertedId} can search it. An index listed twice keeps its last {@code _id}, as a map
+     * would.
+     */
+    private void sortUpsertedIfNeeded() {
+        for (int i = 1; i < upsertedCount; i++) {
+            if (upsertedPositions[i - 1] >= upsertedPositions[i]) {
+                java.util.TreeMap<Integer, BsonValue> byIndex = new java.util.TreeMap<>();
+                for (int j = 0; j < upsertedCount; j++) {
+                    byIndex.put(upsertedPositions[j], upsertedIds[j]);
+                }
+                upsertedCount = 0;
+                byIndex.forEach(this::addUpserted);
+                return;
+            }
+        }
     }
 
     private static int readInt(BsonBinaryReader reader) {
@@ -164,11 +197,12 @@ public final class CommandReply {
 
     /** The {@code _id} of the document the statement at {@code position} upserted, or null. */
     public @Nullable BsonValue upsertedId(int position) {
-        return upserted.isEmpty() ? null : upserted.get(position);
+        int at = java.util.Arrays.binarySearch(upsertedPositions, 0, upsertedCount, position);
+        return at < 0 ? null : upsertedIds[at];
     }
 
     public int upsertedCount() {
-        return upserted.size();
+        return upsertedCount;
     }
 
     /** The write error of the statement at {@code position}, or null. */
