@@ -77,6 +77,33 @@ class PlainStatementBytesTest {
     }
 
     @Test
+    void anIdAnywhereInAReplacementOrUpdate_staysWhereTheDriverWritesIt() {
+        BulkPlanner<Document> planner = BulkPlanner.of(Document.class, REGISTRY);
+        StatementWriter<Document> statements = new StatementWriter<>(Document.class, REGISTRY);
+        List<WriteModel<Document>> models = List.of(
+                new ReplaceOneModel<>(Filters.eq("_id", 1), new Document("n", 1).append("_id", 1)),
+                new ReplaceOneModel<>(
+                        Filters.eq("_id", 2),
+                        new Document("n", 2)
+                                .append("inner", new Document("x", 1).append("_id", 9))
+                                .append("_id", 2)),
+                new ReplaceOneModel<>(Filters.eq("_id", 3), new Document("_id", 3).append("n", 3)),
+                new UpdateOneModel<>(
+                        Filters.eq("_id", 4), new Document("$set", new Document("n", 4).append("_id", 4))));
+        BulkPlan plan = planner.plan(models, PlanOptions.unordered());
+        for (int index = 0; index < models.size(); index++) {
+            CommandBuffer byHand = new CommandBuffer(16);
+            assertThat(statements.writePlain(byHand, index, plan))
+                    .as("write %d: %s", index, models.get(index))
+                    .isTrue();
+            // the driver keeps a replacement's field order (it is not encoded as a collectible document)
+            assertThat(bytes(byHand))
+                    .as("write %d: %s", index, models.get(index))
+                    .isEqualTo(writersBytes(statements, index, plan));
+        }
+    }
+
+    @Test
     void otherStatementsAreLeftToTheWriterWithTheBufferAsItWas() {
         BsonDocument raw = new BsonDocument("_id", new BsonInt32(1));
         List<WriteModel<Document>> models = List.of(
