@@ -154,6 +154,43 @@ public final class BulkPlan {
     }
 
     /**
+     * The filter the plan kept for write {@code index}, for the guard's command encoder to write as it is: null for an
+     * insert and for a filter that is nothing but {@code {_id: id}} ({@link #keyedId} then gives the id). Not to be
+     * changed: the plan sends it.
+     *
+     * @param index the write's index in the caller's bulk
+     * @return the kept filter, or null
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
+     */
+    public @Nullable BsonDocument keptFilter(int index) {
+        return facts[checkIndex(index)].storedFilter();
+    }
+
+    /**
+     * The {@code _id} write {@code index} is keyed by, the plan's own value, for the guard's command encoder (no copy,
+     * unlike {@link #id}). Not to be changed: the plan sends it.
+     *
+     * @param index the write's index in the caller's bulk
+     * @return the {@code _id}, or null when the write is unkeyed or an insert left without {@code _id}
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
+     */
+    public @Nullable BsonValue keyedId(int index) {
+        return facts[checkIndex(index)].id;
+    }
+
+    /**
+     * The update document of update {@code index} as the planner converted it from a builder, which
+     * {@link #writeConvertedUpdate} writes; null when the plan kept none. Not to be changed: the plan sends it.
+     *
+     * @param index the write's index in the caller's bulk
+     * @return the converted update, or null
+     * @throws IndexOutOfBoundsException if {@code index} is not an index of the bulk
+     */
+    public @Nullable BsonDocument convertedUpdate(int index) {
+        return facts[checkIndex(index)].convertedUpdate;
+    }
+
+    /**
      * Writes the update document of update {@code index} as the planner converted it from a builder (such as {@code
      * Updates.inc}), so that it is converted once, as the driver converts it once; does nothing and returns false when
      * the plan kept none: a pipeline, a {@code Document} or {@code BsonDocument} update, or another kind of write.

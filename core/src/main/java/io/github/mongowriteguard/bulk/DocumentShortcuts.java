@@ -63,6 +63,16 @@ public final class DocumentShortcuts {
         this.standardCodecs = usesStandardCodecs(registry);
     }
 
+    /**
+     * Whether the registry encodes {@code Document}, {@code Binary} and the plain Java scalars and lists with the
+     * driver's standard codecs: then the shortcuts apply.
+     *
+     * @return {@code true} when the shortcuts apply
+     */
+    public boolean usesStandardCodecs() {
+        return standardCodecs;
+    }
+
     private static boolean usesStandardCodecs(CodecRegistry registry) {
         try {
             return registry.get(Document.class) instanceof DocumentCodec

@@ -53,7 +53,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class KeyRuns {
 
-    private static final int[] NONE = new int[0];
+    /** No key runs: shared, as nothing changes it. */
+    static final int[] NONE = new int[0];
 
     private KeyRuns() {}
 
@@ -327,7 +328,7 @@ final class KeyRuns {
         }
     }
 
-    private static String reason(boolean ordered, int roundCount, int longestRun, int n) {
+    static String reason(boolean ordered, int roundCount, int longestRun, int n) {
         if (roundCount == 1 && longestRun <= 1) {
             // the most common plans, one round with no key written twice: their texts built once, not per bulk
             return ordered

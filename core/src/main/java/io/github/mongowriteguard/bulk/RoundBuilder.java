@@ -32,6 +32,7 @@ final class RoundBuilder {
         Arrays.fill(lastOfKey, -1);
         int firstUnkeyed = -1;
         int unkeyedCount = 0;
+        boolean keyRepeats = false;
         // Each write's key and command type, read once into arrays that the rounds below read again and again: each
         // write's facts are an object of their own, and reading 100,000 of them takes a cache miss each.
         int[] keyOf = new int[n];
@@ -50,6 +51,7 @@ final class RoundBuilder {
                 continue;
             }
             previousSameKey[i] = lastOfKey[key];
+            keyRepeats |= previousSameKey[i] >= 0;
             lastOfKey[key] = i;
         }
 
@@ -79,6 +81,9 @@ final class RoundBuilder {
                     previousSameKey,
                     firstUnkeyed);
         }
+        if (!keyRepeats) {
+            return oneRound(facts, previousSameKey, firstUnkeyed, options.isOrdered());
+        }
         int[] supersededBy = options.isLastWriteWins() ? LastWriteWins.supersededBy(facts, keyCount) : null;
         if (supersededBy != null) {
             // A superseded write is not sent: the next write on its key follows the one before it.
@@ -95,6 +100,31 @@ final class RoundBuilder {
         }
         return KeyRuns.plan(
                 facts, keyOf, commandTypeOf, keyCount, options, previousSameKey, firstUnkeyed, supersededBy);
+    }
+
+    /**
+     * No key written twice (a bulk of one write, or of distinct keys; unkeyed writes only in an unordered request): the
+     * plan {@link KeyRuns#plan} makes of it, one UNORDERED round of every write in the caller's order and no key runs
+     * (no write superseded either), without the arrays that find runs and rounds.
+     */
+    private static BulkPlan oneRound(WriteFacts[] facts, int[] previousSameKey, int firstUnkeyed, boolean ordered) {
+        int n = facts.length;
+        int[] roundOf = new int[n];
+        Arrays.fill(roundOf, 1);
+        int[] all = new int[n];
+        for (int i = 0; i < n; i++) {
+            all[i] = i;
+        }
+        return new BulkPlan(
+                PlanMode.UNORDERED_ROUNDS,
+                KeyRuns.reason(ordered, 1, 1, n),
+                facts,
+                roundOf,
+                previousSameKey,
+                List.of(new Round(1, false, all, KeyRuns.NONE)),
+                firstUnkeyed,
+                null,
+                null);
     }
 
     private static BulkPlan asGiven(

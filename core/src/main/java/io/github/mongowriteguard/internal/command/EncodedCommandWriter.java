@@ -85,10 +85,11 @@ final class EncodedCommandWriter {
     private final StatementBucket bucket;
     private final boolean ordered;
     private final CommandBuffer buffer;
-    /** Writes the command document around the statements: its start, its head, its end. */
-    private final BsonBinaryWriter command;
-    /** Writes each statement as a top-level document, one after the other, into the same buffer. */
-    private final BsonBinaryWriter statement;
+    /**
+     * Writes each statement that {@link StatementWriter#writePlain} does not as a top-level document, one after the
+     * other, into the same buffer; made for the first such statement.
+     */
+    private @Nullable BsonBinaryWriter statement;
 
     private final Expected expected;
     private final StatementWriter<?> statements;
@@ -114,13 +115,9 @@ final class EncodedCommandWriter {
             reused.reserve(withMargin(expected.firstBytes()));
             this.buffer = reused;
         }
-        this.command = new BsonBinaryWriter(buffer);
-        // Each statement is a document of its own, as the driver writes it, under the driver's nesting limit.
-        this.statement =
-                new BsonBinaryWriter(new BsonWriterSettings(DRIVER_MAX_DEPTH), new BsonBinaryWriterSettings(), buffer);
         this.indices = new int[Math.max(1, expected.statements())];
-        command.writeStartDocument();
-        head.write(command);
+        buffer.writeInt32(0); // the command's length, written when it ends
+        head.write(buffer);
         buffer.writeByte(BsonType.ARRAY.getValue());
         buffer.writeCString(bucket.kind.statementsField());
         arrayStart = buffer.getPosition();
@@ -141,7 +138,9 @@ final class EncodedCommandWriter {
         int start = buffer.getPosition();
         buffer.writeByte(BsonType.DOCUMENT.getValue());
         buffer.writeArrayIndexName(count);
-        statements.write(statement, index, plan);
+        if (!statements.writePlain(buffer, index, plan)) {
+            statements.write(statementWriter(), index, plan);
+        }
         if (count > 0 && buffer.getPosition() - statementsStart > WriteCommandEncoder.MAX_STATEMENT_BYTES) {
             // The statement's bytes are dropped; the statement writer is between documents, as before it.
             buffer.truncateToPosition(start);
@@ -155,6 +154,15 @@ final class EncodedCommandWriter {
         }
         indices[count++] = index;
         return true;
+    }
+
+    /** Each statement is a document of its own, as the driver writes it, under the driver's nesting limit. */
+    private BsonBinaryWriter statementWriter() {
+        if (statement == null) {
+            statement = new BsonBinaryWriter(
+                    new BsonWriterSettings(DRIVER_MAX_DEPTH), new BsonBinaryWriterSettings(), buffer);
+        }
+        return statement;
     }
 
     /**
@@ -195,9 +203,11 @@ final class EncodedCommandWriter {
         buffer.writeByte(0); // the array's terminator
         buffer.writeInt32(arrayStart, buffer.getPosition() - arrayStart);
         int bodyEnd = buffer.getPosition();
-        command.writeEndDocument();
-        command.close();
-        statement.close();
+        buffer.writeByte(0); // the command's terminator, then its length, as a writer ends a document
+        buffer.writeInt32(0, buffer.getPosition());
+        if (statement != null) {
+            statement.close();
+        }
         return new WriteCommand(
                 bucket.kind,
                 collection,

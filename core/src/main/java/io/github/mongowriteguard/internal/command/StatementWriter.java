@@ -44,11 +44,28 @@ final class StatementWriter<T> {
     /** Whether the collection's codec writes {@code _id} first by itself under {@link #COLLECTIBLE}. */
     private final boolean codecPutsIdFirst;
 
+    /** The usual statements, written without the writer. */
+    private final PlainStatementBytes plain;
+
     StatementWriter(Class<T> documentClass, CodecRegistry registry) {
         this.documentClass = documentClass;
         this.registry = registry;
         this.codec = registry.get(documentClass);
         this.codecPutsIdFirst = codec.getClass() == DocumentCodec.class || codec.getClass() == BsonDocumentCodec.class;
+        this.plain = new PlainStatementBytes(documentClass, registry);
+    }
+
+    /**
+     * Writes the statement of write {@code index} at the buffer's position straight into its bytes when it is a usual
+     * one ({@link PlainStatementBytes}); false, with the buffer as it was, when it must go through {@link #write}.
+     */
+    boolean writePlain(CommandBuffer buffer, int index, BulkPlan plan) {
+        int start = buffer.getPosition();
+        if (plain.write(buffer, index, plan)) {
+            return true;
+        }
+        buffer.truncateToPosition(start);
+        return false;
     }
 
     /** Writes the statement of write {@code index} as the next element of the statements array. */

@@ -248,7 +248,15 @@ class EncodedStatementsArrayTest {
         BasicOutputBuffer out = new BasicOutputBuffer();
         try (BsonBinaryWriter writer = referenceWriter(out)) {
             writer.writeStartDocument();
-            new CommandHead("stock", bucket, command.ordered(), options).write(writer);
+            writer.writeString(bucket.kind.commandName(), "stock");
+            writer.writeBoolean("ordered", command.ordered());
+            if (options.bypassDocumentValidation() != null) {
+                writer.writeBoolean("bypassDocumentValidation", options.bypassDocumentValidation());
+            }
+            if (options.let() != null) {
+                writer.writeName("let");
+                StatementWriter.BSON_CODEC.encode(writer, options.let(), StatementWriter.CONTEXT);
+            }
             writer.writeStartArray(bucket.kind.statementsField());
             StatementWriter<T> statements = new StatementWriter<>(documentClass, REGISTRY);
             for (int position = 0; position < command.size(); position++) {
