@@ -26,12 +26,12 @@ import org.bson.conversions.Bson;
 import org.bson.types.ObjectId;
 
 /**
- * Writes the usual update, replace and delete statements straight into the command's bytes: the bytes
+ * Writes the usual insert, update, replace and delete statements straight into the command's bytes: the bytes
  * {@link StatementWriter} writes for them through a {@code BsonBinaryWriter} and the codecs, without the writer's state
  * checks and a codec lookup per field, which cost as much as the rest of planning and encoding a {@code Filters.eq}
  * write. The usual statement: no collation, hint, array filters or sort; a filter, converted update or update that is a
- * plain {@code BsonDocument} tree, and a replacement or update that is a plain {@code Document}, of the scalars below,
- * documents and lists.
+ * plain {@code BsonDocument} tree, and a document to insert, replacement or update that is a plain {@code Document}, of
+ * the scalars below, documents and lists.
  *
  * <p>Each element is written as {@code BsonBinaryWriter} writes it (type byte, name as a C string, value) with the same
  * {@code OutputBuffer} calls, so the bytes and the refusals (a name with a null character) are the writer's. Anything
@@ -42,6 +42,8 @@ import org.bson.types.ObjectId;
 final class PlainStatementBytes {
     /** Levels written here; deeper statements go through the writer, which applies the driver's nesting limit. */
     private static final int MAX_LEVELS = 64;
+
+    private static final String ID = "_id";
 
     /**
      * Whether a {@code Document} update is written here: the registry's codec for it and for the plain Java values is
@@ -63,10 +65,14 @@ final class PlainStatementBytes {
      */
     boolean write(CommandBuffer out, int index, BulkPlan plan) {
         WriteKind kind = plan.sentAs(index);
-        if (kind == WriteKind.INSERT_ONE) {
-            return false;
-        }
         WriteRecord<?> write = plan.write(index);
+        if (kind == WriteKind.INSERT_ONE) {
+            // the guard's _id appended after the fields (an object that cannot hold it) is left to the writer
+            return plainReplacements
+                    && write.document() instanceof Document document
+                    && plan.appendedId(index).isEmpty()
+                    && collectible(out, document);
+        }
         if (write.collation() != null
                 || write.hint() != null
                 || write.hintString() != null
@@ -223,6 +229,32 @@ final class PlainStatementBytes {
         for (Map.Entry<String, Object> field : document.entrySet()) {
             String name = field.getKey();
             if (name == null || !plainElement(out, name, -1, field.getValue(), level)) {
+                return false;
+            }
+        }
+        end(out, start);
+        return true;
+    }
+
+    /**
+     * A {@code Document} to insert as the driver's {@code DocumentCodec} writes a collectible document: its {@code _id}
+     * first when it has one, then its other fields in their order.
+     */
+    private static boolean collectible(CommandBuffer out, Document document) {
+        if (document.getClass() != Document.class) {
+            return false;
+        }
+        int start = out.getPosition();
+        out.writeInt32(0);
+        if (document.containsKey(ID) && !plainElement(out, ID, -1, document.get(ID), 1)) {
+            return false;
+        }
+        for (Map.Entry<String, Object> field : document.entrySet()) {
+            String name = field.getKey();
+            if (ID.equals(name)) {
+                continue;
+            }
+            if (name == null || !plainElement(out, name, -1, field.getValue(), 1)) {
                 return false;
             }
         }

@@ -7,6 +7,7 @@ import com.mongodb.client.model.Collation;
 import com.mongodb.client.model.DeleteManyModel;
 import com.mongodb.client.model.DeleteOneModel;
 import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.ReplaceOneModel;
 import com.mongodb.client.model.ReplaceOptions;
 import com.mongodb.client.model.UpdateManyModel;
@@ -101,6 +102,52 @@ class PlainStatementBytesTest {
                     .as("write %d: %s", index, models.get(index))
                     .isEqualTo(writersBytes(statements, index, plan));
         }
+    }
+
+    @Test
+    void documentsToInsert_areTheWritersBytes_idFirstWhereverTheDocumentHasIt() {
+        Random random = new Random(2028);
+        BulkPlanner<Document> planner = BulkPlanner.of(Document.class, REGISTRY);
+        StatementWriter<Document> statements = new StatementWriter<>(Document.class, REGISTRY);
+        int plain = 0;
+        for (int bulk = 0; bulk < 100; bulk++) {
+            List<WriteModel<Document>> models = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                Document fields = plainDocument(random, 0);
+                Object id = switch (random.nextInt(4)) {
+                    case 0 -> i;
+                    case 1 -> "id-" + i;
+                    case 2 -> new Document("k", i).append("_id", "nested, not moved");
+                    default -> new ObjectId();
+                };
+                // _id at any position: first, last, in between, or absent (the planner assigns one)
+                int at = random.nextInt(fields.size() + 2) - 1;
+                Document document = new Document();
+                int position = 0;
+                for (java.util.Map.Entry<String, Object> field : fields.entrySet()) {
+                    if (position++ == at) {
+                        document.append("_id", id);
+                    }
+                    document.append(field.getKey(), field.getValue());
+                }
+                if (at == fields.size()) {
+                    document.append("_id", id);
+                }
+                models.add(new InsertOneModel<>(document));
+            }
+            BulkPlan plan = planner.plan(models, PlanOptions.unordered());
+            for (int index = 0; index < models.size(); index++) {
+                CommandBuffer byHand = new CommandBuffer(16);
+                assertThat(statements.writePlain(byHand, index, plan))
+                        .as("write %d: %s", index, models.get(index))
+                        .isTrue();
+                assertThat(bytes(byHand))
+                        .as("write %d: %s", index, models.get(index))
+                        .isEqualTo(writersBytes(statements, index, plan));
+                plain++;
+            }
+        }
+        assertThat(plain).isEqualTo(2_000);
     }
 
     @Test
