@@ -62,17 +62,7 @@ class PlainStatementBytesTest {
             for (int i = 0; i < 20; i++) {
                 models.add(usualWrite(random, i));
             }
-            BulkPlan plan = planner.plan(models, PlanOptions.unordered());
-            for (int index = 0; index < models.size(); index++) {
-                CommandBuffer byHand = new CommandBuffer(16);
-                assertThat(statements.writePlain(byHand, index, plan))
-                        .as("write %d: %s", index, models.get(index))
-                        .isTrue();
-                assertThat(bytes(byHand))
-                        .as("write %d: %s", index, models.get(index))
-                        .isEqualTo(writersBytes(statements, index, plan));
-                plain++;
-            }
+            plain += writtenByHandAsTheWriter(planner, statements, models);
         }
         assertThat(plain).isEqualTo(4_000);
     }
@@ -91,17 +81,8 @@ class PlainStatementBytesTest {
                 new ReplaceOneModel<>(Filters.eq("_id", 3), new Document("_id", 3).append("n", 3)),
                 new UpdateOneModel<>(
                         Filters.eq("_id", 4), new Document("$set", new Document("n", 4).append("_id", 4))));
-        BulkPlan plan = planner.plan(models, PlanOptions.unordered());
-        for (int index = 0; index < models.size(); index++) {
-            CommandBuffer byHand = new CommandBuffer(16);
-            assertThat(statements.writePlain(byHand, index, plan))
-                    .as("write %d: %s", index, models.get(index))
-                    .isTrue();
-            // the driver keeps a replacement's field order (it is not encoded as a collectible document)
-            assertThat(bytes(byHand))
-                    .as("write %d: %s", index, models.get(index))
-                    .isEqualTo(writersBytes(statements, index, plan));
-        }
+        // the driver keeps a replacement's field order (it is not encoded as a collectible document)
+        assertThat(writtenByHandAsTheWriter(planner, statements, models)).isEqualTo(models.size());
     }
 
     @Test
@@ -135,17 +116,7 @@ class PlainStatementBytesTest {
                 }
                 models.add(new InsertOneModel<>(document));
             }
-            BulkPlan plan = planner.plan(models, PlanOptions.unordered());
-            for (int index = 0; index < models.size(); index++) {
-                CommandBuffer byHand = new CommandBuffer(16);
-                assertThat(statements.writePlain(byHand, index, plan))
-                        .as("write %d: %s", index, models.get(index))
-                        .isTrue();
-                assertThat(bytes(byHand))
-                        .as("write %d: %s", index, models.get(index))
-                        .isEqualTo(writersBytes(statements, index, plan));
-                plain++;
-            }
+            plain += writtenByHandAsTheWriter(planner, statements, models);
         }
         assertThat(plain).isEqualTo(2_000);
     }
@@ -301,6 +272,22 @@ class PlainStatementBytesTest {
 
     private static String name(Random random, int field) {
         return "f" + field + text(random).replace("$", "");
+    }
+
+    /** Plans {@code models} and checks that each is written by hand, with the writer's bytes; the count written. */
+    private static int writtenByHandAsTheWriter(
+            BulkPlanner<Document> planner, StatementWriter<Document> statements, List<WriteModel<Document>> models) {
+        BulkPlan plan = planner.plan(models, PlanOptions.unordered());
+        for (int index = 0; index < models.size(); index++) {
+            CommandBuffer byHand = new CommandBuffer(16);
+            assertThat(statements.writePlain(byHand, index, plan))
+                    .as("write %d: %s", index, models.get(index))
+                    .isTrue();
+            assertThat(bytes(byHand))
+                    .as("write %d: %s", index, models.get(index))
+                    .isEqualTo(writersBytes(statements, index, plan));
+        }
+        return models.size();
     }
 
     private static byte[] writersBytes(StatementWriter<Document> statements, int index, BulkPlan plan) {
