@@ -29,7 +29,7 @@ public final class Round {
         this.ordered = ordered;
         this.indices = indices; // built for this round alone and never changed
         this.together = indices;
-        this.keyRuns = new int[0];
+        this.keyRuns = KeyRuns.NONE;
     }
 
     Round(int number, boolean ordered, int[] together, int[] keyRuns) {

@@ -56,8 +56,9 @@ final class RoundBuilder {
         }
 
         if (options.isOrdered() && options.isStrictOrdered()) {
-            return asGiven(
+            return oneRound(
                     PlanMode.STRICT_ORDERED,
+                    true,
                     "strictOrdered: the ordered bulk runs as the driver's ORDERED bulk," + " as given; "
                             + orderedCost(n),
                     facts,
@@ -68,8 +69,9 @@ final class RoundBuilder {
             // An unkeyed write may touch any document, including keyed ones, and its effect can depend on what ran
             // before it (an upsert that finds nothing): no reordering around it can be proven safe.
             WriteFacts first = facts[firstUnkeyed];
-            return asGiven(
+            return oneRound(
                     PlanMode.PRESERVE_ORDER,
+                    true,
                     "ordered bulk with " + unkeyedCount + " unkeyed write"
                             + (unkeyedCount == 1 ? "" : "s") + " (first: index " + firstUnkeyed + ", "
                             + first.kind.modelName()
@@ -82,7 +84,7 @@ final class RoundBuilder {
                     firstUnkeyed);
         }
         if (!keyRepeats) {
-            return oneRound(facts, previousSameKey, firstUnkeyed, options.isOrdered());
+            return noKeyRepeats(facts, previousSameKey, firstUnkeyed, options.isOrdered());
         }
         int[] supersededBy = options.isLastWriteWins() ? LastWriteWins.supersededBy(facts, keyCount) : null;
         if (supersededBy != null) {
@@ -107,7 +109,24 @@ final class RoundBuilder {
      * plan {@link KeyRuns#plan} makes of it, one UNORDERED round of every write in the caller's order and no key runs
      * (no write superseded either), without the arrays that find runs and rounds.
      */
-    private static BulkPlan oneRound(WriteFacts[] facts, int[] previousSameKey, int firstUnkeyed, boolean ordered) {
+    private static BulkPlan noKeyRepeats(WriteFacts[] facts, int[] previousSameKey, int firstUnkeyed, boolean ordered) {
+        return oneRound(
+                PlanMode.UNORDERED_ROUNDS,
+                false,
+                KeyRuns.reason(ordered, 1, 1, facts.length),
+                facts,
+                previousSameKey,
+                firstUnkeyed);
+    }
+
+    /** Every write in round 1, in the caller's order: sent as given when {@code ordered}, else UNORDERED. */
+    private static BulkPlan oneRound(
+            PlanMode mode,
+            boolean ordered,
+            String reason,
+            WriteFacts[] facts,
+            int[] previousSameKey,
+            int firstUnkeyed) {
         int n = facts.length;
         int[] roundOf = new int[n];
         Arrays.fill(roundOf, 1);
@@ -116,31 +135,12 @@ final class RoundBuilder {
             all[i] = i;
         }
         return new BulkPlan(
-                PlanMode.UNORDERED_ROUNDS,
-                KeyRuns.reason(ordered, 1, 1, n),
-                facts,
-                roundOf,
-                previousSameKey,
-                List.of(new Round(1, false, all, KeyRuns.NONE)),
-                firstUnkeyed,
-                null,
-                null);
-    }
-
-    private static BulkPlan asGiven(
-            PlanMode mode, String reason, WriteFacts[] facts, int[] previousSameKey, int firstUnkeyed) {
-        int n = facts.length;
-        int[] roundOf = new int[n];
-        Arrays.fill(roundOf, 1);
-        int[] all = new int[n];
-        Arrays.setAll(all, i -> i);
-        return new BulkPlan(
                 mode,
                 reason,
                 facts,
                 roundOf,
                 previousSameKey,
-                List.of(new Round(1, true, all)),
+                List.of(new Round(1, ordered, all)),
                 firstUnkeyed,
                 null,
                 null);

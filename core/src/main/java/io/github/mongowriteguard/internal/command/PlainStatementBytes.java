@@ -71,7 +71,7 @@ final class PlainStatementBytes {
             return plainReplacements
                     && write.document() instanceof Document document
                     && plan.appendedId(index).isEmpty()
-                    && collectible(out, document);
+                    && document(out, document, 1, true);
         }
         if (write.collation() != null
                 || write.hint() != null
@@ -130,7 +130,7 @@ final class PlainStatementBytes {
         if (kind == WriteKind.REPLACE_ONE) {
             return plainReplacements
                     && write.document() instanceof Document replacement
-                    && document(out, replacement, 2);
+                    && document(out, replacement, 2, false);
         }
         Bson update = write.update();
         if (update == null) {
@@ -143,7 +143,7 @@ final class PlainStatementBytes {
         if (update.getClass() == BsonDocument.class) {
             return tree(out, (BsonDocument) update, 2);
         }
-        return plainDocuments && update.getClass() == Document.class && document(out, (Document) update, 2);
+        return plainDocuments && update.getClass() == Document.class && document(out, (Document) update, 2, false);
     }
 
     /** A {@code BsonDocument} as {@code BsonDocumentCodec} writes it with the driver's value codecs. */
@@ -219,42 +219,26 @@ final class PlainStatementBytes {
         return true;
     }
 
-    /** A {@code Document} as the driver's {@code DocumentCodec} writes it (not as a collectible document). */
-    private static boolean document(CommandBuffer out, Document document, int level) {
+    /**
+     * A {@code Document} as the driver's {@code DocumentCodec} writes it: its fields in their order; as a collectible
+     * document (a document to insert), its {@code _id} first when it has one, then its other fields in their order.
+     */
+    private static boolean document(CommandBuffer out, Document document, int level, boolean collectible) {
         if (document.getClass() != Document.class || level > MAX_LEVELS) {
             return false;
         }
         int start = out.getPosition();
         out.writeInt32(0);
-        for (Map.Entry<String, Object> field : document.entrySet()) {
-            String name = field.getKey();
-            if (name == null || !plainElement(out, name, -1, field.getValue(), level)) {
-                return false;
-            }
-        }
-        end(out, start);
-        return true;
-    }
-
-    /**
-     * A {@code Document} to insert as the driver's {@code DocumentCodec} writes a collectible document: its {@code _id}
-     * first when it has one, then its other fields in their order.
-     */
-    private static boolean collectible(CommandBuffer out, Document document) {
-        if (document.getClass() != Document.class) {
-            return false;
-        }
-        int start = out.getPosition();
-        out.writeInt32(0);
-        if (document.containsKey(ID) && !plainElement(out, ID, -1, document.get(ID), 1)) {
+        boolean idFirst = collectible && document.containsKey(ID);
+        if (idFirst && !plainElement(out, ID, -1, document.get(ID), level)) {
             return false;
         }
         for (Map.Entry<String, Object> field : document.entrySet()) {
             String name = field.getKey();
-            if (ID.equals(name)) {
+            if (idFirst && ID.equals(name)) {
                 continue;
             }
-            if (name == null || !plainElement(out, name, -1, field.getValue(), 1)) {
+            if (name == null || !plainElement(out, name, -1, field.getValue(), level)) {
                 return false;
             }
         }
@@ -307,7 +291,7 @@ final class PlainStatementBytes {
             out.writeInt64(((Date) value).getTime());
         } else if (type == Document.class) {
             element(out, BsonType.DOCUMENT, name, position);
-            return document(out, (Document) value, level + 1);
+            return document(out, (Document) value, level + 1, false);
         } else if (type == ArrayList.class) {
             element(out, BsonType.ARRAY, name, position);
             return list(out, (ArrayList<?>) value, level + 1);
