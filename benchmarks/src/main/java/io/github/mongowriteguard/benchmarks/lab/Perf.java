@@ -58,8 +58,7 @@ final class Perf {
          * calls). The same number for both paths.
          */
         int warmupsFor(int writes) {
-            long byWrites = (warmupWrites + (long) writes - 1) / writes;
-            return (int) Math.max(warmups, Math.min(Integer.MAX_VALUE, byWrites));
+            return Math.max(warmups, PerfWarmUp.callsToWrite(warmupWrites, writes));
         }
     }
 

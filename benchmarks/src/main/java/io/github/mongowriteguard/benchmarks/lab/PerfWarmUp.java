@@ -40,7 +40,12 @@ final class PerfWarmUp {
      * large bulks' loops being hot after one call and their per-call code compiled by the smaller cases.
      */
     static int passCalls(int warmupWrites, int writes) {
-        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (warmupWrites + (long) writes - 1) / writes));
+        return Math.max(1, callsToWrite(warmupWrites, writes));
+    }
+
+    /** The calls of {@code writes} writes each that write at least {@code total} writes (capped at the int range). */
+    static int callsToWrite(int total, int writes) {
+        return (int) Math.min(Integer.MAX_VALUE, (total + (long) writes - 1) / writes);
     }
 
     /** How the pass warms one case: {@code calls} calls of each path, then one measured pair, discarded. */
