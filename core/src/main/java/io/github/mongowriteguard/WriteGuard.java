@@ -178,8 +178,8 @@ public final class WriteGuard {
     }
 
     /**
-     * Guards a collection whose sessions and database come from {@code access}. An {@code access} that is not
-     * {@link MongoAccess#of(MongoClient)} does not say its client: the guard must then have been configured on
+     * Guards a collection whose sessions and database come from {@code access}. An {@code access} whose
+     * {@link MongoAccess#client()} is null does not say its client: the guard must then have been configured on
      * exactly one client.
      *
      * @param <T>        the collection's document class
@@ -193,8 +193,8 @@ public final class WriteGuard {
     public <T> GuardedCollection<T> guardCollection(MongoAccess access, MongoCollection<T> collection) {
         Objects.requireNonNull(access, "access");
         Objects.requireNonNull(collection, "collection");
-        ClientBinding binding =
-                access instanceof ClientAccess clientAccess ? bindings.of(clientAccess.client()) : bindings.only();
+        MongoClient named = access.client();
+        ClientBinding binding = named != null ? bindings.of(named) : bindings.only();
         long deadlineMs = serverDeadlineMs(binding, collection);
         ExecutorCache.Executors<T> cached = executors.get(
                 access instanceof ClientAccess clientAccess ? clientAccess.client() : access,
