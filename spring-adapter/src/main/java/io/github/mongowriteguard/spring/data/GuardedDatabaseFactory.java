@@ -10,6 +10,7 @@ import com.mongodb.client.MongoDatabase;
 import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.exception.GuardedBulkWriteException;
+import io.github.mongowriteguard.exception.WriteGuardException;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.util.EnumSet;
@@ -195,9 +196,19 @@ final class GuardedDatabaseFactory implements MongoDatabaseFactory, Infrastructu
      * Spring's translation of the application's factory. Spring Data's {@code MongoExceptionTranslator} matches the
      * driver's exceptions by their simple class name ({@code "MongoBulkWriteException"}), so the guard's
      * {@link GuardedBulkWriteException} is translated as the driver's {@link MongoBulkWriteException} with the same
-     * result and errors, whose cause is the guard's exception (with its complete outcome).
+     * result and errors, whose cause is the guard's exception (with its complete outcome). The guard's other final
+     * answers ({@link WriteGuardException}s: copy still running, outcome unknown, deadline exceeded) become a
+     * {@link GuardedWriteRetryableException} (transient) or {@link GuardedWriteNotRetryableException} (non-transient),
+     * whichever {@link GuardedWriteOutcomes#resendSafe} says, so that a retry of transient data-access exceptions never
+     * resends what the guard refused to.
      */
     private @Nullable DataAccessException translate(RuntimeException ex) {
+        if (ex instanceof WriteGuardException guardAnswer) {
+            DataAccessException translated = GuardedWriteOutcomes.translate(guardAnswer);
+            if (translated != null) {
+                return translated;
+            }
+        }
         RuntimeException toTranslate = ex;
         if (ex instanceof GuardedBulkWriteException guarded) {
             MongoBulkWriteException asDriver = new MongoBulkWriteException(
