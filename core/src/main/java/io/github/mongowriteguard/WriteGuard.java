@@ -70,7 +70,10 @@ public final class WriteGuard {
         List<GuardEventListener> listeners = new ArrayList<>(builder.listeners);
         if (builder.meterRegistry != null) {
             listeners.add(new MicrometerGuardMetrics(
-                    (MeterRegistry) builder.meterRegistry, copies, settings.getCommonTags()));
+                    (MeterRegistry) builder.meterRegistry,
+                    copies,
+                    settings.getCommonTags(),
+                    builder.roundTripEstimateShards));
         }
         this.runtimeListeners = List.copyOf(listeners);
         this.observer = builder.observationRegistry == null
@@ -292,8 +295,28 @@ public final class WriteGuard {
         private @Nullable Object meterRegistry;
         private @Nullable Object observationRegistry;
         private @Nullable Object observationConvention;
+        private int roundTripEstimateShards;
 
         private Builder() {}
+
+        /**
+         * Turns on the meter {@code mongodb.guard.roundtrips.avoided} (with {@link #meterRegistry}): an estimate of the
+         * mongos-to-shard round trips the guard's plans save against the driver's ORDERED bulks, assuming a hashed
+         * shard key over this many shards (the guard does not know how many shards a bulk's writes reach). Default 0:
+         * no such meter.
+         *
+         * @param shards the number of shards the application's sharded collections are spread over; 0 or 1 for none
+         * @return this builder
+         * @throws IllegalArgumentException if {@code shards} is negative
+         */
+        public Builder roundTripEstimateShards(int shards) {
+            if (shards < 0) {
+                throw new IllegalArgumentException(
+                        "roundTripEstimateShards (" + shards + ") must not be negative; 0 turns the estimate off");
+            }
+            this.roundTripEstimateShards = shards;
+            return this;
+        }
 
         /**
          * Sets the guard's settings (default {@link WriteGuardSettings#defaults()}).
