@@ -96,4 +96,38 @@ class WriteGuardClientsTest {
                     .isNotNull();
         }
     }
+
+    @Test
+    void anAccessThatNamesItsClient_writesWithThatClientsDeadline_whenTheGuardWasConfiguredOnSeveral() {
+        WriteGuard guard = WriteGuard.create();
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                MongoClient first = MongoClients.create(
+                        guard.configure(settings(cluster, 3_000)).build());
+                MongoClient second = MongoClients.create(
+                        guard.configure(settings(cluster, 1_500)).build())) {
+            MongoAccess access = new MongoAccess() {
+                @Override
+                public com.mongodb.client.ClientSession startSession(com.mongodb.ClientSessionOptions options) {
+                    return second.startSession(options);
+                }
+
+                @Override
+                public com.mongodb.client.MongoDatabase getDatabase(String name) {
+                    return second.getDatabase(name);
+                }
+
+                @Override
+                public MongoClient client() {
+                    return second;
+                }
+            };
+
+            guard.guardCollection(access, second.getDatabase("g").getCollection("c"))
+                    .insertOne(new Document("v", 1));
+
+            assertThat(cluster.truth().commands("insert"))
+                    .extracting(c -> c.maxTimeMs())
+                    .containsExactly(1_000L);
+        }
+    }
 }
