@@ -6,7 +6,8 @@ import org.springframework.dao.NonTransientDataAccessException;
 
 /**
  * The guard's final answer for a call that must not be sent again as a whole: a copy of it is still running on the
- * server ({@code CopyStillRunningException}), a write may have been applied and a new copy could apply it again (an
+ * server ({@code CopyStillRunningException}) or may be (the client stopped waiting for it), a write may have been
+ * applied and a new copy could apply it again (an
  * UNKNOWN {@code $inc}, a multi-document write), or some writes were applied. The guard has already retried what was
  * safe, as the same server copy. Read {@link #outcome()} (per index: status, {@code retrySafe()}) to decide what to
  * send again, later, or to dead-letter. The cause is the guard's exception.

@@ -64,16 +64,18 @@ public final class GuardedWriteOutcomes {
     }
 
     /**
-     * Whether sending the whole call again cannot apply any of its writes twice: no copy of it is still running, none
-     * of its writes was applied, and every write that was not applied is {@link IndexOutcome#retrySafe()} (never sent,
-     * a transient failure of a single-document write, or an UNKNOWN write that is idempotent on one document).
+     * Whether sending the whole call again cannot apply any of its writes twice nor undo a later write: no copy of it
+     * is still running or may be ({@link WriteOutcome#stillRunning()}, {@link WriteOutcome#possiblyRunning()}: a copy
+     * that applies after the caller's next write of the same document would undo it), none of its writes was applied,
+     * and every write that was not applied is {@link IndexOutcome#retrySafe()} (never sent, a transient failure of a
+     * single-document write, or an UNKNOWN write that is idempotent on one document).
      * SUPERSEDED writes do not count: sent again with the write that superseded them, they end the same way.
      *
      * @param outcome a call's outcome
      * @return true when a resend of the whole call is safe
      */
     public static boolean resendSafe(WriteOutcome<?> outcome) {
-        if (!outcome.stillRunning().isEmpty()) {
+        if (!outcome.stillRunning().isEmpty() || !outcome.possiblyRunning().isEmpty()) {
             return false;
         }
         for (IndexOutcome index : outcome.outcomes()) {

@@ -6,9 +6,8 @@ import org.springframework.dao.TransientDataAccessException;
 
 /**
  * The guard's final answer for a call that may be sent again as a whole: no write of it was applied except, perhaps,
- * writes that a new copy cannot apply twice ({@code retrySafe()} of each), and no copy of it is still running. E.g. a
- * single-document write the server stopped at its deadline on every attempt, or an UNKNOWN replacement by
- * {@code _id}. The cause is the guard's exception; {@link #outcome()} the outcome.
+ * writes that a new copy cannot apply twice ({@code retrySafe()} of each), and no copy of it is or may still be
+ * running. E.g. a single-document write the server stopped at its deadline before it ran. The cause is the guard's exception; {@link #outcome()} the outcome.
  */
 public final class GuardedWriteRetryableException extends TransientDataAccessException
         implements GuardedDataAccessException {
