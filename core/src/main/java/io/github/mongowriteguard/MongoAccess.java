@@ -5,6 +5,7 @@ import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoDatabase;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the guard needs from a client besides the collection: explicit sessions, and the database to send its write
@@ -29,6 +30,17 @@ public interface MongoAccess {
      * @param name the database's name
      */
     MongoDatabase getDatabase(String name);
+
+    /**
+     * The client this access's sessions and databases come from, so that the guard finds what {@link
+     * WriteGuard#configure} read from that client's builder. By default null: the access does not say, and the guard
+     * must then have been configured on exactly one builder. Spring Data's database factory names its client this way.
+     *
+     * @return the client, or null when the access does not say
+     */
+    default @Nullable MongoClient client() {
+        return null;
+    }
 
     /**
      * Adapts a driver client.

@@ -70,7 +70,10 @@ public final class WriteGuard {
         List<GuardEventListener> listeners = new ArrayList<>(builder.listeners);
         if (builder.meterRegistry != null) {
             listeners.add(new MicrometerGuardMetrics(
-                    (MeterRegistry) builder.meterRegistry, copies, settings.getCommonTags()));
+                    (MeterRegistry) builder.meterRegistry,
+                    copies,
+                    settings.getCommonTags(),
+                    builder.roundTripEstimateShards));
         }
         this.runtimeListeners = List.copyOf(listeners);
         this.observer = builder.observationRegistry == null
@@ -178,8 +181,8 @@ public final class WriteGuard {
     }
 
     /**
-     * Guards a collection whose sessions and database come from {@code access}. An {@code access} that is not
-     * {@link MongoAccess#of(MongoClient)} does not say its client: the guard must then have been configured on
+     * Guards a collection whose sessions and database come from {@code access}. An {@code access} whose
+     * {@link MongoAccess#client()} is null does not say its client: the guard must then have been configured on
      * exactly one client.
      *
      * @param <T>        the collection's document class
@@ -193,8 +196,8 @@ public final class WriteGuard {
     public <T> GuardedCollection<T> guardCollection(MongoAccess access, MongoCollection<T> collection) {
         Objects.requireNonNull(access, "access");
         Objects.requireNonNull(collection, "collection");
-        ClientBinding binding =
-                access instanceof ClientAccess clientAccess ? bindings.of(clientAccess.client()) : bindings.only();
+        MongoClient named = access.client();
+        ClientBinding binding = named != null ? bindings.of(named) : bindings.only();
         long deadlineMs = serverDeadlineMs(binding, collection);
         ExecutorCache.Executors<T> cached = executors.get(
                 access instanceof ClientAccess clientAccess ? clientAccess.client() : access,
@@ -292,8 +295,28 @@ public final class WriteGuard {
         private @Nullable Object meterRegistry;
         private @Nullable Object observationRegistry;
         private @Nullable Object observationConvention;
+        private int roundTripEstimateShards;
 
         private Builder() {}
+
+        /**
+         * Turns on the meter {@code mongodb.guard.roundtrips.avoided} (with {@link #meterRegistry}): an estimate of the
+         * mongos-to-shard round trips the guard's plans save against the driver's ORDERED bulks, assuming a hashed
+         * shard key over this many shards (the guard does not know how many shards a bulk's writes reach). Default 0:
+         * no such meter.
+         *
+         * @param shards the number of shards the application's sharded collections are spread over; 0 or 1 for none
+         * @return this builder
+         * @throws IllegalArgumentException if {@code shards} is negative
+         */
+        public Builder roundTripEstimateShards(int shards) {
+            if (shards < 0) {
+                throw new IllegalArgumentException(
+                        "roundTripEstimateShards (" + shards + ") must not be negative; 0 turns the estimate off");
+            }
+            this.roundTripEstimateShards = shards;
+            return this;
+        }
 
         /**
          * Sets the guard's settings (default {@link WriteGuardSettings#defaults()}).

@@ -22,6 +22,26 @@ class WriteGuardClientsTest {
                 .applyToSocketSettings(s -> s.readTimeout(socketTimeoutMs, TimeUnit.MILLISECONDS));
     }
 
+    /** An access of the application's own (not {@code MongoAccess.of}), naming its client or not. */
+    private static MongoAccess accessOf(MongoClient client, boolean namesItsClient) {
+        return new MongoAccess() {
+            @Override
+            public com.mongodb.client.ClientSession startSession(com.mongodb.ClientSessionOptions options) {
+                return client.startSession(options);
+            }
+
+            @Override
+            public com.mongodb.client.MongoDatabase getDatabase(String name) {
+                return client.getDatabase(name);
+            }
+
+            @Override
+            public @org.jspecify.annotations.Nullable MongoClient client() {
+                return namesItsClient ? client : null;
+            }
+        };
+    }
+
     @Test
     void aClientNotConfiguredByThisGuard_isRefusedWithTheFix() {
         WriteGuard guard = WriteGuard.create();
@@ -76,17 +96,7 @@ class WriteGuardClientsTest {
                         guard.configure(settings(cluster, 3_000)).build());
                 MongoClient second = MongoClients.create(
                         guard.configure(settings(cluster, 3_000)).build())) {
-            MongoAccess access = new MongoAccess() {
-                @Override
-                public com.mongodb.client.ClientSession startSession(com.mongodb.ClientSessionOptions options) {
-                    return first.startSession(options);
-                }
-
-                @Override
-                public com.mongodb.client.MongoDatabase getDatabase(String name) {
-                    return first.getDatabase(name);
-                }
-            };
+            MongoAccess access = accessOf(first, false);
             assertThatThrownBy(() ->
                             guard.guardCollection(access, first.getDatabase("g").getCollection("c")))
                     .isInstanceOf(IllegalStateException.class)
@@ -94,6 +104,25 @@ class WriteGuardClientsTest {
                     .hasMessageContaining("use one WriteGuard per client");
             assertThat(guard.guardCollection(second, second.getDatabase("g").getCollection("c")))
                     .isNotNull();
+        }
+    }
+
+    @Test
+    void anAccessThatNamesItsClient_writesWithThatClientsDeadline_whenTheGuardWasConfiguredOnSeveral() {
+        WriteGuard guard = WriteGuard.create();
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                MongoClient first = MongoClients.create(
+                        guard.configure(settings(cluster, 3_000)).build());
+                MongoClient second = MongoClients.create(
+                        guard.configure(settings(cluster, 1_500)).build())) {
+            MongoAccess access = accessOf(second, true);
+
+            guard.guardCollection(access, second.getDatabase("g").getCollection("c"))
+                    .insertOne(new Document("v", 1));
+
+            assertThat(cluster.truth().commands("insert"))
+                    .extracting(c -> c.maxTimeMs())
+                    .containsExactly(1_000L);
         }
     }
 }

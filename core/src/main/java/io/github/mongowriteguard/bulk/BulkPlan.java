@@ -424,6 +424,21 @@ public final class BulkPlan {
         return RoundTripEstimate.of(rounds, shardCount);
     }
 
+    /**
+     * Expected mongos-to-shard round trips this plan saves against the caller's ORDERED bulk sent as the driver sends
+     * it (one child batch per change of target shard, {@code 1 + (n - 1)(1 - 1/S)}), on a collection with a hashed
+     * shard key over {@code shardCount} shards: that estimate minus {@link #expectedRoundTrips(int)}, never below 0.
+     * Meaningful for a caller's ORDERED bulk only (an UNORDERED bulk of the driver costs what the plan costs). An
+     * estimate for dashboards, not a count.
+     *
+     * @param shardCount the number of shards the collection is spread over (1 for an unsharded collection)
+     * @return the expected round trips saved
+     * @throws IllegalArgumentException if {@code shardCount} is below 1
+     */
+    public double expectedRoundTripsAvoided(int shardCount) {
+        return Math.max(0, RoundTripEstimate.ordered(size(), shardCount) - expectedRoundTrips(shardCount));
+    }
+
     @Override
     public String toString() {
         StringBuilder text = new StringBuilder("BulkPlan{")

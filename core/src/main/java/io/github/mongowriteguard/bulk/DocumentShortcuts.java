@@ -58,7 +58,11 @@ public final class DocumentShortcuts {
 
     private final boolean standardCodecs;
 
-    /** Shortcuts for the codecs of {@code registry}; none when it does not encode the plain types as the driver does. */
+    /**
+     * Shortcuts for the codecs of {@code registry}; none when it does not encode the plain types as the driver does.
+     *
+     * @param registry the collection's codec registry
+     */
     public DocumentShortcuts(CodecRegistry registry) {
         this.standardCodecs = usesStandardCodecs(registry);
     }
@@ -114,6 +118,10 @@ public final class DocumentShortcuts {
      * collectible document) and the other fields in their order; {@code null} when only the codec can tell (not a plain
      * {@code Document} of the types {@link #value} converts) or when it nests past {@code limit} levels. A
      * {@code Binary}'s bytes are copied once, as the driver's {@code BinaryCodec} copies them; nothing else is.
+     *
+     * @param document the document to insert
+     * @param limit    the deepest nesting converted
+     * @return the BSON values, or null when only the codec can tell
      */
     public @Nullable BsonDocument documentToInsert(Object document, int limit) {
         if (!standardCodecs || document.getClass() != Document.class || limit < 1) {
@@ -145,6 +153,10 @@ public final class DocumentShortcuts {
      * A replacement as BSON values, its fields in their order (the driver encodes a replacement as it is, not as a
      * collectible document); {@code null} when only the codec can tell or when it nests past {@code limit} levels.
      * Converted as {@link #documentToInsert} converts.
+     *
+     * @param document the replacement document
+     * @param limit    the deepest nesting converted
+     * @return the BSON values, or null when only the codec can tell
      */
     public @Nullable BsonDocument replacement(Object document, int limit) {
         if (!standardCodecs || document.getClass() != Document.class) {
@@ -335,7 +347,12 @@ public final class DocumentShortcuts {
         return -1;
     }
 
-    /** UTF-8 length, as the BSON writers encode it; -1 for a string with surrogates. */
+    /**
+     * UTF-8 length, as the BSON writers encode it; -1 for a string with surrogates.
+     *
+     * @param text a string
+     * @return its UTF-8 length in bytes, or -1
+     */
     public static long utf8Length(String text) {
         long length = 0;
         for (int i = 0; i < text.length(); i++) {
@@ -353,7 +370,12 @@ public final class DocumentShortcuts {
         return length;
     }
 
-    /** The length of {@code position} in decimal: the name of an array element. */
+    /**
+     * The length of {@code position} in decimal: the name of an array element.
+     *
+     * @param position an array index, 0 or more
+     * @return its number of decimal digits
+     */
     public static int decimalDigits(int position) {
         int digits = 1;
         for (int rest = position; rest >= 10; rest /= 10) {

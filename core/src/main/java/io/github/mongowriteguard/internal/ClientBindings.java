@@ -88,7 +88,8 @@ public final class ClientBindings {
         if (configured.size() > 1) {
             throw new IllegalStateException("this guard was configured on " + configured.size() + " client settings"
                     + " builders and this MongoAccess does not say which client it belongs to; use one WriteGuard per client,"
-                    + " or guard through MongoAccess.of(client) or guardCollection(MongoClient, MongoCollection)");
+                    + " or guard through MongoAccess.of(client), guardCollection(MongoClient, MongoCollection) or a"
+                    + " MongoAccess whose client() names it");
         }
         return configured.get(0);
     }

@@ -142,6 +142,11 @@ public final class GuardRuntime {
                 each(l -> l.planChosen(event));
             }
 
+            @Override
+            public void orderedBulkRegrouped(OrderedBulkRegrouped event) {
+                each(l -> l.orderedBulkRegrouped(event));
+            }
+
             private void each(java.util.function.Consumer<GuardEventListener> call) {
                 for (GuardEventListener listener : listeners) {
                     try {

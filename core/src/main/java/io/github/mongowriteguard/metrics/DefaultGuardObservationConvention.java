@@ -62,7 +62,12 @@ public class DefaultGuardObservationConvention implements GuardObservationConven
                 plan(context));
     }
 
-    /** The plan mode as a tag value: {@code UNORDERED_ROUNDS} is {@code unordered-rounds}. */
+    /**
+     * The plan mode as a tag value: {@code UNORDERED_ROUNDS} is {@code unordered-rounds}.
+     *
+     * @param mode a plan mode
+     * @return its tag value
+     */
     public static String planTag(io.github.mongowriteguard.bulk.PlanMode mode) {
         return mode.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
     }

@@ -49,6 +49,23 @@ public interface GuardEventListener {
     default void planChosen(PlanChosen event) {}
 
     /**
+     * A caller's ORDERED bulk runs in unordered rounds (the guard's default for writes on distinct keys): the event
+     * carries the plan, whose {@link io.github.mongowriteguard.bulk.BulkPlan#expectedRoundTripsAvoided(int)} estimates
+     * the round trips saved against the driver's ORDERED bulk. Not sent for the caller's UNORDERED bulks, nor for
+     * bulks run as given.
+     *
+     * @param event the namespace, the operation and the plan
+     */
+    default void orderedBulkRegrouped(OrderedBulkRegrouped event) {}
+
+    /**
+     * @param namespace {@code db.collection}
+     * @param operation {@code bulkWrite}, {@code insertMany}, ...
+     * @param plan      the plan the bulk runs by (read-only)
+     */
+    record OrderedBulkRegrouped(String namespace, String operation, io.github.mongowriteguard.bulk.BulkPlan plan) {}
+
+    /**
      * @param namespace      {@code db.collection}
      * @param operation      {@code bulkWrite}, {@code updateMany}, ...
      * @param planMode       how the bulk runs: {@link PlanMode#UNORDERED_ROUNDS}, or the caller's ORDERED bulk as

@@ -38,6 +38,11 @@ import java.util.concurrent.TimeUnit;
  * {@code multi-document-kept}, {@code filter-not-id}, {@code collation}); {@code rounds} alone reads 1 for a bulk that
  * ran as the driver's ORDERED bulk</td></tr>
  * <tr><td>{@code mongodb.guard.strict.ordered}</td><td>counter</td><td>bulks run with strict ORDERED semantics</td></tr>
+ * <tr><td>{@code mongodb.guard.roundtrips.avoided}</td><td>counter</td><td>an <em>estimate</em>: the mongos-to-shard
+ * round trips the plans of the caller's ORDERED bulks saved against the driver's ORDERED bulk
+ * ({@code BulkPlan.expectedRoundTripsAvoided}) on a hashed shard key over the number of shards given to
+ * {@link #MicrometerGuardMetrics(MeterRegistry, CopyLedger, Map, int)}; only registered when that number is 2 or
+ * more</td></tr>
  * </table>
  */
 public final class MicrometerGuardMetrics implements GuardEventListener {
@@ -46,6 +51,7 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
 
     private final MeterRegistry registry;
     private final Tags commonTags;
+    private final int estimateShards;
 
     /**
      * Registers the copy gauges at once; other meters appear with their first event.
@@ -67,6 +73,28 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
      * @throws IllegalArgumentException if a key or value is null or blank, or a key is one of the guard's own tags
      */
     public MicrometerGuardMetrics(MeterRegistry registry, CopyLedger copies, Map<String, String> commonTags) {
+        this(registry, copies, commonTags, 0);
+    }
+
+    /**
+     * As {@link #MicrometerGuardMetrics(MeterRegistry, CopyLedger, Map)}, with the estimate of the round trips saved
+     * ({@code mongodb.guard.roundtrips.avoided}) computed for collections spread over {@code estimateShards} shards.
+     * The guard does not know how many shards a collection's writes reach: the estimate assumes a hashed shard key
+     * over that many shards, writes scattered uniformly. Below 2, that meter is not registered.
+     *
+     * @param registry       where the meters go
+     * @param copies         the guard's copy ledger, read by the gauges
+     * @param commonTags     tags added to every meter: bounded values, never document values, ids or connection strings
+     * @param estimateShards the shard count the round-trip estimate assumes; 0 or 1 for no estimate
+     * @throws IllegalArgumentException if a tag is invalid, or {@code estimateShards} is negative
+     */
+    public MicrometerGuardMetrics(
+            MeterRegistry registry, CopyLedger copies, Map<String, String> commonTags, int estimateShards) {
+        if (estimateShards < 0) {
+            throw new IllegalArgumentException(
+                    "estimateShards (" + estimateShards + ") must not be negative; 0 turns the estimate off");
+        }
+        this.estimateShards = estimateShards;
         this.registry = Objects.requireNonNull(registry, "registry");
         this.commonTags = Tags.of(CommonTags.check("commonTags", commonTags).entrySet().stream()
                 .map(tag -> Tag.of(tag.getKey(), tag.getValue()))
@@ -136,6 +164,21 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
                 .tags(commonTags)
                 .register(registry)
                 .increment();
+    }
+
+    @Override
+    public void orderedBulkRegrouped(OrderedBulkRegrouped event) {
+        if (estimateShards < 2) {
+            return;
+        }
+        Counter.builder(PREFIX + "roundtrips.avoided")
+                .description("Estimate: mongos-to-shard round trips the guard's plans saved against the driver's"
+                        + " ORDERED bulks, assuming a hashed shard key over " + estimateShards + " shards")
+                .tag("namespace", event.namespace())
+                .baseUnit("round trips")
+                .tags(commonTags)
+                .register(registry)
+                .increment(event.plan().expectedRoundTripsAvoided(estimateShards));
     }
 
     @Override

@@ -152,6 +152,10 @@ public final class BulkExecutor<T> {
         BulkPlan plan = plan(models, options, placement);
         if (!plan.isEmpty()) {
             announce(plan, operation, sink);
+            if (options.isOrdered() && plan.mode() == PlanMode.UNORDERED_ROUNDS && runtime.listening()) {
+                runtime.events()
+                        .orderedBulkRegrouped(new GuardEventListener.OrderedBulkRegrouped(namespace, operation, plan));
+            }
         }
         RecordedWriteOutcome.Builder<T> outcome = new RecordedWriteOutcome.Builder<>(models);
         if (plan.hasSuperseded()) {

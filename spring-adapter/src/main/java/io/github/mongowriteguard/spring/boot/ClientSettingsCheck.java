@@ -4,12 +4,26 @@ import com.mongodb.MongoClientSettings;
 import io.github.mongowriteguard.WriteGuardSettings;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Checks, when Spring Boot builds the client, what the guard would otherwise refuse on the first write: a server
- * deadline at or above the socket read timeout, and a Client-Side Operation Timeout ({@code timeoutMS}).
+ * deadline at or above the socket read timeout, a Client-Side Operation Timeout ({@code timeoutMS}) and an
+ * unacknowledged write concern ({@code w=0}); and warns about settings the guard accepts at a cost:
+ * {@code retryWrites=false}, and a server deadline so short that bulks end UNKNOWN.
  */
 final class ClientSettingsCheck {
+    private static final Logger LOG = LoggerFactory.getLogger(ClientSettingsCheck.class);
+
+    /**
+     * Below this server deadline the guard writes, but warns: it must cover a round trip and the server's work for a
+     * whole command (up to 100,000 statements or 16 MiB), and with {@code socketTimeoutMS=100} (a 66 ms deadline)
+     * every bulk of 1,000 rows ended UNKNOWN. Not a failure: the driver accepts any socket timeout, and fault drills
+     * and tests use short ones on purpose.
+     */
+    static final Duration SHORT_DEADLINE = Duration.ofSeconds(1);
+
     private ClientSettingsCheck() {}
 
     /**
@@ -31,9 +45,37 @@ final class ClientSettingsCheck {
                             + " (socketTimeoutMS); mongo.write-guard.enabled=false turns the guard off",
                     null);
         }
+        if (!read.getWriteConcern().isAcknowledged()) {
+            throw new WriteGuardConfigurationException(
+                    null,
+                    "The MongoDB client's write concern is unacknowledged ("
+                            + read.getWriteConcern().asDocument().toJson()
+                            + ", e.g. w=0 in spring.mongodb.uri): no server confirms a write, so the guard cannot"
+                            + " know what a write did and refuses every write",
+                    "Remove w=0 from spring.mongodb.uri (or your MongoClientSettingsBuilderCustomizer) and use an"
+                            + " acknowledged write concern (w=1, the default, or w=majority); a write that must not wait"
+                            + " belongs outside the guard: mongo.write-guard.enabled=false turns the guard off",
+                    null);
+        }
+        if (!read.getRetryWrites()) {
+            LOG.warn("The MongoDB client has retryWrites=false: the guard sends no transaction number, so a lost reply"
+                    + " leaves writes UNKNOWN (no resend of the same server copy; the outcome says so). Remove"
+                    + " retryWrites=false from spring.mongodb.uri to let the guard resend the same copy safely");
+        }
         int readTimeoutMs = read.getSocketSettings().getReadTimeout(TimeUnit.MILLISECONDS);
         try {
-            settings.resolveServerDeadline(readTimeoutMs == 0 ? null : Duration.ofMillis(readTimeoutMs));
+            Duration deadline =
+                    settings.resolveServerDeadline(readTimeoutMs == 0 ? null : Duration.ofMillis(readTimeoutMs));
+            if (deadline.compareTo(SHORT_DEADLINE) < 0) {
+                LOG.warn(
+                        "The guard's server deadline is {} ms (socket read timeout {} ms): a command of many writes"
+                                + " rarely finishes in it, and a write whose deadline passes ends UNKNOWN or FAILED, not"
+                                + " applied. Raise socketTimeoutMS in spring.mongodb.uri (the deadline is 2/3 of it"
+                                + " unless mongo.write-guard.server-deadline is set) to at least {} ms",
+                        deadline.toMillis(),
+                        readTimeoutMs,
+                        SHORT_DEADLINE.toMillis() * 3 / 2);
+            }
         } catch (IllegalStateException refused) {
             String deadline =
                     settings.getServerDeadline().map(d -> d.toMillis() + " ms").orElse("derived");

@@ -32,7 +32,10 @@ final class GuardedTemplateStartupCheck implements SmartInitializingSingleton {
                                 + " WriteGuard into that @Bean method and return"
                                 + " MongoClients.create(writeGuard.configure(settingsBuilder).build()); or remove the"
                                 + " bean and change Spring Boot's client with a MongoClientSettingsBuilderCustomizer"
-                                + " bean (spring.mongodb.* properties), which the guard configures for you."
+                                + " bean (spring.mongodb.* properties), which the guard configures for you. A"
+                                + " MongoDatabaseFactory of your own that is not Spring's"
+                                + " SimpleMongoClientDatabaseFactory does not name its client: build the template with"
+                                + " new GuardedMongoTemplate(factory, converter, writeGuard, client)."
                                 + " mongo.write-guard.enabled=false turns the guard off",
                         refused);
             }

@@ -120,8 +120,19 @@ public class WriteGuardAutoConfiguration {
     @ConditionalOnClass(MeterRegistry.class)
     static class WriteGuardMetricsConfiguration {
         @Bean
-        WriteGuardBuilderCustomizer writeGuardMeterRegistryCustomizer(ObjectProvider<MeterRegistry> registries) {
-            return builder -> registries.ifAvailable(builder::meterRegistry);
+        WriteGuardBuilderCustomizer writeGuardMeterRegistryCustomizer(
+                ObjectProvider<MeterRegistry> registries, WriteGuardProperties properties) {
+            return builder -> {
+                registries.ifAvailable(builder::meterRegistry);
+                try {
+                    builder.roundTripEstimateShards(properties.getRoundTripEstimateShards());
+                } catch (IllegalArgumentException refused) {
+                    throw WriteGuardConfigurationException.invalidProperty(
+                            WriteGuardProperties.PREFIX + "round-trip-estimate-shards",
+                            properties.getRoundTripEstimateShards(),
+                            refused);
+                }
+            };
         }
     }
 

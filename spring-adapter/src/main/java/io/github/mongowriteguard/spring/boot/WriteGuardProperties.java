@@ -58,6 +58,12 @@ public class WriteGuardProperties {
      */
     private @Nullable Integer parallelShardCommands;
 
+    /**
+     * The number of shards the round-trip estimate ({@code mongodb.guard.roundtrips.avoided}) assumes; 0 (the default)
+     * registers no such meter.
+     */
+    private int roundTripEstimateShards;
+
     private final Retry retry = new Retry();
 
     /**
@@ -165,6 +171,22 @@ public class WriteGuardProperties {
      */
     public void setParallelShardCommands(@Nullable Integer parallelShardCommands) {
         this.parallelShardCommands = parallelShardCommands;
+    }
+
+    /** {@return the shard count the {@code mongodb.guard.roundtrips.avoided} estimate assumes; 0 for no such meter} */
+    public int getRoundTripEstimateShards() {
+        return roundTripEstimateShards;
+    }
+
+    /**
+     * Sets the number of shards the application's sharded collections are spread over, for the meter
+     * {@code mongodb.guard.roundtrips.avoided}: an estimate of the round trips the guard's plans save against the
+     * driver's ORDERED bulks (a hashed shard key, writes scattered uniformly).
+     *
+     * @param roundTripEstimateShards the shard count; 0 (the default) or 1 for no such meter
+     */
+    public void setRoundTripEstimateShards(int roundTripEstimateShards) {
+        this.roundTripEstimateShards = roundTripEstimateShards;
     }
 
     /** {@return the retry properties ({@code mongo.write-guard.retry.*})} */

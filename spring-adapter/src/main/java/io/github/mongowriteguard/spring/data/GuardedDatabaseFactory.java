@@ -3,13 +3,16 @@ package io.github.mongowriteguard.spring.data;
 import com.mongodb.ClientSessionOptions;
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.client.ClientSession;
+import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCluster;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.exception.GuardedBulkWriteException;
+import io.github.mongowriteguard.exception.WriteGuardException;
 import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
@@ -22,7 +25,9 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.dao.support.PersistenceExceptionTranslator;
 import org.springframework.data.mongodb.MongoDatabaseFactory;
 import org.springframework.data.mongodb.SessionAwareMethodInterceptor;
+import org.springframework.data.mongodb.core.MongoDatabaseFactorySupport;
 import org.springframework.util.Assert;
+import org.springframework.util.ReflectionUtils;
 
 /**
  * The database factory a {@link GuardedMongoTemplate} runs on: the application's factory, and where the template's
@@ -49,11 +54,19 @@ final class GuardedDatabaseFactory implements MongoDatabaseFactory, Infrastructu
     private final PersistenceExceptionTranslator translator = this::translate;
     private volatile Set<TemplateWriteGroup> plain = EnumSet.noneOf(TemplateWriteGroup.class);
 
-    GuardedDatabaseFactory(MongoDatabaseFactory delegate, WriteGuard guard) {
+    /**
+     * @param delegate the application's factory
+     * @param guard    the guard
+     * @param client   the client behind {@code delegate}, or null to find it ({@link #clientOf})
+     */
+    GuardedDatabaseFactory(MongoDatabaseFactory delegate, WriteGuard guard, @Nullable MongoClient client) {
         Assert.notNull(delegate, "MongoDbFactory must not be null"); // MongoTemplate's own message
         this.delegate = delegate;
         this.guard = Objects.requireNonNull(guard, "guard");
-        // The guard's own sessions and commands use the application's factory, never a session-bound one.
+        @Nullable MongoClient named = client != null ? client : clientOf(delegate);
+        // The guard's own sessions and commands use the application's factory, never a session-bound one; the access
+        // names the factory's client, so a guard configured on several clients (a second client, or the reactive
+        // client Boot builds from the same customizers) finds what it read from this one's builder.
         this.access = new MongoAccess() {
             @Override
             public ClientSession startSession(ClientSessionOptions options) {
@@ -64,7 +77,35 @@ final class GuardedDatabaseFactory implements MongoDatabaseFactory, Infrastructu
             public MongoDatabase getDatabase(String name) {
                 return delegate.getMongoDatabase(name);
             }
+
+            @Override
+            public @Nullable MongoClient client() {
+                return named;
+            }
         };
+    }
+
+    /**
+     * The client behind a Spring Data factory: {@code MongoDatabaseFactorySupport} (the base of Spring's
+     * {@code SimpleMongoClientDatabaseFactory}, which Spring Boot and {@code MongoTemplate(MongoClient, String)} build)
+     * holds it and reads it through its protected {@code getMongoClient()} (spring-data-mongodb 5.0,
+     * {@code core/MongoDatabaseFactorySupport.java}); no public method returns it. Null for any other factory: the
+     * guard must then have configured one client only, or the template must be given its client.
+     */
+    static @Nullable MongoClient clientOf(MongoDatabaseFactory factory) {
+        if (!(factory instanceof MongoDatabaseFactorySupport<?>)) {
+            return null;
+        }
+        Method getter = ReflectionUtils.findMethod(MongoDatabaseFactorySupport.class, "getMongoClient");
+        if (getter == null) {
+            return null;
+        }
+        try {
+            ReflectionUtils.makeAccessible(getter);
+            return ReflectionUtils.invokeMethod(getter, factory) instanceof MongoClient client ? client : null;
+        } catch (RuntimeException inaccessible) { // a module system that refuses the reflective call
+            return null;
+        }
     }
 
     WriteGuard guard() {
@@ -155,9 +196,19 @@ final class GuardedDatabaseFactory implements MongoDatabaseFactory, Infrastructu
      * Spring's translation of the application's factory. Spring Data's {@code MongoExceptionTranslator} matches the
      * driver's exceptions by their simple class name ({@code "MongoBulkWriteException"}), so the guard's
      * {@link GuardedBulkWriteException} is translated as the driver's {@link MongoBulkWriteException} with the same
-     * result and errors, whose cause is the guard's exception (with its complete outcome).
+     * result and errors, whose cause is the guard's exception (with its complete outcome). The guard's other final
+     * answers ({@link WriteGuardException}s: copy still running, outcome unknown, deadline exceeded) become a
+     * {@link GuardedWriteRetryableException} (transient) or {@link GuardedWriteNotRetryableException} (non-transient),
+     * whichever {@link GuardedWriteOutcomes#resendSafe} says, so that a retry of transient data-access exceptions never
+     * resends what the guard refused to.
      */
     private @Nullable DataAccessException translate(RuntimeException ex) {
+        if (ex instanceof WriteGuardException guardAnswer) {
+            DataAccessException translated = GuardedWriteOutcomes.translate(guardAnswer);
+            if (translated != null) {
+                return translated;
+            }
+        }
         RuntimeException toTranslate = ex;
         if (ex instanceof GuardedBulkWriteException guarded) {
             MongoBulkWriteException asDriver = new MongoBulkWriteException(

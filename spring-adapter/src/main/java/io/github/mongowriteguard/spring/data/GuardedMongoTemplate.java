@@ -58,7 +58,10 @@ import org.springframework.util.Assert;
  * {@code $merge}. {@code execute(collectionName, CollectionCallback)} hands the callback the guarded collection.
  *
  * <p>The guard must be the one {@link WriteGuard#configure configured} on the template's client (Spring Boot's
- * auto-configuration does both); otherwise the first write fails with the guard's message.
+ * auto-configuration does both); otherwise the first write fails with the guard's message. One guard may configure
+ * several clients: each template finds its own client behind its database factory (Spring's
+ * {@code SimpleMongoClientDatabaseFactory}, as Spring Boot and {@code MongoTemplate(MongoClient, String)} build it),
+ * or is given it ({@link #GuardedMongoTemplate(MongoDatabaseFactory, MongoConverter, WriteGuard, MongoClient)}).
  */
 public class GuardedMongoTemplate extends MongoTemplate {
     private final GuardedDatabaseFactory factory;
@@ -76,7 +79,26 @@ public class GuardedMongoTemplate extends MongoTemplate {
      */
     public GuardedMongoTemplate(
             MongoDatabaseFactory databaseFactory, @Nullable MongoConverter converter, WriteGuard guard) {
-        this(new GuardedDatabaseFactory(databaseFactory, guard), converter);
+        this(new GuardedDatabaseFactory(databaseFactory, guard, null), converter);
+    }
+
+    /**
+     * A guarded template on a database factory whose client is named: for a factory of your own that is not Spring's
+     * {@code SimpleMongoClientDatabaseFactory} (whose client the template finds itself), when the guard configured
+     * several clients.
+     *
+     * @param databaseFactory the factory of {@code client}
+     * @param converter       the converter, or null for Spring Data's default
+     * @param guard           the guard the writes run through
+     * @param client          the client behind {@code databaseFactory}, built from a builder the guard
+     *                        {@link WriteGuard#configure configured}
+     */
+    public GuardedMongoTemplate(
+            MongoDatabaseFactory databaseFactory,
+            @Nullable MongoConverter converter,
+            WriteGuard guard,
+            MongoClient client) {
+        this(new GuardedDatabaseFactory(databaseFactory, guard, Objects.requireNonNull(client, "client")), converter);
     }
 
     /**
@@ -87,7 +109,7 @@ public class GuardedMongoTemplate extends MongoTemplate {
      * @param guard        the guard the bulks run through
      */
     public GuardedMongoTemplate(MongoClient client, String databaseName, WriteGuard guard) {
-        this(new SimpleMongoClientDatabaseFactory(client, databaseName), null, guard);
+        this(new SimpleMongoClientDatabaseFactory(client, databaseName), null, guard, client);
     }
 
     private GuardedMongoTemplate(GuardedDatabaseFactory factory, @Nullable MongoConverter converter) {

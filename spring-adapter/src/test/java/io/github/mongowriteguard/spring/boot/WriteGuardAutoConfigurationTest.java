@@ -31,6 +31,7 @@ import org.springframework.boot.data.mongodb.autoconfigure.DataMongoAutoConfigur
 import org.springframework.boot.mongodb.autoconfigure.MongoAutoConfiguration;
 import org.springframework.boot.mongodb.autoconfigure.MongoClientSettingsBuilderCustomizer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.mongodb.core.BulkOperations;
 import org.springframework.data.mongodb.core.BulkOperations.BulkMode;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
@@ -205,6 +206,26 @@ class WriteGuardAutoConfigurationTest {
     }
 
     @Test
+    void roundTripEstimateShards_registersTheEstimateOfRoundTripsAvoided_forOrderedBulks() {
+        runner().withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withPropertyValues("mongo.write-guard.round-trip-estimate-shards=5")
+                .run(context -> {
+                    BulkOperations bulk = context.getBean(MongoTemplate.class).bulkOps(BulkMode.ORDERED, "estimated");
+                    for (int i = 0; i < 100; i++) {
+                        bulk.insert(new Document("_id", i));
+                    }
+                    bulk.execute();
+
+                    // the driver's ORDERED bulk: 1 + 99 x (1 - 1/5) = 80.2; the plan's one unordered round: 1
+                    assertThat(context.getBean(MeterRegistry.class)
+                                    .get("mongodb.guard.roundtrips.avoided")
+                                    .counter()
+                                    .count())
+                            .isEqualTo(79.2, org.assertj.core.data.Offset.offset(1e-9));
+                });
+    }
+
+    @Test
     void observationRegistry_whenPresent_observesEachGuardedCall() {
         runner().withBean(ObservationRegistry.class, TestObservationRegistry::create)
                 .run(context -> {
@@ -236,6 +257,7 @@ class WriteGuardAutoConfigurationTest {
                 "server-deadline-fraction",
                 "default-server-deadline",
                 "strict-ordered",
+                "round-trip-estimate-shards",
                 "retry.max-attempts",
                 "retry.initial-backoff",
                 "retry.multiplier",

@@ -15,6 +15,7 @@ import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -26,6 +27,8 @@ import org.springframework.boot.mongodb.autoconfigure.MongoAutoConfiguration;
 import org.springframework.boot.mongodb.autoconfigure.MongoClientSettingsBuilderCustomizer;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
@@ -33,6 +36,7 @@ import org.springframework.data.mongodb.core.MongoTemplate;
  * Misconfigurations that used to pass startup and fail on the first write stop the application at startup, and
  * Spring Boot's failure report names the fix (through the analyzer registered in {@code META-INF/spring.factories}).
  */
+@ExtendWith(OutputCaptureExtension.class)
 class WriteGuardStartupFailureTest {
     private static EmulatedReplicaSet cluster;
 
@@ -194,6 +198,48 @@ class WriteGuardStartupFailureTest {
                     assertThat(analysis.getDescription()).contains("timeoutMS=500");
                     assertThat(analysis.getAction()).contains("Remove timeoutMS");
                 });
+    }
+
+    @Test
+    void unacknowledgedWriteConcern_failsStartup_namingW0AndTheFix() {
+        runner().withPropertyValues("spring.mongodb.uri=" + uri("socketTimeoutMS=900&w=0"))
+                .run(context -> {
+                    FailureAnalysis analysis = analysis(context);
+                    assertThat(analysis.getDescription())
+                            .contains("write concern is unacknowledged")
+                            .contains("w=0")
+                            .contains("refuses every write");
+                    assertThat(analysis.getAction())
+                            .contains("Remove w=0 from spring.mongodb.uri")
+                            .contains("w=majority")
+                            .contains("mongo.write-guard.enabled=false");
+                });
+    }
+
+    @Test
+    void retryWritesFalse_starts_withAWarningSayingWhatTheGuardThenDoes(CapturedOutput output) {
+        runner().withPropertyValues("spring.mongodb.uri=" + uri("socketTimeoutMS=1500&retryWrites=false"))
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output.getErr())
+                .contains("retryWrites=false: the guard sends no transaction number, so a lost reply leaves"
+                        + " writes UNKNOWN");
+    }
+
+    @Test
+    void shortSocketTimeout_starts_withAWarningNamingTheDeadlineAndTheFix(CapturedOutput output) {
+        runner().withPropertyValues("spring.mongodb.uri=" + uri("socketTimeoutMS=100"))
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output.getErr())
+                .contains("The guard's server deadline is 67 ms (socket read timeout 100 ms)")
+                .contains("Raise socketTimeoutMS in spring.mongodb.uri")
+                .contains("at least 1500 ms");
+    }
+
+    @Test
+    void socketTimeoutOfAFewSeconds_startsWithoutWarnings(CapturedOutput output) {
+        runner().withPropertyValues("spring.mongodb.uri=" + uri("socketTimeoutMS=1500"))
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output.getErr()).doesNotContain("server deadline is").doesNotContain("retryWrites=false");
     }
 
     @Test

@@ -37,6 +37,11 @@ public interface ShardOperations {
     final class Unreachable extends RuntimeException {
         private final transient BsonDocument reply;
 
+        /**
+         * A shard that cannot be asked.
+         *
+         * @param reply the error reply the command fails with
+         */
         public Unreachable(BsonDocument reply) {
             super(reply.toJson(), null, false, false);
             this.reply = reply;

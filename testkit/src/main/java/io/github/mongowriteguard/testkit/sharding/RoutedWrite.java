@@ -38,6 +38,8 @@ public record RoutedWrite(
      * @param writes       how many writes the client command carried
      * @param batches      every child batch in the order mongos sent them
      * @param modelledTime the time the bulk costs by the latency model
+     * @param startedNanos {@link System#nanoTime()} when mongos received the command
+     * @param endedNanos   {@link System#nanoTime()} when mongos had its reply
      */
     public RoutedWrite {
         batches = List.copyOf(batches);
