@@ -42,21 +42,6 @@ public final class RecordedIndexOutcome implements IndexOutcome {
             @Nullable String message,
             boolean retrySafe,
             boolean sent) {
-        this(index, status, relatedIndex, errorCode, codeName, details, message, retrySafe, sent, false, false);
-    }
-
-    private RecordedIndexOutcome(
-            int index,
-            WriteStatus status,
-            int relatedIndex,
-            int errorCode,
-            String codeName,
-            @Nullable BsonDocument details,
-            @Nullable String message,
-            boolean retrySafe,
-            boolean sent,
-            boolean mayHaveChangedDocuments,
-            boolean writeConcernFailed) {
         this(
                 index,
                 status,
@@ -67,8 +52,8 @@ public final class RecordedIndexOutcome implements IndexOutcome {
                 message,
                 retrySafe,
                 sent,
-                mayHaveChangedDocuments,
-                writeConcernFailed,
+                false,
+                false,
                 false,
                 null);
     }
@@ -175,7 +160,7 @@ public final class RecordedIndexOutcome implements IndexOutcome {
     public static IndexOutcome failedMultiDocument(
             int index, int code, String codeName, String message, @Nullable BsonDocument details) {
         return new RecordedIndexOutcome(
-                index, WriteStatus.FAILED, -1, code, codeName, details, message, false, true, true, false);
+                index, WriteStatus.FAILED, -1, code, codeName, details, message, false, true, true, false, false, null);
     }
 
     /**
@@ -186,7 +171,7 @@ public final class RecordedIndexOutcome implements IndexOutcome {
      */
     public static IndexOutcome writeConcernFailed(int index, String reason, boolean retrySafe) {
         return new RecordedIndexOutcome(
-                index, WriteStatus.UNKNOWN, -1, 0, "", null, reason, retrySafe, true, false, true);
+                index, WriteStatus.UNKNOWN, -1, 0, "", null, reason, retrySafe, true, false, true, false, null);
     }
 
     /**
