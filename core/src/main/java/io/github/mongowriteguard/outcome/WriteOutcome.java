@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Everything a guarded write did: one {@link IndexOutcome} per index of the caller's bulk, counts like the driver's
  * {@link BulkWriteResult} (what the server did), the rounds and commands it
- * took, and the caller's models that were not applied, ready to retry or dead-letter.
+ * took, and the caller's models that were not applied. An UNKNOWN write is settled ({@code WriteGuard.settle}) before
+ * anything is retried or dead-lettered.
  *
  * <pre>{@code
  * WriteOutcome<Order> outcome = orders.execute(models, new BulkWriteOptions().ordered(true));
