@@ -404,8 +404,13 @@ class ClientBulkWriteTest {
                     // the same copy is resent at once and waits behind the stalled one: unknown, never a second copy
                     .isInstanceOfSatisfying(WriteOutcomeUnknownException.class, e -> {
                         assertThat(e.outcome().outcome(0).status()).isEqualTo(WriteStatus.UNKNOWN);
+                        assertThat(e.outcome().outcome(0).settleable()).isFalse();
+                        assertThat(e.outcome().outcome(0).message()).contains("cannot be settled: a client-level");
                         assertThat(e.outcome().outcome(1).status()).isEqualTo(WriteStatus.SKIPPED);
                     });
+            assertThat(fixture.guard.getCopies().heldCount())
+                    .as("the client-level outcome keeps no command: nothing held")
+                    .isZero();
 
             assertThat(cluster.truth().awaitIdle(c -> true, Duration.ofSeconds(10)))
                     .isTrue();
