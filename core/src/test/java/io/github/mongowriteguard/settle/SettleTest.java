@@ -11,6 +11,7 @@ import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.ReplaceOneModel;
+import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
@@ -248,24 +249,13 @@ class SettleTest {
             MongoCollection<Document> raw = client.getDatabase("settle").getCollection("stock");
             raw.insertOne(new Document("_id", 1).append("qty", 0));
             GuardedCollection<Document> stock = guard.guardCollection(client, raw);
-            client.getDatabase("admin")
-                    .runCommand(new Document("configureFailPoint", "failCommand")
-                            .append("mode", new Document("times", 1))
-                            .append(
-                                    "data",
-                                    new Document("failCommands", List.of("update"))
-                                            .append(
-                                                    "writeConcernError",
-                                                    new Document("code", 64)
-                                                            .append("codeName", "WriteConcernFailed")
-                                                            .append("errmsg", "waiting for replication timed out"))));
+            failNextUpdateWithAWriteConcernError(client);
             List<WriteModel<Document>> models = List.of(
                     new ReplaceOneModel<>(Filters.eq("_id", 1), new Document("qty", 100)),
                     new UpdateOneModel<>(Filters.eq("_id", 1), Updates.inc("qty", 5)));
 
             WriteOutcome<Document> outcome = stock.execute(models, new BulkWriteOptions().ordered(true));
 
-            System.out.println(outcome.outcomes());
             assertThat(outcome.outcome(0).status()).isEqualTo(WriteStatus.UNKNOWN);
             assertThat(outcome.outcome(0).writeConcernFailed()).isTrue();
             assertThat(outcome.outcome(1).status())
@@ -286,6 +276,62 @@ class SettleTest {
                     .isTrue();
             assertThat(raw.find().first().getInteger("qty")).isEqualTo(105);
         }
+    }
+
+    /**
+     * The same case in a bulk the guard runs as given (an unkeyed {@code updateMany} keeps the caller's order): the
+     * bulk stops before the {@code $inc} whose {@code _id} has the UNKNOWN replacement, rather than apply it first.
+     */
+    @Test
+    void aBulkRunAsGiven_stopsBeforeTheWriteBehindAnUnknownOne() throws Exception {
+        WriteGuard guard = WriteGuard.create();
+        try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().start();
+                MongoClient client = client(guard, set.connectionString(), 30_000)) {
+            MongoCollection<Document> raw = client.getDatabase("settle").getCollection("stock");
+            raw.insertOne(new Document("_id", 1).append("qty", 0).append("kind", "x"));
+            GuardedCollection<Document> stock = guard.guardCollection(client, raw);
+            failNextUpdateWithAWriteConcernError(client);
+            List<WriteModel<Document>> models = List.of(
+                    new ReplaceOneModel<>(Filters.eq("_id", 1), new Document("qty", 100).append("kind", "x")),
+                    new InsertOneModel<>(new Document("_id", 2)),
+                    new UpdateManyModel<>(Filters.eq("kind", "x"), Updates.set("seen", true)),
+                    new UpdateOneModel<>(Filters.eq("_id", 1), Updates.inc("qty", 5)),
+                    new InsertOneModel<>(new Document("_id", 3)));
+
+            WriteOutcome<Document> outcome = stock.execute(models, new BulkWriteOptions().ordered(true));
+
+            assertThat(outcome.outcomes())
+                    .extracting(IndexOutcome::status)
+                    .containsExactly(
+                            WriteStatus.UNKNOWN,
+                            WriteStatus.APPLIED,
+                            WriteStatus.APPLIED,
+                            WriteStatus.SKIPPED,
+                            WriteStatus.SKIPPED);
+            assertThat(outcome.outcome(3).relatedIndex()).isZero();
+            assertThat(raw.find(Filters.eq("_id", 1)).first().getInteger("qty")).isEqualTo(100);
+
+            WriteOutcome<Document> settled = stock.settle(outcome);
+            assertThat(settled.outcome(0).status()).isEqualTo(WriteStatus.APPLIED);
+            assertThat(stock.execute(models.subList(3, 5), new BulkWriteOptions().ordered(true))
+                            .isComplete())
+                    .isTrue();
+            assertThat(raw.find(Filters.eq("_id", 1)).first().getInteger("qty")).isEqualTo(105);
+        }
+    }
+
+    private static void failNextUpdateWithAWriteConcernError(MongoClient client) {
+        client.getDatabase("admin")
+                .runCommand(new Document("configureFailPoint", "failCommand")
+                        .append("mode", new Document("times", 1))
+                        .append(
+                                "data",
+                                new Document("failCommands", List.of("update"))
+                                        .append(
+                                                "writeConcernError",
+                                                new Document("code", 64)
+                                                        .append("codeName", "WriteConcernFailed")
+                                                        .append("errmsg", "waiting for replication timed out"))));
     }
 
     /**

@@ -64,9 +64,13 @@ public final class Settle {
      * settled; gives each insert the {@code _id} the guard assigned. Before an outcome is built.
      */
     static void mark(RecordedWriteOutcome.Builder<?> builder, BulkPlan plan, int size) {
-        boolean[] settleable = new boolean[size];
+        // Made only when something is held: a call whose writes all applied allocates nothing here.
+        boolean[] settleable = null;
         for (SettleHold.Entry entry : builder.heldSoFar()) {
             if (entry.releasedBecause() == null) {
+                if (settleable == null) {
+                    settleable = new boolean[size];
+                }
                 WriteCommand command = ((HeldCommand) entry.held()).command;
                 for (int position = 0; position < command.size(); position++) {
                     settleable[command.index(position)] = true;
@@ -75,11 +79,11 @@ public final class Settle {
         }
         for (int index = 0; index < size; index++) {
             IndexOutcome outcome = builder.get(index);
-            if (outcome == null) {
+            if (outcome == null || (outcome.status() == WriteStatus.APPLIED && !outcome.settleable())) {
                 continue;
             }
             if (outcome.status() == WriteStatus.UNKNOWN) {
-                if (settleable[index]) {
+                if (settleable != null && settleable[index]) {
                     outcome = RecordedIndexOutcome.settleable(outcome, true, "");
                 } else if (!outcome.message().contains("cannot be settled")) {
                     outcome = RecordedIndexOutcome.settleable(outcome, false, whyNot(plan, index));
