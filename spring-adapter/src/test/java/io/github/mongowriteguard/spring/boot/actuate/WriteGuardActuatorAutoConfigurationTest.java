@@ -138,13 +138,17 @@ class WriteGuardActuatorAutoConfigurationTest {
                     .containsEntry("deadlineHits", 0L)
                     .doesNotContainKey("reason");
             Map<String, Object> info = guardInfo(context);
-            assertThat(info).containsEntry("copiesPossiblyRunning", 0).containsEntry("gateRefusals", 0L);
+            assertThat(info)
+                    .containsEntry("copiesPossiblyRunning", 0)
+                    .containsEntry("gateRefusals", 0L)
+                    .containsEntry("heldForSettle", 0);
             Map<String, Object> settings = (Map<String, Object>) info.get("settings");
             assertThat(settings)
                     .containsEntry("serverDeadlineFraction", 0.6667)
                     .containsEntry("defaultServerDeadline", "PT10S")
                     .containsEntry("strictOrdered", false)
                     .containsEntry("parallelShardCommands", 8)
+                    .containsEntry("settleHold", Map.of("maxCopies", 1000, "maxAge", "PT10M"))
                     .doesNotContainKey("serverDeadline");
             // the retry policy, the same in the health details as in the info entry
             assertThat(settings.get("retry")).isEqualTo(health.getDetails().get("retry"));
