@@ -137,7 +137,8 @@ public final class WriteGuard {
      * io.github.mongowriteguard.outcome.IndexOutcome#settleable() settleable} write becomes APPLIED or FAILED, exactly
      * ({@code $inc} included); a write whose first copy still runs stays UNKNOWN and settleable (settle again later,
      * before {@link WriteOutcome#settleableUntil()}); one that cannot be settled says why in its message. A settle
-     * never starts a new copy, so it cannot apply a write twice. Every other write keeps its outcome.
+     * never starts a new copy, so it cannot apply a write twice. Every other write keeps its outcome. It sends on the
+     * held sessions, like any driver call on a {@code ClientSession}: settle one outcome from one thread at a time.
      *
      * <pre>{@code
      * WriteOutcome<Order> outcome = orders.execute(models, options);

@@ -27,6 +27,7 @@ import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.NodeInternals;
+import io.github.mongowriteguard.testkit.sharding.ChunkMap;
 import io.github.mongowriteguard.testkit.sharding.ShardKey;
 import io.github.mongowriteguard.testkit.stall.Stall;
 import io.github.mongowriteguard.testkit.stall.StallHandle;
@@ -38,6 +39,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
@@ -317,6 +319,48 @@ class SettleTest {
                             .isComplete())
                     .isTrue();
             assertThat(raw.find(Filters.eq("_id", 1)).first().getInteger("qty")).isEqualTo(105);
+        }
+    }
+
+    /**
+     * The record is gone: an {@code $inc} left UNKNOWN (every answer lost by mongos), then its chunk migrates after the
+     * donor's oplog rolled over, without the sessions' history. The settle's resend reaches the new owner, which
+     * answers {@code IncompleteTransactionHistory} (217): still UNKNOWN, not settleable, saying why; never run again.
+     */
+    @Test
+    void aChunkMovedWithoutItsHistory_cannotBeSettled_andSaysWhy() throws Exception {
+        WriteGuard guard = guard(Duration.ofSeconds(20), 2, Duration.ofMillis(20));
+        try (EmulatedShardedCluster cluster =
+                        EmulatedCluster.sharded().shards(2).start();
+                MongoClient client = client(guard, cluster.connectionString(), 30_000)) {
+            ShardKey key = cluster.shardCollection(
+                            "settle.moved", ShardKey.of(new BsonDocument("_id", new BsonInt32(1))))
+                    .key();
+            cluster.placeChunks(
+                    "settle.moved",
+                    ChunkMap.splitAt(key, List.of(new BsonInt32(10)), List.of("shard00", "shard01"))
+                            .chunks());
+            MongoCollection<Document> raw = client.getDatabase("settle").getCollection("moved");
+            raw.insertOne(new Document("_id", 5).append("n", 0));
+            GuardedCollection<Document> moved = guard.guardCollection(client, raw);
+            cluster.mongos(0).loseReplies(2, "update");
+            WriteOutcome<Document> outcome = moved.execute(
+                    List.of(new UpdateOneModel<>(Filters.eq("_id", 5), Updates.inc("n", 1))), new BulkWriteOptions());
+            assertThat(outcome.outcome(0).status()).isEqualTo(WriteStatus.UNKNOWN);
+            assertThat(outcome.outcome(0).settleable()).isTrue();
+
+            cluster.moveChunkAfterOplogRollover("settle.moved", new BsonDocument("_id", new BsonInt32(5)), "shard01");
+            WriteOutcome<Document> settled = guard.settle(outcome);
+
+            IndexOutcome inc = settled.outcome(0);
+            assertThat(inc.status()).as(inc.toString()).isEqualTo(WriteStatus.UNKNOWN);
+            assertThat(inc.settleable()).isFalse();
+            assertThat(inc.message()).contains("cannot be settled").contains("217");
+            assertThat(guard.getCopies().heldCount()).isZero();
+            assertThat(raw.find().first().getInteger("n"))
+                    .as("applied once, never again")
+                    .isEqualTo(1);
+            assertThat(guard.settle(settled).outcome(0).status()).isEqualTo(WriteStatus.UNKNOWN);
         }
     }
 

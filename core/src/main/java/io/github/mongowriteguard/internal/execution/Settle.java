@@ -204,13 +204,13 @@ public final class Settle {
                                 index,
                                 "cannot be settled: the server no longer has the statement record (" + error.code()
                                         + " " + error.codeName() + ")",
-                                builder.get(index).retrySafe()));
+                                RetrySafety.ofNewCopy(plan, index, registry)));
                     } else if (stoppedAt >= 0 && command.ordered()) {
                         builder.set(RecordedIndexOutcome.unknown(
                                 index,
                                 "cannot be settled: the settle of its ORDERED command stopped at index "
                                         + command.index(stoppedAt) + ", whose statement record is gone",
-                                true));
+                                RetrySafety.ofNewCopy(plan, index, registry)));
                     }
                 }
                 boolean unsettled = false;
