@@ -257,6 +257,7 @@ class SettleTest {
                     new UpdateOneModel<>(Filters.eq("_id", 1), Updates.inc("qty", 5)));
 
             WriteOutcome<Document> outcome = stock.execute(models, new BulkWriteOptions().ordered(true));
+            assertThat(outcome.outcome(1).relatedIndex()).isZero();
 
             assertThat(outcome.outcome(0).status()).isEqualTo(WriteStatus.UNKNOWN);
             assertThat(outcome.outcome(0).writeConcernFailed()).isTrue();
@@ -277,6 +278,43 @@ class SettleTest {
                             .isComplete())
                     .isTrue();
             assertThat(raw.find().first().getInteger("qty")).isEqualTo(105);
+        }
+    }
+
+    /**
+     * A chain on one key after the write-concern error, in an ordered and in an unordered bulk: every later write names
+     * the UNKNOWN one (not the write held back before it), so that the recipe sends them only after its settle, in
+     * order: 100 + 5 + 7.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    void aChainBehindAnUnknownWrite_namesTheUnknownOne_andEndsInOrder(boolean ordered) throws Exception {
+        WriteGuard guard = WriteGuard.create();
+        try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().start();
+                MongoClient client = client(guard, set.connectionString(), 30_000)) {
+            MongoCollection<Document> raw = client.getDatabase("settle").getCollection("stock");
+            raw.insertOne(new Document("_id", 1).append("qty", 0));
+            GuardedCollection<Document> stock = guard.guardCollection(client, raw);
+            failNextUpdateWithAWriteConcernError(client);
+            List<WriteModel<Document>> models = List.of(
+                    new ReplaceOneModel<>(Filters.eq("_id", 1), new Document("qty", 100)),
+                    new UpdateOneModel<>(Filters.eq("_id", 1), Updates.inc("qty", 5)),
+                    new UpdateOneModel<>(Filters.eq("_id", 1), Updates.inc("qty", 7)));
+
+            WriteOutcome<Document> outcome = stock.execute(models, new BulkWriteOptions().ordered(ordered));
+
+            assertThat(outcome.outcomes())
+                    .extracting(IndexOutcome::status)
+                    .containsExactly(WriteStatus.UNKNOWN, WriteStatus.SKIPPED, WriteStatus.SKIPPED);
+            assertThat(outcome.outcomes())
+                    .extracting(IndexOutcome::relatedIndex)
+                    .containsExactly(-1, 0, 0);
+            WriteOutcome<Document> settled = stock.settle(outcome);
+            assertThat(settled.outcome(0).status()).isEqualTo(WriteStatus.APPLIED);
+            assertThat(stock.execute(models.subList(1, 3), new BulkWriteOptions().ordered(true))
+                            .isComplete())
+                    .isTrue();
+            assertThat(raw.find().first().getInteger("qty")).isEqualTo(112);
         }
     }
 

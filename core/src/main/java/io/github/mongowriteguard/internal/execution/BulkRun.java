@@ -128,10 +128,10 @@ final class BulkRun<T> implements AutoCloseable {
             boolean skipped = true;
             if (stopped != null) {
                 skipAfterStop(index);
-            } else if (perKeyFailures && previous >= 0 && !appliedBefore(round, previous)) {
-                skipOnKey(index, previous);
             } else if (previous >= 0 && behindUnknown(previous)) {
                 holdBack(index, previous);
+            } else if (perKeyFailures && previous >= 0 && !appliedBefore(round, previous)) {
+                skipOnKey(index, previous);
             } else {
                 skipped = false;
             }
@@ -170,8 +170,14 @@ final class BulkRun<T> implements AutoCloseable {
         return earlier != null && earlier.status() == WriteStatus.UNKNOWN;
     }
 
-    /** Holds back a write whose key has an earlier UNKNOWN write: not sent, naming that write. */
+    /**
+     * Holds back a write whose key has an earlier UNKNOWN write: not sent, naming that UNKNOWN write (behind a write
+     * held back itself, the one that one names), so that a recipe sends the key's held-back writes only once it is
+     * settled, and then in order.
+     */
     void holdBack(int index, int previous) {
+        int unknown =
+                heldBack != null && heldBack[previous] ? outcome.get(previous).relatedIndex() : previous;
         if (heldBack == null) {
             heldBack = new boolean[plan.size()];
         }
@@ -179,8 +185,8 @@ final class BulkRun<T> implements AutoCloseable {
         markDead(index);
         outcome.set(RecordedIndexOutcome.skipped(
                 index,
-                previous,
-                "not sent: the earlier write on the same key (index " + previous + ") is UNKNOWN; settle it first"
+                unknown,
+                "not sent: the earlier write on the same key (index " + unknown + ") is UNKNOWN; settle it first"
                         + " (WriteGuard.settle), then send this write, so that it is never applied before that one"));
     }
 
@@ -214,7 +220,9 @@ final class BulkRun<T> implements AutoCloseable {
                     stop(
                             index,
                             "the bulk keeps the caller's order and stopped before index " + index + ", whose earlier"
-                                    + " write on the same key (index " + plan.previousOnKey(index) + ") is UNKNOWN");
+                                    + " write on the same key (index "
+                                    + outcome.get(index).relatedIndex()
+                                    + ") is UNKNOWN");
                 }
                 for (int position = blocked + 1; position < command.size(); position++) {
                     skipAfterStop(command.index(position));
