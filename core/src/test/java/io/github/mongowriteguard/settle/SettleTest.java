@@ -248,10 +248,8 @@ class SettleTest {
         WriteGuard guard = WriteGuard.create();
         try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().start();
                 MongoClient client = client(guard, set.connectionString(), 30_000)) {
-            MongoCollection<Document> raw = client.getDatabase("settle").getCollection("stock");
-            raw.insertOne(new Document("_id", 1).append("qty", 0));
+            MongoCollection<Document> raw = stockAtZero(client);
             GuardedCollection<Document> stock = guard.guardCollection(client, raw);
-            failNextUpdateWithAWriteConcernError(client);
             List<WriteModel<Document>> models = List.of(
                     new ReplaceOneModel<>(Filters.eq("_id", 1), new Document("qty", 100)),
                     new UpdateOneModel<>(Filters.eq("_id", 1), Updates.inc("qty", 5)));
@@ -292,10 +290,8 @@ class SettleTest {
         WriteGuard guard = WriteGuard.create();
         try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().start();
                 MongoClient client = client(guard, set.connectionString(), 30_000)) {
-            MongoCollection<Document> raw = client.getDatabase("settle").getCollection("stock");
-            raw.insertOne(new Document("_id", 1).append("qty", 0));
+            MongoCollection<Document> raw = stockAtZero(client);
             GuardedCollection<Document> stock = guard.guardCollection(client, raw);
-            failNextUpdateWithAWriteConcernError(client);
             List<WriteModel<Document>> models = List.of(
                     new ReplaceOneModel<>(Filters.eq("_id", 1), new Document("qty", 100)),
                     new UpdateOneModel<>(Filters.eq("_id", 1), Updates.inc("qty", 5)),
@@ -400,6 +396,14 @@ class SettleTest {
                     .isEqualTo(1);
             assertThat(guard.settle(settled).outcome(0).status()).isEqualTo(WriteStatus.UNKNOWN);
         }
+    }
+
+    /** {@code {_id: 1, qty: 0}}, and the next update command's write concern fails. */
+    private static MongoCollection<Document> stockAtZero(MongoClient client) {
+        MongoCollection<Document> raw = client.getDatabase("settle").getCollection("stock");
+        raw.insertOne(new Document("_id", 1).append("qty", 0));
+        failNextUpdateWithAWriteConcernError(client);
+        return raw;
     }
 
     private static void failNextUpdateWithAWriteConcernError(MongoClient client) {
