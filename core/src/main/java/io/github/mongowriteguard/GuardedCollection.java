@@ -25,6 +25,7 @@ import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
 import io.github.mongowriteguard.internal.execution.FindAndModifyExecutor;
 import io.github.mongowriteguard.internal.execution.GuardedOperations;
+import io.github.mongowriteguard.internal.execution.Settle;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import java.util.List;
 import org.bson.conversions.Bson;
@@ -144,6 +145,18 @@ public final class GuardedCollection<T> {
      */
     public WriteOutcome<T> execute(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
         return operations.execute(null, models, options);
+    }
+
+    /**
+     * Settles the UNKNOWN writes of an outcome of this collection: the same server copies sent again, as
+     * {@link WriteGuard#settle(WriteOutcome)} does.
+     *
+     * @param outcome an outcome {@link #execute} (or a driver-style method's exception, or an earlier settle) gave
+     * @return the outcome with each settleable UNKNOWN write APPLIED or FAILED, or still UNKNOWN with the reason
+     * @throws IllegalArgumentException for an outcome the guard did not build
+     */
+    public WriteOutcome<T> settle(WriteOutcome<T> outcome) {
+        return Settle.settle(java.util.Objects.requireNonNull(outcome, "outcome"));
     }
 
     /**

@@ -12,13 +12,16 @@ import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.internal.MicrometerCallObserver;
 import io.github.mongowriteguard.internal.ServerTracker;
 import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
+import io.github.mongowriteguard.internal.copies.SettleHold;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
 import io.github.mongowriteguard.internal.execution.ClientBulkExecutor;
 import io.github.mongowriteguard.internal.execution.ExecutorCache;
 import io.github.mongowriteguard.internal.execution.FindAndModifyExecutor;
+import io.github.mongowriteguard.internal.execution.Settle;
 import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.mongowriteguard.metrics.GuardObservationConvention;
 import io.github.mongowriteguard.metrics.MicrometerGuardMetrics;
+import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
@@ -56,7 +59,7 @@ import org.jspecify.annotations.Nullable;
 public final class WriteGuard {
     private final WriteGuardSettings settings;
     private final ServerTracker servers = new ServerTracker();
-    private final LiveCopyLedger copies = new LiveCopyLedger();
+    private final LiveCopyLedger copies;
     private final GuardRuntime runtime;
     private final List<GuardEventListener> runtimeListeners;
     private final CallObserver observer;
@@ -67,6 +70,8 @@ public final class WriteGuard {
 
     private WriteGuard(Builder builder) {
         this.settings = builder.settings;
+        this.copies =
+                new LiveCopyLedger(new SettleHold(settings.getSettleHoldMaxCopies(), settings.getSettleHoldMaxAge()));
         List<GuardEventListener> listeners = new ArrayList<>(builder.listeners);
         if (builder.meterRegistry != null) {
             listeners.add(new MicrometerGuardMetrics(
@@ -126,6 +131,30 @@ public final class WriteGuard {
      */
     public CopyLedger getCopies() {
         return copies;
+    }
+
+    /**
+     * Settles the UNKNOWN writes of a guarded call's outcome: sends each command the guard holds for it again, the
+     * same server copy (same session, {@code txnNumber}, statements and {@code _id}s), which the server answers from
+     * its record of what that copy did, or runs once if it did not. Each {@link
+     * io.github.mongowriteguard.outcome.IndexOutcome#settleable() settleable} write becomes APPLIED or FAILED, exactly
+     * ({@code $inc} included); a write whose first copy still runs stays UNKNOWN and settleable (settle again later,
+     * before {@link WriteOutcome#settleableUntil()}); one that cannot be settled says why in its message. A settle
+     * never starts a new copy, so it cannot apply a write twice. Every other write keeps its outcome. It sends on the
+     * held sessions, like any driver call on a {@code ClientSession}: settle one outcome from one thread at a time.
+     *
+     * <pre>{@code
+     * WriteOutcome<Order> outcome = orders.execute(models, options);
+     * if (outcome.hasUnknown()) outcome = guard.settle(outcome);
+     * }</pre>
+     *
+     * @param outcome an outcome a guarded call (or an earlier settle) returned
+     * @param <T>     the collection's document class
+     * @return the outcome with what the settle proved; {@code outcome} itself when nothing is held for it
+     * @throws IllegalArgumentException for an outcome the guard did not build
+     */
+    public <T> WriteOutcome<T> settle(WriteOutcome<T> outcome) {
+        return Settle.settle(Objects.requireNonNull(outcome, "outcome"));
     }
 
     /**

@@ -34,6 +34,24 @@ public final class WriteGuardSettings {
     /** Most {@link #getParallelShardCommands()} accepts: 64. */
     public static final int MAX_PARALLEL_SHARD_COMMANDS = 64;
 
+    /** Default of {@link #getSettleHoldMaxCopies()}: the copies of 1,000 unsettled commands. */
+    public static final int DEFAULT_SETTLE_HOLD_MAX_COPIES = 1_000;
+
+    /** Most {@link #getSettleHoldMaxCopies()} accepts: 100,000. */
+    public static final int MAX_SETTLE_HOLD_COPIES = 100_000;
+
+    /**
+     * Default of {@link #getSettleHoldMaxAge()}: 10 minutes, well inside the server's session lifetime
+     * ({@code logicalSessionTimeoutMinutes}, 30 by default).
+     */
+    public static final Duration DEFAULT_SETTLE_HOLD_MAX_AGE = Duration.ofMinutes(10);
+
+    /**
+     * Longest {@link #getSettleHoldMaxAge()} accepts: 25 minutes, below the server's default session lifetime of 30
+     * minutes, after which the server may forget the session and its statement record.
+     */
+    public static final Duration MAX_SETTLE_HOLD_AGE = Duration.ofMinutes(25);
+
     /** Default share of the socket read timeout given to the server: 2/3, i.e. 20 s for a 30 s socket timeout. */
     public static final double DEFAULT_SERVER_DEADLINE_FRACTION = 2.0 / 3.0;
 
@@ -48,6 +66,8 @@ public final class WriteGuardSettings {
     private final boolean strictOrdered;
     private final boolean lastWriteWins;
     private final int parallelShardCommands;
+    private final int settleHoldMaxCopies;
+    private final Duration settleHoldMaxAge;
     private final RetryPolicy retryPolicy;
     private final Map<String, String> commonTags;
 
@@ -55,6 +75,8 @@ public final class WriteGuardSettings {
         this.commonTags = builder.commonTags;
         this.lastWriteWins = builder.lastWriteWins;
         this.parallelShardCommands = builder.parallelShardCommands;
+        this.settleHoldMaxCopies = builder.settleHoldMaxCopies;
+        this.settleHoldMaxAge = builder.settleHoldMaxAge;
         this.serverDeadline = builder.serverDeadline;
         this.serverDeadlineFraction = builder.serverDeadlineFraction;
         this.defaultServerDeadline = builder.defaultServerDeadline;
@@ -150,6 +172,30 @@ public final class WriteGuardSettings {
     }
 
     /**
+     * How many commands whose outcome is UNKNOWN the guard holds for {@code settle} at most, across the guard: each
+     * keeps its session open (so that the server keeps its statement record) and its command's bytes. Past it the
+     * oldest is released, and its writes can no longer be settled.
+     *
+     * @return from 0 (nothing is held: nothing can be settled) to {@value #MAX_SETTLE_HOLD_COPIES}
+     */
+    public int getSettleHoldMaxCopies() {
+        return settleHoldMaxCopies;
+    }
+
+    /**
+     * How long after its last send a command whose outcome is UNKNOWN stays held for {@code settle}; then it is
+     * released and its writes can no longer be settled. Below the server's session lifetime
+     * ({@code logicalSessionTimeoutMinutes}): a session the server forgot has no statement record, and a settle could
+     * then apply a write a second time. With a server whose {@code logicalSessionTimeoutMinutes} is lower than 30, set
+     * it well below that.
+     *
+     * @return the hold's age limit
+     */
+    public Duration getSettleHoldMaxAge() {
+        return settleHoldMaxAge;
+    }
+
+    /**
      * Tags added to every meter the guard registers ({@code mongodb.guard.*}), after the guard's own; default none.
      *
      * @return the common tags, unmodifiable, in the order given
@@ -223,6 +269,8 @@ public final class WriteGuardSettings {
                         && strictOrdered == that.strictOrdered
                         && lastWriteWins == that.lastWriteWins
                         && parallelShardCommands == that.parallelShardCommands
+                        && settleHoldMaxCopies == that.settleHoldMaxCopies
+                        && settleHoldMaxAge.equals(that.settleHoldMaxAge)
                         && Objects.equals(serverDeadline, that.serverDeadline)
                         && retryPolicy.equals(that.retryPolicy)
                         && defaultServerDeadline.equals(that.defaultServerDeadline)
@@ -238,6 +286,8 @@ public final class WriteGuardSettings {
                 strictOrdered,
                 lastWriteWins,
                 parallelShardCommands,
+                settleHoldMaxCopies,
+                settleHoldMaxAge,
                 retryPolicy,
                 commonTags);
     }
@@ -251,6 +301,7 @@ public final class WriteGuardSettings {
                 + ", strictOrdered=" + strictOrdered
                 + ", lastWriteWins=" + lastWriteWins
                 + ", parallelShardCommands=" + parallelShardCommands
+                + ", settleHold=" + settleHoldMaxCopies + " copies, " + Durations.format(settleHoldMaxAge)
                 + ", retryPolicy=" + retryPolicy
                 + (commonTags.isEmpty() ? "" : ", commonTags=" + commonTags) + '}';
     }
@@ -269,6 +320,8 @@ public final class WriteGuardSettings {
         private boolean strictOrdered;
         private boolean lastWriteWins;
         private int parallelShardCommands = DEFAULT_PARALLEL_SHARD_COMMANDS;
+        private int settleHoldMaxCopies = DEFAULT_SETTLE_HOLD_MAX_COPIES;
+        private Duration settleHoldMaxAge = DEFAULT_SETTLE_HOLD_MAX_AGE;
         private RetryPolicy retryPolicy = RetryPolicy.defaults();
         private Map<String, String> commonTags = Map.of();
 
@@ -281,6 +334,8 @@ public final class WriteGuardSettings {
             this.strictOrdered = existing.strictOrdered;
             this.lastWriteWins = existing.lastWriteWins;
             this.parallelShardCommands = existing.parallelShardCommands;
+            this.settleHoldMaxCopies = existing.settleHoldMaxCopies;
+            this.settleHoldMaxAge = existing.settleHoldMaxAge;
             this.retryPolicy = existing.retryPolicy;
             this.commonTags = existing.commonTags;
         }
@@ -386,6 +441,33 @@ public final class WriteGuardSettings {
                         + " shards to send them side by side");
             }
             this.parallelShardCommands = parallelShardCommands;
+            return this;
+        }
+
+        /**
+         * How many commands whose outcome is UNKNOWN the guard holds for {@code settle}, and for how long after their
+         * last send; default {@value #DEFAULT_SETTLE_HOLD_MAX_COPIES} commands, 10 minutes. A held command keeps its
+         * session (the server keeps the statement record of a session while it lives) and its bytes.
+         *
+         * @param maxCopies from 0 (hold nothing: no write can be settled) to {@value #MAX_SETTLE_HOLD_COPIES}
+         * @param maxAge    from 1 s to 25 minutes ({@link #MAX_SETTLE_HOLD_AGE}), below the server's session lifetime
+         * @return this builder
+         * @throws IllegalArgumentException if either is out of range
+         */
+        public Builder settleHold(int maxCopies, Duration maxAge) {
+            Objects.requireNonNull(maxAge, "maxAge");
+            if (maxCopies < 0 || maxCopies > MAX_SETTLE_HOLD_COPIES) {
+                throw new IllegalArgumentException("settleHold maxCopies (" + maxCopies + ") must be from 0 to "
+                        + MAX_SETTLE_HOLD_COPIES + "; 0 holds nothing, so that no UNKNOWN write can be settled");
+            }
+            if (maxAge.compareTo(Duration.ofSeconds(1)) < 0 || maxAge.compareTo(MAX_SETTLE_HOLD_AGE) > 0) {
+                throw new IllegalArgumentException("settleHold maxAge (" + Durations.format(maxAge)
+                        + ") must be from 1 s to " + Durations.format(MAX_SETTLE_HOLD_AGE)
+                        + ": below the server's session lifetime (logicalSessionTimeoutMinutes, 30 by default), after"
+                        + " which the server may forget the statement record a settle reads");
+            }
+            this.settleHoldMaxCopies = maxCopies;
+            this.settleHoldMaxAge = maxAge;
             return this;
         }
 

@@ -59,6 +59,34 @@ class WriteGuardSettingsTest {
     }
 
     @Test
+    void settleHold_defaultsBelowTheServersSessionLifetime_isKept_andSaysItsRange() {
+        WriteGuardSettings settings = WriteGuardSettings.builder()
+                .settleHold(10, Duration.ofMinutes(2))
+                .build();
+
+        assertThat(WriteGuardSettings.defaults().getSettleHoldMaxCopies()).isEqualTo(1_000);
+        assertThat(WriteGuardSettings.defaults().getSettleHoldMaxAge()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(settings.getSettleHoldMaxCopies()).isEqualTo(10);
+        assertThat(settings.getSettleHoldMaxAge()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(WriteGuardSettings.builder(settings).build()).isEqualTo(settings);
+        assertThat(settings).isNotEqualTo(WriteGuardSettings.defaults());
+        assertThat(WriteGuardSettings.builder()
+                        .settleHold(0, Duration.ofMinutes(1))
+                        .build()
+                        .getSettleHoldMaxCopies())
+                .isZero();
+        assertThatThrownBy(() -> WriteGuardSettings.builder().settleHold(-1, Duration.ofMinutes(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("settleHold maxCopies (-1) must be from 0 to 100000");
+        assertThatThrownBy(() -> WriteGuardSettings.builder().settleHold(10, Duration.ofMinutes(30)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("must be from 1 s to")
+                .hasMessageContaining("logicalSessionTimeoutMinutes");
+        assertThatThrownBy(() -> WriteGuardSettings.builder().settleHold(10, Duration.ofMillis(10)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void resolveServerDeadline_withSocketTimeout_isFractionOfIt() {
         assertThat(WriteGuardSettings.defaults().resolveServerDeadline(Duration.ofSeconds(30)))
                 .isEqualTo(Duration.ofSeconds(20));
@@ -202,7 +230,7 @@ class WriteGuardSettingsTest {
                         .build()
                         .toString())
                 .isEqualTo("WriteGuardSettings{serverDeadline=1.5 s, serverDeadlineFraction=0.6666666666666666,"
-                        + " defaultServerDeadline=10 s, strictOrdered=false, lastWriteWins=false, parallelShardCommands=8, retryPolicy=RetryPolicy{maxAttempts=3,"
+                        + " defaultServerDeadline=10 s, strictOrdered=false, lastWriteWins=false, parallelShardCommands=8, settleHold=1000 copies, 600 s, retryPolicy=RetryPolicy{maxAttempts=3,"
                         + " initialBackoff=100ms, multiplier=2.0, maxBackoff=5000ms, jitter=0.5, gateGrace=100ms}}");
         assertThat(WriteGuardSettings.defaults().toString()).contains("serverDeadline=derived");
     }

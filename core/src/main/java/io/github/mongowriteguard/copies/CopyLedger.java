@@ -50,4 +50,13 @@ public interface CopyLedger {
      * @return the count, 0 when no write is in flight and none may still run
      */
     int trackedCount();
+
+    /**
+     * The number of commands whose outcome is UNKNOWN that the guard holds for {@code settle} now (each keeps its
+     * session open), bounded by {@code WriteGuardSettings.getSettleHoldMaxCopies()} and
+     * {@code getSettleHoldMaxAge()}; the {@code mongodb.guard.copies.held} gauge.
+     *
+     * @return the count, 0 when nothing waits to be settled
+     */
+    int heldCount();
 }

@@ -28,6 +28,8 @@ import java.util.concurrent.TimeUnit;
  * <tr><td>{@code mongodb.guard.copies.started}</td><td>counter</td><td>server copies started</td></tr>
  * <tr><td>{@code mongodb.guard.copies.running}</td><td>gauge</td><td>copies the server may be running now</td></tr>
  * <tr><td>{@code mongodb.guard.copies.max.concurrent}</td><td>gauge</td><td>most copies possibly running at once</td></tr>
+ * <tr><td>{@code mongodb.guard.copies.held}</td><td>gauge</td><td>commands with an unknown outcome held for
+ *     {@code settle}</td></tr>
  * <tr><td>{@code mongodb.guard.rounds}</td><td>summary</td><td>rounds per guarded bulk</td></tr>
  * <tr><td>{@code mongodb.guard.deadline.hits}</td><td>counter</td><td>writes the server stopped at their deadline</td></tr>
  * <tr><td>{@code mongodb.guard.gate}</td><td>timer</td><td>gate waits, by {@code verdict}</td></tr>
@@ -106,6 +108,12 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
                 .register(registry);
         Gauge.builder(PREFIX + "copies.max.concurrent", copies, CopyLedger::maxPossiblyRunning)
                 .description("The most server copies possibly running at once")
+                .baseUnit("copies")
+                .tags(this.commonTags)
+                .register(registry);
+        Gauge.builder(PREFIX + "copies.held", copies, CopyLedger::heldCount)
+                .description("Commands whose outcome is unknown, held (with their session) so that settle can send"
+                        + " the same copy again")
                 .baseUnit("copies")
                 .tags(this.commonTags)
                 .register(registry);

@@ -1,13 +1,17 @@
 package io.github.mongowriteguard.outcome;
 
 import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The outcome of the write at one index of the caller's bulk.
  *
  * <pre>{@code
- * for (IndexOutcome o : outcome.outcomes()) {
+ * WriteOutcome<Order> settled = outcome.hasUnknown() ? orders.settle(outcome) : outcome;
+ * for (IndexOutcome o : settled.outcomes()) {
  *     if (o.status() == WriteStatus.FAILED && !o.retrySafe()) deadLetter(models.get(o.index()), o.message());
+ *     if (o.status() == WriteStatus.UNKNOWN && !o.settleable()) deadLetter(models.get(o.index()), o.message());
  * }
  * }</pre>
  *
@@ -42,11 +46,13 @@ public interface IndexOutcome {
     String message();
 
     /**
-     * True when sending this write again cannot apply it twice or change what it means: a single-document write whose
-     * failure is transient, a write that was never sent ({@link #wasSent()} false, every SKIPPED write), or an UNKNOWN
-     * write that is idempotent on one document (an insert with its {@code _id}, a replacement or an update of
-     * idempotent operators by {@code _id}, a delete by {@code _id}). False for an UNKNOWN {@code $inc}, for
-     * multi-document writes, and for errors that would repeat (duplicate key, validation).
+     * True when sending this write again as a new copy cannot apply it twice or change what it means: a
+     * single-document write whose failure is transient, a write that was never sent ({@link #wasSent()} false, every
+     * SKIPPED write), or an UNKNOWN write that is idempotent on one document (an insert with its {@code _id}, a
+     * replacement or an update of idempotent operators by {@code _id}, a delete by {@code _id}). False for an UNKNOWN
+     * {@code $inc}, for multi-document writes, and for errors that would repeat (duplicate key, validation). For an
+     * UNKNOWN write, settle it first ({@link #settleable()}): a new copy sent after later writes on the same document
+     * can undo them, which a settle cannot.
      *
      * @return whether sending this write again is safe
      */
@@ -73,4 +79,27 @@ public interface IndexOutcome {
      * {@return whether some attempt of this write reached a server} False for {@code notSent} and every SKIPPED write.
      */
     boolean wasSent();
+
+    /**
+     * True for an UNKNOWN write that {@code WriteGuard.settle} (or {@code GuardedCollection.settle}) can turn into
+     * APPLIED or FAILED: a single-document write whose command the guard holds, with its session, until
+     * {@link WriteOutcome#settleableUntil()}. False for every other status, and for an UNKNOWN write that cannot be
+     * settled, whose {@link #message()} then says why (a multi-document write, the hold released it, the server no
+     * longer has its statement record).
+     *
+     * @return whether a settle can tell what became of this write
+     */
+    default boolean settleable() {
+        return false;
+    }
+
+    /**
+     * {@return the {@code _id} the guard gave this insert (the caller's document had none) when it is not APPLIED, or
+     * null} A settle never inserts it twice (a {@code DuplicateKey} on it in a settle is APPLIED); an insert sent
+     * again by the application must carry this {@code _id}. An applied insert's {@code _id} is in
+     * {@link WriteOutcome#inserts()}, as in the driver's result.
+     */
+    default @Nullable BsonValue assignedId() {
+        return null;
+    }
 }

@@ -7,6 +7,7 @@ import com.mongodb.bulk.BulkWriteResult;
 import com.mongodb.bulk.BulkWriteUpsert;
 import com.mongodb.client.model.WriteModel;
 import io.github.mongowriteguard.copies.CopyRecord;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -16,11 +17,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * Everything a guarded write did: one {@link IndexOutcome} per index of the caller's bulk, counts like the driver's
  * {@link BulkWriteResult} (what the server did), the rounds and commands it
- * took, and the caller's models that were not applied, ready to retry or dead-letter.
+ * took, and the caller's models that were not applied. An UNKNOWN write is settled ({@code WriteGuard.settle}) before
+ * anything is retried or dead-lettered.
  *
  * <pre>{@code
  * WriteOutcome<Order> outcome = orders.execute(models, new BulkWriteOptions().ordered(true));
- * outcome.notApplied().forEach(deadLetters::send);
+ * if (outcome.hasUnknown()) outcome = orders.settle(outcome); // the same server copies again: UNKNOWN becomes exact
  * }</pre>
  *
  * <p>Read-only; the guard builds it.
@@ -160,11 +162,24 @@ public interface WriteOutcome<T> {
 
     /**
      * {@return the caller's models whose status is FAILED, SKIPPED or UNKNOWN, in index order; never SUPERSEDED ones,
-     * which sent after the write that superseded them would undo it} The models alone: to decide what to do with each
-     * (send again, dead-letter), read its {@link IndexOutcome} in {@link #outcomes()}, which keeps the status, the
-     * error and {@code retrySafe()}.
+     * which sent after the write that superseded them would undo it} The models alone: to decide what to do with each,
+     * read its {@link IndexOutcome} in {@link #outcomes()}, which keeps the status, the error, {@code retrySafe()} and
+     * {@code settleable()}. Settle the UNKNOWN ones ({@code WriteGuard.settle}) before anything is sent again: a new
+     * copy of an UNKNOWN write can apply it twice, or after later writes on its document.
      */
     List<WriteModel<? extends T>> notApplied();
+
+    /**
+     * Until when the writes of this outcome that are {@link IndexOutcome#settleable()} can be settled
+     * ({@code WriteGuard.settle}): the guard holds their commands and sessions until then
+     * ({@code WriteGuardSettings.getSettleHoldMaxAge()} after the last send, unless more commands than
+     * {@code getSettleHoldMaxCopies()} wait). Null when nothing in this outcome can be settled.
+     *
+     * @return the earliest end of a hold of this outcome's commands, or null
+     */
+    default @Nullable Instant settleableUntil() {
+        return null;
+    }
 
     /** {@return the counts as the driver's result type} */
     BulkWriteResult toBulkWriteResult();

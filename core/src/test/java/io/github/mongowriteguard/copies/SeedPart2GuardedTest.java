@@ -2,6 +2,7 @@ package io.github.mongowriteguard.copies;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
@@ -12,8 +13,10 @@ import com.mongodb.client.MongoCollection;
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
-import io.github.mongowriteguard.exception.CopyStillRunningException;
 import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
+import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
+import io.github.mongowriteguard.outcome.WriteOutcome;
+import io.github.mongowriteguard.outcome.WriteStatus;
 import io.github.mongowriteguard.retry.RetryPolicy;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
@@ -51,9 +54,11 @@ class SeedPart2GuardedTest {
         SHARDED_ONE_SHARD_STALLED
     }
 
+    @SuppressWarnings("unchecked")
     @ParameterizedTest
     @EnumSource(Topology.class)
-    void uninterruptibleStall_rawMakesACopyPerExecution_guardedKeepsOneAndNamesIt(Topology topology) throws Exception {
+    void uninterruptibleStall_rawMakesACopyPerExecution_guardedKeepsOneCopy_andSettlesItAfterTheStall(Topology topology)
+            throws Exception {
         try (Deployment deployment = Deployment.start(topology)) {
             // Raw driver, retryWrites on, an application loop like FixedBackOff(0, 3).
             try (MongoClient raw = client(deployment.uri(), null);
@@ -93,26 +98,31 @@ class SeedPart2GuardedTest {
                 GuardedCollection<Document> records =
                         guard.guardCollection(client, client.getDatabase("lab").getCollection("records"));
 
-                assertThatThrownBy(() -> records.insertOne(new Document("record", 42)))
-                        .isInstanceOfSatisfying(CopyStillRunningException.class, e -> {
-                            assertThat(e.copy().possiblyRunning()).isTrue();
-                            // The refusal rests on the server's view of the copy where it runs: through mongos the
-                            // stalled
-                            // shard's operation ("shard00:<opid>", mongos' currentOp lists the shards' operations), not
-                            // mongos' own operation waiting for it (which a real mongos does not list).
-                            assertThat(e.copy().serverOpId())
-                                    .matches(topology == Topology.REPLICA_SET ? "\\d+" : "shard00:\\d+");
-                            assertThat(e.getMessage()).contains("still running").contains("Dead-letter");
-                            assertThat(e.outcome().sends()).isLessThanOrEqualTo(EXECUTIONS);
-                        });
+                // The same copy is resent at once after each socket timeout: each resend waits behind the stalled
+                // first send on the session's check-out until its own deadline (MaxTimeMSExpired), which proves
+                // nothing about the first send, so the write stays UNKNOWN, one copy, and is settled once the stall
+                // ends.
+                WriteOutcomeUnknownException unknown = catchThrowableOfType(
+                        WriteOutcomeUnknownException.class, () -> records.insertOne(new Document("record", 42)));
+                WriteOutcome<Document> outcome = (WriteOutcome<Document>) unknown.outcome();
+                assertThat(outcome.possiblyRunning())
+                        .singleElement()
+                        .satisfies(copy -> assertThat(copy.possiblyRunning()).isTrue());
+                assertThat(outcome.outcome(0).settleable()).isTrue();
+                assertThat(outcome.settleableUntil()).isNotNull();
+                assertThat(outcome.sends()).isLessThanOrEqualTo(EXECUTIONS);
+                assertThat(outcome.commands()).isEqualTo(1);
 
                 ServerTruth truth = deployment.truth();
                 assertThat(truth.maxConcurrentCopies(INSERTS)).isEqualTo(1);
-                assertThat(truth.commands(INSERTS).size()).isLessThanOrEqualTo(EXECUTIONS);
+                assertThat(truth.copies(INSERTS)).hasSize(1);
                 assertThat(guard.getCopies().possiblyRunning()).hasSize(1);
-                assertThat(meters.get("mongodb.guard.gate.refusals").counter().count())
-                        .isEqualTo(1);
+                assertThat(meters.find("mongodb.guard.gate.refusals").counter())
+                        .as("a resend of the same copy asks no gate")
+                        .isNull();
                 assertThat(meters.get("mongodb.guard.copies.running").gauge().value())
+                        .isEqualTo(1);
+                assertThat(meters.get("mongodb.guard.copies.held").gauge().value())
                         .isEqualTo(1);
                 assertThat(meters.get("mongodb.guard.writes")
                                 .tag("outcome", "unknown")
@@ -121,8 +131,18 @@ class SeedPart2GuardedTest {
                         .isEqualTo(1);
                 stall.release();
                 assertThat(truth.awaitIdle(INSERTS, Duration.ofSeconds(10))).isTrue();
+
+                WriteOutcome<Document> settled = guard.settle(outcome);
+
+                assertThat(settled.outcome(0).status()).isEqualTo(WriteStatus.APPLIED);
+                assertThat(settled.commands()).as("a settle starts no copy").isEqualTo(1);
+                assertThat(truth.copies(INSERTS)).hasSize(1);
+                assertThat(meters.get("mongodb.guard.copies.held").gauge().value())
+                        .isZero();
+                assertThat(meters.get("mongodb.guard.copies.running").gauge().value())
+                        .isZero();
                 assertThat(client.getDatabase("lab").getCollection("records").countDocuments())
-                        .isLessThanOrEqualTo(1);
+                        .isEqualTo(1);
             }
         }
     }

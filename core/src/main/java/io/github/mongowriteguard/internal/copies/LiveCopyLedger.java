@@ -28,6 +28,40 @@ public final class LiveCopyLedger implements CopyLedger {
      */
     private volatile long nextExpiry = System.nanoTime();
 
+    /** The commands whose outcome is UNKNOWN, held for {@code settle}. */
+    private final SettleHold settleHold;
+
+    /** A ledger whose settle hold has the default bounds. */
+    public LiveCopyLedger() {
+        this(new SettleHold(
+                io.github.mongowriteguard.WriteGuardSettings.DEFAULT_SETTLE_HOLD_MAX_COPIES,
+                io.github.mongowriteguard.WriteGuardSettings.DEFAULT_SETTLE_HOLD_MAX_AGE));
+    }
+
+    /** @param settleHold where the guard holds the commands it may settle */
+    public LiveCopyLedger(SettleHold settleHold) {
+        this.settleHold = settleHold;
+    }
+
+    /** {@return where the guard holds the commands whose outcome is UNKNOWN, for settle} */
+    public SettleHold settleHold() {
+        return settleHold;
+    }
+
+    @Override
+    public int heldCount() {
+        return settleHold.count();
+    }
+
+    /**
+     * The copy of {@code (lsid, txnNumber)} the ledger still tracks (a settle sends it again), or a new entry for it
+     * when the ledger forgot it.
+     */
+    public Copy resume(String namespace, String lsid, long txnNumber, @Nullable String comment) {
+        Copy tracked = open.get(new Key(lsid, txnNumber, false));
+        return tracked != null ? tracked : start(namespace, lsid, txnNumber, comment);
+    }
+
     /**
      * Starts tracking a copy before its first send.
      *
@@ -96,6 +130,7 @@ public final class LiveCopyLedger implements CopyLedger {
         List<CopyRecord> running = possiblyRunning();
         return "CopyLedger{possiblyRunning=" + running.size() + ", maxPossiblyRunning=" + maxPossiblyRunning()
                 + ", tracked=" + trackedCount()
+                + ", heldForSettle=" + heldCount()
                 + (running.isEmpty() ? "" : ", copies=" + running.subList(0, Math.min(10, running.size())))
                 + "}";
     }

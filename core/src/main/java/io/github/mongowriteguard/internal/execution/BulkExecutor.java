@@ -178,6 +178,9 @@ public final class BulkExecutor<T> {
                 }
             }
         }
+        if (!plan.isEmpty()) {
+            Settle.mark(outcome, plan, plan.size());
+        }
         WriteOutcome<T> result = outcome.build();
         CallOutcome callOutcome = callOutcome(result);
         sink.outcome(callOutcome);

@@ -1,5 +1,6 @@
 package io.github.mongowriteguard.internal.execution;
 
+import com.mongodb.client.ClientSession;
 import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.KeyPlacement;
@@ -70,6 +71,8 @@ final class BulkRun<T> implements AutoCloseable {
     private int stoppedAt = -1;
     /** Writes of this call that did not apply for their key (ordered requests); null until the first. */
     private boolean @Nullable [] dead;
+    /** Writes held back (not sent) because an earlier write on their key is UNKNOWN; null until the first. */
+    private boolean @Nullable [] heldBack;
 
     BulkRun(Tools<T> tools, Sessions sessions, Call call, RecordedWriteOutcome.Builder<T> outcome) {
         this.tools = tools;
@@ -125,6 +128,8 @@ final class BulkRun<T> implements AutoCloseable {
             boolean skipped = true;
             if (stopped != null) {
                 skipAfterStop(index);
+            } else if (previous >= 0 && behindUnknown(previous)) {
+                holdBack(index, previous);
             } else if (perKeyFailures && previous >= 0 && !appliedBefore(round, previous)) {
                 skipOnKey(index, previous);
             } else {
@@ -150,6 +155,41 @@ final class BulkRun<T> implements AutoCloseable {
         return applied(outcome.get(previous));
     }
 
+    /**
+     * Whether a later write on the key of {@code previous} must wait: {@code previous} is UNKNOWN (its write concern
+     * failed: the call goes on, as the driver's; any other UNKNOWN stops the call), or was itself held back. Sent now,
+     * the later write would be applied before the earlier one is settled, and a recipe that sent the earlier one again
+     * after it would undo it (a replacement sent again after a later {@code $inc}); or a failover that rolled the
+     * earlier one back would apply it after the later one, when the settle runs it again.
+     */
+    private boolean behindUnknown(int previous) {
+        if (heldBack != null && heldBack[previous]) {
+            return true;
+        }
+        IndexOutcome earlier = outcome.get(previous);
+        return earlier != null && earlier.status() == WriteStatus.UNKNOWN;
+    }
+
+    /**
+     * Holds back a write whose key has an earlier UNKNOWN write: not sent, naming that UNKNOWN write (behind a write
+     * held back itself, the one that one names), so that a recipe sends the key's held-back writes only once it is
+     * settled, and then in order.
+     */
+    void holdBack(int index, int previous) {
+        int unknown =
+                heldBack != null && heldBack[previous] ? outcome.get(previous).relatedIndex() : previous;
+        if (heldBack == null) {
+            heldBack = new boolean[plan.size()];
+        }
+        heldBack[index] = true;
+        markDead(index);
+        outcome.set(RecordedIndexOutcome.skipped(
+                index,
+                unknown,
+                "not sent: the earlier write on the same key (index " + unknown + ") is UNKNOWN; settle it first"
+                        + " (WriteGuard.settle), then send this write, so that it is never applied before that one"));
+    }
+
     void skipOnKey(int index, int previous) {
         markDead(index);
         outcome.set(RecordedIndexOutcome.skipped(
@@ -163,6 +203,32 @@ final class BulkRun<T> implements AutoCloseable {
     private void sendAll(Round round, WriteCommandEncoder<T>.Commands commands) {
         while (commands.hasNext()) {
             WriteCommand command = commands.next();
+            int blocked = command.ordered() && stopped == null ? firstBehindUnknown(command) : -1;
+            if (blocked >= 0) {
+                // A bulk run as given, in the caller's order: what comes before the held-back write goes, then the
+                // bulk stops there, as an ORDERED bulk stops, rather than apply later writes before it.
+                List<Integer> before = new ArrayList<>(blocked);
+                for (int position = 0; position < blocked; position++) {
+                    before.add(command.index(position));
+                }
+                if (!before.isEmpty()) {
+                    sendAll(round, commands(before, true));
+                }
+                int index = command.index(blocked);
+                if (stopped == null) {
+                    holdBack(index, plan.previousOnKey(index));
+                    stop(
+                            index,
+                            "the bulk keeps the caller's order and stopped before index " + index + ", whose earlier"
+                                    + " write on the same key (index "
+                                    + outcome.get(index).relatedIndex()
+                                    + ") is UNKNOWN");
+                }
+                for (int position = blocked + 1; position < command.size(); position++) {
+                    skipAfterStop(command.index(position));
+                }
+                continue;
+            }
             if (sent(round, command) && command.ordered()) {
                 int failed = firstNotApplied(command);
                 if (failed >= 0) {
@@ -205,13 +271,15 @@ final class BulkRun<T> implements AutoCloseable {
     @Nullable
     List<Integer> resendAfterFailure(WriteCommand command, WriteCommandEncoder<T>.@Nullable Commands later) {
         int failed = firstNotApplied(command);
-        if (failed < 0) {
+        if (failed < 0 && (later == null || !later.hasNext() || !anyUnknown(command))) {
             return null;
         }
-        markDead(command.index(failed));
         List<Integer> rest = new ArrayList<>();
-        for (int position = failed + 1; position < command.size(); position++) {
-            rest.add(command.index(position));
+        if (failed >= 0) {
+            markDead(command.index(failed));
+            for (int position = failed + 1; position < command.size(); position++) {
+                rest.add(command.index(position));
+            }
         }
         if (later != null) {
             rest.addAll(later.remaining()); // the later commands' statements, in order
@@ -219,13 +287,36 @@ final class BulkRun<T> implements AutoCloseable {
         List<Integer> pending = new ArrayList<>(rest.size());
         for (int index : rest) {
             int previous = plan.previousOnKey(index);
-            if (previous >= 0 && isDead(previous)) {
+            if (previous >= 0 && behindUnknown(previous)) {
+                // after a write-concern error: the later writes of the same key wait for the settle
+                holdBack(index, previous);
+            } else if (previous >= 0 && isDead(previous)) {
                 skipOnKey(index, previous);
             } else {
                 pending.add(index);
             }
         }
         return pending;
+    }
+
+    private boolean anyUnknown(WriteCommand command) {
+        for (int position = 0; position < command.size(); position++) {
+            if (outcome.get(command.index(position)).status() == WriteStatus.UNKNOWN) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The position of the first statement of {@code command} whose key has an earlier UNKNOWN write, or -1. */
+    private int firstBehindUnknown(WriteCommand command) {
+        for (int position = 0; position < command.size(); position++) {
+            int previous = plan.previousOnKey(command.index(position));
+            if (previous >= 0 && behindUnknown(previous)) {
+                return position;
+            }
+        }
+        return -1;
     }
 
     /**
@@ -238,7 +329,8 @@ final class BulkRun<T> implements AutoCloseable {
             skipAfterStop(command);
             return false;
         }
-        return record(command, send(sessions, prepare(sessions, round, command), tally));
+        Prepared prepared = prepare(sessions, round, command);
+        return record(sessions, prepared, command, send(sessions, prepared, tally));
     }
 
     /** Sends a prepared command as one server copy on {@code on}, counting into {@code into}; on any thread. */
@@ -258,8 +350,9 @@ final class BulkRun<T> implements AutoCloseable {
      *
      * @return whether the call goes on
      */
-    boolean record(WriteCommand command, CopySender.Sent sent) {
+    boolean record(Sessions on, Prepared prepared, WriteCommand command, CopySender.Sent sent) {
         String stop = recorder.record(command, sent);
+        holdIfUnknown(on, prepared, command, sent);
         if (stop != null) {
             stop(command.index(0), stop);
             return false;
@@ -267,22 +360,54 @@ final class BulkRun<T> implements AutoCloseable {
         return true;
     }
 
-    /** A command ready to send as one server copy: its body, transaction number and the comment that names it. */
+    /**
+     * Holds a retryable command some statement of which is UNKNOWN for a settle: its session (taken out of
+     * {@code on}, so that later commands go on a fresh one and the server keeps this one's statement record), a copy
+     * of its bytes and what recording it needs.
+     */
+    private void holdIfUnknown(Sessions on, Prepared prepared, WriteCommand command, CopySender.Sent sent) {
+        if (prepared.txnNumber() == null || !anyUnknown(command)) {
+            return;
+        }
+        boolean own = on.own();
+        on.handOver(prepared.session());
+        outcome.held(tools.runtime()
+                .ledger()
+                .settleHold()
+                .hold(new Settle.HeldCommand(
+                        prepared.session(),
+                        own,
+                        prepared.body().clone(),
+                        prepared.txnNumber(),
+                        prepared.copyName(),
+                        command,
+                        plan,
+                        tools.sender(),
+                        tools.registry(),
+                        sent.result() instanceof SendResult.Reply)));
+    }
+
+    /**
+     * A command ready to send as one server copy: its body, transaction number, the comment that names it and the
+     * session it goes on.
+     */
     record Prepared(
             BsonDocument body,
             @Nullable Long txnNumber,
-            @Nullable String copyName) {}
+            @Nullable String copyName,
+            ClientSession session) {}
 
     /**
      * One command as one server copy on the current session of {@code on}: its transaction number, the server
      * deadline, the comment that names it. On the calling thread, so that numbers and names come out in order.
      */
     Prepared prepare(Sessions on, Round round, WriteCommand command) {
-        Long txnNumber = command.retryable() ? on.current().getServerSession().advanceTransactionNumber() : null;
+        ClientSession session = on.current();
+        Long txnNumber = command.retryable() ? session.getServerSession().advanceTransactionNumber() : null;
         String guardComment = copyNames.name(round.number(), ++commandNumber);
         BsonValue comment = tools.sender().comment(call.commandOptions().comment(), guardComment);
         BsonDocument body = command.toCommand(txnNumber, tools.maxTimeMs(), call.writeConcern(), comment);
-        return new Prepared(body, txnNumber, comment == null ? null : guardComment);
+        return new Prepared(body, txnNumber, comment == null ? null : guardComment, session);
     }
 
     /** The position of the first statement of {@code command} that did not apply, or -1. */

@@ -279,16 +279,27 @@ public final class ClientBulkExecutor {
         return part;
     }
 
+    private static final String NOT_SETTLEABLE_HERE = "cannot be settled: a client-level bulk's outcome does not keep"
+            + " its namespaces' commands (settle is available for a collection's bulk, GuardedCollection.execute)";
+
     /** A namespace's outcome at the caller's indices. */
     private static void merge(
             WriteOutcome<BsonDocument> part,
             List<Integer> indices,
             RecordedWriteOutcome.Builder<BsonDocument> outcome) {
         for (IndexOutcome result : part.outcomes()) {
-            outcome.set(RecordedIndexOutcome.atIndex(
+            IndexOutcome atCallers = RecordedIndexOutcome.atIndex(
                     result,
                     indices.get(result.index()),
-                    result.relatedIndex() >= 0 ? indices.get(result.relatedIndex()) : -1));
+                    result.relatedIndex() >= 0 ? indices.get(result.relatedIndex()) : -1);
+            outcome.set(
+                    result.settleable()
+                            ? RecordedIndexOutcome.settleable(atCallers, false, NOT_SETTLEABLE_HERE)
+                            : atCallers);
+        }
+        // The client-level outcome keeps no namespace's commands: their sessions are let go at once.
+        if (part instanceof RecordedWriteOutcome<BsonDocument> recorded) {
+            recorded.held().forEach(entry -> entry.release(NOT_SETTLEABLE_HERE));
         }
         outcome.counts(part.insertedCount(), part.matchedCount(), part.modifiedCount(), part.deletedCount());
         part.upserts().forEach(u -> outcome.upsert(new BulkWriteUpsert(indices.get(u.getIndex()), u.getId())));

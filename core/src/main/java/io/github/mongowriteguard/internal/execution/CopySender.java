@@ -24,15 +24,34 @@ import org.bson.RawBsonDocument;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Sends one command as one server copy, with up to the policy's attempts: a retryable command (one with a
- * {@code txnNumber}) resends the same copy after the backoff and the overlap gate, which the server runs at most once;
- * any other command is sent once, unless the caller allowed a retry (the idempotent multi-document opt-in), each retry
- * then a new copy started only after the gate saw the previous one gone. Records every copy in the ledger and tallies
- * sends, copies and servers in a {@link Tally}: the outcome's builder itself on the calling thread, or, for a command
- * sent on a worker thread beside others ({@link SideBySideSends}), a {@link DeferredTally} that the calling thread
- * replays into the builder in a fixed order. Everything else it touches (the ledger, the overlap gate, the retry
- * policy, the event listeners, the command listener's per-thread server) is shared by every thread of the application
- * already and thread-safe.
+ * Sends one command as one server copy, with up to the policy's attempts. A retryable command (one with a
+ * {@code txnNumber}: single-document statements on the guard's session) resends the same copy right after the backoff,
+ * without the overlap gate, because the server itself keeps two sends of one copy from overlapping and from applying a
+ * statement twice (mongodb/mongo):
+ * <ul>
+ *   <li>{@code src/mongo/db/session/session_catalog.cpp}: a command checks its session out for its whole run
+ *       ({@code SessionCatalog::checkOutSession}); a second command on the same session waits in
+ *       {@code _checkOutSessionInner} until the first checks it back in, or until its own {@code maxTimeMS} ends, which
+ *       answers the resend with {@code MaxTimeMSExpired} and proves nothing about the first send (the send loop then
+ *       says UNKNOWN unless a later resend gets an answer);</li>
+ *   <li>{@code src/mongo/db/transaction/transaction_participant.cpp}: {@code checkStatementExecuted} finds a statement
+ *       of the session's current {@code txnNumber} in the session's record; {@code src/mongo/db/ops/write_ops_exec.cpp}
+ *       answers such a statement from that record instead of running it again ({@code performInserts},
+ *       {@code performUpdates}, {@code performDeletes}: the executed statement's result is rebuilt from its oplog
+ *       entry, e.g. {@code parseOplogEntryForUpdate}), and runs a statement not in the record;</li>
+ *   <li>through mongos nothing changes: {@code src/mongo/s/commands/strategy.cpp} checks the router's session out
+ *       ({@code RouterOperationContextSession}, {@code src/mongo/s/session_catalog_router.cpp}) only for a transaction
+ *       ({@code autocommit}), so a retryable write passes mongos unserialised, and each shard's session catalog and
+ *       statement record above serialise and replay its child batches.</li>
+ * </ul>
+ * So a lost reply costs one round trip: the resend waits behind a copy still running and is then answered from the
+ * record. Any other command is sent once, unless the caller allowed a retry (the idempotent multi-document opt-in),
+ * each retry then a new copy started only after the overlap gate saw the previous one gone. Records every copy in the
+ * ledger and tallies sends, copies and servers in a {@link Tally}: the outcome's builder itself on the calling thread,
+ * or, for a command sent on a worker thread beside others ({@link SideBySideSends}), a {@link DeferredTally} that the
+ * calling thread replays into the builder in a fixed order. Everything else it touches (the ledger, the overlap gate,
+ * the retry policy, the event listeners, the command listener's per-thread server) is shared by every thread of the
+ * application already and thread-safe.
  */
 final class CopySender {
     private final GuardRuntime runtime;
@@ -74,10 +93,20 @@ final class CopySender {
 
         /** Counts straight into {@code outcome}: for the thread that builds it. */
         static Tally of(RecordedWriteOutcome.Builder<?> outcome) {
+            return of(outcome, false);
+        }
+
+        /**
+         * Counts into {@code outcome}; for a settle, no command (a settle starts no copy) and the copy's record
+         * replaces the one the call recorded.
+         */
+        static Tally of(RecordedWriteOutcome.Builder<?> outcome, boolean settle) {
             return new Tally() {
                 @Override
                 public void command() {
-                    outcome.command();
+                    if (!settle) {
+                        outcome.command();
+                    }
                 }
 
                 @Override
@@ -92,7 +121,11 @@ final class CopySender {
 
                 @Override
                 public void copy(CopyRecord copy) {
-                    outcome.copy(copy);
+                    if (settle) {
+                        outcome.replaceCopy(copy);
+                    } else {
+                        outcome.copy(copy);
+                    }
                 }
 
                 @Override
@@ -138,18 +171,43 @@ final class CopySender {
             boolean retryAllowed,
             @Nullable String copyName,
             Tally tally) {
+        return send(sessions, body, txnNumber, retryAllowed, copyName, tally, false);
+    }
+
+    /**
+     * Sends a held copy again, for a settle: the same body on the same session, with the policy's attempts; never a
+     * new copy (the tally counts sends, no command). The earlier sends of the copy count as unanswered, so that only an
+     * answer that proves what the copy did settles a statement.
+     */
+    Sent resend(Sessions sessions, BsonDocument body, long txnNumber, @Nullable String copyName, Tally tally) {
+        return send(sessions, body, txnNumber, false, copyName, tally, true);
+    }
+
+    private Sent send(
+            Sessions sessions,
+            BsonDocument body,
+            @Nullable Long txnNumber,
+            boolean retryAllowed,
+            @Nullable String copyName,
+            Tally tally,
+            boolean settle) {
         ClientSession session = sessions.current();
         boolean retryable = txnNumber != null;
         LiveCopyLedger ledger = runtime.ledger();
         GuardEventListener events = runtime.events();
-        LiveCopyLedger.Copy copy = ledger.start(namespace, lsid(session), txnNumber, copyName);
-        tally.command();
+        LiveCopyLedger.Copy copy;
+        if (settle && txnNumber != null) {
+            copy = ledger.resume(namespace, lsid(session), txnNumber, copyName);
+        } else {
+            copy = ledger.start(namespace, lsid(session), txnNumber, copyName);
+            tally.command();
+        }
         // made when a result is first worth retrying: most copies get their answer at the first send
         Retry.Context<SendResult> retryContext = null;
         SendResult result = null;
         int attempt = 0;
         boolean reachedServer = false;
-        boolean unanswered = false;
+        boolean unanswered = settle;
         // the answers no later answer proved; made at the first resend (most copies are sent once)
         java.util.List<SendResult> earlier = null;
         while (true) {
@@ -192,6 +250,11 @@ final class CopySender {
             }
             if (!retryContext.onResult(result)) {
                 break;
+            }
+            if (retryable) {
+                // The same copy again, at once: the server runs it at most once and tells what it did (see the class
+                // comment), so no wait for the first send's deadline and no currentOp.
+                continue;
             }
             long gateStart = System.nanoTime();
             GateVerdict verdict = runtime.gate().beforeRetry(admin, copy, sentAt, maxTimeMs);

@@ -40,11 +40,30 @@ final class OutcomeRecorder<T> {
     private final BulkPlan plan;
     private final RecordedWriteOutcome.Builder<T> outcome;
     private final CodecRegistry registry;
+    /** Recording a settle: every send is a resend of the copy. */
+    private final boolean settling;
+    /** Recording a settle of a command whose reply was recorded already (a write-concern error): no counts again. */
+    private final boolean alreadyCounted;
 
     OutcomeRecorder(BulkPlan plan, RecordedWriteOutcome.Builder<T> outcome, CodecRegistry registry) {
+        this(plan, outcome, registry, false, false);
+    }
+
+    /**
+     * @param settling       whether the sends recorded are a settle's (resends of a held copy)
+     * @param alreadyCounted whether an earlier reply of the copy was recorded with its counts and ids
+     */
+    OutcomeRecorder(
+            BulkPlan plan,
+            RecordedWriteOutcome.Builder<T> outcome,
+            CodecRegistry registry,
+            boolean settling,
+            boolean alreadyCounted) {
         this.plan = plan;
         this.outcome = outcome;
         this.registry = registry;
+        this.settling = settling;
+        this.alreadyCounted = alreadyCounted;
     }
 
     /**
@@ -59,7 +78,7 @@ final class OutcomeRecorder<T> {
             classify(
                     command,
                     reply.reply(),
-                    sent.resent(),
+                    sent.resent() || settling,
                     RefusalProof.anEarlierSendMayHaveApplied(sent, oneSingleDocumentStatement(command)));
             return outcomeOfCommand(command);
         }
@@ -178,9 +197,13 @@ final class OutcomeRecorder<T> {
                         && plan.hasOwnAssignedId(index)
                         && resent) {
                     // The guard gave this insert its _id; only an earlier copy of this very write can have used it.
+                    // (a settle's DuplicateKey on it likewise: the statement record did not answer it, so the
+                    // document with that _id can only be this write's.)
                     outcome.set(RecordedIndexOutcome.applied(
                             index, "applied by an earlier copy (duplicate key on the _id the guard assigned)"));
-                    recordIdOf(command, position, index, reply);
+                    if (!alreadyCounted) {
+                        recordIdOf(command, position, index, reply);
+                    }
                     continue;
                 }
                 boolean transientError = RetryClassifier.isTransient(error.code(), false);
@@ -227,7 +250,9 @@ final class OutcomeRecorder<T> {
                 }
             } else {
                 outcome.set(RecordedIndexOutcome.applied(index));
-                recordIdOf(command, position, index, reply);
+                if (!alreadyCounted) {
+                    recordIdOf(command, position, index, reply);
+                }
                 if (command.size() == 1 && command.type() != WriteCommand.CommandType.INSERT) {
                     // Alone in its command: the command's counts are this write's own (verbose client results).
                     outcome.statementCounts(
@@ -237,12 +262,14 @@ final class OutcomeRecorder<T> {
                 }
             }
         }
-        // A switch expression, so that a new command type does not compile until its counts are said.
-        RecordedWriteOutcome.Builder<T> counted = switch (command.type()) {
-            case INSERT -> outcome.counts(reply.n(), 0, 0, 0);
-            case UPDATE -> outcome.counts(0, reply.n() - reply.upsertedCount(), reply.nModified(), 0);
-            case DELETE -> outcome.counts(0, 0, 0, reply.n());
-        };
+        if (!alreadyCounted) {
+            // A switch expression, so that a new command type does not compile until its counts are said.
+            RecordedWriteOutcome.Builder<T> counted = switch (command.type()) {
+                case INSERT -> outcome.counts(reply.n(), 0, 0, 0);
+                case UPDATE -> outcome.counts(0, reply.n() - reply.upsertedCount(), reply.nModified(), 0);
+                case DELETE -> outcome.counts(0, 0, 0, reply.n());
+            };
+        }
         if (reply.writeConcernError() != null) {
             outcome.writeConcernError(reply.writeConcernError());
             // Applied on the primary, durability not confirmed: a failover before it replicates rolls it back.

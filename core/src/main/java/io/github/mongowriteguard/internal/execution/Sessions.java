@@ -35,6 +35,11 @@ final class Sessions implements AutoCloseable {
         return new Sessions(access, null);
     }
 
+    /** A session held for a settle: used as it is, never replaced or closed here (the hold closes it). */
+    static Sessions held(ClientSession session) {
+        return new Sessions(null, session);
+    }
+
     /** The caller's session, outside a transaction: the guard's transaction numbers advance its own. */
     static Sessions callers(ClientSession session) {
         return new Sessions(null, session);
@@ -55,6 +60,29 @@ final class Sessions implements AutoCloseable {
 
     ClientSession current() {
         return current;
+    }
+
+    /** Whether the guard started the sessions (and may hand one over to the settle hold). */
+    boolean own() {
+        return access != null;
+    }
+
+    /**
+     * Hands {@code session} over to the settle hold: later commands go on a fresh session (so that the server keeps
+     * this one's statement record), and {@link #close()} no longer closes it. Only for the guard's own sessions.
+     */
+    void handOver(ClientSession session) {
+        if (access == null) {
+            return;
+        }
+        if (current == session) {
+            current = start();
+        }
+        if (first == session) {
+            first = null;
+        } else if (later != null) {
+            later.remove(session);
+        }
     }
 
     void replace() {

@@ -113,6 +113,7 @@ final class SideBySideKeyRuns<T> implements AutoCloseable {
         while (true) {
             List<Group> sending = new ArrayList<>(groups.size());
             List<WriteCommand> commands = new ArrayList<>(groups.size());
+            List<BulkRun.Prepared> prepareds = new ArrayList<>(groups.size());
             List<DeferredTally> tallies = new ArrayList<>(groups.size());
             List<Supplier<CopySender.Sent>> tasks = new ArrayList<>(groups.size());
             for (Group group : groups) {
@@ -130,6 +131,7 @@ final class SideBySideKeyRuns<T> implements AutoCloseable {
                 tasks.add(run.tools.runtime().observer().propagate(() -> run.send(on, prepared, tally)));
                 sending.add(group);
                 commands.add(command);
+                prepareds.add(prepared);
                 tallies.add(tally);
             }
             if (tasks.isEmpty()) {
@@ -138,13 +140,17 @@ final class SideBySideKeyRuns<T> implements AutoCloseable {
             List<SideBySideSends.Ended<CopySender.Sent>> ended =
                     run.tools.runtime().sideBySide().run(tasks);
             for (int k = 0; k < ended.size(); k++) {
-                record(sending.get(k), commands.get(k), ended.get(k), tallies.get(k));
+                record(sending.get(k), commands.get(k), prepareds.get(k), ended.get(k), tallies.get(k));
             }
         }
     }
 
     private void record(
-            Group group, WriteCommand command, SideBySideSends.Ended<CopySender.Sent> ended, DeferredTally tally) {
+            Group group,
+            WriteCommand command,
+            BulkRun.Prepared prepared,
+            SideBySideSends.Ended<CopySender.Sent> ended,
+            DeferredTally tally) {
         if (ended.stillRunning() != null) {
             // The worker still writes its tally and uses its session: neither is touched here; the session closes
             // when the send ends.
@@ -169,7 +175,7 @@ final class SideBySideKeyRuns<T> implements AutoCloseable {
             return;
         }
         CopySender.Sent sent = java.util.Objects.requireNonNull(ended.value(), "a send ended with nothing");
-        if (run.record(command, sent)) {
+        if (run.record(group.on, prepared, command, sent)) {
             List<Integer> resend = run.resendAfterFailure(command, group.commands);
             if (resend != null) {
                 group.pending = resend;

@@ -4,6 +4,7 @@ import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 import java.util.Objects;
 import org.bson.BsonDocument;
+import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,6 +29,8 @@ public final class RecordedIndexOutcome implements IndexOutcome {
     private final boolean sent;
     private final boolean mayHaveChangedDocuments;
     private final boolean writeConcernFailed;
+    private final boolean settleable;
+    private final @Nullable BsonValue assignedId;
 
     private RecordedIndexOutcome(
             int index,
@@ -39,7 +42,20 @@ public final class RecordedIndexOutcome implements IndexOutcome {
             @Nullable String message,
             boolean retrySafe,
             boolean sent) {
-        this(index, status, relatedIndex, errorCode, codeName, details, message, retrySafe, sent, false, false);
+        this(
+                index,
+                status,
+                relatedIndex,
+                errorCode,
+                codeName,
+                details,
+                message,
+                retrySafe,
+                sent,
+                false,
+                false,
+                false,
+                null);
     }
 
     private RecordedIndexOutcome(
@@ -53,7 +69,9 @@ public final class RecordedIndexOutcome implements IndexOutcome {
             boolean retrySafe,
             boolean sent,
             boolean mayHaveChangedDocuments,
-            boolean writeConcernFailed) {
+            boolean writeConcernFailed,
+            boolean settleable,
+            @Nullable BsonValue assignedId) {
         this.index = index;
         this.status = Objects.requireNonNull(status, "status");
         this.relatedIndex = relatedIndex;
@@ -65,6 +83,48 @@ public final class RecordedIndexOutcome implements IndexOutcome {
         this.sent = sent;
         this.mayHaveChangedDocuments = mayHaveChangedDocuments;
         this.writeConcernFailed = writeConcernFailed;
+        this.settleable = settleable;
+        this.assignedId = assignedId;
+    }
+
+    /**
+     * {@code outcome} with whether a settle can resolve it and, when {@code note} is not empty, the note added to its
+     * message (why it cannot be settled).
+     */
+    public static IndexOutcome settleable(IndexOutcome outcome, boolean settleable, String note) {
+        String message = note.isEmpty() || outcome.message().contains(note)
+                ? outcome.message()
+                : outcome.message().isEmpty() ? note : outcome.message() + "; " + note;
+        return copy(outcome, outcome.index(), outcome.relatedIndex(), message, settleable, outcome.assignedId());
+    }
+
+    /** {@code outcome} with the {@code _id} the guard gave its insert. */
+    public static IndexOutcome withAssignedId(IndexOutcome outcome, BsonValue id) {
+        return copy(outcome, outcome.index(), outcome.relatedIndex(), outcome.message(), outcome.settleable(), id);
+    }
+
+    /** {@code outcome} with the fields a copy may change. */
+    private static IndexOutcome copy(
+            IndexOutcome outcome,
+            int index,
+            int relatedIndex,
+            String message,
+            boolean settleable,
+            @Nullable BsonValue assignedId) {
+        return new RecordedIndexOutcome(
+                index,
+                outcome.status(),
+                relatedIndex,
+                outcome.errorCode(),
+                outcome.codeName(),
+                outcome.details(),
+                message,
+                outcome.retrySafe(),
+                outcome.wasSent(),
+                outcome.mayHaveChangedDocuments(),
+                outcome.writeConcernFailed(),
+                settleable,
+                assignedId);
     }
 
     public static IndexOutcome applied(int index) {
@@ -100,7 +160,7 @@ public final class RecordedIndexOutcome implements IndexOutcome {
     public static IndexOutcome failedMultiDocument(
             int index, int code, String codeName, String message, @Nullable BsonDocument details) {
         return new RecordedIndexOutcome(
-                index, WriteStatus.FAILED, -1, code, codeName, details, message, false, true, true, false);
+                index, WriteStatus.FAILED, -1, code, codeName, details, message, false, true, true, false, false, null);
     }
 
     /**
@@ -111,7 +171,7 @@ public final class RecordedIndexOutcome implements IndexOutcome {
      */
     public static IndexOutcome writeConcernFailed(int index, String reason, boolean retrySafe) {
         return new RecordedIndexOutcome(
-                index, WriteStatus.UNKNOWN, -1, 0, "", null, reason, retrySafe, true, false, true);
+                index, WriteStatus.UNKNOWN, -1, 0, "", null, reason, retrySafe, true, false, true, false, null);
     }
 
     /**
@@ -135,21 +195,11 @@ public final class RecordedIndexOutcome implements IndexOutcome {
 
     /**
      * The same outcome at another index: a client-level bulk runs each namespace's writes as a bulk of their own and
-     * reports every outcome at its index in the caller's list ({@code relatedIndex} likewise, -1 for none).
+     * reports every outcome at its index in the caller's list ({@code relatedIndex} likewise, -1 for none). Not
+     * settleable there: the client-level outcome does not keep the namespaces' commands.
      */
     public static IndexOutcome atIndex(IndexOutcome outcome, int callerIndex, int callerRelatedIndex) {
-        return new RecordedIndexOutcome(
-                callerIndex,
-                outcome.status(),
-                callerRelatedIndex,
-                outcome.errorCode(),
-                outcome.codeName(),
-                outcome.details(),
-                outcome.message(),
-                outcome.retrySafe(),
-                outcome.wasSent(),
-                outcome.mayHaveChangedDocuments(),
-                outcome.writeConcernFailed());
+        return copy(outcome, callerIndex, callerRelatedIndex, outcome.message(), false, outcome.assignedId());
     }
 
     /** The index in the caller's bulk. */
@@ -220,6 +270,16 @@ public final class RecordedIndexOutcome implements IndexOutcome {
     }
 
     @Override
+    public boolean settleable() {
+        return settleable;
+    }
+
+    @Override
+    public @Nullable BsonValue assignedId() {
+        return assignedId;
+    }
+
+    @Override
     public boolean equals(Object o) {
         if (!(o instanceof RecordedIndexOutcome)) {
             return false;
@@ -235,7 +295,9 @@ public final class RecordedIndexOutcome implements IndexOutcome {
                 && codeName.equals(that.codeName)
                 && details.equals(that.details)
                 && mayHaveChangedDocuments == that.mayHaveChangedDocuments
-                && writeConcernFailed == that.writeConcernFailed;
+                && writeConcernFailed == that.writeConcernFailed
+                && settleable == that.settleable
+                && Objects.equals(assignedId, that.assignedId);
     }
 
     @Override
@@ -255,6 +317,9 @@ public final class RecordedIndexOutcome implements IndexOutcome {
         }
         if (writeConcernFailed) {
             text.append(" applied on the primary, write concern failed");
+        }
+        if (settleable) {
+            text.append(" settleable");
         }
         if (!sent && status != WriteStatus.SKIPPED && status != WriteStatus.SUPERSEDED) {
             text.append(" not sent");

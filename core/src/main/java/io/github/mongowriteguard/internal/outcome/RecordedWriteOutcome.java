@@ -7,6 +7,7 @@ import com.mongodb.bulk.BulkWriteResult;
 import com.mongodb.bulk.BulkWriteUpsert;
 import com.mongodb.client.model.WriteModel;
 import io.github.mongowriteguard.copies.CopyRecord;
+import io.github.mongowriteguard.internal.copies.SettleHold;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
@@ -50,6 +51,8 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
     private final @Nullable ServerAddress serverAddress;
     private final Set<String> errorLabels;
     private final Map<Integer, WriteOutcome.StatementCounts> statementCounts;
+    /** The commands of this outcome the guard holds for settle (UNKNOWN statements, single-document writes). */
+    private final List<SettleHold.Entry> held;
 
     private RecordedWriteOutcome(Builder<T> builder) {
         this.models = builder.models;
@@ -72,6 +75,24 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
         this.serverAddress = builder.serverAddress;
         this.errorLabels = builder.errorLabels == null ? Set.of() : Set.copyOf(builder.errorLabels);
         this.statementCounts = builder.statementCounts == null ? Map.of() : Map.copyOf(builder.statementCounts);
+        this.held = copy(builder.held);
+    }
+
+    /** {@return the commands of this outcome held for settle, in the order they were sent} */
+    public List<SettleHold.Entry> held() {
+        return held;
+    }
+
+    @Override
+    public java.time.@Nullable Instant settleableUntil() {
+        java.time.Instant until = null;
+        for (SettleHold.Entry entry : held) {
+            if (entry.releasedBecause() == null
+                    && (until == null || entry.until().isBefore(until))) {
+                until = entry.until();
+            }
+        }
+        return until;
     }
 
     /**
@@ -290,11 +311,60 @@ public final class RecordedWriteOutcome<T> implements WriteOutcome<T> {
         private @Nullable ServerAddress serverAddress;
         private @Nullable Set<String> errorLabels;
         private @Nullable Map<Integer, WriteOutcome.StatementCounts> statementCounts;
+        private @Nullable List<SettleHold.Entry> held;
         private boolean built;
 
         public Builder(List<? extends WriteModel<? extends T>> models) {
             this.models = models;
             this.outcomes = new IndexOutcome[models.size()];
+        }
+
+        /**
+         * A builder that starts from everything {@code previous} says but its held commands, for a settle, which
+         * records what each of those commands did and holds again those still unsettled.
+         */
+        public Builder(RecordedWriteOutcome<T> previous) {
+            this.models = previous.models;
+            this.outcomes = previous.statuses.clone();
+            this.upserts = new ArrayList<>(previous.upserts);
+            this.inserts = new ArrayList<>(previous.inserts);
+            this.inserted = previous.inserted;
+            this.matched = previous.matched;
+            this.modified = previous.modified;
+            this.deleted = previous.deleted;
+            this.rounds = previous.rounds;
+            this.commands = previous.commands;
+            this.sends = previous.sends;
+            this.writeConcernError = previous.writeConcernError;
+            this.copies = new ArrayList<>(previous.copies);
+            this.stillRunning = new ArrayList<>(previous.stillRunning);
+            this.commandError = previous.commandError;
+            this.serverAddress = previous.serverAddress;
+            this.errorLabels = new HashSet<>(previous.errorLabels);
+            this.statementCounts = new HashMap<>(previous.statementCounts);
+        }
+
+        /** A command of this outcome held for settle. */
+        public Builder<T> held(SettleHold.Entry entry) {
+            if (held == null) {
+                held = new ArrayList<>(1);
+            }
+            held.add(entry);
+            return this;
+        }
+
+        /** {@return the commands held for settle so far} */
+        public List<SettleHold.Entry> heldSoFar() {
+            return held == null ? List.of() : held;
+        }
+
+        /** The copies recorded so far: a settle replaces a copy's record with the one its resend leaves. */
+        public Builder<T> replaceCopy(CopyRecord copy) {
+            if (copies != null) {
+                copies.removeIf(
+                        c -> c.lsid().equals(copy.lsid()) && java.util.Objects.equals(c.txnNumber(), copy.txnNumber()));
+            }
+            return copy(copy);
         }
 
         public Builder<T> set(IndexOutcome outcome) {

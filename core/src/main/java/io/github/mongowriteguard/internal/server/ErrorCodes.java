@@ -9,6 +9,10 @@ public final class ErrorCodes {
     public static final int DUPLICATE_KEY = 11000;
     public static final int STALE_CONFIG = 13388;
     public static final int EXCEEDED_TIME_LIMIT = 262;
+    /** A retry of a statement whose session has moved on to a higher {@code txnNumber}. */
+    public static final int TRANSACTION_TOO_OLD = 225;
+    /** A retry of a statement the server's history no longer covers (a migration without it, a truncated oplog). */
+    public static final int INCOMPLETE_TRANSACTION_HISTORY = 217;
 
     /**
      * Codes of an operation interrupted while it ran (the server's {@code isInterruption} category, plus

@@ -15,8 +15,9 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
 
 /**
  * The listener's error handler (README, "Spring Kafka"): the guard's retry policy instead of
- * {@code FixedBackOff(0, 9)}, no retry of the guard's final answers, and only the events whose write was not applied
- * dead-lettered (to {@code <topic>.DLT}). It refuses to start when one poll's worst case does not fit
+ * {@code FixedBackOff(0, 9)}, no retry of the guard's final answers, UNKNOWN writes settled (the same server copies
+ * sent again), and only the events whose write failed for good or cannot be settled dead-lettered (to
+ * {@code <topic>.DLT}). It refuses to start when one poll's worst case does not fit
  * {@code max.poll.interval.ms}.
  */
 @Configuration(proxyBeanMethods = false)
@@ -35,6 +36,8 @@ class KafkaErrorHandling {
                 .recoverer(deadLetters)
                 .retryBudget(consumers.getConfigurationProperties(), socketTimeout, deadLetterSend, ListenerType.BATCH)
                 .recoverBatchByBulkIndex(true)
+                // UNKNOWN writes settled first: what applied is committed, what waited behind it delivered again
+                .settleWith(guard)
                 .build();
     }
 }

@@ -66,6 +66,8 @@ public class WriteGuardProperties {
 
     private final Retry retry = new Retry();
 
+    private final SettleHold settleHold = new SettleHold();
+
     /**
      * Per group of MongoTemplate writes (insert, replace, update, remove, find-and-modify, bulk), where they go:
      * guarded (the default) or plain (the driver, as Spring Data sends them), e.g. {@code template.update=plain}.
@@ -189,6 +191,11 @@ public class WriteGuardProperties {
         this.roundTripEstimateShards = roundTripEstimateShards;
     }
 
+    /** {@return the settle-hold properties ({@code mongo.write-guard.settle-hold.*})} */
+    public SettleHold getSettleHold() {
+        return settleHold;
+    }
+
     /** {@return the retry properties ({@code mongo.write-guard.retry.*})} */
     public Retry getRetry() {
         return retry;
@@ -228,6 +235,14 @@ public class WriteGuardProperties {
         GuardProperty.apply(PREFIX + "strict-ordered", strictOrdered, builder::strictOrdered);
         GuardProperty.apply(PREFIX + "last-write-wins", lastWriteWins, builder::lastWriteWins);
         GuardProperty.apply(PREFIX + "parallel-shard-commands", parallelShardCommands, builder::parallelShardCommands);
+        if (settleHold.maxCopies != null || settleHold.maxAge != null) {
+            GuardProperty.apply(
+                    PREFIX + "settle-hold",
+                    settleHold,
+                    hold -> builder.settleHold(
+                            hold.maxCopies == null ? WriteGuardSettings.DEFAULT_SETTLE_HOLD_MAX_COPIES : hold.maxCopies,
+                            hold.maxAge == null ? WriteGuardSettings.DEFAULT_SETTLE_HOLD_MAX_AGE : hold.maxAge));
+        }
         builder.retryPolicy(retry.toPolicy());
         try {
             return builder.build();
@@ -240,6 +255,51 @@ public class WriteGuardProperties {
                     "Set only one of " + PREFIX + "strict-ordered and " + PREFIX + "last-write-wins to true;"
                             + " mongo.write-guard.enabled=false turns the guard off",
                     refused);
+        }
+    }
+
+    /**
+     * How many commands whose outcome is UNKNOWN the guard holds, with their session, for {@code settle}, and for how
+     * long after their last send ({@code WriteGuardSettings.Builder.settleHold}).
+     */
+    public static class SettleHold {
+        /** Most commands held at once, 0 to 100000; 0 holds none (nothing can be settled). Default 1000. */
+        private @Nullable Integer maxCopies;
+
+        /** How long after its last send a command stays held, 1s to 25m (below the server's session lifetime). Default 10m. */
+        private @Nullable Duration maxAge;
+
+        /** {@return the most commands held, or null for the default 1000} */
+        public @Nullable Integer getMaxCopies() {
+            return maxCopies;
+        }
+
+        /**
+         * Sets the most commands held at once.
+         *
+         * @param maxCopies 0 to 100000, or null for the default 1000
+         */
+        public void setMaxCopies(@Nullable Integer maxCopies) {
+            this.maxCopies = maxCopies;
+        }
+
+        /** {@return how long a command stays held after its last send, or null for the default 10 minutes} */
+        public @Nullable Duration getMaxAge() {
+            return maxAge;
+        }
+
+        /**
+         * Sets how long a command stays held after its last send.
+         *
+         * @param maxAge 1s to 25m, or null for the default 10 minutes
+         */
+        public void setMaxAge(@Nullable Duration maxAge) {
+            this.maxAge = maxAge;
+        }
+
+        @Override
+        public String toString() {
+            return "maxCopies=" + maxCopies + ", maxAge=" + maxAge;
         }
     }
 

@@ -1,5 +1,6 @@
 package io.github.mongowriteguard.spring.kafka;
 
+import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.exception.CopyStillRunningException;
 import io.github.mongowriteguard.exception.GuardedBulkWriteException;
 import io.github.mongowriteguard.exception.InvalidBulkException;
@@ -13,6 +14,8 @@ import io.github.mongowriteguard.retry.RetryBudget;
 import io.github.mongowriteguard.retry.RetryPolicy;
 import io.github.mongowriteguard.spring.boot.WriteGuardConfigurationException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -20,6 +23,7 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
 import org.jspecify.annotations.Nullable;
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
@@ -64,6 +68,13 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * large as the batch, only the records whose write was not applied go to the recoverer, each with a
  * {@link WriteNotAppliedException} naming the reason, and the batch is committed. Otherwise Spring's batch handling
  * applies (the whole batch is retried or recovered).
+ *
+ * <p>With {@link Builder#settleWith(WriteGuard)} as well, UNKNOWN writes are settled first
+ * ({@link WriteGuard#settle}: the same server copies sent again, answered from the server's record of what they did):
+ * what settles APPLIED is committed, not dead-lettered; the records held back or stopped behind a write that settled
+ * APPLIED are handed back to the container to be delivered again ({@code handleBatchAndReturnRemaining}); only what
+ * failed for good, or could not be settled (the reason is in the {@link WriteNotAppliedException}), goes to the
+ * recoverer.
  */
 public final class GuardedErrorHandlers {
     /** The guard's exceptions that Kafka must not retry: see the class documentation. */
@@ -199,6 +210,7 @@ public final class GuardedErrorHandlers {
         private @Nullable Duration longestAttempt;
         private Duration deadLetterPerRecord = Duration.ZERO;
         private ListenerType listenerType = ListenerType.RECORD;
+        private @Nullable WriteGuard settler;
 
         private Builder(RetryPolicy policy) {
             this.policy = Objects.requireNonNull(policy, "policy");
@@ -224,6 +236,19 @@ public final class GuardedErrorHandlers {
          */
         public Builder recoverBatchByBulkIndex(boolean enabled) {
             this.recoverBatchByBulkIndex = enabled;
+            return this;
+        }
+
+        /**
+         * With {@link #recoverBatchByBulkIndex(boolean)}: settle the batch's UNKNOWN writes with this guard before
+         * recovering ({@link WriteGuard#settle}), so that what applied is committed and only what failed for good or
+         * cannot be settled is dead-lettered. Default: none (every write not applied is recovered).
+         *
+         * @param guard the guard the listener writes through
+         * @return this builder
+         */
+        public Builder settleWith(WriteGuard guard) {
+            this.settler = Objects.requireNonNull(guard, "guard");
             return this;
         }
 
@@ -290,7 +315,7 @@ public final class GuardedErrorHandlers {
                 checkRetryBudget(consumerConfig, policy, longestAttempt, deadLetterPerRecord, listenerType);
             }
             DefaultErrorHandler handler = recoverBatchByBulkIndex
-                    ? new BulkIndexErrorHandler(recoverer, backOff())
+                    ? new BulkIndexErrorHandler(recoverer, backOff(), settler)
                     : recoverer == null
                             ? new DefaultErrorHandler(backOff())
                             : new DefaultErrorHandler(recoverer, backOff());
@@ -299,13 +324,19 @@ public final class GuardedErrorHandlers {
         }
     }
 
-    /** Recovers only the records whose write the guard's outcome shows as not applied. */
+    /**
+     * Recovers only the records whose write the guard's outcome shows as not applied, after settling its UNKNOWN writes
+     * when it has a guard to settle with.
+     */
     private static final class BulkIndexErrorHandler extends DefaultErrorHandler {
         private final @Nullable ConsumerRecordRecoverer recoverer;
+        private final @Nullable WriteGuard settler;
 
-        BulkIndexErrorHandler(@Nullable ConsumerRecordRecoverer recoverer, ExponentialBackOff backOff) {
+        BulkIndexErrorHandler(
+                @Nullable ConsumerRecordRecoverer recoverer, ExponentialBackOff backOff, @Nullable WriteGuard settler) {
             super(recoverer, backOff);
             this.recoverer = recoverer;
+            this.settler = settler;
         }
 
         @Override
@@ -315,37 +346,81 @@ public final class GuardedErrorHandlers {
                 Consumer<?, ?> consumer,
                 MessageListenerContainer container,
                 Runnable invokeListener) {
-            if (!recoverByIndex(thrown, data)) {
+            List<Again> again = recoverByIndex(thrown, data);
+            if (again == null) {
                 super.handleBatch(thrown, data, consumer, container, invokeListener);
+                return;
+            }
+            // This entry point cannot hand records back: those to send again are recovered, with their reason.
+            for (Again each : again) {
+                java.util.Objects.requireNonNull(recoverer)
+                        .accept(each.record(), new WriteNotAppliedException(each.outcome(), thrown));
             }
         }
 
         @Override
+        @SuppressWarnings("unchecked")
         public <K, V> ConsumerRecords<K, V> handleBatchAndReturnRemaining(
                 Exception thrown,
                 ConsumerRecords<?, ?> data,
                 Consumer<?, ?> consumer,
                 MessageListenerContainer container,
                 Runnable invokeListener) {
-            if (recoverByIndex(thrown, data)) {
+            List<Again> again = recoverByIndex(thrown, data);
+            if (again == null) {
+                return super.handleBatchAndReturnRemaining(thrown, data, consumer, container, invokeListener);
+            }
+            if (again.isEmpty()) {
                 return ConsumerRecords.empty();
             }
-            return super.handleBatchAndReturnRemaining(thrown, data, consumer, container, invokeListener);
+            Map<TopicPartition, List<ConsumerRecord<K, V>>> byPartition = new LinkedHashMap<>();
+            for (Again each : again) {
+                ConsumerRecord<?, ?> record = each.record();
+                byPartition
+                        .computeIfAbsent(new TopicPartition(record.topic(), record.partition()), p -> new ArrayList<>())
+                        .add((ConsumerRecord<K, V>) record);
+            }
+            return new ConsumerRecords<>(byPartition, Map.of());
         }
 
-        private boolean recoverByIndex(Exception thrown, ConsumerRecords<?, ?> data) {
+        /** A record to send again, with its write's outcome. */
+        private record Again(ConsumerRecord<?, ?> record, IndexOutcome outcome) {}
+
+        /**
+         * Settles, then recovers each record whose write did not apply and cannot be sent again now.
+         *
+         * @return the records to send again (held back or stopped behind a write that settled APPLIED), in order; null
+         *     when the exception carries no outcome of this batch
+         */
+        private @Nullable List<Again> recoverByIndex(Exception thrown, ConsumerRecords<?, ?> data) {
             WriteOutcome<?> outcome = outcomeOf(thrown);
             if (recoverer == null || outcome == null || outcome.outcomes().size() != data.count()) {
-                return false;
+                return null;
             }
+            if (settler != null && outcome.hasUnknown()) {
+                outcome = settle(settler, outcome);
+            }
+            List<Again> again = new ArrayList<>();
             int index = 0;
             for (ConsumerRecord<?, ?> record : data) {
                 IndexOutcome result = outcome.outcome(index++);
-                if (result.status() != WriteStatus.APPLIED) {
+                if (result.status() == WriteStatus.APPLIED) {
+                    continue;
+                }
+                if (settler != null
+                        && result.status() == WriteStatus.SKIPPED
+                        && result.relatedIndex() >= 0
+                        && outcome.outcome(result.relatedIndex()).status() == WriteStatus.APPLIED) {
+                    again.add(new Again(record, result));
+                } else {
                     recoverer.accept(record, new WriteNotAppliedException(result, thrown));
                 }
             }
-            return true;
+            return again;
+        }
+
+        private static <T> WriteOutcome<T> settle(WriteGuard guard, WriteOutcome<T> outcome) {
+            return guard.settle(outcome);
         }
 
         private static @Nullable WriteOutcome<?> outcomeOf(Throwable thrown) {

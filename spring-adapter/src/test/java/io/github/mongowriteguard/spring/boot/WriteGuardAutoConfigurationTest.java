@@ -114,6 +114,22 @@ class WriteGuardAutoConfigurationTest {
     }
 
     @Test
+    void settleHoldProperties_mapOntoTheCoreSetting_andABadValueStopsStartup() {
+        runner().withPropertyValues(
+                        "mongo.write-guard.settle-hold.max-copies=50", "mongo.write-guard.settle-hold.max-age=2m")
+                .run(context -> {
+                    WriteGuardSettings settings =
+                            context.getBean(WriteGuard.class).getSettings();
+                    assertThat(settings.getSettleHoldMaxCopies()).isEqualTo(50);
+                    assertThat(settings.getSettleHoldMaxAge()).isEqualTo(java.time.Duration.ofMinutes(2));
+                });
+        runner().withPropertyValues("mongo.write-guard.settle-hold.max-age=30m")
+                .run(context -> assertThat(context.getStartupFailure())
+                        .hasStackTraceContaining("mongo.write-guard.settle-hold")
+                        .hasStackTraceContaining("logicalSessionTimeoutMinutes"));
+    }
+
+    @Test
     void parallelShardCommandsProperty_mapsOntoTheCoreSetting_andABadValueStopsStartup() {
         runner().withPropertyValues("mongo.write-guard.parallel-shard-commands=1")
                 .run(context -> assertThat(

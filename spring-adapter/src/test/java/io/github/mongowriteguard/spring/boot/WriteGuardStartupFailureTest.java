@@ -166,6 +166,8 @@ class WriteGuardStartupFailureTest {
                         "mongo.write-guard.strict-ordered=false",
                         "mongo.write-guard.last-write-wins=true",
                         "mongo.write-guard.parallel-shard-commands=4",
+                        "mongo.write-guard.settle-hold.max-copies=100",
+                        "mongo.write-guard.settle-hold.max-age=5m",
                         "mongo.write-guard.retry.max-attempts=4",
                         "mongo.write-guard.retry.initial-backoff=200ms",
                         "mongo.write-guard.retry.multiplier=3",

@@ -243,7 +243,9 @@ class GuardedBulkOperationsTest {
     @Test
     void guardExceptions_goThroughTheTemplatesTranslator_withTheGuardsExceptionAsCause() throws Exception {
         try (StallHandle stall =
-                cluster.primary().stall(Stall.uninterruptible("guarded.items", Duration.ofSeconds(3)))) {
+                cluster.primary().stall(Stall.uninterruptible("guarded.items", Duration.ofSeconds(8)))) {
+            // longer than the guard's 3 attempts of the same copy (each waits behind the stalled one), so that the
+            // write ends unknown
             assertThatThrownBy(() -> guarded.bulkOps(BulkMode.ORDERED, Item.class)
                             .insert(new Item("s", 1, "s"))
                             .execute())

@@ -3,10 +3,21 @@ package io.github.mongowriteguard.spring.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoSocketOpenException;
 import com.mongodb.ServerAddress;
 import com.mongodb.bulk.BulkWriteError;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.InsertOneModel;
+import com.mongodb.client.model.ReplaceOneModel;
+import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.Updates;
+import io.github.mongowriteguard.GuardedCollection;
+import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.exception.GuardedBulkWriteException;
 import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
 import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
@@ -16,6 +27,8 @@ import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.retry.RetryPolicy;
 import io.github.mongowriteguard.spring.boot.WriteGuardConfigurationException;
 import io.github.mongowriteguard.spring.kafka.GuardedErrorHandlers.ListenerType;
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -149,6 +162,55 @@ class GuardedErrorHandlersTest {
                 .asString()
                 .startsWith("r1: write at bulk index 1 not applied")
                 .contains("E11000");
+    }
+
+    /**
+     * A batch of a replacement and a later {@code $inc} of the same {@code _id}; the replacement's command gets a
+     * write-concern error (applied on the primary, UNKNOWN) and the {@code $inc} is held back. The handler settles:
+     * the replacement is APPLIED (committed, not dead-lettered) and the {@code $inc}'s record is handed back to be
+     * delivered again; nothing goes to the recoverer.
+     */
+    @Test
+    void batchByBulkIndex_settlesFirst_commitsWhatApplied_andHandsBackWhatWaitedBehindIt() {
+        WriteGuard guard = WriteGuard.create();
+        try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().start();
+                MongoClient client = MongoClients.create(guard.configure(MongoClientSettings.builder()
+                                .applyConnectionString(new ConnectionString(set.connectionString())))
+                        .build())) {
+            MongoCollection<Document> raw = client.getDatabase("k").getCollection("stock");
+            raw.insertOne(new Document("_id", 1).append("qty", 0));
+            GuardedCollection<Document> stock = guard.guardCollection(client, raw);
+            set.primary()
+                    .failCommand()
+                    .configure(org.bson.BsonDocument.parse("{configureFailPoint: 'failCommand', mode: {times: 1},"
+                            + " data: {failCommands: ['update'], writeConcernError: {code: 64, codeName:"
+                            + " 'WriteConcernFailed', errmsg: 'waiting for replication timed out'}}}"));
+            Exception thrown = org.assertj.core.api.Assertions.catchException(() -> stock.bulkWrite(List.of(
+                    new ReplaceOneModel<>(Filters.eq("_id", 1), new Document("qty", 100)),
+                    new UpdateOneModel<>(Filters.eq("_id", 1), Updates.inc("qty", 5)))));
+            List<String> recovered = new ArrayList<>();
+            DefaultErrorHandler handler = GuardedErrorHandlers.builder(POLICY)
+                    .recoverer((record, e) -> recovered.add(record.value() + ": " + e.getMessage()))
+                    .recoverBatchByBulkIndex(true)
+                    .settleWith(guard)
+                    .build();
+            ConsumerRecords<String, String> records = new ConsumerRecords<>(
+                    Map.of(
+                            new TopicPartition("t", 0),
+                            List.of(
+                                    new ConsumerRecord<>("t", 0, 0, "k", "replace"),
+                                    new ConsumerRecord<>("t", 0, 1, "k", "inc"))),
+                    Map.of());
+
+            ConsumerRecords<String, String> again =
+                    handler.handleBatchAndReturnRemaining(thrown, records, null, null, () -> {});
+
+            assertThat(thrown).isInstanceOf(GuardedBulkWriteException.class);
+            assertThat(recovered).isEmpty();
+            assertThat(again.count()).isEqualTo(1);
+            assertThat(again.iterator().next().value()).isEqualTo("inc");
+            assertThat(raw.find().first().getInteger("qty")).isEqualTo(100);
+        }
     }
 
     private static ExceptionMatcher matcher(DefaultErrorHandler handler) throws Exception {

@@ -48,6 +48,10 @@ public class WriteGuardInfoContributor implements InfoContributor {
         settingsMap.put("strictOrdered", settings.isStrictOrdered());
         settingsMap.put("lastWriteWins", settings.isLastWriteWins());
         settingsMap.put("parallelShardCommands", settings.getParallelShardCommands());
+        Map<String, Object> settleHold = new LinkedHashMap<>();
+        settleHold.put("maxCopies", settings.getSettleHoldMaxCopies());
+        settleHold.put("maxAge", settings.getSettleHoldMaxAge().toString());
+        settingsMap.put("settleHold", settleHold);
         settingsMap.put("retry", retryDetails(retry));
 
         Map<String, Object> info = new LinkedHashMap<>();
@@ -56,6 +60,7 @@ public class WriteGuardInfoContributor implements InfoContributor {
         try {
             info.put("copiesPossiblyRunning", guard.getCopies().possiblyRunningCount());
             info.put("maxConcurrentCopies", guard.getCopies().maxPossiblyRunning());
+            info.put("heldForSettle", guard.getCopies().heldCount());
         } catch (RuntimeException e) {
             info.put("copies", "unknown: " + e.getClass().getSimpleName());
         }
