@@ -11,7 +11,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
-import io.github.mongowriteguard.exception.CopyStillRunningException;
+import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
@@ -131,14 +131,19 @@ class GuardedWriteOutcomesTest {
             }));
         }
 
+        // The guard resends the same copy at once (the server makes it wait behind the stalled one); the stall
+        // outlasts the call's attempts, so the answer is UNKNOWN, settleable, and not retryable as a new copy.
         assertThat(thrown)
                 .isInstanceOf(NonTransientDataAccessException.class)
                 .isInstanceOf(GuardedWriteNotRetryableException.class)
-                .hasCauseInstanceOf(CopyStillRunningException.class);
+                .hasCauseInstanceOf(WriteOutcomeUnknownException.class);
         assertThat(calls).hasValue(1);
         WriteOutcome<?> outcome = GuardedWriteOutcomes.find(thrown).orElseThrow();
         assertThat(outcome.outcome(0).status()).isEqualTo(WriteStatus.UNKNOWN);
-        assertThat(outcome.stillRunning()).isNotEmpty();
+        assertThat(outcome.outcome(0).settleable()).isTrue();
+        // Once the stall is over, the settle learns the truth from the same copy: applied, once.
+        WriteOutcome<?> settled = guard.settle(outcome);
+        assertThat(settled.outcome(0).status()).isEqualTo(WriteStatus.APPLIED);
         assertThat(qtyOfA()).as("$inc applied once").isEqualTo(1);
         assertThat(cluster.truth().copies(c -> c.commandName().equals("update")))
                 .as("server copies")
