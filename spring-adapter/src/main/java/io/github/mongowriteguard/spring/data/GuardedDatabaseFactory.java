@@ -2,6 +2,8 @@ package io.github.mongowriteguard.spring.data;
 
 import com.mongodb.ClientSessionOptions;
 import com.mongodb.MongoBulkWriteException;
+import com.mongodb.MongoWriteConcernException;
+import com.mongodb.MongoWriteException;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoCluster;
 import com.mongodb.client.MongoCollection;
@@ -9,6 +11,8 @@ import com.mongodb.client.MongoDatabase;
 import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.exception.GuardedBulkWriteException;
+import io.github.mongowriteguard.exception.GuardedWriteConcernException;
+import io.github.mongowriteguard.exception.GuardedWriteException;
 import java.lang.reflect.Constructor;
 import java.util.EnumSet;
 import java.util.Objects;
@@ -155,7 +159,9 @@ final class GuardedDatabaseFactory implements MongoDatabaseFactory, Infrastructu
      * Spring's translation of the application's factory. Spring Data's {@code MongoExceptionTranslator} matches the
      * driver's exceptions by their simple class name ({@code "MongoBulkWriteException"}), so the guard's
      * {@link GuardedBulkWriteException} is translated as the driver's {@link MongoBulkWriteException} with the same
-     * result and errors, whose cause is the guard's exception (with its complete outcome).
+     * result and errors, whose cause is the guard's exception (with its complete outcome); likewise
+     * {@link GuardedWriteException} and {@link GuardedWriteConcernException} as the driver's
+     * {@link MongoWriteException} and {@link MongoWriteConcernException}.
      */
     private @Nullable DataAccessException translate(RuntimeException ex) {
         RuntimeException toTranslate = ex;
@@ -164,6 +170,19 @@ final class GuardedDatabaseFactory implements MongoDatabaseFactory, Infrastructu
                     guarded.getWriteResult(),
                     guarded.getWriteErrors(),
                     guarded.getWriteConcernError(),
+                    guarded.getServerAddress(),
+                    guarded.getErrorLabels());
+            asDriver.initCause(guarded);
+            toTranslate = asDriver;
+        } else if (ex instanceof GuardedWriteException guarded) {
+            MongoWriteException asDriver =
+                    new MongoWriteException(guarded.getError(), guarded.getServerAddress(), guarded.getErrorLabels());
+            asDriver.initCause(guarded);
+            toTranslate = asDriver;
+        } else if (ex instanceof GuardedWriteConcernException guarded) {
+            MongoWriteConcernException asDriver = new MongoWriteConcernException(
+                    guarded.getWriteConcernError(),
+                    guarded.getWriteResult(),
                     guarded.getServerAddress(),
                     guarded.getErrorLabels());
             asDriver.initCause(guarded);
