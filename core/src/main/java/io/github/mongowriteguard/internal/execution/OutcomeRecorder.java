@@ -5,6 +5,7 @@ import com.mongodb.MongoException;
 import com.mongodb.bulk.BulkWriteInsert;
 import com.mongodb.bulk.BulkWriteUpsert;
 import io.github.mongowriteguard.bulk.BulkPlan;
+import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.internal.command.WriteCommand;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
@@ -40,11 +41,19 @@ final class OutcomeRecorder<T> {
     private final BulkPlan plan;
     private final RecordedWriteOutcome.Builder<T> outcome;
     private final CodecRegistry registry;
+    private final ClientBinding binding;
 
     OutcomeRecorder(BulkPlan plan, RecordedWriteOutcome.Builder<T> outcome, CodecRegistry registry) {
+        this(plan, outcome, registry, new ClientBinding(null, 0, null));
+    }
+
+    /** @param binding whether the commands carried a {@code txnNumber}, for the reasons of unknown outcomes */
+    OutcomeRecorder(
+            BulkPlan plan, RecordedWriteOutcome.Builder<T> outcome, CodecRegistry registry, ClientBinding binding) {
         this.plan = plan;
         this.outcome = outcome;
         this.registry = registry;
+        this.binding = binding;
     }
 
     /**
@@ -83,6 +92,7 @@ final class OutcomeRecorder<T> {
                             ? "the client stopped waiting ("
                                     + gaveUp.error().getClass().getSimpleName()
                                     + "): the server may still be applying it"
+                                    + FindAndModifyExecutor.noSameCopyResend(binding)
                             : "the client stopped waiting ("
                                     + gaveUp.error().getClass().getSimpleName() + ") on a multi-document write:"
                                     + " an unknown number of documents may have been changed; it is not retried");
