@@ -65,12 +65,14 @@ public final class DriverArgumentChecks {
     public static void requireMaxTime(String operation, long maxTimeMs) {
         if (maxTimeMs > Integer.MAX_VALUE) {
             // The driver sends it; every server refuses it before the command runs (mongodb/mongo
-            // src/mongo/db/query/max_time_ms_parser.cpp, parseMaxTimeMS: BadValue unless 0 <= maxTimeMS <= INT_MAX).
+            // src/mongo/db/query/max_time_ms_parser.cpp, parseMaxTimeMS: BadValue unless 0 <= maxTimeMS <= INT_MAX;
+            // older servers' src/mongo/db/query/query_request.cpp, without the value in the message).
             throw new InvalidBulkException(
                     -1,
                     Problem.INVALID_OPTION,
                     operation + ": maxTime is " + maxTimeMs + " ms, which the server refuses (BadValue, \"" + maxTimeMs
-                            + " value for maxTimeMS is out of range\": at most " + Integer.MAX_VALUE + " ms); pass 0"
+                            + " value for maxTimeMS is out of range\", on older servers \"maxTimeMS is out of range\": at"
+                            + " most " + Integer.MAX_VALUE + " ms); pass 0"
                             + " for no limit of your own (the guard's deadline applies) or a time of at most "
                             + Integer.MAX_VALUE + " ms. Nothing was sent.");
         }
