@@ -163,6 +163,13 @@ class NoRetryableWriteIdentityTest {
             assertThat(guarded.findOneAndDelete(Filters.eq("_id", 2))).containsEntry("s", 1);
             assertThat(guarded.deleteMany(Filters.eq("s", 1)).getDeletedCount()).isEqualTo(1);
             guarded.deleteOne(Filters.eq("_id", 5));
+            c.guard
+                    .guardClient(c.client)
+                    .bulkWrite(List.of(
+                            com.mongodb.client.model.bulk.ClientNamespacedWriteModel.insertOne(
+                                    raw.getNamespace(), new Document("_id", 6)),
+                            com.mongodb.client.model.bulk.ClientNamespacedWriteModel.deleteOne(
+                                    raw.getNamespace(), Filters.eq("_id", 6))));
 
             assertThat(raw.find().sort(new Document("_id", 1)).into(new java.util.ArrayList<>()))
                     .containsExactly(

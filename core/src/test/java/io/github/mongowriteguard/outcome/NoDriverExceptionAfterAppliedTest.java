@@ -3,6 +3,7 @@ package io.github.mongowriteguard.outcome;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import com.mongodb.ClientBulkWriteException;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.MongoClientSettings;
@@ -19,6 +20,8 @@ import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
+import com.mongodb.client.model.bulk.ClientBulkWriteOptions;
+import com.mongodb.client.model.bulk.ClientNamespacedWriteModel;
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
@@ -220,6 +223,39 @@ class NoDriverExceptionAfterAppliedTest {
             assertThat(bulk.outcome().outcome(1).retrySafe())
                     .as("the insert was refused before it ran, with its own _id: a new copy is safe")
                     .isTrue();
+            assertThat(raw.countDocuments(Filters.eq("changed", true))).isEqualTo(4);
+        }
+    }
+
+    /**
+     * The client-level bulk: the driver's {@code ClientBulkWriteException} (a final class) carries what applied in its
+     * partial result, with the failed command as its cause, as the driver's own does; never the command's exception
+     * alone after a write applied.
+     */
+    @Test
+    void clientBulk_updateManyThenInterruptedInsert_carriesThePartialResult() {
+        WriteGuard guard = guard();
+        try (MongoClient client = client(guard, sharded.connectionString())) {
+            MongoCollection<Document> raw = seeded(client, "client");
+            failPoint(client, INTERRUPTED_INSERTS);
+            Throwable thrown;
+            try {
+                thrown = catchThrowable(() -> guard.guardClient(client)
+                        .bulkWrite(
+                                List.of(
+                                        ClientNamespacedWriteModel.updateMany(
+                                                raw.getNamespace(), Filters.eq("s", 1), Updates.set("changed", true)),
+                                        ClientNamespacedWriteModel.insertOne(
+                                                raw.getNamespace(), new Document("_id", "new"))),
+                                ClientBulkWriteOptions.clientBulkWriteOptions().ordered(false)));
+            } finally {
+                failPoint(client, null);
+            }
+
+            assertThat(thrown).isInstanceOf(ClientBulkWriteException.class);
+            ClientBulkWriteException bulk = (ClientBulkWriteException) thrown;
+            assertThat(bulk.getPartialResult()).isPresent();
+            assertThat(bulk.getPartialResult().get().getModifiedCount()).isEqualTo(4);
             assertThat(raw.countDocuments(Filters.eq("changed", true))).isEqualTo(4);
         }
     }
