@@ -168,13 +168,8 @@ class NoDriverExceptionAfterAppliedTest {
         WriteGuard guard = guard();
         try (MongoClient client = client(guard, connectionString)) {
             MongoCollection<Document> raw = seeded(client, row.name());
-            failPoint(client, row.failPoint());
-            Throwable thrown;
-            try {
-                thrown = catchThrowable(() -> row.call().apply(guard.guardCollection(client, raw)));
-            } finally {
-                failPoint(client, null);
-            }
+            Throwable thrown =
+                    thrownUnder(client, row.failPoint(), () -> row.call().apply(guard.guardCollection(client, raw)));
 
             assertThat(thrown).as(row.name()).isInstanceOf(row.thrown());
             WriteOutcome<?> outcome = outcomeOf(thrown);
@@ -202,15 +197,12 @@ class NoDriverExceptionAfterAppliedTest {
         WriteGuard guard = guard();
         try (MongoClient client = client(guard, sharded.connectionString())) {
             MongoCollection<Document> raw = seeded(client, "full");
-            failPoint(client, INTERRUPTED_INSERTS);
-            Throwable thrown;
-            try {
-                thrown = catchThrowable(() -> guard.guardCollection(client, raw)
-                        .asMongoCollection()
-                        .bulkWrite(UPDATE_MANY_THEN_INSERT, new BulkWriteOptions().ordered(false)));
-            } finally {
-                failPoint(client, null);
-            }
+            Throwable thrown = thrownUnder(
+                    client,
+                    INTERRUPTED_INSERTS,
+                    () -> guard.guardCollection(client, raw)
+                            .asMongoCollection()
+                            .bulkWrite(UPDATE_MANY_THEN_INSERT, new BulkWriteOptions().ordered(false)));
 
             assertThat(thrown).isInstanceOf(MongoBulkWriteException.class).isNotInstanceOf(MongoCommandException.class);
             GuardedBulkWriteException bulk = (GuardedBulkWriteException) thrown;
@@ -237,20 +229,20 @@ class NoDriverExceptionAfterAppliedTest {
         WriteGuard guard = guard();
         try (MongoClient client = client(guard, sharded.connectionString())) {
             MongoCollection<Document> raw = seeded(client, "client");
-            failPoint(client, INTERRUPTED_INSERTS);
-            Throwable thrown;
-            try {
-                thrown = catchThrowable(() -> guard.guardClient(client)
-                        .bulkWrite(
-                                List.of(
-                                        ClientNamespacedWriteModel.updateMany(
-                                                raw.getNamespace(), Filters.eq("s", 1), Updates.set("changed", true)),
-                                        ClientNamespacedWriteModel.insertOne(
-                                                raw.getNamespace(), new Document("_id", "new"))),
-                                ClientBulkWriteOptions.clientBulkWriteOptions().ordered(false)));
-            } finally {
-                failPoint(client, null);
-            }
+            Throwable thrown = thrownUnder(
+                    client,
+                    INTERRUPTED_INSERTS,
+                    () -> guard.guardClient(client)
+                            .bulkWrite(
+                                    List.of(
+                                            ClientNamespacedWriteModel.updateMany(
+                                                    raw.getNamespace(),
+                                                    Filters.eq("s", 1),
+                                                    Updates.set("changed", true)),
+                                            ClientNamespacedWriteModel.insertOne(
+                                                    raw.getNamespace(), new Document("_id", "new"))),
+                                    ClientBulkWriteOptions.clientBulkWriteOptions()
+                                            .ordered(false)));
 
             assertThat(thrown).isInstanceOf(ClientBulkWriteException.class);
             ClientBulkWriteException bulk = (ClientBulkWriteException) thrown;
@@ -312,6 +304,17 @@ class NoDriverExceptionAfterAppliedTest {
                 new Document("_id", 3).append("s", 1),
                 new Document("_id", 4).append("s", 1)));
         return raw;
+    }
+
+    /** What {@code call} throws while the {@code failCommand} fail point of {@code data} is on. */
+    private static Throwable thrownUnder(
+            MongoClient client, String data, org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+        failPoint(client, data);
+        try {
+            return catchThrowable(call);
+        } finally {
+            failPoint(client, null);
+        }
     }
 
     /** Sets (or, for null, turns off) the {@code failCommand} fail point of the server the client talks to. */
