@@ -34,7 +34,12 @@ public final class ClientBinding implements ServerSelector {
     }
 
     /**
-     * @param retryWrites the client's {@code retryWrites} setting: false sends no {@code txnNumber}, as the driver
+     * What {@code configure} read from one builder.
+     *
+     * @param timeoutMs     the client's Client-Side Operation Timeout, or null
+     * @param readTimeoutMs the socket read timeout, 0 for none
+     * @param delegate      the application's own server selector, or null
+     * @param retryWrites   the client's {@code retryWrites} setting: false sends no {@code txnNumber}, as the driver
      */
     public ClientBinding(
             @Nullable Long timeoutMs, int readTimeoutMs, @Nullable ServerSelector delegate, boolean retryWrites) {

@@ -59,7 +59,13 @@ public final class BulkExecutor<T> {
     }
 
     /**
-     * @param binding what {@code configure} read from the client's builder: whether writes carry a {@code txnNumber}
+     * An executor for the collection's writes.
+     *
+     * @param collection the collection, with its codecs and concerns
+     * @param access     the sessions and databases the commands go through
+     * @param runtime    the guard's settings, ledger and listeners
+     * @param maxTimeMs  the server deadline every command carries
+     * @param binding    what {@code configure} read from the client's builder: whether writes carry a {@code txnNumber}
      */
     public BulkExecutor(
             MongoCollection<T> collection,

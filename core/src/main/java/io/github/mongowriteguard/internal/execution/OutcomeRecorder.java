@@ -47,7 +47,11 @@ final class OutcomeRecorder<T> {
         this(plan, outcome, registry, new ClientBinding(null, 0, null));
     }
 
-    /** @param binding whether the commands carried a {@code txnNumber}, for the reasons of unknown outcomes */
+    /**
+     * A recorder whose reasons say when the commands carried no {@code txnNumber}.
+     *
+     * @param binding whether the commands carried a {@code txnNumber}, for the reasons of unknown outcomes
+     */
     OutcomeRecorder(
             BulkPlan plan, RecordedWriteOutcome.Builder<T> outcome, CodecRegistry registry, ClientBinding binding) {
         this.plan = plan;
