@@ -57,6 +57,8 @@ import org.jspecify.annotations.Nullable;
  * encoder.
  */
 public final class WriteGuard {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(WriteGuard.class);
+
     private final WriteGuardSettings settings;
     private final ServerTracker servers = new ServerTracker();
     private final LiveCopyLedger copies;
@@ -192,6 +194,15 @@ public final class WriteGuard {
             builder.applyToServerSettings(server -> server.addServerListener(servers));
         }
         bindings.register(builder, read);
+        if (!read.getRetryWrites()) {
+            // Once per builder configured: the guard is the driver, and the driver with retryWrites=false sends no
+            // txnNumber and does not retry a write. Never the connection string (it may hold credentials).
+            log.warn(
+                    "mongo-write-guard: retryWrites=false in the client settings: writes carry no txnNumber and are not"
+                            + " retried, as with the driver; a write whose reply is lost (network error, socket timeout)"
+                            + " ends UNKNOWN, with no same-copy resend to learn its outcome. Remove retryWrites=false to"
+                            + " let the guard resend the same copy, which the server runs at most once");
+        }
         return builder;
     }
 
@@ -233,7 +244,7 @@ public final class WriteGuard {
                 collection,
                 deadlineMs,
                 () -> {
-                    BulkExecutor<T> executor = new BulkExecutor<>(collection, access, runtime, deadlineMs);
+                    BulkExecutor<T> executor = new BulkExecutor<>(collection, access, runtime, deadlineMs, binding);
                     return new ExecutorCache.Executors<>(
                             executor, new FindAndModifyExecutor<>(executor, collection, access, runtime));
                 });
@@ -269,8 +280,9 @@ public final class WriteGuard {
                 observer);
         Map<MongoNamespace, BulkExecutor<BsonDocument>> perNamespace = new ConcurrentHashMap<>();
         Map<MongoNamespace, BulkExecutor<BsonDocument>> strictPerNamespace = new ConcurrentHashMap<>();
-        long deadlineMs = serverDeadlineMs(
-                bindings.of(client), client.getDatabase("admin").getCollection("admin", BsonDocument.class));
+        ClientBinding binding = bindings.of(client);
+        long deadlineMs =
+                serverDeadlineMs(binding, client.getDatabase("admin").getCollection("admin", BsonDocument.class));
         ClientBulkExecutor executor = new ClientBulkExecutor(
                 client.getCodecRegistry(),
                 (namespace, strict) -> (strict ? strictPerNamespace : perNamespace)
@@ -281,7 +293,8 @@ public final class WriteGuard {
                                                 .getCollection(ns.getCollectionName(), BsonDocument.class),
                                         access,
                                         strict ? strictRuntime : runtime,
-                                        deadlineMs)),
+                                        deadlineMs,
+                                        binding)),
                 settings.isStrictOrdered(),
                 deadlineMs,
                 observer);

@@ -32,7 +32,8 @@ public final class ClientBindings {
         ClientBinding binding = new ClientBinding(
                 read.getTimeout(TimeUnit.MILLISECONDS),
                 read.getSocketSettings().getReadTimeout(TimeUnit.MILLISECONDS),
-                selector);
+                selector,
+                read.getRetryWrites());
         // The driver keeps the cluster's server selector in the public ClusterDescription.getClusterSettings() of the
         // client (its listeners it replaces): the binding rides there, so guardClient(client) and
         // guardCollection(client, ...) find what was read here.

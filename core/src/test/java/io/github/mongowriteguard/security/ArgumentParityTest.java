@@ -2,6 +2,7 @@ package io.github.mongowriteguard.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.mongodb.MongoCommandException;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.Filters;
@@ -84,6 +85,66 @@ class ArgumentParityTest {
         assertThat(((InvalidBulkException) guard).problem()).isEqualTo(InvalidBulkException.Problem.INVALID_OPTION);
         assertThat(sides.sentWrites.size()).isEqualTo(sentBefore);
         assertThat(sides.guarded.unwrap().find(Filters.eq("_id", 1)).first()).containsEntry("v", 0);
+    }
+
+    enum OutOfRange {
+        UPDATE(c -> c.findOneAndUpdate(
+                Filters.eq("_id", 1),
+                Updates.set("v", 1),
+                new FindOneAndUpdateOptions().maxTime(Long.MAX_VALUE, TimeUnit.MILLISECONDS))),
+        UPDATE_PIPELINE(c -> c.findOneAndUpdate(
+                Filters.eq("_id", 1),
+                List.of(Updates.set("v", 1)),
+                new FindOneAndUpdateOptions().maxTime(Integer.MAX_VALUE + 1L, TimeUnit.MILLISECONDS))),
+        REPLACE(c -> c.findOneAndReplace(
+                Filters.eq("_id", 1),
+                new Document("v", 2),
+                new FindOneAndReplaceOptions().maxTime(Long.MAX_VALUE, TimeUnit.SECONDS))),
+        DELETE(c -> c.findOneAndDelete(
+                Filters.eq("_id", 1), new FindOneAndDeleteOptions().maxTime(Long.MAX_VALUE, TimeUnit.MILLISECONDS)));
+
+        final Consumer<MongoCollection<Document>> call;
+
+        OutOfRange(Consumer<MongoCollection<Document>> call) {
+            this.call = call;
+        }
+    }
+
+    /**
+     * A {@code maxTime} above 2^31 - 1 ms: the driver sends it, and the server refuses it before the command runs
+     * (mongodb/mongo {@code src/mongo/db/query/max_time_ms_parser.cpp}, {@code parseMaxTimeMS}: {@code BadValue}, "N
+     * value for maxTimeMS is out of range"). The guard refuses it with the server's words, before sending, instead of
+     * lowering it to its deadline and writing.
+     */
+    @ParameterizedTest
+    @EnumSource(OutOfRange.class)
+    void outOfRangeMaxTime_isRefusedBeforeSending_asTheServerRefusesIt(OutOfRange method) {
+        int sentBefore = sides.sentWrites.size();
+        Throwable driver = SideBySide.thrown(() -> method.call.accept(sides.driver));
+        Throwable guard = SideBySide.thrown(() -> method.call.accept(sides.guarded.asMongoCollection()));
+
+        assertThat(driver).isInstanceOf(MongoCommandException.class).hasMessageContaining("maxTimeMS is out of range");
+        assertThat(((MongoCommandException) driver).getErrorCode()).isEqualTo(2);
+        assertThat(guard)
+                .isInstanceOf(InvalidBulkException.class)
+                .hasMessageContaining("BadValue")
+                .hasMessageContaining("value for maxTimeMS is out of range")
+                .hasMessageContaining("Nothing was sent");
+        assertThat(((InvalidBulkException) guard).problem()).isEqualTo(InvalidBulkException.Problem.INVALID_OPTION);
+        assertThat(sides.sentWrites.size())
+                .as("only the driver's refused command")
+                .isEqualTo(sentBefore + 1);
+        assertThat(sides.guarded.unwrap().find(Filters.eq("_id", 1)).first()).containsEntry("v", 0);
+    }
+
+    @Test
+    void theLargestMaxTimeTheServerTakes_isAccepted() {
+        FindOneAndUpdateOptions largest =
+                new FindOneAndUpdateOptions().maxTime(Integer.MAX_VALUE, TimeUnit.MILLISECONDS);
+        assertThat(sides.driver.findOneAndUpdate(Filters.eq("_id", 1), Updates.set("x", 1), largest))
+                .isNotNull();
+        assertThat(sides.guarded.findOneAndUpdate(Filters.eq("_id", 1), Updates.set("x", 1), largest))
+                .isNotNull();
     }
 
     @Test

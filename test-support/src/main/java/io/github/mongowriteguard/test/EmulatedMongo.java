@@ -52,6 +52,13 @@ public @interface EmulatedMongo {
      */
     int members() default 1;
 
+    /**
+     * {@return true for a standalone mongod instead of a replica set (no replica set: sessions, but a {@code txnNumber}
+     * is refused, so no retryable writes and no transactions; the guard then sends writes as the driver does there);
+     * not with shards or members}
+     */
+    boolean standalone() default false;
+
     /** {@return the collections to shard when the cluster starts, with their keys; sharded clusters only} */
     ShardedCollection[] shardedCollections() default {};
 

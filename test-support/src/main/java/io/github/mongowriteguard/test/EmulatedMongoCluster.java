@@ -4,6 +4,7 @@ import com.mongodb.ConnectionString;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.EmulatedStandalone;
 import io.github.mongowriteguard.testkit.truth.ServerTruth;
 import java.util.Objects;
 
@@ -75,6 +76,20 @@ public final class EmulatedMongoCluster implements AutoCloseable {
     }
 
     /**
+     * The standalone mongod, for the testkit's own API: {@code node().failCommand()}, {@code node().loseReplies(...)}
+     * ...
+     *
+     * @return the standalone server
+     * @throws IllegalStateException when this is a replica set or a sharded cluster
+     */
+    public EmulatedStandalone standalone() {
+        if (cluster instanceof EmulatedStandalone standalone) {
+            return standalone;
+        }
+        throw new IllegalStateException("this emulated deployment is not a standalone; set standalone = true");
+    }
+
+    /**
      * The replica set, for the testkit's own API: {@code primary().failCommand()}, {@code primary().stall(...)},
      * {@code stepDown(...)}, {@code restart(member)} ...
      *
@@ -86,7 +101,9 @@ public final class EmulatedMongoCluster implements AutoCloseable {
             return replicaSet;
         }
         throw new IllegalStateException(
-                "this emulated deployment is a sharded cluster, not a replica set; use sharded()");
+                cluster instanceof EmulatedStandalone
+                        ? "this emulated deployment is a standalone, not a replica set; use standalone()"
+                        : "this emulated deployment is a sharded cluster, not a replica set; use sharded()");
     }
 
     /**

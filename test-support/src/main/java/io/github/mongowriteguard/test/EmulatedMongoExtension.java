@@ -3,6 +3,7 @@ package io.github.mongowriteguard.test;
 import com.mongodb.ConnectionString;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.EmulatedStandalone;
 import java.util.Set;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -33,7 +34,11 @@ public final class EmulatedMongoExtension implements BeforeAllCallback, Paramete
     private static final ExtensionContext.Namespace NAMESPACE =
             ExtensionContext.Namespace.create(EmulatedMongoExtension.class);
     private static final Set<Class<?>> INJECTED = Set.of(
-            EmulatedMongoCluster.class, ConnectionString.class, EmulatedShardedCluster.class, EmulatedReplicaSet.class);
+            EmulatedMongoCluster.class,
+            ConnectionString.class,
+            EmulatedShardedCluster.class,
+            EmulatedReplicaSet.class,
+            EmulatedStandalone.class);
 
     /** Creates the extension; JUnit does it for {@code @ExtendWith}. */
     public EmulatedMongoExtension() {}
@@ -61,6 +66,9 @@ public final class EmulatedMongoExtension implements BeforeAllCallback, Paramete
             }
             if (type == EmulatedReplicaSet.class) {
                 return cluster.replicaSet();
+            }
+            if (type == EmulatedStandalone.class) {
+                return cluster.standalone();
             }
             return cluster;
         } catch (IllegalStateException wrongTopology) {

@@ -24,6 +24,7 @@ import org.bson.json.JsonParseException;
  * @param serverVersion      the emulated server version
  * @param database           the connection string's database, or empty
  * @param options            connection string options, or empty
+ * @param standalone         a standalone mongod instead of a replica set (no retryable writes, no transactions)
  */
 public record EmulatedMongoSpec(
         int shards,
@@ -32,7 +33,31 @@ public record EmulatedMongoSpec(
         Map<String, BsonDocument> shardedCollections,
         ServerVersion serverVersion,
         String database,
-        String options) {
+        String options,
+        boolean standalone) {
+
+    /**
+     * A replica set or a sharded cluster, as {@link #EmulatedMongoSpec(int, int, int, Map, ServerVersion, String, String,
+     * boolean)} without a standalone.
+     *
+     * @param shards             0 for a replica set, else 1 to 64
+     * @param mongos             1 to 16
+     * @param members            1 to 7, replica sets only
+     * @param shardedCollections namespace to shard key pattern, sharded clusters only
+     * @param serverVersion      the emulated server version
+     * @param database           the connection string's database, or empty
+     * @param options            connection string options, or empty
+     */
+    public EmulatedMongoSpec(
+            int shards,
+            int mongos,
+            int members,
+            Map<String, BsonDocument> shardedCollections,
+            ServerVersion serverVersion,
+            String database,
+            String options) {
+        this(shards, mongos, members, shardedCollections, serverVersion, database, options, false);
+    }
 
     /**
      * Validates every value (the message names the attribute and the fix) and copies the collections.
@@ -59,6 +84,10 @@ public record EmulatedMongoSpec(
         if (shards > 0 && members != 1) {
             throw new IllegalArgumentException(
                     "members (" + members + ") applies to a replica set; with shards (" + shards + ") leave it at 1");
+        }
+        if (standalone && (shards != 0 || members != 1)) {
+            throw new IllegalArgumentException(
+                    "standalone is one mongod: leave shards (" + shards + ") at 0 and members (" + members + ") at 1");
         }
         shardedCollections = Collections.unmodifiableMap(new LinkedHashMap<>(shardedCollections));
         if (shards == 0 && !shardedCollections.isEmpty()) {
@@ -98,7 +127,8 @@ public record EmulatedMongoSpec(
                 sharded,
                 parseVersion(annotation.serverVersion()),
                 annotation.database(),
-                annotation.options());
+                annotation.options(),
+                annotation.standalone());
     }
 
     /** {@return the spec of a replica set of one member, server 4.4, with no database or options} */
@@ -140,6 +170,10 @@ public record EmulatedMongoSpec(
      * @return the running deployment; close it to stop it
      */
     public EmulatedMongoCluster start() {
+        if (standalone) {
+            return new EmulatedMongoCluster(
+                    EmulatedCluster.standalone().serverVersion(serverVersion).start(), this);
+        }
         if (shards == 0) {
             EmulatedReplicaSet replicaSet = EmulatedCluster.replicaSet()
                     .members(members)

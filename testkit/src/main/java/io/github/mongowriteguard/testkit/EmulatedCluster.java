@@ -26,6 +26,16 @@ public interface EmulatedCluster extends AutoCloseable {
     }
 
     /**
+     * A builder for an emulated standalone {@code mongod} (no replica set: sessions, but no {@code txnNumber}, so no
+     * retryable writes and no transactions).
+     *
+     * @return a new builder
+     */
+    static EmulatedStandalone.Builder standalone() {
+        return EmulatedStandalone.builder();
+    }
+
+    /**
      * A builder for an emulated sharded cluster (mongos endpoints in front of shards with chunk routing).
      *
      * @return a new builder

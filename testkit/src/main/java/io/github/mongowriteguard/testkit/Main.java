@@ -20,8 +20,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code java -jar testkit/target/testkit.jar}: serves an emulated replica set, or with {@code --shards} a sharded
- * cluster, on loopback ports until stopped (Ctrl-C), after printing its connection string. Every option applies to
+ * {@code java -jar testkit/target/testkit.jar}: serves an emulated replica set, with {@code --shards} a sharded
+ * cluster, or with {@code --standalone} a standalone mongod, on loopback ports until stopped (Ctrl-C), after printing its connection string. Every option applies to
  * both topologies: {@code --port} is the first member's or the first mongos's port, {@code --members} the members of
  * the set or of each shard.
  */
@@ -32,7 +32,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = false,
         description = {
             "Serves an emulated MongoDB deployment (real wire protocol) on loopback ports until stopped (Ctrl-C);"
-                    + " prints its connection string first. Without --shards or --mongos: a replica set."
+                    + " prints its connection string first. Without --shards, --mongos or --standalone: a replica set."
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:stopped", "1:the deployment did not start (e.g. a port in use)", "2:invalid command line"})
@@ -62,6 +62,12 @@ public final class Main implements Callable<Integer> {
             description = "Members of the replica set, or of each shard (3 or more: replicating members with"
                     + " elections). Default: ${DEFAULT-VALUE}.")
     int members = 1;
+
+    @Option(
+            names = "--standalone",
+            description = "Serve a standalone mongod (no replica set: no retryable writes, no transactions; a"
+                    + " txnNumber is refused as the server refuses it).")
+    boolean standalone;
 
     @Option(
             names = "--shards",
@@ -173,6 +179,14 @@ public final class Main implements Callable<Integer> {
                 throw invalid("--shard-collection: '" + namespace + "' must be database.collection, e.g. shop.orders");
             }
             collections.put(namespace, parse("--shard-collection " + namespace, () -> BsonDocument.parse(key)));
+        }
+        if (standalone) {
+            if (sharded || members != 1) {
+                throw invalid("--standalone is one mongod: leave out --shards, --mongos and --members");
+            }
+            EmulatedStandalone.Builder server = EmulatedCluster.standalone().serverVersion(serverVersion);
+            parse("--port", () -> server.port(port));
+            return parse("the options", server::start);
         }
         if (!sharded && !collections.isEmpty()) {
             throw invalid("--shard-collection needs a sharded cluster; add --shards, e.g. --shards 3");

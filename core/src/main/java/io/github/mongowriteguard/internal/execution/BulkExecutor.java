@@ -16,6 +16,7 @@ import io.github.mongowriteguard.bulk.Round;
 import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
 import io.github.mongowriteguard.internal.CallObserver;
+import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.internal.command.CommandOptions;
 import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
@@ -54,6 +55,24 @@ public final class BulkExecutor<T> {
     private final BulkRun.Tools<T> tools;
 
     public BulkExecutor(MongoCollection<T> collection, MongoAccess access, GuardRuntime runtime, long maxTimeMs) {
+        this(collection, access, runtime, maxTimeMs, new ClientBinding(null, 0, null));
+    }
+
+    /**
+     * An executor for the collection's writes.
+     *
+     * @param collection the collection, with its codecs and concerns
+     * @param access     the sessions and databases the commands go through
+     * @param runtime    the guard's settings, ledger and listeners
+     * @param maxTimeMs  the server deadline every command carries
+     * @param binding    what {@code configure} read from the client's builder: whether writes carry a {@code txnNumber}
+     */
+    public BulkExecutor(
+            MongoCollection<T> collection,
+            MongoAccess access,
+            GuardRuntime runtime,
+            long maxTimeMs,
+            ClientBinding binding) {
         this.collection = collection;
         this.namespace = collection.getNamespace().getFullName();
         // Commands go through the collection's database with the collection's codecs, so documents encode as its
@@ -74,7 +93,13 @@ public final class BulkExecutor<T> {
                 runtime,
                 access,
                 collection.getCodecRegistry(),
-                maxTimeMs);
+                maxTimeMs,
+                binding);
+    }
+
+    /** What {@code configure} read from the client's builder, and what the guard learned of its server. */
+    ClientBinding binding() {
+        return tools.binding();
     }
 
     /** The server deadline every command carries. */

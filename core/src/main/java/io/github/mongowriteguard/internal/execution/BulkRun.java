@@ -5,6 +5,7 @@ import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.KeyPlacement;
 import io.github.mongowriteguard.bulk.Round;
+import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.internal.command.CommandOptions;
 import io.github.mongowriteguard.internal.command.WriteCommand;
@@ -37,7 +38,8 @@ final class BulkRun<T> implements AutoCloseable {
             GuardRuntime runtime,
             MongoAccess access,
             CodecRegistry registry,
-            long maxTimeMs) {}
+            long maxTimeMs,
+            ClientBinding binding) {}
 
     /** What one call asks for. */
     record Call(
@@ -82,7 +84,7 @@ final class BulkRun<T> implements AutoCloseable {
         this.perKeyFailures = call.perKeyFailures();
         this.outcome = outcome;
         this.tally = CopySender.Tally.of(outcome);
-        this.recorder = new OutcomeRecorder<>(plan, outcome, tools.registry());
+        this.recorder = new OutcomeRecorder<>(plan, outcome, tools.registry(), tools.binding());
         // Side by side only with sessions of the guard's own (a caller's session serves one command at a time), a
         // parallelism above 1, and shards known: otherwise today's one ORDERED command of key runs.
         this.sideBySide = call.ownSessions()
@@ -335,14 +337,19 @@ final class BulkRun<T> implements AutoCloseable {
 
     /** Sends a prepared command as one server copy on {@code on}, counting into {@code into}; on any thread. */
     CopySender.Sent send(Sessions on, Prepared prepared, CopySender.Tally into) {
-        return tools.sender()
-                .send(
-                        on,
-                        prepared.body(),
-                        prepared.txnNumber(),
-                        call.idempotentMultiRetries(),
-                        prepared.copyName(),
-                        into);
+        CopySender.Sent sent = tools.sender()
+                .send(on, prepared.body(), prepared.txnNumber(), prepared.newCopies(), prepared.copyName(), into);
+        if (prepared.txnNumber() != null
+                && sent.result() instanceof SendResult.ServerError refused
+                && ClientBinding.isStandaloneRefusal(refused.error())) {
+            // A standalone mongod refused the txnNumber before the command ran (the guard's first write raced the
+            // driver's discovery of the server): from now on, and for this command, none, as the driver sends none.
+            tools.binding().refusedTxnNumber();
+            BsonDocument body =
+                    prepared.command().toCommand(null, tools.maxTimeMs(), call.writeConcern(), prepared.comment());
+            return tools.sender().send(on, body, null, prepared.newCopies(), prepared.copyName(), into);
+        }
+        return sent;
     }
 
     /**
@@ -366,7 +373,8 @@ final class BulkRun<T> implements AutoCloseable {
      * of its bytes and what recording it needs.
      */
     private void holdIfUnknown(Sessions on, Prepared prepared, WriteCommand command, CopySender.Sent sent) {
-        if (prepared.txnNumber() == null || !anyUnknown(command)) {
+        // A command a standalone refused for its txnNumber went again without one: no same copy exists to settle.
+        if (prepared.txnNumber() == null || !tools.binding().sendsTxnNumber() || !anyUnknown(command)) {
             return;
         }
         boolean own = on.own();
@@ -395,19 +403,34 @@ final class BulkRun<T> implements AutoCloseable {
             BsonDocument body,
             @Nullable Long txnNumber,
             @Nullable String copyName,
-            ClientSession session) {}
+            ClientSession session,
+            WriteCommand command,
+            @Nullable BsonValue comment,
+            boolean newCopies) {}
 
     /**
      * One command as one server copy on the current session of {@code on}: its transaction number, the server
      * deadline, the comment that names it. On the calling thread, so that numbers and names come out in order.
      */
     Prepared prepare(Sessions on, Round round, WriteCommand command) {
+        // Without a retryable-write identity (retryWrites=false, a standalone) no command carries a txnNumber, as the
+        // driver sends none: there is then no same-copy resend, and only the caller's opt-in multi-document writes may
+        // be retried, as new copies after the overlap gate.
         ClientSession session = on.current();
-        Long txnNumber = command.retryable() ? session.getServerSession().advanceTransactionNumber() : null;
+        Long txnNumber = command.retryable() && tools.binding().sendsTxnNumber()
+                ? session.getServerSession().advanceTransactionNumber()
+                : null;
         String guardComment = copyNames.name(round.number(), ++commandNumber);
         BsonValue comment = tools.sender().comment(call.commandOptions().comment(), guardComment);
         BsonDocument body = command.toCommand(txnNumber, tools.maxTimeMs(), call.writeConcern(), comment);
-        return new Prepared(body, txnNumber, comment == null ? null : guardComment, session);
+        return new Prepared(
+                body,
+                txnNumber,
+                comment == null ? null : guardComment,
+                session,
+                command,
+                comment,
+                call.idempotentMultiRetries() && !command.retryable());
     }
 
     /** The position of the first statement of {@code command} that did not apply, or -1. */

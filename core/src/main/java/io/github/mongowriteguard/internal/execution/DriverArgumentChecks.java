@@ -52,14 +52,30 @@ public final class DriverArgumentChecks {
 
     /**
      * A {@code maxTime} option must not be negative: the driver's {@code TimeoutSettings} refuses it
-     * ({@code isTrueArgument("maxTimeMS must be >= 0", ...)}) before sending. Zero means no limit of the caller's own
-     * (the guard's deadline applies).
+     * ({@code isTrueArgument("maxTimeMS must be >= 0", ...)}) before sending. Nor above {@link Integer#MAX_VALUE} ms:
+     * the driver sends that, and the server refuses it with {@code BadValue} ("N value for maxTimeMS is out of
+     * range", {@code max_time_ms_parser.cpp}); the guard refuses it with the server's words, before sending, where it
+     * would otherwise lower it to its own deadline and write. Zero means no limit of the caller's own (the guard's
+     * deadline applies).
      *
      * @param operation the caller's method, for the message
      * @param maxTimeMs the option, in milliseconds
-     * @throws InvalidBulkException (an {@code IllegalArgumentException}) when it is negative
+     * @throws InvalidBulkException (an {@code IllegalArgumentException}) when it is negative or out of the server's range
      */
     public static void requireMaxTime(String operation, long maxTimeMs) {
+        if (maxTimeMs > Integer.MAX_VALUE) {
+            // The driver sends it; every server refuses it before the command runs (mongodb/mongo
+            // src/mongo/db/query/max_time_ms_parser.cpp, parseMaxTimeMS: BadValue unless 0 <= maxTimeMS <= INT_MAX;
+            // older servers' src/mongo/db/query/query_request.cpp, without the value in the message).
+            throw new InvalidBulkException(
+                    -1,
+                    Problem.INVALID_OPTION,
+                    operation + ": maxTime is " + maxTimeMs + " ms, which the server refuses (BadValue, \"" + maxTimeMs
+                            + " value for maxTimeMS is out of range\", on older servers \"maxTimeMS is out of range\": at"
+                            + " most " + Integer.MAX_VALUE + " ms); pass 0"
+                            + " for no limit of your own (the guard's deadline applies) or a time of at most "
+                            + Integer.MAX_VALUE + " ms. Nothing was sent.");
+        }
         if (maxTimeMs < 0) {
             throw new InvalidBulkException(
                     -1,

@@ -4,7 +4,6 @@ import com.mongodb.ClientBulkWriteException;
 import com.mongodb.MongoException;
 import com.mongodb.MongoNamespace;
 import com.mongodb.MongoTimeoutException;
-import com.mongodb.MongoWriteConcernException;
 import com.mongodb.MongoWriteException;
 import com.mongodb.ServerAddress;
 import com.mongodb.WriteConcernResult;
@@ -15,6 +14,8 @@ import com.mongodb.client.model.bulk.ClientBulkWriteResult;
 import io.github.mongowriteguard.copies.CopyRecord;
 import io.github.mongowriteguard.exception.CopyStillRunningException;
 import io.github.mongowriteguard.exception.GuardedBulkWriteException;
+import io.github.mongowriteguard.exception.GuardedWriteConcernException;
+import io.github.mongowriteguard.exception.GuardedWriteException;
 import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
 import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.internal.command.CommandReply;
@@ -47,6 +48,12 @@ import org.bson.BsonInt32;
  *   <li>the guard's own {@code execute}, of a collection or a client ({@link ThrowPolicy#OUTCOME_ONLY}): nothing for
  *       what the writes came to, every failure is in the outcome.
  * </ul>
+ *
+ * <p>The driver's own exception, as it is, only when nothing in the call can have applied ({@link #mayHaveApplied}:
+ * no write APPLIED or UNKNOWN, no multi-document write that failed part-way, no write-concern error), earlier commands
+ * included; otherwise the guard's exception, which carries the outcome (the driver's bulk throws a failed command's
+ * exception as it is even after earlier batches applied, and a single write's {@code MongoWriteException} or
+ * {@code MongoWriteConcernException} after documents changed).
  *
  * <p>Bad input is refused before anything is sent ({@code InvalidBulkException}, {@code IllegalArgumentException}).
  * Every method here runs inside the call's observation, which records what it throws. Not API.
@@ -95,9 +102,15 @@ public final class DriverExceptions {
             }
         }
         WriteConcernError writeConcernError = writeConcernError(outcome);
-        if (!errors.isEmpty() || writeConcernError != null) {
-            throw new GuardedBulkWriteException(
+        if (!errors.isEmpty() || writeConcernError != null || outcome.commandError() != null) {
+            GuardedBulkWriteException thrown = new GuardedBulkWriteException(
                     outcome, errors, writeConcernError, address(outcome), outcome.errorLabels());
+            if (outcome.commandError() != null) {
+                // A whole command failed after other writes of the call applied: its writes are FAILED with its code
+                // among the errors above, and the driver's exception is the cause.
+                thrown.initCause(outcome.commandError());
+            }
+            throw thrown;
         }
     }
 
@@ -117,15 +130,23 @@ public final class DriverExceptions {
                                 + "); it was not applied",
                         outcome);
             }
-            throw new MongoWriteException(
-                    new WriteError(result.errorCode(), result.message(), result.details()),
-                    address(outcome),
-                    outcome.errorLabels());
+            WriteError error = new WriteError(result.errorCode(), result.message(), result.details());
+            if (result.mayHaveChangedDocuments()) {
+                // A multi-document write that failed part-way: what it changed stays changed.
+                GuardedWriteException thrown =
+                        new GuardedWriteException(outcome, error, address(outcome), outcome.errorLabels());
+                if (outcome.commandError() != null) {
+                    thrown.initCause(outcome.commandError());
+                }
+                throw thrown;
+            }
+            throw new MongoWriteException(error, address(outcome), outcome.errorLabels());
         }
         WriteConcernError writeConcernError = writeConcernError(outcome);
         if (writeConcernError != null) {
-            throw new MongoWriteConcernException(
-                    writeConcernError, writeConcernResult(outcome), address(outcome), outcome.errorLabels());
+            // Applied on the primary: the guard's exception, with the outcome.
+            throw new GuardedWriteConcernException(
+                    outcome, writeConcernError, writeConcernResult(outcome), address(outcome), outcome.errorLabels());
         }
     }
 
@@ -144,15 +165,15 @@ public final class DriverExceptions {
         }
         throwIfNothingSent(outcome, namespaces);
         Map<Integer, WriteError> writeErrors = new TreeMap<>();
-        boolean anyApplied = false;
         for (IndexOutcome index : outcome.outcomes()) {
             if (index.status() == WriteStatus.FAILED) {
                 writeErrors.put(index.index(), new WriteError(index.errorCode(), index.message(), index.details()));
             }
-            anyApplied |= index.status() == WriteStatus.APPLIED;
         }
+        // A part-applied multi-document write counts as applied: the partial result says what it changed.
+        boolean anyApplied = mayHaveApplied(outcome);
         WriteConcernError writeConcernError = writeConcernError(outcome);
-        if (commandError != null && writeErrors.isEmpty() && !anyApplied && writeConcernError == null) {
+        if (commandError != null && writeErrors.isEmpty() && !anyApplied) {
             throw commandError;
         }
         if (commandError != null || !writeErrors.isEmpty() || writeConcernError != null) {
@@ -180,7 +201,8 @@ public final class DriverExceptions {
         if (write.writeConcernFailed() && last instanceof SendResult.Reply answered) {
             BsonDocument reply = answered.reply().document();
             BsonDocument lastError = reply.getDocument("lastErrorObject", new BsonDocument());
-            throw new MongoWriteConcernException(
+            throw new GuardedWriteConcernException(
+                    outcome,
                     CommandReply.toWriteConcernError(reply.getDocument("writeConcernError")),
                     WriteConcernResult.acknowledged(
                             lastError.getNumber("n", new BsonInt32(0)).intValue(),
@@ -260,7 +282,11 @@ public final class DriverExceptions {
         }
     }
 
-    /** A whole command failed: the driver's own exception, as the driver's bulk throws it (it sends nothing after). */
+    /**
+     * A whole command failed: the driver's own exception, as the driver's bulk throws it (it sends nothing after), only
+     * when nothing in the call can have applied. Otherwise nothing is thrown here, and the caller's policy throws the
+     * guard's exception with the outcome and this error as its cause: the driver would hide what applied.
+     */
     private static void throwIfCommandFailed(WriteOutcome<?> outcome, Object namespace, long maxTimeMs) {
         MongoException error = outcome.commandError();
         if (error == null) {
@@ -269,10 +295,34 @@ public final class DriverExceptions {
         if (error.getCode() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
             throw new ServerDeadlineExceededException(
                     "the server stopped this write on " + namespace + " at its deadline" + " (maxTimeMS=" + maxTimeMs
-                            + "); it was not applied, and later writes were not sent; see outcome()",
+                            + "); it was not applied, and later writes were not sent"
+                            + (mayHaveApplied(outcome) ? "; other writes of this call were applied" : "")
+                            + "; see outcome()",
                     outcome);
         }
-        throw error;
+        if (!mayHaveApplied(outcome)) {
+            throw error;
+        }
+    }
+
+    /**
+     * Whether anything in the call can have applied: a write APPLIED or UNKNOWN (a write-concern failure included), a
+     * multi-document write that failed part-way, or a write-concern error. Only when none can may a driver-style
+     * method throw a driver exception that carries no outcome.
+     */
+    static boolean mayHaveApplied(WriteOutcome<?> outcome) {
+        if (outcome.writeConcernError() != null) {
+            return true;
+        }
+        for (IndexOutcome result : outcome.outcomes()) {
+            WriteStatus status = result.status();
+            if (status == WriteStatus.APPLIED
+                    || status == WriteStatus.UNKNOWN
+                    || (status == WriteStatus.FAILED && result.mayHaveChangedDocuments())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

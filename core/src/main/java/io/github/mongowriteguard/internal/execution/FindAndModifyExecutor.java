@@ -13,6 +13,7 @@ import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.NestingDepth;
 import io.github.mongowriteguard.bulk.WriteRecord;
 import io.github.mongowriteguard.internal.CallObserver;
+import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
@@ -105,17 +106,34 @@ public final class FindAndModifyExecutor<T> {
                 runtime, database, admin, collection.getNamespace().getFullName(), maxTimeMs);
         CopySender.Sent sent;
         try (Sessions sessions = session == null ? Sessions.own(access) : Sessions.callers(session)) {
-            long txnNumber = sessions.current().getServerSession().advanceTransactionNumber();
+            // No txnNumber without a retryable-write identity (retryWrites=false, a standalone), as the driver.
+            ClientBinding binding = executor.binding();
+            Long txnNumber = binding.sendsTxnNumber()
+                    ? sessions.current().getServerSession().advanceTransactionNumber()
+                    : null;
             String guardComment = "mwg:" + Long.toHexString(System.nanoTime()) + ":fam";
             BsonValue comment = sender.comment(request.comment(), guardComment);
-            BsonDocument body = command(request, writeConcern, comment, maxTimeMs, txnNumber);
+            String copyName = comment == null ? null : guardComment;
             sent = sender.send(
                     sessions,
-                    body,
+                    command(request, writeConcern, comment, maxTimeMs, txnNumber),
                     txnNumber,
                     false,
-                    comment == null ? null : guardComment,
+                    copyName,
                     CopySender.Tally.of(outcome));
+            if (txnNumber != null
+                    && sent.result() instanceof SendResult.ServerError refused
+                    && ClientBinding.isStandaloneRefusal(refused.error())) {
+                // A standalone refused the txnNumber before the command ran: sent again without one, as the driver.
+                binding.refusedTxnNumber();
+                sent = sender.send(
+                        sessions,
+                        command(request, writeConcern, comment, maxTimeMs, null),
+                        null,
+                        false,
+                        copyName,
+                        CopySender.Tally.of(outcome));
+            }
         }
         try {
             record(sent, plan, outcome);
@@ -170,7 +188,7 @@ public final class FindAndModifyExecutor<T> {
             WriteConcern writeConcern,
             @Nullable BsonValue comment,
             long maxTimeMs,
-            long txnNumber) {
+            @Nullable Long txnNumber) {
         BsonDocument command = new BsonDocument(
                 "findAndModify", new BsonString(collection.getNamespace().getCollectionName()));
         putIfNotNull(command, "query", WriteRecord.of(request.model()).filter());
@@ -193,7 +211,9 @@ public final class FindAndModifyExecutor<T> {
         }
         putIfNotNull(command, "let", request.let());
         command.put("maxTimeMS", new BsonInt64(maxTimeMs));
-        command.put("txnNumber", new BsonInt64(txnNumber));
+        if (txnNumber != null) {
+            command.put("txnNumber", new BsonInt64(txnNumber));
+        }
         return command;
     }
 
@@ -240,9 +260,18 @@ public final class FindAndModifyExecutor<T> {
         }
         String reason = result instanceof SendResult.Refused refused
                 ? "not retried: an earlier copy is still running on the server (" + refused.runningCopy() + ")"
-                : "nothing proves whether the write was applied (" + result + ")";
+                : "nothing proves whether the write was applied (" + result + ")"
+                        + noSameCopyResend(executor.binding());
         outcome.set(
                 RecordedIndexOutcome.unknown(0, reason, RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
+    }
+
+    /** Why a lost reply is not resolved by a resend of the same copy, when there is none; else empty. */
+    static String noSameCopyResend(ClientBinding binding) {
+        return binding.sendsTxnNumber()
+                ? ""
+                : "; sent without a txnNumber (" + binding.noTxnNumberReason() + "), as the driver: no resend of the"
+                        + " same copy exists, so it was not retried and its outcome cannot be learned from the server";
     }
 
     /** The document the server returned (before or after the write, as asked), or null. */

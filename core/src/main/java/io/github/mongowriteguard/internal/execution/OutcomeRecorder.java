@@ -5,6 +5,7 @@ import com.mongodb.MongoException;
 import com.mongodb.bulk.BulkWriteInsert;
 import com.mongodb.bulk.BulkWriteUpsert;
 import io.github.mongowriteguard.bulk.BulkPlan;
+import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.internal.command.WriteCommand;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
@@ -44,9 +45,21 @@ final class OutcomeRecorder<T> {
     private final boolean settling;
     /** Recording a settle of a command whose reply was recorded already (a write-concern error): no counts again. */
     private final boolean alreadyCounted;
+    /** Whether the commands carried a {@code txnNumber}, for the reasons of unknown outcomes. */
+    private final ClientBinding binding;
 
     OutcomeRecorder(BulkPlan plan, RecordedWriteOutcome.Builder<T> outcome, CodecRegistry registry) {
-        this(plan, outcome, registry, false, false);
+        this(plan, outcome, registry, false, false, new ClientBinding(null, 0, null));
+    }
+
+    /**
+     * A recorder whose reasons say when the commands carried no {@code txnNumber}.
+     *
+     * @param binding whether the commands carried a {@code txnNumber}, for the reasons of unknown outcomes
+     */
+    OutcomeRecorder(
+            BulkPlan plan, RecordedWriteOutcome.Builder<T> outcome, CodecRegistry registry, ClientBinding binding) {
+        this(plan, outcome, registry, false, false, binding);
     }
 
     /**
@@ -59,11 +72,22 @@ final class OutcomeRecorder<T> {
             CodecRegistry registry,
             boolean settling,
             boolean alreadyCounted) {
+        this(plan, outcome, registry, settling, alreadyCounted, new ClientBinding(null, 0, null));
+    }
+
+    private OutcomeRecorder(
+            BulkPlan plan,
+            RecordedWriteOutcome.Builder<T> outcome,
+            CodecRegistry registry,
+            boolean settling,
+            boolean alreadyCounted,
+            ClientBinding binding) {
         this.plan = plan;
         this.outcome = outcome;
         this.registry = registry;
         this.settling = settling;
         this.alreadyCounted = alreadyCounted;
+        this.binding = binding;
     }
 
     /**
@@ -102,6 +126,7 @@ final class OutcomeRecorder<T> {
                             ? "the client stopped waiting ("
                                     + gaveUp.error().getClass().getSimpleName()
                                     + "): the server may still be applying it"
+                                    + FindAndModifyExecutor.noSameCopyResend(binding)
                             : "the client stopped waiting ("
                                     + gaveUp.error().getClass().getSimpleName() + ") on a multi-document write:"
                                     + " an unknown number of documents may have been changed; it is not retried");

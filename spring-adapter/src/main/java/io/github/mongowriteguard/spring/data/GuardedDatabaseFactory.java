@@ -2,6 +2,8 @@ package io.github.mongowriteguard.spring.data;
 
 import com.mongodb.ClientSessionOptions;
 import com.mongodb.MongoBulkWriteException;
+import com.mongodb.MongoWriteConcernException;
+import com.mongodb.MongoWriteException;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCluster;
@@ -10,6 +12,8 @@ import com.mongodb.client.MongoDatabase;
 import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.exception.GuardedBulkWriteException;
+import io.github.mongowriteguard.exception.GuardedWriteConcernException;
+import io.github.mongowriteguard.exception.GuardedWriteException;
 import io.github.mongowriteguard.exception.WriteGuardException;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
@@ -196,8 +200,10 @@ final class GuardedDatabaseFactory implements MongoDatabaseFactory, Infrastructu
      * Spring's translation of the application's factory. Spring Data's {@code MongoExceptionTranslator} matches the
      * driver's exceptions by their simple class name ({@code "MongoBulkWriteException"}), so the guard's
      * {@link GuardedBulkWriteException} is translated as the driver's {@link MongoBulkWriteException} with the same
-     * result and errors, whose cause is the guard's exception (with its complete outcome). The guard's other final
-     * answers ({@link WriteGuardException}s: copy still running, outcome unknown, deadline exceeded) become a
+     * result and errors, whose cause is the guard's exception (with its complete outcome); likewise
+     * {@link GuardedWriteException} and {@link GuardedWriteConcernException} as the driver's
+     * {@link MongoWriteException} and {@link MongoWriteConcernException}. The guard's other final answers
+     * ({@link WriteGuardException}s: copy still running, outcome unknown, deadline exceeded) become a
      * {@link GuardedWriteRetryableException} (transient) or {@link GuardedWriteNotRetryableException} (non-transient),
      * whichever {@link GuardedWriteOutcomes#resendSafe} says, so that a retry of transient data-access exceptions never
      * resends what the guard refused to.
@@ -215,6 +221,19 @@ final class GuardedDatabaseFactory implements MongoDatabaseFactory, Infrastructu
                     guarded.getWriteResult(),
                     guarded.getWriteErrors(),
                     guarded.getWriteConcernError(),
+                    guarded.getServerAddress(),
+                    guarded.getErrorLabels());
+            asDriver.initCause(guarded);
+            toTranslate = asDriver;
+        } else if (ex instanceof GuardedWriteException guarded) {
+            MongoWriteException asDriver =
+                    new MongoWriteException(guarded.getError(), guarded.getServerAddress(), guarded.getErrorLabels());
+            asDriver.initCause(guarded);
+            toTranslate = asDriver;
+        } else if (ex instanceof GuardedWriteConcernException guarded) {
+            MongoWriteConcernException asDriver = new MongoWriteConcernException(
+                    guarded.getWriteConcernError(),
+                    guarded.getWriteResult(),
                     guarded.getServerAddress(),
                     guarded.getErrorLabels());
             asDriver.initCause(guarded);

@@ -3,6 +3,8 @@ package io.github.mongowriteguard.spring.kafka;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.exception.CopyStillRunningException;
 import io.github.mongowriteguard.exception.GuardedBulkWriteException;
+import io.github.mongowriteguard.exception.GuardedWriteConcernException;
+import io.github.mongowriteguard.exception.GuardedWriteException;
 import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
 import io.github.mongowriteguard.exception.WriteGuardException;
@@ -83,6 +85,8 @@ public final class GuardedErrorHandlers {
             WriteOutcomeUnknownException.class,
             ServerDeadlineExceededException.class,
             GuardedBulkWriteException.class,
+            GuardedWriteException.class,
+            GuardedWriteConcernException.class,
             InvalidBulkException.class,
             IllegalArgumentException.class);
 
@@ -427,6 +431,12 @@ public final class GuardedErrorHandlers {
             for (Throwable cause = thrown; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
                 if (cause instanceof GuardedBulkWriteException bulk) {
                     return bulk.outcome();
+                }
+                if (cause instanceof GuardedWriteException write) {
+                    return write.outcome();
+                }
+                if (cause instanceof GuardedWriteConcernException writeConcern) {
+                    return writeConcern.outcome();
                 }
                 if (cause instanceof WriteGuardException guard && guard.outcome() != null) {
                     return guard.outcome();

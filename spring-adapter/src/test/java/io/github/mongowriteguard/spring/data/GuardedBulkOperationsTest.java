@@ -48,6 +48,7 @@ import org.springframework.data.mongodb.core.mapping.event.BeforeConvertCallback
 import org.springframework.data.mongodb.core.mapping.event.BeforeConvertEvent;
 import org.springframework.data.mongodb.core.mapping.event.BeforeSaveEvent;
 import org.springframework.data.mongodb.core.mapping.event.MongoMappingEvent;
+import org.springframework.data.mongodb.core.query.Query;
 import org.springframework.data.mongodb.core.query.Update;
 import org.springframework.data.util.Pair;
 
@@ -221,6 +222,40 @@ class GuardedBulkOperationsTest {
         // after the failure was applied too (the core's default; strict-ordered keeps the driver's meaning, below).
         assertThat(plainError.getResult().getInsertedCount()).isEqualTo(2);
         assertThat(guardedError.getResult().getInsertedCount()).isEqualTo(3);
+    }
+
+    /**
+     * A multi-document update that failed part-way: Spring translates the guard's {@code GuardedWriteException} as it
+     * translates the driver's {@code MongoWriteException} (the same exception class as the plain template's), and the
+     * guard's exception, with its outcome, is in the cause chain.
+     */
+    @Test
+    void aMultiDocumentUpdateFailingPartWay_isTranslatedAsTheDrivers_withTheOutcomeInTheCauses() {
+        for (MongoTemplate template : List.of(guarded, plain)) {
+            template.getCollection("items")
+                    .insertMany(List.of(
+                            new org.bson.Document("_id", "a").append("q", 1),
+                            new org.bson.Document("_id", "b").append("q", "not a number"),
+                            new org.bson.Document("_id", "c").append("q", 3)));
+        }
+        Update inc = new Update().inc("q", 1);
+
+        Throwable guardedError = catchThrowable(() -> guarded.updateMulti(new Query(), inc, Item.class));
+        Throwable plainError = catchThrowable(() -> plain.updateMulti(new Query(), inc, Item.class));
+
+        assertThat(plainError).isNotNull();
+        assertThat(guardedError).isExactlyInstanceOf(plainError.getClass());
+        assertThat(guardedError)
+                .hasRootCauseInstanceOf(io.github.mongowriteguard.exception.GuardedWriteException.class);
+        io.github.mongowriteguard.exception.GuardedWriteException guardException =
+                (io.github.mongowriteguard.exception.GuardedWriteException)
+                        org.assertj.core.util.Throwables.getRootCause(guardedError);
+        assertThat(guardException.outcome().outcome(0).mayHaveChangedDocuments())
+                .isTrue();
+        assertThat(guarded.getCollection("items")
+                        .find(new org.bson.Document("_id", "a"))
+                        .first())
+                .containsEntry("q", 2);
     }
 
     @Test

@@ -81,6 +81,7 @@ public class EmulatedMongoConfiguration {
                 ServerVersion.parse(
                         binder.bind(PREFIX + ".server-version", String.class).orElse("4.4")),
                 binder.bind(PREFIX + ".database", String.class).orElse(""),
-                binder.bind(PREFIX + ".options", String.class).orElse(""));
+                binder.bind(PREFIX + ".options", String.class).orElse(""),
+                binder.bind(PREFIX + ".standalone", Boolean.class).orElse(false));
     }
 }

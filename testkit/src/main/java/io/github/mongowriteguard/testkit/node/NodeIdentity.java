@@ -45,6 +45,17 @@ public record NodeIdentity(Kind kind, String setName, ServerVersion version) {
     }
 
     /**
+     * A standalone {@code mongod}: {@code isWritablePrimary: true}, no {@code setName}; it keeps logical sessions but
+     * refuses a {@code txnNumber}, so it has no retryable writes and no transactions.
+     *
+     * @param version the server version it reports
+     * @return the identity
+     */
+    public static NodeIdentity standalone(ServerVersion version) {
+        return new NodeIdentity(Kind.STANDALONE, null, version);
+    }
+
+    /**
      * A mongos endpoint.
      *
      * @param version the server version it reports

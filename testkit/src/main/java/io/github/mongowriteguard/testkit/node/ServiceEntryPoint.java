@@ -242,6 +242,21 @@ final class ServiceEntryPoint {
         operation.startExecution();
         SessionState session = null;
         BsonDocument reply = null;
+        if (identity.kind() == NodeIdentity.Kind.STANDALONE
+                && node.membership() == null
+                && command.containsKey("txnNumber")) {
+            // A standalone mongod refuses a txnNumber before the command runs: mongodb/mongo
+            // src/mongo/db/initialize_operation_session_info.cpp, initializeOperationSessionInfo
+            // (isReplSetMemberOrMongos
+            // false). So it has no retryable writes and no transactions.
+            return labelled(
+                    operation,
+                    StorageEngine.error(
+                            20,
+                            "IllegalOperation",
+                            "Transaction numbers are only allowed on a replica set member or mongos"),
+                    null);
+        }
         try {
             if (command.containsKey("lsid") && identity.kind() != NodeIdentity.Kind.MONGOS) {
                 session = sessionCatalog.checkOut(operation);
