@@ -83,16 +83,20 @@ final class RetryableStatements {
     }
 
     /**
-     * Whether an update or delete statement wrote: one that matched nothing (no upsert) writes no oplog entry, and
-     * mongod records a statement as executed only with the oplog entry of its write
+     * Whether an update or delete statement wrote: one that matched nothing (no upsert) writes no oplog entry, nor
+     * does an update that matched a document it left as it was ({@code OpObserverImpl::onUpdate} in mongodb/mongo
+     * {@code src/mongo/db/op_observer/op_observer_impl.cpp}: "Do not log a no-op operation", an empty update is not
+     * logged); and mongod records a statement as executed only with the oplog entry of its write
      * ({@code TransactionParticipant::onWriteOpCompletedOnPrimary}, called by the op observer with the entry's
      * {@code stmtIds}; a retry's result is rebuilt from that entry, {@code src/mongo/db/ops/write_ops_retryability.cpp}).
-     * So a resend of it runs again (and may now match).
+     * So a resend of it runs again (and may now match, or change something).
      */
     private boolean wroteSomething(BsonDocument outcome) {
-        return !(commandName.equals("update") || commandName.equals("delete"))
-                || outcome.getNumber("n").longValue() > 0
-                || outcome.containsKey("upsertedId");
+        return switch (commandName) {
+            case "update" -> outcome.getNumber("nModified").longValue() > 0 || outcome.containsKey("upsertedId");
+            case "delete" -> outcome.getNumber("n").longValue() > 0;
+            default -> true;
+        };
     }
 
     private void record(Map<Integer, BsonDocument> executed, int stmtId, BsonDocument outcome) {
