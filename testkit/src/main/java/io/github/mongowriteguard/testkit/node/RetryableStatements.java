@@ -219,30 +219,96 @@ final class RetryableStatements {
     }
 
     /**
-     * The common case, a first send of an insert: one engine call for the whole batch, then every document that
-     * did not fail is recorded as one inserted statement (ordered: only those before the first error ran).
+     * mongod's {@code internalInsertMaxBatchSize} on 4.4 (64: half of {@code internalQueryExecYieldIterations}, 128;
+     * mongodb/mongo {@code src/mongo/db/query/query_knobs.idl}, {@code getParameter} of a 4.4 server).
+     */
+    static final int INSERT_MAX_BATCH_SIZE = 64;
+
+    /** {@code write_ops::insertVectorMaxBytes}: a group closes once it holds this many bytes of documents. */
+    static final int INSERT_MAX_BATCH_BYTES = 256 * 1024;
+
+    /**
+     * The common case, a first send of an insert, as mongod's {@code performInserts} runs it (mongodb/mongo
+     * {@code src/mongo/db/ops/write_ops_exec.cpp}): the documents in groups of up to {@link #INSERT_MAX_BATCH_SIZE}
+     * (or until a group holds {@link #INSERT_MAX_BATCH_BYTES}), one engine call per group; each group after the first
+     * starts at an interrupt point ({@code insertBatchAndHandleErrors} takes the collection lock again), so a kill or
+     * the deadline there fails the command with the groups before it applied and recorded. Every document that did
+     * not fail is recorded as one inserted statement (ordered: only those before the first error ran).
      */
     private Result insertWhole(
             Map<Integer, BsonDocument> executed, Function<UnaryOperator<BsonDocument>, BsonDocument> runner) {
-        BsonDocument reply = runner.apply(UnaryOperator.identity());
-        if (!isOk(reply)) {
-            return new Result(reply, 0);
-        }
-        java.util.Set<Integer> failed = new java.util.HashSet<>();
-        reply.getArray("writeErrors", new BsonArray())
-                .forEach(e -> failed.add(e.asDocument().getNumber("index").intValue()));
-        int end = ordered && !failed.isEmpty() ? java.util.Collections.min(failed) : items.size();
         BsonDocument inserted = new BsonDocument("n", new BsonInt32(1)).append("nModified", new BsonInt32(0));
+        BsonArray writeErrors = new BsonArray();
+        BsonDocument writeConcernError = null;
         int n = 0;
-        for (int i = 0; i < end; i++) {
-            if (!failed.contains(i)) {
-                record(executed, stmtIds.get(i), inserted);
-                n++;
+        for (int from = 0; from < items.size(); ) {
+            int to = groupEnd(from);
+            boolean whole = from == 0 && to == items.size();
+            List<BsonValue> group = items.subList(from, to);
+            BsonDocument reply = runner.apply(
+                    whole
+                            ? UnaryOperator.identity()
+                            : stripped -> {
+                                BsonDocument part = new BsonDocument();
+                                stripped.forEach((name, value) -> part.put(
+                                        name, name.equals(field) ? new BsonArray(new ArrayList<>(group)) : value));
+                                return part;
+                            });
+            if (!isOk(reply)) {
+                return new Result(reply, n);
+            }
+            java.util.Set<Integer> failed = new java.util.HashSet<>();
+            for (BsonValue value : reply.getArray("writeErrors", new BsonArray())) {
+                BsonDocument error = value.asDocument().clone();
+                failed.add(error.getNumber("index").intValue());
+                error.put("index", new BsonInt32(from + error.getNumber("index").intValue()));
+                writeErrors.add(error);
+            }
+            int end = ordered && !failed.isEmpty() ? java.util.Collections.min(failed) : group.size();
+            for (int i = 0; i < end; i++) {
+                if (!failed.contains(i)) {
+                    record(executed, stmtIds.get(from + i), inserted);
+                    n++;
+                }
+            }
+            if (whole) {
+                // The engine counts a document that failed with a write error in n; mongod does not.
+                reply.put("n", new BsonInt32(n));
+                return new Result(reply, n);
+            }
+            if (reply.containsKey("writeConcernError")) {
+                writeConcernError = reply.getDocument("writeConcernError");
+            }
+            from = ordered && !failed.isEmpty() ? items.size() : to;
+        }
+        BsonDocument reply = new BsonDocument("n", new BsonInt32(n));
+        if (!writeErrors.isEmpty()) {
+            reply.put("writeErrors", writeErrors);
+        }
+        if (writeConcernError != null) {
+            reply.put("writeConcernError", writeConcernError);
+        }
+        reply.put("ok", new BsonDouble(1));
+        return new Result(reply, n);
+    }
+
+    /** Where the insert group starting at {@code from} ends (exclusive), as {@code performInserts} fills it. */
+    private int groupEnd(int from) {
+        if (items.size() - from == 1) {
+            return items.size();
+        }
+        int bytes = 0;
+        int i = from;
+        while (i < items.size()) {
+            BsonValue item = items.get(i++);
+            bytes += item.isDocument()
+                    ? io.github.mongowriteguard.testkit.wire.Bson.encode(item.asDocument()).length
+                    : 0;
+            if (i - from >= INSERT_MAX_BATCH_SIZE || bytes >= INSERT_MAX_BATCH_BYTES) {
+                break;
             }
         }
-        // The engine counts a document that failed with a write error in n; mongod does not.
-        reply.put("n", new BsonInt32(n));
-        return new Result(reply, n);
+        return i;
     }
 
     private static boolean isOk(BsonDocument reply) {

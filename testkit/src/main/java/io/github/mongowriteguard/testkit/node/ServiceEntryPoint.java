@@ -512,7 +512,8 @@ final class ServiceEntryPoint {
                 statements.recordingTo((stmtId, outcome) ->
                         member.statementRecorded(operation, session.id, session.lsid, txnNumber, stmtId, outcome));
             }
-            int[] ran = {0};
+            // The statements run so far, and how many the last engine call ran (an insert runs them in groups).
+            int[] ran = {0, 0};
             RetryableStatements.Result result = statements.run(
                     session.statements,
                     single -> {
@@ -520,9 +521,12 @@ final class ServiceEntryPoint {
                             // The previous statement, its effects and its record, is one oplog entry.
                             member.flush(operation);
                         }
+                        BsonDocument part = single.apply(stripped);
                         interruptPoints.beforeStatement(
-                                operation, EmulatedNode.namespace(operation.database(), command), ran[0]++);
-                        return executor.execute(operation, single.apply(stripped));
+                                operation, EmulatedNode.namespace(operation.database(), command), ran[0], ran[1]);
+                        ran[1] = statementCount(part);
+                        ran[0] += ran[1];
+                        return executor.execute(operation, part);
                     },
                     gate);
             reply = result.reply();
