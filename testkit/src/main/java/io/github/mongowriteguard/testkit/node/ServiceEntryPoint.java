@@ -135,6 +135,10 @@ final class ServiceEntryPoint {
         if (badMaxTime != null) {
             return badMaxTime;
         }
+        BsonDocument badBatch = WriteBatchSize.refusal(command);
+        if (badBatch != null) {
+            return badBatch;
+        }
         long opid = OPIDS.incrementAndGet();
         long start = System.nanoTime();
         CommandRecord record =
