@@ -32,37 +32,37 @@ class WriteBatchSizeTest {
                                 .toList());
     }
 
+    /** Sends {@code command} through a client of {@code cluster}; returns its error, once nothing was written. */
+    private static MongoCommandException refused(String connectionString, Document command) {
+        try (MongoClient client = Clients.client(connectionString)) {
+            MongoDatabase db = client.getDatabase("wbs");
+            MongoCommandException e = catchThrowableOfType(MongoCommandException.class, () -> db.runCommand(command));
+            assertThat(db.getCollection("c").countDocuments()).isZero();
+            return e;
+        }
+    }
+
     @Test
     void moreThan100000Statements_areRefusedWithInvalidLength_andNothingIsWritten() {
-        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-                MongoClient client = Clients.client(cluster.connectionString())) {
-            MongoDatabase db = client.getDatabase("wbs");
-
-            MongoCommandException e =
-                    catchThrowableOfType(MongoCommandException.class, () -> db.runCommand(insertOf(100_001)));
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start()) {
+            MongoCommandException e = refused(cluster.connectionString(), insertOf(100_001));
 
             assertThat(e).isNotNull();
             assertThat(e.getErrorCode()).isEqualTo(16);
             assertThat(e.getErrorCodeName()).isEqualTo("InvalidLength");
             assertThat(e.getErrorMessage())
                     .isEqualTo("Write batch sizes must be between 1 and 100000. Got 100001 operations.");
-            assertThat(db.getCollection("c").countDocuments()).isZero();
         }
     }
 
     @Test
     void throughMongos_theSameRefusal() {
         try (EmulatedShardedCluster cluster =
-                        EmulatedCluster.sharded().shards(2).start();
-                MongoClient client = Clients.client(cluster.connectionString())) {
-            MongoDatabase db = client.getDatabase("wbs");
-
-            MongoCommandException e =
-                    catchThrowableOfType(MongoCommandException.class, () -> db.runCommand(insertOf(100_001)));
+                EmulatedCluster.sharded().shards(2).start()) {
+            MongoCommandException e = refused(cluster.connectionString(), insertOf(100_001));
 
             assertThat(e).isNotNull();
             assertThat(e.getErrorCode()).isEqualTo(16);
-            assertThat(db.getCollection("c").countDocuments()).isZero();
         }
     }
 
