@@ -512,9 +512,22 @@ final class ServiceEntryPoint {
                     onPrimaryTransactionalWrite.isOn() ? new TransactionalWriteGate(session) : null;
             long txnNumber = session.txnNumber;
             RetryableStatements statements = RetryableStatements.of(command);
-            if (member != null) {
-                statements.recordingTo((stmtId, outcome) ->
-                        member.statementRecorded(operation, session.id, session.lsid, txnNumber, stmtId, outcome));
+            // mongos' writes may be carried by a chunk migration: each statement's target gets the document it wrote.
+            WrittenDocuments written = operation.connection().isInternal() && command.isString(operation.commandName())
+                    ? new WrittenDocuments(
+                            node.engine(),
+                            operation.database(),
+                            command.getString(operation.commandName()).getValue())
+                    : null;
+            if (member != null || written != null) {
+                statements.recordingTo((stmtId, outcome) -> {
+                    if (written != null) {
+                        written.recorded(session, stmtId, outcome);
+                    }
+                    if (member != null) {
+                        member.statementRecorded(operation, session.id, session.lsid, txnNumber, stmtId, outcome);
+                    }
+                });
             }
             // The statements run so far, and how many the last engine call ran (an insert runs them in groups).
             int[] ran = {0, 0};
@@ -526,6 +539,9 @@ final class ServiceEntryPoint {
                             member.flush(operation);
                         }
                         BsonDocument part = single.apply(stripped);
+                        if (written != null) {
+                            written.before(part);
+                        }
                         interruptPoints.beforeStatement(
                                 operation, EmulatedNode.namespace(operation.database(), command), ran[0], ran[1]);
                         ran[1] = statementCount(part);

@@ -52,12 +52,7 @@ class MongosDeadlineTest {
         cluster = EmulatedCluster.sharded().shards(2).start();
         client = Clients.client(cluster.connectionString(), b -> b.retryWrites(false));
         session = client.startSession();
-        ShardKey key = cluster.shardCollection("shop.items", ShardKey.of(new BsonDocument("_id", new BsonInt32(1))))
-                .key();
-        cluster.placeChunks(
-                "shop.items",
-                ChunkMap.splitAt(key, List.of(new BsonInt32(10)), List.of("shard00", "shard01"))
-                        .chunks());
+        TwoChunks.splitAt10(cluster, "shop.items", "_id");
         items = client.getDatabase("shop").getCollection("items");
         items.insertOne(new Document("_id", 5).append("v", 1));
     }
