@@ -187,10 +187,6 @@ final class ServiceEntryPoint {
 
     private BsonDocument run(OperationContext operation) {
         BsonDocument command = operation.command();
-        BsonDocument refused = authorizationSession.authorize(operation);
-        if (refused != null) {
-            return refused;
-        }
         CommandDeadline deadline = CommandDeadline.before(identity);
         Optional<FailCommand.Action> failure = failCommand.evaluate(
                 operation.commandName(),
@@ -214,6 +210,12 @@ final class ServiceEntryPoint {
                         "Failing command via 'failCommand' failpoint");
                 return labelled(operation, reply, action);
             }
+        }
+        // Authorization after the fail point, as mongod's execCommandDatabase and mongos' runCommand evaluate
+        // failCommand before the command's checkAuthorization (service_entry_point_common.cpp, strategy.cpp).
+        BsonDocument refused = authorizationSession.authorize(operation);
+        if (refused != null) {
+            return refused;
         }
         if (identity.kind() != NodeIdentity.Kind.MONGOS) {
             deadline.arm(operation);
