@@ -179,6 +179,17 @@ final class RetryableStatements {
                     BsonDocument error = errors.get(0).asDocument().clone();
                     error.put("index", new BsonInt32(i));
                     writeErrors.add(error);
+                    if (isStaleRouting(error)) {
+                        // handleError in write_ops_exec.cpp: a routing error stops the command, "all subsequent
+                        // operations will fail with the same cause"; the reply repeats it for every later statement
+                        // of an unordered command.
+                        for (int later = i + 1; !ordered && later < items.size(); later++) {
+                            BsonDocument repeated = error.clone();
+                            repeated.put("index", new BsonInt32(later));
+                            writeErrors.add(repeated);
+                        }
+                        break;
+                    }
                     if (ordered) {
                         break;
                     }
@@ -309,6 +320,12 @@ final class RetryableStatements {
             }
         }
         return i;
+    }
+
+    /** The {@code StaleShardVersionError} category: StaleShardVersion (63), StaleEpoch (150), StaleConfig (13388). */
+    private static boolean isStaleRouting(BsonDocument error) {
+        int code = error.get("code", new BsonInt32(0)).asNumber().intValue();
+        return code == 63 || code == 150 || code == 13388;
     }
 
     private static boolean isOk(BsonDocument reply) {

@@ -11,6 +11,7 @@ import com.mongodb.client.model.Updates;
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,6 +60,35 @@ class ChunkMigrationCriticalSectionTest {
                     .as("the moved document stays as an orphan; the new one never ran there")
                     .containsExactly(5);
             assertThat(f.cluster.routing().staleWriteBatches()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void unorderedRetryableUpdateInTheCriticalSection_stopsAtItsFirstStatement_andRepeatsStaleConfigForTheRest()
+            throws Exception {
+        try (Fixture f = new Fixture()) {
+            EmulatedNode donor = f.cluster.shard("shard00");
+            long staleBefore = f.cluster.shardSet(0).staleConfigReplies(donor);
+            BsonDocument update = BsonDocument.parse("{update: 'items', ordered: false, updates: ["
+                    + "{q: {_id: 5}, u: {$inc: {n: 1}}}, {q: {_id: 6}, u: {$inc: {n: 1}}},"
+                    + " {q: {_id: 7}, u: {$inc: {n: 1}}}], txnNumber: NumberLong(1)}");
+            CompletableFuture<BsonDocument> sent;
+            try (MigrationFailPoints.Hang hang = f.cluster.migrationFailPoints().enable("moveChunkHangAtStep5")) {
+                CompletableFuture<ChunkMigration> move = f.moveAsync();
+                assertThat(hang.awaitReached(WAIT)).isTrue();
+                sent = CompletableFuture.supplyAsync(
+                        () -> f.client.getDatabase("shop").runCommand(f.session, update, BsonDocument.class));
+                f.awaitReceivedOnTheDonor("update");
+                hang.release();
+                move.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            }
+            BsonDocument reply = sent.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+            assertThat(reply.containsKey("writeErrors")).isFalse();
+            assertThat(reply.getNumber("nModified").intValue()).isEqualTo(1);
+            assertThat(f.cluster.shardSet(0).staleConfigReplies(donor) - staleBefore)
+                    .as("one StaleConfig for the command, not one per statement")
+                    .isEqualTo(1);
         }
     }
 
