@@ -453,6 +453,10 @@ final class ServiceEntryPoint {
             session.statementTargets.clear();
             session.incompleteHistory = false;
         }
+        BsonDocument refused = executor.beforeTransactionStatement(operation, strip(command));
+        if (refused != null) {
+            return refused;
+        }
         return transactions.run(
                 operation,
                 session.id,
