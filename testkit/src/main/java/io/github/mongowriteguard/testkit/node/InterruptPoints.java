@@ -12,7 +12,9 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The interrupt points mongod has between the statements of a write command, and the pauses a test places there.
  * Each statement of a batch takes its own locks, which checks for interruption and the deadline
- * (mongodb/mongo {@code src/mongo/db/ops/write_ops_exec.cpp}); an interruption there is rethrown by
+ * (mongodb/mongo {@code src/mongo/db/ops/write_ops_exec.cpp}); an insert's documents go in groups of 64
+ * ({@code performInserts}, {@code internalInsertMaxBatchSize}), so its points are between groups, and a pause after
+ * {@code n} statements holds an insert at the first point past {@code n}. An interruption there is rethrown by
  * {@code handleError} ("These have always failed the whole batch"), so the command fails with the interruption's
  * code while the statements before it stay committed (and, for a retryable write, recorded).
  */
@@ -74,11 +76,21 @@ final class InterruptPoints {
      * @throws OperationInterruptedException when the operation was killed or its deadline passed
      */
     void beforeStatement(OperationContext operation, String namespace, int ran) {
+        beforeStatement(operation, namespace, ran, 1);
+    }
+
+    /**
+     * As {@link #beforeStatement(OperationContext, String, int)} where the last step ran {@code lastRan} statements at
+     * once (an insert's group): a pause after {@code n} statements holds here when that group took the command past
+     * {@code n}.
+     */
+    void beforeStatement(OperationContext operation, String namespace, int ran, int lastRan) {
         if (ran == 0) {
             return;
         }
         for (Pause pause : pauses) {
-            if (pause.statements != ran || !pause.stall.matches(namespace, operation.commandName())) {
+            boolean reachedHere = ran - lastRan < pause.statements && pause.statements <= ran;
+            if (!reachedHere || !pause.stall.matches(namespace, operation.commandName())) {
                 continue;
             }
             long until = System.nanoTime() + pause.stall.duration().toNanos();

@@ -83,16 +83,20 @@ final class RetryableStatements {
     }
 
     /**
-     * Whether an update or delete statement wrote: one that matched nothing (no upsert) writes no oplog entry, and
-     * mongod records a statement as executed only with the oplog entry of its write
+     * Whether an update or delete statement wrote: one that matched nothing (no upsert) writes no oplog entry, nor
+     * does an update that matched a document it left as it was ({@code OpObserverImpl::onUpdate} in mongodb/mongo
+     * {@code src/mongo/db/op_observer/op_observer_impl.cpp}: "Do not log a no-op operation", an empty update is not
+     * logged); and mongod records a statement as executed only with the oplog entry of its write
      * ({@code TransactionParticipant::onWriteOpCompletedOnPrimary}, called by the op observer with the entry's
      * {@code stmtIds}; a retry's result is rebuilt from that entry, {@code src/mongo/db/ops/write_ops_retryability.cpp}).
-     * So a resend of it runs again (and may now match).
+     * So a resend of it runs again (and may now match, or change something).
      */
     private boolean wroteSomething(BsonDocument outcome) {
-        return !(commandName.equals("update") || commandName.equals("delete"))
-                || outcome.getNumber("n").longValue() > 0
-                || outcome.containsKey("upsertedId");
+        return switch (commandName) {
+            case "update" -> outcome.getNumber("nModified").longValue() > 0 || outcome.containsKey("upsertedId");
+            case "delete" -> outcome.getNumber("n").longValue() > 0;
+            default -> true;
+        };
     }
 
     private void record(Map<Integer, BsonDocument> executed, int stmtId, BsonDocument outcome) {
@@ -175,6 +179,17 @@ final class RetryableStatements {
                     BsonDocument error = errors.get(0).asDocument().clone();
                     error.put("index", new BsonInt32(i));
                     writeErrors.add(error);
+                    if (isStaleRouting(error)) {
+                        // handleError in write_ops_exec.cpp: a routing error stops the command, "all subsequent
+                        // operations will fail with the same cause"; the reply repeats it for every later statement
+                        // of an unordered command.
+                        for (int later = i + 1; !ordered && later < items.size(); later++) {
+                            BsonDocument repeated = error.clone();
+                            repeated.put("index", new BsonInt32(later));
+                            writeErrors.add(repeated);
+                        }
+                        break;
+                    }
                     if (ordered) {
                         break;
                     }
@@ -215,30 +230,102 @@ final class RetryableStatements {
     }
 
     /**
-     * The common case, a first send of an insert: one engine call for the whole batch, then every document that
-     * did not fail is recorded as one inserted statement (ordered: only those before the first error ran).
+     * mongod's {@code internalInsertMaxBatchSize} on 4.4 (64: half of {@code internalQueryExecYieldIterations}, 128;
+     * mongodb/mongo {@code src/mongo/db/query/query_knobs.idl}, {@code getParameter} of a 4.4 server).
+     */
+    static final int INSERT_MAX_BATCH_SIZE = 64;
+
+    /** {@code write_ops::insertVectorMaxBytes}: a group closes once it holds this many bytes of documents. */
+    static final int INSERT_MAX_BATCH_BYTES = 256 * 1024;
+
+    /**
+     * The common case, a first send of an insert, as mongod's {@code performInserts} runs it (mongodb/mongo
+     * {@code src/mongo/db/ops/write_ops_exec.cpp}): the documents in groups of up to {@link #INSERT_MAX_BATCH_SIZE}
+     * (or until a group holds {@link #INSERT_MAX_BATCH_BYTES}), one engine call per group; each group after the first
+     * starts at an interrupt point ({@code insertBatchAndHandleErrors} takes the collection lock again), so a kill or
+     * the deadline there fails the command with the groups before it applied and recorded. Every document that did
+     * not fail is recorded as one inserted statement (ordered: only those before the first error ran).
      */
     private Result insertWhole(
             Map<Integer, BsonDocument> executed, Function<UnaryOperator<BsonDocument>, BsonDocument> runner) {
-        BsonDocument reply = runner.apply(UnaryOperator.identity());
-        if (!isOk(reply)) {
-            return new Result(reply, 0);
-        }
-        java.util.Set<Integer> failed = new java.util.HashSet<>();
-        reply.getArray("writeErrors", new BsonArray())
-                .forEach(e -> failed.add(e.asDocument().getNumber("index").intValue()));
-        int end = ordered && !failed.isEmpty() ? java.util.Collections.min(failed) : items.size();
         BsonDocument inserted = new BsonDocument("n", new BsonInt32(1)).append("nModified", new BsonInt32(0));
+        BsonArray writeErrors = new BsonArray();
+        BsonDocument writeConcernError = null;
         int n = 0;
-        for (int i = 0; i < end; i++) {
-            if (!failed.contains(i)) {
-                record(executed, stmtIds.get(i), inserted);
-                n++;
+        for (int from = 0; from < items.size(); ) {
+            int to = groupEnd(from);
+            boolean whole = from == 0 && to == items.size();
+            List<BsonValue> group = items.subList(from, to);
+            BsonDocument reply = runner.apply(
+                    whole
+                            ? UnaryOperator.identity()
+                            : stripped -> {
+                                BsonDocument part = new BsonDocument();
+                                stripped.forEach((name, value) -> part.put(
+                                        name, name.equals(field) ? new BsonArray(new ArrayList<>(group)) : value));
+                                return part;
+                            });
+            if (!isOk(reply)) {
+                return new Result(reply, n);
+            }
+            java.util.Set<Integer> failed = new java.util.HashSet<>();
+            for (BsonValue value : reply.getArray("writeErrors", new BsonArray())) {
+                BsonDocument error = value.asDocument().clone();
+                failed.add(error.getNumber("index").intValue());
+                error.put("index", new BsonInt32(from + error.getNumber("index").intValue()));
+                writeErrors.add(error);
+            }
+            int end = ordered && !failed.isEmpty() ? java.util.Collections.min(failed) : group.size();
+            for (int i = 0; i < end; i++) {
+                if (!failed.contains(i)) {
+                    record(executed, stmtIds.get(from + i), inserted);
+                    n++;
+                }
+            }
+            if (whole) {
+                // The engine counts a document that failed with a write error in n; mongod does not.
+                reply.put("n", new BsonInt32(n));
+                return new Result(reply, n);
+            }
+            if (reply.containsKey("writeConcernError")) {
+                writeConcernError = reply.getDocument("writeConcernError");
+            }
+            from = ordered && !failed.isEmpty() ? items.size() : to;
+        }
+        BsonDocument reply = new BsonDocument("n", new BsonInt32(n));
+        if (!writeErrors.isEmpty()) {
+            reply.put("writeErrors", writeErrors);
+        }
+        if (writeConcernError != null) {
+            reply.put("writeConcernError", writeConcernError);
+        }
+        reply.put("ok", new BsonDouble(1));
+        return new Result(reply, n);
+    }
+
+    /** Where the insert group starting at {@code from} ends (exclusive), as {@code performInserts} fills it. */
+    private int groupEnd(int from) {
+        if (items.size() - from == 1) {
+            return items.size();
+        }
+        int bytes = 0;
+        int i = from;
+        while (i < items.size()) {
+            BsonValue item = items.get(i++);
+            bytes += item.isDocument()
+                    ? io.github.mongowriteguard.testkit.wire.Bson.encode(item.asDocument()).length
+                    : 0;
+            if (i - from >= INSERT_MAX_BATCH_SIZE || bytes >= INSERT_MAX_BATCH_BYTES) {
+                break;
             }
         }
-        // The engine counts a document that failed with a write error in n; mongod does not.
-        reply.put("n", new BsonInt32(n));
-        return new Result(reply, n);
+        return i;
+    }
+
+    /** The {@code StaleShardVersionError} category: StaleShardVersion (63), StaleEpoch (150), StaleConfig (13388). */
+    private static boolean isStaleRouting(BsonDocument error) {
+        int code = error.get("code", new BsonInt32(0)).asNumber().intValue();
+        return code == 63 || code == 150 || code == 13388;
     }
 
     private static boolean isOk(BsonDocument reply) {

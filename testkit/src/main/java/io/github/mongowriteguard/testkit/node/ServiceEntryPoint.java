@@ -135,6 +135,10 @@ final class ServiceEntryPoint {
         if (badMaxTime != null) {
             return badMaxTime;
         }
+        BsonDocument badBatch = WriteBatchSize.refusal(command);
+        if (badBatch != null) {
+            return badBatch;
+        }
         long opid = OPIDS.incrementAndGet();
         long start = System.nanoTime();
         CommandRecord record =
@@ -183,10 +187,6 @@ final class ServiceEntryPoint {
 
     private BsonDocument run(OperationContext operation) {
         BsonDocument command = operation.command();
-        BsonDocument refused = authorizationSession.authorize(operation);
-        if (refused != null) {
-            return refused;
-        }
         CommandDeadline deadline = CommandDeadline.before(identity);
         Optional<FailCommand.Action> failure = failCommand.evaluate(
                 operation.commandName(),
@@ -210,6 +210,12 @@ final class ServiceEntryPoint {
                         "Failing command via 'failCommand' failpoint");
                 return labelled(operation, reply, action);
             }
+        }
+        // Authorization after the fail point, as mongod's execCommandDatabase and mongos' runCommand evaluate
+        // failCommand before the command's checkAuthorization (service_entry_point_common.cpp, strategy.cpp).
+        BsonDocument refused = authorizationSession.authorize(operation);
+        if (refused != null) {
+            return refused;
         }
         if (identity.kind() != NodeIdentity.Kind.MONGOS) {
             deadline.arm(operation);
@@ -462,6 +468,10 @@ final class ServiceEntryPoint {
             session.statementTargets.clear();
             session.incompleteHistory = false;
         }
+        BsonDocument refused = executor.beforeTransactionStatement(operation, strip(command));
+        if (refused != null) {
+            return refused;
+        }
         return transactions.run(
                 operation,
                 session.id,
@@ -523,11 +533,25 @@ final class ServiceEntryPoint {
                     onPrimaryTransactionalWrite.isOn() ? new TransactionalWriteGate(session) : null;
             long txnNumber = session.txnNumber;
             RetryableStatements statements = RetryableStatements.of(command);
-            if (member != null) {
-                statements.recordingTo((stmtId, outcome) ->
-                        member.statementRecorded(operation, session.id, session.lsid, txnNumber, stmtId, outcome));
+            // mongos' writes may be carried by a chunk migration: each statement's target gets the document it wrote.
+            WrittenDocuments written = operation.connection().isInternal() && command.isString(operation.commandName())
+                    ? new WrittenDocuments(
+                            node.engine(),
+                            operation.database(),
+                            command.getString(operation.commandName()).getValue())
+                    : null;
+            if (member != null || written != null) {
+                statements.recordingTo((stmtId, outcome) -> {
+                    if (written != null) {
+                        written.recorded(session, stmtId, outcome);
+                    }
+                    if (member != null) {
+                        member.statementRecorded(operation, session.id, session.lsid, txnNumber, stmtId, outcome);
+                    }
+                });
             }
-            int[] ran = {0};
+            // The statements run so far, and how many the last engine call ran (an insert runs them in groups).
+            int[] ran = {0, 0};
             RetryableStatements.Result result = statements.run(
                     session.statements,
                     single -> {
@@ -535,9 +559,15 @@ final class ServiceEntryPoint {
                             // The previous statement, its effects and its record, is one oplog entry.
                             member.flush(operation);
                         }
+                        BsonDocument part = single.apply(stripped);
+                        if (written != null) {
+                            written.before(part);
+                        }
                         interruptPoints.beforeStatement(
-                                operation, EmulatedNode.namespace(operation.database(), command), ran[0]++);
-                        return executor.execute(operation, single.apply(stripped));
+                                operation, EmulatedNode.namespace(operation.database(), command), ran[0], ran[1]);
+                        ran[1] = statementCount(part);
+                        ran[0] += ran[1];
+                        return executor.execute(operation, part);
                     },
                     gate);
             reply = result.reply();

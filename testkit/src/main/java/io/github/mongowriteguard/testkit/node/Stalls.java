@@ -11,7 +11,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The emulator's own stalls ({@link Stall}): a command on a matching namespace is held once its session is checked
  * out, interruptibly or not, until the stall is released or its duration passed. No server component: it stands for
- * a slow storage engine (an uninterruptible one runs to its end, as a WiredTiger write loop does).
+ * a slow storage engine (an uninterruptible one runs to its end, as a WiredTiger write loop does; a kill or the deadline
+ * is then seen at the command's next interrupt point, so the statement it held is written).
  */
 final class Stalls {
     private final ReentrantLock lock;

@@ -37,6 +37,37 @@ import org.bson.BsonValue;
  * session, or the lifetime limit ({@code transactionLifetimeLimitSeconds}, 60 by default) discard the copy.
  */
 final class Transactions {
+    /**
+     * The read concern a transaction may start with, as mongod's {@code _extractReadConcern} checks it before the
+     * transaction starts (mongodb/mongo {@code src/mongo/db/service_entry_point_common.cpp},
+     * {@code isReadConcernLevelAllowedInTransaction}): level {@code local} (the default), {@code majority} or
+     * {@code snapshot}, and no {@code afterOpTime}; otherwise {@code InvalidOptions} (72).
+     *
+     * @return the refusal, or null
+     */
+    private static BsonDocument refusedReadConcern(BsonDocument command) {
+        BsonValue readConcern = command.get("readConcern");
+        if (readConcern == null || !readConcern.isDocument()) {
+            return null;
+        }
+        BsonValue level = readConcern.asDocument().get("level");
+        if (level != null
+                && !(level.isString()
+                        && java.util.Set.of("local", "majority", "snapshot")
+                                .contains(level.asString().getValue()))) {
+            return StorageEngine.error(
+                    72,
+                    "InvalidOptions",
+                    "The readConcern level must be either 'local' (default), 'majority' or 'snapshot' in order to run"
+                            + " in a transaction");
+        }
+        if (readConcern.asDocument().containsKey("afterOpTime")) {
+            return StorageEngine.error(
+                    72, "InvalidOptions", "The readConcern cannot specify 'afterOpTime' in a transaction");
+        }
+        return null;
+    }
+
     private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findAndModify", "findandmodify");
     private static final Set<String> COMMIT_OR_ABORT = Set.of("commitTransaction", "abortTransaction");
 
@@ -218,6 +249,10 @@ final class Transactions {
         }
         Txn txn = bySession.get(sessionId);
         if (start) {
+            BsonDocument refusedReadConcern = refusedReadConcern(command);
+            if (refusedReadConcern != null) {
+                return refusedReadConcern;
+            }
             if (COMMIT_OR_ABORT.contains(name)) {
                 return StorageEngine.error(
                         263,

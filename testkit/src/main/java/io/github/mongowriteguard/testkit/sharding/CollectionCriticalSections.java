@@ -17,7 +17,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * {@code collection_sharding_runtime.cpp}):
  *
  * <ul>
- *   <li>a versioned write holds the collection lock shared (mongod's {@code MODE_IX}) while it runs;</li>
+ *   <li>a versioned write holds the collection lock shared (mongod's {@code MODE_IX}) while it runs, a
+ *       multi-document transaction's write until the transaction ends;</li>
  *   <li>entering the critical section takes the lock exclusively ({@code MODE_X}) with a deadline of
  *       {@code migrationLockAcquisitionMaxWaitMS} (500 ms by default), so the writes already running finish first and
  *       the migration fails with {@code LockTimeout} when they do not finish in time;</li>
@@ -38,6 +39,8 @@ final class CollectionCriticalSections {
     private static final class Section {
         final ReentrantReadWriteLock lock = new ReentrantReadWriteLock(true);
         volatile CompletableFuture<Void> signal;
+        /** The open transactions that wrote the collection, by key, each with whether it is still open. */
+        final Map<String, java.util.function.BooleanSupplier> transactions = new ConcurrentHashMap<>();
     }
 
     /** A versioned write's admission: it runs holding the collection lock, or it must wait on a critical section. */
@@ -64,6 +67,19 @@ final class CollectionCriticalSections {
             return new Admission(null, signal);
         }
         return new Admission(shared, null);
+    }
+
+    /**
+     * A multi-document transaction wrote the collection, under {@code admission}: like mongod's, its collection lock
+     * ({@code MODE_IX}) is held until the transaction commits or aborts (a transaction keeps its locks to its end,
+     * {@code src/mongo/db/transaction/transaction_participant.cpp} stashes them with the transaction's resources), so
+     * the critical section cannot be entered while it is open.
+     *
+     * @param key  the transaction ({@code lsid} and {@code txnNumber})
+     * @param open whether it is still open (not committed, aborted, expired or killed)
+     */
+    void transactionWrote(String namespace, String key, java.util.function.BooleanSupplier open) {
+        section(namespace).transactions.put(key, open);
     }
 
     /**
@@ -94,17 +110,35 @@ final class CollectionCriticalSections {
     Held enter(String namespace, Duration maxWait) {
         Section section = section(namespace);
         Lock exclusive = section.lock.writeLock();
-        boolean locked;
-        try {
-            locked = exclusive.tryLock(maxWait.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            locked = false;
+        long until = System.nanoTime() + maxWait.toNanos();
+        boolean locked = false;
+        while (!locked) {
+            try {
+                locked = exclusive.tryLock(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            if (locked) {
+                // An open transaction that wrote the collection holds its lock to its end.
+                section.transactions.values().removeIf(open -> !open.getAsBoolean());
+                if (!section.transactions.isEmpty()) {
+                    exclusive.unlock();
+                    locked = false;
+                    if (System.nanoTime() - until >= 0) {
+                        break;
+                    }
+                    io.github.mongowriteguard.testkit.internal.Sleeps.until(
+                            Math.min(until, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(5)));
+                }
+            } else {
+                break;
+            }
         }
         if (!locked) {
             throw new IllegalStateException("LockTimeout: the migration of " + namespace
-                    + " could not enter its critical section: writes still running after " + maxWait.toMillis()
-                    + " ms (migrationLockAcquisitionMaxWaitMS)");
+                    + " could not enter its critical section: writes or open transactions still holding the"
+                    + " collection after " + maxWait.toMillis() + " ms (migrationLockAcquisitionMaxWaitMS)");
         }
         try {
             if (section.signal != null) {

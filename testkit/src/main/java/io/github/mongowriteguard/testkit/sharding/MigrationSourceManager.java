@@ -206,10 +206,14 @@ final class MigrationSourceManager {
                 || !target.get("item").isDocument()) {
             return false;
         }
+        // The written document's key, as session_catalog_migration_source.cpp reads it from the oplog entry; a
+        // statement with no written document recorded (a direct write to the shard) falls back to its filter.
         BsonDocument item = target.getDocument("item");
         Optional<BsonDocument> point = target.getString("op").getValue().equals("insert")
                 ? Optional.of(key.pointOf(item))
-                : key.pointOfFilter(item.getDocument("q", new BsonDocument()));
+                : target.isDocument("document")
+                        ? Optional.of(key.pointOf(target.getDocument("document")))
+                        : key.pointOfFilter(item.getDocument("q", new BsonDocument()));
         return point.isPresent() && chunk.contains(point.get());
     }
 }

@@ -17,10 +17,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
@@ -57,6 +55,7 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         thread.setDaemon(true);
         return thread;
     });
+    private final AsyncRequestsSender requests = new AsyncRequestsSender(executor);
     private final StorageEngine scratch = StorageEngine.scratch();
     private final WriteRouter writes;
     private final MigrationFailPoints migrationFailPoints = new MigrationFailPoints();
@@ -507,13 +506,23 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         return sendFor(operation, shard, operation.command().clone());
     }
 
-    /** A client's command (or a child of it) to one shard; within a transaction with the transaction's fields. */
+    /**
+     * A client's command (or a child of it) to one shard; within a transaction with the transaction's fields. mongos
+     * waits for the answer as an interrupt point ({@link AsyncRequestsSender}): when its own deadline passes or it is
+     * killed first, the command fails with that status and the shard's answer is dropped.
+     */
     private BsonDocument sendFor(OperationContext operation, String shard, BsonDocument command) {
         BsonDocument sent = transactions.decorate(operation, shard, command);
         if (sent == null) {
             return transactions.failure(operation);
         }
-        BsonDocument reply = send(operation, shard, operation.database(), sent);
+        BsonDocument reply = requests.sendAll(
+                        operation,
+                        List.<AsyncRequestsSender.Request<BsonDocument>>of(
+                                remote -> send(operation, shard, operation.database(), sent, remote)),
+                        (remote, status) -> StorageEngine.error(status.code(), status.codeName(), status.getMessage()),
+                        (remote, cause) -> emulatorFailure(shard, cause))
+                .get(0);
         transactions.observe(operation, shard, reply);
         return reply;
     }
@@ -550,6 +559,19 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
      * failed, so the next targeting looks for the primary again).
      */
     private BsonDocument send(OperationContext operation, String shard, String database, BsonDocument command) {
+        return send(operation, shard, database, command, null);
+    }
+
+    /**
+     * {@link #send(OperationContext, String, String, BsonDocument)} as one send of an {@link AsyncRequestsSender}
+     * remote: it carries the operation's time left now, and the remote learns the host it went to.
+     */
+    private BsonDocument send(
+            OperationContext operation,
+            String shard,
+            String database,
+            BsonDocument command,
+            AsyncRequestsSender.Remote remote) {
         ShardReplicaSet set = sets.get(shard);
         EmulatedNode target;
         try {
@@ -557,14 +579,32 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
         } catch (ShardReadException e) {
             return e.reply();
         }
+        BsonDocument sent = command;
+        if (remote != null) {
+            long left = operation.remainingNanos();
+            if (left == 0) {
+                return StorageEngine.error(50, "MaxTimeMSExpired", "operation exceeded time limit");
+            }
+            if (left != Long.MAX_VALUE) {
+                sent = command.clone();
+                sent.put(
+                        "maxTimeMS",
+                        new BsonInt64(Math.max(1, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(left))));
+            }
+            remote.sentTo(target.address());
+        }
         try {
-            BsonDocument reply = target.handle(connection(operation.connection()), database, command);
+            BsonDocument reply = target.handle(connection(operation.connection()), database, sent);
             set.noteReply(target, reply);
             return reply;
         } catch (CommandHandler.CloseConnectionSignal e) {
             set.failedHost(target);
             return WriteRouter.shardUnreachable(shard);
         }
+    }
+
+    private static BsonDocument emulatorFailure(String shard, Throwable cause) {
+        return StorageEngine.error(1, "InternalError", "request to " + shard + " failed in the emulator: " + cause);
     }
 
     /**
@@ -653,39 +693,37 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
      */
     public static final int MAX_SHARD_RETRIES = 3;
 
-    /** Child batches of one round, sent concurrently; latency is slept per batch before the shard runs it. */
+    /**
+     * Child batches of one round, sent concurrently through {@link AsyncRequestsSender}; latency is slept per batch
+     * before the shard runs it. A batch mongos stopped waiting for (its deadline passed, or it was killed) fails as a
+     * whole with that status, "Write results unavailable from &lt;host&gt;" ({@code processErrorResponseFromLocal} in
+     * mongodb/mongo {@code src/mongo/s/write_ops/batch_write_exec.cpp}), and is not retried.
+     */
     private final class Channel implements WriteRouter.ShardChannel {
         @Override
         public List<WriteRouter.Sent> sendAll(OperationContext operation, List<WriteRouter.Send> sends) {
-            if (sends.size() == 1) {
-                return List.of(sendWithRetries(operation, sends.get(0)));
-            }
-            List<Future<WriteRouter.Sent>> futures = new ArrayList<>();
+            List<AsyncRequestsSender.Request<WriteRouter.Sent>> remotes = new ArrayList<>();
             for (WriteRouter.Send send : sends) {
-                futures.add(executor.submit(() -> sendWithRetries(operation, send)));
+                remotes.add(remote -> sendWithRetries(operation, send, remote));
             }
-            List<WriteRouter.Sent> replies = new ArrayList<>();
-            for (int i = 0; i < futures.size(); i++) {
-                try {
-                    replies.add(futures.get(i).get());
-                } catch (ExecutionException e) {
-                    replies.add(new WriteRouter.Sent(
+            List<WriteRouter.Sent> replies = requests.sendAll(
+                    operation,
+                    remotes,
+                    (remote, status) -> new WriteRouter.Sent(
                             StorageEngine.error(
-                                    1,
-                                    "InternalError",
-                                    "child batch to " + sends.get(i).shard() + " failed in the emulator: "
-                                            + e.getCause()),
-                            1));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    replies.add(new WriteRouter.Sent(
-                            StorageEngine.error(11601, "Interrupted", "mongos was interrupted"), 1));
-                }
-            }
+                                    status.code(),
+                                    status.codeName(),
+                                    "Write results unavailable from "
+                                            + (remote.host() == null ? "failing to target a host in the shard " : "")
+                                            + (remote.host() == null ? "" : remote.host())
+                                            + " :: caused by :: " + status.getMessage()),
+                            remote.attempts()),
+                    (remote, cause) -> new WriteRouter.Sent(emulatorFailure("a shard", cause), remote.attempts()));
             return replies;
         }
 
-        private WriteRouter.Sent sendWithRetries(OperationContext operation, WriteRouter.Send send) {
+        private WriteRouter.Sent sendWithRetries(
+                OperationContext operation, WriteRouter.Send send, AsyncRequestsSender.Remote remote) {
             // A transaction's statements are never resent (Shard::RetryPolicy::kNoRetry): the transaction retries
             // whole.
             boolean retryable = !transactions.inTransaction(operation) && isRetryableWrite(send.child());
@@ -695,8 +733,11 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
                 if (child == null) {
                     return new WriteRouter.Sent(transactions.failure(operation), attempt);
                 }
-                BsonDocument reply = send(operation, send.shard(), send.database(), child);
+                BsonDocument reply = send(operation, send.shard(), send.database(), child, remote);
                 latency.completeBatch(send.shard(), send.writes(), start);
+                if (remote.stopRetrying()) {
+                    return new WriteRouter.Sent(reply, attempt); // mongos no longer waits: the answer is dropped
+                }
                 transactions.observe(operation, send.shard(), reply);
                 if (!retryable || attempt > MAX_SHARD_RETRIES || !isRetriableReply(reply)) {
                     return new WriteRouter.Sent(reply, attempt);

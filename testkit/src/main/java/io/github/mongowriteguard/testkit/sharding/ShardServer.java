@@ -184,6 +184,53 @@ final class ShardServer implements CommandExecutor {
         return data.execute(operation, command);
     }
 
+    /**
+     * A write of a multi-document transaction on a sharded collection: it takes the collection lock as any write, and
+     * keeps it until the transaction ends ({@link CollectionCriticalSections#transactionWrote}), so a migration cannot
+     * enter its critical section while the transaction is open (it fails with {@code LockTimeout} after
+     * {@code migrationLockAcquisitionMaxWaitMS}). Arriving in a critical section, it waits for it to end, bounded by
+     * its own deadline, and answers {@code StaleConfig} as a command error, which the transaction labels
+     * {@code TransientTransactionError} ({@code src/mongo/db/error_labels.cpp}), so the driver's
+     * {@code withTransaction} retries the whole transaction.
+     */
+    @Override
+    public BsonDocument beforeTransactionStatement(OperationContext operation, BsonDocument command) {
+        String name = command.getFirstKey();
+        BsonDocument original = operation.command();
+        if (!VERSIONED_WRITES.contains(name)
+                || !command.isString(name)
+                || !original.isDocument("lsid")
+                || !original.isNumber("txnNumber")) {
+            return null;
+        }
+        String namespace = operation.database() + "." + command.getString(name).getValue();
+        if (catalog.routing(namespace).isEmpty()) {
+            return null;
+        }
+        CollectionCriticalSections.Admission admission = criticalSections.admitWrite(namespace);
+        if (!admission.admitted()) {
+            CollectionCriticalSections.awaitExit(admission.criticalSection(), remainingNanos(operation));
+            refresh(operation, namespace);
+            staleConfigReplies.incrementAndGet();
+            return StorageEngine.error(
+                    13388,
+                    "StaleConfig",
+                    "the collection " + namespace + " on " + shardId + " (" + node.name()
+                            + ") was in a migration's critical section");
+        }
+        try {
+            BsonDocument lsid = original.getDocument("lsid");
+            long txnNumber = original.getNumber("txnNumber").longValue();
+            criticalSections.transactionWrote(
+                    namespace,
+                    lsid.toJson() + ":" + txnNumber,
+                    () -> NodeInternals.of(node).transactionInProgress(lsid, txnNumber));
+            return null;
+        } finally {
+            admission.release();
+        }
+    }
+
     private static final java.util.Set<String> VERSIONED_WRITES =
             java.util.Set.of("insert", "update", "delete", "findAndModify", "findandmodify");
 

@@ -586,13 +586,6 @@ final class WriteRouter {
             indices.forEach(i -> stmtIds.add(given != null ? given.get(i) : new BsonInt32(i)));
             child.put("stmtIds", stmtIds);
         }
-        if (original.containsKey("maxTimeMS")) {
-            long maxTimeMs = original.get("maxTimeMS").asNumber().longValue();
-            if (maxTimeMs > 0) {
-                long elapsedMs = (System.nanoTime() - operation.startNanos()) / 1_000_000;
-                child.put("maxTimeMS", new BsonInt32((int) Math.max(1, maxTimeMs - elapsedMs)));
-            }
-        }
         return child;
     }
 

@@ -9,8 +9,11 @@ public enum StallMode {
      */
     INTERRUPTIBLE,
     /**
-     * Work that never reaches an interrupt point (the WiredTiger loop of the articles' part 3): the operation
-     * runs to its end and writes, whatever its deadline or a kill say.
+     * Work that checks no interrupt while it runs (the WiredTiger loop of the articles' part 3, a section under
+     * mongod's {@code UninterruptibleLockGuard}): the statement it holds runs to its end and is written, whatever the
+     * deadline or a kill say. A kill or a passed deadline is seen at the command's next interrupt point, as on mongod: a
+     * single-statement write answers {@code ok}; a command of several statements fails there with {@code Interrupted}
+     * (11601) or {@code MaxTimeMSExpired} (50), the stalled statement applied and the rest not run.
      */
     UNINTERRUPTIBLE
 }

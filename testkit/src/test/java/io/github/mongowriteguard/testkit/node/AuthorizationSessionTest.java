@@ -14,10 +14,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link AuthorizationSession}: once the set has a user, a connection that did not authenticate may run only the
- * handshake commands (those whose {@code requiresAuth()} is false), and the authorization check comes before the
- * {@code failCommand} fail point, so a refused command does not use it up (mongodb/mongo
- * {@code src/mongo/db/auth/authorization_session_impl.cpp}; 4.4 {@code service_entry_point_common.cpp}
- * {@code execCommandDatabase}). Which roles allow which commands is {@code auth.BuiltinRolesTest}.
+ * handshake commands (those whose {@code requiresAuth()} is false), and the {@code failCommand} fail point comes before
+ * the authorization check, so a command the user may not run meets the fail point first and uses it up (mongodb/mongo
+ * {@code src/mongo/db/auth/authorization_session_impl.cpp}; 4.4 {@code src/mongo/db/service_entry_point_common.cpp}
+ * {@code execCommandDatabase}: {@code CommandHelpers::evaluateFailCommandFailPoint}, then
+ * {@code invocation->checkAuthorization}). Which roles allow which commands is {@code auth.BuiltinRolesTest}.
  */
 class AuthorizationSessionTest {
 
@@ -46,7 +47,7 @@ class AuthorizationSessionTest {
     }
 
     @Test
-    void aRefusedCommand_doesNotUseUpTheFailPoint() {
+    void aCommandTheUserMayNotRun_meetsTheFailPointFirst_andUsesItUp() {
         try (EmulatedReplicaSet set = EmulatedCluster.replicaSet()
                         .user("reader", "secret", "readAnyDatabase")
                         .user("app", "secret", "readWriteAnyDatabase")
@@ -62,14 +63,15 @@ class AuthorizationSessionTest {
 
             assertThatThrownBy(() ->
                             reader.getDatabase("shop").getCollection("orders").insertOne(new Document("_id", 1)))
-                    .isInstanceOfSatisfying(
-                            com.mongodb.MongoException.class,
-                            e -> assertThat(e.getCode()).isEqualTo(13));
-            assertThatThrownBy(() ->
-                            app.getDatabase("shop").getCollection("orders").insertOne(new Document("_id", 1)))
+                    .as("the fail point's error, not Unauthorized")
                     .isInstanceOfSatisfying(
                             com.mongodb.MongoException.class,
                             e -> assertThat(e.getCode()).isEqualTo(91));
+            assertThatThrownBy(() ->
+                            reader.getDatabase("shop").getCollection("orders").insertOne(new Document("_id", 1)))
+                    .isInstanceOfSatisfying(
+                            com.mongodb.MongoException.class,
+                            e -> assertThat(e.getCode()).isEqualTo(13));
             app.getDatabase("shop").getCollection("orders").insertOne(new Document("_id", 1));
             assertThat(app.getDatabase("shop").getCollection("orders").countDocuments())
                     .isEqualTo(1);

@@ -24,7 +24,9 @@ import org.junit.jupiter.api.Test;
  * Interrupt points between the statements of a write command (mongodb/mongo {@code src/mongo/db/ops/write_ops_exec.cpp}:
  * each statement takes its locks, which checks for interruption and the deadline; {@code handleError} rethrows an
  * interruption, "These have always failed the whole batch"): a kill, a stepdown or the deadline between statements
- * fails the command with its code while the statements before stay applied.
+ * fails the command with its code while the statements before stay applied. An insert's documents run in groups of 64
+ * ({@code performInserts} fills a batch up to {@code internalInsertMaxBatchSize}, then {@code insertBatchAndHandleErrors}
+ * takes the collection lock for it), so its points are between groups.
  */
 class InterruptPointsTest {
 
@@ -129,6 +131,54 @@ class InterruptPointsTest {
 
             assertThat(resent.get("n", Number.class).intValue()).isEqualTo(3);
             assertThat(counts(c)).containsExactly(1, 1, 1);
+        }
+    }
+
+    @Test
+    void retryableInsert_hasAnInterruptPointAfterEachGroupOf64_soTheDeadlineThereLeavesTheFirstGroupApplied()
+            throws Exception {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                MongoClient client = Clients.client(cluster.connectionString(), b -> b.retryWrites(false));
+                ClientSession session = client.startSession();
+                StallHandle pause = cluster.primary().pauseAfterStatements("ip.d", 1, Duration.ofSeconds(20))) {
+            MongoCollection<Document> d = client.getDatabase("ip").getCollection("d");
+            Document insert = new Document("insert", "d")
+                    .append(
+                            "documents",
+                            java.util.stream.IntStream.range(0, 100)
+                                    .mapToObj(i -> new Document("_id", i))
+                                    .toList())
+                    .append("txnNumber", 1L);
+
+            MongoException e = catchThrowableOfType(
+                    MongoException.class,
+                    () -> client.getDatabase("ip").runCommand(session, new Document(insert).append("maxTimeMS", 300)));
+
+            assertThat(e).isNotNull();
+            assertThat(e.getCode()).isEqualTo(50);
+            assertThat(d.countDocuments())
+                    .as("the first group, 64 documents, ran before the point")
+                    .isEqualTo(64);
+            pause.release();
+            Document resent = client.getDatabase("ip").runCommand(session, insert);
+            assertThat(resent.get("n", Number.class).intValue()).isEqualTo(100);
+            assertThat(d.countDocuments()).isEqualTo(100);
+        }
+    }
+
+    @Test
+    void retryableInsertOfOneGroup_hasNoInterruptPointBetweenItsDocuments() {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                MongoClient client = Clients.client(cluster.connectionString(), b -> b.retryWrites(false));
+                ClientSession session = client.startSession();
+                StallHandle pause = cluster.primary().pauseAfterStatements("ip.d", 1, Duration.ofSeconds(20))) {
+            Document reply = client.getDatabase("ip")
+                    .runCommand(
+                            session,
+                            Document.parse("{insert: 'd', documents: [{_id: 1}, {_id: 2}, {_id: 3}],"
+                                    + " txnNumber: NumberLong(1), maxTimeMS: 300}"));
+
+            assertThat(reply.get("n", Number.class).intValue()).isEqualTo(3);
         }
     }
 

@@ -12,8 +12,9 @@ import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
 /**
- * A retryable update or delete that matched nothing writes no oplog entry, and mongod records a statement as executed
- * only with its write's oplog entry (mongodb/mongo {@code src/mongo/db/transaction/transaction_participant.cpp}
+ * A retryable update or delete that matched nothing writes no oplog entry, nor does an update that matched a document
+ * and left it as it was (mongodb/mongo {@code src/mongo/db/op_observer/op_observer_impl.cpp} {@code onUpdate}: "Do not
+ * log a no-op operation"); mongod records a statement as executed only with its write's oplog entry (mongodb/mongo {@code src/mongo/db/transaction/transaction_participant.cpp}
  * {@code onWriteOpCompletedOnPrimary}; a retry's result is rebuilt from that entry,
  * {@code src/mongo/db/ops/write_ops_retryability.cpp}): a resend of the same {@code (lsid, txnNumber)} runs again.
  */
@@ -35,6 +36,29 @@ class NoOpRetryRecordTest {
             assertThat(first.get("n", Number.class).intValue()).isZero();
             assertThat(resent.get("n", Number.class).intValue()).isEqualTo(1);
             assertThat(db.getCollection("c").find().first().getInteger("n")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void updateThatMatchedButChangedNothing_leavesNoRetryRecord_soAResendRunsAgain() {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                MongoClient client = Clients.client(cluster.connectionString());
+                ClientSession session = client.startSession()) {
+            MongoDatabase db = client.getDatabase("noop");
+            db.getCollection("c").insertOne(new Document("_id", 1).append("v", 1));
+            Document update = Document.parse(
+                    "{update: 'c', updates: [{q: {_id: 1}, u: {$set: {v: 1}}}], txnNumber: NumberLong(3)}");
+
+            Document first = db.runCommand(session, update);
+            db.getCollection("c").updateOne(new Document("_id", 1), new Document("$set", new Document("v", 2)));
+            Document resent = db.runCommand(session, update);
+
+            assertThat(first.get("n", Number.class).intValue()).isEqualTo(1);
+            assertThat(first.get("nModified", Number.class).intValue()).isZero();
+            assertThat(resent.get("nModified", Number.class).intValue())
+                    .as("ran again: nothing recorded the no-op")
+                    .isEqualTo(1);
+            assertThat(db.getCollection("c").find().first().getInteger("v")).isEqualTo(1);
         }
     }
 

@@ -38,6 +38,36 @@ class TransactionsTest {
     }
 
     @Test
+    void aTransactionStartedWithReadConcernAvailable_isRefusedWithInvalidOptions_andMajorityIsAccepted() {
+        // mongodb/mongo src/mongo/db/service_entry_point_common.cpp _extractReadConcern:
+        // isReadConcernLevelAllowedInTransaction (local, majority, snapshot), checked before the transaction starts.
+        try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().start();
+                MongoClient client = Clients.client(set.connectionString());
+                ClientSession session = client.startSession()) {
+            MongoCollection<Document> c = collection(client);
+
+            session.startTransaction(com.mongodb.TransactionOptions.builder()
+                    .readConcern(com.mongodb.ReadConcern.AVAILABLE)
+                    .build());
+            com.mongodb.MongoCommandException refused = org.assertj.core.api.Assertions.catchThrowableOfType(
+                    com.mongodb.MongoCommandException.class, () -> c.insertOne(session, new Document("_id", 1)));
+            session.abortTransaction();
+            session.startTransaction(com.mongodb.TransactionOptions.builder()
+                    .readConcern(com.mongodb.ReadConcern.MAJORITY)
+                    .build());
+            c.insertOne(session, new Document("_id", 2));
+            session.commitTransaction();
+
+            assertThat(refused).isNotNull();
+            assertThat(refused.getErrorCode()).isEqualTo(72);
+            assertThat(refused.getErrorMessage())
+                    .isEqualTo("The readConcern level must be either 'local' (default), 'majority' or 'snapshot' in"
+                            + " order to run in a transaction");
+            assertThat(c.find().into(new ArrayList<>())).containsExactly(new Document("_id", 2));
+        }
+    }
+
+    @Test
     void writesAreInvisibleOutsideUntilCommit_andVisibleInsideTheTransaction() {
         try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().start();
                 MongoClient client = Clients.client(set.connectionString());

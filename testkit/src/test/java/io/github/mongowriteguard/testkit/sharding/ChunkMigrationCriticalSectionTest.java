@@ -11,6 +11,7 @@ import com.mongodb.client.model.Updates;
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,7 +34,11 @@ import org.junit.jupiter.api.Test;
  * ({@code src/mongo/s/write_ops/batch_write_exec.cpp}); a write applied on the donor before the critical section is
  * carried to the recipient with its retry history ({@code migration_chunk_cloner_source.cpp} {@code _transferMods},
  * {@code session_catalog_migration_source.cpp}, {@code session_catalog_migration_destination.cpp}). Held between
- * phases with the server's {@code moveChunkHangAtStep*} fail points.
+ * phases with the server's {@code moveChunkHangAtStep*} fail points. An open multi-document transaction keeps the
+ * collection lock of its writes to its end ({@code src/mongo/db/transaction/transaction_participant.cpp} stashes the
+ * transaction's locker between statements), so entering the critical section ({@code MODE_X}, bounded by
+ * {@code migrationLockAcquisitionMaxWaitMS}) fails with LockTimeout while one is open; a transaction's write arriving in
+ * the critical section answers StaleConfig, labelled {@code TransientTransactionError} ({@code error_labels.cpp}).
  */
 class ChunkMigrationCriticalSectionTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
@@ -59,6 +64,86 @@ class ChunkMigrationCriticalSectionTest {
                     .as("the moved document stays as an orphan; the new one never ran there")
                     .containsExactly(5);
             assertThat(f.cluster.routing().staleWriteBatches()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void unorderedRetryableUpdateInTheCriticalSection_stopsAtItsFirstStatement_andRepeatsStaleConfigForTheRest()
+            throws Exception {
+        try (Fixture f = new Fixture()) {
+            EmulatedNode donor = f.cluster.shard("shard00");
+            long staleBefore = f.cluster.shardSet(0).staleConfigReplies(donor);
+            BsonDocument update = BsonDocument.parse("{update: 'items', ordered: false, updates: ["
+                    + "{q: {_id: 5}, u: {$inc: {n: 1}}}, {q: {_id: 6}, u: {$inc: {n: 1}}},"
+                    + " {q: {_id: 7}, u: {$inc: {n: 1}}}], txnNumber: NumberLong(1)}");
+            CompletableFuture<BsonDocument> sent;
+            try (MigrationFailPoints.Hang hang = f.cluster.migrationFailPoints().enable("moveChunkHangAtStep5")) {
+                CompletableFuture<ChunkMigration> move = f.moveAsync();
+                assertThat(hang.awaitReached(WAIT)).isTrue();
+                sent = CompletableFuture.supplyAsync(
+                        () -> f.client.getDatabase("shop").runCommand(f.session, update, BsonDocument.class));
+                f.awaitReceivedOnTheDonor("update");
+                hang.release();
+                move.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            }
+            BsonDocument reply = sent.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+            assertThat(reply.containsKey("writeErrors")).isFalse();
+            assertThat(reply.getNumber("nModified").intValue()).isEqualTo(1);
+            assertThat(f.cluster.shardSet(0).staleConfigReplies(donor) - staleBefore)
+                    .as("one StaleConfig for the command, not one per statement")
+                    .isEqualTo(1);
+        }
+    }
+
+    @Test
+    void openTransactionThatWroteTheChunk_holdsTheCriticalSectionOff_soTheMigrationFails_andTheCommitIsReadable() {
+        try (Fixture f = new Fixture()) {
+            com.mongodb.client.MongoCollection<Document> items =
+                    f.client.getDatabase("shop").getCollection("items");
+            f.session.startTransaction();
+            items.insertOne(f.session, new Document("_id", 6));
+
+            assertThatThrownBy(() ->
+                            f.cluster.moveChunk("shop.items", new BsonDocument("_id", new BsonInt32(5)), "shard01"))
+                    .hasMessageContaining("LockTimeout");
+            f.session.commitTransaction();
+
+            assertThat(items.find(new Document("_id", 6)).first())
+                    .as("committed where the chunk still is, not an orphan")
+                    .isNotNull();
+            f.cluster.moveChunk("shop.items", new BsonDocument("_id", new BsonInt32(5)), "shard01");
+            assertThat(items.countDocuments()).isEqualTo(2);
+            assertThat(f.ids("shard01")).containsExactly(5, 6);
+        }
+    }
+
+    @Test
+    void transactionWriteArrivingInTheCriticalSection_waits_thenFailsWithATransientTransactionError() throws Exception {
+        try (Fixture f = new Fixture()) {
+            com.mongodb.client.MongoCollection<Document> items =
+                    f.client.getDatabase("shop").getCollection("items");
+            CompletableFuture<Throwable> insert;
+            try (MigrationFailPoints.Hang hang = f.cluster.migrationFailPoints().enable("moveChunkHangAtStep5")) {
+                CompletableFuture<ChunkMigration> move = f.moveAsync();
+                assertThat(hang.awaitReached(WAIT)).isTrue();
+                f.session.startTransaction();
+                insert = CompletableFuture.supplyAsync(() -> org.assertj.core.api.Assertions.catchThrowable(
+                        () -> items.insertOne(f.session, new Document("_id", 7))));
+                f.awaitReceivedOnTheDonor("insert");
+                hang.release();
+                move.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            }
+            Throwable thrown = insert.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            f.session.abortTransaction();
+
+            assertThat(thrown)
+                    .isInstanceOfSatisfying(
+                            com.mongodb.MongoException.class,
+                            e -> assertThat(e.hasErrorLabel("TransientTransactionError"))
+                                    .isTrue());
+            assertThat(f.ids("shard00")).containsExactly(5);
+            assertThat(f.ids("shard01")).containsExactly(5);
         }
     }
 

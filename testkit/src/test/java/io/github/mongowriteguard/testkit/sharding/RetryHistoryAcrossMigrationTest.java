@@ -23,7 +23,9 @@ import org.junit.jupiter.api.Test;
  * When the donor's oplog no longer has them, the recipient gets the dead-end sentinel and a resend fails with
  * {@code IncompleteTransactionHistory} (217) ({@code TransactionParticipant::_checkStatementExecuted},
  * {@code src/mongo/db/transaction_participant.cpp}: "Incomplete history detected for transaction"); through mongos
- * the shard's command error is the write's error ({@code BatchWriteOp::noteBatchError}).
+ * the shard's command error is the write's error ({@code BatchWriteOp::noteBatchError}). The donor tells a statement of
+ * the chunk by the key of the document it wrote, read from its oplog entry, not by the statement's filter
+ * ({@code session_catalog_migration_source.cpp}).
  */
 class RetryHistoryAcrossMigrationTest {
 
@@ -70,6 +72,56 @@ class RetryHistoryAcrossMigrationTest {
         }
     }
 
+    @Test
+    void updateWithAnAndFilter_carriesItsHistoryByTheWrittenDocumentsKey_soTheResendIsReplayed() {
+        try (Fixture f = new Fixture()) {
+            f.client
+                    .getDatabase("shop")
+                    .getCollection("items")
+                    .insertOne(new org.bson.Document("_id", 5).append("n", 0));
+            BsonDocument update = f.retryableInc(BsonDocument.parse("{$and: [{_id: 5}, {n: {$gte: 0}}]}"), 2);
+
+            f.cluster.moveChunk("shop.items", new BsonDocument("_id", new BsonInt32(5)), "shard01");
+            BsonDocument resend = f.retryableInc(BsonDocument.parse("{$and: [{_id: 5}, {n: {$gte: 0}}]}"), 2);
+
+            assertThat(update.getNumber("nModified").intValue()).isEqualTo(1);
+            assertThat(resend.getNumber("nModified").intValue()).isEqualTo(1);
+            assertThat(f.n(5))
+                    .as("applied once: the new owner replayed the recorded result")
+                    .isEqualTo(1);
+            assertThat(f.cluster.shard("shard01").truth().commands("update"))
+                    .singleElement()
+                    .satisfies(c -> assertThat(c.outcome()).isEqualTo(ReceivedCommand.Outcome.RETRIED_RESULT));
+        }
+    }
+
+    @Test
+    void idFilterOnACollectionShardedOnAnotherKey_carriesItsHistoryByTheWrittenDocumentsKey() {
+        try (EmulatedShardedCluster cluster =
+                        EmulatedCluster.sharded().shards(2).start();
+                MongoClient client = Clients.client(cluster.connectionString(), b -> b.retryWrites(false));
+                ClientSession session = client.startSession()) {
+            TwoChunks.splitAt10(cluster, "shop.items", "x");
+            org.bson.Document doc =
+                    new org.bson.Document("_id", 5).append("x", 5).append("n", 0);
+            client.getDatabase("shop").getCollection("items").insertOne(doc);
+            BsonDocument inc = BsonDocument.parse(
+                    "{update: 'items', updates: [{q: {_id: 5}, u: {$inc: {n: 1}}}], txnNumber: NumberLong(2)}");
+
+            client.getDatabase("shop").runCommand(session, inc, BsonDocument.class);
+            cluster.moveChunk("shop.items", new BsonDocument("x", new BsonInt32(5)), "shard01");
+            client.getDatabase("shop").runCommand(session, inc, BsonDocument.class);
+
+            assertThat(client.getDatabase("shop")
+                            .getCollection("items")
+                            .find(new org.bson.Document("_id", 5))
+                            .first()
+                            .getInteger("n"))
+                    .as("applied once: the new owner replayed the recorded result")
+                    .isEqualTo(1);
+        }
+    }
+
     /** {@code _id} ranged, [MinKey, 10) on shard00, [10, MaxKey) on shard01; one session, txnNumber 1. */
     private static final class Fixture implements AutoCloseable {
         final EmulatedShardedCluster cluster =
@@ -78,12 +130,7 @@ class RetryHistoryAcrossMigrationTest {
         final ClientSession session = client.startSession();
 
         Fixture() {
-            ShardKey key = cluster.shardCollection("shop.items", ShardKey.of(new BsonDocument("_id", new BsonInt32(1))))
-                    .key();
-            cluster.placeChunks(
-                    "shop.items",
-                    ChunkMap.splitAt(key, List.of(new BsonInt32(10)), List.of("shard00", "shard01"))
-                            .chunks());
+            TwoChunks.splitAt10(cluster, "shop.items", "_id");
         }
 
         /** The same retryable insert each time: same lsid (the session), same txnNumber. */
@@ -97,6 +144,28 @@ class RetryHistoryAcrossMigrationTest {
                                             new BsonArray(List.of(new BsonDocument("_id", new BsonInt32(5)))))
                                     .append("txnNumber", new BsonInt64(1)),
                             BsonDocument.class);
+        }
+
+        /** A retryable {@code {$inc: {n: 1}}} of the documents {@code filter} matches, on the fixture's session. */
+        BsonDocument retryableInc(BsonDocument filter, long txnNumber) {
+            return client.getDatabase("shop")
+                    .runCommand(
+                            session,
+                            new BsonDocument("update", new BsonString("items"))
+                                    .append(
+                                            "updates",
+                                            new BsonArray(List.of(new BsonDocument("q", filter)
+                                                    .append("u", BsonDocument.parse("{$inc: {n: 1}}")))))
+                                    .append("txnNumber", new BsonInt64(txnNumber)),
+                            BsonDocument.class);
+        }
+
+        int n(int id) {
+            return client.getDatabase("shop")
+                    .getCollection("items")
+                    .find(new org.bson.Document("_id", id))
+                    .first()
+                    .getInteger("n");
         }
 
         @Override
