@@ -11,13 +11,16 @@ import io.github.mongowriteguard.internal.ClientBindings;
 import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.internal.MicrometerCallObserver;
 import io.github.mongowriteguard.internal.ServerTracker;
+import io.github.mongowriteguard.internal.catalog.ClusterCatalog;
 import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
 import io.github.mongowriteguard.internal.execution.ClientBulkExecutor;
 import io.github.mongowriteguard.internal.execution.ExecutorCache;
 import io.github.mongowriteguard.internal.execution.FindAndModifyExecutor;
+import io.github.mongowriteguard.internal.execution.PlanWarnings;
 import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.mongowriteguard.metrics.GuardObservationConvention;
+import io.github.mongowriteguard.metrics.HeldStructure;
 import io.github.mongowriteguard.metrics.MicrometerGuardMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
@@ -70,7 +73,7 @@ public final class WriteGuard {
         List<GuardEventListener> listeners = new ArrayList<>(builder.listeners);
         if (builder.meterRegistry != null) {
             listeners.add(new MicrometerGuardMetrics(
-                    (MeterRegistry) builder.meterRegistry, copies, settings.getCommonTags()));
+                    (MeterRegistry) builder.meterRegistry, copies, settings.getCommonTags(), this::getHeldStructures));
         }
         this.runtimeListeners = List.copyOf(listeners);
         this.observer = builder.observationRegistry == null
@@ -123,6 +126,27 @@ public final class WriteGuard {
      */
     public CopyLedger getCopies() {
         return copies;
+    }
+
+    /**
+     * What this guard holds in memory between calls, each structure with its size now and its bound (the gauges
+     * {@code mongodb.guard.held} and {@code mongodb.guard.held.bound}): the copies it tracks, its executors per
+     * collection, its rate-limited warnings per namespace, and the catalog facts and chunks that every guard of the JVM
+     * shares ({@code catalog.*}). The worst case of each is in the README's "What the guard holds" section.
+     *
+     * @return a snapshot, one entry per structure, always the same structures in the same order
+     */
+    public List<HeldStructure> getHeldStructures() {
+        List<HeldStructure> held = new ArrayList<>();
+        held.add(new HeldStructure("copies.tracked", "copies", copies.trackedCount(), HeldStructure.UNBOUNDED));
+        held.add(new HeldStructure("executors", "collections", executors.size(), ExecutorCache.MAX_CACHED_EXECUTORS));
+        held.add(new HeldStructure(
+                "warnings",
+                "slots",
+                runtime == null ? 0 : runtime.planWarnings().size(),
+                PlanWarnings.MAX_SLOTS));
+        held.addAll(ClusterCatalog.shared().held());
+        return List.copyOf(held);
     }
 
     /**

@@ -10,9 +10,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The guard's meters, all under {@code mongodb.guard.}, each with a description and (but for timers) a base unit,
@@ -38,6 +40,10 @@ import java.util.concurrent.TimeUnit;
  * {@code multi-document-kept}, {@code filter-not-id}, {@code collation}); {@code rounds} alone reads 1 for a bulk that
  * ran as the driver's ORDERED bulk</td></tr>
  * <tr><td>{@code mongodb.guard.strict.ordered}</td><td>counter</td><td>bulks run with strict ORDERED semantics</td></tr>
+ * <tr><td>{@code mongodb.guard.held}</td><td>gauge</td><td>what the guard holds between calls, by {@code structure}
+ * ({@link HeldStructure#name()}), in the structure's unit</td></tr>
+ * <tr><td>{@code mongodb.guard.held.bound}</td><td>gauge</td><td>the most each structure holds, -1 when no count
+ * bounds it</td></tr>
  * </table>
  */
 public final class MicrometerGuardMetrics implements GuardEventListener {
@@ -67,6 +73,25 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
      * @throws IllegalArgumentException if a key or value is null or blank, or a key is one of the guard's own tags
      */
     public MicrometerGuardMetrics(MeterRegistry registry, CopyLedger copies, Map<String, String> commonTags) {
+        this(registry, copies, commonTags, List::of);
+    }
+
+    /**
+     * As {@link #MicrometerGuardMetrics(MeterRegistry, CopyLedger, Map)}, with a gauge of each structure {@code held}
+     * lists when called here ({@code mongodb.guard.held} and {@code mongodb.guard.held.bound}, tagged
+     * {@code structure}); the guard passes {@code WriteGuard::getHeldStructures}.
+     *
+     * @param registry   where the meters go
+     * @param copies     the guard's copy ledger, read by the gauges
+     * @param commonTags tags added to every meter
+     * @param held       what the guard holds, read by the gauges; the same structures on every call
+     * @throws IllegalArgumentException if a key or value is null or blank, or a key is one of the guard's own tags
+     */
+    public MicrometerGuardMetrics(
+            MeterRegistry registry,
+            CopyLedger copies,
+            Map<String, String> commonTags,
+            Supplier<List<HeldStructure>> held) {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.commonTags = Tags.of(CommonTags.check("commonTags", commonTags).entrySet().stream()
                 .map(tag -> Tag.of(tag.getKey(), tag.getValue()))
@@ -81,6 +106,33 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
                 .baseUnit("copies")
                 .tags(this.commonTags)
                 .register(registry);
+        Objects.requireNonNull(held, "held");
+        for (HeldStructure structure : held.get()) {
+            String name = structure.name();
+            Gauge.builder(PREFIX + "held", held, h -> find(h, name).size())
+                    .description("What the guard holds in memory between calls, by structure")
+                    .strongReference(true) // the supplier is a method reference nothing else holds
+                    .baseUnit(structure.unit())
+                    .tag("structure", name)
+                    .tags(this.commonTags)
+                    .register(registry);
+            Gauge.builder(PREFIX + "held.bound", held, h -> find(h, name).bound())
+                    .description("The most each structure the guard holds may hold (-1: no count bounds it)")
+                    .strongReference(true)
+                    .baseUnit(structure.unit())
+                    .tag("structure", name)
+                    .tags(this.commonTags)
+                    .register(registry);
+        }
+    }
+
+    private static HeldStructure find(Supplier<List<HeldStructure>> held, String name) {
+        for (HeldStructure structure : held.get()) {
+            if (structure.name().equals(name)) {
+                return structure;
+            }
+        }
+        return new HeldStructure(name, "", 0, HeldStructure.UNBOUNDED);
     }
 
     @Override
