@@ -254,7 +254,13 @@ public final class ShardingCatalog implements AutoCloseable {
                             new BsonDocument("validAfter", timestamp).append("shard", new BsonString(chunk.shard())))));
             documents.add(document);
         }
-        config.run(CONFIG, new BsonDocument("insert", new BsonString("chunks")).append("documents", documents));
+        // in commands of at most 10,000 documents, each under the 16 MiB limit of a BSON document (100,000 chunks
+        // of a hashed key are about 25 MB)
+        for (int from = 0; from < documents.size(); from += 10_000) {
+            BsonArray batch =
+                    new BsonArray(documents.getValues().subList(from, Math.min(documents.size(), from + 10_000)));
+            config.run(CONFIG, new BsonDocument("insert", new BsonString("chunks")).append("documents", batch));
+        }
         listeners.forEach(listener -> listener.accept(namespace));
     }
 
