@@ -28,7 +28,8 @@ import org.jspecify.annotations.Nullable;
  * known only to the clients that asked it).
  *
  * <ul>
- *   <li>the topology: one {@code hello} per client (and one {@code config.version} read behind mongos);</li>
+ *   <li>the topology: one {@code hello} per client (and one {@code config.version} read behind mongos), kept while an
+ *       access to the client is in use (weakly: a guard's executors hold theirs);</li>
  *   <li>a collection's {@code listCollections} entry, for {@link #LIST_COLLECTIONS_TIME_TO_LIVE};</li>
  *   <li>its {@code config.collections} entry, for {@link #CATALOG_TIME_TO_LIVE};</li>
  *   <li>the chunks of a collection sharded on {@code _id}, refreshed at most once per {@link #CATALOG_TIME_TO_LIVE}
