@@ -11,15 +11,18 @@ import io.github.mongowriteguard.internal.ClientBindings;
 import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.internal.MicrometerCallObserver;
 import io.github.mongowriteguard.internal.ServerTracker;
+import io.github.mongowriteguard.internal.catalog.ClusterCatalog;
 import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
 import io.github.mongowriteguard.internal.copies.SettleHold;
 import io.github.mongowriteguard.internal.execution.BulkExecutor;
 import io.github.mongowriteguard.internal.execution.ClientBulkExecutor;
 import io.github.mongowriteguard.internal.execution.ExecutorCache;
 import io.github.mongowriteguard.internal.execution.FindAndModifyExecutor;
+import io.github.mongowriteguard.internal.execution.PlanWarnings;
 import io.github.mongowriteguard.internal.execution.Settle;
 import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.mongowriteguard.metrics.GuardObservationConvention;
+import io.github.mongowriteguard.metrics.HeldStructure;
 import io.github.mongowriteguard.metrics.MicrometerGuardMetrics;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -80,7 +83,8 @@ public final class WriteGuard {
                     (MeterRegistry) builder.meterRegistry,
                     copies,
                     settings.getCommonTags(),
-                    builder.roundTripEstimateShards));
+                    builder.roundTripEstimateShards,
+                    this::getHeldStructures));
         }
         this.runtimeListeners = List.copyOf(listeners);
         this.observer = builder.observationRegistry == null
@@ -157,6 +161,28 @@ public final class WriteGuard {
      */
     public <T> WriteOutcome<T> settle(WriteOutcome<T> outcome) {
         return Settle.settle(Objects.requireNonNull(outcome, "outcome"));
+    }
+
+    /**
+     * What this guard holds in memory between calls, each structure with its size now and its bound (the gauges
+     * {@code mongodb.guard.held} and {@code mongodb.guard.held.bound}): the copies it tracks, its executors per
+     * collection, its rate-limited warnings per namespace, and the catalog facts and chunks that every guard of the JVM
+     * shares ({@code catalog.*}). The worst case of each is in the README's "What the guard holds" section.
+     *
+     * @return a snapshot, one entry per structure, always the same structures in the same order
+     */
+    public List<HeldStructure> getHeldStructures() {
+        List<HeldStructure> held = new ArrayList<>();
+        held.add(new HeldStructure("copies.tracked", "copies", copies.trackedCount(), HeldStructure.UNBOUNDED));
+        held.add(new HeldStructure("copies.held", "copies", copies.heldCount(), settings.getSettleHoldMaxCopies()));
+        held.add(new HeldStructure("executors", "collections", executors.size(), ExecutorCache.MAX_CACHED_EXECUTORS));
+        held.add(new HeldStructure(
+                "warnings",
+                "slots",
+                runtime == null ? 0 : runtime.planWarnings().size(),
+                PlanWarnings.MAX_SLOTS));
+        held.addAll(ClusterCatalog.shared().held());
+        return List.copyOf(held);
     }
 
     /**

@@ -10,9 +10,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The guard's meters, all under {@code mongodb.guard.}, each with a description and (but for timers) a base unit,
@@ -45,6 +47,10 @@ import java.util.concurrent.TimeUnit;
  * ({@code BulkPlan.expectedRoundTripsAvoided}) on a hashed shard key over the number of shards given to
  * {@link #MicrometerGuardMetrics(MeterRegistry, CopyLedger, Map, int)}; only registered when that number is 2 or
  * more</td></tr>
+ * <tr><td>{@code mongodb.guard.held}</td><td>gauge</td><td>what the guard holds between calls, by {@code structure}
+ * ({@link HeldStructure#name()}), in the structure's unit</td></tr>
+ * <tr><td>{@code mongodb.guard.held.bound}</td><td>gauge</td><td>the most each structure holds, -1 when no count
+ * bounds it</td></tr>
  * </table>
  */
 public final class MicrometerGuardMetrics implements GuardEventListener {
@@ -75,7 +81,7 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
      * @throws IllegalArgumentException if a key or value is null or blank, or a key is one of the guard's own tags
      */
     public MicrometerGuardMetrics(MeterRegistry registry, CopyLedger copies, Map<String, String> commonTags) {
-        this(registry, copies, commonTags, 0);
+        this(registry, copies, commonTags, 0, List::of);
     }
 
     /**
@@ -92,6 +98,27 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
      */
     public MicrometerGuardMetrics(
             MeterRegistry registry, CopyLedger copies, Map<String, String> commonTags, int estimateShards) {
+        this(registry, copies, commonTags, estimateShards, List::of);
+    }
+
+    /**
+     * As {@link #MicrometerGuardMetrics(MeterRegistry, CopyLedger, Map, int)}, with a gauge of each structure
+     * {@code held} lists when called here ({@code mongodb.guard.held} and {@code mongodb.guard.held.bound}, tagged
+     * {@code structure}); the guard passes {@code WriteGuard::getHeldStructures}.
+     *
+     * @param registry       where the meters go
+     * @param copies         the guard's copy ledger, read by the gauges
+     * @param commonTags     tags added to every meter
+     * @param estimateShards the shard count the round-trip estimate assumes; 0 or 1 for no estimate
+     * @param held           what the guard holds, read by the gauges; the same structures on every call
+     * @throws IllegalArgumentException if a tag is invalid, or {@code estimateShards} is negative
+     */
+    public MicrometerGuardMetrics(
+            MeterRegistry registry,
+            CopyLedger copies,
+            Map<String, String> commonTags,
+            int estimateShards,
+            Supplier<List<HeldStructure>> held) {
         if (estimateShards < 0) {
             throw new IllegalArgumentException(
                     "estimateShards (" + estimateShards + ") must not be negative; 0 turns the estimate off");
@@ -117,6 +144,33 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
                 .baseUnit("copies")
                 .tags(this.commonTags)
                 .register(registry);
+        Objects.requireNonNull(held, "held");
+        for (HeldStructure structure : held.get()) {
+            String name = structure.name();
+            Gauge.builder(PREFIX + "held", held, h -> find(h, name).size())
+                    .description("What the guard holds in memory between calls, by structure")
+                    .strongReference(true) // the supplier is a method reference nothing else holds
+                    .baseUnit(structure.unit())
+                    .tag("structure", name)
+                    .tags(this.commonTags)
+                    .register(registry);
+            Gauge.builder(PREFIX + "held.bound", held, h -> find(h, name).bound())
+                    .description("The most each structure the guard holds may hold (-1: no count bounds it)")
+                    .strongReference(true)
+                    .baseUnit(structure.unit())
+                    .tag("structure", name)
+                    .tags(this.commonTags)
+                    .register(registry);
+        }
+    }
+
+    private static HeldStructure find(Supplier<List<HeldStructure>> held, String name) {
+        for (HeldStructure structure : held.get()) {
+            if (structure.name().equals(name)) {
+                return structure;
+            }
+        }
+        return new HeldStructure(name, "", 0, HeldStructure.UNBOUNDED);
     }
 
     @Override

@@ -83,7 +83,15 @@ class GuardEventListenerTest {
                 assertThat(meter.getId().getName()).startsWith("mongodb.guard.");
                 meter.getId().getTags().forEach(tag -> {
                     assertThat(tag.getKey())
-                            .isIn("namespace", "operation", "outcome", "attempt", "verdict", "mode", "reason");
+                            .isIn(
+                                    "namespace",
+                                    "operation",
+                                    "outcome",
+                                    "attempt",
+                                    "verdict",
+                                    "mode",
+                                    "reason",
+                                    "structure");
                     assertThat(tag.getValue())
                             .doesNotContain("secret")
                             .doesNotContain("4111")

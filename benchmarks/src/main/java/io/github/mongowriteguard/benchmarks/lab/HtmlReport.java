@@ -22,6 +22,7 @@ final class HtmlReport {
                 results.overhead(),
                 results.staleReads(),
                 results.hotKeys(),
+                results.scale(),
                 commandLine);
     }
 
@@ -33,7 +34,7 @@ final class HtmlReport {
             Overhead.Result overhead,
             StaleReads.Result staleReads,
             String commandLine) {
-        return render(roundTrips, latency, retries, overhead, staleReads, null, commandLine);
+        return render(roundTrips, latency, retries, overhead, staleReads, null, null, commandLine);
     }
 
     /** The report for whatever scenarios ran; a null result is left out. */
@@ -44,6 +45,7 @@ final class HtmlReport {
             Overhead.Result overhead,
             StaleReads.Result staleReads,
             HotKeys.Result hotKeys,
+            Scale.Result scale,
             String commandLine) {
         StringBuilder html = new StringBuilder();
         html.append(
@@ -89,8 +91,67 @@ final class HtmlReport {
         if (hotKeys != null) {
             hotKeysSection(html, hotKeys);
         }
+        if (scale != null) {
+            scaleSection(html, scale);
+        }
         html.append("</body></html>\n");
         return html.toString();
+    }
+
+    private static void scaleSection(StringBuilder html, Scale.Result r) {
+        html.append("<h2>Scale: what a fleet of instances costs the cluster</h2>\n<p>Per application instance (its own"
+                        + " client, guard and catalog): what it sends through mongos to the config servers, as commands /"
+                        + " documents / KiB; per ordered bulk of ")
+                .append(Scale.EVENTS)
+                .append(" events over ")
+                .append(Scale.KEYS)
+                .append(
+                        " keys: the guard's rounds and commands, the child batches mongos sent (its round trips) against"
+                                + " the driver's ORDERED bulk; the shards one overlap-gate look asks; heap per instance.</p>\n");
+        html.append("<table id=\"scale\"><tr><th>shards</th><th>chunks</th><th>instances</th><th>mongos</th>"
+                + "<th>first read</th><th>quiet minute</th><th>minute after a migration</th>"
+                + "<th>rounds</th><th>commands</th><th>guard batches</th><th>driver batches</th><th>gate fan-out</th>"
+                + "<th>heap guard KiB</th><th>heap driver KiB</th><th>catalog B/chunk</th></tr>");
+        for (Scale.Point p : r.points()) {
+            html.append("<tr><td>")
+                    .append(p.shards())
+                    .append("</td><td>")
+                    .append(p.chunks())
+                    .append("</td><td>")
+                    .append(p.instances())
+                    .append("</td><td>")
+                    .append(p.mongos())
+                    .append("</td><td>")
+                    .append(load(p.firstRead()))
+                    .append("</td><td>")
+                    .append(load(p.quietMinute()))
+                    .append("</td><td>")
+                    .append(load(p.migrationMinute()))
+                    .append("</td><td>")
+                    .append(fmt(p.guardRounds(), 1))
+                    .append("</td><td>")
+                    .append(fmt(p.guardCommands(), 1))
+                    .append("</td><td>")
+                    .append(fmt(p.guardChildBatches(), 1))
+                    .append("</td><td>")
+                    .append(fmt(p.driverChildBatches(), 1))
+                    .append("</td><td>")
+                    .append(p.gateFanOut())
+                    .append("</td><td>")
+                    .append(p.guardHeapPerInstance() / 1024)
+                    .append("</td><td>")
+                    .append(p.driverHeapPerInstance() / 1024)
+                    .append("</td><td>")
+                    .append(fmt(p.catalogBytesPerChunk(), 0))
+                    .append("</td></tr>");
+        }
+        html.append("</table>\n<p class=\"note\">The raw driver sends nothing to the config servers. Before the chunks"
+                + " were read by collection version, each instance read up to 20,001 chunks every minute per"
+                + " collection. The model for a larger fleet is in docs/lab.md (Scale).</p>\n");
+    }
+
+    private static String load(Scale.Load load) {
+        return fmt(load.commands(), 0) + " / " + fmt(load.documents(), 0) + " / " + fmt(load.bytes() / 1024, 1);
     }
 
     private static void hotKeysSection(StringBuilder html, HotKeys.Result r) {

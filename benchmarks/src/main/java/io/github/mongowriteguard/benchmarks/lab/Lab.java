@@ -55,7 +55,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
         synopsisSubcommandLabel = "[COMMAND]",
         description = {
             "Runs the articles' scenarios on the embedded emulated cluster and prints what the server saw.",
-            "Without a command: every scenario (roundtrips, latency, retries, overhead, stale-reads, hot-keys) at the"
+            "Without a command: every scenario (roundtrips, latency, retries, overhead, stale-reads, hot-keys, scale) at the"
                     + " articles'"
                     + " parameters, the tables, and the HTML report (--report). Every option of every scenario applies."
         },
@@ -66,6 +66,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
             Lab.OverheadCommand.class,
             Lab.StaleReadsCommand.class,
             Lab.HotKeysCommand.class,
+            Lab.ScaleCommand.class,
             Lab.FaultsCommand.class,
             Lab.ServeCommand.class,
             Lab.JmhCommand.class,
@@ -85,7 +86,8 @@ public final class Lab implements Callable<Integer> {
         RETRIES("retries", "retries"),
         OVERHEAD("overhead", "overhead"),
         STALE_READS("stale-reads", "staleReads"),
-        HOT_KEYS("hot-keys", "hotKeys");
+        HOT_KEYS("hot-keys", "hotKeys"),
+        SCALE("scale", "scale");
 
         final String command;
         final String key;
@@ -103,15 +105,27 @@ public final class Lab implements Callable<Integer> {
             Retries.Result retries,
             Overhead.Result overhead,
             StaleReads.Result staleReads,
-            HotKeys.Result hotKeys) {
-        /** Without the hot-keys scenario. */
+            HotKeys.Result hotKeys,
+            Scale.Result scale) {
+        /** Without the scale scenario. */
+        Results(
+                RoundTrips.Result roundTrips,
+                Latency.Result latency,
+                Retries.Result retries,
+                Overhead.Result overhead,
+                StaleReads.Result staleReads,
+                HotKeys.Result hotKeys) {
+            this(roundTrips, latency, retries, overhead, staleReads, hotKeys, null);
+        }
+
+        /** Without the hot-keys and scale scenarios. */
         Results(
                 RoundTrips.Result roundTrips,
                 Latency.Result latency,
                 Retries.Result retries,
                 Overhead.Result overhead,
                 StaleReads.Result staleReads) {
-            this(roundTrips, latency, retries, overhead, staleReads, null);
+            this(roundTrips, latency, retries, overhead, staleReads, null, null);
         }
     }
 
@@ -126,6 +140,8 @@ public final class Lab implements Callable<Integer> {
 
     private final PrintStream out;
     private final PrintStream err;
+    /** The scale scenario's shapes: the defaults in the full run, the {@code scale} command's options otherwise. */
+    Scale.Settings scale = Scale.Settings.DEFAULT;
 
     @Spec
     CommandSpec spec;
@@ -421,6 +437,74 @@ public final class Lab implements Callable<Integer> {
                             .with(bulk)
                             .with(sharding)
                             .with(runs),
+                    Options.StallKind.UNINTERRUPTIBLE,
+                    null);
+        }
+    }
+
+    @Command(
+            name = "scale",
+            sortOptions = false,
+            description = {
+                "What a fleet running the guard costs a sharded cluster: --instances application instances (each its"
+                        + " own client, guard and catalog) through --mongos mongos into each of --shards shard counts"
+                        + " with each of --chunks chunks: commands, documents and bytes each instance sends to the"
+                        + " config servers (first read, a quiet minute, the minute after a migration), rounds and"
+                        + " mongos round trips per ordered bulk against the driver's, the gate's currentOp fan-out,"
+                        + " heap per instance. Embedded emulator only."
+            })
+    static final class ScaleCommand implements Callable<Integer> {
+        @ParentCommand
+        Lab lab;
+
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        Options.Output output;
+
+        @Option(
+                names = "--instances",
+                defaultValue = "4",
+                description = "application instances (default: ${DEFAULT-VALUE})")
+        int instances;
+
+        @Option(names = "--mongos", defaultValue = "2", description = "mongos (default: ${DEFAULT-VALUE})")
+        int mongos;
+
+        @Option(
+                names = "--shards",
+                defaultValue = "5",
+                split = ",",
+                description = "shard counts, a list runs each (default: ${DEFAULT-VALUE})")
+        List<Integer> shards;
+
+        @Option(
+                names = "--chunks",
+                defaultValue = "1000",
+                split = ",",
+                description = "chunk counts, a list runs each (default: ${DEFAULT-VALUE})")
+        List<Integer> chunks;
+
+        @Mixin
+        HelpOption help;
+
+        @Override
+        public Integer call() throws Exception {
+            lab.refuseUri(spec, output, "scale");
+            if (instances < 1
+                    || mongos < 1
+                    || shards.stream().anyMatch(s -> s < 2)
+                    || chunks.stream().anyMatch(c -> c < 1)) {
+                throw new picocli.CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--instances and --mongos must be at least 1, --shards at least 2 and --chunks at least 1");
+            }
+            lab.scale = new Scale.Settings(instances, mongos, List.copyOf(shards), List.copyOf(chunks));
+            return lab.run(
+                    spec,
+                    EnumSet.of(Scenario.SCALE),
+                    Options.Config.defaults().with(output),
                     Options.StallKind.UNINTERRUPTIBLE,
                     null);
         }
@@ -853,7 +937,7 @@ public final class Lab implements Callable<Integer> {
         Progress progress = Progress.to(err, config.output().progress);
         Results results;
         try {
-            results = runScenarios(scenarios, config, stallFallback, progress);
+            results = runScenarios(scenarios, config, stallFallback, scale, progress);
         } finally {
             progress.close(); // the bar ends here; notes below are plain lines
         }
@@ -916,9 +1000,20 @@ public final class Lab implements Callable<Integer> {
         out.flush();
     }
 
-    /** Runs the scenarios in order, with one progress bar (or phase lines) across all of them. */
+    /** Runs the scenarios in order, scale at its defaults. */
     static Results runScenarios(
             Set<Scenario> scenarios, Options.Config config, Options.StallKind stallFallback, Progress progress)
+            throws Exception {
+        return runScenarios(scenarios, config, stallFallback, Scale.Settings.DEFAULT, progress);
+    }
+
+    /** Runs the scenarios in order, with one progress bar (or phase lines) across all of them. */
+    static Results runScenarios(
+            Set<Scenario> scenarios,
+            Options.Config config,
+            Options.StallKind stallFallback,
+            Scale.Settings scale,
+            Progress progress)
             throws Exception {
         if (config.uri() != null) {
             progress.note("running against the deployment given by --uri (its address is not printed)");
@@ -932,6 +1027,7 @@ public final class Lab implements Callable<Integer> {
                 case OVERHEAD -> Overhead.units(config);
                 case STALE_READS -> StaleReads.units(config);
                 case HOT_KEYS -> HotKeys.units(config);
+                case SCALE -> config.uri() == null ? Scale.units(scale) : 0;
             };
         }
         progress.start(units);
@@ -941,7 +1037,8 @@ public final class Lab implements Callable<Integer> {
                 scenarios.contains(Scenario.RETRIES) ? Retries.run(config, stallFallback, progress) : null,
                 scenarios.contains(Scenario.OVERHEAD) ? Overhead.run(config, progress) : null,
                 scenarios.contains(Scenario.STALE_READS) ? StaleReads.run(config, progress) : null,
-                scenarios.contains(Scenario.HOT_KEYS) && config.uri() == null ? HotKeys.run(config, progress) : null);
+                scenarios.contains(Scenario.HOT_KEYS) && config.uri() == null ? HotKeys.run(config, progress) : null,
+                scenarios.contains(Scenario.SCALE) && config.uri() == null ? Scale.run(scale, progress) : null);
     }
 
     static void print(Results results, PrintStream out) {
@@ -963,6 +1060,9 @@ public final class Lab implements Callable<Integer> {
         if (results.hotKeys() != null) {
             results.hotKeys().print(out);
         }
+        if (results.scale() != null) {
+            results.scale().print(out);
+        }
     }
 
     /** One scenario's object as it is, or for several one object with a field per scenario and the report's path. */
@@ -975,6 +1075,7 @@ public final class Lab implements Callable<Integer> {
                 case OVERHEAD -> results.overhead().toJson();
                 case STALE_READS -> results.staleReads().toJson();
                 case HOT_KEYS -> hotKeysJson(results);
+                case SCALE -> scaleJson(results);
             };
         }
         Map<String, Object> json = new LinkedHashMap<>();
@@ -988,6 +1089,7 @@ public final class Lab implements Callable<Integer> {
                         case OVERHEAD -> results.overhead().toJson();
                         case STALE_READS -> results.staleReads().toJson();
                         case HOT_KEYS -> hotKeysJson(results);
+                        case SCALE -> scaleJson(results);
                     });
         }
         json.put("report", report);
@@ -1001,6 +1103,14 @@ public final class Lab implements Callable<Integer> {
         }
         return Map.of(
                 "note", "hot-keys runs on the embedded emulator only (it counts mongos rounds); not run with --uri");
+    }
+
+    /** The scale object; with --uri (emulator only) a note instead. */
+    private static Map<String, Object> scaleJson(Results results) {
+        if (results.scale() != null) {
+            return results.scale().toJson();
+        }
+        return Map.of("note", "scale runs on the embedded emulator only (it builds its clusters); not run with --uri");
     }
 
     /** The command line as the report shows it: a connection string may hold a password, so it is never printed. */

@@ -54,6 +54,9 @@ class FullRunTest {
         // guard exact (side by side), exact sequential, compaction, exact UNORDERED, driver ORDERED, driver UNORDERED
         // deduplicated.
         assertThat(results.hotKeys().rows()).hasSize(12);
+        assertThat(results.scale().points())
+                .singleElement()
+                .satisfies(point -> assertThat(point.quietMinute().commands()).isEqualTo(2));
         String lines = err.toString(StandardCharsets.UTF_8);
         assertThat(lines.split("\n")).hasSizeBetween(8, 15);
         assertThat(lines).contains("stale-reads:").doesNotContain("\r");

@@ -188,7 +188,8 @@ class JsonAndReportTest {
         assertThat(json.chars().filter(c -> c == '\n')).isEmpty();
         JsonNode tree = LabJson.MAPPER.readTree(json);
         assertThat(tree.propertyNames())
-                .containsExactly("roundtrips", "latency", "retries", "overhead", "staleReads", "hotKeys", "report");
+                .containsExactly(
+                        "roundtrips", "latency", "retries", "overhead", "staleReads", "hotKeys", "scale", "report");
     }
 
     @Test

@@ -16,7 +16,8 @@ import org.bson.codecs.configuration.CodecRegistry;
  * past {@value #MAX_CACHED_EXECUTORS} collections it starts again. Not API.
  */
 public final class ExecutorCache {
-    private static final int MAX_CACHED_EXECUTORS = 1024;
+    /** The most collections whose executors are kept. */
+    public static final int MAX_CACHED_EXECUTORS = 1024;
 
     private final Map<ExecutorKey, Executors<?>> executors = new ConcurrentHashMap<>();
 
@@ -33,6 +34,11 @@ public final class ExecutorCache {
         @SuppressWarnings("unchecked") // the key holds the document class
         Executors<T> cached = (Executors<T>) executors.computeIfAbsent(key, k -> create.get());
         return cached;
+    }
+
+    /** How many collections' executors are kept now. */
+    public int size() {
+        return executors.size();
     }
 
     /**

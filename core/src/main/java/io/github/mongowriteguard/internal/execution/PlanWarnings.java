@@ -22,6 +22,9 @@ public final class PlanWarnings {
     /** The shortest time between two lines for one namespace, mode and reason. */
     public static final Duration INTERVAL = Duration.ofMinutes(1);
 
+    /** The most namespace, mode and reason slots kept; past it they start again (a line may then come early). */
+    public static final int MAX_SLOTS = 4096;
+
     private static final Logger log = LoggerFactory.getLogger(PlanWarnings.class);
 
     private static final class Slot {
@@ -45,6 +48,11 @@ public final class PlanWarnings {
         this.warn = warn;
     }
 
+    /** How many namespace, mode and reason slots are kept now. */
+    public int size() {
+        return slots.size();
+    }
+
     /**
      * Logs the plan when it deserves a warning and none was logged for its namespace, mode and reason recently.
      *
@@ -61,6 +69,9 @@ public final class PlanWarnings {
         // A bulk run as given (its round-trip cost) and a lone multi-document write (no same-copy retries) are two
         // different lines: one must never silence the other.
         boolean bulkAsGiven = plan.mode() != PlanMode.UNORDERED_ROUNDS && plan.size() > 1;
+        if (slots.size() >= MAX_SLOTS) {
+            slots.clear(); // many namespaces: start again rather than grow without bound
+        }
         Slot slot = slots.computeIfAbsent(
                 namespace + '\u0000' + plan.mode() + '\u0000' + reason + '\u0000' + bulkAsGiven, key -> new Slot());
         long similar = slot.since.incrementAndGet();

@@ -2,48 +2,50 @@ package io.github.mongowriteguard.internal.execution;
 
 import com.mongodb.MongoException;
 import com.mongodb.MongoNamespace;
-import com.mongodb.ReadPreference;
 import com.mongodb.client.model.DeleteManyModel;
 import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.WriteModel;
 import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.SingleDocumentById;
-import io.github.mongowriteguard.internal.execution.LearnedPerNamespace.Lesson;
+import io.github.mongowriteguard.internal.catalog.ClusterCatalog;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
-import org.bson.BsonArray;
 import org.bson.BsonDocument;
-import org.bson.BsonInt32;
-import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 
 /**
- * Learns, once per namespace, when an {@code updateMany} / {@code deleteMany} whose filter pins {@code _id} may be sent
- * as a single-document write ({@link SingleDocumentById}): the collection's type and default collation from
- * {@code listCollections}, and on a sharded cluster its shard key from {@code config.collections}. Asked only for a
- * bulk that holds such a model, so other writes never pay for it; kept for {@link #TIME_TO_LIVE} (a collection dropped
- * and re-created with a collation, or resharded, is seen again after that). Every command carries the guard's
- * deadline.
+ * When an {@code updateMany} / {@code deleteMany} whose filter pins {@code _id} may be sent as a single-document write
+ * ({@link SingleDocumentById}): from the collection's type and default collation ({@code listCollections}, kept for
+ * {@link #TIME_TO_LIVE}) and on a sharded cluster its shard key ({@code config.collections}), both facts of the JVM's
+ * {@link ClusterCatalog}, which every guard shares. Asked only for a bulk that holds such a model, so other writes
+ * never pay for it (a collection dropped and re-created with a collation, or resharded, is seen again after the time
+ * to live). Every command carries the guard's deadline.
  */
 public final class SingleDocumentRules {
 
-    /** How long what was learned of a collection is used before it is asked again. */
-    public static final Duration TIME_TO_LIVE = Duration.ofMinutes(5);
+    /** How long what was learned of a collection's options is used before it is asked again. */
+    public static final Duration TIME_TO_LIVE = ClusterCatalog.LIST_COLLECTIONS_TIME_TO_LIVE;
 
     /** How long a rule learned from a failed read is used: the failure may pass (a failover, a timeout). */
-    static final Duration FAILURE_TIME_TO_LIVE = Duration.ofSeconds(10);
+    static final Duration FAILURE_TIME_TO_LIVE = ClusterCatalog.FAILURE_TIME_TO_LIVE;
 
-    private final LearnedPerNamespace<SingleDocumentById> learned;
+    private final ClusterCatalog catalog;
 
+    /** The rules of the JVM's shared catalog. */
     public SingleDocumentRules() {
-        this(System::nanoTime);
+        this(ClusterCatalog.shared());
     }
 
+    /** The rules of {@code catalog}. */
+    public SingleDocumentRules(ClusterCatalog catalog) {
+        this.catalog = catalog;
+    }
+
+    /** A catalog of its own on {@code nanoClock} (tests). */
     SingleDocumentRules(LongSupplier nanoClock) {
-        this.learned = new LearnedPerNamespace<>(TIME_TO_LIVE, FAILURE_TIME_TO_LIVE, nanoClock);
+        this(ClusterCatalog.isolated(ClusterCatalog.Limits.DEFAULT, nanoClock));
     }
 
     /** Whether the bulk has a model the rule is for; the others never need it. */
@@ -59,40 +61,32 @@ public final class SingleDocumentRules {
         return false;
     }
 
-    /** The rule for {@code namespace}: learned now, or within the last {@link #TIME_TO_LIVE}. */
+    /** The rule for {@code namespace}, from facts learned now or within their time to live. */
     SingleDocumentById forCollection(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
-        return learned.get(namespace, () -> learn(access, namespace, maxTimeMs));
-    }
-
-    private static Lesson<SingleDocumentById> learn(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
-        BsonDocument options;
         SingleDocumentById rule;
+        boolean mongos;
         try {
-            options = collectionInfo(access, namespace, maxTimeMs);
-            rule = fromCollectionInfo(options);
-            if (rule.isNever() || !ShardingCatalog.isMongos(access, maxTimeMs)) {
-                return new Lesson<>(rule, false);
-            }
+            rule = fromCollectionInfo(
+                    catalog.collectionInfo(access, namespace, maxTimeMs).orElse(null));
+            mongos = catalog.topology(access, maxTimeMs).mongos();
         } catch (MongoException e) {
-            return new Lesson<>(
-                    SingleDocumentById.never("the collection's options could not be read (listCollections: "
-                            + codeName(e) + "), so its default collation is not known"),
-                    true);
+            return SingleDocumentById.never("the collection's options could not be read (listCollections: "
+                    + codeName(e) + "), so its default collation is not known");
+        }
+        if (rule.isNever() || !mongos) {
+            return rule;
         }
         try {
-            List<String> shardKey = shardKeyFields(access, namespace, maxTimeMs);
-            return new Lesson<>(
-                    shardKey == null || shardKey.equals(List.of("_id")) ? rule : rule.upsertsOnlyWithShardKey(shardKey),
-                    false);
+            List<String> shardKey = catalog.shardedCollection(access, namespace, maxTimeMs)
+                    .map(entry -> List.copyOf(entry.getDocument("key").keySet()))
+                    .orElse(null);
+            return shardKey == null || shardKey.equals(List.of("_id")) ? rule : rule.upsertsOnlyWithShardKey(shardKey);
         } catch (MongoException e) {
             // Unauthorized is lasting; anything else may pass: both are asked again after the short time to live.
-            return new Lesson<>(
-                    rule.withoutUpserts("the shard key could not be read (config.collections: " + codeName(e)
-                            + "); an upsert without it is refused as updateMany but runs as updateOne from 7.0"),
-                    true);
+            return rule.withoutUpserts("the shard key could not be read (config.collections: " + codeName(e)
+                    + "); an upsert without it is refused as updateMany but runs as updateOne from 7.0");
         }
     }
-
     /**
      * The rule a {@code listCollections} entry allows, before the shard key is known: none for a time-series
      * collection or a view; no collatable {@code _id}s under a non-simple default collation.
@@ -123,27 +117,6 @@ public final class SingleDocumentRules {
                 : SingleDocumentById.always()
                         .withoutCollatableIds("the collection's default collation (" + locale
                                 + ") can make different string _ids equal");
-    }
-
-    /** The collection's {@code listCollections} entry, or null when it does not exist (yet). */
-    private static BsonDocument collectionInfo(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
-        BsonDocument reply = access.getDatabase(namespace.getDatabaseName())
-                .runCommand(
-                        new BsonDocument("listCollections", new BsonInt32(1))
-                                .append(
-                                        "filter",
-                                        new BsonDocument("name", new BsonString(namespace.getCollectionName())))
-                                .append("maxTimeMS", new BsonInt64(maxTimeMs)),
-                        ReadPreference.primary(),
-                        BsonDocument.class);
-        BsonArray batch = reply.getDocument("cursor").getArray("firstBatch", new BsonArray());
-        return batch.isEmpty() ? null : batch.get(0).asDocument();
-    }
-
-    /** The shard key's fields, or null when the collection is not sharded. */
-    private static List<String> shardKeyFields(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
-        BsonDocument entry = ShardingCatalog.shardedCollection(access, namespace, maxTimeMs);
-        return entry == null ? null : new ArrayList<>(entry.getDocument("key").keySet());
     }
 
     private static String codeName(MongoException e) {

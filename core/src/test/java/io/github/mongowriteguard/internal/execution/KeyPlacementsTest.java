@@ -82,4 +82,51 @@ class KeyPlacementsTest {
                     .isFalse();
         }
     }
+
+    @Test
+    void afterTheFirstRead_aRefreshSendsOnlyTheChangedChunks() {
+        ShardKey hashedId = ShardKey.of(new BsonDocument("_id", new BsonString("hashed")));
+        AtomicLong chunksReceived = new AtomicLong();
+        com.mongodb.event.CommandListener countChunks = new com.mongodb.event.CommandListener() {
+            @Override
+            public void commandSucceeded(com.mongodb.event.CommandSucceededEvent event) {
+                BsonDocument cursor = event.getResponse().getDocument("cursor", new BsonDocument());
+                if (cursor.getString("ns", new BsonString("")).getValue().equals("config.chunks")) {
+                    String batch = cursor.containsKey("firstBatch") ? "firstBatch" : "nextBatch";
+                    chunksReceived.addAndGet(cursor.getArray(batch).size());
+                }
+            }
+        };
+        try (EmulatedShardedCluster cluster =
+                        EmulatedCluster.sharded().shards(3).start();
+                MongoClient client = MongoClients.create(com.mongodb.MongoClientSettings.builder()
+                        .applyConnectionString(new com.mongodb.ConnectionString(cluster.connectionString()))
+                        .addCommandListener(countChunks)
+                        .build())) {
+            cluster.shardCollection("db.big", hashedId);
+            cluster.placeChunks(
+                    "db.big",
+                    io.github.mongowriteguard.testkit.sharding.ChunkMap.hashedPresplit(
+                                    hashedId, cluster.shardNames(), 1_000)
+                            .chunks());
+            AtomicLong now = new AtomicLong();
+            KeyPlacements placements = new KeyPlacements(now::get);
+            MongoAccess access = MongoAccess.of(client);
+            MongoNamespace namespace = new MongoNamespace("db.big");
+            placements.forCollection(access, namespace, 5_000);
+            assertThat(chunksReceived).hasValue(1_000);
+
+            now.addAndGet(KeyPlacements.TIME_TO_LIVE.toNanos());
+            KeyPlacement again = placements.forCollection(access, namespace, 5_000);
+
+            // nothing changed: only the chunk at the version held comes back, not the 1,000 chunks again
+            assertThat(chunksReceived).hasValue(1_001);
+            assertThat(again.shardOf(new BsonInt32(1)))
+                    .isEqualTo(cluster.shardNames().stream()
+                            .sorted()
+                            .toList()
+                            .indexOf(cluster.chunkMap("db.big")
+                                    .shardOfDocument(new BsonDocument("_id", new BsonInt32(1)))));
+        }
+    }
 }

@@ -45,6 +45,9 @@ public final class ShardingCatalog implements AutoCloseable {
     private final Map<String, ChunkMap> collections = new ConcurrentHashMap<>();
     private final Set<String> shardedDatabases = ConcurrentHashMap.newKeySet();
     private final Map<String, Long> versions = new ConcurrentHashMap<>();
+    /** Per collection, each chunk's {@code lastmod} in {@code config.chunks}: kept while the chunk does not change. */
+    private final Map<String, Map<Chunk, BsonTimestamp>> chunkVersions = new ConcurrentHashMap<>();
+
     private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
 
     /**
@@ -65,6 +68,11 @@ public final class ShardingCatalog implements AutoCloseable {
     public ShardingCatalog(Map<String, String> shards, ServerVersion version) {
         this.version = java.util.Objects.requireNonNull(version, "version");
         this.shards = List.copyOf(shards.keySet());
+        // config.version: the cluster's identity, written once when the config servers are first initialized
+        // (src/mongo/db/s/config/sharding_catalog_manager.cpp, _initConfigVersion: clusterId OID::gen()).
+        insert(
+                "version",
+                new BsonDocument("_id", new BsonInt32(1)).append("clusterId", new BsonObjectId(new ObjectId())));
         for (Map.Entry<String, String> shard : shards.entrySet()) {
             insert(
                     "shards",
@@ -179,7 +187,7 @@ public final class ShardingCatalog implements AutoCloseable {
             }
         }
         collections.put(namespace, map);
-        long collectionVersion = versions.merge(namespace, 1L, Long::sum);
+        versions.merge(namespace, 1L, Long::sum);
         ObjectId epoch = epochs.computeIfAbsent(namespace, ns -> new ObjectId());
         java.util.UUID uuid = uuids.computeIfAbsent(namespace, ns -> java.util.UUID.randomUUID());
         BsonTimestamp timestamp = created.computeIfAbsent(
@@ -222,9 +230,9 @@ public final class ShardingCatalog implements AutoCloseable {
                                                         : new BsonDocument("ns", new BsonString(namespace)))
                                         .append("limit", new BsonInt32(0))))));
         BsonArray documents = new BsonArray();
-        int minor = 0;
+        Map<Chunk, BsonTimestamp> lastmods = chunkVersions(namespace, map);
         for (Chunk chunk : map.chunks()) {
-            BsonTimestamp lastmod = new BsonTimestamp((int) collectionVersion, minor++);
+            BsonTimestamp lastmod = lastmods.get(chunk);
             BsonDocument document = byUuid
                     ? new BsonDocument("_id", new BsonObjectId(new ObjectId()))
                             .append("uuid", new BsonBinary(uuid, UuidRepresentation.STANDARD))
@@ -246,8 +254,78 @@ public final class ShardingCatalog implements AutoCloseable {
                             new BsonDocument("validAfter", timestamp).append("shard", new BsonString(chunk.shard())))));
             documents.add(document);
         }
-        config.run(CONFIG, new BsonDocument("insert", new BsonString("chunks")).append("documents", documents));
+        // in commands of at most 10,000 documents, each under the 16 MiB limit of a BSON document (100,000 chunks
+        // of a hashed key are about 25 MB)
+        for (int from = 0; from < documents.size(); from += 10_000) {
+            BsonArray batch =
+                    new BsonArray(documents.getValues().subList(from, Math.min(documents.size(), from + 10_000)));
+            config.run(CONFIG, new BsonDocument("insert", new BsonString("chunks")).append("documents", batch));
+        }
         listeners.forEach(listener -> listener.accept(namespace));
+    }
+
+    /**
+     * Each chunk's {@code lastmod} as the config server gives it: a new collection's chunks {@code 1|0, 1|1, ...}
+     * ({@code InitialSplitPolicy}); afterwards a chunk that did not change keeps its version, and the changed ones get
+     * the next versions after the collection version (the highest {@code lastmod}): a chunk that moved to another
+     * shard the next major version, {@code major+1|0}, and up to 4.4 one unchanged chunk left on the donor (the
+     * "control chunk") {@code major+1|1} (src/mongo/db/s/config/sharding_catalog_manager_chunk_operations.cpp,
+     * {@code commitChunkMigration}); chunks split or merged the next minor versions ({@code commitChunkSplit},
+     * {@code commitChunkMerge}). So mongos' loader, which reads only the chunks at or above the version it holds, sees
+     * exactly what changed.
+     */
+    private Map<Chunk, BsonTimestamp> chunkVersions(String namespace, ChunkMap map) {
+        Map<Chunk, BsonTimestamp> previous = chunkVersions.get(namespace);
+        Map<Chunk, BsonTimestamp> next = new java.util.HashMap<>();
+        if (previous == null) {
+            int minor = 0;
+            for (Chunk chunk : map.chunks()) {
+                next.put(chunk, new BsonTimestamp(1, minor++));
+            }
+            chunkVersions.put(namespace, next);
+            return next;
+        }
+        BsonTimestamp collectionVersion =
+                previous.values().stream().max(BsonTimestamp::compareTo).orElse(new BsonTimestamp(0, 0));
+        List<Chunk> changed = new java.util.ArrayList<>();
+        Map<List<BsonDocument>, String> ownerOfRange = new java.util.HashMap<>();
+        previous.keySet().forEach(old -> ownerOfRange.put(List.of(old.min(), old.max()), old.shard()));
+        String donor = null;
+        for (Chunk chunk : map.chunks()) {
+            BsonTimestamp kept = previous.get(chunk);
+            if (kept != null) {
+                next.put(chunk, kept);
+                continue;
+            }
+            changed.add(chunk);
+            String owner = ownerOfRange.get(List.of(chunk.min(), chunk.max()));
+            if (owner != null && !owner.equals(chunk.shard())) {
+                donor = owner;
+            }
+        }
+        int major = collectionVersion.getTime();
+        int minor = collectionVersion.getInc();
+        if (donor != null) {
+            major++;
+            minor = 0;
+            for (Chunk chunk : changed) {
+                next.put(chunk, new BsonTimestamp(major, minor++));
+            }
+            if (!version.atLeast(ServerVersion.V5_0)) {
+                for (Chunk chunk : map.chunks()) {
+                    if (chunk.shard().equals(donor) && previous.containsKey(chunk)) {
+                        next.put(chunk, new BsonTimestamp(major, minor++)); // the control chunk
+                        break;
+                    }
+                }
+            }
+        } else {
+            for (Chunk chunk : changed) {
+                next.put(chunk, new BsonTimestamp(major, ++minor));
+            }
+        }
+        chunkVersions.put(namespace, next);
+        return next;
     }
 
     /**
@@ -258,6 +336,7 @@ public final class ShardingCatalog implements AutoCloseable {
     public synchronized void remove(String namespace) {
         if (collections.remove(namespace) != null) {
             versions.remove(namespace);
+            chunkVersions.remove(namespace);
             epochs.remove(namespace);
             created.remove(namespace);
             java.util.UUID uuid = uuids.remove(namespace);
