@@ -367,6 +367,7 @@ class DifferentialTest {
             observed.resetCounts();
             observed.record(e.getWriteResult(), null);
             observed.writeErrors = errors(e.getWriteErrors());
+            observed.bulkCause = e.getCause() instanceof MongoException cause ? cause : null;
         } catch (RuntimeException e) {
             observed.thrown = e;
         }
@@ -391,6 +392,8 @@ class DifferentialTest {
         RuntimeException thrown;
         /** The guard's bulkWrite: the write errors of its GuardedBulkWriteException, as "index:code". */
         List<String> writeErrors;
+        /** The guard's bulkWrite: the driver's exception its GuardedBulkWriteException carries as its cause, or null. */
+        MongoException bulkCause;
 
         final List<BsonDocument> commands = new ArrayList<>();
         /** The collection the side wrote to (the ORDERED_KEYED oracle may move to a fresh one). */
@@ -439,6 +442,17 @@ class DifferentialTest {
             if (indices == null) {
                 result.getInserts().forEach(insert -> inserts.put(insert.getIndex(), insert.getId()));
             }
+        }
+
+        /** Whether some write of the call is APPLIED or UNKNOWN. */
+        boolean mayHaveApplied() {
+            for (String s : status) {
+                if (s != null
+                        && (s.startsWith(WriteStatus.APPLIED.name()) || s.startsWith(WriteStatus.UNKNOWN.name()))) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         boolean anyFailed() {
@@ -931,10 +945,22 @@ class DifferentialTest {
                                 : "; the driver threw nothing of the kind"));
             }
         } else if (stopped) {
-            if (api == Api.BULK_WRITE) {
+            // A deliberate difference (README): when a write of the call applied or may have, the guard's bulkWrite
+            // throws GuardedBulkWriteException, the driver's command exception as its cause, instead of that
+            // exception alone, so that no caller takes a driver exception for "nothing was written".
+            boolean deliberate = observed.writeErrors != null
+                    && observed.bulkCause != null
+                    && observed.bulkCause.getClass() == expected.commandError.getClass()
+                    && observed.bulkCause.getCode() == expected.commandError.getCode()
+                    && observed.mayHaveApplied();
+            if (api == Api.BULK_WRITE && !deliberate) {
                 differences.add("exception: the driver's call stopped with " + describe(expected.commandError)
                         + "; the guard's bulkWrite "
-                        + (observed.writeErrors == null ? "returned normally" : "threw GuardedBulkWriteException"));
+                        + (observed.writeErrors == null
+                                ? "returned normally"
+                                : "threw GuardedBulkWriteException (cause "
+                                        + (observed.bulkCause == null ? "none" : describe(observed.bulkCause))
+                                        + ") though nothing applied"));
             } else if (!observed.anyFailed()) {
                 differences.add("status: the driver's call stopped with " + describe(expected.commandError)
                         + " but the guard reports every write applied");
