@@ -26,6 +26,7 @@ import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.stall.Stall;
+import io.github.mongowriteguard.testkit.stall.StallHandle;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -261,9 +262,18 @@ final class Settling {
                 return () -> primary.failCommand().off();
             case STALL: {
                 // An uninterruptible stall three socket timeouts long: the first copy runs on after the client gave up.
-                // It ends by itself; nothing to heal.
-                primary.stall(Stall.uninterruptible(NAMESPACE, Duration.ofMillis(3L * socketMs)));
-                return () -> {};
+                // Every write on the collection is held (and then runs, whatever the deadline) until the stall ends,
+                // three socket timeouts after it began: the first copies run on after the client gave up.
+                StallHandle handle = primary.stall(Stall.uninterruptible(NAMESPACE, Duration.ofDays(1)));
+                Thread release = new Thread(
+                        () -> {
+                            sleep(3L * socketMs);
+                            handle.release();
+                        },
+                        "settle-lab-stall");
+                release.setDaemon(true);
+                release.start();
+                return () -> join(release);
             }
             case WRITE_CONCERN_ERROR:
                 failCommand(
