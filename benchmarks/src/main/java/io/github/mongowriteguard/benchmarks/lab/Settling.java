@@ -198,6 +198,7 @@ final class Settling {
                         : new RawConsumer(stock, settings.appAttempts());
                 Set<Integer> strike = strikes(settings);
                 Tally tally = new Tally();
+                Check check = new Check(tally.deadLettered);
                 long total = 0;
                 long max = 0;
                 int polls = 0;
@@ -214,20 +215,20 @@ final class Settling {
                     total += took;
                     max = Math.max(max, took);
                     polls++;
+                    // Checked after every poll, once no copy runs on the server any more: a later replacement of a
+                    // document would hide an $inc lost or applied twice in this poll from a check at the end alone.
+                    check.after(events.subList(0, Math.min(events.size(), from + settings.pollSize())), stock, cluster);
                 }
-                // The fault has healed: the guarded consumer settles what it still holds, as it would on its next poll.
-                consumer.finish(tally);
                 cluster.awaitPrimary(Duration.ofSeconds(30));
                 cluster.awaitReplication(Duration.ofSeconds(30));
-                Check check = check(events, stock, tally.deadLettered);
                 return new Row(
                         client,
                         fault.label,
                         events.size(),
-                        check.lost,
-                        check.appliedTwice,
+                        check.lost.size(),
+                        check.twice.size(),
                         tally.deadLettered.size(),
-                        check.appliedDeadLettered,
+                        check.appliedDeadLettered.size(),
                         tally.unknownLeft.size(),
                         tally.resends,
                         tally.settles,
@@ -240,7 +241,7 @@ final class Settling {
     /** The polls a fault strikes: the 3rd, the middle one and the 3rd from the end. */
     private static Set<Integer> strikes(Settings settings) {
         int polls = (settings.events() + settings.pollSize() - 1) / settings.pollSize();
-        return Set.of(Math.min(2, polls - 1), polls / 2, Math.max(0, polls - 3));
+        return new HashSet<>(List.of(Math.min(2, polls - 1), polls / 2, Math.max(0, polls - 3)));
     }
 
     /** Injects {@code fault} on the current primary; the returned action heals it once the poll is written. */
@@ -355,8 +356,6 @@ final class Settling {
     /** Writes one poll; returns when every event of it is acknowledged or dead-lettered (or held to settle later). */
     interface Consumer {
         void write(List<Event> poll, Tally tally);
-
-        default void finish(Tally tally) {}
     }
 
     /**
@@ -530,53 +529,60 @@ final class Settling {
         }
     }
 
-    /** What the final documents say about the events. */
-    record Check(int lost, int appliedTwice, int appliedDeadLettered) {}
-
     /**
-     * Replays the events per key to the document each should end as ({@code base} and the {@code $inc}s after it), and
-     * compares with the stored one. An expected event missing from it that was not dead-lettered is lost; an
-     * {@code $inc} listed more than once was applied twice; a dead-lettered event that is there was applied anyway.
+     * What the documents say about the events, accumulated over the checks: each check replays the events written so
+     * far per key to what each document should hold ({@code base} and the {@code $inc}s after it) and compares with the
+     * stored one. An expected event missing from it that was not dead-lettered is lost; an {@code $inc} listed more
+     * than once was applied twice; a dead-lettered event that is there was applied anyway.
      */
-    static Check check(List<Event> events, MongoCollection<Document> stock, Set<Integer> deadLettered) {
-        Map<Integer, List<Integer>> expected = new HashMap<>();
-        for (Event event : events) {
-            List<Integer> visible = expected.computeIfAbsent(event.key(), k -> new ArrayList<>());
-            if (event.replacement()) {
-                visible.clear();
-            }
-            visible.add(event.id());
+    static final class Check {
+        final Set<Integer> lost = new HashSet<>();
+        final Set<Integer> twice = new HashSet<>();
+        final Set<Integer> appliedDeadLettered = new HashSet<>();
+        private final Set<Integer> deadLettered;
+
+        Check(Set<Integer> deadLettered) {
+            this.deadLettered = deadLettered;
         }
-        Set<Integer> applied = new HashSet<>();
-        int twice = 0;
-        for (Document doc : stock.find(Filters.type("_id", "number"))) {
-            Integer base = doc.getInteger("base");
-            if (base != null) {
-                applied.add(base);
-            }
-            Set<Integer> seen = new HashSet<>();
-            for (Integer inc : doc.getList("incs", Integer.class, List.of())) {
-                if (!seen.add(inc)) {
-                    twice++;
+
+        /** Waits until no write runs on the set (a stalled first copy, a resend), then checks {@code written}. */
+        void after(List<Event> written, MongoCollection<Document> stock, EmulatedReplicaSet cluster)
+                throws InterruptedException {
+            cluster.truth().awaitIdle(c -> c.namespace().equals(NAMESPACE), Duration.ofSeconds(30));
+            cluster.awaitPrimary(Duration.ofSeconds(30));
+            Map<Integer, List<Integer>> expected = new HashMap<>();
+            for (Event event : written) {
+                List<Integer> visible = expected.computeIfAbsent(event.key(), k -> new ArrayList<>());
+                if (event.replacement()) {
+                    visible.clear();
                 }
-                applied.add(inc);
+                visible.add(event.id());
             }
-        }
-        int lost = 0;
-        for (List<Integer> visible : expected.values()) {
-            for (int id : visible) {
-                if (!applied.contains(id) && !deadLettered.contains(id)) {
-                    lost++;
+            Set<Integer> applied = new HashSet<>();
+            for (Document doc : stock.find(Filters.type("_id", "number"))) {
+                Integer base = doc.getInteger("base");
+                if (base != null) {
+                    applied.add(base);
+                }
+                for (Integer inc : doc.getList("incs", Integer.class, List.of())) {
+                    if (!applied.add(inc)) {
+                        twice.add(inc);
+                    }
+                }
+            }
+            for (List<Integer> visible : expected.values()) {
+                for (int id : visible) {
+                    if (!applied.contains(id) && !deadLettered.contains(id)) {
+                        lost.add(id);
+                    }
+                }
+            }
+            for (int id : deadLettered) {
+                if (applied.contains(id)) {
+                    appliedDeadLettered.add(id);
                 }
             }
         }
-        int appliedDeadLettered = 0;
-        for (int id : deadLettered) {
-            if (applied.contains(id)) {
-                appliedDeadLettered++;
-            }
-        }
-        return new Check(lost, twice, appliedDeadLettered);
     }
 
     static Map<String, Object> toJson(Settings settings, List<Row> rows) {
