@@ -44,6 +44,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * java -jar benchmarks/target/lab.jar perf                   # the performance targets in one table (short JMH runs)
  * java -jar benchmarks/target/lab.jar soak --writes 10000000 # heap and ledger over millions of guarded writes
  * java -jar benchmarks/target/lab.jar payloads               # 1,000 x 1 MiB and 100,000 x 1 KiB, guard vs driver
+ * java -jar benchmarks/target/lab.jar settle                 # a consumer under faults: raw retries vs settle first
  * java -jar benchmarks/target/lab.jar serve                  # an emulated replica set until stopped
  * </pre>
  */
@@ -73,6 +74,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
             Lab.PerfCommand.class,
             Lab.SoakCommand.class,
             Lab.PayloadsCommand.class,
+            Lab.SettleCommand.class,
             HelpCommand.class
         },
         exitCodeListHeading = "%nExit codes:%n",
@@ -915,6 +917,92 @@ public final class Lab implements Callable<Integer> {
             List<Payloads.Case> results = Payloads.run(parsed, runs, lab.log(output));
             lab.report(output, Payloads.toJson(results, runs), out -> Payloads.print(results, runs, out));
             return 0;
+        }
+    }
+
+    @Command(
+            name = "settle",
+            sortOptions = false,
+            description = {
+                "A queue consumer under faults (lost replies, socket timeouts, stalls, write-concern errors, stepdowns,"
+                        + " failovers): the raw driver retrying whole polls against the guard with the README's recipe"
+                        + " (settle first). Events lost, applied twice, dead-lettered (and applied anyway), unknown left,"
+                        + " time per poll."
+            })
+    static final class SettleCommand implements Callable<Integer> {
+        @ParentCommand
+        Lab lab;
+
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--events", defaultValue = "2000", description = "events in all (default: ${DEFAULT-VALUE})")
+        int events;
+
+        @Option(
+                names = "--poll-size",
+                defaultValue = "100",
+                description = "events per poll (default: ${DEFAULT-VALUE})")
+        int pollSize;
+
+        @Option(names = "--keys", defaultValue = "50", description = "distinct _ids (default: ${DEFAULT-VALUE})")
+        int keys;
+
+        @Option(
+                names = "--socket-timeout-ms",
+                defaultValue = "1000",
+                description = "the clients' socket read timeout, 200 to 60000 (default: ${DEFAULT-VALUE})")
+        int socketTimeoutMs;
+
+        @Option(
+                names = "--attempts",
+                defaultValue = "3",
+                description = "the raw consumer's executions of a poll, and the guard's attempts per copy, 1 to 10"
+                        + " (default: ${DEFAULT-VALUE})")
+        int attempts;
+
+        @Option(
+                names = "--fault",
+                split = ",",
+                defaultValue = "lost-replies,socket-timeout,stall,write-concern-error,stepdown,failover",
+                description = "the fault types to run (default: ${DEFAULT-VALUE})")
+        List<String> faults;
+
+        @Option(names = "--seed", defaultValue = "42", description = "the events' seed (default: ${DEFAULT-VALUE})")
+        long seed;
+
+        @Mixin
+        Options.Output output;
+
+        @Mixin
+        HelpOption help;
+
+        @Override
+        public Integer call() throws Exception {
+            List<Settling.Fault> kinds = new ArrayList<>();
+            for (String each : faults) {
+                try {
+                    kinds.add(Settling.Fault.of(each));
+                } catch (IllegalArgumentException e) {
+                    throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--fault: " + e.getMessage());
+                }
+            }
+            require(events >= 1 && events <= 1_000_000, "--events must be 1 to 1,000,000");
+            require(pollSize >= 1 && pollSize <= 100_000, "--poll-size must be 1 to 100,000");
+            require(keys >= 1 && keys <= 1_000_000, "--keys must be 1 to 1,000,000");
+            require(socketTimeoutMs >= 200 && socketTimeoutMs <= 60_000, "--socket-timeout-ms must be 200 to 60000");
+            require(attempts >= 1 && attempts <= 10, "--attempts must be 1 to 10");
+            lab.refuseUri(spec, output, "settle");
+            Settling.Settings settings = new Settling.Settings(events, pollSize, keys, socketTimeoutMs, attempts, seed);
+            List<Settling.Row> rows = Settling.run(settings, kinds, lab.log(output));
+            lab.report(output, Settling.toJson(settings, rows), out -> Settling.print(settings, rows, out));
+            return 0;
+        }
+
+        private void require(boolean condition, String message) {
+            if (!condition) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), message);
+            }
         }
     }
 
