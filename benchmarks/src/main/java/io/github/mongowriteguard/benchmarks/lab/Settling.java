@@ -287,32 +287,20 @@ final class Settling {
                                         .append("errmsg", new BsonString("waiting for replication timed out"))
                                         .append("errInfo", new BsonDocument("wtimeout", BsonBoolean.TRUE))));
                 return () -> primary.failCommand().off();
-            case STEPDOWN: {
-                // The primary steps down while the poll's bulk runs; another member is elected.
-                Thread stepDown = new Thread(
-                        () -> {
-                            sleep(5);
-                            try {
-                                cluster.stepDown(Duration.ofSeconds(2), Duration.ofSeconds(1), true);
-                            } catch (RuntimeException e) {
-                                // already stepped down or no longer primary: the fault happened anyway
-                            }
-                        },
-                        "settle-lab-stepdown");
-                stepDown.start();
-                return () -> join(stepDown);
-            }
+            case STEPDOWN:
+                // The primary answers PrimarySteppedDown (189, a retryable write error) more times than the clients
+                // retry, as a primary that steps down again and again does; then it writes again.
+                failCommand(
+                        primary,
+                        settings.appAttempts() + 2,
+                        new BsonDocument("errorCode", new BsonInt32(189))
+                                .append("errorLabels", new BsonArray(List.of(new BsonString("RetryableWriteError")))));
+                return () -> primary.failCommand().off();
             case FAILOVER: {
-                // The primary stops while the poll's bulk runs, and comes back as a secondary once another is elected.
-                Thread stop = new Thread(
-                        () -> {
-                            sleep(5);
-                            cluster.stop(primary);
-                        },
-                        "settle-lab-failover");
-                stop.start();
+                // The primary stops as the poll starts; another member is elected; the old one comes back as a
+                // secondary once the poll is written.
+                cluster.stop(primary);
                 return () -> {
-                    join(stop);
                     cluster.awaitPrimary(Duration.ofSeconds(30));
                     cluster.start(primary);
                 };
