@@ -2,6 +2,7 @@ package io.github.mongowriteguard.internal.copies;
 
 import io.github.mongowriteguard.copies.CopyLedger;
 import io.github.mongowriteguard.copies.CopyRecord;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,6 +35,7 @@ public final class LiveCopyLedger implements CopyLedger {
     private static final long WARN_INTERVAL_NANOS = 60_000_000_000L;
 
     private final int maxTracked;
+    private final Clock clock;
     /** Every tracked copy by key, for {@link #resume}; guarded by {@code this}. */
     private final Map<Key, Copy> open = new HashMap<>();
     /** The tracked copies the server is not known to run (being sent, the client waits), oldest first; {@code this}. */
@@ -73,6 +75,12 @@ public final class LiveCopyLedger implements CopyLedger {
      * @param maxTracked the most copies tracked at once, at least 1
      */
     public LiveCopyLedger(SettleHold settleHold, int maxTracked) {
+        this(settleHold, maxTracked, Clock.systemUTC());
+    }
+
+    /** As {@link #LiveCopyLedger(SettleHold, int)}, with the clock copies' ages are read on (tests). */
+    LiveCopyLedger(SettleHold settleHold, int maxTracked, Clock clock) {
+        this.clock = clock;
         if (maxTracked < 1) {
             throw new IllegalArgumentException("maxTracked (" + maxTracked + ") must be at least 1");
         }
@@ -262,7 +270,7 @@ public final class LiveCopyLedger implements CopyLedger {
      * is forgotten, not taken for ended: the gate answers BLIND for it.
      */
     private void expire() {
-        Instant oldest = Instant.now().minus(RETENTION);
+        Instant oldest = clock.instant().minus(RETENTION);
         List<Copy> dropped = new ArrayList<>(0);
         synchronized (this) {
             for (Copy copy : new ArrayList<>(open.values())) {
@@ -287,7 +295,7 @@ public final class LiveCopyLedger implements CopyLedger {
         private final String lsid;
         private final @Nullable Long txnNumber;
         private final @Nullable String comment;
-        private final Instant started = Instant.now();
+        private final Instant started = clock.instant();
         private @Nullable Instant firstSent;
         private int attempts;
         private int sends;
@@ -337,7 +345,7 @@ public final class LiveCopyLedger implements CopyLedger {
         public synchronized void sent() {
             sends++;
             if (firstSent == null) {
-                firstSent = Instant.now();
+                firstSent = clock.instant();
             }
         }
 
@@ -456,7 +464,7 @@ public final class LiveCopyLedger implements CopyLedger {
                     comment,
                     attempts,
                     sends,
-                    firstSent == null ? Instant.now() : firstSent,
+                    firstSent == null ? clock.instant() : firstSent,
                     possiblyRunning,
                     serverOpId,
                     secsRunning);

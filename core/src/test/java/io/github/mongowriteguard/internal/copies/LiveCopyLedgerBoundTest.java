@@ -9,6 +9,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -148,5 +149,92 @@ class LiveCopyLedgerBoundTest {
         assertThat(log)
                 .contains("forgot 1 server copy that may still be running")
                 .doesNotContain("lsid-", NS);
+    }
+
+    /** A clock the test moves. */
+    private static final class MovingClock extends java.time.Clock {
+        private volatile java.time.Instant now = java.time.Instant.parse("2026-01-01T00:00:00Z");
+
+        void add(Duration duration) {
+            now = now.plus(duration);
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return java.time.ZoneOffset.UTC;
+        }
+
+        @Override
+        public java.time.Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public java.time.Instant instant() {
+            return now;
+        }
+    }
+
+    /**
+     * Past its retention, a copy that may still run is forgotten, not taken for ended (before: it was marked ended,
+     * so an overlap gate still holding it let a new copy start without asking the server).
+     */
+    @Test
+    void pastItsRetention_aCopyThatMayStillRun_isForgotten_notEnded() {
+        MovingClock clock = new MovingClock();
+        LiveCopyLedger ledger = new LiveCopyLedger(new SettleHold(10, Duration.ofMinutes(10)), 100, clock);
+        LiveCopyLedger.Copy stalled = ledger.start(NS, "a", 1L, "mwg:a.1");
+        stalled.sent();
+        stalled.clientGaveUp();
+        LiveCopyLedger.Copy neverSent = ledger.start(NS, "b", 1L, null);
+
+        clock.add(CopyLedger.RETENTION.plusSeconds(1));
+
+        assertThat(ledger.possiblyRunning()).isEmpty();
+        assertThat(ledger.trackedCount()).isZero();
+        assertThat(stalled.isPossiblyRunning()).isTrue();
+        assertThat(stalled.isForgotten()).isTrue();
+        assertThat(neverSent.isForgotten()).isFalse();
+        assertThat(ledger.forgottenCount()).isEqualTo(1);
+        assertThat(ledger.possiblyRunningCount()).isZero();
+    }
+
+    @Test
+    void manyThreads_keepTheBound_andTheCountsAgree() throws Exception {
+        LiveCopyLedger ledger = ledger(50);
+        int threads = 4;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                String lsid = "t" + t;
+                done.add(pool.submit(() -> {
+                    for (long i = 0; i < 2_000; i++) {
+                        LiveCopyLedger.Copy copy = ledger.start(NS, lsid, i, null);
+                        copy.sent();
+                        if (i % 3 == 0) {
+                            copy.clientGaveUp();
+                        }
+                        if (i % 6 == 0) {
+                            copy.markEnded();
+                        }
+                        copy.close();
+                        assertThat(ledger.trackedCount()).isLessThanOrEqualTo(50);
+                    }
+                }));
+            }
+            for (java.util.concurrent.Future<?> each : done) {
+                each.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        // 4 x 333 copies were left possibly running (i = 3 mod 6): each is tracked or was forgotten; a copy that
+        // ended after it was given up on (i = 0 mod 6) may have been forgotten in between too
+        assertThat(ledger.trackedCount()).isLessThanOrEqualTo(50);
+        assertThat(ledger.possiblyRunningCount())
+                .isEqualTo(ledger.trackedCount())
+                .isEqualTo(ledger.possiblyRunning().size());
+        assertThat(ledger.forgottenCount() + ledger.possiblyRunningCount()).isBetween(4L * 333, 4L * (333 + 334));
     }
 }
