@@ -173,7 +173,7 @@ public final class WriteGuard {
      */
     public List<HeldStructure> getHeldStructures() {
         List<HeldStructure> held = new ArrayList<>();
-        held.add(new HeldStructure("copies.tracked", "copies", copies.trackedCount(), HeldStructure.UNBOUNDED));
+        held.add(new HeldStructure("copies.tracked", "copies", copies.trackedCount(), copies.maxTracked()));
         held.add(new HeldStructure("copies.held", "copies", copies.heldCount(), settings.getSettleHoldMaxCopies()));
         held.add(new HeldStructure("executors", "collections", executors.size(), ExecutorCache.MAX_CACHED_EXECUTORS));
         held.add(new HeldStructure(

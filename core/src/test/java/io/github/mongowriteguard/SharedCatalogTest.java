@@ -72,6 +72,7 @@ class SharedCatalogTest {
                         .extracting(HeldStructure::name)
                         .containsExactly(
                                 "copies.tracked",
+                                "copies.held",
                                 "executors",
                                 "warnings",
                                 "catalog.clients",
@@ -82,8 +83,11 @@ class SharedCatalogTest {
                 HeldStructure chunks = held.get(held.size() - 1);
                 assertThat(chunks.size()).isGreaterThanOrEqualTo(4); // this cluster's 2 chunks per shard, and others'
                 assertThat(chunks.bound()).isEqualTo(100_000);
-                assertThat(held.get(1).size()).isEqualTo(1);
-                assertThat(held.get(1).bound()).isEqualTo(1_024);
+                // the copies tracked and those held for settle each have a count bound: 10,000 and 1,000
+                assertThat(held.get(0).bound()).isEqualTo(10_000);
+                assertThat(held.get(1).bound()).isEqualTo(1_000);
+                assertThat(held.get(2).size()).isEqualTo(1);
+                assertThat(held.get(2).bound()).isEqualTo(1_024);
                 assertThat(registry.get("mongodb.guard.held")
                                 .tag("structure", "executors")
                                 .gauge()
@@ -94,6 +98,11 @@ class SharedCatalogTest {
                                 .gauge()
                                 .value())
                         .isEqualTo(100_000);
+                assertThat(registry.get("mongodb.guard.held.bound")
+                                .tag("structure", "copies.tracked")
+                                .gauge()
+                                .value())
+                        .isEqualTo(10_000);
             }
         }
     }

@@ -13,7 +13,10 @@ import java.util.List;
  * guard.getCopies().possiblyRunning().forEach(copy -> log.warn("still on the server: {}", copy));
  * }</pre>
  *
- * <p>Copies that ended are forgotten; possibly-running ones are kept for {@link #RETENTION} at most: a copy whose client
+ * <p>Copies that ended are dropped; possibly-running ones are kept for {@link #RETENTION} at most, and at most
+ * {@link #MAX_TRACKED} copies are tracked at once (past it the oldest copy not known to run goes first, then the oldest
+ * possibly-running one); a copy dropped while it may still run is <em>forgotten</em>: counted in
+ * {@link #forgottenCount()} and logged, and the overlap gate answers BLIND for it, never "gone". A copy whose client
  * stopped waiting counts as possibly running (and in the {@code mongodb.guard.copies.running} gauge) until a later
  * send of it gets an answer or the overlap gate's {@code currentOp} shows it gone, even if it ended on the server
  * before. {@code toString()} prints the counts and the copies possibly running.
@@ -21,6 +24,14 @@ import java.util.List;
 public interface CopyLedger {
     /** How long a copy that may still be running is remembered. */
     Duration RETENTION = Duration.ofMinutes(10);
+
+    /**
+     * The most copies a guard tracks at once: {@value}. Copies being sent are bounded by the application's concurrency
+     * (threads times {@code parallelShardCommands}); the rest are copies the client gave up on, kept for
+     * {@link #RETENTION}. 10,000 covers 16 copies given up on per second for the whole retention, far more than a
+     * stalled shard costs an instance whose writes carry a server deadline, at about 0.5 KB each (5 MB).
+     */
+    int MAX_TRACKED = 10_000;
 
     /**
      * Copies the server may still be running now.
@@ -50,6 +61,15 @@ public interface CopyLedger {
      * @return the count, 0 when no write is in flight and none may still run
      */
     int trackedCount();
+
+    /**
+     * The number of copies the guard stopped tracking while the server may still run them: past {@link #MAX_TRACKED}
+     * copies at once, or past {@link #RETENTION}; the {@code mongodb.guard.copies.forgotten} counter. The overlap gate
+     * answers BLIND for such a copy.
+     *
+     * @return the count since the guard was built, 0 when none was forgotten
+     */
+    long forgottenCount();
 
     /**
      * The number of commands whose outcome is UNKNOWN that the guard holds for {@code settle} now (each keeps its

@@ -5,6 +5,7 @@ import io.github.mongowriteguard.copies.CopyLedger;
 import io.github.mongowriteguard.copies.GateVerdict;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -30,6 +31,8 @@ import java.util.function.Supplier;
  * <tr><td>{@code mongodb.guard.copies.started}</td><td>counter</td><td>server copies started</td></tr>
  * <tr><td>{@code mongodb.guard.copies.running}</td><td>gauge</td><td>copies the server may be running now</td></tr>
  * <tr><td>{@code mongodb.guard.copies.max.concurrent}</td><td>gauge</td><td>most copies possibly running at once</td></tr>
+ * <tr><td>{@code mongodb.guard.copies.forgotten}</td><td>counter</td><td>copies the ledger stopped tracking while
+ *     they may still run (past its count or retention); the overlap gate is blind for them</td></tr>
  * <tr><td>{@code mongodb.guard.copies.held}</td><td>gauge</td><td>commands with an unknown outcome held for
  *     {@code settle}</td></tr>
  * <tr><td>{@code mongodb.guard.rounds}</td><td>summary</td><td>rounds per guarded bulk</td></tr>
@@ -135,6 +138,12 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
                 .register(registry);
         Gauge.builder(PREFIX + "copies.max.concurrent", copies, CopyLedger::maxPossiblyRunning)
                 .description("The most server copies possibly running at once")
+                .baseUnit("copies")
+                .tags(this.commonTags)
+                .register(registry);
+        FunctionCounter.builder(PREFIX + "copies.forgotten", copies, CopyLedger::forgottenCount)
+                .description("Server copies the copy ledger stopped tracking while they may still run (past its count"
+                        + " or retention); the overlap gate is blind for them")
                 .baseUnit("copies")
                 .tags(this.commonTags)
                 .register(registry);

@@ -16,6 +16,7 @@ import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
 import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
 import io.github.mongowriteguard.internal.copies.OverlapGate;
+import io.github.mongowriteguard.internal.copies.SettleHold;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 import io.github.mongowriteguard.retry.RetryPolicy;
@@ -255,6 +256,37 @@ class OverlapGateTest {
         }
     }
 
+    /**
+     * A copy the ledger forgot (more copies given up on than it tracks) is not known to be gone: the gate answers
+     * BLIND for it, although the server still runs it, and never PROCEED.
+     */
+    @Test
+    void copyTheLedgerForgot_whileItStillRuns_isBlind_neverGone() throws Exception {
+        try (Deployment deployment = Deployment.start(Topology.REPLICA_SET, false);
+                MongoClient gateClient = client(deployment.uri(null), null);
+                StallHandle stall = deployment
+                        .stalled()
+                        .stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
+            LiveCopyLedger ledger = new LiveCopyLedger(new SettleHold(10, Duration.ofMinutes(10)), 1);
+            Sent copy = sendAndGiveUp(ledger, deployment.uri(null), 5L, "mwg:test:1.1", MAX_TIME_MS);
+            LiveCopyLedger.Copy later =
+                    ledger.start(NS, java.util.UUID.randomUUID().toString(), 1L, "mwg:test:2.1");
+            later.sent();
+            later.clientGaveUp();
+
+            GateVerdict verdict = new OverlapGate(Duration.ofMillis(50))
+                    .beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
+
+            assertThat(copy.copy.isForgotten()).isTrue();
+            assertThat(ledger.forgottenCount()).isEqualTo(1);
+            assertThat(verdict).isEqualTo(GateVerdict.BLIND);
+            assertThat(copy.copy.isPossiblyRunning()).isTrue();
+            assertThat(deployment.truth().awaitIdle(c -> c.commandName().equals("insert"), Duration.ofMillis(1)))
+                    .isFalse();
+            stall.release();
+        }
+    }
+
     @Test
     void copyNoLongerRunning_proceeds() throws Exception {
         try (Deployment deployment = Deployment.start(Topology.SHARDED, false);
@@ -283,6 +315,12 @@ class OverlapGateTest {
 
     /** As above; {@code maxTimeMs} 0 sends no deadline (a copy that only a kill can stop). */
     private static Sent sendAndGiveUp(String uri, long txnNumber, String comment, long maxTimeMs) throws Exception {
+        return sendAndGiveUp(new LiveCopyLedger(), uri, txnNumber, comment, maxTimeMs);
+    }
+
+    /** As above, tracked in {@code ledger}. */
+    private static Sent sendAndGiveUp(LiveCopyLedger ledger, String uri, long txnNumber, String comment, long maxTimeMs)
+            throws Exception {
         try (MongoClient writer = client(uri, null);
                 ClientSession session = writer.startSession()) {
             String lsid = session.getServerSession()
@@ -290,7 +328,7 @@ class OverlapGateTest {
                     .getBinary("id")
                     .asUuid()
                     .toString();
-            LiveCopyLedger.Copy copy = new LiveCopyLedger().start(NS, lsid, txnNumber, comment);
+            LiveCopyLedger.Copy copy = ledger.start(NS, lsid, txnNumber, comment);
             BsonDocument insert = new BsonDocument("insert", new BsonString("records"))
                     .append(
                             "documents",

@@ -38,7 +38,7 @@ class MeterConventionsTest {
         metrics.deadlineHit(new GuardEventListener.DeadlineHit("db.c", 10));
         metrics.gateDecided(new GuardEventListener.GateDecided("db.c", GateVerdict.REFUSED, Duration.ofMillis(1)));
 
-        assertThat(registry.getMeters()).hasSize(13).allSatisfy(MeterConventionsTest::followsTheConventions);
+        assertThat(registry.getMeters()).hasSize(14).allSatisfy(MeterConventionsTest::followsTheConventions);
     }
 
     @Test

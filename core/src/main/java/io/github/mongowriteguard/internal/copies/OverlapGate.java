@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>The gate never throws: when it cannot tell whether the copy still runs (its own {@code currentOp} fails, is
- * refused even with {@code $ownOps}, or its connection is closed or times out) it answers {@link GateVerdict#BLIND} and
+ * refused even with {@code $ownOps}, or its connection is closed or times out, or the copy ledger forgot the copy:
+ * {@link LiveCopyLedger.Copy#isForgotten()}) it answers {@link GateVerdict#BLIND} and
  * the caller decides what a blind retry may do.
  */
 public final class OverlapGate {
@@ -87,6 +88,10 @@ public final class OverlapGate {
     public GateVerdict beforeRetry(MongoDatabase admin, LiveCopyLedger.Copy copy, long lastSendNanos, long maxTimeMs) {
         if (!copy.isPossiblyRunning()) {
             return GateVerdict.PROCEED;
+        }
+        if (copy.isForgotten()) {
+            // the ledger dropped it while it may still run (past its count or retention): not known to be gone
+            return GateVerdict.BLIND;
         }
         if (!sleepUntil(lastSendNanos + TimeUnit.MILLISECONDS.toNanos(maxTimeMs) + grace.toNanos())) {
             return GateVerdict.BLIND;
