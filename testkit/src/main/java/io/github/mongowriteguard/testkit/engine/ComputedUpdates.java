@@ -122,6 +122,11 @@ final class ComputedUpdates {
         BsonDocument query = statement.getDocument("q", new BsonDocument());
         try {
             check(u);
+            if (u.isArray()
+                    && !statement.getArray("arrayFilters", new BsonArray()).isEmpty()) {
+                // src/mongo/db/update/update_driver.cpp (UpdateDriver::parse)
+                throw new Refusal(9, "FailedToParse", "arrayFilters may not be specified for pipeline-style updates");
+            }
             List<BsonDocument> targets = find(
                     query,
                     null,
@@ -162,6 +167,10 @@ final class ComputedUpdates {
         BsonDocument query = command.getDocument("query", new BsonDocument());
         try {
             check(update);
+            if (update.isArray() && command.containsKey("arrayFilters")) {
+                // src/mongo/db/commands/find_and_modify.cpp (validate)
+                throw new Refusal(9, "FailedToParse", "Cannot specify arrayFilters and a pipeline update");
+            }
             List<BsonDocument> targets = find(query, command.getDocument("sort", null), false);
             BsonDocument run = command.clone();
             run.remove("collation");

@@ -181,6 +181,12 @@ class ComputedUpdatesTest {
                 new Document("_id", 3),
                 List.of(new Document("$replaceRoot", new Document("newRoot", new Document("z", "$a")))));
         assertThat(byId(orders, 3)).isEqualTo(new Document("_id", 3).append("z", 0));
+
+        // a pipeline that leaves the document as it was is no modification
+        UpdateResult same =
+                orders.updateOne(new Document("_id", 3), List.of(new Document("$set", new Document("z", 0))));
+        assertThat(same.getMatchedCount()).isEqualTo(1);
+        assertThat(same.getModifiedCount()).isZero();
     }
 
     @Test
@@ -214,6 +220,25 @@ class ComputedUpdatesTest {
                         e -> assertThat(e.getError().getCode()).isEqualTo(66));
         assertThat(byId(items, 1)).isEqualTo(new Document("_id", 1).append("v", 1));
         assertThat(byId(items, 2)).isNull();
+        // arrayFilters name $[<identifier>] elements, which a pipeline has not (update_driver.cpp)
+        assertThatThrownBy(() -> items.updateOne(
+                        new Document("_id", 1),
+                        List.of(new Document("$set", new Document("w", 1))),
+                        new UpdateOptions().arrayFilters(List.of(new Document("e", 1)))))
+                .isInstanceOfSatisfying(MongoWriteException.class, e -> {
+                    assertThat(e.getError().getCode()).isEqualTo(9);
+                    assertThat(e.getError().getMessage())
+                            .isEqualTo("arrayFilters may not be specified for pipeline-style updates");
+                });
+        assertThatThrownBy(() -> items.findOneAndUpdate(
+                        new Document("_id", 1),
+                        List.of(new Document("$set", new Document("w", 1))),
+                        new FindOneAndUpdateOptions().arrayFilters(List.of(new Document("e", 1)))))
+                .isInstanceOfSatisfying(
+                        MongoCommandException.class,
+                        e -> assertThat(e.getErrorMessage())
+                                .isEqualTo("Cannot specify arrayFilters and a pipeline update"));
+        assertThat(byId(items, 1)).isEqualTo(new Document("_id", 1).append("v", 1));
 
         // in a bulk: the refused statement is a write error at its index, the others apply (unordered)
         assertThatThrownBy(() -> items.bulkWrite(
