@@ -6,19 +6,24 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoWriteException;
+import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.CreateCollectionOptions;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
+import com.mongodb.client.model.ValidationOptions;
 import com.mongodb.client.result.UpdateResult;
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import java.util.List;
+import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
@@ -285,5 +290,41 @@ class ComputedUpdatesTest {
                 .isInstanceOfSatisfying(
                         MongoCommandException.class,
                         e -> assertThat(e.getErrorCode()).isEqualTo(72));
+    }
+
+    @Test
+    void pipelineUpdates_areCheckedByTheValidator_andRunInsideATransaction() {
+        MongoDatabase database = client.getDatabase("computed_updates");
+        database.createCollection(
+                "validatedPipeline",
+                new CreateCollectionOptions()
+                        .validationOptions(new ValidationOptions()
+                                .validator(BsonDocument.parse(
+                                        "{$jsonSchema: {properties: {qty: {bsonType: 'int', minimum: 0}}}}"))));
+        MongoCollection<Document> items = database.getCollection("validatedPipeline");
+        items.insertOne(new Document("_id", 1).append("qty", 1));
+
+        // the document the pipeline produces is what the validator sees (collection_write_path.cpp)
+        assertThatThrownBy(() -> items.updateOne(
+                        new Document("_id", 1),
+                        List.of(new Document(
+                                "$set", new Document("qty", new Document("$subtract", List.of("$qty", 5)))))))
+                .isInstanceOfSatisfying(
+                        MongoWriteException.class,
+                        e -> assertThat(e.getError().getCode()).isEqualTo(121));
+        assertThat(byId(items, 1)).isEqualTo(new Document("_id", 1).append("qty", 1));
+
+        try (ClientSession session = client.startSession()) {
+            session.withTransaction(() -> {
+                items.updateOne(
+                        session,
+                        new Document("_id", 1),
+                        List.of(new Document("$set", new Document("qty", new Document("$add", List.of("$qty", 1))))));
+                items.updateOne(session, new Document("_id", 1), Updates.bitwiseOr("flags", 4));
+                return null;
+            });
+        }
+        assertThat(byId(items, 1))
+                .isEqualTo(new Document("_id", 1).append("qty", 2).append("flags", 4));
     }
 }
