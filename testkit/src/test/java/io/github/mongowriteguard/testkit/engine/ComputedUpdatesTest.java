@@ -22,9 +22,12 @@ import com.mongodb.client.result.UpdateResult;
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
+import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.sharding.ShardKey;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.bson.BsonString;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -326,5 +329,36 @@ class ComputedUpdatesTest {
         }
         assertThat(byId(items, 1))
                 .isEqualTo(new Document("_id", 1).append("qty", 2).append("flags", 4));
+    }
+
+    @Test
+    void pipelineAndBitUpdates_throughMongos_onAHashedCollection() {
+        try (EmulatedShardedCluster cluster =
+                        EmulatedCluster.sharded().shards(3).start();
+                MongoClient mongos = Clients.client(cluster.connectionString())) {
+            cluster.shardCollection(
+                    "computed_updates.sharded", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
+            MongoCollection<Document> items =
+                    mongos.getDatabase("computed_updates").getCollection("sharded");
+            for (int i = 0; i < 6; i++) {
+                items.insertOne(new Document("_id", i).append("v", i));
+            }
+
+            UpdateResult many = items.updateMany(
+                    new Document(),
+                    List.of(new Document("$set", new Document("w", new Document("$multiply", List.of("$v", 10))))));
+            assertThat(many.getModifiedCount()).isEqualTo(6);
+            items.updateOne(new Document("_id", 3), Updates.bitwiseXor("v", 1));
+            Document after = items.findOneAndUpdate(
+                    new Document("_id", 4),
+                    List.of(new Document("$unset", "w")),
+                    new FindOneAndUpdateOptions().returnDocument(ReturnDocument.AFTER));
+
+            assertThat(after).isEqualTo(new Document("_id", 4).append("v", 4));
+            assertThat(byId(items, 3))
+                    .isEqualTo(new Document("_id", 3).append("v", 2).append("w", 30));
+            assertThat(byId(items, 5))
+                    .isEqualTo(new Document("_id", 5).append("v", 5).append("w", 50));
+        }
     }
 }
