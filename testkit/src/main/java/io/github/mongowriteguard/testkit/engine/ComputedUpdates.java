@@ -127,6 +127,9 @@ final class ComputedUpdates {
                 // src/mongo/db/update/update_driver.cpp (UpdateDriver::parse)
                 throw new Refusal(9, "FailedToParse", "arrayFilters may not be specified for pipeline-style updates");
             }
+            if (u.isArray() && (statement.containsKey("c") || command.containsKey("let"))) {
+                throw unemulatedVariables();
+            }
             List<BsonDocument> targets = find(
                     query,
                     null,
@@ -171,6 +174,9 @@ final class ComputedUpdates {
                 // src/mongo/db/commands/find_and_modify.cpp (validate)
                 throw new Refusal(9, "FailedToParse", "Cannot specify arrayFilters and a pipeline update");
             }
+            if (update.isArray() && command.containsKey("let")) {
+                throw unemulatedVariables();
+            }
             List<BsonDocument> targets = find(query, command.getDocument("sort", null), false);
             BsonDocument run = command.clone();
             run.remove("collation");
@@ -200,6 +206,18 @@ final class ComputedUpdates {
                     error.getString("codeName").getValue(),
                     error.getString("errmsg").getValue());
         }
+    }
+
+    /**
+     * Variables for a pipeline ({@code c}, {@code let}): the engine's aggregation has none, so the testkit says so
+     * rather than run the pipeline without them.
+     */
+    private static Refusal unemulatedVariables() {
+        return new Refusal(
+                1,
+                "InternalError",
+                "emulator: the testkit does not emulate variables ('c', 'let') in pipeline updates; test this"
+                        + " on a real deployment");
     }
 
     /** The documents a statement updates: all that match, or the first (in {@code sort}'s order when given). */

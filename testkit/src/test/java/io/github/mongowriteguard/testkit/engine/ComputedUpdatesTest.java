@@ -247,6 +247,15 @@ class ComputedUpdatesTest {
                         e -> assertThat(e.getErrorMessage())
                                 .isEqualTo("Cannot specify arrayFilters and a pipeline update"));
         assertThat(byId(items, 1)).isEqualTo(new Document("_id", 1).append("v", 1));
+        // variables are not emulated: said so, never run without them
+        assertThatThrownBy(() -> items.updateOne(
+                        new Document("_id", 1),
+                        List.of(new Document("$set", new Document("w", "$$x"))),
+                        new UpdateOptions().let(new Document("x", 1))))
+                .isInstanceOfSatisfying(
+                        MongoWriteException.class,
+                        e -> assertThat(e.getError().getMessage()).contains("does not emulate variables"));
+        assertThat(byId(items, 1)).isEqualTo(new Document("_id", 1).append("v", 1));
 
         // in a bulk: the refused statement is a write error at its index, the others apply (unordered)
         assertThatThrownBy(() -> items.bulkWrite(
