@@ -37,6 +37,8 @@ public final class StorageEngine implements AutoCloseable {
     private final Validators validators = new Validators();
     /** Whether inserts are checked as mongod checks them (false for scratch engines that hold no user data). */
     private final boolean validating;
+    /** Runs update pipelines on one document at a time ({@link ComputedUpdates}); guarded by {@link #lock}. */
+    private StorageEngine computing;
 
     /** An engine that checks what mongod checks of documents to insert ({@link InsertValidation}, validators). */
     public StorageEngine() {
@@ -133,6 +135,23 @@ public final class StorageEngine implements AutoCloseable {
     }
 
     private BsonDocument runInEngine(String database, BsonDocument command) {
+        if (ComputedUpdates.needed(command)) {
+            // $bit and pipeline updates, which the engine cannot apply: computed per document (ComputedUpdates)
+            return atomically(
+                    () -> ComputedUpdates.run(database, command, plain -> runPlain(database, plain), computing()));
+        }
+        return runPlain(database, command);
+    }
+
+    /** The scratch engine that runs an update pipeline on one document, made on first use. */
+    private StorageEngine computing() {
+        if (computing == null) {
+            computing = scratch();
+        }
+        return computing;
+    }
+
+    private BsonDocument runPlain(String database, BsonDocument command) {
         String name = command.getFirstKey();
         Document engineCommand = toEngine(command);
         lock.lock();
@@ -287,6 +306,9 @@ public final class StorageEngine implements AutoCloseable {
 
     @Override
     public void close() {
+        if (computing != null) {
+            computing.close();
+        }
         backend.close();
         channel.close();
     }
