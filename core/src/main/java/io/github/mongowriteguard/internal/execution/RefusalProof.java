@@ -27,8 +27,9 @@ import java.util.Set;
  *     statement on a {@code mongod}</td><td>{@code handleError} fails the whole batch on an interruption ("These have
  *     always failed the whole batch") after the statements before it committed; a multi-document write commits
  *     document by document. One statement writes in one {@code WriteUnitOfWork}: an interruption inside it rolls it
- *     back, and none is checked after its commit (a write-concern wait that ends at the deadline is a
- *     {@code writeConcernError}, not the command's error)</td></tr>
+ *     back, and none is checked after its commit ({@code finishCurOp} ignores every error, "We don't want a successful
+ *     op to fail"; a write-concern wait that ends at the deadline is a {@code writeConcernError}, not the command's
+ *     error)</td></tr>
  * <tr><td>{@code MaxTimeMSExpired} (50) from mongos</td><td>no</td><td>{@code src/mongo/s/async_requests_sender.cpp}:
  *     at the operation's deadline the router stops waiting and gives every outstanding shard request the interrupt
  *     status; {@code src/mongo/s/write_ops/batch_write_exec.cpp} turns it into write error 50 ("Write results
