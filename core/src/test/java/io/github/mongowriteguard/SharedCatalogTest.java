@@ -72,6 +72,7 @@ class SharedCatalogTest {
                         .extracting(HeldStructure::name)
                         .containsExactly(
                                 "copies.tracked",
+                                "copies.held",
                                 "executors",
                                 "warnings",
                                 "catalog.clients",
@@ -82,8 +83,11 @@ class SharedCatalogTest {
                 HeldStructure chunks = held.get(held.size() - 1);
                 assertThat(chunks.size()).isGreaterThanOrEqualTo(4); // this cluster's 2 chunks per shard, and others'
                 assertThat(chunks.bound()).isEqualTo(100_000);
-                assertThat(held.get(1).size()).isEqualTo(1);
-                assertThat(held.get(1).bound()).isEqualTo(1_024);
+                // nothing UNKNOWN: no command held for a settle, within the settle hold's bound
+                assertThat(held.get(1).size()).isZero();
+                assertThat(held.get(1).bound()).isEqualTo(guard.getSettings().getSettleHoldMaxCopies());
+                assertThat(held.get(2).size()).isEqualTo(1);
+                assertThat(held.get(2).bound()).isEqualTo(1_024);
                 assertThat(registry.get("mongodb.guard.held")
                                 .tag("structure", "executors")
                                 .gauge()
