@@ -83,9 +83,11 @@ class SharedCatalogTest {
                 HeldStructure chunks = held.get(held.size() - 1);
                 assertThat(chunks.size()).isGreaterThanOrEqualTo(4); // this cluster's 2 chunks per shard, and others'
                 assertThat(chunks.bound()).isEqualTo(100_000);
-                // the copies tracked and those held for settle each have a count bound: 10,000 and 1,000
+                // the copies tracked and those held for settle each have a count bound: 10,000 and the settle hold's
                 assertThat(held.get(0).bound()).isEqualTo(10_000);
-                assertThat(held.get(1).bound()).isEqualTo(1_000);
+                // nothing UNKNOWN: no command held for a settle, within the settle hold's bound
+                assertThat(held.get(1).size()).isZero();
+                assertThat(held.get(1).bound()).isEqualTo(guard.getSettings().getSettleHoldMaxCopies());
                 assertThat(held.get(2).size()).isEqualTo(1);
                 assertThat(held.get(2).bound()).isEqualTo(1_024);
                 assertThat(registry.get("mongodb.guard.held")

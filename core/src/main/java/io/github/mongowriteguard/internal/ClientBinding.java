@@ -28,6 +28,11 @@ public final class ClientBinding implements ServerSelector {
     private final boolean retryWrites;
     /** Learned from the driver's cluster description (and from the server's refusal): a standalone mongod. */
     private volatile boolean standalone;
+    /**
+     * Learned from the driver's cluster description: a replica set or a standalone, so a {@code mongod} answers, not
+     * mongos. Until then (and behind a load balancer, always mongos) an answer may be mongos'.
+     */
+    private volatile boolean mongod;
 
     public ClientBinding(@Nullable Long timeoutMs, int readTimeoutMs, @Nullable ServerSelector delegate) {
         this(timeoutMs, readTimeoutMs, delegate, true);
@@ -71,6 +76,16 @@ public final class ClientBinding implements ServerSelector {
         return standalone ? "the server is a standalone mongod, which has no retryable writes" : "";
     }
 
+    /**
+     * Whether the answers may come from mongos: false only once the driver's cluster description showed a replica set
+     * or a standalone. mongos answers {@code MaxTimeMSExpired} for a shard's statements at its own deadline while the
+     * shard may still apply them (mongodb/mongo {@code src/mongo/s/async_requests_sender.cpp},
+     * {@code src/mongo/s/write_ops/batch_write_exec.cpp}), so such an answer proves nothing about them.
+     */
+    public boolean mayBeMongos() {
+        return !mongod;
+    }
+
     /** The server refused a {@code txnNumber} ({@link #STANDALONE_REFUSAL}): it is a standalone. */
     public void refusedTxnNumber() {
         standalone = true;
@@ -101,6 +116,10 @@ public final class ClientBinding implements ServerSelector {
         // Every server selection of the client passes here with the cluster's description: the cluster type the driver
         // decides retryable writes by. Written only when it changes.
         ClusterType type = clusterDescription.getType();
+        boolean direct = type == ClusterType.REPLICA_SET || type == ClusterType.STANDALONE;
+        if (direct != mongod && (direct || type == ClusterType.SHARDED || type == ClusterType.LOAD_BALANCED)) {
+            mongod = direct;
+        }
         if (type == ClusterType.STANDALONE && !standalone) {
             standalone = true;
         } else if (standalone && (type == ClusterType.REPLICA_SET || type == ClusterType.SHARDED)) {

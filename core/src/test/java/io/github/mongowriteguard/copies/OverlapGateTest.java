@@ -67,7 +67,7 @@ class OverlapGateTest {
                         .stalled()
                         .stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.INTERRUPTIBLE, Duration.ofSeconds(30)))) {
             // No deadline on the server: only the gate's kill stops it.
-            Sent copy = sendAndGiveUp(deployment.uri(null), 5L, "mwg:test:1.1", 0);
+            Sent copy = sendAndGiveUp(topology, deployment.uri(null), 5L, "mwg:test:1.1", 0);
 
             GateVerdict verdict = new OverlapGate(Duration.ofMillis(50))
                     .beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
@@ -87,7 +87,7 @@ class OverlapGateTest {
                 StallHandle stall = deployment
                         .stalled()
                         .stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
-            Sent copy = sendAndGiveUp(deployment.uri(null), 5L, "mwg:test:1.1");
+            Sent copy = sendAndGiveUp(topology, deployment.uri(null), 5L, "mwg:test:1.1");
 
             GateVerdict verdict = new OverlapGate(Duration.ofMillis(50))
                     .beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
@@ -108,7 +108,7 @@ class OverlapGateTest {
                 StallHandle stall = deployment
                         .stalled()
                         .stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(2)))) {
-            Sent running = sendAndGiveUp(deployment.uri(null), 5L, "mwg:test:1.1");
+            Sent running = sendAndGiveUp(Topology.REPLICA_SET, deployment.uri(null), 5L, "mwg:test:1.1");
             // The gate asks about another copy of the same session: another guard comment.
             LiveCopyLedger.Copy other = new LiveCopyLedger().start(NS, running.copy.lsid(), 4L, "mwg:test:1.0");
             other.sent();
@@ -130,7 +130,7 @@ class OverlapGateTest {
                 StallHandle stall = deployment
                         .stalled()
                         .stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
-            Sent copy = sendAndGiveUp(deployment.uri("app"), 5L, "mwg:test:1.1");
+            Sent copy = sendAndGiveUp(Topology.REPLICA_SET, deployment.uri("app"), 5L, "mwg:test:1.1");
 
             OverlapGate gate = new OverlapGate(Duration.ofMillis(50));
             GateVerdict verdict =
@@ -157,7 +157,7 @@ class OverlapGateTest {
                 StallHandle stall = deployment
                         .stalled()
                         .stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
-            Sent copy = sendAndGiveUp(deployment.uri("app"), 5L, "mwg:test:1.1");
+            Sent copy = sendAndGiveUp(Topology.SHARDED, deployment.uri("app"), 5L, "mwg:test:1.1");
 
             GateVerdict blind = new OverlapGate(Duration.ofMillis(50))
                     .beforeRetry(gateClient.getDatabase("admin"), copy.copy, copy.sentAt, MAX_TIME_MS);
@@ -187,7 +187,7 @@ class OverlapGateTest {
                 StallHandle stall = deployment
                         .stalled()
                         .stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
-            Sent copy = sendAndGiveUp(deployment.uri(null), 5L, "mwg:test:1.1");
+            Sent copy = sendAndGiveUp(Topology.SHARDED, deployment.uri(null), 5L, "mwg:test:1.1");
             failCurrentOp(gateClient, fault);
 
             GateVerdict verdict = new OverlapGate(Duration.ofMillis(50))
@@ -268,7 +268,8 @@ class OverlapGateTest {
                         .stalled()
                         .stall(new Stall(NS, Stall.WRITE_COMMANDS, StallMode.UNINTERRUPTIBLE, Duration.ofSeconds(3)))) {
             LiveCopyLedger ledger = new LiveCopyLedger(new SettleHold(10, Duration.ofMinutes(10)), 1);
-            Sent copy = sendAndGiveUp(ledger, deployment.uri(null), 5L, "mwg:test:1.1", MAX_TIME_MS);
+            Sent copy =
+                    sendAndGiveUp(ledger, Topology.REPLICA_SET, deployment.uri(null), 5L, "mwg:test:1.1", MAX_TIME_MS);
             LiveCopyLedger.Copy later =
                     ledger.start(NS, java.util.UUID.randomUUID().toString(), 1L, "mwg:test:2.1");
             later.sent();
@@ -308,18 +309,25 @@ class OverlapGateTest {
     /** One copy sent by hand as the guard sends it (runCommand body, lsid, txnNumber, maxTimeMS, comment). */
     private record Sent(LiveCopyLedger.Copy copy, long sentAt) {}
 
-    /** Sends a > 1,000-byte retryable insert that the stalled node holds, and gives up on it at the socket timeout. */
-    private static Sent sendAndGiveUp(String uri, long txnNumber, String comment) throws Exception {
-        return sendAndGiveUp(uri, txnNumber, comment, MAX_TIME_MS);
+    /**
+     * Sends a > 1,000-byte retryable insert that the stalled node holds, and gives up on it: at the socket timeout on a
+     * mongod; through mongos when mongos answers at the command's {@code maxTimeMS} (below the socket timeout) with
+     * write error 50 "Write results unavailable", while the stalled shard still runs the copy (mongodb/mongo
+     * {@code src/mongo/s/async_requests_sender.cpp}, {@code src/mongo/s/write_ops/batch_write_exec.cpp}).
+     */
+    private static Sent sendAndGiveUp(Topology topology, String uri, long txnNumber, String comment) throws Exception {
+        return sendAndGiveUp(topology, uri, txnNumber, comment, MAX_TIME_MS);
     }
 
-    /** As above; {@code maxTimeMs} 0 sends no deadline (a copy that only a kill can stop). */
-    private static Sent sendAndGiveUp(String uri, long txnNumber, String comment, long maxTimeMs) throws Exception {
-        return sendAndGiveUp(new LiveCopyLedger(), uri, txnNumber, comment, maxTimeMs);
+    /** As above; {@code maxTimeMs} 0 sends no deadline (a copy that only a kill can stop, whose answer never comes). */
+    private static Sent sendAndGiveUp(Topology topology, String uri, long txnNumber, String comment, long maxTimeMs)
+            throws Exception {
+        return sendAndGiveUp(new LiveCopyLedger(), topology, uri, txnNumber, comment, maxTimeMs);
     }
 
     /** As above, tracked in {@code ledger}. */
-    private static Sent sendAndGiveUp(LiveCopyLedger ledger, String uri, long txnNumber, String comment, long maxTimeMs)
+    private static Sent sendAndGiveUp(
+            LiveCopyLedger ledger, Topology topology, String uri, long txnNumber, String comment, long maxTimeMs)
             throws Exception {
         try (MongoClient writer = client(uri, null);
                 ClientSession session = writer.startSession()) {
@@ -341,8 +349,19 @@ class OverlapGateTest {
             insert.append("txnNumber", new BsonInt64(txnNumber)).append("comment", new BsonString(comment));
             copy.sent();
             long sentAt = System.nanoTime();
-            assertThatThrownBy(() -> writer.getDatabase("gate").runCommand(session, insert, BsonDocument.class))
-                    .isInstanceOf(com.mongodb.MongoSocketException.class);
+            if (topology == Topology.SHARDED && maxTimeMs > 0) {
+                BsonDocument reply = writer.getDatabase("gate").runCommand(session, insert, BsonDocument.class);
+                assertThat(reply.getArray("writeErrors")
+                                .get(0)
+                                .asDocument()
+                                .getInt32("code")
+                                .getValue())
+                        .as("mongos answers at its deadline: %s", reply)
+                        .isEqualTo(50);
+            } else {
+                assertThatThrownBy(() -> writer.getDatabase("gate").runCommand(session, insert, BsonDocument.class))
+                        .isInstanceOf(com.mongodb.MongoSocketException.class);
+            }
             copy.clientGaveUp();
             return new Sent(copy, sentAt);
         }

@@ -226,6 +226,11 @@ class SettleTest {
                     .isEqualTo(WriteStatus.APPLIED);
             assertThat(settled.outcome(0).settleable()).isFalse();
             assertThat(settled.settleableUntil()).isNull();
+            // The settle's answer replays the statement's n and nModified from its record (write_ops_retryability.cpp),
+            // through mongos too: the held reply (mongos' MaxTimeMSExpired for the child batch) counted nothing.
+            assertThat(List.of(settled.matchedCount(), settled.modifiedCount()))
+                    .as("matched, modified")
+                    .isEqualTo(List.of(1, 1));
             assertThat(settled.commands()).as("a settle starts no copy").isEqualTo(1);
             assertThat(guard.getCopies().heldCount()).isZero();
             assertThat(guard.getCopies().possiblyRunningCount()).isZero();

@@ -89,7 +89,7 @@ public final class BulkExecutor<T> {
                         collection.getNamespace().getCollectionName(),
                         collection.getDocumentClass(),
                         collection.getCodecRegistry()),
-                new CopySender(runtime, database, admin, namespace, maxTimeMs),
+                new CopySender(runtime, database, admin, namespace, maxTimeMs, binding),
                 runtime,
                 access,
                 collection.getCodecRegistry(),

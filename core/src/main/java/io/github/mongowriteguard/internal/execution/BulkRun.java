@@ -392,7 +392,7 @@ final class BulkRun<T> implements AutoCloseable {
                         plan,
                         tools.sender(),
                         tools.registry(),
-                        sent.result() instanceof SendResult.Reply)));
+                        sent.result() instanceof SendResult.Reply reply ? reply.reply() : null)));
     }
 
     /**

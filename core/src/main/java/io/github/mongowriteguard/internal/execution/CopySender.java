@@ -11,6 +11,7 @@ import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoDatabase;
 import io.github.mongowriteguard.copies.CopyRecord;
 import io.github.mongowriteguard.copies.GateVerdict;
+import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
@@ -59,6 +60,8 @@ final class CopySender {
     private final MongoDatabase admin;
     private final String namespace;
     private final long maxTimeMs;
+    /** Whether mongos may answer: its {@code MaxTimeMSExpired} leaves the shard's copy possibly running. */
+    private final ClientBinding binding;
     /** The last session identifier this sender saw, with its text ({@link #lsid}); null before the first send. */
     private volatile @Nullable LsidText lastLsid;
 
@@ -136,12 +139,19 @@ final class CopySender {
         }
     }
 
-    CopySender(GuardRuntime runtime, MongoDatabase database, MongoDatabase admin, String namespace, long maxTimeMs) {
+    CopySender(
+            GuardRuntime runtime,
+            MongoDatabase database,
+            MongoDatabase admin,
+            String namespace,
+            long maxTimeMs,
+            ClientBinding binding) {
         this.runtime = runtime;
         this.database = database;
         this.admin = admin;
         this.namespace = namespace;
         this.maxTimeMs = maxTimeMs;
+        this.binding = binding;
     }
 
     /**
@@ -239,8 +249,13 @@ final class CopySender {
                 }
                 copy.markEnded();
             }
-            if (result.hitDeadline() && !copy.isPossiblyRunning()) {
+            if (result.hitDeadline() && (binding.mayBeMongos() || !copy.isPossiblyRunning())) {
                 events.deadlineHit(new GuardEventListener.DeadlineHit(namespace, maxTimeMs));
+            }
+            if (result.hitDeadline() && binding.mayBeMongos()) {
+                // mongos stopped waiting for the shard at its deadline (async_requests_sender.cpp): as after a socket
+                // timeout, the shard may still be applying the copy.
+                copy.clientGaveUp();
             }
             if (!(retryable || retryAllowed) || !result.worthRetrying()) {
                 break;

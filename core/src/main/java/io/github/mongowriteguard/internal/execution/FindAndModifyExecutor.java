@@ -17,6 +17,7 @@ import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
+import io.github.mongowriteguard.internal.server.ErrorCodes;
 import io.github.mongowriteguard.metrics.CallOutcome;
 import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.mongowriteguard.outcome.WriteOutcome;
@@ -103,7 +104,7 @@ public final class FindAndModifyExecutor<T> {
                 request.maxTimeMs() > 0 ? Math.min(request.maxTimeMs(), executor.maxTimeMs()) : executor.maxTimeMs();
         RecordedWriteOutcome.Builder<T> outcome = new RecordedWriteOutcome.Builder<>(List.of(request.model()));
         CopySender sender = new CopySender(
-                runtime, database, admin, collection.getNamespace().getFullName(), maxTimeMs);
+                runtime, database, admin, collection.getNamespace().getFullName(), maxTimeMs, executor.binding());
         CopySender.Sent sent;
         try (Sessions sessions = session == null ? Sessions.own(access) : Sessions.callers(session)) {
             // No txnNumber without a retryable-write identity (retryWrites=false, a standalone), as the driver.
@@ -242,8 +243,10 @@ public final class FindAndModifyExecutor<T> {
             return;
         }
         if (result instanceof SendResult.ServerError serverError
-                && !RefusalProof.anEarlierSendMayHaveApplied(sent, true)
-                && RefusalProof.provesNothingApplied(serverError.error(), true)) {
+                && !RefusalProof.anEarlierSendMayHaveApplied(
+                        sent, true, executor.binding().mayBeMongos())
+                && RefusalProof.provesNothingApplied(
+                        serverError.error(), true, executor.binding().mayBeMongos())) {
             MongoException error = serverError.error();
             outcome.set(RecordedIndexOutcome.failed(
                     0,
@@ -260,8 +263,15 @@ public final class FindAndModifyExecutor<T> {
         }
         String reason = result instanceof SendResult.Refused refused
                 ? "not retried: an earlier copy is still running on the server (" + refused.runningCopy() + ")"
-                : "nothing proves whether the write was applied (" + result + ")"
-                        + noSameCopyResend(executor.binding());
+                : result.code() == ErrorCodes.MAX_TIME_MS_EXPIRED
+                                && executor.binding().mayBeMongos()
+                                && result instanceof SendResult.ServerError deadlineError
+                        ? OutcomeRecorder.routerDeadline(
+                                deadlineError.error() instanceof com.mongodb.MongoCommandException commandError
+                                        ? commandError.getErrorMessage()
+                                        : deadlineError.error().getMessage())
+                        : "nothing proves whether the write was applied (" + result + ")"
+                                + noSameCopyResend(executor.binding());
         outcome.set(
                 RecordedIndexOutcome.unknown(0, reason, RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
     }

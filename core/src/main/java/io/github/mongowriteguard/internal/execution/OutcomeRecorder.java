@@ -33,6 +33,11 @@ import org.jspecify.annotations.Nullable;
  *   <li>an error that does not prove nothing was applied ({@link RefusalProof}: an interruption of several
  *       statements or of a multi-document write, a stepdown, a shutdown) leaves the statements UNKNOWN, not
  *       FAILED;</li>
+ *   <li>a {@code MaxTimeMSExpired} (50) from mongos, for the statements of a child batch or for the whole command,
+ *       proves nothing: mongos stops waiting at its deadline while the shard may still apply them
+ *       ({@code src/mongo/s/async_requests_sender.cpp}, {@code src/mongo/s/write_ops/batch_write_exec.cpp}); the
+ *       statements are UNKNOWN, and a held single-document copy settles them. From a {@code mongod} it keeps its
+ *       meaning ({@link RefusalProof});</li>
  *   <li>a multi-document write is not atomic: its FAILED says it may have changed documents.</li>
  * </ul>
  * A whole command that failed, or whose outcome is unknown, stops the call: {@link #record} says why.
@@ -43,13 +48,17 @@ final class OutcomeRecorder<T> {
     private final CodecRegistry registry;
     /** Recording a settle: every send is a resend of the copy. */
     private final boolean settling;
-    /** Recording a settle of a command whose reply was recorded already (a write-concern error): no counts again. */
-    private final boolean alreadyCounted;
+    /**
+     * Recording a settle of a command whose earlier reply was recorded already (a write-concern error, or a reply
+     * whose statements mongos failed at its deadline): its counts and ids are in the outcome, so the settle adds only
+     * what its own reply has beyond them; null when none was recorded.
+     */
+    private final @Nullable CommandReply alreadyCounted;
     /** Whether the commands carried a {@code txnNumber}, for the reasons of unknown outcomes. */
     private final ClientBinding binding;
 
     OutcomeRecorder(BulkPlan plan, RecordedWriteOutcome.Builder<T> outcome, CodecRegistry registry) {
-        this(plan, outcome, registry, false, false, new ClientBinding(null, 0, null));
+        this(plan, outcome, registry, false, null, new ClientBinding(null, 0, null));
     }
 
     /**
@@ -59,19 +68,19 @@ final class OutcomeRecorder<T> {
      */
     OutcomeRecorder(
             BulkPlan plan, RecordedWriteOutcome.Builder<T> outcome, CodecRegistry registry, ClientBinding binding) {
-        this(plan, outcome, registry, false, false, binding);
+        this(plan, outcome, registry, false, null, binding);
     }
 
     /**
      * @param settling       whether the sends recorded are a settle's (resends of a held copy)
-     * @param alreadyCounted whether an earlier reply of the copy was recorded with its counts and ids
+     * @param alreadyCounted the earlier reply of the copy that was recorded with its counts and ids, or null
      */
     OutcomeRecorder(
             BulkPlan plan,
             RecordedWriteOutcome.Builder<T> outcome,
             CodecRegistry registry,
             boolean settling,
-            boolean alreadyCounted) {
+            @Nullable CommandReply alreadyCounted) {
         this(plan, outcome, registry, settling, alreadyCounted, new ClientBinding(null, 0, null));
     }
 
@@ -80,7 +89,7 @@ final class OutcomeRecorder<T> {
             RecordedWriteOutcome.Builder<T> outcome,
             CodecRegistry registry,
             boolean settling,
-            boolean alreadyCounted,
+            @Nullable CommandReply alreadyCounted,
             ClientBinding binding) {
         this.plan = plan;
         this.outcome = outcome;
@@ -103,7 +112,8 @@ final class OutcomeRecorder<T> {
                     command,
                     reply.reply(),
                     sent.resent() || settling,
-                    RefusalProof.anEarlierSendMayHaveApplied(sent, oneSingleDocumentStatement(command)));
+                    RefusalProof.anEarlierSendMayHaveApplied(
+                            sent, oneSingleDocumentStatement(command), binding.mayBeMongos()));
             return outcomeOfCommand(command);
         }
         if (result instanceof SendResult.Refused refused) {
@@ -161,7 +171,8 @@ final class OutcomeRecorder<T> {
      */
     private String commandFailed(WriteCommand command, CopySender.Sent sent, MongoException error, boolean fromServer) {
         boolean single = oneSingleDocumentStatement(command);
-        if (RefusalProof.anEarlierSendMayHaveApplied(sent, single)) {
+        boolean mayBeMongos = binding.mayBeMongos();
+        if (RefusalProof.anEarlierSendMayHaveApplied(sent, single, mayBeMongos)) {
             unknown(
                     command,
                     "an earlier send of this copy "
@@ -169,7 +180,14 @@ final class OutcomeRecorder<T> {
                             + " and the last one failed with " + error.getCode()
                             + ", which proves nothing about the earlier send: it may have applied it, or may"
                             + " still be running");
-        } else if (fromServer && !RefusalProof.provesNothingApplied(error, single)) {
+        } else if (fromServer && mayBeMongos && error.getCode() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
+            unknown(
+                    command,
+                    routerDeadline(
+                            error instanceof MongoCommandException commandError
+                                    ? commandError.getErrorMessage()
+                                    : error.getMessage()));
+        } else if (fromServer && !RefusalProof.provesNothingApplied(error, single, mayBeMongos)) {
             unknown(
                     command,
                     "the server's " + describe(error) + " does not prove that nothing was applied ("
@@ -211,7 +229,8 @@ final class OutcomeRecorder<T> {
         // applied it and the ones after it before an interruption or stepdown.
         boolean interruptedOrdered = command.ordered()
                 && firstError >= 0
-                && !RefusalProof.provesNothingApplied(reply.error(firstError).code(), false, false, single);
+                && !RefusalProof.provesNothingApplied(
+                        reply.error(firstError).code(), false, false, single, binding.mayBeMongos());
         boolean anyError = firstError >= 0;
         for (int position = 0; position < command.size(); position++) {
             int index = command.index(position);
@@ -226,7 +245,7 @@ final class OutcomeRecorder<T> {
                     // document with that _id can only be this write's.)
                     outcome.set(RecordedIndexOutcome.applied(
                             index, "applied by an earlier copy (duplicate key on the _id the guard assigned)"));
-                    if (!alreadyCounted) {
+                    if (!countedBefore(command, position)) {
                         recordIdOf(command, position, index, reply);
                     }
                     continue;
@@ -237,13 +256,16 @@ final class OutcomeRecorder<T> {
                             index,
                             "mongos lost the shard's answer (" + error.code() + " " + error.codeName() + "): the"
                                     + " shard may have applied it");
+                } else if (error.code() == ErrorCodes.MAX_TIME_MS_EXPIRED && binding.mayBeMongos()) {
+                    unknown(index, routerDeadline(error.message()));
                 } else if (earlierDoubt && transientError) {
                     unknown(
                             index,
                             "an earlier send of this copy may have applied it (no answer, or one that does not prove"
                                     + " otherwise); the last send's " + error.code() + " (" + error.codeName()
                                     + ") does not show what the earlier one did");
-                } else if (!RefusalProof.provesNothingApplied(error.code(), false, false, single)) {
+                } else if (!RefusalProof.provesNothingApplied(
+                        error.code(), false, false, single, binding.mayBeMongos())) {
                     unknown(
                             index,
                             "the server's " + error.code() + " (" + error.codeName() + ") does not prove that it was"
@@ -260,7 +282,14 @@ final class OutcomeRecorder<T> {
                             index, error.code(), error.codeName(), error.message(), error.details(), transientError));
                 }
             } else if (command.ordered() && firstError >= 0 && position > firstError) {
-                if (interruptedOrdered) {
+                if (interruptedOrdered
+                        && reply.error(firstError).code() == ErrorCodes.MAX_TIME_MS_EXPIRED
+                        && binding.mayBeMongos()) {
+                    unknown(
+                            index,
+                            "in the batch of index " + command.index(firstError) + ": "
+                                    + routerDeadline(reply.error(firstError).message()));
+                } else if (interruptedOrdered) {
                     unknown(
                             index,
                             "the server failed the batch at index " + command.index(firstError) + " ("
@@ -275,7 +304,7 @@ final class OutcomeRecorder<T> {
                 }
             } else {
                 outcome.set(RecordedIndexOutcome.applied(index));
-                if (!alreadyCounted) {
+                if (!countedBefore(command, position)) {
                     recordIdOf(command, position, index, reply);
                 }
                 if (command.size() == 1 && command.type() != WriteCommand.CommandType.INSERT) {
@@ -287,12 +316,17 @@ final class OutcomeRecorder<T> {
                 }
             }
         }
-        if (!alreadyCounted) {
+        // A settle's reply replays what the recorded earlier reply counted already (write_ops_retryability.cpp answers
+        // an executed statement from its record with its n and nModified): only the rest is added.
+        int n = reply.n() - (alreadyCounted == null ? 0 : alreadyCounted.n());
+        int nModified = reply.nModified() - (alreadyCounted == null ? 0 : alreadyCounted.nModified());
+        int upserted = reply.upsertedCount() - (alreadyCounted == null ? 0 : alreadyCounted.upsertedCount());
+        if (n > 0 || nModified > 0 || alreadyCounted == null) {
             // A switch expression, so that a new command type does not compile until its counts are said.
             RecordedWriteOutcome.Builder<T> counted = switch (command.type()) {
-                case INSERT -> outcome.counts(reply.n(), 0, 0, 0);
-                case UPDATE -> outcome.counts(0, reply.n() - reply.upsertedCount(), reply.nModified(), 0);
-                case DELETE -> outcome.counts(0, 0, 0, reply.n());
+                case INSERT -> outcome.counts(n, 0, 0, 0);
+                case UPDATE -> outcome.counts(0, n - upserted, nModified, 0);
+                case DELETE -> outcome.counts(0, 0, 0, n);
             };
         }
         if (reply.writeConcernError() != null) {
@@ -310,6 +344,21 @@ final class OutcomeRecorder<T> {
         if (reply.errorCount() > 0 || reply.writeConcernError() != null) {
             outcome.errorLabels(reply.errorLabels());
         }
+    }
+
+    /**
+     * Whether the earlier reply a settle follows counted this statement (and recorded its id): it ran there, no error,
+     * and not after an ORDERED command's failed statement.
+     */
+    private boolean countedBefore(WriteCommand command, int position) {
+        if (alreadyCounted == null) {
+            return false;
+        }
+        int firstError = alreadyCounted.firstErrorPosition();
+        if (firstError < 0) {
+            return true;
+        }
+        return alreadyCounted.error(position) == null && !(command.ordered() && position > firstError);
     }
 
     private void recordIdOf(WriteCommand command, int position, int index, CommandReply reply) {
@@ -350,6 +399,18 @@ final class OutcomeRecorder<T> {
 
     private void unknown(int index, String reason) {
         outcome.set(RecordedIndexOutcome.unknown(index, reason, RetrySafety.ofNewCopy(plan, index, registry)));
+    }
+
+    /**
+     * Why a write is UNKNOWN after a {@code MaxTimeMSExpired} that mongos may have sent: it stops waiting for a shard at
+     * its deadline and reports the shard's statements failed, while the shard may still apply them.
+     *
+     * @param message the server's message ("Write results unavailable from ..."), or null
+     */
+    static String routerDeadline(@Nullable String message) {
+        return "mongos answered MaxTimeMSExpired (50" + (message == null || message.isEmpty() ? "" : ": " + message)
+                + "): it stops waiting for the shard at its deadline, which may still apply the write or have applied"
+                + " it";
     }
 
     /** Why a write the primary applied is UNKNOWN after a write-concern error. */

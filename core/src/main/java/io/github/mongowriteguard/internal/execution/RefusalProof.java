@@ -24,9 +24,16 @@ import java.util.Set;
  *     <td>the shard checks the routing version before it writes the statement; {@code handleError} records it and
  *     stops the batch</td></tr>
  * <tr><td>an interruption (24, 50, 262, 279, 11600, 11601, 11602)</td><td>only for one single-document
- *     statement</td><td>{@code handleError} fails the whole batch on an interruption ("These have always failed the
- *     whole batch") after the statements before it committed; a multi-document write commits document by
- *     document</td></tr>
+ *     statement on a {@code mongod}</td><td>{@code handleError} fails the whole batch on an interruption ("These have
+ *     always failed the whole batch") after the statements before it committed; a multi-document write commits
+ *     document by document. One statement writes in one {@code WriteUnitOfWork}: an interruption inside it rolls it
+ *     back, and none is checked after its commit ({@code finishCurOp} ignores every error, "We don't want a successful
+ *     op to fail"; a write-concern wait that ends at the deadline is a {@code writeConcernError}, not the command's
+ *     error)</td></tr>
+ * <tr><td>{@code MaxTimeMSExpired} (50) from mongos</td><td>no</td><td>{@code src/mongo/s/async_requests_sender.cpp}:
+ *     at the operation's deadline the router stops waiting and gives every outstanding shard request the interrupt
+ *     status; {@code src/mongo/s/write_ops/batch_write_exec.cpp} turns it into write error 50 ("Write results
+ *     unavailable from ...") for the child batch's statements, while the shard may still apply them</td></tr>
  * <tr><td>{@code PrimarySteppedDown} (189), {@code ShutdownInProgress} (91), any other retryable code or
  *     {@code RetryableWriteError} label, a network error mongos reports</td><td>no</td><td>{@code error_codes.yml}:
  *     the not-primary category "includes all codes that indicate that the node ... was not primary at some point
@@ -56,22 +63,32 @@ final class RefusalProof {
      *
      * @param oneSingleDocumentStatement whether the command is one statement that writes at most one document
      */
-    static boolean provesNothingApplied(MongoException error, boolean oneSingleDocumentStatement) {
+    static boolean provesNothingApplied(MongoException error, boolean oneSingleDocumentStatement, boolean mayBeMongos) {
         return provesNothingApplied(
                 error.getCode(),
                 error.hasErrorLabel("NoWritesPerformed"),
                 error.hasErrorLabel("RetryableWriteError"),
-                oneSingleDocumentStatement);
+                oneSingleDocumentStatement,
+                mayBeMongos);
     }
 
     /**
      * Whether an error with {@code code} proves the send (or, for a statement error, the statement's batch) applied
      * nothing.
+     *
+     * @param mayBeMongos whether mongos may have answered: its {@code MaxTimeMSExpired} proves nothing about a shard
      */
     static boolean provesNothingApplied(
-            int code, boolean noWritesPerformed, boolean retryableWriteError, boolean oneSingleDocumentStatement) {
+            int code,
+            boolean noWritesPerformed,
+            boolean retryableWriteError,
+            boolean oneSingleDocumentStatement,
+            boolean mayBeMongos) {
         if (noWritesPerformed || BEFORE_THE_WRITE.contains(code)) {
             return true;
+        }
+        if (code == ErrorCodes.MAX_TIME_MS_EXPIRED && mayBeMongos) {
+            return false;
         }
         if (ErrorCodes.isInterruption(code)) {
             return oneSingleDocumentStatement;
@@ -84,16 +101,18 @@ final class RefusalProof {
      * a reply that ran statements, or an error that does not prove it applied nothing. A resend's refusal (a
      * {@code NotWritablePrimary} from the node that is no longer primary) says nothing about what an earlier send did.
      */
-    static boolean anEarlierSendMayHaveApplied(CopySender.Sent sent, boolean oneSingleDocumentStatement) {
+    static boolean anEarlierSendMayHaveApplied(
+            CopySender.Sent sent, boolean oneSingleDocumentStatement, boolean mayBeMongos) {
         if (sent.unanswered()) {
             return true;
         }
         for (SendResult earlier : sent.earlier()) {
             if (earlier instanceof SendResult.ServerError serverError
-                    && !provesNothingApplied(serverError.error(), oneSingleDocumentStatement)) {
+                    && !provesNothingApplied(serverError.error(), oneSingleDocumentStatement, mayBeMongos)) {
                 return true;
             }
-            if (earlier instanceof SendResult.Reply reply && ranAStatement(reply.reply(), oneSingleDocumentStatement)) {
+            if (earlier instanceof SendResult.Reply reply
+                    && ranAStatement(reply.reply(), oneSingleDocumentStatement, mayBeMongos)) {
                 return true;
             }
         }
@@ -101,10 +120,11 @@ final class RefusalProof {
     }
 
     /** A reply in which some statement wrote ({@code n > 0}), or failed with an error that does not prove it did not. */
-    private static boolean ranAStatement(CommandReply reply, boolean oneSingleDocumentStatement) {
+    private static boolean ranAStatement(CommandReply reply, boolean oneSingleDocumentStatement, boolean mayBeMongos) {
         if (reply.n() > 0) {
             return true;
         }
-        return reply.anyErrorCode(code -> !provesNothingApplied(code, false, false, oneSingleDocumentStatement));
+        return reply.anyErrorCode(
+                code -> !provesNothingApplied(code, false, false, oneSingleDocumentStatement, mayBeMongos));
     }
 }

@@ -135,8 +135,11 @@ public final class Settle {
         private final BulkPlan plan;
         private final CopySender sender;
         private final CodecRegistry registry;
-        /** Whether a reply of the copy was recorded (a write-concern error): its counts and ids are in the outcome. */
-        private final boolean counted;
+        /**
+         * The reply of the copy that was recorded (a write-concern error, statements mongos failed at its deadline):
+         * its counts and ids are in the outcome; null when the copy got none.
+         */
+        private final @Nullable CommandReply counted;
 
         HeldCommand(
                 ClientSession session,
@@ -148,7 +151,7 @@ public final class Settle {
                 BulkPlan plan,
                 CopySender sender,
                 CodecRegistry registry,
-                boolean counted) {
+                @Nullable CommandReply counted) {
             this.session = session;
             this.ownSession = ownSession;
             this.body = body;

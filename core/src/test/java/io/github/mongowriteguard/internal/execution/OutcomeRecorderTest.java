@@ -15,10 +15,14 @@ import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
+import com.mongodb.connection.ClusterConnectionMode;
+import com.mongodb.connection.ClusterDescription;
+import com.mongodb.connection.ClusterType;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.BulkPlanner;
 import io.github.mongowriteguard.bulk.PlanOptions;
 import io.github.mongowriteguard.copies.CopyRecord;
+import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.command.CommandOptions;
 import io.github.mongowriteguard.internal.command.WriteCommand;
 import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
@@ -50,6 +54,19 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class OutcomeRecorderTest {
     private static final CodecRegistry REGISTRY = MongoClientSettings.getDefaultCodecRegistry();
+    /** mongos' words for a child batch it stopped waiting for at its deadline ({@code batch_write_exec.cpp}). */
+    private static final String ROUTER_DEADLINE_MESSAGE =
+            "Write results unavailable from shard0:27018 :: caused by :: operation exceeded time limit";
+    /** A client whose driver saw a replica set: a mongod answers. */
+    private static final ClientBinding MONGOD = binding(ClusterType.REPLICA_SET);
+    /** A client whose driver saw a sharded cluster: mongos answers. */
+    private static final ClientBinding MONGOS = binding(ClusterType.SHARDED);
+
+    private static ClientBinding binding(ClusterType type) {
+        ClientBinding binding = new ClientBinding(null, 0, null);
+        binding.select(new ClusterDescription(ClusterConnectionMode.MULTIPLE, type, List.of()));
+        return binding;
+    }
 
     /** One write of each kind the recorder tells apart (single-document or not, idempotent or not, own _id or not). */
     enum Kind {
@@ -101,6 +118,14 @@ class OutcomeRecorderTest {
             interruptedWriteError | first | UPDATE_MANY DELETE_MANY                          | UNKNOWN | 0     | false | 0 0 0 0 | yes
             interruptedWriteError | resend | INSERT INSERT_ASSIGNED_ID UPDATE_ONE_SET DELETE_ONE | UNKNOWN | 0  | true  | 0 0 0 0 | yes
             interruptedWriteError | resend | UPDATE_ONE_INC UPDATE_MANY DELETE_MANY          | UNKNOWN | 0     | false | 0 0 0 0 | yes
+            # MaxTimeMSExpired as a statement error: from a mongod as any interruption; from mongos (its own deadline
+            # for a shard's child batch) it proves nothing, the shard may still apply it
+            deadlineWriteError   | first  | INSERT INSERT_ASSIGNED_ID UPDATE_ONE_SET UPDATE_ONE_INC DELETE_ONE | FAILED | 50 | true | 0 0 0 0 | no
+            deadlineWriteError   | first  | UPDATE_MANY DELETE_MANY                          | UNKNOWN | 0     | false | 0 0 0 0 | yes
+            deadlineWriteError   | resend | INSERT INSERT_ASSIGNED_ID UPDATE_ONE_SET DELETE_ONE | UNKNOWN | 0   | true  | 0 0 0 0 | yes
+            deadlineWriteError   | resend | UPDATE_ONE_INC UPDATE_MANY DELETE_MANY           | UNKNOWN | 0     | false | 0 0 0 0 | yes
+            routerDeadlineWriteError | any | INSERT INSERT_ASSIGNED_ID UPDATE_ONE_SET DELETE_ONE | UNKNOWN | 0   | true  | 0 0 0 0 | yes
+            routerDeadlineWriteError | any | UPDATE_ONE_INC UPDATE_MANY DELETE_MANY           | UNKNOWN | 0     | false | 0 0 0 0 | yes
             # a stepdown as a statement error may follow the write
             steppedDownWriteError | any   | INSERT INSERT_ASSIGNED_ID UPDATE_ONE_SET DELETE_ONE | UNKNOWN | 0  | true  | 0 0 0 0 | yes
             steppedDownWriteError | any   | UPDATE_ONE_INC UPDATE_MANY DELETE_MANY           | UNKNOWN | 0     | false | 0 0 0 0 | yes
@@ -131,6 +156,13 @@ class OutcomeRecorderTest {
             interrupted          | first  | UPDATE_MANY DELETE_MANY                          | UNKNOWN | 0     | false | 0 0 0 0 | yes
             interrupted          | resend | INSERT INSERT_ASSIGNED_ID UPDATE_ONE_SET DELETE_ONE | UNKNOWN | 0   | true  | 0 0 0 0 | yes
             interrupted          | resend | UPDATE_ONE_INC UPDATE_MANY DELETE_MANY           | UNKNOWN | 0     | false | 0 0 0 0 | yes
+            # MaxTimeMSExpired for the whole command: from a mongod as any interruption; from mongos it proves nothing
+            deadline             | first  | INSERT INSERT_ASSIGNED_ID UPDATE_ONE_SET UPDATE_ONE_INC DELETE_ONE | FAILED | 50 | true | 0 0 0 0 | yes
+            deadline             | first  | UPDATE_MANY DELETE_MANY                          | UNKNOWN | 0     | false | 0 0 0 0 | yes
+            deadline             | resend | INSERT INSERT_ASSIGNED_ID UPDATE_ONE_SET DELETE_ONE | UNKNOWN | 0   | true  | 0 0 0 0 | yes
+            deadline             | resend | UPDATE_ONE_INC UPDATE_MANY DELETE_MANY           | UNKNOWN | 0     | false | 0 0 0 0 | yes
+            routerDeadline       | any    | INSERT INSERT_ASSIGNED_ID UPDATE_ONE_SET DELETE_ONE | UNKNOWN | 0   | true  | 0 0 0 0 | yes
+            routerDeadline       | any    | UPDATE_ONE_INC UPDATE_MANY DELETE_MANY           | UNKNOWN | 0     | false | 0 0 0 0 | yes
             # the client stopped waiting, the gate refused the resend, or could not see the earlier copy
             gaveUp               | any    | INSERT INSERT_ASSIGNED_ID UPDATE_ONE_SET DELETE_ONE | UNKNOWN | 0   | true  | 0 0 0 0 | yes
             gaveUp               | any    | UPDATE_ONE_INC UPDATE_MANY DELETE_MANY           | UNKNOWN | 0     | false | 0 0 0 0 | yes
@@ -214,7 +246,8 @@ class OutcomeRecorderTest {
                 .get(0);
         RecordedWriteOutcome.Builder<Document> builder = new RecordedWriteOutcome.Builder<>(models);
 
-        String stop = new OutcomeRecorder<>(plan, builder, REGISTRY).record(command, sent(row, command));
+        ClientBinding binding = row.shape().startsWith("router") ? MONGOS : MONGOD;
+        String stop = new OutcomeRecorder<>(plan, builder, REGISTRY, binding).record(command, sent(row, command));
 
         IndexOutcome outcome = builder.get(0);
         WriteOutcome<Document> result = builder.build();
@@ -226,6 +259,12 @@ class OutcomeRecorderTest {
                 .as("counts")
                 .isEqualTo(row.counts());
         assertThat(stop != null).as("stops: " + stop).isEqualTo(row.stops());
+        if (row.shape().startsWith("router") && row.send() == Send.FIRST) {
+            assertThat(outcome.message())
+                    .as("the reason names mongos' deadline and the server's message")
+                    .contains("mongos answered MaxTimeMSExpired (50: Write results unavailable from shard0")
+                    .contains("may still apply the write");
+        }
     }
 
     /** A failed ORDERED statement: the ones after it were not run, unless an interruption may have run them. */
@@ -269,6 +308,10 @@ class OutcomeRecorderTest {
             case "duplicateKey" -> writeError(11000, "DuplicateKey");
             case "notPrimaryWriteError" -> writeError(10107, "NotWritablePrimary");
             case "interruptedWriteError" -> writeError(11601, "Interrupted");
+            case "deadlineWriteError" -> writeError(50, "MaxTimeMSExpired");
+            case "routerDeadlineWriteError" ->
+                SendResult.reply(raw(BsonDocument.parse("{ok: 1, n: 0, writeErrors: [{index: 0, code: 50,"
+                        + " codeName: 'MaxTimeMSExpired', errmsg: '" + ROUTER_DEADLINE_MESSAGE + "'}]}")));
             case "steppedDownWriteError" -> writeError(189, "PrimarySteppedDown");
             case "lostAnswer" -> writeError(6, "HostUnreachable");
             case "writeConcernError" ->
@@ -278,6 +321,12 @@ class OutcomeRecorderTest {
             case "notPrimary" -> SendResult.serverError(commandError(10107, "NotWritablePrimary"));
             case "steppedDown" -> SendResult.serverError(commandError(189, "PrimarySteppedDown"));
             case "interrupted" -> SendResult.serverError(commandError(11601, "Interrupted"));
+            case "deadline" -> SendResult.serverError(commandError(50, "MaxTimeMSExpired"));
+            case "routerDeadline" ->
+                SendResult.serverError(new MongoCommandException(
+                        BsonDocument.parse("{ok: 0, code: 50, codeName: 'MaxTimeMSExpired', errmsg: '"
+                                + ROUTER_DEADLINE_MESSAGE + "'}"),
+                        new ServerAddress()));
             case "gaveUp" -> gaveUp();
             case "refused" -> gaveUp().refused(runningCopy());
             case "blind" -> gaveUp().blind();

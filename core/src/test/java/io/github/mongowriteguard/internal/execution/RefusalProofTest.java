@@ -53,19 +53,33 @@ class RefusalProofTest {
         "13, true, true"
     })
     void perCode(int code, boolean single, boolean several) {
-        assertThat(RefusalProof.provesNothingApplied(error(code), true)).isEqualTo(single);
-        assertThat(RefusalProof.provesNothingApplied(error(code), false)).isEqualTo(several);
+        assertThat(RefusalProof.provesNothingApplied(error(code), true, false)).isEqualTo(single);
+        assertThat(RefusalProof.provesNothingApplied(error(code), false, false)).isEqualTo(several);
+    }
+
+    /**
+     * Through mongos a {@code MaxTimeMSExpired} is the router's own deadline for a shard's child batch
+     * ({@code src/mongo/s/async_requests_sender.cpp}, {@code src/mongo/s/write_ops/batch_write_exec.cpp}): the shard
+     * may still apply it, so it proves nothing even for one single-document statement. Other codes keep their rule.
+     */
+    @Test
+    void maxTimeMSExpired_fromMongos_provesNothing_evenForOneSingleDocumentStatement() {
+        assertThat(RefusalProof.provesNothingApplied(error(50), true, true)).isFalse();
+        assertThat(RefusalProof.provesNothingApplied(error(50), true, false)).isTrue();
+        assertThat(RefusalProof.provesNothingApplied(error(13388), true, true)).isTrue();
+        assertThat(RefusalProof.provesNothingApplied(error(121), true, true)).isTrue();
     }
 
     @Test
     void noWritesPerformed_provesItForAnyCode() {
-        assertThat(RefusalProof.provesNothingApplied(error(189, "RetryableWriteError", "NoWritesPerformed"), false))
+        assertThat(RefusalProof.provesNothingApplied(
+                        error(189, "RetryableWriteError", "NoWritesPerformed"), false, false))
                 .isTrue();
     }
 
     @Test
     void retryableWriteErrorLabel_onAnOtherwiseFinalCode_provesNothing() {
-        assertThat(RefusalProof.provesNothingApplied(error(2, "RetryableWriteError"), true))
+        assertThat(RefusalProof.provesNothingApplied(error(2, "RetryableWriteError"), true, false))
                 .isFalse();
     }
 
@@ -74,7 +88,7 @@ class RefusalProofTest {
         CopySender.Sent sent = new CopySender.Sent(
                 SendResult.serverError(error(10107)), true, true, false, List.of(SendResult.serverError(error(189))));
 
-        assertThat(RefusalProof.anEarlierSendMayHaveApplied(sent, true)).isTrue();
+        assertThat(RefusalProof.anEarlierSendMayHaveApplied(sent, true, false)).isTrue();
     }
 
     @Test
@@ -86,7 +100,7 @@ class RefusalProofTest {
                 false,
                 List.of(SendResult.serverError(error(10107)), SendResult.serverError(error(13435))));
 
-        assertThat(RefusalProof.anEarlierSendMayHaveApplied(sent, false)).isFalse();
+        assertThat(RefusalProof.anEarlierSendMayHaveApplied(sent, false, false)).isFalse();
     }
 
     @Test
@@ -96,7 +110,7 @@ class RefusalProofTest {
         CopySender.Sent sent =
                 new CopySender.Sent(SendResult.serverError(error(10107)), true, true, false, List.of(partial));
 
-        assertThat(RefusalProof.anEarlierSendMayHaveApplied(sent, false)).isTrue();
+        assertThat(RefusalProof.anEarlierSendMayHaveApplied(sent, false, false)).isTrue();
     }
 
     @Test
@@ -105,6 +119,6 @@ class RefusalProofTest {
         CopySender.Sent sent = new CopySender.Sent(
                 SendResult.serverError(error(10107)), true, true, true, List.of(SendResult.gaveUp(timeout)));
 
-        assertThat(RefusalProof.anEarlierSendMayHaveApplied(sent, true)).isTrue();
+        assertThat(RefusalProof.anEarlierSendMayHaveApplied(sent, true, false)).isTrue();
     }
 }
