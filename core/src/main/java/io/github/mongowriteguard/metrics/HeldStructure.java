@@ -26,6 +26,10 @@ public record HeldStructure(String name, String unit, long size, long bound) {
     /**
      * Checks the values.
      *
+     * @param name  what it is: a bounded tag value
+     * @param unit  what it counts
+     * @param size  how many it holds now
+     * @param bound the most it holds, or {@link #UNBOUNDED}
      * @throws NullPointerException     if {@code name} or {@code unit} is null
      * @throws IllegalArgumentException if {@code size} is negative or {@code bound} is below {@link #UNBOUNDED}
      */

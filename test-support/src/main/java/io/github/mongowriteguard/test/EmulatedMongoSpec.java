@@ -69,6 +69,7 @@ public record EmulatedMongoSpec(
      * @param serverVersion      the emulated server version
      * @param database           the connection string's database, or empty
      * @param options            connection string options, or empty
+     * @param standalone         a standalone mongod (no shards, one member)
      * @throws IllegalArgumentException naming the value at fault
      */
     public EmulatedMongoSpec {
