@@ -11,7 +11,6 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.OptimisticLockingFailureException;
-import org.springframework.data.mongodb.UncategorizedMongoDbException;
 import org.springframework.data.mongodb.core.BulkOperations.BulkMode;
 import org.springframework.data.mongodb.core.FindAndModifyOptions;
 import org.springframework.data.mongodb.core.FindAndReplaceOptions;
@@ -59,13 +58,9 @@ enum TemplateCall {
             t -> t.updateFirst(query(where("id").is("zz")), new Update().set("name", "none"), Item.class)),
     UPDATE_FIRST_VERSIONED(
             t -> t.updateFirst(query(where("id").is("v1")), new Update().set("name", "U"), Versioned.class)),
-    /** The emulator's engine does not run pipeline updates (a real server does): both templates get its error alike. */
-    UPDATE_FIRST_PIPELINE(
-            UncategorizedMongoDbException.class,
-            t -> t.updateFirst(
-                    query(where("id").is("a")),
-                    AggregationUpdate.update().set("name").toValue("P"),
-                    Item.class)),
+    /** A pipeline update ({@code AggregationUpdate}), which the emulator runs as a server does. */
+    UPDATE_FIRST_PIPELINE(t -> t.updateFirst(
+            query(where("id").is("a")), AggregationUpdate.update().set("name").toValue("P"), Item.class)),
     UPDATE_FIRST_REPLACEMENT_DOCUMENT(t -> t.updateFirst(
             query(where("id").is("a")),
             new BasicUpdate(new org.bson.Document("q", 8).append("name", "R")),
