@@ -948,19 +948,21 @@ class DifferentialTest {
             // A deliberate difference (README): when a write of the call applied or may have, the guard's bulkWrite
             // throws GuardedBulkWriteException, the driver's command exception as its cause, instead of that
             // exception alone, so that no caller takes a driver exception for "nothing was written".
-            boolean deliberate = observed.writeErrors != null
-                    && observed.bulkCause != null
-                    && observed.bulkCause.getClass() == expected.commandError.getClass()
-                    && observed.bulkCause.getCode() == expected.commandError.getCode()
-                    && observed.mayHaveApplied();
-            if (api == Api.BULK_WRITE && !deliberate) {
-                differences.add("exception: the driver's call stopped with " + describe(expected.commandError)
-                        + "; the guard's bulkWrite "
-                        + (observed.writeErrors == null
-                                ? "returned normally"
-                                : "threw GuardedBulkWriteException (cause "
-                                        + (observed.bulkCause == null ? "none" : describe(observed.bulkCause))
-                                        + ") though nothing applied"));
+            if (api == Api.BULK_WRITE) {
+                boolean deliberate = observed.writeErrors != null
+                        && observed.bulkCause != null
+                        && observed.bulkCause.getClass() == expected.commandError.getClass()
+                        && observed.bulkCause.getCode() == expected.commandError.getCode()
+                        && observed.mayHaveApplied();
+                if (!deliberate) {
+                    differences.add("exception: the driver's call stopped with " + describe(expected.commandError)
+                            + "; the guard's bulkWrite "
+                            + (observed.writeErrors == null
+                                    ? "returned normally"
+                                    : "threw GuardedBulkWriteException (cause "
+                                            + (observed.bulkCause == null ? "none" : describe(observed.bulkCause))
+                                            + ", may have applied: " + observed.mayHaveApplied() + ")"));
+                }
             } else if (!observed.anyFailed()) {
                 differences.add("status: the driver's call stopped with " + describe(expected.commandError)
                         + " but the guard reports every write applied");
