@@ -3,15 +3,15 @@ package io.github.mongowriteguard.test;
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Updates.inc;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.UpdateOneModel;
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
-import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 import io.github.mongowriteguard.test.EmulatedMongo.ShardedCollection;
@@ -21,7 +21,6 @@ import io.github.mongowriteguard.testkit.stall.StallHandle;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 import io.github.mongowriteguard.testkit.truth.ServerTruth;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
 import org.bson.Document;
@@ -40,11 +39,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
         options = "socketTimeoutMS=1000",
         shardedCollections = @ShardedCollection(namespace = "shop.stock"))
 class FaultInjectionRecipeTest {
-    private static final Predicate<ReceivedCommand> UPDATES =
-            c -> c.commandName().equals("update") && "shop.stock".equals(c.namespace());
-
     @Test
-    @SuppressWarnings("unchecked")
     void aLostReplyAndAStall_applyTheIncOnce_oneCopyEach(EmulatedShardedCluster cluster, ConnectionString uri)
             throws Exception {
         WriteGuard guard = WriteGuard.create();
@@ -54,31 +49,31 @@ class FaultInjectionRecipeTest {
             GuardedCollection<Document> stock =
                     guard.guardCollection(client, client.getDatabase("shop").getCollection("stock"));
             stock.insertOne(new Document("_id", 1).append("qty", 0));
-            ServerTruth truth = cluster.truth(); // what the shards received
+            Predicate<ReceivedCommand> updates =
+                    c -> c.commandName().equals("update") && "shop.stock".equals(c.namespace());
+            ServerTruth truth = cluster.truth(); // what the shards received (cluster.mongosTruth(): mongos)
             truth.reset();
+            cluster.mongos(0).loseReplies(1, "update"); // runs the command, then closes the connection
+            stock.updateOne(eq("_id", 1), inc("qty", 1)); // the guard resends the same copy
+            assertThat(truth.copies(updates)).hasSize(1); // sends grouped by (lsid, txnNumber)
+            assertThat(truth.commands(updates)).hasSize(2).allMatch(c -> c.maxTimeMs() != null);
 
-            // A lost reply: mongos runs the update, then closes the connection instead of answering.
-            cluster.mongos(0).loseReplies(1, "update");
-            stock.updateOne(eq("_id", 1), inc("qty", 1)); // the guard resends the same copy: answered from its record
-            assertThat(truth.copies(UPDATES)).hasSize(1);
-            assertThat(truth.maxConcurrentCopies(UPDATES)).isEqualTo(1);
-            assertThat(truth.commands(UPDATES)).allMatch(c -> c.maxTimeMs() != null); // the guard's deadline
-
-            // A stall longer than the call: the write ends UNKNOWN; settle it once the stall ends.
             truth.reset();
-            List<StallHandle> stalls = new ArrayList<>();
-            for (String shard : cluster.shardNames()) {
-                stalls.add(cluster.shard(shard).stall(Stall.uninterruptible("shop.stock", Duration.ofSeconds(5))));
-            }
-            WriteOutcomeUnknownException unknown = catchThrowableOfType(
-                    WriteOutcomeUnknownException.class, () -> stock.updateOne(eq("_id", 1), inc("qty", 1)));
-            stalls.forEach(StallHandle::close);
-            assertThat(truth.awaitIdle(UPDATES, Duration.ofSeconds(10))).isTrue();
-            WriteOutcome<Document> settled = stock.settle((WriteOutcome<Document>) unknown.outcome());
-
-            assertThat(settled.outcome(0).status()).isEqualTo(WriteStatus.APPLIED);
-            assertThat(truth.copies(UPDATES)).hasSize(1); // every send and the settle: one server copy
-            assertThat(truth.maxConcurrentCopies(UPDATES)).isEqualTo(1);
+            List<StallHandle> stalls =
+                    cluster.shardNames().stream() // hold writes on every shard, past the call's attempts
+                            .map(s ->
+                                    cluster.shard(s).stall(Stall.uninterruptible("shop.stock", Duration.ofSeconds(5))))
+                            .toList();
+            WriteOutcome<Document> outcome =
+                    stock.execute(List.of(new UpdateOneModel<>(eq("_id", 1), inc("qty", 1))), new BulkWriteOptions());
+            stalls.forEach(StallHandle::release); // outcome: UNKNOWN, settleable
+            assertThat(outcome.outcome(0).status()).isEqualTo(WriteStatus.UNKNOWN);
+            assertThat(outcome.outcome(0).settleable()).isTrue();
+            assertThat(truth.awaitIdle(updates, Duration.ofSeconds(10))).isTrue();
+            outcome = stock.settle(outcome); // APPLIED: the same copy, answered from its record
+            assertThat(outcome.outcome(0).status()).isEqualTo(WriteStatus.APPLIED);
+            assertThat(truth.copies(updates)).hasSize(1); // every send and the settle: one server copy
+            assertThat(truth.maxConcurrentCopies(updates)).isEqualTo(1); // never two copies of one write side by side
             assertThat(client.getDatabase("shop")
                             .getCollection("stock")
                             .find(eq("_id", 1))
