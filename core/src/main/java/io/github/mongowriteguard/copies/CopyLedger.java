@@ -1,7 +1,9 @@
 package io.github.mongowriteguard.copies;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The guard's live view of server copies: every write command it sends is one copy, named by its
@@ -70,6 +72,15 @@ public interface CopyLedger {
      * @return the count since the guard was built, 0 when none was forgotten
      */
     long forgottenCount();
+
+    /**
+     * When the guard last forgot a copy that may still run (see {@link #forgottenCount()}); Actuator's guard health
+     * is {@code UNKNOWN} for {@link #RETENTION} after it.
+     *
+     * @return the time of the last such forget, or null when none was forgotten
+     */
+    @Nullable
+    Instant lastForgotten();
 
     /**
      * The number of commands whose outcome is UNKNOWN that the guard holds for {@code settle} now (each keeps its

@@ -37,7 +37,7 @@ import picocli.CommandLine.Spec;
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:stopped", "1:the deployment did not start (e.g. a port in use)", "2:invalid command line"})
 public final class Main implements Callable<Integer> {
-    /** The command as the README shows it. */
+    /** The command as docs/testing.md shows it. */
     static final String NAME = "java -jar testkit/target/testkit.jar";
 
     @Spec

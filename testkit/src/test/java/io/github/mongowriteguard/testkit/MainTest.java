@@ -16,7 +16,7 @@ import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-/** testkit.jar's command line: every option with every topology, refusals before anything starts, the README's line. */
+/** testkit.jar's command line: every option with every topology, refusals before anything starts, the documented line. */
 class MainTest {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -165,11 +165,13 @@ class MainTest {
     }
 
     @Test
-    void readmeUsageLine_isTheHelpsSynopsis() throws IOException {
+    void documentedUsageLine_isTheHelpsSynopsis() throws IOException {
         CommandLine cli = cli();
         cli.setUsageHelpWidth(1000);
         String synopsis = cli.getHelp().synopsis(0).strip().replaceFirst("^Usage: ", "");
-        String readme = Files.readString(Path.of("..", "README.md"));
-        assertThat(readme).as("README.md shows `%s`", synopsis).contains("`" + synopsis + "`");
+        // the README's testing section sends the reader to docs/testing.md, which shows the command line
+        String testing = Files.readString(Path.of("..", "docs", "testing.md"));
+        assertThat(testing).as("docs/testing.md shows `%s`", synopsis).contains("`" + synopsis + "`");
+        assertThat(Files.readString(Path.of("..", "README.md"))).contains("](docs/testing.md)");
     }
 }

@@ -44,6 +44,7 @@ public final class LiveCopyLedger implements CopyLedger {
     private final LinkedHashSet<Copy> mayRun = new LinkedHashSet<>();
 
     private final AtomicLong forgotten = new AtomicLong();
+    private volatile @Nullable Instant lastForgotten;
     private final AtomicLong forgottenSinceWarn = new AtomicLong();
     private final AtomicLong nextWarn = new AtomicLong(System.nanoTime());
     private final AtomicInteger running = new AtomicInteger();
@@ -185,6 +186,7 @@ public final class LiveCopyLedger implements CopyLedger {
             return;
         }
         forgotten.addAndGet(dropped.size());
+        lastForgotten = clock.instant();
         long since = forgottenSinceWarn.addAndGet(dropped.size());
         long now = System.nanoTime();
         long due = nextWarn.get();
@@ -251,6 +253,11 @@ public final class LiveCopyLedger implements CopyLedger {
     @Override
     public long forgottenCount() {
         return forgotten.get();
+    }
+
+    @Override
+    public @Nullable Instant lastForgotten() {
+        return lastForgotten;
     }
 
     /** The counts and up to 10 copies possibly running, e.g. for a log line: never the object's identity. */

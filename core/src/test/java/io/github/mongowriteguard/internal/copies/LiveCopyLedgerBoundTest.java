@@ -44,6 +44,7 @@ class LiveCopyLedgerBoundTest {
     @Test
     void manyCopiesGivenUpOn_keepTheLedgerAtItsBound_andTheOldestIsForgotten() {
         LiveCopyLedger ledger = ledger(3);
+        java.time.Instant before = java.time.Instant.now();
         LiveCopyLedger.Copy oldest = gaveUp(ledger, "a", 1);
         LiveCopyLedger.Copy second = gaveUp(ledger, "b", 1);
         gaveUp(ledger, "c", 1);
@@ -53,6 +54,7 @@ class LiveCopyLedgerBoundTest {
         assertThat(ledger.trackedCount()).isEqualTo(3);
         assertThat(ledger.possiblyRunningCount()).isEqualTo(3);
         assertThat(ledger.forgottenCount()).isEqualTo(2);
+        assertThat(ledger.lastForgotten()).isNotNull().isAfterOrEqualTo(before);
         assertThat(ledger.possiblyRunning()).extracting(CopyRecord::lsid).containsExactly("c", "d", "e");
         // forgotten, not ended: whoever still holds the copy sees it may run, and that the ledger forgot it
         assertThat(oldest.isPossiblyRunning()).isTrue();
@@ -72,6 +74,7 @@ class LiveCopyLedgerBoundTest {
 
         assertThat(ledger.trackedCount()).isEqualTo(3);
         assertThat(ledger.forgottenCount()).isZero();
+        assertThat(ledger.lastForgotten()).isNull();
         assertThat(running.isForgotten()).isFalse();
         assertThat(ledger.possiblyRunning()).extracting(CopyRecord::lsid).containsExactly("a");
         // the oldest in flight was dropped: it is tracked again the moment its client gives up on it, and the

@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
  * The writes of a {@link GuardedMongoTemplate}, grouped by the driver method the template calls for them. Every group
  * goes through the guard unless it is set to plain ({@link GuardedMongoTemplate#setPlainGroups}, or the Spring Boot
  * property {@code mongo.write-guard.template.<group>=plain}): then the template calls the driver as Spring Data's
- * {@code MongoTemplate} does. The README's Spring section has the table of which template method goes where.
+ * {@code MongoTemplate} does. docs/spring.md has the table of which template method goes where.
  */
 public enum TemplateWriteGroup {
     /**

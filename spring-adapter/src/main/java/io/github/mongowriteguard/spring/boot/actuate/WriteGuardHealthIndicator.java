@@ -3,6 +3,8 @@ package io.github.mongowriteguard.spring.boot.actuate;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.copies.CopyLedger;
 import io.github.mongowriteguard.copies.CopyRecord;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,14 +14,18 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
  * The guard's health: {@code UP} while it can see every copy of every write; {@code UNKNOWN}, never {@code DOWN},
- * when it cannot: a copy whose client stopped waiting may still be running on the server, the overlap gate had to
- * decide without {@code currentOp}, or the guard's accounting could not be read. The guard never knows that MongoDB
+ * when it cannot: a copy whose client stopped waiting may still be running on the server, the copy ledger forgot such
+ * a copy in the last {@link CopyLedger#RETENTION} (past its {@link CopyLedger#MAX_TRACKED} copies: the overlap gate is
+ * blind for it), the overlap gate had to decide without {@code currentOp}, or the guard's accounting could not be
+ * read. The guard never knows that MongoDB
  * is down (the driver's own indicator says that), and {@code UNKNOWN} does not change the application's aggregate
  * status with Spring Boot's default order, so a slow write cannot take an instance out of a load balancer.
  *
  * <p>Details: {@code copiesPossiblyRunning} and {@code maxConcurrentCopies} ({@link WriteGuard#getCopies()}),
- * {@code gateRefusals}, {@code deadlineHits} and {@code gateWithoutCurrentOp} ({@link WriteGuardEventCounts}), and up
- * to {@value #LISTED_COPIES} of the copies possibly running (namespace, first send, attempts, sends, server opid).
+ * {@code gateRefusals}, {@code deadlineHits} and {@code gateWithoutCurrentOp} ({@link WriteGuardEventCounts}), up
+ * to {@value #LISTED_COPIES} of the copies possibly running (namespace, first send, attempts, sends, server opid), and,
+ * once the ledger forgot a copy, {@code copiesForgotten} ({@link CopyLedger#forgottenCount()}) and
+ * {@code lastCopyForgotten}.
  * Turned off with {@code management.health.mongo-write-guard.enabled=false}.
  */
 public class WriteGuardHealthIndicator implements HealthIndicator {
@@ -28,6 +34,7 @@ public class WriteGuardHealthIndicator implements HealthIndicator {
 
     private final WriteGuard guard;
     private final WriteGuardEventCounts counts;
+    private final Clock clock;
 
     /**
      * An indicator of {@code guard}.
@@ -36,8 +43,14 @@ public class WriteGuardHealthIndicator implements HealthIndicator {
      * @param counts the counts of its gate and deadline events
      */
     public WriteGuardHealthIndicator(WriteGuard guard, WriteGuardEventCounts counts) {
+        this(guard, counts, Clock.systemUTC());
+    }
+
+    /** As {@link #WriteGuardHealthIndicator(WriteGuard, WriteGuardEventCounts)}, on {@code clock} (tests). */
+    WriteGuardHealthIndicator(WriteGuard guard, WriteGuardEventCounts counts, Clock clock) {
         this.guard = guard;
         this.counts = counts;
+        this.clock = clock;
     }
 
     @Override
@@ -45,10 +58,14 @@ public class WriteGuardHealthIndicator implements HealthIndicator {
         CopyLedger ledger;
         List<CopyRecord> running;
         int maxConcurrent;
+        long forgotten;
+        Instant lastForgotten;
         try {
             ledger = guard.getCopies();
             running = ledger.possiblyRunning();
             maxConcurrent = ledger.maxPossiblyRunning();
+            forgotten = ledger.forgottenCount();
+            lastForgotten = ledger.lastForgotten();
         } catch (RuntimeException e) {
             return Health.unknown()
                     .withDetail("reason", "the guard's copy accounting could not be read")
@@ -58,6 +75,12 @@ public class WriteGuardHealthIndicator implements HealthIndicator {
         Map<String, Object> details = new LinkedHashMap<>();
         details.put("copiesPossiblyRunning", running.size());
         details.put("maxConcurrentCopies", maxConcurrent);
+        if (forgotten > 0) {
+            details.put("copiesForgotten", forgotten);
+            if (lastForgotten != null) {
+                details.put("lastCopyForgotten", lastForgotten.toString());
+            }
+        }
         details.putAll(eventDetails(counts));
         details.put("clients", ClientDetails.of(guard));
         details.put(
@@ -74,6 +97,15 @@ public class WriteGuardHealthIndicator implements HealthIndicator {
                             .limit(LISTED_COPIES)
                             .map(WriteGuardHealthIndicator::describe)
                             .toList());
+        }
+        if (lastForgotten != null && lastForgotten.isAfter(clock.instant().minus(CopyLedger.RETENTION))) {
+            // As long as the ledger would have tracked a copy: the forgotten one may still run, and the overlap gate
+            // is blind for it. Not DOWN: restarting the instance or taking it out of a load balancer helps nothing.
+            blind.add(forgotten + " cop" + (forgotten == 1 ? "y" : "ies") + " forgotten by the copy ledger while they"
+                    + " may still run (more than " + CopyLedger.MAX_TRACKED + " copies given up on at once, or older"
+                    + " than " + CopyLedger.RETENTION.toMinutes()
+                    + " min): the overlap gate is blind for them, last at "
+                    + lastForgotten);
         }
         if (counts.lastGateWithoutCurrentOp() != null) {
             blind.add("the overlap gate could not run currentOp (not permitted) and relies on server deadlines alone,"

@@ -61,6 +61,7 @@ public class WriteGuardInfoContributor implements InfoContributor {
             info.put("copiesPossiblyRunning", guard.getCopies().possiblyRunningCount());
             info.put("maxConcurrentCopies", guard.getCopies().maxPossiblyRunning());
             info.put("heldForSettle", guard.getCopies().heldCount());
+            info.put("copiesForgotten", guard.getCopies().forgottenCount());
         } catch (RuntimeException e) {
             info.put("copies", "unknown: " + e.getClass().getSimpleName());
         }

@@ -8,6 +8,8 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.copies.CopyLedger;
+import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
 import io.github.mongowriteguard.spring.boot.WriteGuardAutoConfiguration;
 import io.github.mongowriteguard.spring.data.GuardedMongoTemplate;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
@@ -186,6 +188,79 @@ class WriteGuardActuatorAutoConfigurationTest {
                 stall.release();
             }
             cluster.truth().awaitIdle(c -> NAMESPACE.equals(c.namespace()), Duration.ofSeconds(10));
+        });
+    }
+
+    /**
+     * A copy the ledger forgot while it may still run (a stalled primary, then more copies given up on than the ledger
+     * tracks) leaves the overlap gate blind for it: the health is UNKNOWN with the count and the reason, even once no
+     * copy is counted as possibly running any more, and the application's aggregate stays UP.
+     */
+    @Test
+    void aCopyTheLedgerForgot_isUnknownNotDown_withTheCount() {
+        runner().run(context -> {
+            MongoTemplate template = context.getBean(MongoTemplate.class);
+            WriteGuard guard = context.getBean(WriteGuard.class);
+            try (StallHandle stall = cluster.primary().stall(Stall.uninterruptible(NAMESPACE, Duration.ofSeconds(8)))) {
+                assertThatThrownBy(() -> insert(template, 3)).isInstanceOf(RuntimeException.class);
+                assertThat(guard.getCopies().possiblyRunningCount()).isEqualTo(1);
+                // More copies given up on than the ledger tracks, as a stalled shard under a steady load makes them:
+                // the stalled write's copy, the oldest, is forgotten while the server still runs it.
+                // ... and those later copies are then seen to end: none is counted as possibly running any more
+                giveUpOnAndEnd(guard, CopyLedger.MAX_TRACKED);
+                assertThat(guard.getCopies().possiblyRunningCount()).isZero();
+
+                IndicatedHealthDescriptor health = guardHealth(context);
+                assertThat(health.getStatus()).isEqualTo(Status.UNKNOWN);
+                assertThat(health.getDetails())
+                        .containsEntry("copiesPossiblyRunning", 0)
+                        .containsEntry("copiesForgotten", 1L)
+                        .containsKey("lastCopyForgotten");
+                assertThat(health.getDetails().get("reason").toString())
+                        .contains("1 copy forgotten by the copy ledger while they may still run")
+                        .contains("the overlap gate is blind for them");
+                assertThat(guardInfo(context)).containsEntry("copiesForgotten", 1L);
+                assertThat(context.getBean(HealthEndpoint.class).health().getStatus())
+                        .isEqualTo(Status.UP);
+                stall.release();
+            }
+            cluster.truth().awaitIdle(c -> NAMESPACE.equals(c.namespace()), Duration.ofSeconds(10));
+        });
+    }
+
+    /**
+     * {@code count} copies sent by hand into the guard's own ledger and given up on (the oldest copies that may still
+     * run are forgotten past the ledger's bound), then seen to end.
+     */
+    private static void giveUpOnAndEnd(WriteGuard guard, int count) {
+        LiveCopyLedger ledger = (LiveCopyLedger) guard.getCopies();
+        List<LiveCopyLedger.Copy> copies = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            LiveCopyLedger.Copy copy = ledger.start(NAMESPACE, "given-up-" + i, 1L, null);
+            copy.sent();
+            copy.clientGaveUp();
+            copies.add(copy);
+        }
+        copies.forEach(LiveCopyLedger.Copy::markEnded);
+    }
+
+    /** Forgotten longer ago than the ledger keeps a copy: UP again, the count still shown. */
+    @Test
+    void aCopyForgottenLongAgo_isUpAgain_andStillCounted() {
+        runner().run(context -> {
+            WriteGuard guard = context.getBean(WriteGuard.class);
+            giveUpOnAndEnd(guard, CopyLedger.MAX_TRACKED + 1);
+            WriteGuardEventCounts counts = context.getBean(WriteGuardEventCounts.class);
+            java.time.Clock later =
+                    java.time.Clock.offset(java.time.Clock.systemUTC(), CopyLedger.RETENTION.plusMinutes(1));
+
+            org.springframework.boot.health.contributor.Health health =
+                    new WriteGuardHealthIndicator(guard, counts, later).health();
+
+            assertThat(health.getStatus()).isEqualTo(Status.UP);
+            assertThat(health.getDetails()).containsEntry("copiesForgotten", 1L).doesNotContainKey("reason");
+            assertThat(new WriteGuardHealthIndicator(guard, counts).health().getStatus())
+                    .isEqualTo(Status.UNKNOWN);
         });
     }
 
