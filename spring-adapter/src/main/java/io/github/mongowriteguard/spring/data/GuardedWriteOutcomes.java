@@ -2,6 +2,8 @@ package io.github.mongowriteguard.spring.data;
 
 import io.github.mongowriteguard.exception.CopyStillRunningException;
 import io.github.mongowriteguard.exception.GuardedBulkWriteException;
+import io.github.mongowriteguard.exception.GuardedWriteConcernException;
+import io.github.mongowriteguard.exception.GuardedWriteException;
 import io.github.mongowriteguard.exception.WriteGuardException;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
@@ -33,8 +35,11 @@ public final class GuardedWriteOutcomes {
     /**
      * The guard's outcome carried by {@code failure} or by any exception in its cause chain: a
      * {@link GuardedDataAccessException}, the guard's {@link WriteGuardException} (e.g. as the cause of Spring's
-     * {@code UncategorizedMongoDbException}) or {@link GuardedBulkWriteException} (the cause of Spring's
-     * {@code BulkOperationException}, or its cause's cause for {@code DuplicateKeyException}).
+     * {@code UncategorizedMongoDbException}), {@link GuardedBulkWriteException} (the cause of Spring's
+     * {@code BulkOperationException}, or its cause's cause for {@code DuplicateKeyException}), or
+     * {@link GuardedWriteException} and {@link GuardedWriteConcernException} (the cause of the driver's exception that
+     * Spring translates, e.g. the cause's cause of an {@code UncategorizedMongoDbException} after a write concern
+     * error).
      *
      * @param failure any exception, e.g. one a template or a repository threw
      * @return the first outcome found walking from {@code failure} through its causes; empty when none carries one
@@ -59,6 +64,12 @@ public final class GuardedWriteOutcomes {
         }
         if (t instanceof GuardedBulkWriteException bulk) {
             return bulk.outcome();
+        }
+        if (t instanceof GuardedWriteException write) {
+            return write.outcome();
+        }
+        if (t instanceof GuardedWriteConcernException writeConcern) {
+            return writeConcern.outcome();
         }
         return null;
     }

@@ -7,7 +7,6 @@ import io.github.mongowriteguard.exception.GuardedWriteConcernException;
 import io.github.mongowriteguard.exception.GuardedWriteException;
 import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.exception.ServerDeadlineExceededException;
-import io.github.mongowriteguard.exception.WriteGuardException;
 import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
@@ -15,6 +14,7 @@ import io.github.mongowriteguard.outcome.WriteStatus;
 import io.github.mongowriteguard.retry.RetryBudget;
 import io.github.mongowriteguard.retry.RetryPolicy;
 import io.github.mongowriteguard.spring.boot.WriteGuardConfigurationException;
+import io.github.mongowriteguard.spring.data.GuardedWriteOutcomes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -428,21 +428,7 @@ public final class GuardedErrorHandlers {
         }
 
         private static @Nullable WriteOutcome<?> outcomeOf(Throwable thrown) {
-            for (Throwable cause = thrown; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-                if (cause instanceof GuardedBulkWriteException bulk) {
-                    return bulk.outcome();
-                }
-                if (cause instanceof GuardedWriteException write) {
-                    return write.outcome();
-                }
-                if (cause instanceof GuardedWriteConcernException writeConcern) {
-                    return writeConcern.outcome();
-                }
-                if (cause instanceof WriteGuardException guard && guard.outcome() != null) {
-                    return guard.outcome();
-                }
-            }
-            return null;
+            return GuardedWriteOutcomes.find(thrown).orElse(null);
         }
     }
 }

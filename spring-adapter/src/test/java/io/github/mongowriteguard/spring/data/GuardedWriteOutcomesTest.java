@@ -26,6 +26,7 @@ import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -216,6 +217,33 @@ class GuardedWriteOutcomesTest {
         }
 
         assertThat(qtyOfA()).isEqualTo(7);
+    }
+
+    @Test
+    void readmeRetryLoop_afterAWriteConcernError_stopsOnce_andFindsTheAppliedOutcome() throws Exception {
+        // the write runs, then its write concern times out (wtimeout): applied, and not a transient answer
+        cluster.primary()
+                .failCommand()
+                .configure(BsonDocument.parse("{configureFailPoint: 'failCommand', mode: {times: 1}, data: {"
+                        + "failCommands: ['update'], writeConcernError: {code: 64, codeName: 'WriteConcernFailed',"
+                        + " errmsg: 'waiting for replication timed out', errInfo: {wtimeout: true}}}}"));
+        AtomicInteger calls = new AtomicInteger();
+        Throwable thrown = catchThrowable(() -> readmeRetryLoop(() -> {
+            calls.incrementAndGet();
+            incrementA();
+        }));
+
+        // Spring's own translation of the driver's MongoWriteConcernException, the guard's exception its cause
+        assertThat(thrown).isInstanceOf(NonTransientDataAccessException.class);
+        assertThat(calls).hasValue(1);
+        assertThat(qtyOfA()).as("$inc applied once").isEqualTo(1);
+        // the README: find(e) finds the outcome in any exception's cause chain; a write concern error does not prove
+        // the write durable (UNKNOWN), and the settle, the same copy sent again, proves it applied without a 2nd $inc
+        WriteOutcome<?> outcome = GuardedWriteOutcomes.find(thrown).orElseThrow();
+        assertThat(outcome.outcome(0).status()).isEqualTo(WriteStatus.UNKNOWN);
+        assertThat(outcome.outcome(0).settleable()).isTrue();
+        assertThat(guard.settle(outcome).outcome(0).status()).isEqualTo(WriteStatus.APPLIED);
+        assertThat(qtyOfA()).as("$inc applied once, after the settle").isEqualTo(1);
     }
 
     @Test
