@@ -316,8 +316,9 @@ final class OptionedCollections {
     /** Refuses when a document {@code filter} matches holds a string at one of {@code paths}. */
     private void refuseStrings(
             String database, String collection, BsonDocument filter, List<String> paths, String what) {
+        Map<BsonValue, BsonDocument> documents = engine.documents(database, collection);
         for (BsonValue id : engine.matchingIds(database, collection, filter)) {
-            BsonDocument document = engine.documents(database, collection).get(id);
+            BsonDocument document = documents.get(id);
             for (String path : paths) {
                 if (document != null && holdsStringAt(document, path.split("\\."), 0)) {
                     throw Collation.unemulated(what);
