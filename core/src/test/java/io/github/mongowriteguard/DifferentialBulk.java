@@ -52,12 +52,11 @@ import org.bson.types.Decimal128;
  *
  * <p>Keys are computed here from CONTRACT.md, independently of the planner ({@link Op#key()}).
  *
- * <p>Two emulator facts shape the generator (both checked with the raw driver): the emulator fails an update pipeline
- * (a command error on a replica set, a write error for the whole shard batch through mongos), and a command error
- * fails every statement of its command. The guard may put multi-document writes in commands of their own
- * (CONTRACT.md, wire differences), so a bulk that can get a command error on a command type (a fail point on it, or a
- * pipeline for {@code update}) has no multi-document write of that type: otherwise the driver's and the guard's
- * commands would legitimately fail different statements.
+ * <p>One server fact shapes the generator (checked with the raw driver): a command error fails every statement of its
+ * command. The guard may put multi-document writes in commands of their own (CONTRACT.md, wire differences), so a
+ * bulk that can get a command error on a command type (a fail point on it) has no multi-document write of that type:
+ * otherwise the driver's and the guard's commands would legitimately fail different statements. Update pipelines
+ * run as a server runs them (the emulator's engine layer), so they need no such care.
  */
 final class DifferentialBulk {
     static final int KEYS = 6;
@@ -397,14 +396,10 @@ final class DifferentialBulk {
     }
 
     /**
-     * The bulk of {@code seed} for {@code mode}: the same seed, mode and deployment give the same bulk. Through mongos
-     * the emulator fails an update pipeline as a write error of every statement of its shard batch, so which writes it
-     * takes along depends on how commands are grouped; the ordered modes may group differently from the driver
-     * (CONTRACT.md), so they get no pipelines on a sharded cluster.
+     * The bulk of {@code seed} for {@code mode}: the same seed, mode and deployment give the same bulk.
      */
     static DifferentialBulk generate(long seed, Mode mode, boolean sharded) {
-        boolean pipelinesComparable = !sharded || mode == Mode.UNORDERED || mode == Mode.ORDERED_KEYED;
-        return new Generator(new Random(seed), mode, pipelinesComparable).bulk(seed);
+        return new Generator(new Random(seed), mode, true).bulk(seed);
     }
 
     /**
@@ -578,7 +573,6 @@ final class DifferentialBulk {
             }
             if (random.nextInt(12) == 0 && pipelinesAllowed) {
                 pipelines = true;
-                noUpdateMany = true;
             }
             hotKey = random.nextInt(KEYS);
             int size = random.nextInt(8) == 0 ? 10 + random.nextInt(15) : 1 + random.nextInt(10);

@@ -61,8 +61,8 @@ import org.junit.jupiter.api.TestInfo;
  *       consecutive writes of one request type; unkeyed writes in round 1), each run as the driver's
  *       {@code bulkWrite(roundModels, ordered(false))}; the results summed, indices mapped back.</li>
  *   <li>ORDERED_KEYED: each key's writes in the caller's order as one driver ORDERED bulk (stopping at that key's
- *       first error; later writes on the key SKIPPED). When a command-level error can stop the call (a fail point, an
- *       update pipeline, which the emulator refuses), the per-key bulks cannot say what the guard's stop leaves
+ *       first error; later writes on the key SKIPPED). When a command-level error can stop the call (a fail point),
+ *       the per-key bulks cannot say what the guard's stop leaves
  *       unsent, so the oracle runs the rounds ({@link ContractRounds}) themselves with the driver: each round's
  *       single writes of the keys still alive as one unordered bulk, its key runs as ordered bulks sent again after
  *       a failure without the failed key, a key dying at its first error, the whole call stopping at a command
@@ -648,7 +648,7 @@ class DifferentialTest {
                     expected = new Oracle(env, bulk, collection, "rounds as driver unordered bulks").rounds();
                     break;
                 case ORDERED_KEYED:
-                    if (bulk.failPoint == null && !bulk.hasPipeline()) {
+                    if (bulk.failPoint == null) {
                         expected = new Oracle(env, bulk, collection, "each key as one driver ordered bulk").perKey();
                         if (expected.commandError == null) {
                             break;
@@ -1015,8 +1015,7 @@ class DifferentialTest {
     /**
      * The driver's own encoding of every write: each of the driver's write types (insert, update, replace, delete)
      * sent as one bulk of its own, with the caller's bulk options, to a scratch collection, its command captured.
-     * (One bulk per type, so that a command error of one type, as the emulator's for pipelines, cannot keep another
-     * type unsent.)
+     * (One bulk per type, so that a command error of one type, as a fail point's, cannot keep another type unsent.)
      */
     static Encoding encode(Env env, DifferentialBulk bulk) {
         Encoding encoding = new Encoding(bulk.ops.size());

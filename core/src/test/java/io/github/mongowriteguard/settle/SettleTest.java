@@ -243,6 +243,51 @@ class SettleTest {
     }
 
     /**
+     * A kill of mongos' operation is not the shard's: {@code killSessions} through mongos kills mongos' own operation
+     * of the session first ({@code src/mongo/s/kill_sessions_remote.cpp}), whose wait for the shard then ends with
+     * {@code Interrupted} (11601) as the child batch's write error ({@code src/mongo/s/async_requests_sender.cpp},
+     * {@code batch_write_exec.cpp}), while the shard, in an uninterruptible stall, still applies the {@code $inc}. So
+     * the guard says UNKNOWN and settleable, not FAILED; once the stall ends a settle proves it applied, once.
+     */
+    @Test
+    void aKillOfMongosOperation_leavesTheIncUnknownAndSettleable_notFailed() throws Exception {
+        WriteGuard guard = guard(Duration.ofSeconds(10), 1, Duration.ofMillis(20));
+        try (Deployment deployment = Deployment.start(Topology.SHARDED);
+                MongoClient client = client(guard, deployment.uri(), 30_000);
+                MongoClient admin = MongoClients.create(deployment.uri())) {
+            MongoCollection<Document> raw = counter(client, deployment);
+            GuardedCollection<Document> counters = guard.guardCollection(client, raw);
+            WriteOutcome<Document> outcome;
+            try (StallHandle stall =
+                    deployment.writes().stall(Stall.uninterruptible("settle.counters", Duration.ofMillis(1_500)))) {
+                java.util.concurrent.CompletableFuture<WriteOutcome<Document>> call =
+                        java.util.concurrent.CompletableFuture.supplyAsync(() -> counters.execute(
+                                List.of(new UpdateOneModel<>(Filters.eq("_id", "k"), Updates.inc("n", 1))),
+                                new BulkWriteOptions()));
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (deployment.truth().commands(UPDATES).isEmpty() && System.nanoTime() < until) {
+                    Thread.sleep(10);
+                }
+                admin.getDatabase("admin").runCommand(new Document("killSessions", List.of()));
+                outcome = call.get(10, TimeUnit.SECONDS);
+            }
+
+            IndexOutcome inc = outcome.outcome(0);
+            assertThat(inc.status()).as(inc.toString()).isEqualTo(WriteStatus.UNKNOWN);
+            assertThat(inc.settleable()).isTrue();
+            assertThat(deployment.truth().awaitIdle(UPDATES, Duration.ofSeconds(10)))
+                    .isTrue();
+
+            WriteOutcome<Document> settled = counters.settle(outcome);
+
+            assertThat(settled.outcome(0).status())
+                    .as(settled.outcome(0).toString())
+                    .isEqualTo(WriteStatus.APPLIED);
+            assertThat(raw.find().first().getInteger("n")).as("applied once").isEqualTo(1);
+        }
+    }
+
+    /**
      * The lost update: a full replacement, then an {@code $inc} on the same {@code _id}, in one ordered bulk; the
      * replacement's command gets a write-concern error (applied on the primary, UNKNOWN). The {@code $inc} must not be
      * applied before the replacement is settled, or a recipe that sends the replacement again undoes it. Settle, then

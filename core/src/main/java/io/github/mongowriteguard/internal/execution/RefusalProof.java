@@ -30,9 +30,10 @@ import java.util.Set;
  *     back, and none is checked after its commit ({@code finishCurOp} ignores every error, "We don't want a successful
  *     op to fail"; a write-concern wait that ends at the deadline is a {@code writeConcernError}, not the command's
  *     error)</td></tr>
- * <tr><td>{@code MaxTimeMSExpired} (50) from mongos</td><td>no</td><td>{@code src/mongo/s/async_requests_sender.cpp}:
- *     at the operation's deadline the router stops waiting and gives every outstanding shard request the interrupt
- *     status; {@code src/mongo/s/write_ops/batch_write_exec.cpp} turns it into write error 50 ("Write results
+ * <tr><td>{@code MaxTimeMSExpired} (50) or {@code Interrupted} (11601) from mongos</td><td>no</td><td>
+ *     {@code src/mongo/s/async_requests_sender.cpp}: at the operation's deadline, or when it is killed
+ *     ({@code killOp}, {@code killSessions}), the router stops waiting and gives every outstanding shard request the
+ *     interrupt status; {@code src/mongo/s/write_ops/batch_write_exec.cpp} turns it into that write error ("Write results
  *     unavailable from ...") for the child batch's statements, while the shard may still apply them</td></tr>
  * <tr><td>{@code PrimarySteppedDown} (189), {@code ShutdownInProgress} (91), any other retryable code or
  *     {@code RetryableWriteError} label, a network error mongos reports</td><td>no</td><td>{@code error_codes.yml}:
@@ -55,6 +56,15 @@ final class RefusalProof {
      * statement, after which {@code handleError} stops the batch.
      */
     private static final Set<Integer> BEFORE_THE_WRITE = Set.of(10107, 13435, 13436, 13388, 150, 249);
+
+    /**
+     * Codes mongos' own operation ends with while it waits for its shards: its deadline ({@code MaxTimeMSExpired} 50)
+     * and a kill of it ({@code Interrupted} 11601: {@code killOp}, or {@code killSessions}, which kills mongos' own
+     * operations of the sessions, {@code src/mongo/s/kill_sessions_remote.cpp}). {@code AsyncRequestsSender::next}
+     * gives that status to every outstanding child batch ({@code src/mongo/s/async_requests_sender.cpp}) while the
+     * shard may still apply it, so through mongos they prove nothing even for one single-document statement.
+     */
+    private static final Set<Integer> ROUTER_INTERRUPTIONS = Set.of(ErrorCodes.MAX_TIME_MS_EXPIRED, 11601);
 
     private RefusalProof() {}
 
@@ -87,7 +97,7 @@ final class RefusalProof {
         if (noWritesPerformed || BEFORE_THE_WRITE.contains(code)) {
             return true;
         }
-        if (code == ErrorCodes.MAX_TIME_MS_EXPIRED && mayBeMongos) {
+        if (mayBeMongos && ROUTER_INTERRUPTIONS.contains(code)) {
             return false;
         }
         if (ErrorCodes.isInterruption(code)) {

@@ -94,9 +94,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>Multi-write bulks keep every keyed write on a key of its own: a key written twice in one bulk is deliberately
  * sent in per-key rounds, in another order than the driver's (contract, modes 1 and 2), which the differential test
- * {@code BulkEquivalenceTest} covers. They hold no pipeline update either: the emulator's engine answers one with a
- * command-level error, after which each side stops at a different command because the commands are split
- * differently; pipelines are compared one per bulk. The order of the command types relative to each other is not
+ * {@code BulkEquivalenceTest} covers. The bulk of every kind holds a pipeline update too (the emulator runs them as a
+ * server does; see {@link #everyKind()} for where it stands). The order of the command types relative to each other is not
  * compared (the contract compares per command type). Replay one random bulk with
  * {@code -Dwire.seed=<seed> -Dwire.bulks=1}.
  *
@@ -353,10 +352,10 @@ class WireEquivalenceTest {
     }
 
     /**
-     * Every kind, each keyed write on a key of its own, in an order whose per-type statement order is the same under
-     * the driver's grouping and the guard's. No pipeline update: the emulator's engine cannot run one and answers
-     * with a command-level error, after which each side stops at a different command (commands are split
-     * differently); pipelines are covered one per bulk above.
+     * Every kind, a pipeline update included, each keyed write on a key of its own, in an order whose per-type
+     * statement order is the same under the driver's grouping and the guard's. The pipeline update is the last update:
+     * with the bulk's {@code let} it is a write error (the emulator does not give pipelines variables) that stops an
+     * ordered bulk, and only as the last update statement has each side sent the same statements when it stops.
      */
     /**
      * Inserts of documents large enough for the guard to hand them to the driver as statement trees instead of its own
@@ -385,6 +384,7 @@ class WireEquivalenceTest {
                 new UpdateOneModel<>(
                         Filters.eq("_id", 4), arrayUpdate(), new UpdateOptions().arrayFilters(arrayFilters())),
                 new UpdateManyModel<>(Filters.gte("a", 1), update()),
+                new UpdateManyModel<>(Filters.gte("a", 2), pipeline()),
                 new DeleteOneModel<>(Filters.eq("_id", 5)),
                 new DeleteManyModel<>(Filters.eq("a", 99)));
     }
@@ -722,9 +722,9 @@ class WireEquivalenceTest {
     }
 
     /**
-     * A random bulk of 1 to 10 writes of every kind and option, with random bulk options and write concern. No
-     * pipeline updates (see {@link #everyKind()}: the emulator refuses them with a command-level error, after which
-     * the two sides stop at different commands), and arrayFilters only with the update that uses their identifier.
+     * A random bulk of 1 to 10 writes of every kind and option, with random bulk options and write concern, and
+     * arrayFilters only with the update that uses their identifier. Pipeline updates are in {@link #everyKind()} and
+     * one per bulk, not here (a seed replays the bulk it always drew).
      */
     static final class RandomBulk {
         final List<WriteModel<Document>> models = new ArrayList<>();

@@ -57,6 +57,9 @@ class OutcomeRecorderTest {
     /** mongos' words for a child batch it stopped waiting for at its deadline ({@code batch_write_exec.cpp}). */
     private static final String ROUTER_DEADLINE_MESSAGE =
             "Write results unavailable from shard0:27018 :: caused by :: operation exceeded time limit";
+
+    private static final String ROUTER_KILLED_MESSAGE =
+            "Write results unavailable from shard0:27018 :: caused by :: operation was interrupted";
     /** A client whose driver saw a replica set: a mongod answers. */
     private static final ClientBinding MONGOD = binding(ClusterType.REPLICA_SET);
     /** A client whose driver saw a sharded cluster: mongos answers. */
@@ -126,6 +129,10 @@ class OutcomeRecorderTest {
             deadlineWriteError   | resend | UPDATE_ONE_INC UPDATE_MANY DELETE_MANY           | UNKNOWN | 0     | false | 0 0 0 0 | yes
             routerDeadlineWriteError | any | INSERT INSERT_ASSIGNED_ID UPDATE_ONE_SET DELETE_ONE | UNKNOWN | 0   | true  | 0 0 0 0 | yes
             routerDeadlineWriteError | any | UPDATE_ONE_INC UPDATE_MANY DELETE_MANY           | UNKNOWN | 0     | false | 0 0 0 0 | yes
+            # Interrupted as a statement error from mongos: a kill of mongos' operation (killOp, killSessions) ends its
+            # wait as its deadline does; the shard may still apply it
+            routerKilledWriteError | any  | INSERT INSERT_ASSIGNED_ID UPDATE_ONE_SET DELETE_ONE | UNKNOWN | 0   | true  | 0 0 0 0 | yes
+            routerKilledWriteError | any  | UPDATE_ONE_INC UPDATE_MANY DELETE_MANY           | UNKNOWN | 0     | false | 0 0 0 0 | yes
             # a stepdown as a statement error may follow the write
             steppedDownWriteError | any   | INSERT INSERT_ASSIGNED_ID UPDATE_ONE_SET DELETE_ONE | UNKNOWN | 0  | true  | 0 0 0 0 | yes
             steppedDownWriteError | any   | UPDATE_ONE_INC UPDATE_MANY DELETE_MANY           | UNKNOWN | 0     | false | 0 0 0 0 | yes
@@ -163,6 +170,8 @@ class OutcomeRecorderTest {
             deadline             | resend | UPDATE_ONE_INC UPDATE_MANY DELETE_MANY           | UNKNOWN | 0     | false | 0 0 0 0 | yes
             routerDeadline       | any    | INSERT INSERT_ASSIGNED_ID UPDATE_ONE_SET DELETE_ONE | UNKNOWN | 0   | true  | 0 0 0 0 | yes
             routerDeadline       | any    | UPDATE_ONE_INC UPDATE_MANY DELETE_MANY           | UNKNOWN | 0     | false | 0 0 0 0 | yes
+            routerKilled         | any    | INSERT INSERT_ASSIGNED_ID UPDATE_ONE_SET DELETE_ONE | UNKNOWN | 0   | true  | 0 0 0 0 | yes
+            routerKilled         | any    | UPDATE_ONE_INC UPDATE_MANY DELETE_MANY           | UNKNOWN | 0     | false | 0 0 0 0 | yes
             # the client stopped waiting, the gate refused the resend, or could not see the earlier copy
             gaveUp               | any    | INSERT INSERT_ASSIGNED_ID UPDATE_ONE_SET DELETE_ONE | UNKNOWN | 0   | true  | 0 0 0 0 | yes
             gaveUp               | any    | UPDATE_ONE_INC UPDATE_MANY DELETE_MANY           | UNKNOWN | 0     | false | 0 0 0 0 | yes
@@ -259,7 +268,7 @@ class OutcomeRecorderTest {
                 .as("counts")
                 .isEqualTo(row.counts());
         assertThat(stop != null).as("stops: " + stop).isEqualTo(row.stops());
-        if (row.shape().startsWith("router") && row.send() == Send.FIRST) {
+        if (row.shape().startsWith("routerDeadline") && row.send() == Send.FIRST) {
             assertThat(outcome.message())
                     .as("the reason names mongos' deadline and the server's message")
                     .contains("mongos answered MaxTimeMSExpired (50: Write results unavailable from shard0")
@@ -312,6 +321,9 @@ class OutcomeRecorderTest {
             case "routerDeadlineWriteError" ->
                 SendResult.reply(raw(BsonDocument.parse("{ok: 1, n: 0, writeErrors: [{index: 0, code: 50,"
                         + " codeName: 'MaxTimeMSExpired', errmsg: '" + ROUTER_DEADLINE_MESSAGE + "'}]}")));
+            case "routerKilledWriteError" ->
+                SendResult.reply(raw(BsonDocument.parse("{ok: 1, n: 0, writeErrors: [{index: 0, code: 11601,"
+                        + " codeName: 'Interrupted', errmsg: '" + ROUTER_KILLED_MESSAGE + "'}]}")));
             case "steppedDownWriteError" -> writeError(189, "PrimarySteppedDown");
             case "lostAnswer" -> writeError(6, "HostUnreachable");
             case "writeConcernError" ->
@@ -326,6 +338,11 @@ class OutcomeRecorderTest {
                 SendResult.serverError(new MongoCommandException(
                         BsonDocument.parse("{ok: 0, code: 50, codeName: 'MaxTimeMSExpired', errmsg: '"
                                 + ROUTER_DEADLINE_MESSAGE + "'}"),
+                        new ServerAddress()));
+            case "routerKilled" ->
+                SendResult.serverError(new MongoCommandException(
+                        BsonDocument.parse("{ok: 0, code: 11601, codeName: 'Interrupted', errmsg: '"
+                                + ROUTER_KILLED_MESSAGE + "'}"),
                         new ServerAddress()));
             case "gaveUp" -> gaveUp();
             case "refused" -> gaveUp().refused(runningCopy());

@@ -70,6 +70,21 @@ class RefusalProofTest {
         assertThat(RefusalProof.provesNothingApplied(error(121), true, true)).isTrue();
     }
 
+    /**
+     * A kill of mongos' operation ({@code killOp}, or {@code killSessions}, which kills mongos' own operations of the
+     * sessions first, {@code src/mongo/s/kill_sessions_remote.cpp}) is the same interrupt of its wait: every
+     * outstanding child batch gets {@code Interrupted} (11601) while the shard may still apply it
+     * ({@code src/mongo/s/async_requests_sender.cpp}). On a replica set it keeps the single-statement rule.
+     */
+    @Test
+    void interrupted_fromMongos_provesNothing_evenForOneSingleDocumentStatement() {
+        assertThat(RefusalProof.provesNothingApplied(error(11601), true, true)).isFalse();
+        assertThat(RefusalProof.provesNothingApplied(error(11601), true, false)).isTrue();
+        assertThat(RefusalProof.provesNothingApplied(11601, false, false, true, true))
+                .isFalse();
+        assertThat(RefusalProof.provesNothingApplied(error(121), true, true)).isTrue();
+    }
+
     @Test
     void noWritesPerformed_provesItForAnyCode() {
         assertThat(RefusalProof.provesNothingApplied(

@@ -90,6 +90,36 @@ class SingleDocumentRulesTest {
         assertThat(SingleDocumentRules.fromCollectionInfo(view).toString()).contains("never: the collection is a view");
     }
 
+    /**
+     * Read from a deployment: the collection's own {@code listCollections} entry (the name filter applied, another
+     * collection listed first not taken for it), its default collation as the server reports it
+     * ({@code src/mongo/db/catalog/collection_options.cpp}), so collatable {@code _id}s keep the driver's form.
+     */
+    @Test
+    void replicaSet_aCollectionWithADefaultCollation_keepsCollatableIdsMulti_nextToAPlainOne() {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                MongoClient client = MongoClients.create(cluster.connectionString())) {
+            client.getDatabase("r").getCollection("aPlain").insertOne(new Document("_id", 1));
+            client.getDatabase("r")
+                    .createCollection(
+                            "caseless",
+                            new com.mongodb.client.model.CreateCollectionOptions()
+                                    .collation(com.mongodb.client.model.Collation.builder()
+                                            .locale("en")
+                                            .collationStrength(com.mongodb.client.model.CollationStrength.SECONDARY)
+                                            .build()));
+            SingleDocumentRules rules = new SingleDocumentRules();
+            MongoAccess access = MongoAccess.of(client);
+
+            assertThat(rules.forCollection(access, new MongoNamespace("r.caseless"), 1_000))
+                    .isEqualTo(SingleDocumentById.always()
+                            .withoutCollatableIds(
+                                    "the collection's default collation (en) can make different string _ids equal"));
+            assertThat(rules.forCollection(access, new MongoNamespace("r.aPlain"), 1_000))
+                    .isEqualTo(SingleDocumentById.always());
+        }
+    }
+
     @Test
     void sharded_onHashedId_everyPinnedWriteIsSingle_onAnotherKey_upsertsNeedTheShardKey() {
         try (EmulatedShardedCluster cluster =

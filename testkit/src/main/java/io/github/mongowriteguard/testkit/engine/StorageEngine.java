@@ -39,6 +39,13 @@ public final class StorageEngine implements AutoCloseable {
     private final boolean validating;
     /** Runs update pipelines on one document at a time ({@link ComputedUpdates}); guarded by {@link #lock}. */
     private StorageEngine computing;
+    /** Capped collections and default collations, which the engine does not keep ({@link OptionedCollections}). */
+    private final OptionedCollections optioned = new OptionedCollections(this, this::runOrdinary, this::runPlain);
+    /** The server version whose rules version-dependent checks follow (the node's). */
+    private volatile io.github.mongowriteguard.testkit.ServerVersion version =
+            io.github.mongowriteguard.testkit.ServerVersion.V4_4;
+    /** Whether this engine is a multi-document transaction's private copy of the data. */
+    private volatile boolean transactionSnapshot;
 
     /** An engine that checks what mongod checks of documents to insert ({@link InsertValidation}, validators). */
     public StorageEngine() {
@@ -71,6 +78,21 @@ public final class StorageEngine implements AutoCloseable {
         if (!validating) {
             return runInEngine(database, command);
         }
+        BsonDocument optionedReply = optioned.handle(database, command, version, transactionSnapshot);
+        return optionedReply != null ? optionedReply : runOrdinary(database, command);
+    }
+
+    /**
+     * Sets the server version whose rules the engine layer follows where they differ by version (capped collections).
+     *
+     * @param version the node's server version
+     */
+    public void serverVersion(io.github.mongowriteguard.testkit.ServerVersion version) {
+        this.version = java.util.Objects.requireNonNull(version, "version");
+    }
+
+    /** A command past the collection options: the insert and update checks, validators, then the engine. */
+    private BsonDocument runOrdinary(String database, BsonDocument command) {
         if (command.getFirstKey().equals("insert")) {
             return InsertValidation.run(
                     command,
@@ -91,15 +113,19 @@ public final class StorageEngine implements AutoCloseable {
     }
 
     /**
-     * Gives {@code copy} this engine's collection validators, so that a transaction's private copy of the data checks
-     * what its collections check (mongod validates a transaction's writes as any other: the validator belongs to the
-     * collection, {@code src/mongo/db/catalog/collection_impl.cpp}). Call it after the copy holds the documents: they
-     * are not checked again.
+     * Gives {@code copy}, a transaction's private copy of the data, this engine's collection validators, collection
+     * options (capped, default collation) and server version, so that it checks what its collections check (mongod
+     * validates a transaction's writes as any other: the validator belongs to the collection,
+     * {@code src/mongo/db/catalog/collection_impl.cpp}). Call it after the copy holds the documents: they are not
+     * checked again.
      *
      * @param copy the engine that gets them
      */
     public void copyValidatorsTo(StorageEngine copy) {
         validators.copyTo(copy.validators);
+        optioned.copyTo(copy.optioned);
+        copy.version = version;
+        copy.transactionSnapshot = true;
     }
 
     /** An update or any other command past the storage checks: the collection's validators, then the engine. */
@@ -135,6 +161,15 @@ public final class StorageEngine implements AutoCloseable {
     }
 
     private BsonDocument runInEngine(String database, BsonDocument command) {
+        if (FindProjections.needed(command)) {
+            // expressions in a find projection, which the engine's find does not evaluate (FindProjections)
+            return FindProjections.run(command, aggregate -> runInEngine(database, aggregate));
+        }
+        if (RegexExpressions.needed(command)) {
+            // $regexFind, $regexFindAll, $regexMatch, which the engine's aggregation lacks (RegexExpressions)
+            return atomically(
+                    () -> RegexExpressions.run(database, command, plain -> runPlain(database, plain), computing()));
+        }
         if (ComputedUpdates.needed(command)) {
             // $bit and pipeline updates, which the engine cannot apply: computed per document (ComputedUpdates)
             return atomically(
@@ -251,6 +286,38 @@ public final class StorageEngine implements AutoCloseable {
                     .map(StorageEngine::fromEngine)
                     .map(document -> document.get("_id"))
                     .toList();
+        });
+    }
+
+    /**
+     * The documents of {@code documents} that {@code filter} matches, as the engine's query language matches them
+     * (in a scratch engine), in their order.
+     *
+     * @param documents the documents
+     * @param filter    the filter
+     * @return the matching documents
+     */
+    java.util.List<BsonDocument> matching(java.util.List<BsonDocument> documents, BsonDocument filter) {
+        return atomically(() -> {
+            StorageEngine scratch = computing();
+            scratch.run("matching", new BsonDocument("drop", new BsonString("documents")));
+            org.bson.BsonArray numbered = new org.bson.BsonArray();
+            for (int i = 0; i < documents.size(); i++) {
+                BsonDocument document = new BsonDocument("_id", new BsonInt32(i));
+                documents.get(i).forEach(document::append);
+                numbered.add(document);
+            }
+            if (!numbered.isEmpty()) {
+                scratch.run(
+                        "matching",
+                        new BsonDocument("insert", new BsonString("documents")).append("documents", numbered));
+            }
+            java.util.List<BsonDocument> matched = new java.util.ArrayList<>();
+            for (org.bson.BsonValue id : scratch.matchingIds("matching", "documents", filter)) {
+                matched.add(documents.get(id.asInt32().getValue()));
+            }
+            matched.sort(java.util.Comparator.comparingInt(documents::indexOf));
+            return matched;
         });
     }
 

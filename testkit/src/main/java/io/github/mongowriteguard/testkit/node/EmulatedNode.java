@@ -127,6 +127,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
                 }
                 : (operation, command) -> engine.run(operation.database(), command);
         this.executor = executor != null ? executor : own;
+        this.engine.serverVersion(identity.version());
         this.transactions = new Transactions(identity.version(), lock, changed);
         this.replicationInfo = new ReplicationInfo(this, identity);
         this.authorizationSession = new AuthorizationSession(this, identity);

@@ -104,7 +104,9 @@ public final class NodeInternals {
      * @param rebuilt the rebuilt engine
      */
     public void replaceEngine(StorageEngine rebuilt) {
-        node.engine = java.util.Objects.requireNonNull(rebuilt, "rebuilt");
+        java.util.Objects.requireNonNull(rebuilt, "rebuilt")
+                .serverVersion(node.identity().version());
+        node.engine = rebuilt;
     }
 
     /**

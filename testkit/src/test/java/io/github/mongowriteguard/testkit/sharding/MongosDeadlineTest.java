@@ -161,6 +161,85 @@ class MongosDeadlineTest {
                         e -> assertThat(e.getCode()).isEqualTo(50));
     }
 
+    /**
+     * A kill of mongos' operation is another interrupt status of the same wait ({@code AsyncRequestsSender::next}
+     * catches whatever {@code waitForNonEmptyNoThrow(_opCtx)} fails with and gives it to every outstanding remote):
+     * {@code killSessions} through mongos kills mongos' own operation of the session first
+     * ({@code src/mongo/s/kill_sessions_remote.cpp}), so the child batch fails with {@code Interrupted} (11601) "Write
+     * results unavailable from ..." at once, while the shard, held in an uninterruptible stall that ignores the kill,
+     * still applies the write after mongos answered.
+     */
+    @Test
+    void killOfMongosOperation_failsTheOutstandingChildBatchWithInterrupted_whileTheShardStillApplies()
+            throws Exception {
+        try (MongoClient admin = Clients.client(cluster.connectionString());
+                io.github.mongowriteguard.testkit.stall.StallHandle stall = cluster.shard("shard00")
+                        .stall(io.github.mongowriteguard.testkit.stall.Stall.uninterruptible(
+                                "shop.items", java.time.Duration.ofMillis(1_500)))) {
+            CompletableFuture<BsonDocument> call = CompletableFuture.supplyAsync(() -> retryableSetV(2, 1, 20_000));
+            BsonDocument lsid = session.getServerSession().getIdentifier();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (cluster.shard("shard00").truth().commands("update").isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            long start = System.nanoTime();
+            admin.getDatabase("admin")
+                    .runCommand(new Document("killSessions", List.of(new Document("id", lsid.get("id")))));
+            BsonDocument reply = call.get(5, TimeUnit.SECONDS);
+            long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+            BsonDocument error = reply.getArray("writeErrors").get(0).asDocument();
+            assertThat(error.getNumber("code").intValue()).isEqualTo(11601);
+            assertThat(error.getString("codeName").getValue()).isEqualTo("Interrupted");
+            assertThat(error.getString("errmsg").getValue())
+                    .startsWith("Write results unavailable from "
+                            + cluster.shard("shard00").address())
+                    .endsWith(":: caused by :: operation was interrupted");
+            assertThat(tookMs)
+                    .as("answered at the kill, not at the stall's end")
+                    .isLessThan(1_200);
+            assertThat(cluster.routing().shardRetries()).isZero();
+
+            // the uninterruptible stall ignores the kill: the shard writes after mongos answered
+            long applied = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (items.find(new Document("_id", 5)).first().getInteger("v") != 2 && System.nanoTime() < applied) {
+                Thread.sleep(20);
+            }
+            assertThat(items.find(new Document("_id", 5)).first().getInteger("v"))
+                    .isEqualTo(2);
+        }
+    }
+
+    /**
+     * A shard's own interruption is the shard's answer, not mongos': {@code Interrupted} (11601) is not in the
+     * {@code RetriableError} category ({@code src/mongo/base/error_codes.yml}), so mongos does not send the batch again
+     * ({@code AsyncRequestsSender::RemoteData::handleResponse}) and reports it as the statement's write error with the
+     * shard's message; {@code ExceededTimeLimit} (262) is in the category, so a retryable write's batch is sent again.
+     */
+    @Test
+    void shardsOwnInterruptCodes_interruptedReachesTheClient_exceededTimeLimitIsRetried() {
+        cluster.shard("shard00")
+                .failCommand()
+                .configure(BsonDocument.parse("{configureFailPoint: 'failCommand', mode: {times: 1}, data: "
+                        + "{failCommands: ['update'], errorCode: 11601, failInternalCommands: true}}"));
+        BsonDocument interrupted = retryableSetV(2, 1, 5_000);
+        BsonDocument error = interrupted.getArray("writeErrors").get(0).asDocument();
+        assertThat(error.getNumber("code").intValue()).isEqualTo(11601);
+        assertThat(error.getString("errmsg").getValue()).doesNotStartWith("Write results unavailable");
+        assertThat(cluster.routing().shardRetries()).isZero();
+        assertThat(items.find(new Document("_id", 5)).first().getInteger("v")).isEqualTo(1);
+
+        cluster.shard("shard00")
+                .failCommand()
+                .configure(BsonDocument.parse("{configureFailPoint: 'failCommand', mode: {times: 1}, data: "
+                        + "{failCommands: ['update'], errorCode: 262, failInternalCommands: true}}"));
+        BsonDocument retried = retryableSetV(3, 2, 5_000);
+        assertThat(retried.containsKey("writeErrors")).isFalse();
+        assertThat(retried.getNumber("nModified").intValue()).isEqualTo(1);
+        assertThat(cluster.routing().shardRetries()).isEqualTo(1);
+        assertThat(items.find(new Document("_id", 5)).first().getInteger("v")).isEqualTo(3);
+    }
+
     /** {@code {$set: {v}}} on {@code _id: 5} as a retryable write of the fixture's session through mongos. */
     private BsonDocument retryableSetV(int v, long txnNumber, int maxTimeMs) {
         return client.getDatabase("shop")
