@@ -5,6 +5,7 @@ import com.mongodb.ReadPreference;
 import com.mongodb.client.MongoDatabase;
 import io.github.mongowriteguard.copies.GateVerdict;
 import io.github.mongowriteguard.exception.CopyStillRunningException;
+import io.github.mongowriteguard.internal.GuardTime;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
 import java.time.Duration;
 import java.util.List;
@@ -64,6 +65,7 @@ public final class OverlapGate {
     private static final String GUARD_COMMENT_PREFIX = "mwg:";
 
     private final Duration grace;
+    private final GuardTime time;
     private final AtomicBoolean ownOpsOnly = new AtomicBoolean();
     private final AtomicBoolean warnedBlindUnauthorized = new AtomicBoolean();
 
@@ -73,7 +75,18 @@ public final class OverlapGate {
      * @param grace the wait after the deadline ({@link io.github.mongowriteguard.retry.RetryPolicy#getGateGrace()})
      */
     public OverlapGate(Duration grace) {
+        this(grace, GuardTime.SYSTEM);
+    }
+
+    /**
+     * A gate that waits on {@code time}.
+     *
+     * @param grace the wait after the deadline
+     * @param time  the clock the deadline is read on and the sleeper that waits for it
+     */
+    public OverlapGate(Duration grace, GuardTime time) {
         this.grace = grace;
+        this.time = time;
     }
 
     /**
@@ -93,7 +106,7 @@ public final class OverlapGate {
             // the ledger dropped it while it may still run (past its count or retention): not known to be gone
             return GateVerdict.BLIND;
         }
-        if (!sleepUntil(lastSendNanos + TimeUnit.MILLISECONDS.toNanos(maxTimeMs) + grace.toNanos())) {
+        if (!time.sleepUntil(lastSendNanos + TimeUnit.MILLISECONDS.toNanos(maxTimeMs) + grace.toNanos())) {
             return GateVerdict.BLIND;
         }
         Sight first = look(admin, copy);
@@ -106,7 +119,7 @@ public final class OverlapGate {
         }
         seen(copy, first.running);
         killSession(admin, copy);
-        if (!sleepUntil(System.nanoTime() + grace.toNanos())) {
+        if (!time.sleepUntil(time.nanoTime() + grace.toNanos())) {
             return GateVerdict.BLIND;
         }
         Sight second = look(admin, copy);
@@ -283,19 +296,5 @@ public final class OverlapGate {
         } catch (IllegalArgumentException e) {
             return new BsonString(lsid);
         }
-    }
-
-    /** Sleeps until {@code nanos}; false when interrupted (the interrupt flag is kept). */
-    private static boolean sleepUntil(long nanos) {
-        long left;
-        while ((left = nanos - System.nanoTime()) > 0) {
-            try {
-                TimeUnit.NANOSECONDS.sleep(left);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        return true;
     }
 }
