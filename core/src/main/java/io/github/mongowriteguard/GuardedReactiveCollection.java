@@ -34,8 +34,8 @@ import reactor.core.publisher.Mono;
 /**
  * A collection of the Reactive Streams driver whose writes go through the guard: the synchronous guard's planner,
  * encoder, send loop, outcome rules, copy ledger and settle, with the driver's publishers and result types. Get one
- * from {@link WriteGuard#guardReactiveCollection}; reads stay the driver's
- * ({@link #unwrap()}).
+ * from {@link WriteGuard#guardReactiveCollection}; reads stay the driver's ({@link #asMongoCollection()},
+ * {@link #unwrap()}).
  *
  * <pre>{@code
  * WriteGuard guard = WriteGuard.create();
@@ -64,6 +64,12 @@ public final class GuardedReactiveCollection<T> {
     private final MongoCollection<T> collection;
     private final GuardedOperations<T> operations;
     private final Function<Boolean, GuardedReactiveCollection<T>> withRetries;
+    private final Rewrap rewrap;
+
+    /** Guards another collection (a {@code withX(...)} of this one) the way this one is guarded. */
+    interface Rewrap {
+        <X> GuardedReactiveCollection<X> wrap(MongoCollection<X> changed);
+    }
 
     /**
      * Not API: {@link WriteGuard#guardReactiveCollection} builds it.
@@ -71,14 +77,17 @@ public final class GuardedReactiveCollection<T> {
      * @param collection  the driver's collection
      * @param operations  its guarded operations
      * @param withRetries this collection with or without the idempotent multi-document retry opt-in
+     * @param rewrap      guards a changed copy of the collection the same way
      */
     GuardedReactiveCollection(
             MongoCollection<T> collection,
             GuardedOperations<T> operations,
-            Function<Boolean, GuardedReactiveCollection<T>> withRetries) {
+            Function<Boolean, GuardedReactiveCollection<T>> withRetries,
+            Rewrap rewrap) {
         this.collection = Objects.requireNonNull(collection, "collection");
         this.operations = Objects.requireNonNull(operations, "operations");
         this.withRetries = withRetries;
+        this.rewrap = rewrap;
     }
 
     /**
@@ -94,6 +103,22 @@ public final class GuardedReactiveCollection<T> {
     /** {@return the driver's collection, unguarded: its reads, and writes the caller chooses to send unguarded} */
     public MongoCollection<T> unwrap() {
         return collection;
+    }
+
+    /**
+     * The driver's reactive {@code MongoCollection} interface over this guarded collection, for code that takes a
+     * {@code MongoCollection}: its write methods are this collection's (guarded), everything else (reads, indexes,
+     * aggregations, change streams) is the driver's; a {@code withX(...)} returns a view guarded the same way.
+     *
+     * @return the view
+     */
+    public MongoCollection<T> asMongoCollection() {
+        return GuardedReactiveCollectionView.of(this, collection);
+    }
+
+    /** {@code changed} guarded as this collection is. */
+    <X> GuardedReactiveCollection<X> rewrap(MongoCollection<X> changed) {
+        return rewrap.wrap(changed);
     }
 
     /** {@return the collection's namespace} */

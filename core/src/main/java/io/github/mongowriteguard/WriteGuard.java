@@ -278,7 +278,14 @@ public final class WriteGuard {
                 collection,
                 io.github.mongowriteguard.internal.execution.ReactiveTransport.operations(
                         client, collection, runtime, deadlineMs, binding, idempotentMultiRetries),
-                retries -> guardReactiveCollection(client, collection, retries));
+                retries -> guardReactiveCollection(client, collection, retries),
+                new GuardedReactiveCollection.Rewrap() {
+                    @Override
+                    public <X> GuardedReactiveCollection<X> wrap(
+                            com.mongodb.reactivestreams.client.MongoCollection<X> changed) {
+                        return guardReactiveCollection(client, changed, idempotentMultiRetries);
+                    }
+                });
     }
 
     /**

@@ -206,6 +206,42 @@ class GuardedReactiveCollectionTest {
     }
 
     @Test
+    void everyWriteMethodOfTheDriversReactiveCollection_hasItsGuardedCounterpart() {
+        assertThat(GuardedReactiveCollectionView.unguardedWrites()).isEmpty();
+        long writes = java.util.Arrays.stream(MongoCollection.class.getMethods())
+                .filter(m -> GuardedReactiveCollectionView.WRITES.contains(m.getName()))
+                .count();
+        assertThat(writes)
+                .as("the driver's write methods, sessions and options included")
+                .isEqualTo(56);
+    }
+
+    @Test
+    void theMongoCollectionView_guardsWrites_keepsReadsAsTheDrivers_andStaysGuardedThroughWithX() {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                Reactive reactive = new Reactive(cluster.connectionString(), WriteGuard.create(), 30_000)) {
+            MongoCollection<Document> view = reactive.guarded("r", "view").asMongoCollection();
+
+            Mono.from(view.insertOne(new Document("_id", 1))).block();
+            Mono.from(view.withWriteConcern(com.mongodb.WriteConcern.MAJORITY)
+                            .bulkWrite(List.of(upsert(2), upsert(3)), new BulkWriteOptions().ordered(true)))
+                    .block();
+            Mono.from(view.withDocumentClass(BsonDocument.class).updateOne(Filters.eq("_id", 1), Updates.set("v", 1)))
+                    .block();
+
+            assertThat(reactive.sent)
+                    .as("the guard's deadline on each (the driver sends none without timeoutMS)")
+                    .hasSize(3)
+                    .allMatch(command -> command.containsKey("maxTimeMS"));
+            assertThat(Mono.from(view.countDocuments()).block()).isEqualTo(3);
+            assertThat(Flux.from(view.find(Filters.eq("_id", 1))).collectList().block())
+                    .containsExactly(new Document("_id", 1).append("v", 1));
+            assertThat(view.getNamespace().getFullName()).isEqualTo("r.view");
+            assertThat(view.toString()).startsWith("guarded view of");
+        }
+    }
+
+    @Test
     void aCancelledSubscription_doesNotStopTheCall_itsCopyIsAccountedAndApplies() throws Exception {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
                 Reactive reactive = new Reactive(cluster.connectionString(), WriteGuard.create(), 30_000)) {

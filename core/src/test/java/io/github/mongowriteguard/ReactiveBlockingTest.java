@@ -49,7 +49,7 @@ class ReactiveBlockingTest {
                         .getInputArguments()
                         .contains("-XX:+AllowRedefinitionToAddDeleteMethods"),
                 "BlockHound needs -XX:+AllowRedefinitionToAddDeleteMethods on Java 17: run through the blockhound"
-                        + " execution (mvn -pl core test -Dtest=ReactiveBlockingTest runs it there)");
+                        + " execution (mvn -pl core test -Dtest=ReactiveBlockingTest -Dblockhound runs it there)");
         // Every blocking call on a driver thread is recorded with its stack (not thrown: the driver's own code blocks
         // there at times, e.g. UUID.randomUUID for a session id); the guard's code must never be on such a stack.
         List<String> blocking = new CopyOnWriteArrayList<>();
