@@ -247,6 +247,48 @@ public final class WriteGuard {
     }
 
     /**
+     * Guards a collection of the Reactive Streams driver, of a client built from a builder given to {@link #configure}:
+     * the same planner, send loop, outcome rules and copy ledger as {@link #guardCollection(MongoClient,
+     * MongoCollection)}, with the driver's publishers. Needs {@code mongodb-driver-reactivestreams} and Reactor on the
+     * class path; see {@link GuardedReactiveCollection} for where its work runs.
+     *
+     * @param <T>        the collection's document class
+     * @param client     the reactive client the collection belongs to
+     * @param collection the collection to guard; its codecs and write concern are kept
+     * @return the guarded collection
+     * @throws IllegalStateException if the client was not built from a builder given to this guard's
+     *                               {@link #configure}, or the settings do not fit the client's socket read timeout
+     */
+    public <T> GuardedReactiveCollection<T> guardReactiveCollection(
+            com.mongodb.reactivestreams.client.MongoClient client,
+            com.mongodb.reactivestreams.client.MongoCollection<T> collection) {
+        return guardReactiveCollection(client, collection, false);
+    }
+
+    private <T> GuardedReactiveCollection<T> guardReactiveCollection(
+            com.mongodb.reactivestreams.client.MongoClient client,
+            com.mongodb.reactivestreams.client.MongoCollection<T> collection,
+            boolean idempotentMultiRetries) {
+        Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(collection, "collection");
+        ClientBinding binding = bindings.of(client.getClusterDescription());
+        long deadlineMs =
+                serverDeadlineMs(binding, collection.getNamespace(), collection.getTimeout(TimeUnit.MILLISECONDS));
+        return new GuardedReactiveCollection<>(
+                collection,
+                io.github.mongowriteguard.internal.execution.ReactiveTransport.operations(
+                        client, collection, runtime, deadlineMs, binding, idempotentMultiRetries),
+                retries -> guardReactiveCollection(client, collection, retries),
+                new GuardedReactiveCollection.Rewrap() {
+                    @Override
+                    public <X> GuardedReactiveCollection<X> wrap(
+                            com.mongodb.reactivestreams.client.MongoCollection<X> changed) {
+                        return guardReactiveCollection(client, changed, idempotentMultiRetries);
+                    }
+                });
+    }
+
+    /**
      * Guards a collection whose sessions and database come from {@code access}. An {@code access} whose
      * {@link MongoAccess#client()} is null does not say its client: the guard must then have been configured on
      * exactly one client.
@@ -329,21 +371,24 @@ public final class WriteGuard {
 
     /** The server deadline of every write on {@code collection}, after checking that the guard can set it. */
     private long serverDeadlineMs(ClientBinding binding, MongoCollection<?> collection) {
+        return serverDeadlineMs(binding, collection.getNamespace(), collection.getTimeout(TimeUnit.MILLISECONDS));
+    }
+
+    /** As above, for a collection of {@code namespace} whose Client-Side Operation Timeout is {@code collectionTimeout}. */
+    private long serverDeadlineMs(ClientBinding binding, MongoNamespace namespace, @Nullable Long collectionTimeout) {
         if (binding.timeoutMs() != null) {
             throw new IllegalStateException(
                     "the client uses Client-Side Operation Timeout (timeoutMS="
                             + binding.timeoutMs() + "): the driver then sets maxTimeMS itself; remove"
                             + " timeoutMS from the client settings and let the guard set the server deadline from the socket read timeout");
         }
-        Long collectionTimeout = collection.getTimeout(TimeUnit.MILLISECONDS);
         if (collectionTimeout != null) {
-            throw new IllegalArgumentException(
-                    "the collection " + collection.getNamespace() + " has a Client-Side Operation"
-                            + " Timeout (timeoutMS=" + collectionTimeout
-                            + ", from collection.withTimeout or database.withTimeout):"
-                            + " the guard sets each write's server deadline (maxTimeMS) from the socket read timeout instead, and would"
-                            + " not honour it; wrap the collection without withTimeout, and set serverDeadline in WriteGuardSettings"
-                            + " to choose the deadline");
+            throw new IllegalArgumentException("the collection " + namespace + " has a Client-Side Operation"
+                    + " Timeout (timeoutMS=" + collectionTimeout
+                    + ", from collection.withTimeout or database.withTimeout):"
+                    + " the guard sets each write's server deadline (maxTimeMS) from the socket read timeout instead, and would"
+                    + " not honour it; wrap the collection without withTimeout, and set serverDeadline in WriteGuardSettings"
+                    + " to choose the deadline");
         }
         int readTimeoutMs = binding.readTimeoutMs();
         Duration deadline =

@@ -352,13 +352,31 @@ class DifferentialTest {
             Api api) {
         GuardedCollection<Document> guarded =
                 fixture.wrap(fixture.client.getDatabase(Env.database(bulk)).getCollection(collection));
+        return observe(
+                ran,
+                bulk,
+                api,
+                () -> guarded.execute(models, bulk.options()),
+                () -> guarded.bulkWrite(models, bulk.options()));
+    }
+
+    /**
+     * What a guard's {@code execute} or driver-style {@code bulkWrite} did, as {@link Result}: the synchronous guard's
+     * and the reactive guard's (awaited) alike.
+     */
+    static Result observe(
+            RanCommands ran,
+            DifferentialBulk bulk,
+            Api api,
+            java.util.function.Supplier<WriteOutcome<?>> execute,
+            java.util.function.Supplier<BulkWriteResult> bulkWrite) {
         Result observed = new Result(bulk.ops.size());
         ran.clear();
         try {
             if (api == Api.EXECUTE) {
-                observed.record(guarded.execute(models, bulk.options()));
+                observed.record(execute.get());
             } else {
-                BulkWriteResult result = guarded.bulkWrite(models, bulk.options());
+                BulkWriteResult result = bulkWrite.get();
                 java.util.Arrays.fill(observed.status, WriteStatus.APPLIED.name());
                 observed.record(result, null);
             }

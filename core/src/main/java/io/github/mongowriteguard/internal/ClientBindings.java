@@ -59,7 +59,19 @@ public final class ClientBindings {
      * @throws IllegalStateException if the client was not built from a builder this guard configured
      */
     public ClientBinding of(MongoClient client) {
-        ClusterSettings clusterSettings = client.getClusterDescription().getClusterSettings();
+        return of(client.getClusterDescription());
+    }
+
+    /**
+     * What {@code configure} read from the builder of the client whose cluster is {@code cluster} (a synchronous or a
+     * reactive client).
+     *
+     * @param cluster the client's cluster description
+     * @return its binding
+     * @throws IllegalStateException if the client was not built from a builder this guard configured
+     */
+    public ClientBinding of(com.mongodb.connection.ClusterDescription cluster) {
+        ClusterSettings clusterSettings = cluster.getClusterSettings();
         if (clusterSettings != null
                 && clusterSettings.getServerSelector() instanceof ClientBinding binding
                 && bindings.contains(binding)) {

@@ -23,6 +23,7 @@ public final class GuardRuntime {
     private final LiveCopyLedger ledger;
     private final OverlapGate gate;
     private final Retry retry;
+    private final GuardTime time;
     private final GuardEventListener events;
     /** Whether any listener (the guard's meters are one) hears the events: without one none is built. */
     private final boolean listening;
@@ -44,10 +45,26 @@ public final class GuardRuntime {
             LiveCopyLedger ledger,
             List<GuardEventListener> listeners,
             CallObserver observer) {
+        this(settings, servers, ledger, listeners, observer, GuardTime.SYSTEM);
+    }
+
+    /**
+     * A runtime whose waits (the retry backoff, the overlap gate) go through {@code time}.
+     *
+     * @param time the clock and sleeper: {@link GuardTime#SYSTEM} in a guard, a scripted one in a test of the loop
+     */
+    public GuardRuntime(
+            WriteGuardSettings settings,
+            ServerTracker servers,
+            LiveCopyLedger ledger,
+            List<GuardEventListener> listeners,
+            CallObserver observer,
+            GuardTime time) {
         this.settings = settings;
+        this.time = time;
         this.servers = servers;
         this.ledger = ledger;
-        this.gate = new OverlapGate(settings.getRetryPolicy().getGateGrace());
+        this.gate = new OverlapGate(settings.getRetryPolicy().getGateGrace(), time);
         this.retry = Retry.of(
                 "mongodb-write-guard", settings.getRetryPolicy().<Retryable>toRetryConfig(Retryable::worthRetrying));
         this.events = safe(List.copyOf(listeners));
@@ -78,8 +95,17 @@ public final class GuardRuntime {
         return gate;
     }
 
+    /**
+     * The retry policy's pacing: {@code retry().asyncContext()} tells each backoff, which the sender waits on
+     * {@link #time()}, never inside resilience4j.
+     */
     public Retry retry() {
         return retry;
+    }
+
+    /** The clock and sleeper of the guard's waits: the retry backoff and the overlap gate. */
+    public GuardTime time() {
+        return time;
     }
 
     public GuardEventListener events() {

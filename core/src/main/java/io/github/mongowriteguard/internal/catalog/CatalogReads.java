@@ -1,12 +1,7 @@
 package io.github.mongowriteguard.internal.catalog;
 
 import com.mongodb.MongoNamespace;
-import com.mongodb.ReadPreference;
-import com.mongodb.client.MongoCursor;
-import io.github.mongowriteguard.MongoAccess;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -27,11 +22,9 @@ final class CatalogReads {
     private CatalogReads() {}
 
     /** Whether the client talks to mongos ({@code hello}'s {@code msg: "isdbgrid"}). */
-    static boolean isMongos(MongoAccess access, long maxTimeMs) {
-        BsonDocument hello = access.getDatabase("admin")
-                .runCommand(
-                        new BsonDocument("hello", new BsonInt32(1)).append("maxTimeMS", new BsonInt64(maxTimeMs)),
-                        BsonDocument.class);
+    static boolean isMongos(CatalogSource access, long maxTimeMs) {
+        BsonDocument hello = access.runCommand(
+                "admin", new BsonDocument("hello", new BsonInt32(1)).append("maxTimeMS", new BsonInt64(maxTimeMs)));
         return "isdbgrid".equals(hello.getString("msg", new BsonString("")).getValue());
     }
 
@@ -40,7 +33,7 @@ final class CatalogReads {
      * first initialized: mongodb/mongo {@code src/mongo/db/s/config/sharding_catalog_manager.cpp},
      * {@code _initConfigVersion}), or null when the document has none.
      */
-    static @Nullable BsonValue clusterId(MongoAccess access, long maxTimeMs) {
+    static @Nullable BsonValue clusterId(CatalogSource access, long maxTimeMs) {
         BsonDocument entry = first(access, "version", new BsonDocument(), maxTimeMs);
         return entry == null ? null : entry.get("clusterId");
     }
@@ -50,7 +43,7 @@ final class CatalogReads {
      * {@code timestamp}, ...), or null when the collection is not sharded: no entry, {@code dropped: true} up to 4.4,
      * {@code unsplittable: true} from 8.0, or no {@code key}.
      */
-    static @Nullable BsonDocument shardedCollection(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+    static @Nullable BsonDocument shardedCollection(CatalogSource access, MongoNamespace namespace, long maxTimeMs) {
         BsonDocument entry = first(
                 access, "collections", new BsonDocument("_id", new BsonString(namespace.getFullName())), maxTimeMs);
         if (entry == null
@@ -70,7 +63,7 @@ final class CatalogReads {
      * its entry has a {@code timestamp} (5.0 on), by {@code ns} before. At most {@code limit} chunks are read.
      */
     static List<BsonDocument> chunksSince(
-            MongoAccess access,
+            CatalogSource access,
             MongoNamespace namespace,
             BsonDocument entry,
             BsonTimestamp since,
@@ -81,55 +74,41 @@ final class CatalogReads {
                 ? new BsonDocument("uuid", uuid)
                 : new BsonDocument("ns", new BsonString(namespace.getFullName()));
         filter.append("lastmod", new BsonDocument("$gte", since));
-        List<BsonDocument> chunks = new ArrayList<>();
-        try (MongoCursor<BsonDocument> cursor = access.getDatabase("config")
-                .getCollection("chunks", BsonDocument.class)
-                .withReadPreference(ReadPreference.primary())
-                .find(filter)
-                .sort(new BsonDocument("lastmod", new BsonInt32(1)))
-                .projection(new BsonDocument("min", new BsonInt32(1))
+        return access.find(
+                "config",
+                "chunks",
+                filter,
+                new BsonDocument("lastmod", new BsonInt32(1)),
+                new BsonDocument("min", new BsonInt32(1))
                         .append("max", new BsonInt32(1))
                         .append("shard", new BsonInt32(1))
                         .append("lastmod", new BsonInt32(1))
                         .append("lastmodEpoch", new BsonInt32(1))
-                        .append("_id", new BsonInt32(0)))
-                .batchSize(1_000)
-                .limit(limit)
-                .maxTime(maxTimeMs, TimeUnit.MILLISECONDS)
-                .iterator()) {
-            while (cursor.hasNext()) {
-                chunks.add(cursor.next());
-            }
-        }
-        return chunks;
+                        .append("_id", new BsonInt32(0)),
+                limit,
+                maxTimeMs);
     }
 
     /** The collection's {@code listCollections} entry, or null when it does not exist (yet). */
-    static @Nullable BsonDocument collectionInfo(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
-        BsonDocument reply = access.getDatabase(namespace.getDatabaseName())
-                .runCommand(
-                        new BsonDocument("listCollections", new BsonInt32(1))
-                                .append(
-                                        "filter",
-                                        new BsonDocument("name", new BsonString(namespace.getCollectionName())))
-                                .append("maxTimeMS", new BsonInt64(maxTimeMs)),
-                        ReadPreference.primary(),
-                        BsonDocument.class);
+    static @Nullable BsonDocument collectionInfo(CatalogSource access, MongoNamespace namespace, long maxTimeMs) {
+        BsonDocument reply = access.runCommand(
+                namespace.getDatabaseName(),
+                new BsonDocument("listCollections", new BsonInt32(1))
+                        .append("filter", new BsonDocument("name", new BsonString(namespace.getCollectionName())))
+                        .append("maxTimeMS", new BsonInt64(maxTimeMs)));
         BsonArray batch = reply.getDocument("cursor").getArray("firstBatch", new BsonArray());
         return batch.isEmpty() ? null : batch.get(0).asDocument();
     }
 
     private static @Nullable BsonDocument first(
-            MongoAccess access, String collection, BsonDocument filter, long maxTimeMs) {
-        BsonDocument reply = access.getDatabase("config")
-                .runCommand(
-                        new BsonDocument("find", new BsonString(collection))
-                                .append("filter", filter)
-                                .append("limit", new BsonInt32(1))
-                                .append("singleBatch", BsonBoolean.TRUE)
-                                .append("maxTimeMS", new BsonInt64(maxTimeMs)),
-                        ReadPreference.primary(),
-                        BsonDocument.class);
+            CatalogSource access, String collection, BsonDocument filter, long maxTimeMs) {
+        BsonDocument reply = access.runCommand(
+                "config",
+                new BsonDocument("find", new BsonString(collection))
+                        .append("filter", filter)
+                        .append("limit", new BsonInt32(1))
+                        .append("singleBatch", BsonBoolean.TRUE)
+                        .append("maxTimeMS", new BsonInt64(maxTimeMs)));
         BsonArray batch = reply.getDocument("cursor").getArray("firstBatch", new BsonArray());
         return batch.isEmpty() ? null : batch.get(0).asDocument();
     }

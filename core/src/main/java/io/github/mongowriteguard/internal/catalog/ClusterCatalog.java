@@ -104,7 +104,7 @@ public final class ClusterCatalog {
 
     private final Limits limits;
     private final LongSupplier nanoClock;
-    private final Map<MongoAccess, Topology> topologies = new WeakHashMap<>();
+    private final Map<Object, Topology> topologies = new WeakHashMap<>();
     private final LearnedFacts<Key, Optional<BsonDocument>> collections;
     private final LearnedFacts<Key, Optional<BsonDocument>> collectionInfos;
     private final LinkedHashMap<Key, Routing> routings = new LinkedHashMap<>(16, 0.75f, true);
@@ -137,8 +137,13 @@ public final class ClusterCatalog {
      * @throws MongoException when {@code hello} fails (asked again next time)
      */
     public Topology topology(MongoAccess access, long maxTimeMs) {
+        return topology(CatalogSource.of(access), maxTimeMs);
+    }
+
+    /** As {@link #topology(MongoAccess, long)}, through {@code access}. */
+    public Topology topology(CatalogSource access, long maxTimeMs) {
         synchronized (topologies) {
-            Topology known = topologies.get(access);
+            Topology known = topologies.get(access.client());
             if (known != null) {
                 return known;
             }
@@ -157,7 +162,7 @@ public final class ClusterCatalog {
         }
         Topology topology = new Topology(mongos, cluster);
         synchronized (topologies) {
-            return topologies.computeIfAbsent(access, a -> topology);
+            return topologies.computeIfAbsent(access.client(), a -> topology);
         }
     }
 
@@ -168,6 +173,11 @@ public final class ClusterCatalog {
      * @throws MongoException when a read failed, now or within {@link #FAILURE_TIME_TO_LIVE}
      */
     public Optional<BsonDocument> shardedCollection(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+        return shardedCollection(CatalogSource.of(access), namespace, maxTimeMs);
+    }
+
+    /** As {@link #shardedCollection(MongoAccess, MongoNamespace, long)}, through {@code access}. */
+    public Optional<BsonDocument> shardedCollection(CatalogSource access, MongoNamespace namespace, long maxTimeMs) {
         Topology topology = topology(access, maxTimeMs);
         if (!topology.mongos()) {
             return Optional.empty();
@@ -183,6 +193,11 @@ public final class ClusterCatalog {
      * @throws MongoException when a read failed, now or within {@link #FAILURE_TIME_TO_LIVE}
      */
     public Optional<BsonDocument> collectionInfo(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+        return collectionInfo(CatalogSource.of(access), namespace, maxTimeMs);
+    }
+
+    /** As {@link #collectionInfo(MongoAccess, MongoNamespace, long)}, through {@code access}. */
+    public Optional<BsonDocument> collectionInfo(CatalogSource access, MongoNamespace namespace, long maxTimeMs) {
         Topology topology = topology(access, maxTimeMs);
         return collectionInfos.get(
                 new Key(topology.cluster(), namespace.getFullName()),
@@ -195,6 +210,11 @@ public final class ClusterCatalog {
      * more chunks than the bound, or a read that failed). Never throws: a placement decides cost only.
      */
     public KeyPlacement placement(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+        return placement(CatalogSource.of(access), namespace, maxTimeMs);
+    }
+
+    /** As {@link #placement(MongoAccess, MongoNamespace, long)}, through {@code access}. */
+    public KeyPlacement placement(CatalogSource access, MongoNamespace namespace, long maxTimeMs) {
         Topology topology;
         Optional<BsonDocument> entry;
         try {
@@ -246,7 +266,7 @@ public final class ClusterCatalog {
 
     /** Reads the chunks changed since the version held (all of them for a new identity) and applies them. */
     private boolean refresh(
-            Routing routing, MongoAccess access, MongoNamespace namespace, BsonDocument entry, long maxTimeMs) {
+            Routing routing, CatalogSource access, MongoNamespace namespace, BsonDocument entry, long maxTimeMs) {
         RoutingTable.Identity identity = RoutingTable.Identity.of(entry);
         routing.timeToLiveNanos = CATALOG_TIME_TO_LIVE.toNanos();
         RoutingTable table = routing.table;

@@ -5,6 +5,7 @@ import com.mongodb.ReadPreference;
 import com.mongodb.client.MongoDatabase;
 import io.github.mongowriteguard.copies.GateVerdict;
 import io.github.mongowriteguard.exception.CopyStillRunningException;
+import io.github.mongowriteguard.internal.GuardTime;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
 import java.time.Duration;
 import java.util.List;
@@ -64,6 +65,7 @@ public final class OverlapGate {
     private static final String GUARD_COMMENT_PREFIX = "mwg:";
 
     private final Duration grace;
+    private final GuardTime time;
     private final AtomicBoolean ownOpsOnly = new AtomicBoolean();
     private final AtomicBoolean warnedBlindUnauthorized = new AtomicBoolean();
 
@@ -73,7 +75,18 @@ public final class OverlapGate {
      * @param grace the wait after the deadline ({@link io.github.mongowriteguard.retry.RetryPolicy#getGateGrace()})
      */
     public OverlapGate(Duration grace) {
+        this(grace, GuardTime.SYSTEM);
+    }
+
+    /**
+     * A gate that waits on {@code time}.
+     *
+     * @param grace the wait after the deadline
+     * @param time  the clock the deadline is read on and the sleeper that waits for it
+     */
+    public OverlapGate(Duration grace, GuardTime time) {
         this.grace = grace;
+        this.time = time;
     }
 
     /**
@@ -86,6 +99,33 @@ public final class OverlapGate {
      * @return whether the attempt may start, and why
      */
     public GateVerdict beforeRetry(MongoDatabase admin, LiveCopyLedger.Copy copy, long lastSendNanos, long maxTimeMs) {
+        return beforeRetry(
+                command -> admin.runCommand(command, ReadPreference.primary(), BsonDocument.class),
+                copy,
+                lastSendNanos,
+                maxTimeMs);
+    }
+
+    /**
+     * The commands the gate sends to {@code admin} on the primary ({@code currentOp}, {@code killSessions}): the
+     * synchronous driver's {@code runCommand}, or another driver's awaited on the guard's thread. Throws what the
+     * driver throws.
+     */
+    @FunctionalInterface
+    public interface AdminCommands {
+        BsonDocument run(BsonDocument command);
+    }
+
+    /**
+     * As {@link #beforeRetry(MongoDatabase, LiveCopyLedger.Copy, long, long)}, asking through {@code admin}.
+     *
+     * @param admin         runs a command on the {@code admin} database of the client's primary
+     * @param copy          the copy whose last attempt ended without an answer
+     * @param lastSendNanos the runtime's clock when the last attempt was sent
+     * @param maxTimeMs     the server deadline that attempt carried
+     * @return whether the attempt may start, and why
+     */
+    public GateVerdict beforeRetry(AdminCommands admin, LiveCopyLedger.Copy copy, long lastSendNanos, long maxTimeMs) {
         if (!copy.isPossiblyRunning()) {
             return GateVerdict.PROCEED;
         }
@@ -93,7 +133,7 @@ public final class OverlapGate {
             // the ledger dropped it while it may still run (past its count or retention): not known to be gone
             return GateVerdict.BLIND;
         }
-        if (!sleepUntil(lastSendNanos + TimeUnit.MILLISECONDS.toNanos(maxTimeMs) + grace.toNanos())) {
+        if (!time.sleepUntil(lastSendNanos + TimeUnit.MILLISECONDS.toNanos(maxTimeMs) + grace.toNanos())) {
             return GateVerdict.BLIND;
         }
         Sight first = look(admin, copy);
@@ -106,7 +146,7 @@ public final class OverlapGate {
         }
         seen(copy, first.running);
         killSession(admin, copy);
-        if (!sleepUntil(System.nanoTime() + grace.toNanos())) {
+        if (!time.sleepUntil(time.nanoTime() + grace.toNanos())) {
             return GateVerdict.BLIND;
         }
         Sight second = look(admin, copy);
@@ -128,7 +168,7 @@ public final class OverlapGate {
     }
 
     /** Asks {@code currentOp}, with {@code $ownOps: true} when the user lacks {@code inprog}; never throws. */
-    private Sight look(MongoDatabase admin, LiveCopyLedger.Copy copy) {
+    private Sight look(AdminCommands admin, LiveCopyLedger.Copy copy) {
         try {
             if (!ownOpsOnly.get()) {
                 try {
@@ -166,13 +206,13 @@ public final class OverlapGate {
     }
 
     /** The {@code currentOp} entry of the copy, or null when the server shows none. */
-    private static @Nullable BsonDocument runningOp(MongoDatabase admin, LiveCopyLedger.Copy copy, boolean ownOps) {
+    private static @Nullable BsonDocument runningOp(AdminCommands admin, LiveCopyLedger.Copy copy, boolean ownOps) {
         BsonDocument command = new BsonDocument("currentOp", new BsonInt32(1));
         if (ownOps) {
             command.append("$ownOps", BsonBoolean.TRUE);
         }
         command.append("lsid.id", uuid(copy.lsid()));
-        BsonDocument reply = admin.runCommand(command, ReadPreference.primary(), BsonDocument.class);
+        BsonDocument reply = admin.run(command);
         BsonValue inprog = reply.get("inprog");
         if (inprog == null || !inprog.isArray()) {
             throw new IllegalStateException("currentOp replied without an inprog array");
@@ -266,12 +306,10 @@ public final class OverlapGate {
         return value != null && value.isNumber() ? value.asNumber().longValue() : -1;
     }
 
-    private static void killSession(MongoDatabase admin, LiveCopyLedger.Copy copy) {
+    private static void killSession(AdminCommands admin, LiveCopyLedger.Copy copy) {
         try {
-            admin.runCommand(
-                    new BsonDocument("killSessions", new BsonArray(List.of(new BsonDocument("id", uuid(copy.lsid()))))),
-                    ReadPreference.primary(),
-                    BsonDocument.class);
+            admin.run(new BsonDocument(
+                    "killSessions", new BsonArray(List.of(new BsonDocument("id", uuid(copy.lsid()))))));
         } catch (RuntimeException e) {
             log.debug("mongo-write-guard: killSessions for a running copy failed: {}", e.toString());
         }
@@ -283,19 +321,5 @@ public final class OverlapGate {
         } catch (IllegalArgumentException e) {
             return new BsonString(lsid);
         }
-    }
-
-    /** Sleeps until {@code nanos}; false when interrupted (the interrupt flag is kept). */
-    private static boolean sleepUntil(long nanos) {
-        long left;
-        while ((left = nanos - System.nanoTime()) > 0) {
-            try {
-                TimeUnit.NANOSECONDS.sleep(left);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        return true;
     }
 }

@@ -1,11 +1,10 @@
 package io.github.mongowriteguard.internal.execution;
 
 import com.mongodb.WriteConcern;
-import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoCollection;
-import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.WriteModel;
+import com.mongodb.session.ClientSession;
 import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.BulkPlanner;
@@ -44,11 +43,9 @@ import org.jspecify.annotations.Nullable;
 public final class BulkExecutor<T> {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(BulkExecutor.class);
 
-    private final MongoCollection<T> collection;
+    private final Transport.Target<T> collection;
     private final String namespace;
-    private final MongoDatabase database;
-    private final MongoDatabase admin;
-    private final MongoAccess access;
+    private final Transport transport;
     private final GuardRuntime runtime;
     private final long maxTimeMs;
     private final BulkPlanner<T> planner;
@@ -73,28 +70,44 @@ public final class BulkExecutor<T> {
             GuardRuntime runtime,
             long maxTimeMs,
             ClientBinding binding) {
+        this(Transport.Target.of(collection), Transport.sync(access, collection, runtime), runtime, maxTimeMs, binding);
+    }
+
+    /**
+     * An executor whose commands go through {@code transport}: the synchronous driver's ({@link Transport#sync}) or
+     * another driver's.
+     */
+    BulkExecutor(
+            Transport.Target<T> collection,
+            Transport transport,
+            GuardRuntime runtime,
+            long maxTimeMs,
+            ClientBinding binding) {
         this.collection = collection;
-        this.namespace = collection.getNamespace().getFullName();
-        // Commands go through the collection's database with the collection's codecs, so documents encode as its
-        // own bulkWrite would encode them.
-        this.database = access.getDatabase(collection.getNamespace().getDatabaseName())
-                .withCodecRegistry(collection.getCodecRegistry());
-        this.admin = access.getDatabase("admin");
-        this.access = access;
+        this.namespace = collection.namespace().getFullName();
+        this.transport = transport;
         this.runtime = runtime;
         this.maxTimeMs = maxTimeMs;
-        this.planner = BulkPlanner.forCollection(collection);
+        this.planner = BulkPlanner.of(collection.documentClass(), collection.registry());
         this.tools = new BulkRun.Tools<>(
                 new WriteCommandEncoder<>(
-                        collection.getNamespace().getCollectionName(),
-                        collection.getDocumentClass(),
-                        collection.getCodecRegistry()),
-                new CopySender(runtime, database, admin, namespace, maxTimeMs, binding),
+                        collection.namespace().getCollectionName(), collection.documentClass(), collection.registry()),
+                new CopySender(runtime, transport.channel(), transport.gate(), namespace, maxTimeMs, binding),
                 runtime,
-                access,
-                collection.getCodecRegistry(),
+                transport.sessions(),
+                collection.registry(),
                 maxTimeMs,
                 binding);
+    }
+
+    /** How this executor's commands reach the server. */
+    Transport transport() {
+        return transport;
+    }
+
+    /** The collection's namespace, document class, codecs and write concern. */
+    Transport.Target<T> target() {
+        return collection;
     }
 
     /** What {@code configure} read from the client's builder, and what the guard learned of its server. */
@@ -122,16 +135,16 @@ public final class BulkExecutor<T> {
                 // read only if an ordered bulk repeats a key: how many key runs share one ORDERED command, and which
                 // shard each run's command goes to when they go side by side
                 .keyPlacement(() -> {
-                    KeyPlacement read =
-                            runtime.keyPlacements().forCollection(access, collection.getNamespace(), maxTimeMs);
+                    KeyPlacement read = runtime.keyPlacements()
+                            .forCollection(transport.catalog(), collection.namespace(), maxTimeMs);
                     placement.set(read);
                     return read;
                 })
                 .build();
         if (SingleDocumentRules.needed(models)) {
             planOptions = PlanOptions.builder(planOptions)
-                    .singleDocumentById(
-                            runtime.singleDocumentRules().forCollection(access, collection.getNamespace(), maxTimeMs))
+                    .singleDocumentById(runtime.singleDocumentRules()
+                            .forCollection(transport.catalog(), collection.namespace(), maxTimeMs))
                     .build();
         }
         return planner.plan(models, planOptions);
@@ -153,7 +166,7 @@ public final class BulkExecutor<T> {
                     call.idempotentMultiRetries(),
                     call.statementCounts(),
                     sink);
-            DriverExceptions.apply(call.throwPolicy(), result, collection.getNamespace(), maxTimeMs);
+            DriverExceptions.apply(call.throwPolicy(), result, collection.namespace(), maxTimeMs);
             return result;
         });
     }
@@ -167,12 +180,11 @@ public final class BulkExecutor<T> {
             boolean statementCounts,
             CallObserver.OutcomeSink sink) {
         long started = System.nanoTime();
-        WriteConcern writeConcern = requireAcknowledged(collection.getWriteConcern());
+        WriteConcern writeConcern = requireAcknowledged(collection.writeConcern());
         if (idempotentMultiRetries) {
-            MultiRetryOptIn.check(models, collection.getDocumentClass(), collection.getCodecRegistry());
+            MultiRetryOptIn.check(models, collection.documentClass(), collection.registry());
         }
-        CommandOptions commandOptions =
-                CommandOptions.from(options, collection.getDocumentClass(), collection.getCodecRegistry());
+        CommandOptions commandOptions = CommandOptions.from(options, collection.documentClass(), collection.registry());
         AtomicReference<KeyPlacement> placement = new AtomicReference<>();
         BulkPlan plan = plan(models, options, placement);
         if (!plan.isEmpty()) {
@@ -197,7 +209,10 @@ public final class BulkExecutor<T> {
                     session == null,
                     placement.get());
             try (BulkRun<T> run = new BulkRun<>(
-                    tools, session == null ? Sessions.own(access) : Sessions.callers(session), call, outcome)) {
+                    tools,
+                    session == null ? Sessions.own(transport.sessions()) : Sessions.callers(session),
+                    call,
+                    outcome)) {
                 for (Round round : plan.rounds()) {
                     run.round(round);
                 }

@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.internal.execution;
 
-import com.mongodb.client.ClientSession;
-import io.github.mongowriteguard.MongoAccess;
+import com.mongodb.session.ClientSession;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.KeyPlacement;
 import io.github.mongowriteguard.bulk.Round;
@@ -36,7 +35,7 @@ final class BulkRun<T> implements AutoCloseable {
             WriteCommandEncoder<T> encoder,
             CopySender sender,
             GuardRuntime runtime,
-            MongoAccess access,
+            Sessions.Source access,
             CodecRegistry registry,
             long maxTimeMs,
             ClientBinding binding) {}

@@ -159,7 +159,7 @@ public final class ClientBulkExecutor {
     }
 
     private WriteOutcome<BsonDocument> run(GuardedCall call, List<? extends ClientNamespacedWriteModel> models) {
-        @Nullable ClientSession session = call.session();
+        com.mongodb.session.@Nullable ClientSession session = call.session();
         BulkWriteOptions options = call.options();
         boolean statementCounts = call.statementCounts();
         List<ClientModels.NamespacedModel> converted = ClientModels.convert(models, registry);
@@ -235,7 +235,7 @@ public final class ClientBulkExecutor {
     }
 
     private void runPart(
-            @Nullable ClientSession session,
+            com.mongodb.session.@Nullable ClientSession session,
             MongoNamespace namespace,
             boolean strict,
             List<WriteModel<BsonDocument>> all,

@@ -5,14 +5,14 @@ import com.mongodb.MongoExecutionTimeoutException;
 import com.mongodb.MongoServerException;
 import com.mongodb.MongoSocketException;
 import com.mongodb.MongoTimeoutException;
-import com.mongodb.ReadPreference;
 import com.mongodb.ServerAddress;
-import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoDatabase;
+import com.mongodb.session.ClientSession;
 import io.github.mongowriteguard.copies.CopyRecord;
 import io.github.mongowriteguard.copies.GateVerdict;
 import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.GuardRuntime;
+import io.github.mongowriteguard.internal.GuardTime;
 import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.metrics.GuardEventListener;
@@ -21,7 +21,6 @@ import java.time.Duration;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonValue;
-import org.bson.RawBsonDocument;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,8 +55,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class CopySender {
     private final GuardRuntime runtime;
-    private final MongoDatabase database;
-    private final MongoDatabase admin;
+    private final CommandChannel channel;
+    private final Gate gate;
     private final String namespace;
     private final long maxTimeMs;
     /** Whether mongos may answer: its {@code MaxTimeMSExpired} leaves the shard's copy possibly running. */
@@ -139,6 +138,16 @@ final class CopySender {
         }
     }
 
+    /**
+     * Whether the next copy of a command may start (the overlap gate, {@link
+     * io.github.mongowriteguard.internal.copies.OverlapGate#beforeRetry}).
+     */
+    @FunctionalInterface
+    interface Gate {
+        GateVerdict beforeRetry(LiveCopyLedger.Copy copy, long lastSendNanos, long maxTimeMs);
+    }
+
+    /** A sender over the synchronous driver: commands through {@code database}, the gate's reads on {@code admin}. */
     CopySender(
             GuardRuntime runtime,
             MongoDatabase database,
@@ -146,9 +155,31 @@ final class CopySender {
             String namespace,
             long maxTimeMs,
             ClientBinding binding) {
+        this(
+                runtime,
+                CommandChannel.of(database, runtime.servers()),
+                (copy, lastSendNanos, deadlineMs) -> runtime.gate().beforeRetry(admin, copy, lastSendNanos, deadlineMs),
+                namespace,
+                maxTimeMs,
+                binding);
+    }
+
+    /**
+     * A sender over any transport.
+     *
+     * @param channel the wire: one command, one answer
+     * @param gate    the overlap gate of the transport
+     */
+    CopySender(
+            GuardRuntime runtime,
+            CommandChannel channel,
+            Gate gate,
+            String namespace,
+            long maxTimeMs,
+            ClientBinding binding) {
         this.runtime = runtime;
-        this.database = database;
-        this.admin = admin;
+        this.channel = channel;
+        this.gate = gate;
         this.namespace = namespace;
         this.maxTimeMs = maxTimeMs;
         this.binding = binding;
@@ -213,7 +244,8 @@ final class CopySender {
             tally.command();
         }
         // made when a result is first worth retrying: most copies get their answer at the first send
-        Retry.Context<SendResult> retryContext = null;
+        Retry.AsyncContext<SendResult> retryContext = null;
+        GuardTime time = runtime.time();
         SendResult result = null;
         int attempt = 0;
         boolean reachedServer = false;
@@ -233,7 +265,7 @@ final class CopySender {
                 events.attemptStarted(
                         new GuardEventListener.AttemptStarted(namespace, attempt, attempt > 1 && retryable));
             }
-            long sentAt = System.nanoTime();
+            long sentAt = time.nanoTime();
             result = sendOnce(session, body, copy, tally);
             reachedServer |= !(result instanceof SendResult.NoServer);
             if (result instanceof SendResult.GaveUp) {
@@ -261,9 +293,15 @@ final class CopySender {
                 break;
             }
             if (retryContext == null) {
-                retryContext = runtime.retry().context();
+                retryContext = runtime.retry().asyncContext();
             }
-            if (!retryContext.onResult(result)) {
+            // the policy's backoff, waited on the runtime's sleeper (resilience4j only tells it)
+            long backoffMs = retryContext.onResult(result);
+            if (backoffMs < 0) {
+                break;
+            }
+            if (backoffMs > 0 && !time.sleepNanos(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(backoffMs))) {
+                // interrupted during the backoff: no further send (the interrupt flag is kept)
                 break;
             }
             if (retryable) {
@@ -271,10 +309,10 @@ final class CopySender {
                 // comment), so no wait for the first send's deadline and no currentOp.
                 continue;
             }
-            long gateStart = System.nanoTime();
-            GateVerdict verdict = runtime.gate().beforeRetry(admin, copy, sentAt, maxTimeMs);
+            long gateStart = time.nanoTime();
+            GateVerdict verdict = gate.beforeRetry(copy, sentAt, maxTimeMs);
             events.gateDecided(new GuardEventListener.GateDecided(
-                    namespace, verdict, Duration.ofNanos(System.nanoTime() - gateStart)));
+                    namespace, verdict, Duration.ofNanos(time.nanoTime() - gateStart)));
             if (verdict == GateVerdict.REFUSED) {
                 result = result.refused(copy.snapshot());
                 break;
@@ -311,29 +349,33 @@ final class CopySender {
                 earlier == null ? java.util.List.of() : java.util.List.copyOf(earlier));
     }
 
+    /** One send on the channel, and what its answer is (the driver's exception classified here, once). */
     private SendResult sendOnce(ClientSession session, BsonDocument body, LiveCopyLedger.Copy copy, Tally tally) {
         copy.sent();
         tally.send();
-        try {
-            RawBsonDocument reply = database.runCommand(session, body, ReadPreference.primary(), RawBsonDocument.class);
-            tally.server(runtime.servers().serverOfLastSendOnThisThread());
-            return SendResult.reply(reply);
-        } catch (MongoSocketException e) {
+        CommandChannel.Answer answer = channel.send(session, body);
+        MongoException e = answer.error();
+        if (e == null) {
+            tally.server(answer.server());
+            return SendResult.reply(java.util.Objects.requireNonNull(answer.reply()));
+        }
+        if (e instanceof MongoSocketException) {
             // A socket timeout is not a cancellation: the server may still be applying this copy.
             copy.clientGaveUp();
             return SendResult.gaveUp(e);
-        } catch (MongoTimeoutException e) {
-            return SendResult.noServer(e);
-        } catch (MongoServerException | MongoExecutionTimeoutException e) {
-            // ok: 0. The driver raises MaxTimeMSExpired as MongoExecutionTimeoutException, not a server exception.
-            tally.server(runtime.servers().serverOfLastSendOnThisThread());
-            return SendResult.serverError(e);
-        } catch (MongoException e) {
-            // Anything else the driver raises after sending (an interrupted thread, a client-side failure): the server
-            // may have received the command, so its outcome is not known.
-            copy.clientGaveUp();
-            return SendResult.gaveUp(e);
         }
+        if (e instanceof MongoTimeoutException) {
+            return SendResult.noServer(e);
+        }
+        if (e instanceof MongoServerException || e instanceof MongoExecutionTimeoutException) {
+            // ok: 0. The driver raises MaxTimeMSExpired as MongoExecutionTimeoutException, not a server exception.
+            tally.server(answer.server());
+            return SendResult.serverError(e);
+        }
+        // Anything else the driver raises after sending (an interrupted thread, a client-side failure): the server
+        // may have received the command, so its outcome is not known.
+        copy.clientGaveUp();
+        return SendResult.gaveUp(e);
     }
 
     /**

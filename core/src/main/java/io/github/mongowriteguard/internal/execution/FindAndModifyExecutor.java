@@ -2,12 +2,11 @@ package io.github.mongowriteguard.internal.execution;
 
 import com.mongodb.MongoException;
 import com.mongodb.WriteConcern;
-import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoCollection;
-import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.Collation;
 import com.mongodb.client.model.WriteModel;
+import com.mongodb.session.ClientSession;
 import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.NestingDepth;
@@ -46,23 +45,23 @@ import org.jspecify.annotations.Nullable;
  */
 public final class FindAndModifyExecutor<T> {
     private final BulkExecutor<T> executor;
-    private final MongoCollection<T> collection;
-    private final MongoAccess access;
+    private final Transport.Target<T> collection;
+    private final Transport transport;
     private final GuardRuntime runtime;
-    private final MongoDatabase database;
-    private final MongoDatabase admin;
     private final Codec<T> codec;
 
     public FindAndModifyExecutor(
             BulkExecutor<T> executor, MongoCollection<T> collection, MongoAccess access, GuardRuntime runtime) {
+        this(executor, runtime);
+    }
+
+    /** The findAndModify executor beside {@code executor}: same collection, same transport. */
+    FindAndModifyExecutor(BulkExecutor<T> executor, GuardRuntime runtime) {
         this.executor = executor;
-        this.collection = collection;
-        this.access = access;
+        this.collection = executor.target();
+        this.transport = executor.transport();
         this.runtime = runtime;
-        this.database = access.getDatabase(collection.getNamespace().getDatabaseName())
-                .withCodecRegistry(collection.getCodecRegistry());
-        this.admin = access.getDatabase("admin");
-        this.codec = collection.getCodecRegistry().get(collection.getDocumentClass());
+        this.codec = collection.registry().get(collection.documentClass());
     }
 
     /** The caller's {@code findOneAndX} as one write: what to check and plan, and the command's specific fields. */
@@ -88,7 +87,7 @@ public final class FindAndModifyExecutor<T> {
     public @Nullable T execute(@Nullable ClientSession session, Request<T> request) {
         return runtime.observer()
                 .observe(
-                        collection.getNamespace().getFullName(),
+                        collection.namespace().getFullName(),
                         request.operation(),
                         sink -> execute(session, request, sink));
     }
@@ -97,16 +96,21 @@ public final class FindAndModifyExecutor<T> {
         DriverArgumentChecks.requireMaxTime(request.operation(), request.maxTimeMs());
         checkOptionNesting(request);
         long started = System.nanoTime();
-        WriteConcern writeConcern = BulkExecutor.requireAcknowledged(collection.getWriteConcern());
+        WriteConcern writeConcern = BulkExecutor.requireAcknowledged(collection.writeConcern());
         // The planner checks the write as it checks a bulk's (operators, replacement fields, 16 MiB) and keys it.
         BulkPlan plan = executor.plan(List.of(request.model()), new BulkWriteOptions());
         long maxTimeMs =
                 request.maxTimeMs() > 0 ? Math.min(request.maxTimeMs(), executor.maxTimeMs()) : executor.maxTimeMs();
         RecordedWriteOutcome.Builder<T> outcome = new RecordedWriteOutcome.Builder<>(List.of(request.model()));
         CopySender sender = new CopySender(
-                runtime, database, admin, collection.getNamespace().getFullName(), maxTimeMs, executor.binding());
+                runtime,
+                transport.channel(),
+                transport.gate(),
+                collection.namespace().getFullName(),
+                maxTimeMs,
+                executor.binding());
         CopySender.Sent sent;
-        try (Sessions sessions = session == null ? Sessions.own(access) : Sessions.callers(session)) {
+        try (Sessions sessions = session == null ? Sessions.own(transport.sessions()) : Sessions.callers(session)) {
             // No txnNumber without a retryable-write identity (retryWrites=false, a standalone), as the driver.
             ClientBinding binding = executor.binding();
             Long txnNumber = binding.sendsTxnNumber()
@@ -139,7 +143,7 @@ public final class FindAndModifyExecutor<T> {
         try {
             record(sent, plan, outcome);
             DriverExceptions.throwIfFindAndModifyNotApplied(
-                    outcome.build(), sent.result(), collection.getNamespace().getFullName(), maxTimeMs);
+                    outcome.build(), sent.result(), collection.namespace().getFullName(), maxTimeMs);
             // Applied (a write-concern error was thrown above): only a reply applies.
             return value((SendResult.Reply) sent.result());
         } finally {
@@ -148,7 +152,7 @@ public final class FindAndModifyExecutor<T> {
             sink.outcome(callOutcome);
             runtime.events()
                     .writeCompleted(new GuardEventListener.WriteCompleted(
-                            collection.getNamespace().getFullName(),
+                            collection.namespace().getFullName(),
                             request.operation(),
                             callOutcome,
                             Duration.ofNanos(System.nanoTime() - started),
@@ -164,8 +168,8 @@ public final class FindAndModifyExecutor<T> {
      * (the query, update, replacement, array filters and pipeline are the planned write's).
      */
     private void checkOptionNesting(Request<T> request) {
-        Class<T> documentClass = collection.getDocumentClass();
-        CodecRegistry registry = collection.getCodecRegistry();
+        Class<T> documentClass = collection.documentClass();
+        CodecRegistry registry = collection.registry();
         if (request.projection() != null) {
             NestingDepth.checkOption("projection", request.projection(), documentClass, registry);
         }
@@ -191,7 +195,7 @@ public final class FindAndModifyExecutor<T> {
             long maxTimeMs,
             @Nullable Long txnNumber) {
         BsonDocument command = new BsonDocument(
-                "findAndModify", new BsonString(collection.getNamespace().getCollectionName()));
+                "findAndModify", new BsonString(collection.namespace().getCollectionName()));
         putIfNotNull(command, "query", WriteRecord.of(request.model()).filter());
         putIfNotNull(command, "fields", request.projection());
         putIfNotNull(command, "sort", request.sort());
@@ -225,7 +229,7 @@ public final class FindAndModifyExecutor<T> {
     }
 
     private BsonDocument toBson(Bson bson) {
-        return bson.toBsonDocument(collection.getDocumentClass(), collection.getCodecRegistry());
+        return bson.toBsonDocument(collection.documentClass(), collection.registry());
     }
 
     /** Records the write's outcome from what its copy's sends came to: the rules of {@link OutcomeRecorder}. */
@@ -238,7 +242,7 @@ public final class FindAndModifyExecutor<T> {
                 outcome.set(RecordedIndexOutcome.writeConcernFailed(
                         0,
                         OutcomeRecorder.writeConcernFailedReason(reply.getDocument("writeConcernError")),
-                        RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
+                        RetrySafety.ofNewCopy(plan, 0, collection.registry())));
             }
             return;
         }
@@ -272,8 +276,7 @@ public final class FindAndModifyExecutor<T> {
                                         : deadlineError.error().getMessage())
                         : "nothing proves whether the write was applied (" + result + ")"
                                 + noSameCopyResend(executor.binding());
-        outcome.set(
-                RecordedIndexOutcome.unknown(0, reason, RetrySafety.ofNewCopy(plan, 0, collection.getCodecRegistry())));
+        outcome.set(RecordedIndexOutcome.unknown(0, reason, RetrySafety.ofNewCopy(plan, 0, collection.registry())));
     }
 
     /** Why a lost reply is not resolved by a resend of the same copy, when there is none; else empty. */

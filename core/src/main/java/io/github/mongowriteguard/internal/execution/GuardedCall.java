@@ -1,7 +1,7 @@
 package io.github.mongowriteguard.internal.execution;
 
-import com.mongodb.client.ClientSession;
 import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.session.ClientSession;
 import org.jspecify.annotations.Nullable;
 
 /**

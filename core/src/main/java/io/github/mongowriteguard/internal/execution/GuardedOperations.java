@@ -1,7 +1,6 @@
 package io.github.mongowriteguard.internal.execution;
 
 import com.mongodb.bulk.BulkWriteResult;
-import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.DeleteManyModel;
@@ -24,6 +23,7 @@ import com.mongodb.client.result.DeleteResult;
 import com.mongodb.client.result.InsertManyResult;
 import com.mongodb.client.result.InsertOneResult;
 import com.mongodb.client.result.UpdateResult;
+import com.mongodb.session.ClientSession;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -47,7 +47,8 @@ import org.jspecify.annotations.Nullable;
  * @param <T> the collection's document class
  */
 public final class GuardedOperations<T> {
-    private final MongoCollection<T> collection;
+    private final Class<T> documentClass;
+    private final org.bson.codecs.configuration.CodecRegistry registry;
     private final BulkExecutor<T> executor;
     private final FindAndModifyExecutor<T> findAndModify;
     private final boolean idempotentMultiRetries;
@@ -61,7 +62,14 @@ public final class GuardedOperations<T> {
             BulkExecutor<T> executor,
             FindAndModifyExecutor<T> findAndModify,
             boolean idempotentMultiRetries) {
-        this.collection = collection;
+        this(executor, findAndModify, idempotentMultiRetries);
+    }
+
+    /** The operations of {@code executor}'s collection, whatever its driver. */
+    public GuardedOperations(
+            BulkExecutor<T> executor, FindAndModifyExecutor<T> findAndModify, boolean idempotentMultiRetries) {
+        this.documentClass = executor.target().documentClass();
+        this.registry = executor.target().registry();
         this.executor = executor;
         this.findAndModify = findAndModify;
         this.idempotentMultiRetries = idempotentMultiRetries;
@@ -233,9 +241,7 @@ public final class GuardedOperations<T> {
                 .collation(options.getCollation())
                 .hint(options.getHint())
                 .hintString(options.getHintString());
-        BsonValue encoded = replacement == null
-                ? null
-                : BsonDocumentWrapper.asBsonDocument(replacement, collection.getCodecRegistry());
+        BsonValue encoded = replacement == null ? null : BsonDocumentWrapper.asBsonDocument(replacement, registry);
         BsonDocument specific = modification(
                 options.getReturnDocument(), options.isUpsert(), encoded, options.getBypassDocumentValidation());
         return findAndModify.execute(
@@ -332,6 +338,6 @@ public final class GuardedOperations<T> {
     }
 
     private @Nullable BsonDocument encode(@Nullable Bson bson) {
-        return bson == null ? null : bson.toBsonDocument(collection.getDocumentClass(), collection.getCodecRegistry());
+        return bson == null ? null : bson.toBsonDocument(documentClass, registry);
     }
 }

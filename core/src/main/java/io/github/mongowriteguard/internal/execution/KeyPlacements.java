@@ -44,4 +44,10 @@ public final class KeyPlacements {
     public KeyPlacement forCollection(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
         return catalog.placement(access, namespace, maxTimeMs);
     }
+
+    /** As {@link #forCollection(MongoAccess, MongoNamespace, long)}, through any transport's catalog reads. */
+    KeyPlacement forCollection(
+            io.github.mongowriteguard.internal.catalog.CatalogSource access, MongoNamespace namespace, long maxTimeMs) {
+        return catalog.placement(access, namespace, maxTimeMs);
+    }
 }

@@ -1,8 +1,7 @@
 package io.github.mongowriteguard.internal.execution;
 
 import com.mongodb.ClientSessionOptions;
-import com.mongodb.client.ClientSession;
-import io.github.mongowriteguard.MongoAccess;
+import com.mongodb.session.ClientSession;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -17,7 +16,7 @@ final class Sessions implements AutoCloseable {
     private static final ClientSessionOptions OWN =
             ClientSessionOptions.builder().causallyConsistent(false).build();
 
-    private final @Nullable MongoAccess access;
+    private final @Nullable Source access;
     /** The first session the guard started, or null with the caller's session. */
     private @Nullable ClientSession first;
     /** The sessions started after {@link #first} (a copy was left possibly running); null until one is. */
@@ -25,13 +24,22 @@ final class Sessions implements AutoCloseable {
 
     private ClientSession current;
 
-    private Sessions(@Nullable MongoAccess access, @Nullable ClientSession callers) {
+    /**
+     * Where the guard's own sessions come from: the synchronous client's {@code startSession} or the reactive one's
+     * (awaited on the guard's thread).
+     */
+    @FunctionalInterface
+    interface Source {
+        ClientSession start(ClientSessionOptions options);
+    }
+
+    private Sessions(@Nullable Source access, @Nullable ClientSession callers) {
         this.access = access;
         this.current = callers != null ? callers : start();
     }
 
     /** Sessions the guard starts and closes. */
-    static Sessions own(MongoAccess access) {
+    static Sessions own(Source access) {
         return new Sessions(access, null);
     }
 
@@ -46,7 +54,7 @@ final class Sessions implements AutoCloseable {
     }
 
     private ClientSession start() {
-        ClientSession session = java.util.Objects.requireNonNull(access).startSession(OWN);
+        ClientSession session = java.util.Objects.requireNonNull(access).start(OWN);
         if (first == null) {
             first = session;
         } else {

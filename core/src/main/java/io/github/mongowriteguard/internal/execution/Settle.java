@@ -1,6 +1,6 @@
 package io.github.mongowriteguard.internal.execution;
 
-import com.mongodb.client.ClientSession;
+import com.mongodb.session.ClientSession;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.internal.command.WriteCommand;

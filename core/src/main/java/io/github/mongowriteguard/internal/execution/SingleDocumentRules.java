@@ -63,6 +63,12 @@ public final class SingleDocumentRules {
 
     /** The rule for {@code namespace}, from facts learned now or within their time to live. */
     SingleDocumentById forCollection(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+        return forCollection(io.github.mongowriteguard.internal.catalog.CatalogSource.of(access), namespace, maxTimeMs);
+    }
+
+    /** As {@link #forCollection(MongoAccess, MongoNamespace, long)}, through any transport's catalog reads. */
+    SingleDocumentById forCollection(
+            io.github.mongowriteguard.internal.catalog.CatalogSource access, MongoNamespace namespace, long maxTimeMs) {
         SingleDocumentById rule;
         boolean mongos;
         try {

@@ -1,0 +1,155 @@
+package io.github.mongowriteguard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.UpdateOptions;
+import com.mongodb.client.model.Updates;
+import com.mongodb.client.model.WriteModel;
+import com.mongodb.connection.TransportSettings;
+import com.mongodb.reactivestreams.client.MongoClient;
+import com.mongodb.reactivestreams.client.MongoClients;
+import io.github.mongowriteguard.outcome.WriteOutcome;
+import io.github.mongowriteguard.outcome.WriteStatus;
+import io.github.mongowriteguard.testkit.EmulatedCluster;
+import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+import reactor.blockhound.BlockHound;
+import reactor.core.publisher.Mono;
+
+/**
+ * No blocking call runs on a driver thread while the reactive guard writes: BlockHound (its own JVM, the core's
+ * {@code blockhound} surefire execution, which passes {@code -XX:+AllowRedefinitionToAddDeleteMethods}) fails any
+ * blocking call on the threads that complete the reactive driver's I/O, named here by giving the client its own
+ * executor ({@code TransportSettings.asyncBuilder().executorService}). A control shows BlockHound sees a blocking
+ * call of this package's code made on such a thread. The guard's own threads wait (they are meant to); the driver's never do.
+ */
+class ReactiveBlockingTest {
+    private static final String DRIVER_THREADS = "driver-io-";
+
+    @Test
+    void guardedWrites_makeNoBlockingCallOnTheDriversThreads() {
+        assumeTrue(
+                ManagementFactory.getRuntimeMXBean()
+                        .getInputArguments()
+                        .contains("-XX:+AllowRedefinitionToAddDeleteMethods"),
+                "BlockHound needs -XX:+AllowRedefinitionToAddDeleteMethods on Java 17: run through the blockhound"
+                        + " execution (mvn -pl core test -Dtest=ReactiveBlockingTest -Dblockhound runs it there)");
+        // Every blocking call on a driver thread is recorded with its stack (not thrown: the driver's own code blocks
+        // there at times, e.g. UUID.randomUUID for a session id); the guard's code must never be on such a stack.
+        List<String> blocking = new CopyOnWriteArrayList<>();
+        BlockHound.install(builder -> builder.nonBlockingThreadPredicate(
+                        current -> current.or(thread -> thread.getName().startsWith(DRIVER_THREADS)))
+                // an idle pool thread waiting for its next task, as Reactor's own integration allows for its workers
+                .allowBlockingCallsInside(java.util.concurrent.ThreadPoolExecutor.class.getName(), "getTask")
+                .blockingMethodCallback(method -> blocking.add(Thread.currentThread()
+                                .getName() + " " + method + "\n" + callersOf(new Throwable().getStackTrace()))));
+        AtomicInteger threads = new AtomicInteger();
+        ExecutorService driverThreads = Executors.newCachedThreadPool(task -> {
+            Thread thread = new Thread(task, DRIVER_THREADS + threads.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+        WriteGuard guard = WriteGuard.create();
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                MongoClient client = MongoClients.create(guard.configure(MongoClientSettings.builder()
+                                .applyConnectionString(new ConnectionString(cluster.connectionString()))
+                                .applyToSocketSettings(s -> s.readTimeout(30, TimeUnit.SECONDS))
+                                .transportSettings(TransportSettings.asyncBuilder()
+                                        .executorService(driverThreads)
+                                        .build()))
+                        .build())) {
+            GuardedReactiveCollection<Document> c = guard.guardReactiveCollection(
+                    client, client.getDatabase("b").getCollection("c"));
+
+            // The control: a blocking call of this package's code where the driver signals is seen, on a driver thread.
+            List<String> signalledOn = new ArrayList<>();
+            Mono.from(c.unwrap().countDocuments())
+                    .doOnNext(count -> {
+                        signalledOn.add(Thread.currentThread().getName());
+                        sleep();
+                    })
+                    .block(Duration.ofSeconds(10));
+            assertThat(signalledOn).singleElement().asString().startsWith(DRIVER_THREADS);
+            assertThat(guardFrames(blocking)).singleElement().asString().contains("ReactiveBlockingTest.sleep");
+            blocking.clear();
+
+            // Guarded writes, a lost reply resent after the backoff, and a 1,000-write bulk: nothing blocks there.
+            Mono.from(c.insertOne(new Document("_id", "k").append("n", 0))).block(Duration.ofSeconds(10));
+            cluster.primary().loseReplies(1, "update");
+            WriteOutcome<Document> resent = Mono.from(c.execute(
+                            List.of(new UpdateOneModel<>(Filters.eq("_id", "k"), Updates.inc("n", 1))),
+                            new BulkWriteOptions()))
+                    .block(Duration.ofSeconds(20));
+            assertThat(resent.outcome(0).status()).isEqualTo(WriteStatus.APPLIED);
+            assertThat(resent.sends()).isEqualTo(2);
+            List<WriteModel<Document>> upserts = new ArrayList<>();
+            for (int i = 0; i < 1_000; i++) {
+                upserts.add(new UpdateOneModel<>(
+                        Filters.eq("_id", i), Updates.set("v", i), new UpdateOptions().upsert(true)));
+            }
+            assertThat(Mono.from(c.bulkWrite(upserts, new BulkWriteOptions().ordered(true)))
+                            .block(Duration.ofSeconds(30))
+                            .getUpserts())
+                    .hasSize(1_000);
+            assertThat(Mono.from(c.findOneAndUpdate(Filters.eq("_id", "k"), Updates.inc("n", 1)))
+                            .block(Duration.ofSeconds(10))
+                            .getInteger("n"))
+                    .isEqualTo(1);
+            assertThat(Mono.from(c.deleteMany(Filters.exists("v")))
+                            .block(Duration.ofSeconds(10))
+                            .getDeletedCount())
+                    .isEqualTo(1_000);
+            assertThat(guardFrames(blocking))
+                    .as("blocking calls of the guard on a driver thread")
+                    .isEmpty();
+            System.out.println(
+                    "ReactiveBlockingTest: blocking calls of the driver's own on its threads: " + blocking.size());
+        } finally {
+            driverThreads.shutdownNow();
+        }
+    }
+
+    /** The frames below BlockHound's check (the blocking method and its callers), one a line. */
+    private static String callersOf(StackTraceElement[] stack) {
+        int below = 0;
+        for (int i = 0; i < stack.length; i++) {
+            if (stack[i].getClassName().startsWith("reactor.blockhound.")) {
+                below = i + 1;
+            }
+        }
+        return java.util.Arrays.stream(stack, below, stack.length)
+                .map(String::valueOf)
+                .collect(java.util.stream.Collectors.joining("\n"));
+    }
+
+    /** The recorded blocking calls with a frame of this project's code (the guard's, or this test's control). */
+    private static List<String> guardFrames(List<String> blocking) {
+        return blocking.stream()
+                .filter(stack -> stack.contains("io.github.mongowriteguard."))
+                .toList();
+    }
+
+    private static void sleep() {
+        try {
+            Thread.sleep(1);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
