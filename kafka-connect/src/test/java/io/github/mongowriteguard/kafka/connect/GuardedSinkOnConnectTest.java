@@ -1,0 +1,203 @@
+package io.github.mongowriteguard.kafka.connect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The official sink and the guarded sink on one Connect cluster of 2 workers, consuming the same topics into two
+ * databases of the emulated 5-shard cluster.
+ */
+class GuardedSinkOnConnectTest {
+    private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(60);
+    private static ConnectHarness harness;
+
+    @BeforeAll
+    static void start() {
+        harness = new ConnectHarness();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (harness != null) {
+            harness.close();
+        }
+    }
+
+    /** One event of a key, produced to the key's partition. */
+    record Event(int partition, String key, String json) {}
+
+    /**
+     * Upserts by {@code $inc}, replacements, deletes and repeated keys over 30 keys on 3 partitions, and one event that
+     * cannot be processed; with {@code writePoison}, key 7 stops half-way with a write the server refuses (an
+     * {@code $inc} of a string), followed in its partition by other keys' events.
+     */
+    static List<Event> mixedEvents(boolean writePoison) {
+        Random random = new Random(39);
+        List<List<Event>> perKey = new ArrayList<>();
+        for (int k = 0; k < 30; k++) {
+            List<Event> events = new ArrayList<>();
+            String id = "k" + k;
+            int count = writePoison && k == 7 ? 4 : 10;
+            for (int i = 0; i < count; i++) {
+                int dice = random.nextInt(10);
+                String op = dice < 6 ? "inc" : dice < 8 ? "replace" : "delete";
+                events.add(event(k, id, op, 1 + random.nextInt(3)));
+            }
+            if (writePoison && k == 7) { // a replacement makes v a string, then an $inc of v: the key's last events
+                events.add(event(k, id, "replace", 5));
+                events.add(event(k, id, "poison", 0));
+            }
+            if (k == 11) { // an event the write model strategy cannot process
+                events.add(event(k, id, "bogus", 0));
+            }
+            perKey.add(events);
+        }
+        // interleave the keys as producers do, each key's events in order
+        List<Event> all = new ArrayList<>();
+        for (int i = 0; i < 11; i++) {
+            for (List<Event> events : perKey) {
+                if (i < events.size()) {
+                    all.add(events.get(i));
+                }
+            }
+        }
+        return all;
+    }
+
+    private static Event event(int k, String id, String op, int n) {
+        return new Event(
+                k % 3,
+                id,
+                "{\"_id\": \"" + id + "\", \"op\": \"" + op + "\", \"n\": " + n + ", \"v\": \"text-" + n + "\"}");
+    }
+
+    private static void produce(String topic, List<Event> events) {
+        for (Event e : events) {
+            harness.connect.kafka().produce(topic, e.partition(), e.key(), e.json());
+        }
+    }
+
+    /** Where the events that fail are: "partition@offset" per event whose op is poison or bogus. */
+    private static Set<String> failingOrigins(List<Event> events) {
+        Map<Integer, Integer> offsets = new HashMap<>();
+        Set<String> origins = new TreeSet<>();
+        for (Event e : events) {
+            int offset = offsets.merge(e.partition(), 1, Integer::sum) - 1;
+            if (e.json().contains("\"poison\"") || e.json().contains("\"bogus\"")) {
+                origins.add(e.partition() + "@" + offset);
+            }
+        }
+        return origins;
+    }
+
+    /** The documents the events leave when each key's events apply in order (a poison or bogus event changes nothing). */
+    static List<BsonDocument> model(List<Event> events) {
+        Map<String, BsonDocument> documents = new java.util.TreeMap<>();
+        for (Event e : events) {
+            BsonDocument value = BsonDocument.parse(e.json());
+            String id = e.key();
+            switch (value.getString("op").getValue()) {
+                case "inc" -> {
+                    BsonDocument doc = documents.computeIfAbsent(id, k -> new BsonDocument("_id", new BsonString(k)));
+                    long n = doc.containsKey("n") ? doc.getNumber("n").longValue() : 0;
+                    doc.put("n", new org.bson.BsonInt64(n + value.getInt32("n").getValue()));
+                }
+                case "replace" ->
+                    documents.put(
+                            id,
+                            new BsonDocument("_id", new BsonString(id))
+                                    .append(
+                                            "n",
+                                            new org.bson.BsonInt64(
+                                                    value.getInt32("n").getValue()))
+                                    .append("v", value.get("v")));
+                case "delete" -> documents.remove(id);
+                default -> {}
+            }
+        }
+        return new ArrayList<>(documents.values());
+    }
+
+    /** Documents with every number as a long, so that the model and the server compare. */
+    static List<BsonDocument> normalized(List<BsonDocument> documents) {
+        List<BsonDocument> result = new ArrayList<>();
+        for (BsonDocument d : documents) {
+            BsonDocument copy = d.clone();
+            if (copy.containsKey("n") && copy.get("n").isNumber()) {
+                copy.put("n", new org.bson.BsonInt64(copy.getNumber("n").longValue()));
+            }
+            result.add(copy);
+        }
+        return result;
+    }
+
+    /** Runs the official sink (its default, ORDERED) and the guarded sink on a new topic of {@code events}. */
+    private static void runBoth(String topic, List<Event> events) throws Exception {
+        harness.connect.kafka().createTopic(topic, 3);
+        harness.shard(topic + "-official.events");
+        harness.shard(topic + "-guarded.events");
+        produce(topic, events);
+        harness.start(
+                topic + "-official",
+                harness.sink(ConnectHarness.OFFICIAL, topic, topic + "-official", topic + "-dlq-official"));
+        harness.start(
+                topic + "-guarded",
+                harness.sink(ConnectHarness.GUARDED, topic, topic + "-guarded", topic + "-dlq-guarded"));
+        harness.awaitCommitted(topic + "-official", topic, 3, COMMIT_TIMEOUT);
+        harness.awaitCommitted(topic + "-guarded", topic, 3, COMMIT_TIMEOUT);
+    }
+
+    @Test
+    void sameDocumentsAndDeadLettersAsTheOfficialSink() throws Exception {
+        List<Event> events = mixedEvents(false);
+        runBoth("mixed", events);
+
+        List<BsonDocument> expected = model(events);
+        assertThat(expected).hasSizeGreaterThan(10);
+        assertThat(normalized(harness.documents("mixed-official")))
+                .as("official")
+                .isEqualTo(expected);
+        assertThat(normalized(harness.documents("mixed-guarded"))).as("guarded").isEqualTo(expected);
+        Set<String> failing = failingOrigins(events);
+        assertThat(failing).hasSize(1);
+        assertThat(harness.deadLettered("mixed-dlq-guarded", 1)).isEqualTo(failing);
+        assertThat(harness.deadLettered("mixed-dlq-official", 1)).isEqualTo(failing);
+    }
+
+    @Test
+    void aWriteTheServerRefuses_isDeadLetteredAlone_theRestOfItsBatchApplied() throws Exception {
+        List<Event> events = mixedEvents(true);
+        runBoth("poison", events);
+
+        List<BsonDocument> expected = model(events);
+        Set<String> failing = failingOrigins(events);
+        assertThat(failing).hasSize(2);
+        assertThat(normalized(harness.documents("poison-guarded")))
+                .as("guarded")
+                .isEqualTo(expected);
+        assertThat(harness.deadLettered("poison-dlq-guarded", failing.size())).isEqualTo(failing);
+        assertThat(harness.deadLetterCount("poison-dlq-guarded")).isEqualTo(failing.size());
+        // the official ORDERED bulk stops at the refused write and dead-letters the rest of its batch, which it never
+        // wrote: records that did not fail are in its DLQ and missing from its documents
+        int officialDeadLetters = harness.deadLetterCount("poison-dlq-official");
+        assertThat(officialDeadLetters).isGreaterThan(failing.size());
+        assertThat(harness.deadLettered("poison-dlq-official", officialDeadLetters))
+                .containsAll(failing);
+        assertThat(normalized(harness.documents("poison-official")))
+                .as("official")
+                .isNotEqualTo(expected);
+    }
+}
