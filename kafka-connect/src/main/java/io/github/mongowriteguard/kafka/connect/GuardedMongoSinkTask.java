@@ -18,6 +18,7 @@ import com.mongodb.kafka.connect.sink.OfficialSinkProcessing.ProcessedRecord;
 import com.mongodb.kafka.connect.sink.dlq.ErrorReporter;
 import com.mongodb.kafka.connect.sink.dlq.WriteException;
 import com.mongodb.kafka.connect.sink.dlq.WriteSkippedException;
+import com.mongodb.kafka.connect.util.TimeseriesValidation;
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.outcome.IndexOutcome;
@@ -78,6 +79,7 @@ public class GuardedMongoSinkTask extends SinkTask {
     private CopyFence fence;
     private ErrorReporter reporter;
     private final Map<MongoNamespace, GuardedCollection<BsonDocument>> collections = new HashMap<>();
+    private final Set<MongoNamespace> checkedTimeseries = new HashSet<>();
 
     /** Records of the batch Connect will deliver again that are applied or reported: never written again. */
     private final Set<RecordId> done = new HashSet<>();
@@ -298,6 +300,46 @@ public class GuardedMongoSinkTask extends SinkTask {
         MongoSinkTopicConfig config = first.config();
         boolean ordered = config.getBoolean(MongoSinkTopicConfig.BULK_WRITE_ORDERED_CONFIG);
         GuardedCollection<BsonDocument> collection = collection(first.namespace());
+        if (config.isTimeseries() && checkedTimeseries.add(first.namespace())) {
+            // as the official sink: a time series collection is checked (and created) before its first write
+            TimeseriesValidation.validateCollection(client, first.namespace(), config);
+        }
+        Instant deadline = Instant.now().plus(settings.getSettleMaxWait());
+        List<ProcessedRecord> toWrite = batch;
+        // records never applied (not sent, or a transient failure) are sent again as new writes, in record order, while
+        // nothing of the batch is UNKNOWN and the settle window lasts; what is left goes back to Connect
+        for (int attempt = 0; ; attempt++) {
+            Set<RecordId> left = new HashSet<>();
+            boolean unknown = writeOnce(collection, toWrite, ordered, config, deadline, left);
+            if (left.isEmpty() || unknown || attempt >= 2 || !Instant.now().isBefore(deadline)) {
+                pending.addAll(left);
+                break;
+            }
+            List<ProcessedRecord> again = new ArrayList<>();
+            for (ProcessedRecord record : toWrite) {
+                if (left.contains(RecordId.of(record.record()))) {
+                    again.add(record);
+                }
+            }
+            toWrite = again;
+            sleep(RETRY_BACKOFF);
+        }
+        try {
+            OfficialSinkProcessing.afterBatch(config);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DataException("Rate limiting was interrupted", e);
+        }
+    }
+
+    /** One guarded bulk of {@code batch}, settled within the window; true when UNKNOWN writes are left held. */
+    private boolean writeOnce(
+            GuardedCollection<BsonDocument> collection,
+            List<ProcessedRecord> batch,
+            boolean ordered,
+            MongoSinkTopicConfig config,
+            Instant deadline,
+            Set<RecordId> pending) {
         List<WriteModel<BsonDocument>> models = new ArrayList<>(batch.size());
         Set<Integer> partitions = new TreeSet<>();
         for (ProcessedRecord record : batch) {
@@ -306,7 +348,7 @@ public class GuardedMongoSinkTask extends SinkTask {
         }
         BulkWriteOptions options = new BulkWriteOptions()
                 .ordered(ordered)
-                .comment(fence.comment(first.record().originalTopic(), partitions));
+                .comment(fence.comment(batch.get(0).record().originalTopic(), partitions));
         WriteOutcome<BsonDocument> outcome;
         try {
             outcome = collection.execute(models, options);
@@ -315,18 +357,14 @@ public class GuardedMongoSinkTask extends SinkTask {
             for (ProcessedRecord record : batch) {
                 fail(record, e instanceof MongoException me ? me : new MongoException(e.getMessage(), e), config);
             }
-            return;
+            return false;
         }
-        outcome = settleWithin(collection, outcome, Instant.now().plus(settings.getSettleMaxWait()));
+        outcome = settleWithin(collection, outcome, deadline);
         if (decide(batch, outcome, ordered, config, pending)) {
             held.add(new Held(collection, outcome, batch, ordered));
+            return true;
         }
-        try {
-            OfficialSinkProcessing.afterBatch(config);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new DataException("Rate limiting was interrupted", e);
-        }
+        return false;
     }
 
     /** Decides each record of a batch by its outcome; true when UNKNOWN writes remain to settle. */

@@ -41,8 +41,9 @@ final class ConnectHarness implements AutoCloseable {
         mongo = EmulatedCluster.sharded().shards(5).start();
         Map<String, String> workerProps = new HashMap<>();
         workerProps.put("offset.flush.interval.ms", "500");
-        // the official sink's jar has no ServiceLoader manifest: it is found by scanning
-        workerProps.put("plugin.discovery", "hybrid_warn");
+        // no scan of the class path (slow): plugins by their ServiceLoader manifests; the official sink's jar has
+        // none, so the test resources name it
+        workerProps.put("plugin.discovery", "service_load");
         // a stopping worker lets a put finish and commit what it proved (docs/kafka-connect.md, worker configuration)
         workerProps.put("task.shutdown.graceful.timeout.ms", "30000");
         connect = new EmbeddedConnectCluster.Builder()
@@ -72,6 +73,8 @@ final class ConnectHarness implements AutoCloseable {
         config.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
         config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
         config.put("value.converter.schemas.enable", "false");
+        config.put(
+                "document.id.strategy", "com.mongodb.kafka.connect.sink.processor.id.strategy.ProvidedInValueStrategy");
         config.put("writemodel.strategy", EventWriteModelStrategy.class.getName());
         config.put("max.batch.size", "50");
         config.put("errors.tolerance", "all");

@@ -200,4 +200,121 @@ class GuardedSinkOnConnectTest {
                 .as("official")
                 .isNotEqualTo(expected);
     }
+
+    /** {@code perKey} {@code $inc} of 1 on each of {@code keys} keys, spread over {@code partitions} partitions. */
+    static List<Event> increments(int keys, int perKey, int partitions) {
+        List<Event> events = new ArrayList<>();
+        for (int i = 0; i < perKey; i++) {
+            for (int k = 0; k < keys; k++) {
+                String id = "k" + k;
+                events.add(new Event(k % partitions, id, "{\"_id\": \"" + id + "\", \"op\": \"inc\", \"n\": 1}"));
+            }
+        }
+        return events;
+    }
+
+    /** Keys whose counter is not {@code expected}: missing (lost) or above it (applied twice). */
+    static Map<String, Long> wrongCounts(List<BsonDocument> documents, int keys, long expected) {
+        Map<String, Long> wrong = new java.util.TreeMap<>();
+        Map<String, Long> counts = new HashMap<>();
+        for (BsonDocument d : documents) {
+            counts.put(d.getString("_id").getValue(), d.getNumber("n").longValue());
+        }
+        for (int k = 0; k < keys; k++) {
+            long n = counts.getOrDefault("k" + k, 0L);
+            if (n != expected) {
+                wrong.put("k" + k, n);
+            }
+        }
+        return wrong;
+    }
+
+    private static void loseRepliesAndFailWriteConcerns() {
+        harness.mongo.mongos(0).loseReplies(6, "update");
+        harness.mongo
+                .mongos(0)
+                .failCommand()
+                .configure(BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                        + " mode: {times: 4}, data: {failCommands: ['update'], writeConcernError: {code: 64,"
+                        + " codeName: 'WriteConcernFailed', errmsg: 'waiting for replication timed out',"
+                        + " errInfo: {wtimeout: true}}}}"));
+    }
+
+    @Test
+    void lostRepliesAndWriteConcernErrors_nothingLostNothingAppliedTwiceNothingDeadLettered() throws Exception {
+        String topic = "faults";
+        harness.connect.kafka().createTopic(topic, 3);
+        harness.shard("faults-official.events");
+        harness.shard("faults-guarded.events");
+        List<Event> events = increments(30, 20, 3);
+        produce(topic, events);
+        try {
+            // the official sink alone under the faults: the driver resends a lost reply once, then gives up
+            loseRepliesAndFailWriteConcerns();
+            harness.start(
+                    "faults-official",
+                    harness.sink(ConnectHarness.OFFICIAL, topic, "faults-official", "faults-dlq-official"));
+            harness.awaitCommitted("faults-official", topic, 3, COMMIT_TIMEOUT);
+            // then the guarded sink alone under the same faults
+            harness.mongo.mongos(0).stopLosingReplies();
+            loseRepliesAndFailWriteConcerns();
+            harness.start(
+                    "faults-guarded",
+                    harness.sink(ConnectHarness.GUARDED, topic, "faults-guarded", "faults-dlq-guarded"));
+            harness.awaitCommitted("faults-guarded", topic, 3, COMMIT_TIMEOUT);
+        } finally {
+            harness.mongo.mongos(0).stopLosingReplies();
+            harness.mongo.mongos(0).failCommand().off();
+        }
+
+        assertThat(wrongCounts(harness.documents("faults-guarded"), 30, 20))
+                .as("guarded: lost or applied twice")
+                .isEmpty();
+        assertThat(harness.deadLetterCount("faults-dlq-guarded"))
+                .as("guarded: dead-lettered")
+                .isZero();
+        // the official sink dead-letters whole batches after a write-concern error or a second lost reply, applied
+        // records included (their counters are complete, and yet the records are in its DLQ)
+        assertThat(harness.deadLetterCount("faults-dlq-official"))
+                .as("official: dead-lettered")
+                .isPositive();
+    }
+
+    @Test
+    void aWorkerStoppedMidBatch_nothingLostNothingAppliedTwice() throws Exception {
+        String topic = "stop";
+        harness.connect.kafka().createTopic(topic, 4);
+        harness.shard("stop-guarded.events");
+        List<Event> events = increments(40, 15, 4);
+        produce(topic, events);
+        List<io.github.mongowriteguard.testkit.stall.StallHandle> stalls = new ArrayList<>();
+        for (int shard = 0; shard < 5; shard++) { // every write waits, so that a stop finds a put under way
+            stalls.add(harness.mongo
+                    .shard(shard)
+                    .stall(io.github.mongowriteguard.testkit.stall.Stall.interruptible(
+                            "stop-guarded.events", Duration.ofMillis(150))));
+        }
+        try {
+            harness.start(
+                    "stop-guarded", harness.sink(ConnectHarness.GUARDED, topic, "stop-guarded", "stop-dlq-guarded"));
+            java.time.Instant deadline = java.time.Instant.now().plusSeconds(30);
+            while (harness.documents("stop-guarded").isEmpty()
+                    && java.time.Instant.now().isBefore(deadline)) {
+                Thread.sleep(50);
+            }
+            harness.connect.removeWorker(); // its tasks stop (a put finishes first), then move to the other worker
+            harness.awaitCommitted("stop-guarded", topic, 4, COMMIT_TIMEOUT);
+        } finally {
+            for (var stall : stalls) {
+                stall.close();
+            }
+            if (harness.connect.workers().size() < 2) {
+                harness.connect.addWorker();
+            }
+        }
+        assertThat(wrongCounts(harness.documents("stop-guarded"), 40, 15))
+                .as("lost or applied twice")
+                .isEmpty();
+        assertThat(harness.deadLetterCount("stop-dlq-guarded")).isZero();
+    }
 }
