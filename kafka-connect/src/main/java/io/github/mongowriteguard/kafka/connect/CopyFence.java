@@ -68,6 +68,16 @@ final class CopyFence {
         return running;
     }
 
+    private static String plain(BsonValue value) {
+        if (value == null) {
+            return "?";
+        }
+        if (value.isString()) {
+            return value.asString().getValue();
+        }
+        return value.isNumber() ? String.valueOf(value.asNumber().longValue()) : value.toString();
+    }
+
     boolean names(String comment, Set<TopicPartition> partitions) {
         String head = PREFIX + connector + ":";
         if (!comment.startsWith(head)) {

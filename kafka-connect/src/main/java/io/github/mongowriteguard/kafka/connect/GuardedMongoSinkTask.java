@@ -87,6 +87,12 @@ public class GuardedMongoSinkTask extends SinkTask {
     private final Map<TopicPartition, Long> firstPending = new HashMap<>();
     /** Batches with UNKNOWN writes still running or not yet settled: settled before anything else is written. */
     private final List<Held> held = new ArrayList<>();
+    /** Partitions given to this task whose previous owner's progress is not read yet. */
+    private final Set<TopicPartition> unread = new HashSet<>();
+    /** Partitions with a progress document this task wrote or read, removed when a put of theirs completes. */
+    private final Set<TopicPartition> withProgress = new HashSet<>();
+
+    private ProgressStore progress;
     /** Partitions given to this task whose previous owner's copies may still run: checked before the first write. */
     private final Map<TopicPartition, Instant> fenced = new LinkedHashMap<>();
 
@@ -119,7 +125,9 @@ public class GuardedMongoSinkTask extends SinkTask {
             }
             setServerApi(builder, sinkConfig);
             client = MongoClients.create(guard.configure(builder).build());
-            fence = new CopyFence(client, props.getOrDefault("name", "guarded-mongo-sink"));
+            String connector = props.getOrDefault("name", "guarded-mongo-sink");
+            fence = new CopyFence(client, connector);
+            progress = new ProgressStore(client, settings.getProgressDatabase(props), connector);
             reporter = errorReporter();
         } catch (RuntimeException e) {
             if (client != null) {
@@ -143,6 +151,7 @@ public class GuardedMongoSinkTask extends SinkTask {
         Instant now = Instant.now();
         for (TopicPartition partition : partitions) {
             fenced.putIfAbsent(partition, now);
+            unread.add(partition);
         }
     }
 
@@ -159,6 +168,8 @@ public class GuardedMongoSinkTask extends SinkTask {
         done.removeIf(id -> closed.contains(id.partition()));
         firstPending.keySet().removeAll(closed);
         fenced.keySet().removeAll(closed);
+        unread.removeAll(closed);
+        withProgress.removeAll(closed);
         held.removeIf(h -> {
             boolean ofClosed = h.batch().stream()
                     .anyMatch(r -> closed.contains(RecordId.of(r.record()).partition()));
@@ -199,6 +210,7 @@ public class GuardedMongoSinkTask extends SinkTask {
             }
         }
         checkFence(records);
+        readProgress(records);
 
         List<SinkRecord> fresh = new ArrayList<>(records.size());
         for (SinkRecord record : records) {
@@ -222,14 +234,66 @@ public class GuardedMongoSinkTask extends SinkTask {
         if (pending.isEmpty() && held.isEmpty()) {
             done.clear();
             firstPending.clear();
+            for (TopicPartition partition : withProgress) {
+                progress.clear(partition);
+            }
+            withProgress.clear();
             return;
         }
         firstPending.clear();
         for (RecordId id : pending) {
             firstPending.merge(id.partition(), id.offset(), Math::min);
         }
+        saveProgress();
         retryLater(pending.size() + " record(s) not yet applied (a transient failure, a write not sent, or an "
                 + "UNKNOWN outcome being settled)");
+    }
+
+    /** Leaves out of this put the records a previous owner of a newly given partition applied or reported. */
+    private void readProgress(Collection<SinkRecord> records) {
+        if (unread.isEmpty()) {
+            return;
+        }
+        Set<TopicPartition> present = new HashSet<>();
+        for (SinkRecord record : records) {
+            TopicPartition partition = RecordId.of(record).partition();
+            if (unread.contains(partition)) {
+                present.add(partition);
+            }
+        }
+        for (TopicPartition partition : present) {
+            Set<Long> offsets = progress.done(partition);
+            if (!offsets.isEmpty()) {
+                LOGGER.info(
+                        "Partition {}: {} record(s) already applied or reported by a previous owner are left out",
+                        partition,
+                        offsets.size());
+                offsets.forEach(offset -> done.add(new RecordId(partition, offset)));
+                withProgress.add(partition);
+            }
+            unread.remove(partition);
+        }
+    }
+
+    /** Before the batch goes back to Connect: what is done, per partition, for whoever is delivered it next. */
+    private void saveProgress() {
+        Map<TopicPartition, List<Long>> byPartition = new HashMap<>();
+        for (RecordId id : done) {
+            byPartition.computeIfAbsent(id.partition(), p -> new ArrayList<>()).add(id.offset());
+        }
+        for (Map.Entry<TopicPartition, List<Long>> entry : byPartition.entrySet()) {
+            try {
+                progress.save(entry.getKey(), entry.getValue());
+                withProgress.add(entry.getKey());
+            } catch (MongoException e) {
+                LOGGER.warn(
+                        "Could not record the progress of partition {} ({}): if the partition moves before this batch "
+                                + "completes, its next owner writes its {} applied record(s) again",
+                        entry.getKey(),
+                        e.getCode(),
+                        entry.getValue().size());
+            }
+        }
     }
 
     private void retryLater(String why) {

@@ -44,6 +44,9 @@ public final class GuardedSinkSettings {
     /** How long a task that was given a partition waits for a previous owner's copies still running on the server. */
     public static final String FENCE_MAX_WAIT_MS = PREFIX + "fence.max-wait.ms";
 
+    /** The database of the sink's progress documents ({@value ProgressStore#COLLECTION}); default: {@code database}. */
+    public static final String PROGRESS_DATABASE = PREFIX + "progress.database";
+
     /** The definition of these settings, as Connect's REST API and {@code validate} show them. */
     public static final ConfigDef CONFIG = new ConfigDef()
             .define(
@@ -96,7 +99,15 @@ public final class GuardedSinkSettings {
                     ConfigDef.Range.between(0, 25 * 60_000L),
                     Importance.LOW,
                     "How long a task given a partition waits for copies of the partition's previous owner still "
-                            + "running on the server (currentOp, by the copies' comment) before it writes.");
+                            + "running on the server (currentOp, by the copies' comment) before it writes.")
+            .define(
+                    PROGRESS_DATABASE,
+                    Type.STRING,
+                    null,
+                    Importance.LOW,
+                    "The database of the collection " + ProgressStore.COLLECTION + ", where a task that hands a batch "
+                            + "back to Connect records which of its records are done, for the partition's next owner. "
+                            + "Default: the sink's 'database' setting.");
 
     private final WriteGuardSettings guardSettings;
     private final Duration settleMaxWait;
@@ -155,6 +166,28 @@ public final class GuardedSinkSettings {
         } catch (IllegalArgumentException e) {
             throw new ConfigException("Invalid guarded-sink setting: " + e.getMessage());
         }
+    }
+
+    /**
+     * The database of the progress documents: {@value #PROGRESS_DATABASE}, else the sink's {@code database}.
+     *
+     * @param props the connector's configuration
+     * @return the database name
+     * @throws ConfigException when neither is set
+     */
+    public String getProgressDatabase(Map<String, String> props) {
+        String database = props.get(PROGRESS_DATABASE);
+        if (database == null || database.isBlank()) {
+            database = props.get("database");
+        }
+        if (database == null || database.isBlank()) {
+            throw new ConfigException(
+                    PROGRESS_DATABASE,
+                    database,
+                    "the guarded sink needs a database for its progress " + "documents: set " + PROGRESS_DATABASE
+                            + " (or the sink's 'database')");
+        }
+        return database;
     }
 
     /**
