@@ -164,6 +164,9 @@ public class GuardedMongoSinkTask extends SinkTask {
                 LOGGER.warn("Settling UNKNOWN writes on close failed: {}", e.toString());
             }
         }
+        if (!done.isEmpty()) {
+            saveProgress(); // what the last settle proved, for the partitions' next owner
+        }
         Set<TopicPartition> closed = new HashSet<>(partitions);
         done.removeIf(id -> closed.contains(id.partition()));
         firstPending.keySet().removeAll(closed);

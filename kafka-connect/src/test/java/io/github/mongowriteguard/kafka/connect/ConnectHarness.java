@@ -84,6 +84,18 @@ final class ConnectHarness implements AutoCloseable {
         return config;
     }
 
+    /** A task's configuration without Connect (a task driven by a test): connector "sink", topic "t". */
+    static Map<String, String> taskConfig(String uri, String database) {
+        Map<String, String> config = new HashMap<>();
+        config.put("name", "sink");
+        config.put("topics", "t");
+        config.put("connection.uri", uri);
+        config.put("database", database);
+        config.put("collection", "events");
+        config.put("writemodel.strategy", EventWriteModelStrategy.class.getName());
+        return config;
+    }
+
     void start(String name, Map<String, String> config) throws InterruptedException {
         connect.configureConnector(name, config);
         connect.assertions()

@@ -15,7 +15,6 @@ import io.github.mongowriteguard.testkit.stall.StallHandle;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -90,13 +89,7 @@ class CopyFenceTest {
     }
 
     private static Map<String, String> taskConfig(String uri) {
-        Map<String, String> config = new HashMap<>();
-        config.put("name", "sink");
-        config.put("topics", "t");
-        config.put("connection.uri", uri);
-        config.put("database", "fence");
-        config.put("collection", "events");
-        config.put("writemodel.strategy", EventWriteModelStrategy.class.getName());
+        Map<String, String> config = ConnectHarness.taskConfig(uri, "fence");
         config.put(GuardedSinkSettings.FENCE_MAX_WAIT_MS, "30000");
         return config;
     }

@@ -317,4 +317,45 @@ class GuardedSinkOnConnectTest {
                 .isEmpty();
         assertThat(harness.deadLetterCount("stop-dlq-guarded")).isZero();
     }
+
+    @Test
+    void aRebalanceWhileAShardStallsPastTheDeadline_nothingLostNothingAppliedTwice() throws Exception {
+        String topic = "rebalance";
+        harness.connect.kafka().createTopic(topic, 4);
+        harness.shard("rebalance-guarded.events");
+        List<Event> events = increments(40, 10, 4);
+        produce(topic, events);
+        // one shard's writes outlive mongos' deadline (500 ms) and apply after it: UNKNOWN, settled with the same copy
+        var stall = harness.mongo
+                .shard(1)
+                .stall(io.github.mongowriteguard.testkit.stall.Stall.uninterruptible(
+                        "rebalance-guarded.events", Duration.ofMillis(800)));
+        org.apache.kafka.connect.util.clusters.WorkerHandle joined = null;
+        try {
+            Map<String, String> config =
+                    harness.sink(ConnectHarness.GUARDED, topic, "rebalance-guarded", "rebalance-dlq-guarded");
+            config.put(GuardedSinkSettings.SERVER_DEADLINE_MS, "500");
+            harness.start("rebalance-guarded", config);
+            java.time.Instant deadline = java.time.Instant.now().plusSeconds(30);
+            while (harness.documents("rebalance-guarded").isEmpty()
+                    && java.time.Instant.now().isBefore(deadline)) {
+                Thread.sleep(50);
+            }
+            joined = harness.connect.addWorker(); // a worker joins: Connect rebalances the tasks mid-batch
+            Thread.sleep(2_000);
+            harness.connect.removeWorker(joined); // and leaves again: they move back
+            joined = null;
+            stall.close();
+            harness.awaitCommitted("rebalance-guarded", topic, 4, COMMIT_TIMEOUT);
+        } finally {
+            stall.close();
+            if (joined != null) {
+                harness.connect.removeWorker(joined);
+            }
+        }
+        assertThat(wrongCounts(harness.documents("rebalance-guarded"), 40, 10))
+                .as("lost or applied twice")
+                .isEmpty();
+        assertThat(harness.deadLetterCount("rebalance-dlq-guarded")).isZero();
+    }
 }

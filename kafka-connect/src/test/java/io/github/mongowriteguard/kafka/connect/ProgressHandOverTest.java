@@ -81,13 +81,7 @@ class ProgressHandOverTest {
     }
 
     private static Map<String, String> taskConfig(String uri) {
-        Map<String, String> config = new HashMap<>();
-        config.put("name", "sink");
-        config.put("topics", "t");
-        config.put("connection.uri", uri);
-        config.put("database", "handover");
-        config.put("collection", "events");
-        config.put("writemodel.strategy", EventWriteModelStrategy.class.getName());
+        Map<String, String> config = ConnectHarness.taskConfig(uri, "handover");
         config.put(GuardedSinkSettings.RETRY_MAX_ATTEMPTS, "1");
         config.put(GuardedSinkSettings.SETTLE_MAX_WAIT_MS, "300");
         return config;
