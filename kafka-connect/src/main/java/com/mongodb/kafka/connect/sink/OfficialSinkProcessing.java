@@ -18,7 +18,14 @@ import org.bson.BsonDocument;
  */
 public final class OfficialSinkProcessing {
 
-    /** One record as the official sink turned it into a write. */
+    /**
+     * One record as the official sink turned it into a write.
+     *
+     * @param record    the record Connect delivered
+     * @param namespace where the official namespace mapping sends it
+     * @param config    its topic's configuration
+     * @param model     the write the official processing made of it
+     */
     public record ProcessedRecord(
             SinkRecord record, MongoNamespace namespace, MongoSinkTopicConfig config, WriteModel<BsonDocument> model) {}
 

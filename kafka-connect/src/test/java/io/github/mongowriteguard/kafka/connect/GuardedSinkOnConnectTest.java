@@ -280,13 +280,17 @@ class GuardedSinkOnConnectTest {
                 .isPositive();
     }
 
+    /** A topic of 4 partitions holding {@code perKey} {@code $inc}s of {@code keys} keys, and its sharded collection. */
+    private static void prepareIncrements(String topic, int keys, int perKey) {
+        harness.connect.kafka().createTopic(topic, 4);
+        harness.shard(topic + "-guarded.events");
+        produce(topic, increments(keys, perKey, 4));
+    }
+
     @Test
     void aWorkerStoppedMidBatch_nothingLostNothingAppliedTwice() throws Exception {
         String topic = "stop";
-        harness.connect.kafka().createTopic(topic, 4);
-        harness.shard("stop-guarded.events");
-        List<Event> events = increments(40, 15, 4);
-        produce(topic, events);
+        prepareIncrements(topic, 40, 15);
         List<io.github.mongowriteguard.testkit.stall.StallHandle> stalls = new ArrayList<>();
         for (int shard = 0; shard < 5; shard++) { // every write waits, so that a stop finds a put under way
             stalls.add(harness.mongo
@@ -321,10 +325,7 @@ class GuardedSinkOnConnectTest {
     @Test
     void aRebalanceWhileAShardStallsPastTheDeadline_nothingLostNothingAppliedTwice() throws Exception {
         String topic = "rebalance";
-        harness.connect.kafka().createTopic(topic, 4);
-        harness.shard("rebalance-guarded.events");
-        List<Event> events = increments(40, 10, 4);
-        produce(topic, events);
+        prepareIncrements(topic, 40, 10);
         // one shard's writes outlive mongos' deadline (500 ms) and apply after it: UNKNOWN, settled with the same copy
         var stall = harness.mongo
                 .shard(1)
