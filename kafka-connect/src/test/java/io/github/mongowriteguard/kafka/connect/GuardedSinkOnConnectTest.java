@@ -359,4 +359,58 @@ class GuardedSinkOnConnectTest {
                 .isEmpty();
         assertThat(harness.deadLetterCount("rebalance-dlq-guarded")).isZero();
     }
+
+    /** MongoDB change events (inserts, updates without the full document, deletes) over 20 keys on 3 partitions. */
+    static List<Event> changeEvents() {
+        Random random = new Random(3939);
+        List<Event> events = new ArrayList<>();
+        boolean[] exists = new boolean[20];
+        for (int i = 0; i < 300; i++) {
+            int k = random.nextInt(20);
+            String key = "{\"_id\": \"c" + k + "\"}";
+            String json;
+            if (!exists[k] || random.nextInt(5) == 0) {
+                json = "{\"operationType\": \"insert\", \"documentKey\": " + key + ", \"fullDocument\": {\"_id\": \"c"
+                        + k + "\", \"a\": " + i + ", \"b\": \"x\"}}";
+                exists[k] = true;
+            } else if (random.nextInt(4) == 0) {
+                json = "{\"operationType\": \"delete\", \"documentKey\": " + key + "}";
+                exists[k] = false;
+            } else {
+                json = "{\"operationType\": \"update\", \"documentKey\": " + key
+                        + ", \"updateDescription\": {\"updatedFields\": {\"a\": " + i + "}, \"removedFields\": "
+                        + (random.nextBoolean() ? "[\"b\"]" : "[]") + "}}";
+            }
+            events.add(new Event(k % 3, "c" + k, json));
+        }
+        return events;
+    }
+
+    @Test
+    void changeDataCaptureEvents_sameDocumentsAsTheOfficialSink() throws Exception {
+        String topic = "cdc";
+        harness.connect.kafka().createTopic(topic, 3);
+        harness.shard("cdc-official.events");
+        harness.shard("cdc-guarded.events");
+        produce(topic, changeEvents());
+        for (String sink : List.of("official", "guarded")) {
+            Map<String, String> config = harness.sink(
+                    sink.equals("official") ? ConnectHarness.OFFICIAL : ConnectHarness.GUARDED,
+                    topic,
+                    "cdc-" + sink,
+                    "cdc-dlq-" + sink);
+            config.remove("writemodel.strategy");
+            config.remove("document.id.strategy");
+            config.put("change.data.capture.handler", "com.mongodb.kafka.connect.sink.cdc.mongodb.ChangeStreamHandler");
+            harness.start("cdc-" + sink, config);
+        }
+        harness.awaitCommitted("cdc-official", topic, 3, COMMIT_TIMEOUT);
+        harness.awaitCommitted("cdc-guarded", topic, 3, COMMIT_TIMEOUT);
+
+        List<BsonDocument> official = harness.documents("cdc-official");
+        assertThat(official).hasSizeGreaterThan(5);
+        assertThat(harness.documents("cdc-guarded")).isEqualTo(official);
+        assertThat(harness.deadLetterCount("cdc-dlq-guarded")).isZero();
+        assertThat(harness.deadLetterCount("cdc-dlq-official")).isZero();
+    }
 }
