@@ -144,12 +144,17 @@ class GuardedSinkOnConnectTest {
         return result;
     }
 
-    /** Runs the official sink (its default, ORDERED) and the guarded sink on a new topic of {@code events}. */
-    private static void runBoth(String topic, List<Event> events) throws Exception {
+    /** A topic of 3 partitions holding {@code events}, and the official and guarded sinks' sharded collections. */
+    private static void prepareBoth(String topic, List<Event> events) {
         harness.connect.kafka().createTopic(topic, 3);
         harness.shard(topic + "-official.events");
         harness.shard(topic + "-guarded.events");
         produce(topic, events);
+    }
+
+    /** Runs the official sink (its default, ORDERED) and the guarded sink on a new topic of {@code events}. */
+    private static void runBoth(String topic, List<Event> events) throws Exception {
+        prepareBoth(topic, events);
         harness.start(
                 topic + "-official",
                 harness.sink(ConnectHarness.OFFICIAL, topic, topic + "-official", topic + "-dlq-official"));
@@ -243,11 +248,7 @@ class GuardedSinkOnConnectTest {
     @Test
     void lostRepliesAndWriteConcernErrors_nothingLostNothingAppliedTwiceNothingDeadLettered() throws Exception {
         String topic = "faults";
-        harness.connect.kafka().createTopic(topic, 3);
-        harness.shard("faults-official.events");
-        harness.shard("faults-guarded.events");
-        List<Event> events = increments(30, 20, 3);
-        produce(topic, events);
+        prepareBoth(topic, increments(30, 20, 3));
         try {
             // the official sink alone under the faults: the driver resends a lost reply once, then gives up
             loseRepliesAndFailWriteConcerns();
@@ -389,10 +390,7 @@ class GuardedSinkOnConnectTest {
     @Test
     void changeDataCaptureEvents_sameDocumentsAsTheOfficialSink() throws Exception {
         String topic = "cdc";
-        harness.connect.kafka().createTopic(topic, 3);
-        harness.shard("cdc-official.events");
-        harness.shard("cdc-guarded.events");
-        produce(topic, changeEvents());
+        prepareBoth(topic, changeEvents());
         for (String sink : List.of("official", "guarded")) {
             Map<String, String> config = harness.sink(
                     sink.equals("official") ? ConnectHarness.OFFICIAL : ConnectHarness.GUARDED,
