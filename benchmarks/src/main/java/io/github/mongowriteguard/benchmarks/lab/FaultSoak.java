@@ -36,7 +36,8 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * The soak under faults: one application instance (its own JVM, {@link SoakInstance}: a queue consumer writing ordered
- * bulks through the guard with the README's settle-first recipe) on a replicating sharded cluster of the testkit (2
+ * bulks through the guard with the README's settle-first recipe, and an opted-in {@code updateMany} per poll) on a
+ * replicating sharded cluster of the testkit (2
  * shards of 3 members, {@code w: majority}, a collection sharded {@code {_id: "hashed"}}), for the given time, while
  * this JVM injects a fault every {@code faultEvery} seconds, in turn: an uninterruptible stall on one shard's primary
  * longer than the client's socket timeout, lost replies at mongos, write-concern errors, a stepdown, a failover (the
@@ -100,7 +101,15 @@ final class FaultSoak {
 
     /** One sample: the instance's line and this JVM's additions. */
     record Sample(
-            double seconds, Map<String, Double> values, long writes, long settles, long deadLettered, int faults) {}
+            double seconds,
+            Map<String, Double> values,
+            long writes,
+            long settles,
+            long deadLettered,
+            long multiDocument,
+            long multiDocumentFailed,
+            long gateCurrentOps,
+            int faults) {}
 
     /** Growth of one series between the run's halves. */
     record Trend(
@@ -154,6 +163,9 @@ final class FaultSoak {
             json.put("writes", last == null ? 0 : last.writes());
             json.put("settles", last == null ? 0 : last.settles());
             json.put("deadLettered", last == null ? 0 : last.deadLettered());
+            json.put("multiDocument", last == null ? 0 : last.multiDocument());
+            json.put("multiDocumentFailed", last == null ? 0 : last.multiDocumentFailed());
+            json.put("gateCurrentOps", last == null ? 0 : last.gateCurrentOps());
             json.put("flat", flat());
             List<Object> trendList = new ArrayList<>();
             trends.forEach(t -> trendList.add(t.toJson()));
@@ -165,6 +177,7 @@ final class FaultSoak {
                 each.put("writes", s.writes());
                 each.put("settles", s.settles());
                 each.put("deadLettered", s.deadLettered());
+                each.put("multiDocumentFailed", s.multiDocumentFailed());
                 each.put("faults", s.faults());
                 s.values().forEach((k, v) -> each.put(k, v.longValue()));
                 list.add(each);
@@ -187,8 +200,15 @@ final class FaultSoak {
             Sample last = samples.isEmpty() ? null : samples.get(samples.size() - 1);
             if (last != null) {
                 out.printf(
-                        "writes %,d, settles %,d, dead-lettered %,d, fault injections that failed %d%n",
-                        last.writes(), last.settles(), last.deadLettered(), faultErrors.size());
+                        "writes %,d, settles %,d, dead-lettered %,d; updateMany (opted-in retries) %,d, of which ended"
+                                + " without a second copy %,d; the gate's currentOp %,d; fault injections that failed %d%n",
+                        last.writes(),
+                        last.settles(),
+                        last.deadLettered(),
+                        last.multiDocument(),
+                        last.multiDocumentFailed(),
+                        last.gateCurrentOps(),
+                        faultErrors.size());
             }
             out.printf(
                     "%-28s %14s %14s %12s %12s %14s %12s %6s%n",
@@ -290,6 +310,9 @@ final class FaultSoak {
                                 node.get("writes").asLong(),
                                 node.get("settles").asLong(),
                                 node.get("deadLettered").asLong(),
+                                node.get("multiDocument").asLong(),
+                                node.get("multiDocumentFailed").asLong(),
+                                node.get("gateCurrentOps").asLong(),
                                 faults.injected.get());
                         samples.add(sample);
                         log.printf(

@@ -6,6 +6,8 @@ import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
@@ -28,7 +30,9 @@ import org.bson.Document;
  * One application instance of the fault soak, in its own JVM so that its heap is its own (the emulated cluster's
  * oplogs grow with every write and stay in the lab's JVM): a queue consumer writing polls of events as ordered bulks
  * through the guard with the README's recipe (settle first, {@link Settling.GuardedConsumer}), a poll at most every
- * {@code pollIntervalMs}, for the given time. Every {@code sample} seconds, and once at the start and the end, a
+ * {@code pollIntervalMs}, for the given time. After each poll it also marks the poll's keys with one {@code updateMany}
+ * ({@code $set}) through the guard's idempotent multi-document retries: the one write whose retry is a new copy behind
+ * the overlap gate, so that the gate and the copy ledger's possibly running copies are in the soak too. Every {@code sample} seconds, and once at the start and the end, a
  * sampler thread (while the consumer goes on writing, so what a call holds while it runs is seen too) prints one line
  * {@code sample {json}} on stdout: heap after a full GC, live threads, the guard's held structures, writes so far.
  *
@@ -83,15 +87,26 @@ public final class SoakInstance {
                 .applyToSocketSettings(s -> s.readTimeout(socketTimeoutMs, TimeUnit.MILLISECONDS))
                 .applyToClusterSettings(s -> s.serverSelectionTimeout(20, TimeUnit.SECONDS));
         guard.configure(builder);
+        Counts counts = new Counts();
+        // the application's own listener: the overlap gate's currentOp commands, which only the updateMany's retries
+        // send
+        builder.addCommandListener(new com.mongodb.event.CommandListener() {
+            @Override
+            public void commandStarted(com.mongodb.event.CommandStartedEvent event) {
+                if (event.getCommandName().equals("currentOp")) {
+                    counts.gateCurrentOps.incrementAndGet();
+                }
+            }
+        });
         Random random = new Random(seed);
         long started = System.nanoTime();
         long end = started + (long) (seconds * 1e9);
         long sampleNanos = (long) (sampleSeconds * 1e9);
-        Counts counts = new Counts();
         try (MongoClient client = MongoClients.create(builder.build())) {
             MongoCollection<Document> events = client.getDatabase(DATABASE).getCollection(COLLECTION);
             GuardedCollection<Document> guarded = guard.guardCollection(client, events);
             Settling.GuardedConsumer consumer = new Settling.GuardedConsumer(guarded);
+            GuardedCollection<Document> multi = guarded.withIdempotentMultiDocumentRetries();
             out.println("sample " + LabJson.write(sample(guard, started, counts)));
             java.util.concurrent.ScheduledExecutorService sampler =
                     java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
@@ -126,6 +141,15 @@ public final class SoakInstance {
                     tally.deadLettered.clear();
                     poll.forEach(ev -> tally.deadLettered.add(ev.id()));
                 }
+                List<Integer> keysOfPoll = new ArrayList<>();
+                poll.forEach(ev -> keysOfPoll.add(ev.key()));
+                try {
+                    multi.updateMany(Filters.in("_id", keysOfPoll), Updates.set("seenAt", id));
+                } catch (RuntimeException e) {
+                    // the gate found the copy still running (a stall) or could not tell: no second copy was started
+                    counts.multiDocumentFailed.incrementAndGet();
+                }
+                counts.multiDocument.incrementAndGet();
                 counts.writes.addAndGet(poll.size());
                 counts.polls.incrementAndGet();
                 counts.settles.addAndGet(tally.settles);
@@ -162,6 +186,9 @@ public final class SoakInstance {
         final AtomicLong deadLettered = new AtomicLong();
         final AtomicLong unknownLeft = new AtomicLong();
         final AtomicLong errors = new AtomicLong();
+        final AtomicLong multiDocument = new AtomicLong();
+        final AtomicLong multiDocumentFailed = new AtomicLong();
+        final AtomicLong gateCurrentOps = new AtomicLong();
     }
 
     private static Map<String, Object> sample(WriteGuard guard, long started, Counts counts) {
@@ -184,6 +211,9 @@ public final class SoakInstance {
         json.put("deadLettered", counts.deadLettered.get());
         json.put("unknownLeft", counts.unknownLeft.get());
         json.put("errors", counts.errors.get());
+        json.put("multiDocument", counts.multiDocument.get());
+        json.put("multiDocumentFailed", counts.multiDocumentFailed.get());
+        json.put("gateCurrentOps", counts.gateCurrentOps.get());
         return json;
     }
 

@@ -34,6 +34,7 @@ class FaultSoakTest {
         FaultSoak.Sample last = result.samples().get(result.samples().size() - 1);
         assertThat(last.writes()).isPositive();
         assertThat(last.settles()).as("the stalls left writes UNKNOWN, settled").isPositive();
+        assertThat(last.multiDocument()).as("an opted-in updateMany per poll").isPositive();
         assertThat(last.values())
                 .containsKeys(
                         "heapAfterGcBytes",
@@ -66,7 +67,7 @@ class FaultSoakTest {
             values.put("copies.held", i % 6 == 0 ? 3.0 : 0.0);
             // one more session per sample: a leak
             values.put("serverSessions", 4.0 + i);
-            samples.add(new FaultSoak.Sample(i * 10.0, values, i * 1_000L, 0, 0, i / 6));
+            samples.add(new FaultSoak.Sample(i * 10.0, values, i * 1_000L, 0, 0, 0, 0, 0, i / 6));
         }
 
         Map<String, Boolean> flat = new LinkedHashMap<>();
@@ -84,7 +85,7 @@ class FaultSoakTest {
         for (int i = 0; i <= 60; i++) {
             // 100 KiB per sample: 6 MiB over the run, 3 MiB between the halves' means
             samples.add(new FaultSoak.Sample(
-                    i * 30.0, Map.of("heapAfterGcBytes", 40.0 * 1_048_576 + i * 102_400.0), 0, 0, 0, 0));
+                    i * 30.0, Map.of("heapAfterGcBytes", 40.0 * 1_048_576 + i * 102_400.0), 0, 0, 0, 0, 0, 0, 0));
         }
 
         assertThat(FaultSoak.trends(samples).get(0).flat()).isFalse();
