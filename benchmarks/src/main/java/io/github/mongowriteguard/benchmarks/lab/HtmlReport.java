@@ -148,6 +148,33 @@ final class HtmlReport {
         html.append("</table>\n<p class=\"note\">The raw driver sends nothing to the config servers. Before the chunks"
                 + " were read by collection version, each instance read up to 20,001 chunks every minute per"
                 + " collection. The model for a larger fleet is in docs/lab.md (Scale).</p>\n");
+        html.append(
+                "<p>Under faults, per instance: the N guarded instances at once, then N raw driver clients, each one"
+                        + " ORDERED bulk of the events and one updateMany (through the guard with idempotent multi-document"
+                        + " retries) while the fault holds.</p>\n<table id=\"scale-faults\"><tr><th>shards</th><th>chunks</th>"
+                        + "<th>phase</th><th>guard s</th><th>commands</th><th>UNKNOWN</th><th>UNKNOWN after a settle</th>"
+                        + "<th>updateMany refused</th><th>gate currentOp</th><th>gate killSessions</th>"
+                        + "<th>shards asked (currentOp)</th><th>catalog commands</th><th>driver s</th>"
+                        + "<th>driver calls failed</th></tr>");
+        for (Scale.Point p : r.points()) {
+            for (Scale.FaultPhase f : p.faults()) {
+                html.append("<tr><td>")
+                        .append(p.shards())
+                        .append("</td><td>")
+                        .append(p.chunks())
+                        .append("</td><td class=\"text\">")
+                        .append(esc(f.phase()))
+                        .append("</td>");
+                for (double v : f.values()) {
+                    html.append("<td>").append(fmt(v, 1)).append("</td>");
+                }
+                html.append("</tr>");
+            }
+        }
+        html.append("</table>\n<p class=\"note\">The gate asks <code>currentOp</code> only before a new copy of a"
+                + " write without a retryable-write identity (a multi-document write the caller opted in to retry);"
+                + " a retryable write is resent as the same copy without it. Through mongos each look asks every"
+                + " shard's primary.</p>\n");
     }
 
     private static String load(Scale.Load load) {
@@ -573,7 +600,7 @@ final class HtmlReport {
         }
     }
 
-    private static String line(double x1, double y1, double x2, double y2, String colour, double width, String dash) {
+    static String line(double x1, double y1, double x2, double y2, String colour, double width, String dash) {
         return String.format(
                 Locale.ROOT,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%.1f\"%s/>",
@@ -586,7 +613,7 @@ final class HtmlReport {
                 dash == null ? "" : " stroke-dasharray=\"" + dash + "\"");
     }
 
-    private static String text(double x, double y, String s, String anchor) {
+    static String text(double x, double y, String s, String anchor) {
         String weight = "";
         if (anchor.equals("bold")) {
             anchor = "start";

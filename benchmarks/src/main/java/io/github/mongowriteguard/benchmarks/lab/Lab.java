@@ -42,7 +42,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * java -jar benchmarks/target/lab.jar stale-reads            # part 6: reads on a shard whose primary cannot write
  * java -jar benchmarks/target/lab.jar jmh -f 1 -wi 1 -i 3    # the JMH benchmarks
  * java -jar benchmarks/target/lab.jar perf                   # the performance targets in one table (short JMH runs)
- * java -jar benchmarks/target/lab.jar soak --writes 10000000 # heap and ledger over millions of guarded writes
+ * java -jar benchmarks/target/lab.jar soak --minutes 30       # heap, threads, sessions, held structures under faults
+ * java -jar benchmarks/target/lab.jar soak --cost-free        # heap and ledger over millions of guarded writes
  * java -jar benchmarks/target/lab.jar payloads               # 1,000 x 1 MiB and 100,000 x 1 KiB, guard vs driver
  * java -jar benchmarks/target/lab.jar settle                 # a consumer under faults: raw retries vs settle first
  * java -jar benchmarks/target/lab.jar serve                  # an emulated replica set until stopped
@@ -810,8 +811,13 @@ public final class Lab implements Callable<Integer> {
             name = "soak",
             sortOptions = false,
             description = {
-                "Millions of writes through one guard on the cost-free server: heap after GC, the copy ledger's"
-                        + " size and what the overlap gate consults, every --every writes. Not in the full run."
+                "The soak under faults: one application instance (its own JVM) writing ordered bulks through the guard"
+                        + " (settle first) on 2 replicating shards of 3 members for --minutes, a fault every"
+                        + " --fault-every seconds in turn (a stall, lost replies, write-concern errors, a stepdown, a"
+                        + " failover, a stalled shard); every --sample-seconds its heap after GC, live threads, the"
+                        + " sessions the shards used, and every structure its guard holds; whether each is flat over"
+                        + " time; the curves in --report. With --cost-free: millions of writes through one guard on the"
+                        + " cost-free server instead (--writes, --batch, --every). Not in the full run."
             })
     static final class SoakCommand implements Callable<Integer> {
         @ParentCommand
@@ -821,21 +827,51 @@ public final class Lab implements Callable<Integer> {
         CommandSpec spec;
 
         @Option(
+                names = "--minutes",
+                defaultValue = "2",
+                description = "how long the instance writes, 0.1 to 1440 (default: ${DEFAULT-VALUE}; 30 for the soak)")
+        double minutes;
+
+        @Option(
+                names = "--sample-seconds",
+                defaultValue = "10",
+                description = "seconds between two samples, 1 to 3600 (default: ${DEFAULT-VALUE})")
+        double sampleSeconds;
+
+        @Option(
+                names = "--fault-every",
+                defaultValue = "15",
+                description = "seconds between two faults, 5 to 3600 (default: ${DEFAULT-VALUE})")
+        double faultEvery;
+
+        @Option(
+                names = "--report",
+                paramLabel = "FILE",
+                defaultValue = "soak-report.html",
+                description = "where the HTML report with the curves goes (default: ${DEFAULT-VALUE})")
+        Path report;
+
+        @Option(
+                names = "--cost-free",
+                description = "millions of writes through one guard on the cost-free server instead")
+        boolean costFree;
+
+        @Option(
                 names = "--writes",
                 defaultValue = "10000000",
-                description = "writes in all (default: ${DEFAULT-VALUE})")
+                description = "--cost-free: writes in all (default: ${DEFAULT-VALUE})")
         long writes;
 
         @Option(
                 names = "--batch",
                 defaultValue = "1000",
-                description = "writes per bulkWrite, 1 to 100000 (default: ${DEFAULT-VALUE})")
+                description = "--cost-free: writes per bulkWrite, 1 to 100000 (default: ${DEFAULT-VALUE})")
         int batch;
 
         @Option(
                 names = "--every",
                 defaultValue = "1000000",
-                description = "writes between two lines (default: ${DEFAULT-VALUE})")
+                description = "--cost-free: writes between two lines (default: ${DEFAULT-VALUE})")
         long every;
 
         @Mixin
@@ -850,11 +886,39 @@ public final class Lab implements Callable<Integer> {
                 throw new picocli.CommandLine.ParameterException(
                         spec.commandLine(), "--writes and --every must be at least 1, --batch 1 to 100000");
             }
+            if (!(minutes >= 0.1 && minutes <= 1440)
+                    || !(sampleSeconds >= 1 && sampleSeconds <= 3600)
+                    || !(faultEvery >= 5 && faultEvery <= 3600)) {
+                throw new picocli.CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--minutes must be 0.1 to 1440, --sample-seconds 1 to 3600 and --fault-every 5 to 3600;"
+                                + " use e.g. --minutes 30");
+            }
             lab.refuseUri(spec, output, "soak");
-            // The lines are the table, printed as they are measured; with --json they are progress, then one object.
             PrintStream log = lab.log(output);
-            List<Soak.Line> lines = Soak.run(writes, batch, every, output.json ? log : lab.out, log);
-            lab.report(output, Soak.toJson(writes, batch, every, lines), out -> {});
+            if (costFree) {
+                // The lines are the table, printed as they are measured; with --json they are progress, then one
+                // object.
+                List<Soak.Line> lines = Soak.run(writes, batch, every, output.json ? log : lab.out, log);
+                lab.report(output, Soak.toJson(writes, batch, every, lines), out -> {});
+                return 0;
+            }
+            FaultSoak.Settings settings = new FaultSoak.Settings(
+                    minutes,
+                    sampleSeconds,
+                    faultEvery,
+                    FaultSoak.Settings.DEFAULT.socketTimeoutMs(),
+                    FaultSoak.Settings.DEFAULT.pollSize(),
+                    FaultSoak.Settings.DEFAULT.keys(),
+                    FaultSoak.Settings.DEFAULT.instanceHeap(),
+                    FaultSoak.Settings.DEFAULT.seed(),
+                    FaultSoak.Settings.DEFAULT.pollIntervalMs());
+            FaultSoak.Result result = FaultSoak.run(settings, log);
+            String args = String.join(" ", spec.commandLine().getParseResult().originalArgs());
+            Files.writeString(
+                    report, SoakReport.render(result, "java -jar lab.jar soak " + args), StandardCharsets.UTF_8);
+            log.printf("report written to %s%n", report.toAbsolutePath());
+            lab.report(output, result.toJson(), result::print);
             return 0;
         }
     }

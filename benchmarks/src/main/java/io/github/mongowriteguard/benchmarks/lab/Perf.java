@@ -194,7 +194,8 @@ final class Perf {
             Perf.print(settings, writes, plan, threads, out);
             PerfSeries.print(writes, out);
             out.println();
-            out.println("not in this table: java -jar benchmarks/target/lab.jar soak | payloads | latency");
+            out.println(
+                    "not in this table: java -jar benchmarks/target/lab.jar soak [--cost-free] | payloads | latency");
             out.flush();
         }
 

@@ -9,6 +9,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.ReplaceOneModel;
 import com.mongodb.client.model.ReplaceOptions;
+import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
@@ -18,17 +19,23 @@ import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.internal.catalog.ClusterCatalog;
 import io.github.mongowriteguard.outcome.WriteOutcome;
+import io.github.mongowriteguard.outcome.WriteStatus;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
+import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.sharding.ChunkMap;
 import io.github.mongowriteguard.testkit.sharding.RoutedWrite;
 import io.github.mongowriteguard.testkit.sharding.ShardKey;
+import io.github.mongowriteguard.testkit.sharding.ShardReplicaSet;
+import io.github.mongowriteguard.testkit.stall.StallHandle;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -103,7 +110,8 @@ final class Scale {
             int gateFanOut,
             long guardHeapPerInstance,
             long driverHeapPerInstance,
-            double catalogBytesPerChunk) {
+            double catalogBytesPerChunk,
+            List<FaultPhase> faults) {
         Map<String, Object> toJson() {
             Map<String, Object> json = new LinkedHashMap<>();
             json.put("shards", shards);
@@ -122,6 +130,73 @@ final class Scale {
             json.put("guardHeapPerInstanceBytes", guardHeapPerInstance);
             json.put("driverHeapPerInstanceBytes", driverHeapPerInstance);
             json.put("catalogBytesPerChunk", Formula.round1(catalogBytesPerChunk));
+            List<Object> phases = new ArrayList<>();
+            faults.forEach(f -> phases.add(f.toJson()));
+            json.put("faults", phases);
+            return json;
+        }
+    }
+
+    /**
+     * One fault phase, per instance on average: the N guarded instances and then the N raw driver clients each send,
+     * at once, one ORDERED bulk of the events and one {@code updateMany} ({@code $set}; through the guard with
+     * idempotent multi-document retries, so that a retry is a new copy behind the overlap gate) while the fault holds.
+     *
+     * @param gateCurrentOps      {@code currentOp} commands the instance's guard sent through mongos (the gate)
+     * @param gateKillSessions    {@code killSessions} commands it sent (the gate, for a copy still running)
+     * @param gateShardRequests   shard primaries mongos asked for those {@code currentOp}s (its fan-out)
+     * @param catalogCommands     commands to the config servers ({@code config.*}, {@code hello}, {@code listCollections})
+     * @param guardUnknownAfter   writes of the bulk still UNKNOWN after one settle once the fault healed
+     * @param guardRefused        {@code updateMany}s the guard ended without a second copy (still running or blind)
+     * @param driverFailedCalls   the raw driver's calls (of 2) that threw
+     */
+    record FaultPhase(
+            String phase,
+            double guardSeconds,
+            double guardCommands,
+            double guardUnknown,
+            double guardUnknownAfter,
+            double guardRefused,
+            double gateCurrentOps,
+            double gateKillSessions,
+            double gateShardRequests,
+            double catalogCommands,
+            double driverSeconds,
+            double driverFailedCalls,
+            double driverCurrentOps) {
+        /** The numbers in the tables' order, from {@code guardSeconds} to {@code driverCurrentOps}. */
+        double[] values() {
+            return new double[] {
+                guardSeconds,
+                guardCommands,
+                guardUnknown,
+                guardUnknownAfter,
+                guardRefused,
+                gateCurrentOps,
+                gateKillSessions,
+                gateShardRequests,
+                catalogCommands,
+                driverSeconds,
+                driverFailedCalls,
+                driverCurrentOps
+            };
+        }
+
+        Map<String, Object> toJson() {
+            Map<String, Object> json = new LinkedHashMap<>();
+            json.put("phase", phase);
+            json.put("guardSeconds", Formula.round1(guardSeconds));
+            json.put("guardCommands", Formula.round1(guardCommands));
+            json.put("guardUnknown", Formula.round1(guardUnknown));
+            json.put("guardUnknownAfterSettle", Formula.round1(guardUnknownAfter));
+            json.put("guardUpdateManyRefused", Formula.round1(guardRefused));
+            json.put("gateCurrentOps", Formula.round1(gateCurrentOps));
+            json.put("gateKillSessions", Formula.round1(gateKillSessions));
+            json.put("gateShardRequests", Formula.round1(gateShardRequests));
+            json.put("catalogCommands", Formula.round1(catalogCommands));
+            json.put("driverSeconds", Formula.round1(driverSeconds));
+            json.put("driverFailedCalls", Formula.round1(driverFailedCalls));
+            json.put("driverCurrentOps", Formula.round1(driverCurrentOps));
             return json;
         }
     }
@@ -179,10 +254,44 @@ final class Scale {
                         p.driverHeapPerInstance() / 1024,
                         p.catalogBytesPerChunk());
             }
+            out.printf(
+                    "%nscale, faults: per instance, N guarded instances at once, then N raw driver clients, each one"
+                            + " ORDERED bulk of %,d events and one updateMany while the fault holds%n",
+                    EVENTS);
+            out.printf(
+                    "%6s %8s %-14s %8s %9s %8s %9s %8s %9s %9s %10s %8s %9s %9s %9s%n",
+                    "shards",
+                    "chunks",
+                    "phase",
+                    "guard s",
+                    "commands",
+                    "unknown",
+                    "unk.after",
+                    "refused",
+                    "currentOp",
+                    "killSess",
+                    "shard reqs",
+                    "catalog",
+                    "driver s",
+                    "drv fail",
+                    "drv curOp");
+            for (Point p : points) {
+                for (FaultPhase f : p.faults()) {
+                    out.printf("%6d %8d %-14s", p.shards(), p.chunks(), f.phase());
+                    int[] widths = {8, 9, 8, 9, 8, 9, 9, 10, 8, 9, 9, 9};
+                    double[] values = f.values();
+                    for (int i = 0; i < values.length; i++) {
+                        out.printf(" %" + widths[i] + ".1f", values[i]);
+                    }
+                    out.println();
+                }
+            }
             out.println("first read: once per instance and collection (before the chunks were read by version, every"
                     + " minute: up to 20,001 chunks); batches: child batches mongos sent to shards (its round"
                     + " trips) per bulk; gate: shards one overlap-gate look through mongos asks (mongos' targeting); the raw driver sends"
-                    + " nothing to the config servers");
+                    + " nothing to the config servers; faults: unknown = bulk writes UNKNOWN when the call returned,"
+                    + " unk.after = after one settle once healed, refused = updateMany ended without a second copy,"
+                    + " currentOp/killSess = the gate's commands, shard reqs = shard primaries mongos asked for them");
         }
 
         private static String load(Load load) {
@@ -196,7 +305,7 @@ final class Scale {
         return (long) settings.shards().size() * settings.chunks().size();
     }
 
-    static Result run(Settings settings, Progress progress) {
+    static Result run(Settings settings, Progress progress) throws InterruptedException {
         List<Point> points = new ArrayList<>();
         for (int shards : settings.shards()) {
             for (int chunks : settings.chunks()) {
@@ -252,12 +361,17 @@ final class Scale {
         }
     }
 
-    private static Point point(int shards, int chunks, int instances, int mongos) {
+    private static Point point(int shards, int chunks, int instances, int mongos) throws InterruptedException {
         long started = System.nanoTime();
         ShardKey hashedId = ShardKey.of(new BsonDocument("_id", new BsonString("hashed")));
         String namespace = DATABASE + "." + COLLECTION;
-        try (EmulatedShardedCluster cluster =
-                EmulatedCluster.sharded().shards(shards).mongos(mongos).start()) {
+        try (EmulatedShardedCluster cluster = EmulatedCluster.sharded()
+                .shards(shards)
+                .mongos(mongos)
+                .nodesPerShard(3)
+                .replicatingShards(true)
+                .shardElectionTimeout(Duration.ofMillis(500))
+                .start()) {
             cluster.shardCollection(namespace, hashedId);
             cluster.shardCollection(DATABASE + ".driver", hashedId);
             cluster.placeChunks(
@@ -342,6 +456,10 @@ final class Scale {
             List<RoutedWrite> driverWrites = cluster.routing().writes(DATABASE + ".driver");
             rawClients.forEach(MongoClient::close);
 
+            List<FaultPhase> faults = new ArrayList<>();
+            faults.add(stalledShard(cluster, instances, mongos, bulk));
+            faults.add(failover(cluster, instances, mongos, bulk));
+
             return new Point(
                     shards,
                     chunks,
@@ -358,7 +476,181 @@ final class Scale {
                     gateFanOut,
                     guardHeap,
                     driverHeap,
-                    bytesPerChunk);
+                    bytesPerChunk,
+                    faults);
+        }
+    }
+
+    /** The socket timeout of the fault phases' clients: the guard's server deadline is below it. */
+    static final int FAULT_SOCKET_TIMEOUT_MS = 2_000;
+
+    /** Shard 0's primary holds every write (it answers {@code hello}, so no election) while the fleets write. */
+    private static FaultPhase stalledShard(
+            EmulatedShardedCluster cluster, int instances, int mongos, List<WriteModel<Document>> bulk)
+            throws InterruptedException {
+        StallHandle stall = cluster.shardSet(0).stallPrimaryWrites();
+        FleetRun guarded;
+        FleetRun raw;
+        try {
+            guarded = fleet(cluster, instances, mongos, bulk, true);
+            raw = fleet(cluster, instances, mongos, bulk, false);
+        } finally {
+            stall.release();
+        }
+        return phase("stalled shard", cluster, instances, guarded.settleAll(), raw);
+    }
+
+    /** Shard 1's primary stopped as the fleets start; another member is elected; the old one comes back after. */
+    private static FaultPhase failover(
+            EmulatedShardedCluster cluster, int instances, int mongos, List<WriteModel<Document>> bulk)
+            throws InterruptedException {
+        ShardReplicaSet set = cluster.shardSet(1);
+        EmulatedNode primary = set.awaitPrimary(Duration.ofSeconds(30));
+        set.stop(primary);
+        FleetRun guarded = fleet(cluster, instances, mongos, bulk, true);
+        set.awaitPrimary(Duration.ofSeconds(30));
+        set.start(primary);
+        EmulatedNode second = set.awaitPrimary(Duration.ofSeconds(30));
+        set.stop(second);
+        FleetRun raw = fleet(cluster, instances, mongos, bulk, false);
+        set.awaitPrimary(Duration.ofSeconds(30));
+        set.start(second);
+        set.awaitPrimary(Duration.ofSeconds(30));
+        return phase("failover", cluster, instances, guarded.settleAll(), raw);
+    }
+
+    private static FaultPhase phase(String name, EmulatedShardedCluster cluster, int n, FleetRun g, FleetRun raw) {
+        return new FaultPhase(
+                name,
+                g.seconds,
+                g.commands.get() / (double) n,
+                g.unknown.get() / (double) n,
+                g.unknownAfter.get() / (double) n,
+                g.refused.get() / (double) n,
+                g.traffic.currentOps.get() / (double) n,
+                g.traffic.killSessions.get() / (double) n,
+                g.shardRequests / (double) n,
+                g.traffic.catalog.get() / (double) n,
+                raw.seconds,
+                raw.failed.get() / (double) n,
+                raw.traffic.currentOps.get() / (double) n);
+    }
+
+    /** What one fleet did in a fault phase, summed over its instances. */
+    static final class FleetRun {
+        final GateTraffic traffic = new GateTraffic();
+        final AtomicLong commands = new AtomicLong();
+        final AtomicLong unknown = new AtomicLong();
+        final AtomicLong unknownAfter = new AtomicLong();
+        final AtomicLong refused = new AtomicLong();
+        final AtomicLong failed = new AtomicLong();
+        final List<Runnable> afterHeal = java.util.Collections.synchronizedList(new ArrayList<>());
+        final List<MongoClient> clients = java.util.Collections.synchronizedList(new ArrayList<>());
+        double seconds;
+        long shardRequests;
+
+        /** Settles each UNKNOWN bulk once (the fault has healed), then closes the clients. */
+        FleetRun settleAll() {
+            afterHeal.forEach(Runnable::run);
+            clients.forEach(MongoClient::close);
+            return this;
+        }
+    }
+
+    /** Counts the overlap gate's commands and the catalog's, as an application's own command listener sees them. */
+    static final class GateTraffic implements CommandListener {
+        final AtomicLong currentOps = new AtomicLong();
+        final AtomicLong killSessions = new AtomicLong();
+        final AtomicLong catalog = new AtomicLong();
+
+        @Override
+        public void commandStarted(CommandStartedEvent event) {
+            String name = event.getCommandName();
+            boolean currentOpStage = name.equals("aggregate")
+                    && event.getCommand().isArray("pipeline")
+                    && !event.getCommand().getArray("pipeline").isEmpty()
+                    && event.getCommand()
+                            .getArray("pipeline")
+                            .get(0)
+                            .asDocument()
+                            .containsKey("$currentOp");
+            if (name.equals("currentOp") || currentOpStage) {
+                currentOps.incrementAndGet();
+            } else if (name.equals("killSessions")) {
+                killSessions.incrementAndGet();
+            } else if (event.getDatabaseName().equals("config")
+                    || name.equals("hello")
+                    || name.equals("listCollections")) {
+                catalog.incrementAndGet();
+            }
+        }
+    }
+
+    /**
+     * N instances at once, each its own client (and guard), one ORDERED bulk of the events and one {@code updateMany};
+     * returns when every instance's calls returned.
+     */
+    private static FleetRun fleet(
+            EmulatedShardedCluster cluster, int instances, int mongos, List<WriteModel<Document>> bulk, boolean guard)
+            throws InterruptedException {
+        FleetRun run = new FleetRun();
+        long shardRequestsBefore = cluster.routing().currentOpShardRequests();
+        long started = System.nanoTime();
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < instances; i++) {
+            String uri = mongosUri(cluster, i % mongos);
+            Thread thread = new Thread(() -> instanceUnderFault(uri, bulk, guard, run), "scale-fault-" + i);
+            threads.add(thread);
+            thread.start();
+        }
+        for (Thread thread : threads) {
+            thread.join(TimeUnit.MINUTES.toMillis(5));
+        }
+        run.seconds = (System.nanoTime() - started) / 1e9;
+        run.shardRequests = cluster.routing().currentOpShardRequests() - shardRequestsBefore;
+        return run;
+    }
+
+    private static void instanceUnderFault(String uri, List<WriteModel<Document>> bulk, boolean guard, FleetRun run) {
+        MongoClientSettings.Builder builder = MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(uri))
+                .addCommandListener(run.traffic)
+                .applyToSocketSettings(s -> s.readTimeout(FAULT_SOCKET_TIMEOUT_MS, TimeUnit.MILLISECONDS))
+                .applyToClusterSettings(s -> s.serverSelectionTimeout(30, TimeUnit.SECONDS));
+        WriteGuard writeGuard = WriteGuard.create();
+        if (guard) {
+            writeGuard.configure(builder);
+        }
+        MongoClient client = MongoClients.create(builder.build());
+        run.clients.add(client);
+        MongoCollection<Document> collection =
+                client.getDatabase(DATABASE).getCollection(guard ? COLLECTION : "driver");
+        if (!guard) {
+            try {
+                collection.bulkWrite(bulk, new BulkWriteOptions().ordered(true));
+            } catch (RuntimeException e) {
+                run.failed.incrementAndGet();
+            }
+            try {
+                collection.updateMany(new Document(), Updates.set("touched", true));
+            } catch (RuntimeException e) {
+                run.failed.incrementAndGet();
+            }
+            return;
+        }
+        GuardedCollection<Document> guarded = writeGuard.guardCollection(client, collection);
+        WriteOutcome<Document> outcome = guarded.execute(bulk, new BulkWriteOptions().ordered(true));
+        run.commands.addAndGet(outcome.commands());
+        int unknown = outcome.counts().getOrDefault(WriteStatus.UNKNOWN, 0);
+        run.unknown.addAndGet(unknown);
+        run.afterHeal.add(() -> {
+            WriteOutcome<Document> settled = outcome.hasUnknown() ? writeGuard.settle(outcome) : outcome;
+            run.unknownAfter.addAndGet(settled.counts().getOrDefault(WriteStatus.UNKNOWN, 0));
+        });
+        try {
+            guarded.withIdempotentMultiDocumentRetries().updateMany(new Document(), Updates.set("touched", true));
+        } catch (RuntimeException e) {
+            run.refused.incrementAndGet();
         }
     }
 

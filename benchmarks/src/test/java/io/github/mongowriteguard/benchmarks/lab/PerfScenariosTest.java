@@ -398,7 +398,17 @@ class PerfScenariosTest {
         LabCommandLineTest.Run payloads = LabCommandLineTest.execute(
                 "payloads", "--case", "10x1024", "--runs", "1", "--json", "--progress", "none");
         LabCommandLineTest.Run soak = LabCommandLineTest.execute(
-                "soak", "--writes", "200", "--batch", "100", "--every", "100", "--json", "--progress", "none");
+                "soak",
+                "--cost-free",
+                "--writes",
+                "200",
+                "--batch",
+                "100",
+                "--every",
+                "100",
+                "--json",
+                "--progress",
+                "none");
 
         assertThat(payloads.exitCode()).as(payloads.err()).isZero();
         assertThat(payloads.err()).isEmpty();

@@ -10,12 +10,14 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 /**
  * The scale scenario at small shapes: after the first read, what an instance sends to the config servers does not grow
  * with the number of chunks (two commands, one document, when nothing moved), the first read brings every chunk once,
- * a migration brings only what changed, and the guard's ordered bulk costs fewer mongos round trips than the driver's.
+ * a migration brings only what changed, and the guard's ordered bulk costs fewer mongos round trips than the driver's;
+ * with a stalled shard the guard's writes there are UNKNOWN and settled after, and each look of the overlap gate through
+ * mongos asks every shard; after a failover nothing is left UNKNOWN.
  */
 class ScaleTest {
 
     @Test
-    void configServerLoadAfterTheFirstRead_doesNotGrowWithChunks() {
+    void configServerLoadAfterTheFirstRead_doesNotGrowWithChunks() throws Exception {
         Scale.Result result = Scale.run(new Scale.Settings(2, 2, List.of(3), List.of(100, 3_000)), Progress.silent());
 
         assertThat(result.points()).hasSize(2);
@@ -31,15 +33,38 @@ class ScaleTest {
             assertThat(point.gateFanOut()).isEqualTo(3);
             assertThat(point.guardChildBatches()).isLessThan(point.driverChildBatches());
         }
+        for (Scale.Point point : result.points()) {
+            Scale.FaultPhase stalled = point.faults().get(0);
+            assertThat(stalled.phase()).isEqualTo("stalled shard");
+            assertThat(stalled.guardUnknown())
+                    .as("the stalled shard's writes are UNKNOWN")
+                    .isPositive();
+            assertThat(stalled.guardUnknownAfter())
+                    .as("and settled once it resumed")
+                    .isZero();
+            assertThat(stalled.gateCurrentOps())
+                    .as("the opted-in updateMany's retry looked")
+                    .isGreaterThanOrEqualTo(1);
+            assertThat(stalled.gateShardRequests())
+                    .as("each look through mongos asks every shard")
+                    .isEqualTo(stalled.gateCurrentOps() * point.shards());
+            assertThat(stalled.driverCurrentOps()).isZero();
+            Scale.FaultPhase failover = point.faults().get(1);
+            assertThat(failover.phase()).isEqualTo("failover");
+            assertThat(failover.guardUnknownAfter()).isZero();
+        }
         assertThat(result.points().get(1).quietMinute().bytes())
                 .isEqualTo(result.points().get(0).quietMinute().bytes());
-        assertThat(LabJson.write(result.toJson())).contains("\"quietMinute\"", "\"migrationMinute\"");
+        assertThat(LabJson.write(result.toJson()))
+                .contains("\"quietMinute\"", "\"migrationMinute\"", "\"gateShardRequests\"");
+        assertThat(HtmlReport.render(null, null, null, null, null, null, result, "java -jar lab.jar scale"))
+                .contains("<table id=\"scale\">", "<table id=\"scale-faults\">", "stalled shard", "failover");
     }
 
     /** The documented runs: {@code -Dscale.shards=5,16,64 -Dscale.chunks=1000,10000,100000 -Dscale.instances=8}. */
     @Test
     @EnabledIfSystemProperty(named = "scale.shards", matches = ".+")
-    void documentedRun() {
+    void documentedRun() throws Exception {
         Scale.Result result = Scale.run(
                 new Scale.Settings(
                         Integer.getInteger("scale.instances", 8),

@@ -631,6 +631,7 @@ public final class MongosRouter implements CommandExecutor, ShardOperations, Aut
     public List<BsonDocument> shardCurrentOps(OperationContext operation, boolean truncate, Principal ownOpsOf) {
         List<BsonDocument> all = new ArrayList<>();
         for (Map.Entry<String, ShardReplicaSet> shard : sets.entrySet()) {
+            stats.currentOpShardRequested();
             EmulatedNode primary = reachablePrimary(operation, shard.getValue());
             for (BsonDocument op : NodeInternals.of(primary).currentOps(truncate, ownOpsOf)) {
                 BsonDocument shown = new BsonDocument("shard", new BsonString(shard.getKey()));

@@ -23,6 +23,23 @@ public final class RoutingStats {
 
     private final java.util.concurrent.atomic.AtomicLong shardRetries = new java.util.concurrent.atomic.AtomicLong();
 
+    private final java.util.concurrent.atomic.AtomicLong currentOpShardRequests =
+            new java.util.concurrent.atomic.AtomicLong();
+
+    void currentOpShardRequested() {
+        currentOpShardRequests.incrementAndGet();
+    }
+
+    /**
+     * How many shard primaries mongos asked for a client's {@code currentOp} or {@code $currentOp}: one per shard per
+     * command (mongos' {@code $currentOp} targets every shard), counted even when the shard could not be reached.
+     *
+     * @return the count since the cluster started or the last {@link #reset()}
+     */
+    public long currentOpShardRequests() {
+        return currentOpShardRequests.get();
+    }
+
     void shardRetried() {
         shardRetries.incrementAndGet();
     }
@@ -160,11 +177,12 @@ public final class RoutingStats {
         return writes.stream().map(RoutedWrite::modelledTime).reduce(java.time.Duration.ZERO, java.time.Duration::plus);
     }
 
-    /** Forgets the recorded writes and StaleConfig retries, e.g. between the phases of a test. */
+    /** Forgets the recorded writes and every count, e.g. between the phases of a test. */
     public void reset() {
         writes.clear();
         staleConfigRetries.set(0);
         staleWriteBatches.set(0);
         shardRetries.set(0);
+        currentOpShardRequests.set(0);
     }
 }

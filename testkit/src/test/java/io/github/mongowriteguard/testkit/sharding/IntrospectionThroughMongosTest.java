@@ -85,6 +85,30 @@ class IntrospectionThroughMongosTest {
     }
 
     @Test
+    void currentOp_throughMongos_isCountedOncePerShardAsked_localOpsNot() {
+        try (EmulatedShardedCluster cluster =
+                        EmulatedCluster.sharded().shards(3).start();
+                MongoClient observer = Clients.client(cluster.connectionString())) {
+            cluster.routing().reset();
+
+            observer.getDatabase("admin").runCommand(new Document("currentOp", 1));
+            observer.getDatabase("admin")
+                    .aggregate(List.of(new Document("$currentOp", new Document("allUsers", true))))
+                    .into(new ArrayList<>());
+            observer.getDatabase("admin")
+                    .aggregate(List.of(
+                            new Document("$currentOp", new Document("allUsers", true).append("localOps", true))))
+                    .into(new ArrayList<>());
+
+            assertThat(cluster.routing().currentOpShardRequests())
+                    .as("two commands that fan out to 3 shards; localOps stays on mongos")
+                    .isEqualTo(6);
+            cluster.routing().reset();
+            assertThat(cluster.routing().currentOpShardRequests()).isZero();
+        }
+    }
+
+    @Test
     void currentOpStage_refusesAnUnknownOption_asTheServerParsesIt() {
         try (EmulatedShardedCluster cluster =
                         EmulatedCluster.sharded().shards(1).start();
