@@ -188,7 +188,7 @@ public final class BulkExecutor<T> {
         AtomicReference<KeyPlacement> placement = new AtomicReference<>();
         BulkPlan plan = plan(models, options, placement);
         if (!plan.isEmpty()) {
-            announce(plan, operation, sink);
+            announce(plan, operation, idempotentMultiRetries, sink);
             if (options.isOrdered() && plan.mode() == PlanMode.UNORDERED_ROUNDS && runtime.listening()) {
                 runtime.events()
                         .orderedBulkRegrouped(new GuardEventListener.OrderedBulkRegrouped(namespace, operation, plan));
@@ -257,9 +257,10 @@ public final class BulkExecutor<T> {
      * Says how the bulk runs where a user looks: a WARN line when it runs as given or without same-copy retries, the
      * {@code mongodb.guard.plans} meter (through the event), the mode on the call's observation.
      */
-    private void announce(BulkPlan plan, String operation, CallObserver.OutcomeSink sink) {
+    private void announce(
+            BulkPlan plan, String operation, boolean idempotentMultiRetries, CallObserver.OutcomeSink sink) {
         try {
-            runtime.planWarnings().note(namespace, plan);
+            runtime.planWarnings().note(namespace, plan, idempotentMultiRetries);
         } catch (RuntimeException e) {
             log.warn("mongo-write-guard: could not describe the plan of a bulk on {}; the write goes on", namespace, e);
         }

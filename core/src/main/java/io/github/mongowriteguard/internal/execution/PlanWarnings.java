@@ -59,6 +59,16 @@ public final class PlanWarnings {
      * @return the line logged, or null
      */
     String note(String namespace, BulkPlan plan) {
+        return note(namespace, plan, false);
+    }
+
+    /**
+     * As {@link #note(String, BulkPlan)}, for a call that opted in to retrying its multi-document writes as new copies
+     * ({@code withIdempotentMultiDocumentRetries()}): its line says so instead of "never retried".
+     *
+     * @return the line logged, or null
+     */
+    String note(String namespace, BulkPlan plan, boolean multiRetriesOptedIn) {
         String reason = plan.reasonTag();
         if (reason.equals("none") || plan.isEmpty() || !enabled.getAsBoolean()) {
             return null;
@@ -73,7 +83,16 @@ public final class PlanWarnings {
             slots.clear(); // many namespaces: start again rather than grow without bound
         }
         Slot slot = slots.computeIfAbsent(
-                namespace + '\u0000' + plan.mode() + '\u0000' + reason + '\u0000' + bulkAsGiven, key -> new Slot());
+                namespace
+                        + '\u0000'
+                        + plan.mode()
+                        + '\u0000'
+                        + reason
+                        + '\u0000'
+                        + bulkAsGiven
+                        + '\u0000'
+                        + multiRetriesOptedIn,
+                key -> new Slot());
         long similar = slot.since.incrementAndGet();
         long now = nanoClock.getAsLong();
         synchronized (slot) {
@@ -84,12 +103,16 @@ public final class PlanWarnings {
             slot.lastNanos = now;
             slot.since.addAndGet(-similar);
         }
-        String line = line(namespace, plan, reason, similar);
+        String line = line(namespace, plan, reason, similar, multiRetriesOptedIn);
         warn.accept(line);
         return line;
     }
 
     static String line(String namespace, BulkPlan plan, String reason, long similar) {
+        return line(namespace, plan, reason, similar, false);
+    }
+
+    static String line(String namespace, BulkPlan plan, String reason, long similar, boolean multiRetriesOptedIn) {
         StringBuilder text = new StringBuilder("mongo-write-guard: ");
         if (plan.mode() == PlanMode.STRICT_ORDERED) {
             text.append("an ordered bulk of ")
@@ -113,7 +136,11 @@ public final class PlanWarnings {
                 text.append("a write on ")
                         .append(namespace)
                         .append(" is sent multi-document, so a resend after a timeout cannot be the same server copy ")
-                        .append("and it is never retried (")
+                        .append(
+                                multiRetriesOptedIn
+                                        ? "and it is retried (withIdempotentMultiDocumentRetries) only as a new copy,"
+                                                + " after the overlap gate saw the earlier one end ("
+                                        : "and it is never retried (")
                         .append(reason)
                         .append("): write ");
             }

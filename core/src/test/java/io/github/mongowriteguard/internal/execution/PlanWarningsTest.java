@@ -90,6 +90,23 @@ class PlanWarningsTest {
     }
 
     @Test
+    void multiDocumentWriteOfACallThatOptedInToItsRetries_saysItIsRetriedAsANewCopy_notNeverRetried() {
+        List<WriteModel<Document>> updateMany =
+                List.of(new UpdateManyModel<>(Filters.eq("state", "secret"), Updates.set("seen", true)));
+
+        String optedIn = warnings.note("shop.orders", plan(false, updateMany), true);
+        String plain = warnings.note("shop.orders", plan(false, updateMany), false);
+
+        assertThat(optedIn)
+                .contains("retried (withIdempotentMultiDocumentRetries) only as a new copy")
+                .doesNotContain("never retried")
+                .doesNotContain("secret");
+        assertThat(plain)
+                .as("an opted-in call must not silence the line of a call that did not opt in")
+                .contains("never retried");
+    }
+
+    @Test
     void oneUnkeyedSingleDocumentWriteAsGiven_isNotLogged_oneMultiDocumentWriteIs() {
         assertThat(warnings.note(
                         "shop.orders",
