@@ -49,7 +49,19 @@ public interface MongoAccess {
      * @return sessions and databases of {@code client}
      */
     static MongoAccess of(MongoClient client) {
-        Objects.requireNonNull(client, "client");
-        return new ClientAccess(client);
+        /* A driver client's sessions and databases; it names its client, so the guard can check it. Equal for the
+         * same client, so the guard knows an access of(client) from one of the application's own. */
+        record ClientAccess(MongoClient client) implements MongoAccess {
+            @Override
+            public ClientSession startSession(ClientSessionOptions options) {
+                return client.startSession(options);
+            }
+
+            @Override
+            public MongoDatabase getDatabase(String name) {
+                return client.getDatabase(name);
+            }
+        }
+        return new ClientAccess(Objects.requireNonNull(client, "client"));
     }
 }

@@ -3,7 +3,7 @@ package io.github.mongowriteguard.internal.catalog;
 import com.mongodb.MongoNamespace;
 import com.mongodb.ReadPreference;
 import com.mongodb.client.MongoCursor;
-import io.github.mongowriteguard.MongoAccess;
+import io.github.mongowriteguard.internal.ClientPort;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +27,7 @@ final class CatalogReads {
     private CatalogReads() {}
 
     /** Whether the client talks to mongos ({@code hello}'s {@code msg: "isdbgrid"}). */
-    static boolean isMongos(MongoAccess access, long maxTimeMs) {
+    static boolean isMongos(ClientPort access, long maxTimeMs) {
         BsonDocument hello = access.getDatabase("admin")
                 .runCommand(
                         new BsonDocument("hello", new BsonInt32(1)).append("maxTimeMS", new BsonInt64(maxTimeMs)),
@@ -40,7 +40,7 @@ final class CatalogReads {
      * first initialized: mongodb/mongo {@code src/mongo/db/s/config/sharding_catalog_manager.cpp},
      * {@code _initConfigVersion}), or null when the document has none.
      */
-    static @Nullable BsonValue clusterId(MongoAccess access, long maxTimeMs) {
+    static @Nullable BsonValue clusterId(ClientPort access, long maxTimeMs) {
         BsonDocument entry = first(access, "version", new BsonDocument(), maxTimeMs);
         return entry == null ? null : entry.get("clusterId");
     }
@@ -50,7 +50,7 @@ final class CatalogReads {
      * {@code timestamp}, ...), or null when the collection is not sharded: no entry, {@code dropped: true} up to 4.4,
      * {@code unsplittable: true} from 8.0, or no {@code key}.
      */
-    static @Nullable BsonDocument shardedCollection(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+    static @Nullable BsonDocument shardedCollection(ClientPort access, MongoNamespace namespace, long maxTimeMs) {
         BsonDocument entry = first(
                 access, "collections", new BsonDocument("_id", new BsonString(namespace.getFullName())), maxTimeMs);
         if (entry == null
@@ -70,7 +70,7 @@ final class CatalogReads {
      * its entry has a {@code timestamp} (5.0 on), by {@code ns} before. At most {@code limit} chunks are read.
      */
     static List<BsonDocument> chunksSince(
-            MongoAccess access,
+            ClientPort access,
             MongoNamespace namespace,
             BsonDocument entry,
             BsonTimestamp since,
@@ -105,7 +105,7 @@ final class CatalogReads {
     }
 
     /** The collection's {@code listCollections} entry, or null when it does not exist (yet). */
-    static @Nullable BsonDocument collectionInfo(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+    static @Nullable BsonDocument collectionInfo(ClientPort access, MongoNamespace namespace, long maxTimeMs) {
         BsonDocument reply = access.getDatabase(namespace.getDatabaseName())
                 .runCommand(
                         new BsonDocument("listCollections", new BsonInt32(1))
@@ -120,7 +120,7 @@ final class CatalogReads {
     }
 
     private static @Nullable BsonDocument first(
-            MongoAccess access, String collection, BsonDocument filter, long maxTimeMs) {
+            ClientPort access, String collection, BsonDocument filter, long maxTimeMs) {
         BsonDocument reply = access.getDatabase("config")
                 .runCommand(
                         new BsonDocument("find", new BsonString(collection))

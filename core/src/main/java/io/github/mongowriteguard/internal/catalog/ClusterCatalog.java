@@ -2,8 +2,8 @@ package io.github.mongowriteguard.internal.catalog;
 
 import com.mongodb.MongoException;
 import com.mongodb.MongoNamespace;
-import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.KeyPlacement;
+import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.metrics.HeldStructure;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -104,7 +104,7 @@ public final class ClusterCatalog {
 
     private final Limits limits;
     private final LongSupplier nanoClock;
-    private final Map<MongoAccess, Topology> topologies = new WeakHashMap<>();
+    private final Map<ClientPort, Topology> topologies = new WeakHashMap<>();
     private final LearnedFacts<Key, Optional<BsonDocument>> collections;
     private final LearnedFacts<Key, Optional<BsonDocument>> collectionInfos;
     private final LinkedHashMap<Key, Routing> routings = new LinkedHashMap<>(16, 0.75f, true);
@@ -136,7 +136,7 @@ public final class ClusterCatalog {
      *
      * @throws MongoException when {@code hello} fails (asked again next time)
      */
-    public Topology topology(MongoAccess access, long maxTimeMs) {
+    public Topology topology(ClientPort access, long maxTimeMs) {
         synchronized (topologies) {
             Topology known = topologies.get(access);
             if (known != null) {
@@ -167,7 +167,7 @@ public final class ClusterCatalog {
      *
      * @throws MongoException when a read failed, now or within {@link #FAILURE_TIME_TO_LIVE}
      */
-    public Optional<BsonDocument> shardedCollection(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+    public Optional<BsonDocument> shardedCollection(ClientPort access, MongoNamespace namespace, long maxTimeMs) {
         Topology topology = topology(access, maxTimeMs);
         if (!topology.mongos()) {
             return Optional.empty();
@@ -182,7 +182,7 @@ public final class ClusterCatalog {
      *
      * @throws MongoException when a read failed, now or within {@link #FAILURE_TIME_TO_LIVE}
      */
-    public Optional<BsonDocument> collectionInfo(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+    public Optional<BsonDocument> collectionInfo(ClientPort access, MongoNamespace namespace, long maxTimeMs) {
         Topology topology = topology(access, maxTimeMs);
         return collectionInfos.get(
                 new Key(topology.cluster(), namespace.getFullName()),
@@ -194,7 +194,7 @@ public final class ClusterCatalog {
      * shard of each {@code _id} (sharded on {@code {_id: "hashed"}} or {@code {_id: 1}}), or not known (another key,
      * more chunks than the bound, or a read that failed). Never throws: a placement decides cost only.
      */
-    public KeyPlacement placement(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+    public KeyPlacement placement(ClientPort access, MongoNamespace namespace, long maxTimeMs) {
         Topology topology;
         Optional<BsonDocument> entry;
         try {
@@ -246,7 +246,7 @@ public final class ClusterCatalog {
 
     /** Reads the chunks changed since the version held (all of them for a new identity) and applies them. */
     private boolean refresh(
-            Routing routing, MongoAccess access, MongoNamespace namespace, BsonDocument entry, long maxTimeMs) {
+            Routing routing, ClientPort access, MongoNamespace namespace, BsonDocument entry, long maxTimeMs) {
         RoutingTable.Identity identity = RoutingTable.Identity.of(entry);
         routing.timeToLiveNanos = CATALOG_TIME_TO_LIVE.toNanos();
         RoutingTable table = routing.table;

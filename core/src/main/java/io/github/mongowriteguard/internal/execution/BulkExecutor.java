@@ -6,7 +6,6 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.WriteModel;
-import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.BulkPlanner;
 import io.github.mongowriteguard.bulk.KeyPlacement;
@@ -17,7 +16,7 @@ import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
 import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.ClientBinding;
-import io.github.mongowriteguard.internal.GuardRuntime;
+import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.internal.command.CommandOptions;
 import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
@@ -48,13 +47,13 @@ public final class BulkExecutor<T> {
     private final String namespace;
     private final MongoDatabase database;
     private final MongoDatabase admin;
-    private final MongoAccess access;
+    private final ClientPort access;
     private final GuardRuntime runtime;
     private final long maxTimeMs;
     private final BulkPlanner<T> planner;
     private final BulkRun.Tools<T> tools;
 
-    public BulkExecutor(MongoCollection<T> collection, MongoAccess access, GuardRuntime runtime, long maxTimeMs) {
+    public BulkExecutor(MongoCollection<T> collection, ClientPort access, GuardRuntime runtime, long maxTimeMs) {
         this(collection, access, runtime, maxTimeMs, new ClientBinding(null, 0, null));
     }
 
@@ -69,7 +68,7 @@ public final class BulkExecutor<T> {
      */
     public BulkExecutor(
             MongoCollection<T> collection,
-            MongoAccess access,
+            ClientPort access,
             GuardRuntime runtime,
             long maxTimeMs,
             ClientBinding binding) {
@@ -117,8 +116,8 @@ public final class BulkExecutor<T> {
             BulkWriteOptions options,
             AtomicReference<KeyPlacement> placement) {
         PlanOptions planOptions = PlanOptions.builder(
-                        PlanOptions.from(options, runtime.settings().isStrictOrdered()))
-                .lastWriteWins(runtime.settings().isLastWriteWins())
+                        PlanOptions.from(options, runtime.settings().strictOrdered()))
+                .lastWriteWins(runtime.settings().lastWriteWins())
                 // read only if an ordered bulk repeats a key: how many key runs share one ORDERED command, and which
                 // shard each run's command goes to when they go side by side
                 .keyPlacement(() -> {

@@ -1,12 +1,11 @@
 package io.github.mongowriteguard.internal.execution;
 
 import com.mongodb.client.ClientSession;
-import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.KeyPlacement;
 import io.github.mongowriteguard.bulk.Round;
 import io.github.mongowriteguard.internal.ClientBinding;
-import io.github.mongowriteguard.internal.GuardRuntime;
+import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.internal.command.CommandOptions;
 import io.github.mongowriteguard.internal.command.WriteCommand;
 import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
@@ -36,7 +35,7 @@ final class BulkRun<T> implements AutoCloseable {
             WriteCommandEncoder<T> encoder,
             CopySender sender,
             GuardRuntime runtime,
-            MongoAccess access,
+            ClientPort access,
             CodecRegistry registry,
             long maxTimeMs,
             ClientBinding binding) {}

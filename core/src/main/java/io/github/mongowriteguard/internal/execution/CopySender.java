@@ -12,7 +12,6 @@ import com.mongodb.client.MongoDatabase;
 import io.github.mongowriteguard.copies.CopyRecord;
 import io.github.mongowriteguard.copies.GateVerdict;
 import io.github.mongowriteguard.internal.ClientBinding;
-import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.metrics.GuardEventListener;

@@ -8,13 +8,12 @@ import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.Collation;
 import com.mongodb.client.model.WriteModel;
-import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.NestingDepth;
 import io.github.mongowriteguard.bulk.WriteRecord;
 import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.ClientBinding;
-import io.github.mongowriteguard.internal.GuardRuntime;
+import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
@@ -47,14 +46,14 @@ import org.jspecify.annotations.Nullable;
 public final class FindAndModifyExecutor<T> {
     private final BulkExecutor<T> executor;
     private final MongoCollection<T> collection;
-    private final MongoAccess access;
+    private final ClientPort access;
     private final GuardRuntime runtime;
     private final MongoDatabase database;
     private final MongoDatabase admin;
     private final Codec<T> codec;
 
     public FindAndModifyExecutor(
-            BulkExecutor<T> executor, MongoCollection<T> collection, MongoAccess access, GuardRuntime runtime) {
+            BulkExecutor<T> executor, MongoCollection<T> collection, ClientPort access, GuardRuntime runtime) {
         this.executor = executor;
         this.collection = collection;
         this.access = access;

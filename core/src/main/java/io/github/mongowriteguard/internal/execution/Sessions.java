@@ -2,7 +2,7 @@ package io.github.mongowriteguard.internal.execution;
 
 import com.mongodb.ClientSessionOptions;
 import com.mongodb.client.ClientSession;
-import io.github.mongowriteguard.MongoAccess;
+import io.github.mongowriteguard.internal.ClientPort;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -17,7 +17,7 @@ final class Sessions implements AutoCloseable {
     private static final ClientSessionOptions OWN =
             ClientSessionOptions.builder().causallyConsistent(false).build();
 
-    private final @Nullable MongoAccess access;
+    private final @Nullable ClientPort access;
     /** The first session the guard started, or null with the caller's session. */
     private @Nullable ClientSession first;
     /** The sessions started after {@link #first} (a copy was left possibly running); null until one is. */
@@ -25,13 +25,13 @@ final class Sessions implements AutoCloseable {
 
     private ClientSession current;
 
-    private Sessions(@Nullable MongoAccess access, @Nullable ClientSession callers) {
+    private Sessions(@Nullable ClientPort access, @Nullable ClientSession callers) {
         this.access = access;
         this.current = callers != null ? callers : start();
     }
 
     /** Sessions the guard starts and closes. */
-    static Sessions own(MongoAccess access) {
+    static Sessions own(ClientPort access) {
         return new Sessions(access, null);
     }
 

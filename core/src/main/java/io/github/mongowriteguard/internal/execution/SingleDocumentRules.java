@@ -5,8 +5,8 @@ import com.mongodb.MongoNamespace;
 import com.mongodb.client.model.DeleteManyModel;
 import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.WriteModel;
-import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.SingleDocumentById;
+import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.internal.catalog.ClusterCatalog;
 import java.time.Duration;
 import java.util.List;
@@ -62,7 +62,7 @@ public final class SingleDocumentRules {
     }
 
     /** The rule for {@code namespace}, from facts learned now or within their time to live. */
-    SingleDocumentById forCollection(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+    SingleDocumentById forCollection(ClientPort access, MongoNamespace namespace, long maxTimeMs) {
         SingleDocumentById rule;
         boolean mongos;
         try {
