@@ -14,6 +14,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Why explicit sessions: the guard chooses the {@code (lsid, txnNumber)} of every write command it sends, so a
  * resend with the same pair is the same server copy, which the server runs at most once.
+ *
+ * <p>Implemented by applications (e.g. over a framework's database factory; new methods come with defaults).
  */
 public interface MongoAccess {
     /**
