@@ -79,16 +79,17 @@ public final class DocumentShortcuts {
 
     private static boolean usesStandardCodecs(CodecRegistry registry) {
         try {
-            return registry.get(Document.class) instanceof DocumentCodec
-                    && registry.get(Integer.class) instanceof IntegerCodec
-                    && registry.get(Long.class) instanceof LongCodec
-                    && registry.get(Double.class) instanceof DoubleCodec
-                    && registry.get(Boolean.class) instanceof BooleanCodec
-                    && registry.get(ObjectId.class) instanceof ObjectIdCodec
-                    && registry.get(Decimal128.class) instanceof Decimal128Codec
-                    && registry.get(Date.class) instanceof DateCodec
-                    && registry.get(Binary.class) instanceof BinaryCodec
-                    && registry.get(String.class) instanceof StringCodec
+            // the driver's own classes, not subclasses: an application's codec that extends one writes as it likes
+            return registry.get(Document.class).getClass() == DocumentCodec.class
+                    && registry.get(Integer.class).getClass() == IntegerCodec.class
+                    && registry.get(Long.class).getClass() == LongCodec.class
+                    && registry.get(Double.class).getClass() == DoubleCodec.class
+                    && registry.get(Boolean.class).getClass() == BooleanCodec.class
+                    && registry.get(ObjectId.class).getClass() == ObjectIdCodec.class
+                    && registry.get(Decimal128.class).getClass() == Decimal128Codec.class
+                    && registry.get(Date.class).getClass() == DateCodec.class
+                    && registry.get(Binary.class).getClass() == BinaryCodec.class
+                    && registry.get(String.class).getClass() == StringCodec.class
                     && ((StringCodec) registry.get(String.class)).getRepresentation() == BsonType.STRING
                     && registry.get(ArrayList.class).getClass() == DEFAULT_LIST_CODEC;
         } catch (CodecConfigurationException missingCodec) {
