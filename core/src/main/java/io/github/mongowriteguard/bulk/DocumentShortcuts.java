@@ -208,7 +208,7 @@ public final class DocumentShortcuts {
             return new BsonBinary(binary.getType(), binary.getData()); // as BinaryCodec writes it; getData copies
         } else if (value.getClass() == Document.class) {
             return document((Document) value, depth, limit);
-        } else if (value instanceof List) {
+        } else if (isJdkList(value)) {
             if (depth > limit) {
                 return null;
             }
@@ -342,10 +342,19 @@ public final class DocumentShortcuts {
             return 4 + 1 + (binary.getType() == BsonBinarySubType.OLD_BINARY.getValue() ? 4 : 0) + binary.length();
         } else if (value.getClass() == Document.class) {
             return documentSize((Document) value, depth, limit);
-        } else if (value instanceof List) {
+        } else if (isJdkList(value)) {
             return arraySize((List<?>) value, depth, limit);
         }
         return -1;
+    }
+
+    /**
+     * Whether {@code value} is a list of the JDK's own classes ({@code ArrayList}, {@code List.of}, ...), which the
+     * driver's collection codecs write as an array. A list class of the application's may have a codec of its own in
+     * the registry (the driver looks a value's codec up by its class), so it goes through the codecs.
+     */
+    private static boolean isJdkList(Object value) {
+        return value instanceof List && value.getClass().getClassLoader() == null;
     }
 
     /**
