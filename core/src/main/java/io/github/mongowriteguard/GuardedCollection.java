@@ -55,6 +55,9 @@ public final class GuardedCollection<T> {
     /** Guards another collection the way this one is guarded (same guard, same client): for the {@code withX} views. */
     interface Rewrap {
         <X> GuardedCollection<X> wrap(MongoCollection<X> collection);
+
+        /** {@return {@code guarded} as the driver's interface over {@code collection}, its writes guarded} */
+        <X> MongoCollection<X> view(MongoCollection<X> collection, GuardedCollection<X> guarded);
     }
 
     GuardedCollection(
@@ -91,7 +94,7 @@ public final class GuardedCollection<T> {
      * @return a {@code MongoCollection} view of this guarded collection
      */
     public MongoCollection<T> asMongoCollection() {
-        return new GuardedMongoCollection<>(collection, this, rewrap);
+        return rewrap.view(collection, this);
     }
 
     /**

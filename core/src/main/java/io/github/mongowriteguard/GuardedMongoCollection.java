@@ -39,7 +39,7 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Its write methods throw what {@link GuardedCollection}'s do (see the README's table of deliberate differences);
- * {@code withTimeout} is refused, as {@link WriteGuard#guardCollection} refuses a collection with a timeout.
+ * {@code withTimeout} is refused, as {@code WriteGuard.guardCollection} refuses a collection with a timeout.
  *
  * @param <T> the collection's document class
  */

@@ -14,6 +14,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Why explicit sessions: the guard chooses the {@code (lsid, txnNumber)} of every write command it sends, so a
  * resend with the same pair is the same server copy, which the server runs at most once.
+ *
+ * <p>Implemented by applications (e.g. over a framework's database factory; new methods come with defaults).
  */
 public interface MongoAccess {
     /**
@@ -49,7 +51,19 @@ public interface MongoAccess {
      * @return sessions and databases of {@code client}
      */
     static MongoAccess of(MongoClient client) {
-        Objects.requireNonNull(client, "client");
-        return new ClientAccess(client);
+        /* A driver client's sessions and databases; it names its client, so the guard can check it. Equal for the
+         * same client, so the guard knows an access of(client) from one of the application's own. */
+        record ClientAccess(MongoClient client) implements MongoAccess {
+            @Override
+            public ClientSession startSession(ClientSessionOptions options) {
+                return client.startSession(options);
+            }
+
+            @Override
+            public MongoDatabase getDatabase(String name) {
+                return client.getDatabase(name);
+            }
+        }
+        return new ClientAccess(Objects.requireNonNull(client, "client"));
     }
 }

@@ -8,7 +8,7 @@ import io.github.mongowriteguard.copies.CopyLedger;
 import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.ClientBindings;
-import io.github.mongowriteguard.internal.GuardRuntime;
+import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.internal.MicrometerCallObserver;
 import io.github.mongowriteguard.internal.ServerTracker;
 import io.github.mongowriteguard.internal.catalog.ClusterCatalog;
@@ -18,6 +18,7 @@ import io.github.mongowriteguard.internal.execution.BulkExecutor;
 import io.github.mongowriteguard.internal.execution.ClientBulkExecutor;
 import io.github.mongowriteguard.internal.execution.ExecutorCache;
 import io.github.mongowriteguard.internal.execution.FindAndModifyExecutor;
+import io.github.mongowriteguard.internal.execution.GuardRuntime;
 import io.github.mongowriteguard.internal.execution.PlanWarnings;
 import io.github.mongowriteguard.internal.execution.Settle;
 import io.github.mongowriteguard.metrics.GuardEventListener;
@@ -90,7 +91,7 @@ public final class WriteGuard {
         this.observer = builder.observationRegistry == null
                 ? CallObserver.NONE
                 : MicrometerCallObserver.create(builder.observationRegistry, builder.observationConvention);
-        this.runtime = new GuardRuntime(settings, servers, copies, listeners, observer);
+        this.runtime = new GuardRuntime(runtimeSettings(settings), servers, copies, listeners, observer);
     }
 
     /**
@@ -308,13 +309,12 @@ public final class WriteGuard {
         ClientBinding binding = named != null ? bindings.of(named) : bindings.only();
         long deadlineMs = serverDeadlineMs(binding, collection);
         ExecutorCache.Executors<T> cached = executors.get(
-                access instanceof ClientAccess clientAccess ? clientAccess.client() : access,
-                collection,
-                deadlineMs,
-                () -> {
-                    BulkExecutor<T> executor = new BulkExecutor<>(collection, access, runtime, deadlineMs, binding);
+                // an access of(client) (equal to another of the same client) shares its client's executors
+                named != null && MongoAccess.of(named).equals(access) ? named : access, collection, deadlineMs, () -> {
+                    AccessPort port = new AccessPort(access);
+                    BulkExecutor<T> executor = new BulkExecutor<>(collection, port, runtime, deadlineMs, binding);
                     return new ExecutorCache.Executors<>(
-                            executor, new FindAndModifyExecutor<>(executor, collection, access, runtime));
+                            executor, new FindAndModifyExecutor<>(executor, collection, port, runtime));
                 });
         return new GuardedCollection<>(
                 collection,
@@ -324,6 +324,11 @@ public final class WriteGuard {
                     @Override
                     public <X> GuardedCollection<X> wrap(MongoCollection<X> changed) {
                         return WriteGuard.this.guardCollection(access, changed);
+                    }
+
+                    @Override
+                    public <X> MongoCollection<X> view(MongoCollection<X> viewed, GuardedCollection<X> guarded) {
+                        return new GuardedMongoCollection<>(viewed, guarded, this);
                     }
                 },
                 false);
@@ -339,9 +344,10 @@ public final class WriteGuard {
      */
     public GuardedClient guardClient(MongoClient client) {
         Objects.requireNonNull(client, "client");
-        MongoAccess access = MongoAccess.of(client);
+        ClientPort access = ClientPort.of(client);
         GuardRuntime strictRuntime = new GuardRuntime(
-                WriteGuardSettings.builder(settings).strictOrdered(true).build(),
+                runtimeSettings(
+                        WriteGuardSettings.builder(settings).strictOrdered(true).build()),
                 servers,
                 copies,
                 runtimeListeners,
@@ -367,6 +373,15 @@ public final class WriteGuard {
                 deadlineMs,
                 observer);
         return new GuardedClient(client, executor);
+    }
+
+    /** What of {@code settings} the executors read. */
+    private static GuardRuntime.Settings runtimeSettings(WriteGuardSettings settings) {
+        return new GuardRuntime.Settings(
+                settings.getRetryPolicy(),
+                settings.getParallelShardCommands(),
+                settings.isStrictOrdered(),
+                settings.isLastWriteWins());
     }
 
     /** The server deadline of every write on {@code collection}, after checking that the guard can set it. */

@@ -1,6 +1,7 @@
 package io.github.mongowriteguard;
 
 import io.github.mongowriteguard.internal.Durations;
+import io.github.mongowriteguard.internal.copies.SettleHold;
 import io.github.mongowriteguard.metrics.CommonTags;
 import io.github.mongowriteguard.retry.RetryPolicy;
 import java.time.Duration;
@@ -35,7 +36,7 @@ public final class WriteGuardSettings {
     public static final int MAX_PARALLEL_SHARD_COMMANDS = 64;
 
     /** Default of {@link #getSettleHoldMaxCopies()}: the copies of 1,000 unsettled commands. */
-    public static final int DEFAULT_SETTLE_HOLD_MAX_COPIES = 1_000;
+    public static final int DEFAULT_SETTLE_HOLD_MAX_COPIES = SettleHold.DEFAULT_MAX_COPIES;
 
     /** Most {@link #getSettleHoldMaxCopies()} accepts: 100,000. */
     public static final int MAX_SETTLE_HOLD_COPIES = 100_000;
@@ -44,7 +45,7 @@ public final class WriteGuardSettings {
      * Default of {@link #getSettleHoldMaxAge()}: 10 minutes, well inside the server's session lifetime
      * ({@code logicalSessionTimeoutMinutes}, 30 by default).
      */
-    public static final Duration DEFAULT_SETTLE_HOLD_MAX_AGE = Duration.ofMinutes(10);
+    public static final Duration DEFAULT_SETTLE_HOLD_MAX_AGE = SettleHold.DEFAULT_MAX_AGE;
 
     /**
      * Longest {@link #getSettleHoldMaxAge()} accepts: 25 minutes, below the server's default session lifetime of 30

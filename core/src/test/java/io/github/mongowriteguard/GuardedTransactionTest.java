@@ -18,7 +18,7 @@ import com.mongodb.event.CommandStartedEvent;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
-import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import io.github.mongowriteguard.testkit.sharding.ChunkMap;
 import io.github.mongowriteguard.testkit.sharding.ShardKey;
 import java.util.ArrayList;

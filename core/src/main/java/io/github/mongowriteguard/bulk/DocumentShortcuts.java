@@ -79,16 +79,17 @@ public final class DocumentShortcuts {
 
     private static boolean usesStandardCodecs(CodecRegistry registry) {
         try {
-            return registry.get(Document.class) instanceof DocumentCodec
-                    && registry.get(Integer.class) instanceof IntegerCodec
-                    && registry.get(Long.class) instanceof LongCodec
-                    && registry.get(Double.class) instanceof DoubleCodec
-                    && registry.get(Boolean.class) instanceof BooleanCodec
-                    && registry.get(ObjectId.class) instanceof ObjectIdCodec
-                    && registry.get(Decimal128.class) instanceof Decimal128Codec
-                    && registry.get(Date.class) instanceof DateCodec
-                    && registry.get(Binary.class) instanceof BinaryCodec
-                    && registry.get(String.class) instanceof StringCodec
+            // the driver's own classes, not subclasses: an application's codec that extends one writes as it likes
+            return registry.get(Document.class).getClass() == DocumentCodec.class
+                    && registry.get(Integer.class).getClass() == IntegerCodec.class
+                    && registry.get(Long.class).getClass() == LongCodec.class
+                    && registry.get(Double.class).getClass() == DoubleCodec.class
+                    && registry.get(Boolean.class).getClass() == BooleanCodec.class
+                    && registry.get(ObjectId.class).getClass() == ObjectIdCodec.class
+                    && registry.get(Decimal128.class).getClass() == Decimal128Codec.class
+                    && registry.get(Date.class).getClass() == DateCodec.class
+                    && registry.get(Binary.class).getClass() == BinaryCodec.class
+                    && registry.get(String.class).getClass() == StringCodec.class
                     && ((StringCodec) registry.get(String.class)).getRepresentation() == BsonType.STRING
                     && registry.get(ArrayList.class).getClass() == DEFAULT_LIST_CODEC;
         } catch (CodecConfigurationException missingCodec) {
@@ -207,7 +208,7 @@ public final class DocumentShortcuts {
             return new BsonBinary(binary.getType(), binary.getData()); // as BinaryCodec writes it; getData copies
         } else if (value.getClass() == Document.class) {
             return document((Document) value, depth, limit);
-        } else if (value instanceof List) {
+        } else if (isJdkList(value)) {
             if (depth > limit) {
                 return null;
             }
@@ -341,10 +342,19 @@ public final class DocumentShortcuts {
             return 4 + 1 + (binary.getType() == BsonBinarySubType.OLD_BINARY.getValue() ? 4 : 0) + binary.length();
         } else if (value.getClass() == Document.class) {
             return documentSize((Document) value, depth, limit);
-        } else if (value instanceof List) {
+        } else if (isJdkList(value)) {
             return arraySize((List<?>) value, depth, limit);
         }
         return -1;
+    }
+
+    /**
+     * Whether {@code value} is a list of the JDK's own classes ({@code ArrayList}, {@code List.of}, ...), which the
+     * driver's collection codecs write as an array. A list class of the application's may have a codec of its own in
+     * the registry (the driver looks a value's codec up by its class), so it goes through the codecs.
+     */
+    private static boolean isJdkList(Object value) {
+        return value instanceof List && value.getClass().getClassLoader() == null;
     }
 
     /**

@@ -33,6 +33,8 @@ import org.jspecify.annotations.Nullable;
  * BulkPlanner<Order> planner = BulkPlanner.of(Order.class, registry, ids);
  * }</pre>
  *
+ * <p>Implemented by applications (ids of the application's own).
+ *
  * @param <T> the collection's document class
  */
 @FunctionalInterface

@@ -58,19 +58,9 @@ final class KeyRuns {
 
     private KeyRuns() {}
 
-    /** The driver's request type of a write, which is also the command it travels in. */
-    static int commandType(WriteKind kind) {
-        return switch (kind) {
-            case INSERT_ONE -> 0;
-            case UPDATE_ONE, UPDATE_MANY -> 1;
-            case REPLACE_ONE -> 2;
-            case DELETE_ONE, DELETE_MANY -> 3;
-        };
-    }
-
     /**
      * @param keyOf         per write, its key's number ({@link WriteFacts#keyNumber}), -1 when unkeyed
-     * @param commandTypeOf per write, {@link #commandType} of its kind
+     * @param commandTypeOf per write, the ordinal of its kind's {@link WriteKind#requestType}
      * @param supersededBy per write, the later write that supersedes it under last-write-wins, or -1; null when none:
      *                     a superseded write is in no round
      */
@@ -302,14 +292,14 @@ final class KeyRuns {
         int[] filled = new int[roundCount + 1];
         for (int r = 1; r <= roundCount; r++) {
             order[r] = new long[runsInRound[r]];
-            typeRank[r] = new int[] {-1, -1, -1, -1};
+            typeRank[r] = new int[] {-1, -1, -1, -1}; // one per WriteKind.RequestType
         }
         for (int i = 0; i < n; i++) {
             if (!inKeyRun[i] || runStart[i] != i) {
                 continue;
             }
             int r = roundOf[i];
-            int type = commandType(facts[i].kind);
+            int type = facts[i].kind.requestType().ordinal();
             if (typeRank[r][type] < 0) {
                 typeRank[r][type] = typesSeen[r]++;
             }

@@ -41,7 +41,7 @@ final class RoundBuilder {
             WriteFacts write = facts[i];
             int key = write.keyNumber;
             keyOf[i] = key;
-            commandTypeOf[i] = (byte) KeyRuns.commandType(write.kind);
+            commandTypeOf[i] = (byte) write.kind.requestType().ordinal();
             if (key < 0) {
                 previousSameKey[i] = -1;
                 unkeyedCount++;

@@ -50,4 +50,31 @@ public enum WriteKind {
     public boolean isMulti() {
         return this == UPDATE_MANY || this == DELETE_MANY;
     }
+
+    /**
+     * The driver's request type of this kind (driver-core {@code BulkWriteBatch}): the driver sends each type as its own
+     * command, so both the plan's key runs and the guard's commands are split where it changes.
+     *
+     * @return {@link RequestType#UPDATE} for both updates, {@link RequestType#DELETE} for both deletes
+     */
+    public RequestType requestType() {
+        return switch (this) {
+            case INSERT_ONE -> RequestType.INSERT;
+            case UPDATE_ONE, UPDATE_MANY -> RequestType.UPDATE;
+            case REPLACE_ONE -> RequestType.REPLACE;
+            case DELETE_ONE, DELETE_MANY -> RequestType.DELETE;
+        };
+    }
+
+    /** The driver's request types, one command each: updateOne and updateMany are one, deleteOne and deleteMany one. */
+    public enum RequestType {
+        /** {@code insert} commands. */
+        INSERT,
+        /** {@code update} commands of update documents or pipelines. */
+        UPDATE,
+        /** {@code update} commands of replacements. */
+        REPLACE,
+        /** {@code delete} commands. */
+        DELETE
+    }
 }

@@ -22,6 +22,8 @@ import org.jspecify.annotations.Nullable;
  * stopped waiting counts as possibly running (and in the {@code mongodb.guard.copies.running} gauge) until a later
  * send of it gets an answer or the overlap gate's {@code currentOp} shows it gone, even if it ended on the server
  * before. {@code toString()} prints the counts and the copies possibly running.
+ *
+ * <p>Implemented by the library only (callers read it; it may gain methods).
  */
 public interface CopyLedger {
     /** How long a copy that may still be running is remembered. */

@@ -9,6 +9,8 @@ import java.time.Duration;
  * {@link MicrometerGuardMetrics} turns them into meters; register your own with
  * {@code WriteGuard.builder().addListener(...)}. A listener that throws never breaks a write: the guard logs the
  * exception and goes on. Events carry no document contents, ids or connection strings.
+ *
+ * <p>Implemented by applications (a listener of the guard's events; a new event method comes with a default).
  */
 public interface GuardEventListener {
 

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The guard's meters, all under {@code mongodb.guard.}, each with a description and (but for timers) a base unit,
@@ -63,6 +65,21 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
     private final MeterRegistry registry;
     private final Tags commonTags;
     private final int estimateShards;
+
+    // Each meter's builder is built once; an event only adds its tags (Micrometer finds or registers the meter).
+    private final Meter.MeterProvider<Timer> writes;
+    private final Meter.MeterProvider<Counter> sends;
+    private final Meter.MeterProvider<Counter> copiesStarted;
+    private final Meter.MeterProvider<DistributionSummary> rounds;
+    private final Meter.MeterProvider<Counter> strictOrdered;
+    private final Meter.MeterProvider<Counter> plans;
+    /** Null when no shard count is set: the estimate is then not registered. */
+    private final Meter.@Nullable MeterProvider<Counter> roundTripsAvoided;
+
+    private final Meter.MeterProvider<Counter> attempts;
+    private final Meter.MeterProvider<Counter> deadlineHits;
+    private final Meter.MeterProvider<Timer> gate;
+    private final Meter.MeterProvider<Counter> gateRefusals;
 
     /**
      * Registers the copy gauges at once; other meters appear with their first event.
@@ -171,6 +188,63 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
                     .tags(this.commonTags)
                     .register(registry);
         }
+        this.writes = Timer.builder(PREFIX + "writes")
+                .description("Guarded writes")
+                .tags(this.commonTags)
+                .withRegistry(registry);
+        this.sends = Counter.builder(PREFIX + "sends")
+                .description("Sends of guarded write commands, resends of the same copy included")
+                .baseUnit("sends")
+                .tags(this.commonTags)
+                .withRegistry(registry);
+        this.copiesStarted = Counter.builder(PREFIX + "copies.started")
+                .description("Server copies of guarded write commands started (a resend of a copy is not a new one)")
+                .baseUnit("copies")
+                .tags(this.commonTags)
+                .withRegistry(registry);
+        this.rounds = DistributionSummary.builder(PREFIX + "rounds")
+                .description("Rounds per guarded bulk")
+                .baseUnit("rounds")
+                .tags(this.commonTags)
+                .withRegistry(registry);
+        this.strictOrdered = Counter.builder(PREFIX + "strict.ordered")
+                .description("Guarded bulks run with strict ORDERED semantics (as the driver sends them)")
+                .baseUnit("bulks")
+                .tags(this.commonTags)
+                .withRegistry(registry);
+        this.plans = Counter.builder(PREFIX + "plans")
+                .description("Guarded bulks by plan mode, and why not every write ran in rounds with same-copy retries")
+                .baseUnit("bulks")
+                .tags(this.commonTags)
+                .withRegistry(registry);
+        this.roundTripsAvoided = estimateShards < 2
+                ? null
+                : Counter.builder(PREFIX + "roundtrips.avoided")
+                        .description("Estimate: mongos-to-shard round trips the guard's plans saved against the"
+                                + " driver's ORDERED bulks, assuming a hashed shard key over " + estimateShards
+                                + " shards")
+                        .baseUnit("round trips")
+                        .tags(this.commonTags)
+                        .withRegistry(registry);
+        this.attempts = Counter.builder(PREFIX + "attempts")
+                .description("Attempts of guarded write commands, first or retry")
+                .baseUnit("attempts")
+                .tags(this.commonTags)
+                .withRegistry(registry);
+        this.deadlineHits = Counter.builder(PREFIX + "deadline.hits")
+                .description("Guarded write commands the server stopped at their deadline (maxTimeMS)")
+                .baseUnit("commands")
+                .tags(this.commonTags)
+                .withRegistry(registry);
+        this.gate = Timer.builder(PREFIX + "gate")
+                .description("Time the overlap gate took to decide whether a retry may start, by verdict")
+                .tags(this.commonTags)
+                .withRegistry(registry);
+        this.gateRefusals = Counter.builder(PREFIX + "gate.refusals")
+                .description("Retries the overlap gate refused because an earlier copy still ran")
+                .baseUnit("retries")
+                .tags(this.commonTags)
+                .withRegistry(registry);
     }
 
     private static HeldStructure find(Supplier<List<HeldStructure>> held, String name) {
@@ -184,114 +258,62 @@ public final class MicrometerGuardMetrics implements GuardEventListener {
 
     @Override
     public void writeCompleted(WriteCompleted event) {
-        Timer.builder(PREFIX + "writes")
-                .description("Guarded writes")
-                .tag("namespace", event.namespace())
-                .tag("operation", event.operation())
-                .tag("outcome", event.outcome().tag())
-                .tags(commonTags)
-                .register(registry)
+        String namespace = event.namespace();
+        writes.withTags(
+                        "namespace",
+                        namespace,
+                        "operation",
+                        event.operation(),
+                        "outcome",
+                        event.outcome().tag())
                 .record(event.duration().toNanos(), TimeUnit.NANOSECONDS);
-        Counter.builder(PREFIX + "sends")
-                .description("Sends of guarded write commands, resends of the same copy included")
-                .baseUnit("sends")
-                .tag("namespace", event.namespace())
-                .tags(commonTags)
-                .register(registry)
-                .increment(event.sends());
-        Counter.builder(PREFIX + "copies.started")
-                .description("Server copies of guarded write commands started (a resend of a copy is not a new one)")
-                .baseUnit("copies")
-                .tag("namespace", event.namespace())
-                .tags(commonTags)
-                .register(registry)
-                .increment(event.commands());
-        DistributionSummary.builder(PREFIX + "rounds")
-                .description("Rounds per guarded bulk")
-                .baseUnit("rounds")
-                .tag("namespace", event.namespace())
-                .tags(commonTags)
-                .register(registry)
-                .record(event.rounds());
+        sends.withTags("namespace", namespace).increment(event.sends());
+        copiesStarted.withTags("namespace", namespace).increment(event.commands());
+        rounds.withTags("namespace", namespace).record(event.rounds());
         if (event.planMode() == PlanMode.STRICT_ORDERED) {
-            Counter.builder(PREFIX + "strict.ordered")
-                    .description("Guarded bulks run with strict ORDERED semantics (as the driver sends them)")
-                    .baseUnit("bulks")
-                    .tag("namespace", event.namespace())
-                    .tags(commonTags)
-                    .register(registry)
-                    .increment();
+            strictOrdered.withTags("namespace", namespace).increment();
         }
     }
 
     @Override
     public void planChosen(PlanChosen event) {
-        Counter.builder(PREFIX + "plans")
-                .description("Guarded bulks by plan mode, and why not every write ran in rounds with same-copy retries")
-                .tag("namespace", event.namespace())
-                .tag("mode", DefaultGuardObservationConvention.planTag(event.planMode()))
-                .baseUnit("bulks")
-                .tag("reason", event.reason())
-                .tags(commonTags)
-                .register(registry)
+        plans.withTags(
+                        "namespace",
+                        event.namespace(),
+                        "mode",
+                        DefaultGuardObservationConvention.planTag(event.planMode()),
+                        "reason",
+                        event.reason())
                 .increment();
     }
 
     @Override
     public void orderedBulkRegrouped(OrderedBulkRegrouped event) {
-        if (estimateShards < 2) {
+        if (roundTripsAvoided == null) {
             return;
         }
-        Counter.builder(PREFIX + "roundtrips.avoided")
-                .description("Estimate: mongos-to-shard round trips the guard's plans saved against the driver's"
-                        + " ORDERED bulks, assuming a hashed shard key over " + estimateShards + " shards")
-                .tag("namespace", event.namespace())
-                .baseUnit("round trips")
-                .tags(commonTags)
-                .register(registry)
+        roundTripsAvoided
+                .withTags("namespace", event.namespace())
                 .increment(event.plan().expectedRoundTripsAvoided(estimateShards));
     }
 
     @Override
     public void attemptStarted(AttemptStarted event) {
-        Counter.builder(PREFIX + "attempts")
-                .description("Attempts of guarded write commands, first or retry")
-                .baseUnit("attempts")
-                .tag("namespace", event.namespace())
-                .tag("attempt", event.attempt() == 1 ? "first" : "retry")
-                .tags(commonTags)
-                .register(registry)
+        attempts.withTags("namespace", event.namespace(), "attempt", event.attempt() == 1 ? "first" : "retry")
                 .increment();
     }
 
     @Override
     public void deadlineHit(DeadlineHit event) {
-        Counter.builder(PREFIX + "deadline.hits")
-                .description("Guarded write commands the server stopped at their deadline (maxTimeMS)")
-                .baseUnit("commands")
-                .tag("namespace", event.namespace())
-                .tags(commonTags)
-                .register(registry)
-                .increment();
+        deadlineHits.withTags("namespace", event.namespace()).increment();
     }
 
     @Override
     public void gateDecided(GateDecided event) {
-        Timer.builder(PREFIX + "gate")
-                .description("Time the overlap gate took to decide whether a retry may start, by verdict")
-                .tag("namespace", event.namespace())
-                .tag("verdict", event.verdict().tag())
-                .tags(commonTags)
-                .register(registry)
+        gate.withTags("namespace", event.namespace(), "verdict", event.verdict().tag())
                 .record(event.waited().toNanos(), TimeUnit.NANOSECONDS);
         if (event.verdict() == GateVerdict.REFUSED) {
-            Counter.builder(PREFIX + "gate.refusals")
-                    .description("Retries the overlap gate refused because an earlier copy still ran")
-                    .baseUnit("retries")
-                    .tag("namespace", event.namespace())
-                    .tags(commonTags)
-                    .register(registry)
-                    .increment();
+            gateRefusals.withTags("namespace", event.namespace()).increment();
         }
     }
 }

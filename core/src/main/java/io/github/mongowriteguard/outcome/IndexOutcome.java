@@ -16,6 +16,8 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Read-only; the guard builds it.
+ *
+ * <p>Implemented by the library only (callers read it; it may gain methods).
  */
 public interface IndexOutcome {
     /** {@return the index of this write in the caller's bulk} */

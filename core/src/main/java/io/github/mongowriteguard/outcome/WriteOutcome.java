@@ -27,6 +27,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Read-only; the guard builds it.
  *
+ * <p>Implemented by the library only (callers read it; it may gain methods).
+ *
  * @param <T> the collection's document class
  */
 public interface WriteOutcome<T> {

@@ -3,6 +3,7 @@ package io.github.mongowriteguard.read;
 import io.github.mongowriteguard.metrics.CommonTags;
 import io.github.mongowriteguard.metrics.MicrometerGuardMetrics;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
@@ -22,8 +23,11 @@ import java.util.Objects;
 public final class MicrometerReadMetrics implements ReadGuardListener {
     private static final String PREFIX = MicrometerGuardMetrics.PREFIX + "read.";
 
-    private final MeterRegistry registry;
-    private final Tags commonTags;
+    // Each meter's builder is built once; an event only adds its tags (Micrometer finds or registers the meter).
+    private final Meter.MeterProvider<Counter> staleConfig;
+    private final Meter.MeterProvider<Counter> timeouts;
+    private final Meter.MeterProvider<Counter> degraded;
+    private final Meter.MeterProvider<Counter> duplicatesRemoved;
 
     /**
      * Read meters ({@code mongodb.guard.read.*}) in {@code registry}, created with their first event.
@@ -43,52 +47,49 @@ public final class MicrometerReadMetrics implements ReadGuardListener {
      * @throws IllegalArgumentException if a key or value is null or blank, or a key is one of the guard's own tags
      */
     public MicrometerReadMetrics(MeterRegistry registry, Map<String, String> commonTags) {
-        this.registry = Objects.requireNonNull(registry, "registry");
-        this.commonTags = Tags.of(CommonTags.check("commonTags", commonTags).entrySet().stream()
+        Objects.requireNonNull(registry, "registry");
+        Tags tags = Tags.of(CommonTags.check("commonTags", commonTags).entrySet().stream()
                 .map(tag -> Tag.of(tag.getKey(), tag.getValue()))
                 .toList());
+        this.staleConfig = Counter.builder(PREFIX + "staleconfig")
+                .description("Normal reads that failed with StaleConfig (13388)")
+                .baseUnit("reads")
+                .tags(tags)
+                .withRegistry(registry);
+        this.timeouts = Counter.builder(PREFIX + "timeouts")
+                .description("Normal reads that timed out")
+                .baseUnit("reads")
+                .tags(tags)
+                .withRegistry(registry);
+        this.degraded = Counter.builder(PREFIX + "degraded")
+                .description("Reads answered approximately (readConcern available)")
+                .baseUnit("reads")
+                .tags(tags)
+                .withRegistry(registry);
+        this.duplicatesRemoved = Counter.builder(PREFIX + "degraded.duplicates.removed")
+                .description("Orphan duplicates removed from degraded reads")
+                .baseUnit("documents")
+                .tags(tags)
+                .withRegistry(registry);
     }
 
     @Override
     public void staleConfig(ReadGuardEvents.StaleConfigEvent event) {
-        Counter.builder(PREFIX + "staleconfig")
-                .description("Normal reads that failed with StaleConfig (13388)")
-                .tag("namespace", event.namespace())
-                .tag("shard", event.shard())
-                .baseUnit("reads")
-                .tags(commonTags)
-                .register(registry)
+        staleConfig
+                .withTags("namespace", event.namespace(), "shard", event.shard())
                 .increment();
     }
 
     @Override
     public void readTimedOut(ReadGuardEvents.ReadTimeoutEvent event) {
-        Counter.builder(PREFIX + "timeouts")
-                .description("Normal reads that timed out")
-                .tag("namespace", event.namespace())
-                .tag("kind", event.kind())
-                .baseUnit("reads")
-                .tags(commonTags)
-                .register(registry)
-                .increment();
+        timeouts.withTags("namespace", event.namespace(), "kind", event.kind()).increment();
     }
 
     @Override
     public void degradedRead(ReadGuardEvents.DegradedReadEvent event) {
-        Counter.builder(PREFIX + "degraded")
-                .description("Reads answered approximately (readConcern available)")
-                .tag("namespace", event.namespace())
-                .tag("reason", event.reason().name())
-                .baseUnit("reads")
-                .tags(commonTags)
-                .register(registry)
+        degraded.withTags(
+                        "namespace", event.namespace(), "reason", event.reason().name())
                 .increment();
-        Counter.builder(PREFIX + "degraded.duplicates.removed")
-                .description("Orphan duplicates removed from degraded reads")
-                .baseUnit("documents")
-                .tag("namespace", event.namespace())
-                .tags(commonTags)
-                .register(registry)
-                .increment(event.duplicatesRemoved());
+        duplicatesRemoved.withTags("namespace", event.namespace()).increment(event.duplicatesRemoved());
     }
 }

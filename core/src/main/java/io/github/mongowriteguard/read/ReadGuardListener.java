@@ -13,6 +13,8 @@ package io.github.mongowriteguard.read;
  *     })
  *     .build();
  * }</pre>
+ *
+ * <p>Implemented by applications (new methods come with defaults).
  */
 public interface ReadGuardListener {
     /** A no-op listener, the default. */

@@ -17,6 +17,8 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -168,6 +170,16 @@ class ArchitectureTest {
                 .check(CORE);
     }
 
+    /**
+     * Every package of the core, the root's and {@code internal}'s own classes included, imports the others in one
+     * direction only: each package is its own slice, so a cycle through the root or through {@code internal}'s own
+     * classes is seen too.
+     */
+    @Test
+    void everyPackage_isFreeOfCycles() {
+        slices().assignedFrom(EACH_PACKAGE).should().beFreeOfCycles().check(CORE);
+    }
+
     /** The capability packages (and {@code internal}, one slice) import each other in one direction only. */
     @Test
     void corePackages_haveNoCycles() {
@@ -176,6 +188,21 @@ class ArchitectureTest {
                 .beFreeOfCycles()
                 .check(CORE);
     }
+
+    /** Each package of the guard its own slice, the root package included. */
+    static final SliceAssignment EACH_PACKAGE = new SliceAssignment() {
+        @Override
+        public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
+            return javaClass.getPackageName().startsWith("io.github.mongowriteguard")
+                    ? SliceIdentifier.of(javaClass.getPackageName())
+                    : SliceIdentifier.ignore();
+        }
+
+        @Override
+        public String getDescription() {
+            return "each package of io.github.mongowriteguard, the root included";
+        }
+    };
 
     /** Every exception the guard throws is in {@code io.github.mongowriteguard.exception}: one place to catch from. */
     @Test

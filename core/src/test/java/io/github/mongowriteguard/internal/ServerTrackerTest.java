@@ -30,7 +30,7 @@ import io.github.mongowriteguard.outcome.WriteStatus;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
-import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

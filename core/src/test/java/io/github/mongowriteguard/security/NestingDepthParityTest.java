@@ -21,7 +21,7 @@ import com.mongodb.client.model.bulk.ClientNamespacedWriteModel;
 import com.mongodb.client.model.bulk.ClientUpdateOneOptions;
 import io.github.mongowriteguard.GuardedClient;
 import io.github.mongowriteguard.GuardedCollection;
-import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -3,7 +3,7 @@ package io.github.mongowriteguard.test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import java.util.Map;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;

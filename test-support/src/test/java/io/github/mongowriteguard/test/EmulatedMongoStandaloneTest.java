@@ -13,7 +13,7 @@ import com.mongodb.client.model.Updates;
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.testkit.EmulatedStandalone;
-import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import java.util.List;
 import java.util.Map;
 import org.bson.Document;

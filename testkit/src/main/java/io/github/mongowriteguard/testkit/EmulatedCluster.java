@@ -13,6 +13,8 @@ import io.github.mongowriteguard.testkit.truth.ServerTruth;
  *     assertThat(cluster.truth().commands("insert")).hasSize(1);
  * }
  * }</pre>
+ *
+ * <p>Implemented by the library only (tests start clusters through it; it may gain methods).
  */
 public interface EmulatedCluster extends AutoCloseable {
 

@@ -7,6 +7,8 @@ import io.github.mongowriteguard.testkit.node.NodeInternals;
 import io.github.mongowriteguard.testkit.replication.MemberState;
 import io.github.mongowriteguard.testkit.replication.PartitionMode;
 import io.github.mongowriteguard.testkit.replication.ReplicaSetCoordinator;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
+import io.github.mongowriteguard.testkit.server.Storage;
 import io.github.mongowriteguard.testkit.truth.ServerTruth;
 import java.time.Duration;
 import java.util.List;

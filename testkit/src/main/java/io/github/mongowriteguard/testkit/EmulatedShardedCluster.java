@@ -4,6 +4,7 @@ import io.github.mongowriteguard.testkit.auth.Users;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.NodeIdentity;
 import io.github.mongowriteguard.testkit.node.NodeInternals;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import io.github.mongowriteguard.testkit.sharding.Chunk;
 import io.github.mongowriteguard.testkit.sharding.ChunkMap;
 import io.github.mongowriteguard.testkit.sharding.ChunkMigration;

@@ -2,6 +2,7 @@ package io.github.mongowriteguard.testkit;
 
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.NodeIdentity;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import io.github.mongowriteguard.testkit.truth.ServerTruth;
 import java.util.Objects;
 

@@ -1,5 +1,6 @@
 package io.github.mongowriteguard.testkit;
 
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import io.github.mongowriteguard.testkit.sharding.ShardKey;
 import java.io.PrintStream;
 import java.io.PrintWriter;

@@ -7,6 +7,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.connection.ClusterType;
 import com.mongodb.connection.ServerDescription;
 import com.mongodb.connection.ServerType;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 

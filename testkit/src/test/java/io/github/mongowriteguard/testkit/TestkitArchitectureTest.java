@@ -2,10 +2,14 @@ package io.github.mongowriteguard.testkit;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.NodeInternals;
 import io.github.mongowriteguard.testkit.replication.ReplicaSetCoordinator;
@@ -185,6 +189,30 @@ class TestkitArchitectureTest {
                                 "SessionMatch",
                                 "ShardOperations")
                         + ")")
+                .check(TESTKIT);
+    }
+
+    /**
+     * The testkit's packages import each other in one direction only; each package is its own slice, the root's
+     * facades ({@code EmulatedCluster} and the rest) included, so the cluster layers below them never reach back up.
+     */
+    @Test
+    void everyPackage_isFreeOfCycles() {
+        slices().assignedFrom(new SliceAssignment() {
+                    @Override
+                    public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
+                        return javaClass.getPackageName().startsWith("io.github.mongowriteguard.testkit")
+                                ? SliceIdentifier.of(javaClass.getPackageName())
+                                : SliceIdentifier.ignore();
+                    }
+
+                    @Override
+                    public String getDescription() {
+                        return "each package of io.github.mongowriteguard.testkit, the root included";
+                    }
+                })
+                .should()
+                .beFreeOfCycles()
                 .check(TESTKIT);
     }
 }

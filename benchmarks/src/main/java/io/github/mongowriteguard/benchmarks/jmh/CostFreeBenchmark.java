@@ -26,7 +26,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The guard against the driver on a server that costs nothing ({@link io.github.mongowriteguard.testkit.Storage#NONE}:
+ * The guard against the driver on a server that costs nothing ({@link io.github.mongowriteguard.testkit.server.Storage#NONE}:
  * the emulator's wire front end and sessions, no storage engine), so what differs is the client: planning, encoding,
  * decoding and the guard's bookkeeping. {@code bulkWrite} of 1 to 100,000 {@code ReplaceOne} upserts ({@code
  * Filters.eq("_id", {productId, storeId})}) or inserts, ordered or not; {@code path} puts the driver's and the guard's

@@ -12,7 +12,7 @@ import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
-import io.github.mongowriteguard.testkit.Storage;
+import io.github.mongowriteguard.testkit.server.Storage;
 import java.util.List;
 import org.bson.Document;
 

@@ -15,8 +15,8 @@ import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import com.mongodb.event.CommandSucceededEvent;
 import io.github.mongowriteguard.GuardedCollection;
-import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.internal.catalog.ClusterCatalog;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
@@ -384,7 +384,7 @@ final class Scale {
             List<CatalogTraffic> traffic = new ArrayList<>();
             List<MongoClient> catalogClients = new ArrayList<>();
             // one access per instance, kept as its guard's executors keep theirs: the catalog knows a client by it
-            List<MongoAccess> accesses = new ArrayList<>();
+            List<ClientPort> accesses = new ArrayList<>();
             List<ClusterCatalog> catalogs = new ArrayList<>();
             AtomicLong now = new AtomicLong();
             for (int i = 0; i < instances; i++) {
@@ -394,7 +394,7 @@ final class Scale {
                         .applyConnectionString(new ConnectionString(mongosUri(cluster, i % mongos)))
                         .addCommandListener(counted)
                         .build()));
-                accesses.add(MongoAccess.of(catalogClients.get(i)));
+                accesses.add(ClientPort.of(catalogClients.get(i)));
                 catalogs.add(ClusterCatalog.isolated(ClusterCatalog.Limits.DEFAULT, now::get));
             }
             MongoNamespace events = new MongoNamespace(namespace);
@@ -657,7 +657,7 @@ final class Scale {
     /** Every instance's catalog asked for the placement once; what the config servers received, per instance. */
     private static Load readAll(
             List<CatalogTraffic> traffic,
-            List<MongoAccess> clients,
+            List<ClientPort> clients,
             List<ClusterCatalog> catalogs,
             MongoNamespace namespace) {
         long[] before = total(traffic);
@@ -697,7 +697,7 @@ final class Scale {
     /** The heap one catalog keeps per chunk: used heap after a full GC with and without one holding the chunks. */
     private static double catalogBytesPerChunk(MongoClient client, MongoNamespace namespace) {
         ClusterCatalog catalog = ClusterCatalog.isolated(ClusterCatalog.Limits.DEFAULT, System::nanoTime);
-        MongoAccess access = MongoAccess.of(client);
+        ClientPort access = ClientPort.of(client);
         catalog.topology(access, 30_000);
         catalog.shardedCollection(access, namespace, 30_000);
         long before = usedHeapAfterGc();

@@ -1,15 +1,15 @@
 package io.github.mongowriteguard.internal.catalog;
 
+import io.github.mongowriteguard.internal.ClientPort;
 import com.mongodb.ReadPreference;
 import com.mongodb.client.MongoCursor;
-import io.github.mongowriteguard.MongoAccess;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 
 /**
- * Where {@link CatalogReads} sends its commands: the synchronous driver ({@link #of(MongoAccess)}) or the reactive one
+ * Where {@link CatalogReads} sends its commands: the synchronous driver ({@link #of(ClientPort)}) or the reactive one
  * (awaited on the guard's thread). Every command goes to the primary. Not API.
  */
 public interface CatalogSource {
@@ -52,7 +52,7 @@ public interface CatalogSource {
      * @param access the sessions and databases of a synchronous client
      * @return its catalog source, cached by {@code access}
      */
-    static CatalogSource of(MongoAccess access) {
+    static CatalogSource of(ClientPort access) {
         return new CatalogSource() {
             @Override
             public Object client() {

@@ -2,8 +2,8 @@ package io.github.mongowriteguard.internal.catalog;
 
 import com.mongodb.MongoException;
 import com.mongodb.MongoNamespace;
-import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.KeyPlacement;
+import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.metrics.HeldStructure;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -136,11 +136,11 @@ public final class ClusterCatalog {
      *
      * @throws MongoException when {@code hello} fails (asked again next time)
      */
-    public Topology topology(MongoAccess access, long maxTimeMs) {
+    public Topology topology(ClientPort access, long maxTimeMs) {
         return topology(CatalogSource.of(access), maxTimeMs);
     }
 
-    /** As {@link #topology(MongoAccess, long)}, through {@code access}. */
+    /** As {@link #topology(ClientPort, long)}, through {@code access}. */
     public Topology topology(CatalogSource access, long maxTimeMs) {
         synchronized (topologies) {
             Topology known = topologies.get(access.client());
@@ -172,11 +172,11 @@ public final class ClusterCatalog {
      *
      * @throws MongoException when a read failed, now or within {@link #FAILURE_TIME_TO_LIVE}
      */
-    public Optional<BsonDocument> shardedCollection(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+    public Optional<BsonDocument> shardedCollection(ClientPort access, MongoNamespace namespace, long maxTimeMs) {
         return shardedCollection(CatalogSource.of(access), namespace, maxTimeMs);
     }
 
-    /** As {@link #shardedCollection(MongoAccess, MongoNamespace, long)}, through {@code access}. */
+    /** As {@link #shardedCollection(ClientPort, MongoNamespace, long)}, through {@code access}. */
     public Optional<BsonDocument> shardedCollection(CatalogSource access, MongoNamespace namespace, long maxTimeMs) {
         Topology topology = topology(access, maxTimeMs);
         if (!topology.mongos()) {
@@ -192,11 +192,11 @@ public final class ClusterCatalog {
      *
      * @throws MongoException when a read failed, now or within {@link #FAILURE_TIME_TO_LIVE}
      */
-    public Optional<BsonDocument> collectionInfo(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+    public Optional<BsonDocument> collectionInfo(ClientPort access, MongoNamespace namespace, long maxTimeMs) {
         return collectionInfo(CatalogSource.of(access), namespace, maxTimeMs);
     }
 
-    /** As {@link #collectionInfo(MongoAccess, MongoNamespace, long)}, through {@code access}. */
+    /** As {@link #collectionInfo(ClientPort, MongoNamespace, long)}, through {@code access}. */
     public Optional<BsonDocument> collectionInfo(CatalogSource access, MongoNamespace namespace, long maxTimeMs) {
         Topology topology = topology(access, maxTimeMs);
         return collectionInfos.get(
@@ -209,11 +209,11 @@ public final class ClusterCatalog {
      * shard of each {@code _id} (sharded on {@code {_id: "hashed"}} or {@code {_id: 1}}), or not known (another key,
      * more chunks than the bound, or a read that failed). Never throws: a placement decides cost only.
      */
-    public KeyPlacement placement(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+    public KeyPlacement placement(ClientPort access, MongoNamespace namespace, long maxTimeMs) {
         return placement(CatalogSource.of(access), namespace, maxTimeMs);
     }
 
-    /** As {@link #placement(MongoAccess, MongoNamespace, long)}, through {@code access}. */
+    /** As {@link #placement(ClientPort, MongoNamespace, long)}, through {@code access}. */
     public KeyPlacement placement(CatalogSource access, MongoNamespace namespace, long maxTimeMs) {
         Topology topology;
         Optional<BsonDocument> entry;

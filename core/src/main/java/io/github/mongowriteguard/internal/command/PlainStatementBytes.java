@@ -26,11 +26,11 @@ import org.bson.conversions.Bson;
 import org.bson.types.ObjectId;
 
 /**
- * Writes the usual insert, update, replace and delete statements straight into the command's bytes: the bytes
+ * Writes the usual update, replace and delete statements straight into the command's bytes: the bytes
  * {@link StatementWriter} writes for them through a {@code BsonBinaryWriter} and the codecs, without the writer's state
  * checks and a codec lookup per field, which cost as much as the rest of planning and encoding a {@code Filters.eq}
  * write. The usual statement: no collation, hint, array filters or sort; a filter, converted update or update that is a
- * plain {@code BsonDocument} tree, and a document to insert, replacement or update that is a plain {@code Document}, of
+ * plain {@code BsonDocument} tree, and a replacement or update that is a plain {@code Document}, of
  * the scalars below, documents and lists.
  *
  * <p>Each element is written as {@code BsonBinaryWriter} writes it (type byte, name as a C string, value) with the same
@@ -42,8 +42,6 @@ import org.bson.types.ObjectId;
 final class PlainStatementBytes {
     /** Levels written here; deeper statements go through the writer, which applies the driver's nesting limit. */
     private static final int MAX_LEVELS = 64;
-
-    private static final String ID = "_id";
 
     /**
      * Whether a {@code Document} update is written here: the registry's codec for it and for the plain Java values is
@@ -67,11 +65,7 @@ final class PlainStatementBytes {
         WriteKind kind = plan.sentAs(index);
         WriteRecord<?> write = plan.write(index);
         if (kind == WriteKind.INSERT_ONE) {
-            // the guard's _id appended after the fields (an object that cannot hold it) is left to the writer
-            return plainReplacements
-                    && write.document() instanceof Document document
-                    && plan.appendedId(index).isEmpty()
-                    && document(out, document, 1, true);
+            return false; // inserts go as trees (TreeCommands), or through the codec writer where a tree cannot be used
         }
         if (write.collation() != null
                 || write.hint() != null
@@ -130,7 +124,7 @@ final class PlainStatementBytes {
         if (kind == WriteKind.REPLACE_ONE) {
             return plainReplacements
                     && write.document() instanceof Document replacement
-                    && document(out, replacement, 2, false);
+                    && document(out, replacement, 2);
         }
         Bson update = write.update();
         if (update == null) {
@@ -143,7 +137,7 @@ final class PlainStatementBytes {
         if (update.getClass() == BsonDocument.class) {
             return tree(out, (BsonDocument) update, 2);
         }
-        return plainDocuments && update.getClass() == Document.class && document(out, (Document) update, 2, false);
+        return plainDocuments && update.getClass() == Document.class && document(out, (Document) update, 2);
     }
 
     /** A {@code BsonDocument} as {@code BsonDocumentCodec} writes it with the driver's value codecs. */
@@ -219,25 +213,15 @@ final class PlainStatementBytes {
         return true;
     }
 
-    /**
-     * A {@code Document} as the driver's {@code DocumentCodec} writes it: its fields in their order; as a collectible
-     * document (a document to insert), its {@code _id} first when it has one, then its other fields in their order.
-     */
-    private static boolean document(CommandBuffer out, Document document, int level, boolean collectible) {
+    /** A {@code Document} (not one to insert) as the driver's {@code DocumentCodec} writes it: its fields in order. */
+    private static boolean document(CommandBuffer out, Document document, int level) {
         if (document.getClass() != Document.class || level > MAX_LEVELS) {
             return false;
         }
         int start = out.getPosition();
         out.writeInt32(0);
-        boolean idFirst = collectible && document.containsKey(ID);
-        if (idFirst && !plainElement(out, ID, -1, document.get(ID), level)) {
-            return false;
-        }
         for (Map.Entry<String, Object> field : document.entrySet()) {
             String name = field.getKey();
-            if (idFirst && ID.equals(name)) {
-                continue;
-            }
             if (name == null || !plainElement(out, name, -1, field.getValue(), level)) {
                 return false;
             }
@@ -291,7 +275,7 @@ final class PlainStatementBytes {
             out.writeInt64(((Date) value).getTime());
         } else if (type == Document.class) {
             element(out, BsonType.DOCUMENT, name, position);
-            return document(out, (Document) value, level + 1, false);
+            return document(out, (Document) value, level + 1);
         } else if (type == ArrayList.class) {
             element(out, BsonType.ARRAY, name, position);
             return list(out, (ArrayList<?>) value, level + 1);

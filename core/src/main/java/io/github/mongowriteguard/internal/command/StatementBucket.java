@@ -32,14 +32,4 @@ enum StatementBucket {
             case DELETE_MANY -> MULTI_DELETES;
         };
     }
-
-    /** The driver's request type: updateOne and updateMany are one type, deleteOne and deleteMany another. */
-    int driverType() {
-        return switch (this) {
-            case INSERTS -> 0;
-            case UPDATES, MULTI_UPDATES -> 1;
-            case REPLACEMENTS -> 2;
-            case DELETES, MULTI_DELETES -> 3;
-        };
-    }
 }

@@ -2,6 +2,7 @@ package io.github.mongowriteguard.internal.command;
 
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.IndexList;
+import io.github.mongowriteguard.bulk.WriteKind;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -33,8 +34,8 @@ public final class WriteCommandEncoder<T> {
      */
     public static final int MAX_STATEMENT_BYTES = 16 * 1024 * 1024 - 16 * 1024;
 
-    /** The driver's request types ({@link StatementBucket#driverType}). */
-    private static final int DRIVER_TYPES = 4;
+    /** The driver's request types ({@link WriteKind#requestType}). */
+    private static final int DRIVER_TYPES = WriteKind.RequestType.values().length;
 
     private final String collection;
     private final StatementWriter<T> statements;
@@ -207,8 +208,7 @@ public final class WriteCommandEncoder<T> {
             byte[] typeAt = new byte[indices.size()]; // read from each write's facts once
             int types = 0;
             for (int position = 0; position < indices.size(); position++) {
-                int type =
-                        StatementBucket.of(plan.sentAs(indices.get(position))).driverType();
+                int type = plan.sentAs(indices.get(position)).requestType().ordinal();
                 typeAt[position] = (byte) type;
                 if (counts[type]++ == 0) {
                     order[types++] = type;

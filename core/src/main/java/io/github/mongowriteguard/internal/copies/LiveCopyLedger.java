@@ -61,9 +61,7 @@ public final class LiveCopyLedger implements CopyLedger {
 
     /** A ledger of at most {@link CopyLedger#MAX_TRACKED} copies whose settle hold has the default bounds. */
     public LiveCopyLedger() {
-        this(new SettleHold(
-                io.github.mongowriteguard.WriteGuardSettings.DEFAULT_SETTLE_HOLD_MAX_COPIES,
-                io.github.mongowriteguard.WriteGuardSettings.DEFAULT_SETTLE_HOLD_MAX_AGE));
+        this(new SettleHold(SettleHold.DEFAULT_MAX_COPIES, SettleHold.DEFAULT_MAX_AGE));
     }
 
     /** @param settleHold where the guard holds the commands it may settle */

@@ -15,6 +15,12 @@ import org.jspecify.annotations.Nullable;
  * next touched), both from {@code WriteGuardSettings.settleHold}. Thread-safe. Not API.
  */
 public final class SettleHold {
+    /** How many commands a hold keeps by default (the settings' default). */
+    public static final int DEFAULT_MAX_COPIES = 1_000;
+
+    /** How long after its last send a hold keeps a command by default (the settings' default). */
+    public static final Duration DEFAULT_MAX_AGE = Duration.ofMinutes(10);
+
     private final int maxCopies;
     private final Duration maxAge;
     /** In the order they were held (the oldest first); guarded by {@code this}. */

@@ -5,7 +5,6 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.WriteModel;
 import com.mongodb.session.ClientSession;
-import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.BulkPlanner;
 import io.github.mongowriteguard.bulk.KeyPlacement;
@@ -16,7 +15,7 @@ import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
 import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.ClientBinding;
-import io.github.mongowriteguard.internal.GuardRuntime;
+import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.internal.command.CommandOptions;
 import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
@@ -51,7 +50,7 @@ public final class BulkExecutor<T> {
     private final BulkPlanner<T> planner;
     private final BulkRun.Tools<T> tools;
 
-    public BulkExecutor(MongoCollection<T> collection, MongoAccess access, GuardRuntime runtime, long maxTimeMs) {
+    public BulkExecutor(MongoCollection<T> collection, ClientPort access, GuardRuntime runtime, long maxTimeMs) {
         this(collection, access, runtime, maxTimeMs, new ClientBinding(null, 0, null));
     }
 
@@ -66,7 +65,7 @@ public final class BulkExecutor<T> {
      */
     public BulkExecutor(
             MongoCollection<T> collection,
-            MongoAccess access,
+            ClientPort access,
             GuardRuntime runtime,
             long maxTimeMs,
             ClientBinding binding) {
@@ -130,8 +129,8 @@ public final class BulkExecutor<T> {
             BulkWriteOptions options,
             AtomicReference<KeyPlacement> placement) {
         PlanOptions planOptions = PlanOptions.builder(
-                        PlanOptions.from(options, runtime.settings().isStrictOrdered()))
-                .lastWriteWins(runtime.settings().isLastWriteWins())
+                        PlanOptions.from(options, runtime.settings().strictOrdered()))
+                .lastWriteWins(runtime.settings().lastWriteWins())
                 // read only if an ordered bulk repeats a key: how many key runs share one ORDERED command, and which
                 // shard each run's command goes to when they go side by side
                 .keyPlacement(() -> {

@@ -11,7 +11,6 @@ import com.mongodb.session.ClientSession;
 import io.github.mongowriteguard.copies.CopyRecord;
 import io.github.mongowriteguard.copies.GateVerdict;
 import io.github.mongowriteguard.internal.ClientBinding;
-import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.internal.GuardTime;
 import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;

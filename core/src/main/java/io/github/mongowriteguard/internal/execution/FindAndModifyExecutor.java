@@ -7,13 +7,12 @@ import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.Collation;
 import com.mongodb.client.model.WriteModel;
 import com.mongodb.session.ClientSession;
-import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.NestingDepth;
 import io.github.mongowriteguard.bulk.WriteRecord;
 import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.ClientBinding;
-import io.github.mongowriteguard.internal.GuardRuntime;
+import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
@@ -51,7 +50,7 @@ public final class FindAndModifyExecutor<T> {
     private final Codec<T> codec;
 
     public FindAndModifyExecutor(
-            BulkExecutor<T> executor, MongoCollection<T> collection, MongoAccess access, GuardRuntime runtime) {
+            BulkExecutor<T> executor, MongoCollection<T> collection, ClientPort access, GuardRuntime runtime) {
         this(executor, runtime);
     }
 

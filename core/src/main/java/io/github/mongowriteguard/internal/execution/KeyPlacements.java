@@ -1,8 +1,8 @@
 package io.github.mongowriteguard.internal.execution;
 
 import com.mongodb.MongoNamespace;
-import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.KeyPlacement;
+import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.internal.catalog.ClusterCatalog;
 import java.time.Duration;
 import java.util.function.LongSupplier;
@@ -41,11 +41,11 @@ public final class KeyPlacements {
     }
 
     /** The placement of {@code namespace}'s documents: learned now, or within the last {@link #TIME_TO_LIVE}. */
-    public KeyPlacement forCollection(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+    public KeyPlacement forCollection(ClientPort access, MongoNamespace namespace, long maxTimeMs) {
         return catalog.placement(access, namespace, maxTimeMs);
     }
 
-    /** As {@link #forCollection(MongoAccess, MongoNamespace, long)}, through any transport's catalog reads. */
+    /** As {@link #forCollection(ClientPort, MongoNamespace, long)}, through any transport's catalog reads. */
     KeyPlacement forCollection(
             io.github.mongowriteguard.internal.catalog.CatalogSource access, MongoNamespace namespace, long maxTimeMs) {
         return catalog.placement(access, namespace, maxTimeMs);

@@ -13,7 +13,6 @@ import com.mongodb.reactivestreams.client.MongoClient;
 import com.mongodb.reactivestreams.client.MongoCollection;
 import com.mongodb.reactivestreams.client.MongoDatabase;
 import io.github.mongowriteguard.internal.ClientBinding;
-import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.internal.catalog.CatalogSource;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

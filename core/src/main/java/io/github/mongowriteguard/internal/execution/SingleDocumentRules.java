@@ -5,8 +5,8 @@ import com.mongodb.MongoNamespace;
 import com.mongodb.client.model.DeleteManyModel;
 import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.WriteModel;
-import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.SingleDocumentById;
+import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.internal.catalog.ClusterCatalog;
 import java.time.Duration;
 import java.util.List;
@@ -62,11 +62,11 @@ public final class SingleDocumentRules {
     }
 
     /** The rule for {@code namespace}, from facts learned now or within their time to live. */
-    SingleDocumentById forCollection(MongoAccess access, MongoNamespace namespace, long maxTimeMs) {
+    SingleDocumentById forCollection(ClientPort access, MongoNamespace namespace, long maxTimeMs) {
         return forCollection(io.github.mongowriteguard.internal.catalog.CatalogSource.of(access), namespace, maxTimeMs);
     }
 
-    /** As {@link #forCollection(MongoAccess, MongoNamespace, long)}, through any transport's catalog reads. */
+    /** As {@link #forCollection(ClientPort, MongoNamespace, long)}, through any transport's catalog reads. */
     SingleDocumentById forCollection(
             io.github.mongowriteguard.internal.catalog.CatalogSource access, MongoNamespace namespace, long maxTimeMs) {
         SingleDocumentById rule;

@@ -1,11 +1,10 @@
 package io.github.mongowriteguard.internal.execution;
 
+import io.github.mongowriteguard.internal.ClientPort;
 import com.mongodb.MongoNamespace;
 import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
-import io.github.mongowriteguard.MongoAccess;
-import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.internal.catalog.CatalogSource;
 import org.bson.codecs.configuration.CodecRegistry;
 
@@ -22,7 +21,7 @@ import org.bson.codecs.configuration.CodecRegistry;
 record Transport(CommandChannel channel, CopySender.Gate gate, Sessions.Source sessions, CatalogSource catalog) {
 
     /** The synchronous driver's: commands through the collection's database with its codecs. */
-    static Transport sync(MongoAccess access, MongoCollection<?> collection, GuardRuntime runtime) {
+    static Transport sync(ClientPort access, MongoCollection<?> collection, GuardRuntime runtime) {
         MongoDatabase database = access.getDatabase(collection.getNamespace().getDatabaseName())
                 .withCodecRegistry(collection.getCodecRegistry());
         MongoDatabase admin = access.getDatabase("admin");

@@ -3,11 +3,11 @@ package io.github.mongowriteguard.internal.catalog;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.MongoNamespace;
-import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.KeyPlacement;
+import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
-import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import io.github.mongowriteguard.testkit.sharding.ChunkMap;
 import io.github.mongowriteguard.testkit.sharding.ShardKey;
 import java.util.List;
@@ -46,7 +46,7 @@ class ClusterCatalogTest {
             placeChunks(cluster, CHUNKS);
             AtomicLong now = new AtomicLong();
             ClusterCatalog catalog = ClusterCatalog.isolated(ClusterCatalog.Limits.DEFAULT, now::get);
-            MongoAccess access = MongoAccess.of(reads.client);
+            ClientPort access = ClientPort.of(reads.client);
 
             KeyPlacement first = catalog.placement(access, NAMESPACE, 5_000);
             assertThat(reads.documents("config.chunks")).isEqualTo(CHUNKS);
@@ -99,7 +99,7 @@ class ClusterCatalogTest {
             placeChunks(cluster, CHUNKS);
             AtomicLong now = new AtomicLong();
             ClusterCatalog catalog = ClusterCatalog.isolated(ClusterCatalog.Limits.DEFAULT, now::get);
-            MongoAccess access = MongoAccess.of(reads.client);
+            ClientPort access = ClientPort.of(reads.client);
             catalog.placement(access, NAMESPACE, 5_000);
 
             reads.client.getDatabase("db").getCollection("c").drop();
@@ -126,9 +126,9 @@ class ClusterCatalogTest {
             placeChunks(two, 10);
             ClusterCatalog catalog = ClusterCatalog.isolated(ClusterCatalog.Limits.DEFAULT, System::nanoTime);
 
-            KeyPlacement a = catalog.placement(MongoAccess.of(first.client), NAMESPACE, 5_000);
-            KeyPlacement b = catalog.placement(MongoAccess.of(second.client), NAMESPACE, 5_000);
-            KeyPlacement c = catalog.placement(MongoAccess.of(other.client), NAMESPACE, 5_000);
+            KeyPlacement a = catalog.placement(ClientPort.of(first.client), NAMESPACE, 5_000);
+            KeyPlacement b = catalog.placement(ClientPort.of(second.client), NAMESPACE, 5_000);
+            KeyPlacement c = catalog.placement(ClientPort.of(other.client), NAMESPACE, 5_000);
 
             assertThat(b).isSameAs(a);
             assertThat(second.commands("find", "config.chunks")).isZero();
@@ -147,14 +147,14 @@ class ClusterCatalogTest {
                 ConfigReads reads = new ConfigReads(cluster.connectionString())) {
             placeChunks(cluster, 10);
             ClusterCatalog catalog = ClusterCatalog.isolated(ClusterCatalog.Limits.DEFAULT, System::nanoTime);
-            MongoAccess access = MongoAccess.of(reads.client);
+            ClientPort access = ClientPort.of(reads.client);
 
             for (String name : List.of("db.c", "db.d", "db.e")) {
                 MongoNamespace namespace = new MongoNamespace(name);
                 catalog.placement(access, namespace, 5_000);
                 catalog.collectionInfo(access, namespace, 5_000);
                 catalog.shardedCollection(access, namespace, 5_000);
-                catalog.placement(MongoAccess.of(reads.client), namespace, 5_000);
+                catalog.placement(ClientPort.of(reads.client), namespace, 5_000);
             }
 
             assertThat(reads.commands("hello", "admin")).isEqualTo(1);
@@ -179,7 +179,7 @@ class ClusterCatalogTest {
             }
             AtomicLong now = new AtomicLong();
             ClusterCatalog catalog = ClusterCatalog.isolated(new ClusterCatalog.Limits(10, 50, 60), now::get);
-            MongoAccess access = MongoAccess.of(reads.client);
+            ClientPort access = ClientPort.of(reads.client);
 
             assertThat(catalog.placement(access, NAMESPACE, 5_000)).isSameAs(KeyPlacement.unknown());
             assertThat(reads.documents("config.chunks"))

@@ -17,7 +17,6 @@ import io.github.mongowriteguard.copies.CopyRecord;
 import io.github.mongowriteguard.copies.GateVerdict;
 import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.ClientBinding;
-import io.github.mongowriteguard.internal.GuardRuntime;
 import io.github.mongowriteguard.internal.GuardTime;
 import io.github.mongowriteguard.internal.ServerTracker;
 import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
@@ -334,14 +333,16 @@ class CopySenderLoopTest {
     }
 
     private static CopySender sender(GuardTime time, CommandChannel channel, CopySender.Gate gate) {
-        WriteGuardSettings settings = WriteGuardSettings.builder()
-                .retryPolicy(RetryPolicy.builder()
+        GuardRuntime.Settings settings = new GuardRuntime.Settings(
+                RetryPolicy.builder()
                         .maxAttempts(3)
                         .initialBackoff(Duration.ofMillis(100))
                         .maxBackoff(Duration.ofSeconds(1))
                         .jitter(0)
-                        .build())
-                .build();
+                        .build(),
+                WriteGuardSettings.DEFAULT_PARALLEL_SHARD_COMMANDS,
+                false,
+                false);
         GuardRuntime runtime = new GuardRuntime(
                 settings, new ServerTracker(), new LiveCopyLedger(), List.of(), CallObserver.NONE, time);
         return new CopySender(runtime, channel, gate, "db.c", MAX_TIME_MS, new ClientBinding(null, 0, null));

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.mongodb.MongoNamespace;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.KeyPlacement;
+import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
@@ -25,7 +25,7 @@ class KeyPlacementsTest {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
                 MongoClient client = MongoClients.create(cluster.connectionString())) {
             KeyPlacement placement =
-                    new KeyPlacements().forCollection(MongoAccess.of(client), new MongoNamespace("db.c"), 5_000);
+                    new KeyPlacements().forCollection(ClientPort.of(client), new MongoNamespace("db.c"), 5_000);
 
             assertThat(placement.isSingleTarget()).isTrue();
         }
@@ -39,7 +39,7 @@ class KeyPlacementsTest {
             cluster.shardCollection("db.hashed", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
             cluster.shardCollection("db.tenant", ShardKey.of(new BsonDocument("tenant", new BsonInt32(1))));
             KeyPlacements placements = new KeyPlacements();
-            MongoAccess access = MongoAccess.of(client);
+            ClientPort access = ClientPort.of(client);
 
             KeyPlacement unsharded = placements.forCollection(access, new MongoNamespace("db.plain"), 5_000);
             KeyPlacement hashed = placements.forCollection(access, new MongoNamespace("db.hashed"), 5_000);
@@ -68,7 +68,7 @@ class KeyPlacementsTest {
                 MongoClient client = MongoClients.create(cluster.connectionString())) {
             AtomicLong now = new AtomicLong();
             KeyPlacements placements = new KeyPlacements(now::get);
-            MongoAccess access = MongoAccess.of(client);
+            ClientPort access = ClientPort.of(client);
             MongoNamespace namespace = new MongoNamespace("db.later");
 
             assertThat(placements.forCollection(access, namespace, 5_000).isSingleTarget())
@@ -111,7 +111,7 @@ class KeyPlacementsTest {
                             .chunks());
             AtomicLong now = new AtomicLong();
             KeyPlacements placements = new KeyPlacements(now::get);
-            MongoAccess access = MongoAccess.of(client);
+            ClientPort access = ClientPort.of(client);
             MongoNamespace namespace = new MongoNamespace("db.big");
             placements.forCollection(access, namespace, 5_000);
             assertThat(chunksReceived).hasValue(1_000);

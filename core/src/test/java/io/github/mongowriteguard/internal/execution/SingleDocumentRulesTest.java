@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.mongodb.MongoNamespace;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-import io.github.mongowriteguard.MongoAccess;
 import io.github.mongowriteguard.bulk.SingleDocumentById;
+import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
@@ -29,7 +29,7 @@ class SingleDocumentRulesTest {
             client.getDatabase("r").getCollection("plain").insertOne(new Document("_id", 1));
             AtomicLong now = new AtomicLong();
             SingleDocumentRules rules = new SingleDocumentRules(now::get);
-            MongoAccess access = MongoAccess.of(client);
+            ClientPort access = ClientPort.of(client);
 
             assertThat(rules.forCollection(access, new MongoNamespace("r.plain"), 1_000))
                     .isEqualTo(SingleDocumentById.always());
@@ -56,7 +56,7 @@ class SingleDocumentRulesTest {
                                     new Document("failCommands", List.of("listCollections")).append("errorCode", 13)));
             AtomicLong now = new AtomicLong();
             SingleDocumentRules rules = new SingleDocumentRules(now::get);
-            MongoAccess access = MongoAccess.of(client);
+            ClientPort access = ClientPort.of(client);
 
             SingleDocumentById failed = rules.forCollection(access, new MongoNamespace("r.c"), 1_000);
             now.addAndGet(SingleDocumentRules.FAILURE_TIME_TO_LIVE.toNanos() + 1);
@@ -109,7 +109,7 @@ class SingleDocumentRulesTest {
                                             .collationStrength(com.mongodb.client.model.CollationStrength.SECONDARY)
                                             .build()));
             SingleDocumentRules rules = new SingleDocumentRules();
-            MongoAccess access = MongoAccess.of(client);
+            ClientPort access = ClientPort.of(client);
 
             assertThat(rules.forCollection(access, new MongoNamespace("r.caseless"), 1_000))
                     .isEqualTo(SingleDocumentById.always()
@@ -128,7 +128,7 @@ class SingleDocumentRulesTest {
             cluster.shardCollection("s.byId", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
             cluster.shardCollection("s.byTenant", ShardKey.of(new BsonDocument("tenant", new BsonInt32(1))));
             SingleDocumentRules rules = new SingleDocumentRules();
-            MongoAccess access = MongoAccess.of(client);
+            ClientPort access = ClientPort.of(client);
 
             assertThat(rules.forCollection(access, new MongoNamespace("s.byId"), 1_000))
                     .isEqualTo(SingleDocumentById.always());

@@ -5,6 +5,8 @@ import io.github.mongowriteguard.WriteGuard;
 /**
  * Customizes the auto-configured {@link WriteGuard} before it is built, e.g. to add a
  * {@link io.github.mongowriteguard.metrics.GuardEventListener}. Declare one or more as beans.
+ *
+ * <p>Implemented by applications (as beans).
  */
 @FunctionalInterface
 public interface WriteGuardBuilderCustomizer {

@@ -11,6 +11,8 @@ import io.github.mongowriteguard.outcome.WriteOutcome;
  * that retry only transient data-access exceptions (Spring Retry's and resilience4j's usual configuration, the
  * README's loop) therefore never resend what the guard refused to. {@link GuardedWriteOutcomes#find(Throwable)} finds
  * the outcome in any exception.
+ *
+ * <p>Implemented by the library only (callers catch the exceptions that carry it).
  */
 public interface GuardedDataAccessException {
     /**

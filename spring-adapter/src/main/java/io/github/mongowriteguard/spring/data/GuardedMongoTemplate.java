@@ -1,27 +1,18 @@
 package io.github.mongowriteguard.spring.data;
 
-import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import io.github.mongowriteguard.WriteGuard;
 import java.util.Collection;
 import java.util.EnumSet;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import org.bson.Document;
 import org.jspecify.annotations.Nullable;
-import org.springframework.beans.BeansException;
-import org.springframework.context.ApplicationContext;
-import org.springframework.context.ApplicationEventPublisher;
-import org.springframework.data.mapping.callback.EntityCallbacks;
 import org.springframework.data.mongodb.MongoDatabaseFactory;
-import org.springframework.data.mongodb.core.BulkOperations;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.SimpleMongoClientDatabaseFactory;
 import org.springframework.data.mongodb.core.convert.MongoConverter;
-import org.springframework.data.mongodb.core.mapping.MongoPersistentEntity;
-import org.springframework.util.Assert;
 
 /**
  * A {@link MongoTemplate} whose every write goes through a {@link WriteGuard}, with Spring Data's own mapping,
@@ -46,7 +37,7 @@ import org.springframework.util.Assert;
  * ({@link TemplateWriteGroup}) go to the guard's {@code asMongoCollection()} view, everything else to the driver's
  * collection. Spring's code above it is unchanged, so the same documents, events, callbacks, version checks
  * ({@code OptimisticLockingFailureException} when a versioned {@code save} modified nothing) and translated exceptions
- * follow. {@code bulkOps(...)} returns {@link GuardedBulkOperations}.
+ * follow. {@code bulkOps(...)} is Spring Data's own, whose {@code bulkWrite} reaches the guard the same way.
  *
  * <p>Sessions: {@code withSession(...)} and {@code MongoTransactionManager} transactions bind the session through this
  * template's database factory ({@link #getMongoDatabaseFactory()} is a wrapper of the given factory, which Spring's
@@ -65,10 +56,6 @@ import org.springframework.util.Assert;
  */
 public class GuardedMongoTemplate extends MongoTemplate {
     private final GuardedDatabaseFactory factory;
-    private @Nullable ApplicationEventPublisher eventPublisher;
-    private @Nullable EntityCallbacks entityCallbacks;
-    private @Nullable WriteConcern writeConcern;
-    private boolean lifecycleEvents = true;
 
     /**
      * A guarded template on a database factory, as Spring Boot builds it.
@@ -169,73 +156,5 @@ public class GuardedMongoTemplate extends MongoTemplate {
     @Override
     protected MongoCollection<Document> prepareCollection(MongoCollection<Document> collection) {
         return factory.route(super.prepareCollection(collection), null);
-    }
-
-    @Override
-    public BulkOperations bulkOps(BulkOperations.BulkMode mode, String collectionName) {
-        return factory.isGuarded(TemplateWriteGroup.BULK)
-                ? guardedBulkOps(mode, null, collectionName)
-                : super.bulkOps(mode, collectionName);
-    }
-
-    @Override
-    public BulkOperations bulkOps(BulkOperations.BulkMode mode, Class<?> entityClass) {
-        return factory.isGuarded(TemplateWriteGroup.BULK)
-                ? guardedBulkOps(mode, entityClass, getCollectionName(entityClass))
-                : super.bulkOps(mode, entityClass);
-    }
-
-    @Override
-    public BulkOperations bulkOps(BulkOperations.BulkMode mode, @Nullable Class<?> entityType, String collectionName) {
-        return factory.isGuarded(TemplateWriteGroup.BULK)
-                ? guardedBulkOps(mode, entityType, collectionName)
-                : super.bulkOps(mode, entityType, collectionName);
-    }
-
-    private GuardedBulkOperations guardedBulkOps(
-            BulkOperations.BulkMode mode, @Nullable Class<?> entityType, String collectionName) {
-        Assert.notNull(
-                mode, "BulkMode must not be null"); // an IllegalArgumentException, as Spring's own bulkOps throws
-        Optional<? extends MongoPersistentEntity<?>> entity = entityType == null
-                ? Optional.empty()
-                : Optional.ofNullable(getConverter().getMappingContext().getPersistentEntity(entityType));
-        return new GuardedBulkOperations(
-                this,
-                factory.guard(),
-                collectionName,
-                mode,
-                entity,
-                lifecycleEvents ? eventPublisher : null,
-                entityCallbacks,
-                writeConcern);
-    }
-
-    // The template keeps these private; the guarded bulks need the same ones Spring's bulks get.
-
-    @Override
-    public void setApplicationContext(ApplicationContext applicationContext) throws BeansException {
-        super.setApplicationContext(applicationContext);
-        this.eventPublisher = applicationContext;
-        if (entityCallbacks == null) {
-            this.entityCallbacks = EntityCallbacks.create(applicationContext);
-        }
-    }
-
-    @Override
-    public void setEntityCallbacks(EntityCallbacks entityCallbacks) {
-        super.setEntityCallbacks(entityCallbacks);
-        this.entityCallbacks = entityCallbacks;
-    }
-
-    @Override
-    public void setEntityLifecycleEventsEnabled(boolean enabled) {
-        super.setEntityLifecycleEventsEnabled(enabled);
-        this.lifecycleEvents = enabled;
-    }
-
-    @Override
-    public void setWriteConcern(@Nullable WriteConcern writeConcern) {
-        super.setWriteConcern(writeConcern);
-        this.writeConcern = writeConcern;
     }
 }

@@ -42,7 +42,6 @@ import org.springframework.boot.data.mongodb.autoconfigure.DataMongoAutoConfigur
 import org.springframework.boot.mongodb.autoconfigure.MongoAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.dao.DataAccessException;
-import org.springframework.data.mongodb.core.BulkOperations;
 import org.springframework.data.mongodb.core.BulkOperations.BulkMode;
 import org.springframework.data.mongodb.core.MongoOperations;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -203,8 +202,6 @@ class GuardedMongoTemplateGuardTest {
                                     assertThat(command.containsKey("maxTimeMS")).isEqualTo(group != plain));
                 }
             }
-            BulkOperations bulk = template.bulkOps(BulkMode.ORDERED, Item.class);
-            assertThat(bulk instanceof GuardedBulkOperations).isEqualTo(plain != TemplateWriteGroup.BULK);
         }
     }
 

@@ -2,7 +2,7 @@ package io.github.mongowriteguard.test.spring;
 
 import io.github.mongowriteguard.test.EmulatedMongoCluster;
 import io.github.mongowriteguard.test.EmulatedMongoSpec;
-import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.bson.BsonDocument;

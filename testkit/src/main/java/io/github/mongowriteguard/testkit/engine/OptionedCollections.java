@@ -1,6 +1,6 @@
 package io.github.mongowriteguard.testkit.engine;
 
-import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import io.github.mongowriteguard.testkit.wire.Bson;
 import java.util.ArrayList;
 import java.util.List;

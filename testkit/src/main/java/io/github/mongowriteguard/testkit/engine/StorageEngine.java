@@ -42,8 +42,8 @@ public final class StorageEngine implements AutoCloseable {
     /** Capped collections and default collations, which the engine does not keep ({@link OptionedCollections}). */
     private final OptionedCollections optioned = new OptionedCollections(this, this::runOrdinary, this::runPlain);
     /** The server version whose rules version-dependent checks follow (the node's). */
-    private volatile io.github.mongowriteguard.testkit.ServerVersion version =
-            io.github.mongowriteguard.testkit.ServerVersion.V4_4;
+    private volatile io.github.mongowriteguard.testkit.server.ServerVersion version =
+            io.github.mongowriteguard.testkit.server.ServerVersion.V4_4;
     /** Whether this engine is a multi-document transaction's private copy of the data. */
     private volatile boolean transactionSnapshot;
 
@@ -87,7 +87,7 @@ public final class StorageEngine implements AutoCloseable {
      *
      * @param version the node's server version
      */
-    public void serverVersion(io.github.mongowriteguard.testkit.ServerVersion version) {
+    public void serverVersion(io.github.mongowriteguard.testkit.server.ServerVersion version) {
         this.version = java.util.Objects.requireNonNull(version, "version");
     }
 

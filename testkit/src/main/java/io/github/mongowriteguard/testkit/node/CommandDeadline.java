@@ -1,6 +1,6 @@
 package io.github.mongowriteguard.testkit.node;
 
-import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 
 /**
  * When mongod starts a command's {@code maxTimeMS} clock relative to the {@code failCommand} fail point, per version:

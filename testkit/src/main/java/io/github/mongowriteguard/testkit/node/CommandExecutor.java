@@ -5,6 +5,8 @@ import org.bson.BsonDocument;
 /**
  * Runs a command once the node has applied fail points, deadlines, the session check-out and stalls: the
  * storage engine on a mongod, the router on a mongos.
+ *
+ * <p>Implemented by the library only (the testkit's nodes and routers implement it).
  */
 @FunctionalInterface
 public interface CommandExecutor {

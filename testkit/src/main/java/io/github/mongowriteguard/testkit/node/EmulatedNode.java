@@ -82,7 +82,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * @param identity what it answers {@code hello} as
      */
     public EmulatedNode(String name, NodeIdentity identity, int port) {
-        this(name, identity, port, io.github.mongowriteguard.testkit.Storage.MEMORY);
+        this(name, identity, port, io.github.mongowriteguard.testkit.server.Storage.MEMORY);
     }
 
     /**
@@ -94,13 +94,13 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * @param executor where its commands run, or null
      */
     public EmulatedNode(String name, NodeIdentity identity, int port, CommandExecutor executor) {
-        this(name, identity, port, executor, io.github.mongowriteguard.testkit.Storage.MEMORY);
+        this(name, identity, port, executor, io.github.mongowriteguard.testkit.server.Storage.MEMORY);
     }
 
     /**
      * Starts a node that runs its commands on its own storage: the in-memory engine, or with
-     * {@link io.github.mongowriteguard.testkit.Storage#NONE} no storage at all (writes answered by count, see
-     * {@link io.github.mongowriteguard.testkit.Storage}); everything in front of the storage is the same.
+     * {@link io.github.mongowriteguard.testkit.server.Storage#NONE} no storage at all (writes answered by count, see
+     * {@link io.github.mongowriteguard.testkit.server.Storage}); everything in front of the storage is the same.
      *
      * @param name     a label for logs and truth
      * @param identity what it answers {@code hello} as
@@ -108,7 +108,7 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
      * @param storage  where writes go
      */
     public EmulatedNode(
-            String name, NodeIdentity identity, int port, io.github.mongowriteguard.testkit.Storage storage) {
+            String name, NodeIdentity identity, int port, io.github.mongowriteguard.testkit.server.Storage storage) {
         this(name, identity, port, null, java.util.Objects.requireNonNull(storage, "storage"));
     }
 
@@ -117,10 +117,10 @@ public final class EmulatedNode implements CommandHandler, AutoCloseable {
             NodeIdentity identity,
             int port,
             CommandExecutor executor,
-            io.github.mongowriteguard.testkit.Storage storage) {
+            io.github.mongowriteguard.testkit.server.Storage storage) {
         this.name = name;
         this.identity = identity;
-        CommandExecutor own = storage == io.github.mongowriteguard.testkit.Storage.NONE
+        CommandExecutor own = storage == io.github.mongowriteguard.testkit.server.Storage.NONE
                 ? (operation, command) -> {
                     BsonDocument answered = NullStorage.answer(command);
                     return answered != null ? answered : engine.run(operation.database(), command);

@@ -34,7 +34,7 @@ final class ErrorLabels {
     static void addServerLabels(
             BsonDocument command,
             BsonDocument reply,
-            io.github.mongowriteguard.testkit.ServerVersion version,
+            io.github.mongowriteguard.testkit.server.ServerVersion version,
             boolean noWritesPerformed) {
         // error_labels.cpp isRetryableWriteError: any command with txnNumber and without autocommit (8.0's bulkWrite
         // included), not only the write commands.
@@ -51,7 +51,7 @@ final class ErrorLabels {
         }
         if (retryable) {
             add(reply, "RetryableWriteError");
-            if (noWritesPerformed && version.atLeast(io.github.mongowriteguard.testkit.ServerVersion.V6_0)) {
+            if (noWritesPerformed && version.atLeast(io.github.mongowriteguard.testkit.server.ServerVersion.V6_0)) {
                 add(reply, "NoWritesPerformed");
             }
         }
@@ -68,7 +68,7 @@ final class ErrorLabels {
     static void addTransactionLabels(
             BsonDocument command,
             BsonDocument reply,
-            io.github.mongowriteguard.testkit.ServerVersion version,
+            io.github.mongowriteguard.testkit.server.ServerVersion version,
             boolean internalClient) {
         if (!command.containsKey("autocommit") || !command.containsKey("txnNumber")) {
             return;
@@ -113,13 +113,14 @@ final class ErrorLabels {
      * {@code isTransientTransactionError(code, false, false)} of {@code error_labels.cpp}: a statement error (not
      * commit or abort) after which the whole transaction may be retried.
      */
-    static boolean isTransientTransactionError(int code, io.github.mongowriteguard.testkit.ServerVersion version) {
+    static boolean isTransientTransactionError(
+            int code, io.github.mongowriteguard.testkit.server.ServerVersion version) {
         return TRANSIENT_CODES.contains(code) || isRetriable(code, version) || code == 251;
     }
 
-    static boolean isRetriable(int code, io.github.mongowriteguard.testkit.ServerVersion version) {
+    static boolean isRetriable(int code, io.github.mongowriteguard.testkit.server.ServerVersion version) {
         return RETRYABLE_CODES.contains(code)
-                || (code == 358 && version.atLeast(io.github.mongowriteguard.testkit.ServerVersion.V6_0));
+                || (code == 358 && version.atLeast(io.github.mongowriteguard.testkit.server.ServerVersion.V6_0));
     }
 
     static void add(BsonDocument reply, String label) {

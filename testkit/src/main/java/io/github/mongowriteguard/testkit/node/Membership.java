@@ -11,6 +11,8 @@ import org.bson.types.ObjectId;
  * a mongos) keeps its fixed identity. The node asks it, at the steps of mongod's command path where a member's state
  * matters: whether the node can be reached at all, what {@code hello} says, whether a write may run here, the
  * statements a write applies (for the oplog), and the write concern wait after the write.
+ *
+ * <p>Implemented by the library only (the testkit's replication implements it).
  */
 public interface Membership {
     /**

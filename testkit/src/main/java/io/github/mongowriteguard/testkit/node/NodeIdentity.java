@@ -1,6 +1,6 @@
 package io.github.mongowriteguard.testkit.node;
 
-import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 
 /**
  * Who an emulated node says it is in {@code hello}.

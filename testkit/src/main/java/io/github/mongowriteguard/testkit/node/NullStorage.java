@@ -10,7 +10,7 @@ import org.bson.BsonObjectId;
 import org.bson.BsonValue;
 
 /**
- * The answers of {@link io.github.mongowriteguard.testkit.Storage#NONE}: write commands answered by count from the
+ * The answers of {@link io.github.mongowriteguard.testkit.server.Storage#NONE}: write commands answered by count from the
  * command alone, nothing stored. It keeps no state, so its cost does not grow with the writes it answered (a soak
  * of millions of writes measures the client's memory, not the emulator's). What it answers, per statement:
  * <ul>

@@ -1,9 +1,9 @@
 package io.github.mongowriteguard.testkit.node;
 
-import io.github.mongowriteguard.testkit.ServerVersion;
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
 import io.github.mongowriteguard.testkit.failpoint.FailCommand;
 import io.github.mongowriteguard.testkit.failpoint.OnPrimaryTransactionalWrite;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import io.github.mongowriteguard.testkit.stall.Stall;
 import io.github.mongowriteguard.testkit.truth.CommandRecord;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
@@ -227,7 +227,7 @@ final class ServiceEntryPoint {
                 return labelled(operation, notPrimary, null);
             }
         }
-        if (!identity.version().atLeast(io.github.mongowriteguard.testkit.ServerVersion.V4_4)
+        if (!identity.version().atLeast(io.github.mongowriteguard.testkit.server.ServerVersion.V4_4)
                 && command.containsKey("comment")
                 && Stall.WRITE_COMMANDS.contains(operation.commandName())) {
             return StorageEngine.error(
@@ -307,7 +307,7 @@ final class ServiceEntryPoint {
      */
     private BsonDocument notPrimary(OperationContext operation) {
         String commandName = operation.commandName();
-        boolean modern = identity.version().atLeast(io.github.mongowriteguard.testkit.ServerVersion.V5_0);
+        boolean modern = identity.version().atLeast(io.github.mongowriteguard.testkit.server.ServerVersion.V5_0);
         if (Membership.WRITE_COMMANDS.contains(commandName)) {
             return StorageEngine.error(10107, "NotWritablePrimary", modern ? "not primary" : "not master");
         }

@@ -8,6 +8,8 @@ import org.bson.BsonDocument;
  * What a mongos' introspection reaches on the shards: {@code currentOp} and {@code $currentOp} list the shards'
  * operations (not mongos' own, unless {@code localOps: true}), and {@code killSessions} kills on every shard host.
  * Implemented by the router behind a mongos {@link EmulatedNode}.
+ *
+ * <p>Implemented by the library only (the testkit's cluster layers implement it).
  */
 public interface ShardOperations {
     /**

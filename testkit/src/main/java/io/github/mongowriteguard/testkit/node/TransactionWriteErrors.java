@@ -1,7 +1,7 @@
 package io.github.mongowriteguard.testkit.node;
 
-import io.github.mongowriteguard.testkit.ServerVersion;
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonDouble;

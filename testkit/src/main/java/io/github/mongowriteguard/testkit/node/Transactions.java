@@ -127,10 +127,11 @@ final class Transactions {
 
     private final Map<String, Txn> bySession = new ConcurrentHashMap<>();
     private final Map<DocKey, Txn> locks = new ConcurrentHashMap<>();
-    private final io.github.mongowriteguard.testkit.ServerVersion version;
+    private final io.github.mongowriteguard.testkit.server.ServerVersion version;
     private volatile long lifetimeLimitNanos = TimeUnit.SECONDS.toNanos(60);
 
-    Transactions(io.github.mongowriteguard.testkit.ServerVersion version, ReentrantLock nodeLock, Condition changed) {
+    Transactions(
+            io.github.mongowriteguard.testkit.server.ServerVersion version, ReentrantLock nodeLock, Condition changed) {
         this.version = version;
         this.nodeLock = nodeLock;
         this.changed = changed;

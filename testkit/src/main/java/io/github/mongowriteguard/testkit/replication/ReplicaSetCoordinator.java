@@ -1,11 +1,11 @@
 package io.github.mongowriteguard.testkit.replication;
 
-import io.github.mongowriteguard.testkit.ServerVersion;
 import io.github.mongowriteguard.testkit.auth.Users;
 import io.github.mongowriteguard.testkit.node.CommandExecutor;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
 import io.github.mongowriteguard.testkit.node.NodeIdentity;
 import io.github.mongowriteguard.testkit.node.NodeInternals;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -151,8 +151,8 @@ public final class ChunkMap {
             ShardKey key,
             List<String> shards,
             int numInitialChunks,
-            io.github.mongowriteguard.testkit.ServerVersion version) {
-        if (version.atLeast(io.github.mongowriteguard.testkit.ServerVersion.V8_0)) {
+            io.github.mongowriteguard.testkit.server.ServerVersion version) {
+        if (version.atLeast(io.github.mongowriteguard.testkit.server.ServerVersion.V8_0)) {
             List<String> shuffled = shuffledLikeLibstdcxx(shards);
             List<BsonInt64> splitPoints = hashedSplitPoints(key, shuffled.size());
             List<String> owners = new ArrayList<>();

@@ -1,6 +1,5 @@
 package io.github.mongowriteguard.testkit.sharding;
 
-import io.github.mongowriteguard.testkit.ServerVersion;
 import io.github.mongowriteguard.testkit.auth.Users;
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
 import io.github.mongowriteguard.testkit.node.EmulatedNode;
@@ -9,6 +8,7 @@ import io.github.mongowriteguard.testkit.node.NodeInternals;
 import io.github.mongowriteguard.testkit.replication.MemberState;
 import io.github.mongowriteguard.testkit.replication.PartitionMode;
 import io.github.mongowriteguard.testkit.replication.ReplicaSetCoordinator;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import io.github.mongowriteguard.testkit.stall.Stall;
 import io.github.mongowriteguard.testkit.stall.StallHandle;
 import io.github.mongowriteguard.testkit.stall.StallMode;

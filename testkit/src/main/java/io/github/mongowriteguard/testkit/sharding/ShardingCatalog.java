@@ -1,7 +1,7 @@
 package io.github.mongowriteguard.testkit.sharding;
 
-import io.github.mongowriteguard.testkit.ServerVersion;
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

@@ -1,8 +1,8 @@
 package io.github.mongowriteguard.testkit.sharding;
 
-import io.github.mongowriteguard.testkit.ServerVersion;
 import io.github.mongowriteguard.testkit.engine.StorageEngine;
 import io.github.mongowriteguard.testkit.node.OperationContext;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import io.github.mongowriteguard.testkit.wire.Bson;
 import java.util.ArrayList;
 import java.util.Comparator;

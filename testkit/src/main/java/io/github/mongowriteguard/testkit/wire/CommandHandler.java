@@ -2,7 +2,11 @@ package io.github.mongowriteguard.testkit.wire;
 
 import org.bson.BsonDocument;
 
-/** What a {@link WireServer} calls for every request; runs on the connection's own thread. */
+/**
+ * What a {@link WireServer} calls for every request; runs on the connection's own thread.
+ *
+ * <p>Implemented by the library only (the testkit's nodes implement it).
+ */
 @FunctionalInterface
 public interface CommandHandler {
     /**

@@ -14,7 +14,7 @@ import com.mongodb.client.model.Updates;
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
-import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;

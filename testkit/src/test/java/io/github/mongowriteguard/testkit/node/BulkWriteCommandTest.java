@@ -17,7 +17,7 @@ import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
-import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import io.github.mongowriteguard.testkit.sharding.ShardKey;
 import java.util.List;
 import org.bson.BsonDocument;

@@ -24,7 +24,7 @@ import com.mongodb.client.model.WriteModel;
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
-import io.github.mongowriteguard.testkit.Storage;
+import io.github.mongowriteguard.testkit.server.Storage;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 import java.util.ArrayList;
 import java.util.List;

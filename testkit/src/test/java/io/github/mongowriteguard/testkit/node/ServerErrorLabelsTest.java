@@ -9,7 +9,7 @@ import com.mongodb.client.MongoClient;
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
-import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import java.util.List;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;

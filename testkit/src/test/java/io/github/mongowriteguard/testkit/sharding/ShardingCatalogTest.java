@@ -8,7 +8,7 @@ import com.mongodb.client.model.Sorts;
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
-import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonDocument;

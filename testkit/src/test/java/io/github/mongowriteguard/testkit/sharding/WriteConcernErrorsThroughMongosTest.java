@@ -11,7 +11,7 @@ import com.mongodb.client.model.InsertManyOptions;
 import io.github.mongowriteguard.testkit.Clients;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
-import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.bson.BsonDocument;

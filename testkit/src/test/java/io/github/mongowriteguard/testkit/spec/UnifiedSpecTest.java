@@ -1,7 +1,7 @@
 package io.github.mongowriteguard.testkit.spec;
 
 import io.github.mongowriteguard.testkit.EmulatedCluster;
-import io.github.mongowriteguard.testkit.ServerVersion;
+import io.github.mongowriteguard.testkit.server.ServerVersion;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.github.mongowriteguard.testkit;
+package io.github.mongowriteguard.testkit.server;
 
 /**
  * The MongoDB server version an emulated node reports, with the wire version the driver reads from

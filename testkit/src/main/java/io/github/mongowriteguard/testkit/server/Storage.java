@@ -1,4 +1,4 @@
-package io.github.mongowriteguard.testkit;
+package io.github.mongowriteguard.testkit.server;
 
 /**
  * Where an emulated node keeps what it is asked to write.

@@ -56,7 +56,7 @@ import org.springframework.data.util.Pair;
  * The guarded {@link BulkOperations} against Spring Data's own, on the same emulated deployment: the same mapping,
  * results, errors and lifecycle events; plus what the guard adds (a server deadline on every write).
  */
-class GuardedBulkOperationsTest {
+class GuardedMongoTemplateBulkTest {
     private static EmulatedReplicaSet cluster;
     private static MongoClient guardedClient;
     private static MongoClient plainClient;

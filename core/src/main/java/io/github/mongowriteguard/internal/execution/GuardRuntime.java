@@ -1,9 +1,13 @@
-package io.github.mongowriteguard.internal;
+package io.github.mongowriteguard.internal.execution;
 
-import io.github.mongowriteguard.WriteGuardSettings;
+import io.github.mongowriteguard.internal.CallObserver;
+import io.github.mongowriteguard.internal.GuardTime;
+import io.github.mongowriteguard.internal.Retryable;
+import io.github.mongowriteguard.internal.ServerTracker;
 import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
 import io.github.mongowriteguard.internal.copies.OverlapGate;
 import io.github.mongowriteguard.metrics.GuardEventListener;
+import io.github.mongowriteguard.retry.RetryPolicy;
 import io.github.resilience4j.retry.Retry;
 import java.util.List;
 import org.slf4j.Logger;
@@ -16,9 +20,20 @@ import org.slf4j.LoggerFactory;
  * breaks a write).
  */
 public final class GuardRuntime {
+    /**
+     * What of the guard's settings its executors read, taken from {@code WriteGuardSettings} by the entry point.
+     *
+     * @param retryPolicy           the retry policy (attempts, backoff, the overlap gate's grace)
+     * @param parallelShardCommands how many per-shard commands of one call are sent side by side
+     * @param strictOrdered         whether ORDERED bulks run as given
+     * @param lastWriteWins         whether a bulk's last write of a key decides it
+     */
+    public record Settings(
+            RetryPolicy retryPolicy, int parallelShardCommands, boolean strictOrdered, boolean lastWriteWins) {}
+
     private static final Logger log = LoggerFactory.getLogger(GuardRuntime.class);
 
-    private final WriteGuardSettings settings;
+    private final Settings settings;
     private final ServerTracker servers;
     private final LiveCopyLedger ledger;
     private final OverlapGate gate;
@@ -29,18 +44,15 @@ public final class GuardRuntime {
     private final boolean listening;
 
     private final CallObserver observer;
-    private final io.github.mongowriteguard.internal.execution.SingleDocumentRules singleDocumentRules =
-            new io.github.mongowriteguard.internal.execution.SingleDocumentRules();
-    private final io.github.mongowriteguard.internal.execution.KeyPlacements keyPlacements =
-            new io.github.mongowriteguard.internal.execution.KeyPlacements();
+    private final SingleDocumentRules singleDocumentRules = new SingleDocumentRules();
+    private final KeyPlacements keyPlacements = new KeyPlacements();
     /** The threads that send one call's per-shard commands side by side (none with parallelShardCommands 1). */
-    private final io.github.mongowriteguard.internal.execution.SideBySideSends sideBySide;
+    private final SideBySideSends sideBySide;
 
-    private final io.github.mongowriteguard.internal.execution.PlanWarnings planWarnings =
-            new io.github.mongowriteguard.internal.execution.PlanWarnings();
+    private final PlanWarnings planWarnings = new PlanWarnings();
 
     public GuardRuntime(
-            WriteGuardSettings settings,
+            Settings settings,
             ServerTracker servers,
             LiveCopyLedger ledger,
             List<GuardEventListener> listeners,
@@ -54,7 +66,7 @@ public final class GuardRuntime {
      * @param time the clock and sleeper: {@link GuardTime#SYSTEM} in a guard, a scripted one in a test of the loop
      */
     public GuardRuntime(
-            WriteGuardSettings settings,
+            Settings settings,
             ServerTracker servers,
             LiveCopyLedger ledger,
             List<GuardEventListener> listeners,
@@ -64,21 +76,20 @@ public final class GuardRuntime {
         this.time = time;
         this.servers = servers;
         this.ledger = ledger;
-        this.gate = new OverlapGate(settings.getRetryPolicy().getGateGrace(), time);
+        this.gate = new OverlapGate(settings.retryPolicy().getGateGrace(), time);
         this.retry = Retry.of(
-                "mongodb-write-guard", settings.getRetryPolicy().<Retryable>toRetryConfig(Retryable::worthRetrying));
+                "mongodb-write-guard", settings.retryPolicy().<Retryable>toRetryConfig(Retryable::worthRetrying));
         this.events = safe(List.copyOf(listeners));
         this.listening = !listeners.isEmpty();
         this.observer = observer;
-        this.sideBySide =
-                new io.github.mongowriteguard.internal.execution.SideBySideSends(settings.getParallelShardCommands());
+        this.sideBySide = new SideBySideSends(settings.parallelShardCommands());
     }
 
-    public io.github.mongowriteguard.internal.execution.SideBySideSends sideBySide() {
+    public SideBySideSends sideBySide() {
         return sideBySide;
     }
 
-    public WriteGuardSettings settings() {
+    public Settings settings() {
         return settings;
     }
 
@@ -121,17 +132,17 @@ public final class GuardRuntime {
     }
 
     /** What each collection allows for multi-document writes that pin {@code _id}, learned once per namespace. */
-    public io.github.mongowriteguard.internal.execution.SingleDocumentRules singleDocumentRules() {
+    public SingleDocumentRules singleDocumentRules() {
         return singleDocumentRules;
     }
 
     /** Where each collection's documents live, learned once per namespace for ordered bulks that repeat a key. */
-    public io.github.mongowriteguard.internal.execution.KeyPlacements keyPlacements() {
+    public KeyPlacements keyPlacements() {
         return keyPlacements;
     }
 
     /** The rate-limited WARN lines for bulks run as given or sent without same-copy retries. */
-    public io.github.mongowriteguard.internal.execution.PlanWarnings planWarnings() {
+    public PlanWarnings planWarnings() {
         return planWarnings;
     }
 
