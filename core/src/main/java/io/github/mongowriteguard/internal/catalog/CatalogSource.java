@@ -1,8 +1,8 @@
 package io.github.mongowriteguard.internal.catalog;
 
-import io.github.mongowriteguard.internal.ClientPort;
 import com.mongodb.ReadPreference;
 import com.mongodb.client.MongoCursor;
+import io.github.mongowriteguard.internal.ClientPort;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

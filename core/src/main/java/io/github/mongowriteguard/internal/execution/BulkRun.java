@@ -5,7 +5,6 @@ import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.KeyPlacement;
 import io.github.mongowriteguard.bulk.Round;
 import io.github.mongowriteguard.internal.ClientBinding;
-import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.internal.command.CommandOptions;
 import io.github.mongowriteguard.internal.command.WriteCommand;
 import io.github.mongowriteguard.internal.command.WriteCommandEncoder;

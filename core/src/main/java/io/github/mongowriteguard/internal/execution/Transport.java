@@ -1,10 +1,10 @@
 package io.github.mongowriteguard.internal.execution;
 
-import io.github.mongowriteguard.internal.ClientPort;
 import com.mongodb.MongoNamespace;
 import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.internal.catalog.CatalogSource;
 import org.bson.codecs.configuration.CodecRegistry;
 
