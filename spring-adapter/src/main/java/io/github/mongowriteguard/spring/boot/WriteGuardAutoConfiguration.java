@@ -3,12 +3,14 @@ package io.github.mongowriteguard.spring.boot;
 import com.mongodb.MongoClientSettings;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.spring.data.GuardedMongoTemplate;
+import io.github.mongowriteguard.spring.data.GuardedReactiveMongoTemplate;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -18,9 +20,13 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.data.mongodb.MongoDatabaseFactory;
+import org.springframework.data.mongodb.ReactiveMongoDatabaseFactory;
 import org.springframework.data.mongodb.core.MongoOperations;
 import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.ReactiveMongoOperations;
+import org.springframework.data.mongodb.core.ReactiveMongoTemplate;
 import org.springframework.data.mongodb.core.convert.MongoConverter;
+import reactor.core.publisher.Flux;
 
 /**
  * Guards Spring Boot's MongoDB client and template: a {@link WriteGuard} from {@code mongo.write-guard.*}, applied to
@@ -36,8 +42,14 @@ import org.springframework.data.mongodb.core.convert.MongoConverter;
  * refuses a guarded template on a client the guard did not configure).
  */
 @AutoConfiguration(
-        afterName = "org.springframework.boot.mongodb.autoconfigure.MongoAutoConfiguration",
-        beforeName = "org.springframework.boot.data.mongodb.autoconfigure.DataMongoAutoConfiguration")
+        afterName = {
+            "org.springframework.boot.mongodb.autoconfigure.MongoAutoConfiguration",
+            "org.springframework.boot.mongodb.autoconfigure.MongoReactiveAutoConfiguration"
+        },
+        beforeName = {
+            "org.springframework.boot.data.mongodb.autoconfigure.DataMongoAutoConfiguration",
+            "org.springframework.boot.data.mongodb.autoconfigure.DataMongoReactiveAutoConfiguration"
+        })
 @ConditionalOnClass({MongoTemplate.class, MongoClientSettingsBuilderCustomizer.class, WriteGuard.class})
 @ConditionalOnProperty(prefix = "mongo.write-guard", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(WriteGuardProperties.class)
@@ -112,7 +124,43 @@ public class WriteGuardAutoConfiguration {
      */
     @Bean
     static SmartInitializingSingleton writeGuardStartupCheck(ListableBeanFactory beans) {
-        return new GuardedTemplateStartupCheck(beans);
+        return GuardedTemplateStartupCheck.synchronous(beans);
+    }
+
+    /**
+     * The {@code ReactiveMongoTemplate} bean, guarded, for an application with the reactive starter (alone or beside
+     * the synchronous one): Spring Boot builds its reactive client from the same customizers, so the guard configures
+     * it too, and the template writes through the guard's reactive collections. Reactive repositories use it.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({ReactiveMongoTemplate.class, com.mongodb.reactivestreams.client.MongoClient.class, Flux.class})
+    static class WriteGuardReactiveConfiguration {
+        /**
+         * The guarded reactive template, on Boot's reactive database factory and client.
+         *
+         * @param factory   Boot's reactive database factory
+         * @param converter Boot's converter
+         * @param guard     the guard configured on Boot's reactive client
+         * @param client    Boot's reactive client
+         * @return the guarded template
+         */
+        @Bean
+        @ConditionalOnMissingBean(ReactiveMongoOperations.class)
+        @ConditionalOnBean(com.mongodb.reactivestreams.client.MongoClient.class)
+        GuardedReactiveMongoTemplate reactiveMongoTemplate(
+                ReactiveMongoDatabaseFactory factory,
+                MongoConverter converter,
+                WriteGuard guard,
+                com.mongodb.reactivestreams.client.MongoClient client) {
+            return new GuardedReactiveMongoTemplate(factory, converter, guard, client);
+        }
+
+        /** As {@link #writeGuardStartupCheck}, for the guarded reactive templates. */
+        @Bean
+        static SmartInitializingSingleton writeGuardReactiveStartupCheck(ListableBeanFactory beans) {
+            return new GuardedTemplateStartupCheck<>(
+                    beans, GuardedReactiveMongoTemplate.class, GuardedReactiveMongoTemplate::checkGuardable);
+        }
     }
 
     /** Binds the guard's meters ({@code mongodb.guard.*}) to the application's registry, when Micrometer is present. */
