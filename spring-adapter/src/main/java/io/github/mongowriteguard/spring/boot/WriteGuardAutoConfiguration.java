@@ -10,6 +10,7 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -17,6 +18,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.mongodb.autoconfigure.MongoClientSettingsBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.data.mongodb.MongoDatabaseFactory;
@@ -108,11 +110,30 @@ public class WriteGuardAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean(MongoOperations.class)
+    @Conditional(SynchronousMongo.class)
     public GuardedMongoTemplate mongoTemplate(
             MongoDatabaseFactory factory, MongoConverter converter, WriteGuard guard, WriteGuardProperties properties) {
         GuardedMongoTemplate template = new GuardedMongoTemplate(factory, converter, guard);
         template.setPlainGroups(properties.plainTemplateGroups()); // mongo.write-guard.template.<group>=plain
         return template;
+    }
+
+    /**
+     * A synchronous client or database factory to build the template on, as Spring Boot's own template needs (its
+     * factory needs a single {@code MongoClient}, or is the application's): a reactive application whose synchronous
+     * client Boot does not build (the reactive starter with {@code MongoAutoConfiguration} excluded) gets no
+     * synchronous template, as without the guard.
+     */
+    static final class SynchronousMongo extends AnyNestedCondition {
+        SynchronousMongo() {
+            super(ConfigurationPhase.REGISTER_BEAN);
+        }
+
+        @ConditionalOnBean(com.mongodb.client.MongoClient.class)
+        static final class Client {}
+
+        @ConditionalOnBean(MongoDatabaseFactory.class)
+        static final class Factory {}
     }
 
     /**
