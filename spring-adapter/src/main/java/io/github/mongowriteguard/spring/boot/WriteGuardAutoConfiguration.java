@@ -163,6 +163,8 @@ public class WriteGuardAutoConfiguration {
          * @param converter Boot's converter
          * @param guard     the guard configured on Boot's reactive client
          * @param client    Boot's reactive client
+         * @param properties the {@code mongo.write-guard.*} properties; {@code template.<group>=plain} groups skip the
+         *                   guard, as in the synchronous template
          * @return the guarded template
          */
         @Bean
@@ -172,8 +174,11 @@ public class WriteGuardAutoConfiguration {
                 ReactiveMongoDatabaseFactory factory,
                 MongoConverter converter,
                 WriteGuard guard,
-                com.mongodb.reactivestreams.client.MongoClient client) {
-            return new GuardedReactiveMongoTemplate(factory, converter, guard, client);
+                com.mongodb.reactivestreams.client.MongoClient client,
+                WriteGuardProperties properties) {
+            GuardedReactiveMongoTemplate template = new GuardedReactiveMongoTemplate(factory, converter, guard, client);
+            template.setPlainGroups(properties.plainTemplateGroups()); // mongo.write-guard.template.<group>=plain
+            return template;
         }
 
         /** As {@link #writeGuardStartupCheck}, for the guarded reactive templates. */

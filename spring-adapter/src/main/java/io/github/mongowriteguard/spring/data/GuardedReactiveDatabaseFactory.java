@@ -9,7 +9,11 @@ import io.github.mongowriteguard.WriteGuard;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.Objects;
+import java.util.Set;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.InfrastructureProxy;
@@ -45,6 +49,7 @@ final class GuardedReactiveDatabaseFactory implements ReactiveMongoDatabaseFacto
     private final WriteGuard guard;
     private final MongoClient client;
     private final PersistenceExceptionTranslator translator = this::translate;
+    private volatile Set<TemplateWriteGroup> plain = EnumSet.noneOf(TemplateWriteGroup.class);
 
     GuardedReactiveDatabaseFactory(ReactiveMongoDatabaseFactory delegate, WriteGuard guard, MongoClient client) {
         Assert.notNull(delegate, "ReactiveMongoDatabaseFactory must not be null"); // Spring's own message
@@ -61,9 +66,64 @@ final class GuardedReactiveDatabaseFactory implements ReactiveMongoDatabaseFacto
         return client;
     }
 
-    /** The guard's view of a driver collection: guarded writes, the driver's reads. */
+    Set<TemplateWriteGroup> plainGroups() {
+        return plain;
+    }
+
+    void setPlainGroups(Collection<TemplateWriteGroup> groups) {
+        EnumSet<TemplateWriteGroup> copy = EnumSet.noneOf(TemplateWriteGroup.class);
+        copy.addAll(groups);
+        this.plain = Collections.unmodifiableSet(copy);
+    }
+
+    /**
+     * The guard's view of a driver collection (guarded writes, the driver's reads); with groups set to plain, their
+     * write methods go to the driver's collection.
+     */
     <T> MongoCollection<T> guarded(MongoCollection<T> collection) {
-        return guard.guardReactiveCollection(client, collection).asMongoCollection();
+        MongoCollection<T> view =
+                guard.guardReactiveCollection(client, collection).asMongoCollection();
+        Set<TemplateWriteGroup> plainNow = plain;
+        return plainNow.isEmpty() ? view : PlainGroups.of(collection, view, plainNow, this);
+    }
+
+    /** A collection whose write methods of plain groups are the driver's, and every other method the guard's view's. */
+    private record PlainGroups(
+            MongoCollection<?> driver,
+            MongoCollection<?> view,
+            Set<TemplateWriteGroup> plain,
+            GuardedReactiveDatabaseFactory factory)
+            implements InvocationHandler {
+        @SuppressWarnings("unchecked")
+        static <T> MongoCollection<T> of(
+                MongoCollection<T> driver,
+                MongoCollection<T> view,
+                Set<TemplateWriteGroup> plain,
+                GuardedReactiveDatabaseFactory factory) {
+            return (MongoCollection<T>) Proxy.newProxyInstance(
+                    MongoCollection.class.getClassLoader(),
+                    new Class<?>[] {MongoCollection.class},
+                    new PlainGroups(driver, view, plain, factory));
+        }
+
+        @Override
+        public @Nullable Object invoke(Object proxy, Method method, @Nullable Object[] args) throws Throwable {
+            if (method.getDeclaringClass() == Object.class) {
+                return switch (method.getName()) {
+                    case "equals" -> args != null && proxy == args[0];
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    default -> "guarded " + driver.getNamespace() + ", plain " + plain;
+                };
+            }
+            if (MongoCollection.class.isAssignableFrom(method.getReturnType())) {
+                // withWriteConcern, withReadPreference, ...: the new collection is split the same way
+                return factory.guarded(
+                        (MongoCollection<?>) SessionOverloads.call(driver, method, args, null, Void.class));
+            }
+            TemplateWriteGroup group = TemplateWriteGroup.ofDriverMethod(method.getName());
+            Object target = group != null && plain.contains(group) ? driver : view;
+            return SessionOverloads.call(target, method, args, null, Void.class);
+        }
     }
 
     @Override

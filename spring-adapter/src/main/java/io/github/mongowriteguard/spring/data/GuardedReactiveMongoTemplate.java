@@ -3,7 +3,10 @@ package io.github.mongowriteguard.spring.data;
 import com.mongodb.reactivestreams.client.MongoClient;
 import com.mongodb.reactivestreams.client.MongoDatabase;
 import io.github.mongowriteguard.WriteGuard;
+import java.util.Collection;
+import java.util.EnumSet;
 import java.util.Objects;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.ReactiveMongoDatabaseFactory;
 import org.springframework.data.mongodb.core.ReactiveMongoTemplate;
@@ -88,15 +91,37 @@ public class GuardedReactiveMongoTemplate extends ReactiveMongoTemplate {
     }
 
     /**
+     * Sends the writes of these groups to the driver as Spring Data's {@code ReactiveMongoTemplate} does (no guard);
+     * the other groups go through the guard. Applies to this template and to its {@code withSession(...)} templates.
+     *
+     * @param groups the groups whose writes go to the driver
+     */
+    public void setPlainGroups(Collection<TemplateWriteGroup> groups) {
+        factory.setPlainGroups(Objects.requireNonNull(groups, "groups"));
+    }
+
+    /**
+     * The groups sent to the driver as Spring does; empty by default.
+     *
+     * @return the groups sent to the driver
+     */
+    public Set<TemplateWriteGroup> getPlainGroups() {
+        return factory.plainGroups();
+    }
+
+    /**
      * Checks now, without contacting the server, what this template's first guarded write would check: that its guard
      * {@link WriteGuard#configure configured} the template's client, that the client has no Client-Side Operation
      * Timeout and that the guard's server deadline fits below the client's socket read timeout. Spring Boot's
-     * auto-configuration calls it at startup.
+     * auto-configuration calls it at startup. Does nothing when every group of writes is plain.
      *
      * @throws IllegalStateException    with the guard's message when its first write would fail
      * @throws IllegalArgumentException with the guard's message when its first write would fail
      */
     public void checkGuardable() {
+        if (factory.plainGroups().containsAll(EnumSet.allOf(TemplateWriteGroup.class))) {
+            return;
+        }
         MongoDatabase database = Objects.requireNonNull(
                 applicationFactory.getMongoDatabase().block(), "the database factory gave no database");
         factory.guard().guardReactiveCollection(factory.client(), database.getCollection("mongo-write-guard-check"));

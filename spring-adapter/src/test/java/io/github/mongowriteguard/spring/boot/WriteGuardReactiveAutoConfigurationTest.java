@@ -9,6 +9,7 @@ import com.mongodb.reactivestreams.client.MongoClients;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.spring.data.GuardedMongoTemplate;
 import io.github.mongowriteguard.spring.data.GuardedReactiveMongoTemplate;
+import io.github.mongowriteguard.spring.data.TemplateWriteGroup;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
 import org.bson.Document;
@@ -87,6 +88,19 @@ class WriteGuardReactiveAutoConfigurationTest {
             assertThat(context.getBean(ReactiveMongoTemplate.class)).isInstanceOf(GuardedReactiveMongoTemplate.class);
             assertThat(context.getBean(WriteGuard.class).getClientDeadlines()).hasSize(2);
         });
+    }
+
+    @Test
+    void plainTemplateGroups_applyToTheReactiveTemplateToo() {
+        bothStarters()
+                .withPropertyValues("mongo.write-guard.template.update=plain")
+                .run(context -> {
+                    assertThat(context.getBean(GuardedReactiveMongoTemplate.class)
+                                    .getPlainGroups())
+                            .containsExactly(TemplateWriteGroup.UPDATE);
+                    assertThat(context.getBean(GuardedMongoTemplate.class).getPlainGroups())
+                            .containsExactly(TemplateWriteGroup.UPDATE);
+                });
     }
 
     @Test

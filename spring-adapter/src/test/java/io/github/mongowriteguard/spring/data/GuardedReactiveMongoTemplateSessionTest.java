@@ -119,6 +119,32 @@ class GuardedReactiveMongoTemplateSessionTest {
     }
 
     @Test
+    void plainGroup_itsWritesAreSpringsOwnCalls_theOtherGroupsGuarded_withAndWithoutASession() {
+        GuardedReactiveMongoTemplate template = new GuardedReactiveMongoTemplate(client, "shop", guard);
+        template.setPlainGroups(Set.of(TemplateWriteGroup.UPDATE));
+        ClientSession session = Mono.from(client.startSession()).block();
+        BsonDocument lsid = session.getServerSession().getIdentifier();
+        try {
+            for (ReactiveMongoOperations operations : List.of(template, template.withSession(session))) {
+                operations.insert(new Document("_id", "a"), "items").block();
+                operations
+                        .updateFirst(query(where("_id").is("a")), new Update().set("qty", 1), "items")
+                        .block();
+                operations.remove(query(where("_id").is("a")), "items").block();
+            }
+        } finally {
+            session.close();
+        }
+
+        assertThat(sent).extracting(BsonDocument::getFirstKey).hasSize(6);
+        assertThat(sent)
+                .allSatisfy(command -> assertThat(command.containsKey("maxTimeMS"))
+                        .isEqualTo(!command.getFirstKey().equals("update")));
+        assertThat(sent.subList(3, 6))
+                .allSatisfy(command -> assertThat(command.getDocument("lsid")).isEqualTo(lsid));
+    }
+
+    @Test
     void transaction_rollsBack_everyWriteOfIt() {
         SimpleReactiveMongoDatabaseFactory factory = new SimpleReactiveMongoDatabaseFactory(client, "shop");
         GuardedReactiveMongoTemplate template = new GuardedReactiveMongoTemplate(factory, null, guard, client);
