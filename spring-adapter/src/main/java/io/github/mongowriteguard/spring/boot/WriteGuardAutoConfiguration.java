@@ -33,7 +33,9 @@ import reactor.core.publisher.Flux;
 /**
  * Guards Spring Boot's MongoDB client and template: a {@link WriteGuard} from {@code mongo.write-guard.*}, applied to
  * the Boot-built client through a {@link MongoClientSettingsBuilderCustomizer}, and a {@link GuardedMongoTemplate}
- * as the {@code MongoTemplate} bean, so its writes run through the guard. The guard's meters go to the
+ * as the {@code MongoTemplate} bean, so its writes run through the guard; with the reactive starter (alone or beside the
+ * synchronous one) a {@link GuardedReactiveMongoTemplate} as the {@code reactiveMongoTemplate} bean, on Boot's reactive
+ * client, which the same customizer configures. The guard's meters go to the
  * application's {@link MeterRegistry} when there is one, and each guarded call is an Observation
  * ({@code mongodb.guard.write}) of the application's {@link ObservationRegistry} when there is one.
  *

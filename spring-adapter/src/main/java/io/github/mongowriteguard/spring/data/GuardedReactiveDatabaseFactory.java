@@ -109,11 +109,8 @@ final class GuardedReactiveDatabaseFactory implements ReactiveMongoDatabaseFacto
         @Override
         public @Nullable Object invoke(Object proxy, Method method, @Nullable Object[] args) throws Throwable {
             if (method.getDeclaringClass() == Object.class) {
-                return switch (method.getName()) {
-                    case "equals" -> args != null && proxy == args[0];
-                    case "hashCode" -> System.identityHashCode(proxy);
-                    default -> "guarded " + driver.getNamespace() + ", plain " + plain;
-                };
+                return SessionOverloads.objectMethod(
+                        proxy, method, args, "guarded " + driver.getNamespace() + ", plain " + plain);
             }
             if (MongoCollection.class.isAssignableFrom(method.getReturnType())) {
                 // withWriteConcern, withReadPreference, ...: the new collection is split the same way
@@ -268,11 +265,8 @@ final class GuardedReactiveDatabaseFactory implements ReactiveMongoDatabaseFacto
         @Override
         public @Nullable Object invoke(Object proxy, Method method, @Nullable Object[] args) throws Throwable {
             if (method.getDeclaringClass() == Object.class) {
-                return switch (method.getName()) {
-                    case "equals" -> args != null && proxy == args[0];
-                    case "hashCode" -> System.identityHashCode(proxy);
-                    default -> "guarded " + target + (session == null ? "" : ", session bound");
-                };
+                return SessionOverloads.objectMethod(
+                        proxy, method, args, "guarded " + target + (session == null ? "" : ", session bound"));
             }
             Object result = call(method, args);
             if (result instanceof MongoDatabase database) {

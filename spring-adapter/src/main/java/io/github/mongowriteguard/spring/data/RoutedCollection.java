@@ -49,11 +49,7 @@ final class RoutedCollection implements InvocationHandler {
     @Override
     public @Nullable Object invoke(Object proxy, Method method, @Nullable Object[] args) throws Throwable {
         if (method.getDeclaringClass() == Object.class) {
-            return switch (method.getName()) {
-                case "equals" -> args != null && proxy == args[0];
-                case "hashCode" -> System.identityHashCode(proxy);
-                default -> toString();
-            };
+            return SessionOverloads.objectMethod(proxy, method, args, toString());
         }
         if (MongoCollection.class.isAssignableFrom(method.getReturnType())) {
             // withWriteConcern, withReadPreference, withDocumentClass, ...: the new collection is routed the same way

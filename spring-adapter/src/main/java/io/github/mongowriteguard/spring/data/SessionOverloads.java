@@ -46,6 +46,19 @@ final class SessionOverloads {
         }
     }
 
+    /**
+     * A proxy's {@code Object} method: identity equality and hash code, and {@code description} as its string.
+     *
+     * @return the method's result
+     */
+    static Object objectMethod(Object proxy, Method method, @Nullable Object[] args, String description) {
+        return switch (method.getName()) {
+            case "equals" -> args != null && proxy == args[0];
+            case "hashCode" -> System.identityHashCode(proxy);
+            default -> description;
+        };
+    }
+
     /** None when the method takes a session already (the caller's own) or has no session overload (withX, getters). */
     private static Optional<Method> overload(Method method, Class<?> sessionType) {
         return OVERLOADS.computeIfAbsent(method, m -> {
