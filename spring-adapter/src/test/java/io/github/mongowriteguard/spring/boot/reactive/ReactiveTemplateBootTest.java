@@ -206,4 +206,30 @@ class ReactiveTemplateBootTest {
                 .isNotEmpty()
                 .anySatisfy(command -> assertThat(command.maxTimeMs()).isEqualTo(10_000L));
     }
+
+    /** The exception a write signals, for the plain and the guarded template alike. */
+    private static Class<?> failure(reactor.core.publisher.Mono<?> write) {
+        try {
+            write.block();
+        } catch (RuntimeException e) {
+            return e.getClass();
+        }
+        return Void.class;
+    }
+
+    @Test
+    void duplicateKey_ofAnInsertAndOfABulk_isTranslatedAsForThePlainTemplate() {
+        sameAsPlain(template -> {
+            template.insert(new Document("_id", 1), "inventory").block();
+            List<Class<?>> failures = List.of(
+                    failure(template.insert(new Document("_id", 1), "inventory")),
+                    failure(template.bulkOps(BulkMode.ORDERED, "inventory")
+                            .insert(List.of(new Document("_id", 2), new Document("_id", 1)))
+                            .execute()));
+            assertThat(failures).doesNotContain(Void.class);
+            return failures;
+        });
+        assertThat(mongo.sharded().mongosTruth().commands("insert"))
+                .anySatisfy(command -> assertThat(command.maxTimeMs()).isEqualTo(10_000L));
+    }
 }
