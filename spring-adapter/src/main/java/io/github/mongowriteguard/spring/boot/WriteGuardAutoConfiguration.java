@@ -183,7 +183,7 @@ public class WriteGuardAutoConfiguration {
             return template;
         }
 
-        /** As {@link #writeGuardStartupCheck}, for the guarded reactive templates. */
+        /** As {@link WriteGuardAutoConfiguration#writeGuardStartupCheck}, for the guarded reactive templates. */
         @Bean
         static SmartInitializingSingleton writeGuardReactiveStartupCheck(ListableBeanFactory beans) {
             return new GuardedTemplateStartupCheck<>(
