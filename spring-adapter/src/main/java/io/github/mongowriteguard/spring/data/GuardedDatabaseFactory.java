@@ -209,6 +209,15 @@ final class GuardedDatabaseFactory implements MongoDatabaseFactory, Infrastructu
      * resends what the guard refused to.
      */
     private @Nullable DataAccessException translate(RuntimeException ex) {
+        return translate(ex, delegate.getExceptionTranslator());
+    }
+
+    /**
+     * The translation of {@link #translate(RuntimeException)}, over a factory's own translator: shared with
+     * {@link GuardedReactiveDatabaseFactory}, whose guard throws the same exceptions.
+     */
+    static @Nullable DataAccessException translate(
+            RuntimeException ex, PersistenceExceptionTranslator delegateTranslator) {
         if (ex instanceof WriteGuardException guardAnswer) {
             DataAccessException translated = GuardedWriteOutcomes.translate(guardAnswer);
             if (translated != null) {
@@ -239,7 +248,7 @@ final class GuardedDatabaseFactory implements MongoDatabaseFactory, Infrastructu
             asDriver.initCause(guarded);
             toTranslate = asDriver;
         }
-        return delegate.getExceptionTranslator().translateExceptionIfPossible(toTranslate);
+        return delegateTranslator.translateExceptionIfPossible(toTranslate);
     }
 
     @Override

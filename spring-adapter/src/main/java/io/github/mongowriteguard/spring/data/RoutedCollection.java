@@ -3,12 +3,8 @@ package io.github.mongowriteguard.spring.data;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoCollection;
 import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
-import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,9 +20,6 @@ import org.jspecify.annotations.Nullable;
  * is ({@code GuardedCollection}'s session overloads).
  */
 final class RoutedCollection implements InvocationHandler {
-    /** The {@code ClientSession} overload of each {@code MongoCollection} method, if it has one. */
-    private static final Map<Method, Optional<Method>> SESSION_OVERLOADS = new ConcurrentHashMap<>();
-
     private final MongoCollection<?> collection;
     private final @Nullable ClientSession session;
     private final GuardedDatabaseFactory factory;
@@ -56,11 +49,7 @@ final class RoutedCollection implements InvocationHandler {
     @Override
     public @Nullable Object invoke(Object proxy, Method method, @Nullable Object[] args) throws Throwable {
         if (method.getDeclaringClass() == Object.class) {
-            return switch (method.getName()) {
-                case "equals" -> args != null && proxy == args[0];
-                case "hashCode" -> System.identityHashCode(proxy);
-                default -> toString();
-            };
+            return SessionOverloads.objectMethod(proxy, method, args, toString());
         }
         if (MongoCollection.class.isAssignableFrom(method.getReturnType())) {
             // withWriteConcern, withReadPreference, withDocumentClass, ...: the new collection is routed the same way
@@ -83,41 +72,7 @@ final class RoutedCollection implements InvocationHandler {
     }
 
     private @Nullable Object call(Object target, Method method, @Nullable Object[] args) throws Throwable {
-        Object[] arguments = args == null ? new Object[0] : args;
-        Method toCall = method;
-        if (session != null) {
-            Optional<Method> overload = sessionOverload(method);
-            if (overload.isPresent()) {
-                toCall = overload.get();
-                Object[] withSession = new Object[arguments.length + 1];
-                withSession[0] = session;
-                System.arraycopy(arguments, 0, withSession, 1, arguments.length);
-                arguments = withSession;
-            }
-        }
-        try {
-            return toCall.invoke(target, arguments);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
-    }
-
-    /** None when the method takes a session already (the caller's own) or has no session overload (withX, getters). */
-    private static Optional<Method> sessionOverload(Method method) {
-        return SESSION_OVERLOADS.computeIfAbsent(method, m -> {
-            Class<?>[] parameters = m.getParameterTypes();
-            if (parameters.length > 0 && com.mongodb.session.ClientSession.class.isAssignableFrom(parameters[0])) {
-                return Optional.empty();
-            }
-            Class<?>[] withSession = new Class<?>[parameters.length + 1];
-            withSession[0] = ClientSession.class;
-            System.arraycopy(parameters, 0, withSession, 1, parameters.length);
-            try {
-                return Optional.of(MongoCollection.class.getMethod(m.getName(), withSession));
-            } catch (NoSuchMethodException none) {
-                return Optional.empty();
-            }
-        });
+        return SessionOverloads.call(target, method, args, session, ClientSession.class);
     }
 
     @Override

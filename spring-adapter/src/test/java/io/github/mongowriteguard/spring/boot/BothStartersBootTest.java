@@ -7,6 +7,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.spring.data.GuardedMongoTemplate;
+import io.github.mongowriteguard.spring.data.GuardedReactiveMongoTemplate;
 import io.github.mongowriteguard.test.EmulatedMongo;
 import io.github.mongowriteguard.test.EmulatedMongo.ShardedCollection;
 import io.github.mongowriteguard.test.EmulatedMongoCluster;
@@ -18,15 +19,19 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.data.mongodb.core.BulkOperations.BulkMode;
+import org.springframework.data.mongodb.core.FindAndReplaceOptions;
 import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.ReactiveBulkOperations;
 import org.springframework.data.mongodb.core.ReactiveMongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
 
 /**
  * An application with both MongoDB starters ({@code spring-boot-starter-data-mongodb} and
  * {@code spring-boot-starter-data-mongodb-reactive}, both on this module's test class path): Spring Boot builds a
  * synchronous and a reactive client from the same customizers, so the guard configures both builders. The application
  * starts, and its {@code MongoTemplate} writes through the guard (the template finds its own client behind its
- * database factory).
+ * database factory); so does its {@code ReactiveMongoTemplate} (on the reactive client).
  */
 @SpringBootTest
 @EmulatedMongo(
@@ -93,13 +98,25 @@ class BothStartersBootTest {
     }
 
     @Test
-    void reactiveTemplate_isSpringsOwn_andStillWrites() {
-        assertThat(reactiveTemplate.getClass()).isEqualTo(ReactiveMongoTemplate.class);
+    void reactiveTemplate_isGuardedToo_itsOrderedBulkIsOneRoundTripPerShard() {
+        assertThat(reactiveTemplate).isInstanceOf(GuardedReactiveMongoTemplate.class);
         reactiveTemplate.insert(new Document("_id", "reactive"), "inventory").block();
+        assertThat(mongo.sharded().mongosTruth().commands("insert"))
+                .isNotEmpty()
+                .allSatisfy(command -> assertThat(command.maxTimeMs()).isEqualTo(10_000L));
+        reactiveTemplate.remove(new Query(), "inventory").block();
+        mongo.resetCounters();
 
-        assertThat(template.getCollection("inventory").countDocuments()).isEqualTo(1);
-        // the driver's own insert: no guard deadline
-        assertThat(mongo.truth().commands("insert"))
-                .allSatisfy(command -> assertThat(command.maxTimeMs()).isNull());
+        ReactiveBulkOperations bulk = reactiveTemplate.bulkOps(BulkMode.ORDERED, "inventory");
+        for (int i = 0; i < 1000; i++) {
+            bulk.replaceOne(
+                    Query.query(Criteria.where("_id").is(i)),
+                    new Document("qty", i),
+                    FindAndReplaceOptions.options().upsert());
+        }
+        bulk.execute().block();
+
+        assertThat(mongo.roundTrips()).isEqualTo(5);
+        assertThat(template.getCollection("inventory").countDocuments()).isEqualTo(1000);
     }
 }
