@@ -71,10 +71,12 @@ public final class StorageEngine implements AutoCloseable {
      * become the server's error reply ({@code ok: 0, code, codeName, errmsg}).
      *
      * @param database the database
-     * @param command  the command
+     * @param given    the command
      * @return the reply
      */
-    public BsonDocument run(String database, BsonDocument command) {
+    public BsonDocument run(String database, BsonDocument given) {
+        // a getMore with no or a zero batch size asks for every document, as on the server (GetMoreBatchSize)
+        BsonDocument command = GetMoreBatchSize.forEngine(given);
         if (!validating) {
             return runInEngine(database, command);
         }
