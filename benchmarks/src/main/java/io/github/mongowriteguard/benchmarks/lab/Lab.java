@@ -46,6 +46,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * java -jar benchmarks/target/lab.jar soak --cost-free        # heap and ledger over millions of guarded writes
  * java -jar benchmarks/target/lab.jar payloads               # 1,000 x 1 MiB and 100,000 x 1 KiB, guard vs driver
  * java -jar benchmarks/target/lab.jar settle                 # a consumer under faults: raw retries vs settle first
+ * java -jar benchmarks/target/lab.jar reactive               # reactive guard vs reactive driver: time, round trips, 64 subscribers
  * java -jar benchmarks/target/lab.jar serve                  # an emulated replica set until stopped
  * </pre>
  */
@@ -76,6 +77,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
             Lab.SoakCommand.class,
             Lab.PayloadsCommand.class,
             Lab.SettleCommand.class,
+            Lab.ReactiveCommand.class,
             HelpCommand.class
         },
         exitCodeListHeading = "%nExit codes:%n",
@@ -980,6 +982,120 @@ public final class Lab implements Callable<Integer> {
             lab.refuseUri(spec, output, "payloads");
             List<Payloads.Case> results = Payloads.run(parsed, runs, lab.log(output));
             lab.report(output, Payloads.toJson(results, runs), out -> Payloads.print(results, runs, out));
+            return 0;
+        }
+    }
+
+    @Command(
+            name = "reactive",
+            sortOptions = false,
+            description = {
+                "The reactive guard against the reactive driver (same client settings), in one run: time per bulkWrite"
+                        + " on the cost-free server and on sharded {_id: \"hashed\"} (paired, interleaved runs), mongos"
+                        + " round trips of one ORDERED bulk of upserts by _id, and throughput with many concurrent"
+                        + " subscribers."
+            })
+    static final class ReactiveCommand implements Callable<Integer> {
+        @ParentCommand
+        Lab lab;
+
+        @Spec
+        CommandSpec spec;
+
+        @Option(
+                names = "--sizes",
+                split = ",",
+                defaultValue = "1,100,1000,10000",
+                description = "writes per bulk of the time rows (default: ${DEFAULT-VALUE})")
+        List<Integer> sizes;
+
+        @Option(
+                names = "--runs",
+                defaultValue = "11",
+                description = "pairs of runs per time row (default: ${DEFAULT-VALUE})")
+        int runs;
+
+        @Option(
+                names = "--run-ms",
+                defaultValue = "100",
+                description = "a run repeats its bulk for this long, at least once (default: ${DEFAULT-VALUE})")
+        int runMillis;
+
+        @Option(
+                names = "--shards",
+                defaultValue = "5",
+                description = "shards of the emulated cluster (default: ${DEFAULT-VALUE})")
+        int shards;
+
+        @Option(
+                names = "--ordered-writes",
+                defaultValue = "1000",
+                description = "upserts of the ORDERED bulk whose round trips are counted (default: ${DEFAULT-VALUE})")
+        int orderedWrites;
+
+        @Option(
+                names = "--subscribers",
+                defaultValue = "64",
+                description = "bulks in flight at once in the throughput rows (default: ${DEFAULT-VALUE})")
+        int subscribers;
+
+        @Option(
+                names = "--throughput-writes",
+                defaultValue = "100",
+                description = "writes per bulk in the throughput rows (default: ${DEFAULT-VALUE})")
+        int throughputWrites;
+
+        @Option(
+                names = "--rounds",
+                defaultValue = "11",
+                description = "pairs of throughput windows (default: ${DEFAULT-VALUE})")
+        int rounds;
+
+        @Option(
+                names = "--window-ms",
+                defaultValue = "500",
+                description = "length of one throughput window (default: ${DEFAULT-VALUE})")
+        int windowMillis;
+
+        @Mixin
+        Options.Output output;
+
+        @Mixin
+        HelpOption help;
+
+        @Override
+        public Integer call() throws Exception {
+            if (sizes.stream().anyMatch(size -> size < 1)) {
+                throw new picocli.CommandLine.ParameterException(
+                        spec.commandLine(), "--sizes: every bulk needs at least 1 write, e.g. --sizes 1,100");
+            }
+            if (runs < 1
+                    || runMillis < 0
+                    || shards < 2
+                    || orderedWrites < 1
+                    || subscribers < 1
+                    || throughputWrites < 1
+                    || rounds < 1
+                    || windowMillis < 1) {
+                throw new picocli.CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--runs, --ordered-writes, --subscribers, --throughput-writes, --rounds and --window-ms must be"
+                                + " at least 1, --run-ms at least 0 and --shards at least 2");
+            }
+            lab.refuseUri(spec, output, "reactive");
+            Reactive.Result result = Reactive.run(
+                    new Reactive.Settings(
+                            List.copyOf(sizes),
+                            runs,
+                            runMillis,
+                            shards,
+                            orderedWrites,
+                            subscribers,
+                            throughputWrites,
+                            rounds,
+                            windowMillis),
+                    lab.log(output));
+            lab.report(output, Reactive.toJson(result), out -> Reactive.print(result, out));
             return 0;
         }
     }
