@@ -44,7 +44,7 @@ import org.junit.jupiter.api.Test;
  */
 class FailoverOutcomesTest {
 
-    private static WriteGuard guard() {
+    static WriteGuard guard() {
         return guard(3);
     }
 
@@ -72,7 +72,7 @@ class FailoverOutcomesTest {
      * Every member answers {@code update} with {@code PrimarySteppedDown} (189), as a stepping-down set does, to
      * mongos too ({@code failInternalCommands}).
      */
-    private static void steppedDownUpdates(List<EmulatedNode> members, boolean on) {
+    static void steppedDownUpdates(List<EmulatedNode> members, boolean on) {
         BsonDocument failPoint = on
                 ? BsonDocument.parse("{configureFailPoint: 'failCommand', mode: 'alwaysOn',"
                         + " data: {failCommands: ['update'], errorCode: 189,"
@@ -81,7 +81,7 @@ class FailoverOutcomesTest {
         members.forEach(member -> member.failCommand().configure(failPoint));
     }
 
-    private static final List<WriteModel<Document>> INSERT_INC_INSERT = List.of(
+    static final List<WriteModel<Document>> INSERT_INC_INSERT = List.of(
             new InsertOneModel<>(new Document("_id", "a")),
             new UpdateOneModel<>(Filters.eq("_id", "k"), Updates.inc("n", 1)),
             new InsertOneModel<>(new Document("_id", "b")));
@@ -94,14 +94,7 @@ class FailoverOutcomesTest {
     private static void assertOrderedIncUnknown(GuardedCollection<Document> guarded, MongoCollection<Document> raw) {
         Throwable thrown = catchThrowable(() -> guarded.bulkWrite(INSERT_INC_INSERT));
 
-        assertThat(thrown).isInstanceOf(WriteOutcomeUnknownException.class);
-        assertThat(thrown).isNotInstanceOf(MongoCommandException.class);
-        WriteOutcome<?> outcome = ((WriteOutcomeUnknownException) thrown).outcome();
-        assertThat(outcome.outcome(0).status()).isEqualTo(WriteStatus.APPLIED);
-        assertThat(outcome.outcome(1).status()).isEqualTo(WriteStatus.UNKNOWN);
-        assertThat(outcome.outcome(1).retrySafe())
-                .as("a new copy of an $inc may apply it twice")
-                .isFalse();
+        WriteOutcome<?> outcome = insertAppliedIncUnknown(thrown);
         assertThat(raw.countDocuments(Filters.eq("_id", "a"))).isEqualTo(1);
         // The guard keeps the order per key, so the second insert (another key) may have run beside the first.
         assertThat(outcome.outcome(2).status() == WriteStatus.APPLIED)
@@ -110,6 +103,23 @@ class FailoverOutcomesTest {
 
         Throwable single = catchThrowable(() -> guarded.updateOne(Filters.eq("_id", "k"), Updates.inc("n", 1)));
         assertThat(single).isInstanceOf(WriteOutcomeUnknownException.class);
+    }
+
+    /**
+     * What {@link #INSERT_INC_INSERT} answered {@code PrimarySteppedDown} throws: {@link WriteOutcomeUnknownException},
+     * not the driver's command exception, whose outcome has the insert APPLIED and the {@code $inc} UNKNOWN, not
+     * retry-safe.
+     */
+    static WriteOutcome<?> insertAppliedIncUnknown(Throwable thrown) {
+        assertThat(thrown).isInstanceOf(WriteOutcomeUnknownException.class);
+        assertThat(thrown).isNotInstanceOf(MongoCommandException.class);
+        WriteOutcome<?> outcome = ((WriteOutcomeUnknownException) thrown).outcome();
+        assertThat(outcome.outcome(0).status()).isEqualTo(WriteStatus.APPLIED);
+        assertThat(outcome.outcome(1).status()).isEqualTo(WriteStatus.UNKNOWN);
+        assertThat(outcome.outcome(1).retrySafe())
+                .as("a new copy of an $inc may apply it twice")
+                .isFalse();
+        return outcome;
     }
 
     /**

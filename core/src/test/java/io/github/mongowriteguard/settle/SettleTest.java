@@ -51,8 +51,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * and the emulator, on a replica set and behind mongos.
  */
 class SettleTest {
-    private static final Predicate<ReceivedCommand> UPDATES =
-            c -> c.commandName().equals("update");
+    static final Predicate<ReceivedCommand> UPDATES = c -> c.commandName().equals("update");
     private static final Predicate<ReceivedCommand> INSERTS =
             c -> c.commandName().equals("insert");
 
@@ -66,8 +65,7 @@ class SettleTest {
      * test loses: through mongos, mongos' own; a shard's lost answer mongos itself would resend), the client's address,
      * the server's truth.
      */
-    private record Deployment(
-            AutoCloseable cluster, EmulatedNode writes, EmulatedNode answers, String uri, ServerTruth truth)
+    record Deployment(AutoCloseable cluster, EmulatedNode writes, EmulatedNode answers, String uri, ServerTruth truth)
             implements AutoCloseable {
         static Deployment start(Topology topology) {
             if (topology == Topology.REPLICA_SET) {
@@ -90,7 +88,7 @@ class SettleTest {
         }
     }
 
-    private static WriteGuard guard(Duration serverDeadline, int attempts, Duration backoff) {
+    static WriteGuard guard(Duration serverDeadline, int attempts, Duration backoff) {
         return WriteGuard.create(WriteGuardSettings.builder()
                 .serverDeadline(serverDeadline)
                 .retryPolicy(RetryPolicy.builder()
@@ -456,7 +454,7 @@ class SettleTest {
         return raw;
     }
 
-    private static void failNextUpdateWithAWriteConcernError(MongoClient client) {
+    static void failNextUpdateWithAWriteConcernError(MongoClient client) {
         client.getDatabase("admin")
                 .runCommand(new Document("configureFailPoint", "failCommand")
                         .append("mode", new Document("times", 1))

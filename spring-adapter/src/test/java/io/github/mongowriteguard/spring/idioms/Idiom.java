@@ -25,12 +25,16 @@ import org.springframework.data.mongodb.core.BulkOperations;
 import org.springframework.data.mongodb.core.BulkOperations.BulkMode;
 import org.springframework.data.mongodb.core.FindAndReplaceOptions;
 import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.ReactiveBulkOperations;
+import org.springframework.data.mongodb.core.ReactiveMongoTemplate;
 import org.springframework.data.mongodb.core.query.Update;
 import org.springframework.data.mongodb.repository.MongoRepository;
+import org.springframework.data.mongodb.repository.ReactiveMongoRepository;
 
 /**
  * One write idiom people write, run the same way through the guard and plain: Spring Data's {@code bulkOps},
- * {@code MongoTemplate} and {@code MongoRepository}, and the driver. Every idiom writes {@link #N} documents (or
+ * {@code MongoTemplate} and {@code MongoRepository}, their reactive counterparts ({@code ReactiveMongoTemplate},
+ * {@code ReactiveMongoRepository}), and the driver. Every idiom writes {@link #N} documents (or
  * calls {@link #N} times) into a collection of its own, {@code orders}, seeded first with N documents when it
  * updates or removes.
  *
@@ -58,11 +62,18 @@ record Idiom(String group, String name, boolean seeded, int calls, Run run) {
         void on(Side side);
     }
 
-    /** What an idiom writes with: the template, a repository and the driver's collection of one side. */
+    /**
+     * What an idiom writes with: the template, a repository, their reactive counterparts (on the side's reactive
+     * client) and the driver's collection of one side.
+     */
     interface Side {
         MongoTemplate template();
 
         OrderRepository repository();
+
+        ReactiveMongoTemplate reactiveTemplate();
+
+        ReactiveOrderRepository reactiveRepository();
 
         MongoCollection<Document> collection();
     }
@@ -91,6 +102,8 @@ record Idiom(String group, String name, boolean seeded, int calls, Run run) {
 
     interface OrderRepository extends MongoRepository<Order, Integer> {}
 
+    interface ReactiveOrderRepository extends ReactiveMongoRepository<Order, Integer> {}
+
     static Order fresh(int i) {
         return new Order(i, "new", i % 7, null);
     }
@@ -116,6 +129,21 @@ record Idiom(String group, String name, boolean seeded, int calls, Run run) {
     @FunctionalInterface
     private interface BulkStep {
         void add(BulkOperations bulk, int i);
+    }
+
+    private static Idiom reactiveBulk(String name, boolean seeded, ReactiveBulkStep step) {
+        return new Idiom("Spring reactive `bulkOps(ORDERED)`", name, seeded, side -> {
+            ReactiveBulkOperations bulk = side.reactiveTemplate().bulkOps(BulkMode.ORDERED, Order.class);
+            for (int i = 0; i < N; i++) {
+                step.add(bulk, i);
+            }
+            bulk.execute().block();
+        });
+    }
+
+    @FunctionalInterface
+    private interface ReactiveBulkStep {
+        void add(ReactiveBulkOperations bulk, int i);
     }
 
     private static Idiom template(String name, boolean seeded, TemplateStep step) {
@@ -268,6 +296,32 @@ record Idiom(String group, String name, boolean seeded, int calls, Run run) {
                 driverBulk(
                         "bulkWrite(DeleteManyModel(eq(\"_id\", id)))",
                         true,
-                        i -> new DeleteManyModel<>(Filters.eq("_id", i))));
+                        i -> new DeleteManyModel<>(Filters.eq("_id", i))),
+                reactiveBulk(
+                        "upsert(query(where(\"_id\").is(id)), update)",
+                        false,
+                        (bulk, i) -> bulk.upsert(query(where("_id").is(i)), pay())),
+                reactiveBulk(
+                        "updateMulti(query(where(\"_id\").is(id)), update)",
+                        true,
+                        (bulk, i) -> bulk.updateMulti(query(where("_id").is(i)), pay())),
+                reactiveBulk(
+                        "remove(query(where(\"_id\").is(id)))",
+                        true,
+                        (bulk, i) -> bulk.remove(query(where("_id").is(i)))),
+                new Idiom(
+                        "`ReactiveMongoTemplate`",
+                        "insertAll(entities)",
+                        false,
+                        side -> side.reactiveTemplate()
+                                .insertAll(all(Idiom::fresh))
+                                .blockLast()),
+                new Idiom(
+                        "`ReactiveMongoRepository`",
+                        "saveAll(new entities)",
+                        false,
+                        side -> side.reactiveRepository()
+                                .saveAll(all(Idiom::fresh))
+                                .blockLast()));
     }
 }

@@ -14,7 +14,9 @@ import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.bulk.PlanMode;
 import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.mongowriteguard.spring.data.GuardedMongoTemplate;
+import io.github.mongowriteguard.spring.data.GuardedReactiveMongoTemplate;
 import io.github.mongowriteguard.spring.idioms.Idiom.OrderRepository;
+import io.github.mongowriteguard.spring.idioms.Idiom.ReactiveOrderRepository;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
 import io.github.mongowriteguard.testkit.sharding.RoutedWrite;
@@ -37,12 +39,14 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.ReactiveMongoTemplate;
 import org.springframework.data.mongodb.repository.support.MongoRepositoryFactory;
+import org.springframework.data.mongodb.repository.support.ReactiveMongoRepositoryFactory;
 
 /**
  * The idiom matrix of the README: every write idiom of {@link Idiom#all()} run through the guard and plain on an
- * emulated 5-shard cluster (collections sharded on {@code {_id: "hashed"}}), with what each side sent and what mongos
- * did with it:
+ * emulated 5-shard cluster (collections sharded on {@code {_id: "hashed"}}; the reactive idioms on a reactive client of
+ * the same guard, beside the synchronous one), with what each side sent and what mongos did with it:
  * <ul>
  *   <li>mongos-to-shard round trips for the idiom's 1,000 writes (child batches mongos sent, counted by the emulated
  *       mongos; a {@code findAndModify} is one), guarded / plain;</li>
@@ -65,6 +69,8 @@ class IdiomMatrixTest {
     private static EmulatedShardedCluster cluster;
     private static MongoClient plainClient;
     private static MongoClient guardedClient;
+    private static com.mongodb.reactivestreams.client.MongoClient plainReactiveClient;
+    private static com.mongodb.reactivestreams.client.MongoClient guardedReactiveClient;
     private static WriteGuard guard;
     private static final List<BsonDocument> plainSent = new CopyOnWriteArrayList<>();
     private static final List<BsonDocument> guardedSent = new CopyOnWriteArrayList<>();
@@ -84,10 +90,16 @@ class IdiomMatrixTest {
                 .build();
         guardedClient =
                 MongoClients.create(guard.configure(settings(guardedSent)).build());
+        plainReactiveClient = com.mongodb.reactivestreams.client.MongoClients.create(
+                settings(plainSent).build());
+        guardedReactiveClient = com.mongodb.reactivestreams.client.MongoClients.create(
+                guard.configure(settings(guardedSent)).build());
     }
 
     @AfterAll
     static void stop() {
+        guardedReactiveClient.close();
+        plainReactiveClient.close();
         guardedClient.close();
         plainClient.close();
         cluster.close();
@@ -159,18 +171,27 @@ class IdiomMatrixTest {
                 .allSatisfy(row -> assertThat(row.rounds() + "/" + row.sameCopy())
                         .as(row.idiom().name())
                         .isEqualTo("yes/yes"));
-        Row upsert = rows.get(1);
-        assertThat(upsert.guardedTrips()).isLessThanOrEqualTo(SHARDS);
-        assertThat(upsert.plainTrips()).isGreaterThan(700);
+        for (Row upsert : List.of(rows.get(1), row(rows, "Spring reactive `bulkOps(ORDERED)`", "upsert("))) {
+            assertThat(upsert.guardedTrips()).as(upsert.markdown()).isLessThanOrEqualTo(SHARDS);
+            assertThat(upsert.plainTrips()).as(upsert.markdown()).isGreaterThan(700);
+        }
         assertThat(readmeCopy())
                 .as("the idiom matrix in the README differs from %s; copy it between the markers", generated)
                 .isEqualTo(table);
     }
 
+    private static Row row(List<Row> rows, String group, String namePrefix) {
+        return rows.stream()
+                .filter(row ->
+                        row.idiom().group().equals(group) && row.idiom().name().startsWith(namePrefix))
+                .findFirst()
+                .orElseThrow();
+    }
+
     private Row measure(int number, Idiom idiom) {
         String key = String.format("m%02d", number);
-        Side guarded = side("g" + key, guardedClient, true);
-        Side plain = side("p" + key, plainClient, false);
+        Side guarded = side("g" + key, guardedClient, guardedReactiveClient, true);
+        Side plain = side("p" + key, plainClient, plainReactiveClient, false);
         for (Side side : List.of(guarded, plain)) {
             cluster.shardCollection(side.database + ".orders", HASHED_ID);
             if (idiom.seeded()) {
@@ -263,8 +284,9 @@ class IdiomMatrixTest {
                 .append(" sharded on `{_id: \"hashed\"}`, entities with explicit `_id`s. An idiom that writes one")
                 .append(" document per call is measured over ")
                 .append(Idiom.CALLS)
-                .append(" calls and scaled to 1,000 (each call is one command to one shard). Both sides leave the")
-                .append(" same documents.\n");
+                .append(" calls and scaled to 1,000 (each call is one command to one shard). The reactive rows run on")
+                .append(" `mongodb-driver-reactivestreams` (`GuardedReactiveMongoTemplate` / Spring's")
+                .append(" `ReactiveMongoTemplate`). Both sides leave the same documents.\n");
         return text.toString();
     }
 
@@ -289,19 +311,39 @@ class IdiomMatrixTest {
         return fail("no file among " + candidates + " has the idiom matrix between " + START + " and " + END);
     }
 
-    private Side side(String database, MongoClient client, boolean guarded) {
+    private Side side(
+            String database,
+            MongoClient client,
+            com.mongodb.reactivestreams.client.MongoClient reactiveClient,
+            boolean guarded) {
         MongoTemplate template =
                 guarded ? new GuardedMongoTemplate(client, database, guard) : new MongoTemplate(client, database);
         OrderRepository repository = new MongoRepositoryFactory(template).getRepository(OrderRepository.class);
+        ReactiveMongoTemplate reactiveTemplate = guarded
+                ? new GuardedReactiveMongoTemplate(reactiveClient, database, guard)
+                : new ReactiveMongoTemplate(reactiveClient, database);
+        ReactiveOrderRepository reactiveRepository =
+                new ReactiveMongoRepositoryFactory(reactiveTemplate).getRepository(ReactiveOrderRepository.class);
         return new Side(
-                database, template, repository, client.getDatabase(database).getCollection("orders"), guarded);
+                database,
+                template,
+                repository,
+                reactiveTemplate,
+                reactiveRepository,
+                client.getDatabase(database).getCollection("orders"),
+                guarded);
     }
 
-    /** One side of an idiom: its own database, and the guarded or plain template, repository and collection. */
+    /**
+     * One side of an idiom: its own database, and the guarded or plain template, repository, reactive template and
+     * reactive repository, and collection.
+     */
     private record Side(
             String database,
             MongoTemplate template,
             OrderRepository repository,
+            ReactiveMongoTemplate reactiveTemplate,
+            ReactiveOrderRepository reactiveRepository,
             MongoCollection<Document> collection,
             boolean guarded)
             implements Idiom.Side {
