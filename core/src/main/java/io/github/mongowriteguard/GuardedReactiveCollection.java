@@ -17,13 +17,17 @@ import com.mongodb.client.result.InsertManyResult;
 import com.mongodb.client.result.InsertOneResult;
 import com.mongodb.client.result.UpdateResult;
 import com.mongodb.reactivestreams.client.ClientSession;
+import com.mongodb.reactivestreams.client.MongoClient;
 import com.mongodb.reactivestreams.client.MongoCollection;
+import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.execution.GuardedOperations;
+import io.github.mongowriteguard.internal.execution.ReactiveTransport;
 import io.github.mongowriteguard.internal.execution.Settle;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.bson.conversions.Bson;
@@ -34,7 +38,7 @@ import reactor.core.publisher.Mono;
 /**
  * A collection of the Reactive Streams driver whose writes go through the guard: the synchronous guard's planner,
  * encoder, send loop, outcome rules, copy ledger and settle, with the driver's publishers and result types. Get one
- * from {@link WriteGuard#guardReactiveCollection}; reads stay the driver's ({@link #asMongoCollection()},
+ * from {@link #of(WriteGuard, MongoClient, MongoCollection)}; reads stay the driver's ({@link #asMongoCollection()},
  * {@link #unwrap()}).
  *
  * <pre>{@code
@@ -42,7 +46,7 @@ import reactor.core.publisher.Mono;
  * MongoClient client = MongoClients.create(guard.configure(MongoClientSettings.builder()
  *         .applyConnectionString(new ConnectionString(uri))).build());
  * GuardedReactiveCollection<Document> orders =
- *         guard.guardReactiveCollection(client, client.getDatabase("shop").getCollection("orders"));
+ *         GuardedReactiveCollection.of(guard, client, client.getDatabase("shop").getCollection("orders"));
  * Mono.from(orders.bulkWrite(models, new BulkWriteOptions().ordered(true))).subscribe(...);
  * }</pre>
  *
@@ -72,7 +76,7 @@ public final class GuardedReactiveCollection<T> {
     }
 
     /**
-     * Not API: {@link WriteGuard#guardReactiveCollection} builds it.
+     * Not API: {@link #of(WriteGuard, MongoClient, MongoCollection)} builds it.
      *
      * @param collection  the driver's collection
      * @param operations  its guarded operations
@@ -88,6 +92,48 @@ public final class GuardedReactiveCollection<T> {
         this.operations = Objects.requireNonNull(operations, "operations");
         this.withRetries = withRetries;
         this.rewrap = rewrap;
+    }
+
+    /**
+     * Guards a collection of the Reactive Streams driver, of a client built from a builder given to
+     * {@link WriteGuard#configure}: the same planner, send loop, outcome rules and copy ledger as
+     * {@link WriteGuard#guardCollection(com.mongodb.client.MongoClient, com.mongodb.client.MongoCollection)}, with the
+     * driver's publishers. It lives here, not on {@code WriteGuard}, so that an application without
+     * {@code mongodb-driver-reactivestreams} and Reactor never meets their types on the guard it uses.
+     *
+     * @param <T>        the collection's document class
+     * @param guard      the guard that configured the client's settings builder
+     * @param client     the reactive client the collection belongs to
+     * @param collection the collection to guard; its codecs and write concern are kept
+     * @return the guarded collection
+     * @throws IllegalStateException if the client was not built from a builder given to the guard's
+     *                               {@link WriteGuard#configure}, or the settings do not fit the client's socket read
+     *                               timeout
+     */
+    public static <T> GuardedReactiveCollection<T> of(
+            WriteGuard guard, MongoClient client, MongoCollection<T> collection) {
+        Objects.requireNonNull(guard, "guard");
+        return of(guard, client, collection, false);
+    }
+
+    private static <T> GuardedReactiveCollection<T> of(
+            WriteGuard guard, MongoClient client, MongoCollection<T> collection, boolean idempotentMultiRetries) {
+        Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(collection, "collection");
+        ClientBinding binding = guard.bindingOf(client.getClusterDescription());
+        long deadlineMs = guard.serverDeadlineMs(
+                binding, collection.getNamespace(), collection.getTimeout(TimeUnit.MILLISECONDS));
+        return new GuardedReactiveCollection<>(
+                collection,
+                ReactiveTransport.operations(
+                        client, collection, guard.runtime(), deadlineMs, binding, idempotentMultiRetries),
+                retries -> of(guard, client, collection, retries),
+                new Rewrap() {
+                    @Override
+                    public <X> GuardedReactiveCollection<X> wrap(MongoCollection<X> changed) {
+                        return of(guard, client, changed, idempotentMultiRetries);
+                    }
+                });
     }
 
     /**

@@ -247,46 +247,14 @@ public final class WriteGuard {
         return guardCollection(MongoAccess.of(client), collection);
     }
 
-    /**
-     * Guards a collection of the Reactive Streams driver, of a client built from a builder given to {@link #configure}:
-     * the same planner, send loop, outcome rules and copy ledger as {@link #guardCollection(MongoClient,
-     * MongoCollection)}, with the driver's publishers. Needs {@code mongodb-driver-reactivestreams} and Reactor on the
-     * class path; see {@link GuardedReactiveCollection} for where its work runs.
-     *
-     * @param <T>        the collection's document class
-     * @param client     the reactive client the collection belongs to
-     * @param collection the collection to guard; its codecs and write concern are kept
-     * @return the guarded collection
-     * @throws IllegalStateException if the client was not built from a builder given to this guard's
-     *                               {@link #configure}, or the settings do not fit the client's socket read timeout
-     */
-    public <T> GuardedReactiveCollection<T> guardReactiveCollection(
-            com.mongodb.reactivestreams.client.MongoClient client,
-            com.mongodb.reactivestreams.client.MongoCollection<T> collection) {
-        return guardReactiveCollection(client, collection, false);
+    /** What {@link #configure} read of the client whose cluster description this is (the reactive guard's entry). */
+    ClientBinding bindingOf(com.mongodb.connection.ClusterDescription cluster) {
+        return bindings.of(cluster);
     }
 
-    private <T> GuardedReactiveCollection<T> guardReactiveCollection(
-            com.mongodb.reactivestreams.client.MongoClient client,
-            com.mongodb.reactivestreams.client.MongoCollection<T> collection,
-            boolean idempotentMultiRetries) {
-        Objects.requireNonNull(client, "client");
-        Objects.requireNonNull(collection, "collection");
-        ClientBinding binding = bindings.of(client.getClusterDescription());
-        long deadlineMs =
-                serverDeadlineMs(binding, collection.getNamespace(), collection.getTimeout(TimeUnit.MILLISECONDS));
-        return new GuardedReactiveCollection<>(
-                collection,
-                io.github.mongowriteguard.internal.execution.ReactiveTransport.operations(
-                        client, collection, runtime, deadlineMs, binding, idempotentMultiRetries),
-                retries -> guardReactiveCollection(client, collection, retries),
-                new GuardedReactiveCollection.Rewrap() {
-                    @Override
-                    public <X> GuardedReactiveCollection<X> wrap(
-                            com.mongodb.reactivestreams.client.MongoCollection<X> changed) {
-                        return guardReactiveCollection(client, changed, idempotentMultiRetries);
-                    }
-                });
+    /** The guard's runtime, shared by every collection it guards (the reactive guard's entry). */
+    GuardRuntime runtime() {
+        return runtime;
     }
 
     /**
@@ -390,7 +358,7 @@ public final class WriteGuard {
     }
 
     /** As above, for a collection of {@code namespace} whose Client-Side Operation Timeout is {@code collectionTimeout}. */
-    private long serverDeadlineMs(ClientBinding binding, MongoNamespace namespace, @Nullable Long collectionTimeout) {
+    long serverDeadlineMs(ClientBinding binding, MongoNamespace namespace, @Nullable Long collectionTimeout) {
         if (binding.timeoutMs() != null) {
             throw new IllegalStateException(
                     "the client uses Client-Side Operation Timeout (timeoutMS="

@@ -70,8 +70,8 @@ class GuardedReactiveCollectionTest {
         }
 
         GuardedReactiveCollection<Document> guarded(String database, String collection) {
-            return guard.guardReactiveCollection(
-                    client, client.getDatabase(database).getCollection(collection));
+            return GuardedReactiveCollection.of(
+                    guard, client, client.getDatabase(database).getCollection(collection));
         }
 
         @Override

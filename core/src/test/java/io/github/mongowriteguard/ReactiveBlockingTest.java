@@ -74,8 +74,8 @@ class ReactiveBlockingTest {
                                         .executorService(driverThreads)
                                         .build()))
                         .build())) {
-            GuardedReactiveCollection<Document> c = guard.guardReactiveCollection(
-                    client, client.getDatabase("b").getCollection("c"));
+            GuardedReactiveCollection<Document> c = GuardedReactiveCollection.of(
+                    guard, client, client.getDatabase("b").getCollection("c"));
 
             // The control: a blocking call of this package's code where the driver signals is seen, on a driver thread.
             List<String> signalledOn = new ArrayList<>();

@@ -72,8 +72,8 @@ class ReactiveDifferentialTest {
                 boolean strictMode = bulk.mode == Mode.STRICT_ORDERED;
                 WriteGuard g = strictMode ? strict : guard;
                 MongoClient c = strictMode ? strictClient : client;
-                GuardedReactiveCollection<Document> guarded = g.guardReactiveCollection(
-                        c, c.getDatabase(Env.database(bulk)).getCollection(collection));
+                GuardedReactiveCollection<Document> guarded = GuardedReactiveCollection.of(
+                        g, c, c.getDatabase(Env.database(bulk)).getCollection(collection));
                 return DifferentialTest.observe(
                         strictMode ? strictRan : ran,
                         bulk,

@@ -43,7 +43,7 @@ class ReactiveFailoverOutcomesTest {
                 Mono.from(raw.insertOne(new Document("_id", "k").append("n", 0)))
                         .block(WAIT);
                 set.awaitReplication(Duration.ofSeconds(5));
-                GuardedReactiveCollection<Document> guarded = guard.guardReactiveCollection(client, raw);
+                GuardedReactiveCollection<Document> guarded = GuardedReactiveCollection.of(guard, client, raw);
                 FailoverOutcomesTest.steppedDownUpdates(set.members(), true);
                 Throwable thrown;
                 Throwable single;

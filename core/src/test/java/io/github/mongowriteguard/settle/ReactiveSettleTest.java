@@ -84,7 +84,7 @@ class ReactiveSettleTest {
         try (Deployment deployment = Deployment.start(topology);
                 MongoClient client = reactiveClient(guard, deployment.uri(), 30_000)) {
             MongoCollection<Document> raw = counter(client, deployment.truth());
-            GuardedReactiveCollection<Document> counters = guard.guardReactiveCollection(client, raw);
+            GuardedReactiveCollection<Document> counters = GuardedReactiveCollection.of(guard, client, raw);
             deployment.answers().loseReplies(1, "update");
 
             WriteOutcome<Document> outcome =
@@ -118,7 +118,7 @@ class ReactiveSettleTest {
             cluster.shardCollection("settle.counters", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
             ServerTruth truth = cluster.truth();
             MongoCollection<Document> raw = counter(client, truth);
-            GuardedReactiveCollection<Document> counters = guard.guardReactiveCollection(client, raw);
+            GuardedReactiveCollection<Document> counters = GuardedReactiveCollection.of(guard, client, raw);
 
             List<StallHandle> stalls = cluster.shardNames().stream()
                     .map(s ->
@@ -189,7 +189,7 @@ class ReactiveSettleTest {
             Mono.from(reactiveRaw.insertOne(new Document("_id", 1).append("qty", 0)))
                     .block(WAIT);
             GuardedCollection<Document> sync = guard.guardCollection(syncClient, syncRaw);
-            GuardedReactiveCollection<Document> reactive = guard.guardReactiveCollection(client, reactiveRaw);
+            GuardedReactiveCollection<Document> reactive = GuardedReactiveCollection.of(guard, client, reactiveRaw);
 
             SettleTest.failNextUpdateWithAWriteConcernError(syncClient);
             WriteOutcome<Document> syncOutcome = sync.execute(models, new BulkWriteOptions().ordered(true));

@@ -124,8 +124,8 @@ final class Reactive {
         }
 
         GuardedReactiveCollection<Document> guard(String collection) {
-            return guard.guardReactiveCollection(
-                    guardClient, guardClient.getDatabase(DATABASE).getCollection(collection));
+            return GuardedReactiveCollection.of(
+                    guard, guardClient, guardClient.getDatabase(DATABASE).getCollection(collection));
         }
 
         @Override

@@ -5,6 +5,7 @@ import com.mongodb.reactivestreams.client.ClientSession;
 import com.mongodb.reactivestreams.client.MongoClient;
 import com.mongodb.reactivestreams.client.MongoCollection;
 import com.mongodb.reactivestreams.client.MongoDatabase;
+import io.github.mongowriteguard.GuardedReactiveCollection;
 import io.github.mongowriteguard.WriteGuard;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
@@ -82,7 +83,7 @@ final class GuardedReactiveDatabaseFactory implements ReactiveMongoDatabaseFacto
      */
     <T> MongoCollection<T> guarded(MongoCollection<T> collection) {
         MongoCollection<T> view =
-                guard.guardReactiveCollection(client, collection).asMongoCollection();
+                GuardedReactiveCollection.of(guard, client, collection).asMongoCollection();
         Set<TemplateWriteGroup> plainNow = plain;
         return plainNow.isEmpty() ? view : PlainGroups.of(collection, view, plainNow, this);
     }

@@ -2,6 +2,7 @@ package io.github.mongowriteguard.spring.data;
 
 import com.mongodb.reactivestreams.client.MongoClient;
 import com.mongodb.reactivestreams.client.MongoDatabase;
+import io.github.mongowriteguard.GuardedReactiveCollection;
 import io.github.mongowriteguard.WriteGuard;
 import java.util.Collection;
 import java.util.EnumSet;
@@ -15,7 +16,7 @@ import org.springframework.data.mongodb.core.convert.MongoConverter;
 
 /**
  * A {@link ReactiveMongoTemplate} whose every write goes through a {@link WriteGuard} (the guard for the Reactive
- * Streams driver, {@link WriteGuard#guardReactiveCollection}), with Spring Data's own mapping, lifecycle events, entity
+ * Streams driver, {@link GuardedReactiveCollection#of}), with Spring Data's own mapping, lifecycle events, entity
  * callbacks, {@code @Version} checks and exception translation. Swap it in where the template is built:
  *
  * <pre>{@code
@@ -124,6 +125,7 @@ public class GuardedReactiveMongoTemplate extends ReactiveMongoTemplate {
         }
         MongoDatabase database = Objects.requireNonNull(
                 applicationFactory.getMongoDatabase().block(), "the database factory gave no database");
-        factory.guard().guardReactiveCollection(factory.client(), database.getCollection("mongo-write-guard-check"));
+        GuardedReactiveCollection.of(
+                factory.guard(), factory.client(), database.getCollection("mongo-write-guard-check"));
     }
 }
