@@ -13,49 +13,17 @@ import java.util.List;
  * }</pre>
  *
  * Immutable.
+ *
+ * <p>Implemented by the library only (callers read it; it may gain methods).
  */
-public final class Round {
-
-    private final int number;
-    private final boolean ordered;
-    private final int[] indices;
-    /** The writes sent in this round's UNORDERED (or, for an ordered round, ORDERED) commands, ascending. */
-    private final int[] together;
-    /** The writes sent as ORDERED key runs, in sending order; empty when none. */
-    private final int[] keyRuns;
-
-    Round(int number, boolean ordered, int[] indices) {
-        this.number = number;
-        this.ordered = ordered;
-        this.indices = indices; // built for this round alone and never changed
-        this.together = indices;
-        this.keyRuns = KeyRuns.NONE;
-    }
-
-    Round(int number, boolean ordered, int[] together, int[] keyRuns) {
-        this.number = number;
-        this.ordered = ordered;
-        this.together = together;
-        this.keyRuns = keyRuns;
-        this.indices = keyRuns.length == 0 ? together : merged(together, keyRuns);
-    }
-
-    private static int[] merged(int[] together, int[] keyRuns) {
-        int[] all = new int[together.length + keyRuns.length];
-        System.arraycopy(together, 0, all, 0, together.length);
-        System.arraycopy(keyRuns, 0, all, together.length, keyRuns.length);
-        java.util.Arrays.sort(all);
-        return all;
-    }
+public interface Round {
 
     /**
      * This round's place in its plan.
      *
      * @return 1 for the first round
      */
-    public int number() {
-        return number;
-    }
+    int number();
 
     /**
      * Whether this round must run as an ORDERED bulk: only in {@link PlanMode#PRESERVE_ORDER} and
@@ -63,27 +31,21 @@ public final class Round {
      *
      * @return {@code true} for an ORDERED round
      */
-    public boolean isOrdered() {
-        return ordered;
-    }
+    boolean isOrdered();
 
     /**
      * The number of writes in this round.
      *
      * @return the number of writes, at least 1
      */
-    public int size() {
-        return indices.length;
-    }
+    int size();
 
     /**
      * The writes of this round, as indices in the caller's list.
      *
      * @return the indices, ascending; unmodifiable
      */
-    public List<Integer> indices() {
-        return IndexList.over(indices);
-    }
+    List<Integer> indices();
 
     /**
      * The writes of this round that are sent together as one bulk of the round's order ({@link #isOrdered()}): in an
@@ -92,9 +54,7 @@ public final class Round {
      *
      * @return the indices, ascending; unmodifiable
      */
-    public List<Integer> unorderedPart() {
-        return IndexList.over(together);
-    }
+    List<Integer> unorderedPart();
 
     /**
      * The writes of this round sent as ORDERED key runs (an ordered request whose key repeats): each key's run
@@ -104,9 +64,7 @@ public final class Round {
      *
      * @return the indices in sending order; unmodifiable, empty when the round has no key runs
      */
-    public List<Integer> keyRuns() {
-        return IndexList.over(keyRuns);
-    }
+    List<Integer> keyRuns();
 
     /**
      * The index of the {@code position}-th write of this round, without boxing.
@@ -115,14 +73,5 @@ public final class Round {
      * @return its index in the caller's list
      * @throws ArrayIndexOutOfBoundsException if {@code position} is not below {@link #size()}
      */
-    public int index(int position) {
-        return indices[position];
-    }
-
-    @Override
-    public String toString() {
-        return "Round " + number + " (" + (ordered ? "ORDERED" : "UNORDERED") + ", " + indices.length + " write"
-                + (indices.length == 1 ? "" : "s") + (keyRuns.length == 0 ? "" : ", " + keyRuns.length + " in key runs")
-                + ')';
-    }
+    int index(int position);
 }

@@ -4,7 +4,7 @@ package io.github.mongowriteguard.bulk;
  * The kind of one write in a bulk: one per driver {@code WriteModel} class.
  *
  * <pre>{@code
- * WriteRecord.of(new DeleteOneModel<>(Filters.eq("_id", 1))).kind()   // DELETE_ONE
+ * plan.kind(0)   // DELETE_ONE for a DeleteOneModel
  * }</pre>
  */
 public enum WriteKind {
@@ -16,14 +16,14 @@ public enum WriteKind {
     UPDATE_ONE("UpdateOneModel"),
     /**
      * {@code UpdateManyModel}: any number of documents; unkeyed, unless its filter pins {@code _id} by equality and the
-     * collection allows it to be sent as a single-document update ({@link SingleDocumentById}).
+     * collection allows it to be sent as a single-document update (see {@link BulkPlan#sentAs(int)}).
      */
     UPDATE_MANY("UpdateManyModel"),
     /** {@code DeleteOneModel}: at most one document; keyed when its filter is {@code _id} equality. */
     DELETE_ONE("DeleteOneModel"),
     /**
      * {@code DeleteManyModel}: any number of documents; unkeyed, unless its filter pins {@code _id} by equality and the
-     * collection allows it to be sent as a single-document delete ({@link SingleDocumentById}).
+     * collection allows it to be sent as a single-document delete (see {@link BulkPlan#sentAs(int)}).
      */
     DELETE_MANY("DeleteManyModel");
 

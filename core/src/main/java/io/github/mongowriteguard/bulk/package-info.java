@@ -1,9 +1,9 @@
 /**
  * Bulk planning: turns the caller's bulk write into as few UNORDERED rounds as keep the caller's result.
  *
- * <p>Entry point: {@link io.github.mongowriteguard.bulk.BulkPlanner}. It validates the bulk, assigns missing
- * {@code _id}s, and returns an immutable {@link io.github.mongowriteguard.bulk.BulkPlan}: which write runs in which
- * round, and why. Each driver {@code WriteModel} is read once into a {@link io.github.mongowriteguard.bulk.WriteRecord}.
+ * <p>What a user reads of a plan: {@code GuardedCollection.plan} returns an immutable
+ * {@link io.github.mongowriteguard.bulk.BulkPlan}: which write runs in which round, and why. The planner that makes
+ * it (validating the bulk, assigning missing {@code _id}s) is internal.
  *
  * <h2>The guard's semantics, in one place</h2>
  * <ul>
@@ -21,7 +21,7 @@
  *       not apply, and the rest is sent again without that key's remaining writes.</li>
  *   <li>An {@code UpdateManyModel} or {@code DeleteManyModel} whose filter pins {@code _id} by equality matches at
  *       most one document (the {@code _id} index is unique): keyed, and sent as a single-document statement where the
- *       collection allows it ({@link io.github.mongowriteguard.bulk.SingleDocumentById}).</li>
+ *       collection allows it ({@link io.github.mongowriteguard.bulk.BulkPlan#sentAs(int)}).</li>
  *   <li>Ordered request with an unkeyed write ({@code UpdateManyModel}, {@code DeleteManyModel} on other fields, a
  *       filter that is not {@code _id} equality): kept in the caller's order as one ORDERED round, the driver's
  *       ORDERED bulk exactly. So is every ordered request when {@code strictOrdered} is set.</li>

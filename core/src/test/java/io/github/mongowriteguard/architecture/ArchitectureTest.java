@@ -79,16 +79,76 @@ class ArchitectureTest {
     void theBulkPlanner_dependsOnNoExecutionCopiesOrMetrics() {
         noClasses()
                 .that()
-                .resideInAPackage("io.github.mongowriteguard.bulk..")
+                .resideInAPackage("io.github.mongowriteguard.internal.plan..")
                 .should()
                 .dependOnClassesThat()
                 .resideInAnyPackage(
-                        "io.github.mongowriteguard.internal..",
+                        "io.github.mongowriteguard.internal.command..",
+                        "io.github.mongowriteguard.internal.execution..",
+                        "io.github.mongowriteguard.internal.catalog..",
+                        "io.github.mongowriteguard.internal.copies..",
+                        "io.github.mongowriteguard.internal.outcome..",
                         "io.github.mongowriteguard.copies..",
                         "io.github.mongowriteguard.metrics..",
                         "io.github.mongowriteguard.outcome..")
                 .check(CORE);
     }
+
+    /**
+     * {@code bulk} is what a user reads of a plan, and nothing else: interfaces and enums, which depend on no other
+     * package of the guard. The planner and the encoder's helpers are in {@code internal.plan}.
+     */
+    @Test
+    void theBulkPackage_isTheUsersReadOnlyViewOfAPlan() {
+        classes()
+                .that()
+                .resideInAPackage("io.github.mongowriteguard.bulk")
+                .and()
+                .areTopLevelClasses()
+                .should()
+                .beInterfaces()
+                .orShould()
+                .beEnums()
+                .check(CORE);
+        noClasses()
+                .that()
+                .resideInAPackage("io.github.mongowriteguard.bulk")
+                .should()
+                .dependOnClassesThat(JavaClass.Predicates.resideInAPackage("io.github.mongowriteguard..")
+                        .and(JavaClass.Predicates.resideOutsideOfPackage("io.github.mongowriteguard.bulk")))
+                .check(CORE);
+    }
+
+    /**
+     * The round loop and the encoder see a plan through {@code bulk}'s public view and {@code internal.plan}'s public
+     * entry types ({@code PlannedBulk} and the encoder's helpers), never the planner's parts.
+     */
+    @Test
+    void commandAndExecution_usePlansOnlyThroughTheViewAndThePlannedBulk() {
+        noClasses()
+                .that()
+                .resideInAnyPackage(
+                        "io.github.mongowriteguard.internal.command..",
+                        "io.github.mongowriteguard.internal.execution..")
+                .should()
+                .dependOnClassesThat(com.tngtech.archunit.base.DescribedPredicate.describe(
+                        "planning types other than bulk's public view and internal.plan's entry types",
+                        (JavaClass type) -> type.getPackageName().equals("io.github.mongowriteguard.internal.plan")
+                                && !PLAN_ENTRY_TYPES.contains(type.getName().replaceFirst("\\$.*", ""))))
+                .check(CORE);
+    }
+
+    /** What {@code internal.command} and {@code internal.execution} may use of {@code internal.plan}. */
+    private static final java.util.Set<String> PLAN_ENTRY_TYPES = java.util.Set.of(
+            "io.github.mongowriteguard.internal.plan.PlannedBulk",
+            "io.github.mongowriteguard.internal.plan.BulkPlanner",
+            "io.github.mongowriteguard.internal.plan.PlanOptions",
+            "io.github.mongowriteguard.internal.plan.KeyPlacement",
+            "io.github.mongowriteguard.internal.plan.SingleDocumentById",
+            "io.github.mongowriteguard.internal.plan.WriteRecord",
+            "io.github.mongowriteguard.internal.plan.DocumentShortcuts",
+            "io.github.mongowriteguard.internal.plan.IndexList",
+            "io.github.mongowriteguard.internal.plan.NestingDepth");
 
     @Test
     void internalSubpackages_haveNoCycles() {

@@ -8,12 +8,13 @@ import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
 import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.BulkPlanner;
-import io.github.mongowriteguard.bulk.PlanOptions;
 import io.github.mongowriteguard.bulk.Round;
 import io.github.mongowriteguard.internal.command.CommandOptions;
 import io.github.mongowriteguard.internal.command.WriteCommand;
 import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
+import io.github.mongowriteguard.internal.plan.BulkPlanner;
+import io.github.mongowriteguard.internal.plan.PlanOptions;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -130,7 +131,7 @@ public class PlanBenchmark {
     /** The plan, then every round encoded as the guard sends it; returns the bytes, so nothing is optimised away. */
     @Benchmark
     public long planAndEncode() {
-        BulkPlan plan = planner.plan(models, PlanOptions.ordered());
+        PlannedBulk plan = planner.plan(models, PlanOptions.ordered());
         long bytes = 0;
         for (Round round : plan.rounds()) {
             for (WriteCommand command : encoder.encode(plan, round.indices(), round.isOrdered(), CommandOptions.NONE)) {

@@ -2,8 +2,8 @@ package io.github.mongowriteguard.internal.catalog;
 
 import com.mongodb.MongoException;
 import com.mongodb.MongoNamespace;
-import io.github.mongowriteguard.bulk.KeyPlacement;
 import io.github.mongowriteguard.internal.ClientPort;
+import io.github.mongowriteguard.internal.plan.KeyPlacement;
 import io.github.mongowriteguard.metrics.HeldStructure;
 import java.time.Duration;
 import java.util.ArrayList;

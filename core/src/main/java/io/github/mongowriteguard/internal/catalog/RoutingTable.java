@@ -1,6 +1,6 @@
 package io.github.mongowriteguard.internal.catalog;
 
-import io.github.mongowriteguard.bulk.KeyPlacement;
+import io.github.mongowriteguard.internal.plan.KeyPlacement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -1,6 +1,6 @@
 package io.github.mongowriteguard.internal.command;
 
-import io.github.mongowriteguard.bulk.DocumentShortcuts;
+import io.github.mongowriteguard.internal.plan.DocumentShortcuts;
 import java.util.Map;
 import org.bson.BsonArray;
 import org.bson.BsonBinary;

@@ -1,7 +1,7 @@
 package io.github.mongowriteguard.internal.command;
 
 import com.mongodb.client.model.BulkWriteOptions;
-import io.github.mongowriteguard.bulk.NestingDepth;
+import io.github.mongowriteguard.internal.plan.NestingDepth;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.bson.codecs.configuration.CodecRegistry;

@@ -1,6 +1,6 @@
 package io.github.mongowriteguard.internal.command;
 
-import io.github.mongowriteguard.bulk.BulkPlan;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
 import java.util.Arrays;
 import java.util.List;
 import org.bson.BsonBinaryWriter;
@@ -53,7 +53,7 @@ final class EncodedCommandWriter {
     record Expected(long bytes, long firstBytes, int statements) {
         static final Expected ONE = new Expected(0, 0, 1);
 
-        static Expected of(BulkPlan plan, List<Integer> indices, int from, StatementBucket bucket) {
+        static Expected of(PlannedBulk plan, List<Integer> indices, int from, StatementBucket bucket) {
             long bytes = 0;
             long first = 0;
             int count = 0;
@@ -131,7 +131,7 @@ final class EncodedCommandWriter {
     }
 
     /** Adds the statement, or writes nothing and returns false when the command is full. */
-    boolean tryAdd(int index, BulkPlan plan) {
+    boolean tryAdd(int index, PlannedBulk plan) {
         if (count >= WriteCommandEncoder.MAX_STATEMENTS) {
             return false;
         }
@@ -193,7 +193,7 @@ final class EncodedCommandWriter {
     }
 
     /** Adds the first statement of a command: it goes in whatever its size (the planner limits documents). */
-    void add(int index, BulkPlan plan) {
+    void add(int index, PlannedBulk plan) {
         if (!tryAdd(index, plan)) {
             throw new IllegalStateException("an empty command refused a statement");
         }

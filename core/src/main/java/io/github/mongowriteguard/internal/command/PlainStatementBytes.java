@@ -1,9 +1,9 @@
 package io.github.mongowriteguard.internal.command;
 
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.DocumentShortcuts;
 import io.github.mongowriteguard.bulk.WriteKind;
-import io.github.mongowriteguard.bulk.WriteRecord;
+import io.github.mongowriteguard.internal.plan.DocumentShortcuts;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
+import io.github.mongowriteguard.internal.plan.WriteRecord;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.Map;
@@ -61,7 +61,7 @@ final class PlainStatementBytes {
      * Writes the statement of write {@code index} as a document at the buffer's position; false when it is not a usual
      * statement, with some of its bytes possibly written (the caller truncates them).
      */
-    boolean write(CommandBuffer out, int index, BulkPlan plan) {
+    boolean write(CommandBuffer out, int index, PlannedBulk plan) {
         WriteKind kind = plan.sentAs(index);
         WriteRecord<?> write = plan.write(index);
         if (kind == WriteKind.INSERT_ONE) {
@@ -102,7 +102,7 @@ final class PlainStatementBytes {
         return true;
     }
 
-    private static boolean filter(CommandBuffer out, int index, BulkPlan plan) {
+    private static boolean filter(CommandBuffer out, int index, PlannedBulk plan) {
         BsonDocument kept = plan.keptFilter(index);
         if (kept != null) {
             return tree(out, kept, 2);
@@ -120,7 +120,7 @@ final class PlainStatementBytes {
         return true;
     }
 
-    private boolean update(CommandBuffer out, WriteKind kind, WriteRecord<?> write, int index, BulkPlan plan) {
+    private boolean update(CommandBuffer out, WriteKind kind, WriteRecord<?> write, int index, PlannedBulk plan) {
         if (kind == WriteKind.REPLACE_ONE) {
             return plainReplacements
                     && write.document() instanceof Document replacement

@@ -1,9 +1,9 @@
 package io.github.mongowriteguard.internal.command;
 
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.DocumentShortcuts;
 import io.github.mongowriteguard.bulk.WriteKind;
-import io.github.mongowriteguard.bulk.WriteRecord;
+import io.github.mongowriteguard.internal.plan.DocumentShortcuts;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
+import io.github.mongowriteguard.internal.plan.WriteRecord;
 import java.util.Map;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -52,7 +52,7 @@ final class StatementTrees<T> {
      * arithmetic checks the whole tree again), or null.
      */
     @Nullable
-    BsonDocument statement(BulkPlan plan, int index, int limit) {
+    BsonDocument statement(PlannedBulk plan, int index, int limit) {
         WriteKind kind = plan.sentAs(index);
         if (kind == WriteKind.INSERT_ONE) {
             return plan.appendedId(index).isPresent()
@@ -86,7 +86,7 @@ final class StatementTrees<T> {
     }
 
     /** The fields in {@link StatementWriter#write}'s order for a replacement (which is never multi, never has arrayFilters). */
-    private @Nullable BsonDocument replacement(BulkPlan plan, int index, int limit) {
+    private @Nullable BsonDocument replacement(PlannedBulk plan, int index, int limit) {
         WriteRecord<?> write = plan.write(index);
         if (write.arrayFilters() != null) {
             return null;

@@ -1,8 +1,8 @@
 package io.github.mongowriteguard.internal.command;
 
-import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.WriteKind;
-import io.github.mongowriteguard.bulk.WriteRecord;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
+import io.github.mongowriteguard.internal.plan.WriteRecord;
 import java.util.Optional;
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
@@ -59,7 +59,7 @@ final class StatementWriter<T> {
      * Writes the statement of write {@code index} at the buffer's position straight into its bytes when it is a usual
      * one ({@link PlainStatementBytes}); false, with the buffer as it was, when it must go through {@link #write}.
      */
-    boolean writePlain(CommandBuffer buffer, int index, BulkPlan plan) {
+    boolean writePlain(CommandBuffer buffer, int index, PlannedBulk plan) {
         int start = buffer.getPosition();
         if (plain.write(buffer, index, plan)) {
             return true;
@@ -70,9 +70,9 @@ final class StatementWriter<T> {
 
     /** Writes the statement of write {@code index} as the next element of the statements array. */
     @SuppressWarnings("unchecked")
-    void write(BsonBinaryWriter writer, int index, BulkPlan plan) {
+    void write(BsonBinaryWriter writer, int index, PlannedBulk plan) {
         WriteRecord<T> write = (WriteRecord<T>) plan.write(index);
-        // An UpdateMany/DeleteMany pinned by _id is sent as multi: false / limit: 1 (BulkPlan.sentAs).
+        // An UpdateMany/DeleteMany pinned by _id is sent as multi: false / limit: 1 (PlannedBulk.sentAs).
         WriteKind kind = plan.sentAs(index);
         if (kind == WriteKind.INSERT_ONE) {
             Optional<BsonValue> appended = plan.appendedId(index);

@@ -1,7 +1,7 @@
 package io.github.mongowriteguard.internal.command;
 
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.DocumentShortcuts;
+import io.github.mongowriteguard.internal.plan.DocumentShortcuts;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
 import java.util.Arrays;
 import java.util.List;
 import org.bson.BsonArray;
@@ -65,7 +65,7 @@ final class TreeCommands<T> {
     record Built(WriteCommand command, int next) {}
 
     /** Whether the command of {@code bucket} starting with write {@code index} is worth sending as trees. */
-    boolean worthIt(StatementBucket bucket, BulkPlan plan, int index) {
+    boolean worthIt(StatementBucket bucket, PlannedBulk plan, int index) {
         return switch (bucket) {
             case INSERTS -> plan.measuredDocumentSize(index) >= insertsFrom;
             case REPLACEMENTS -> plan.measuredDocumentSize(index) >= replacementsFrom;
@@ -81,7 +81,7 @@ final class TreeCommands<T> {
      * of known size.
      */
     @Nullable
-    Built command(CommandHead head, BulkPlan plan, List<Integer> indices, int from, boolean alone) {
+    Built command(CommandHead head, PlannedBulk plan, List<Integer> indices, int from, boolean alone) {
         int most = alone ? 1 : WriteCommandEncoder.MAX_STATEMENTS;
         BsonArray statements = new BsonArray(Math.min(indices.size() - from, 64));
         int[] taken = new int[Math.min(indices.size() - from, 64)];

@@ -1,8 +1,8 @@
 package io.github.mongowriteguard.internal.command;
 
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.IndexList;
 import io.github.mongowriteguard.bulk.WriteKind;
+import io.github.mongowriteguard.internal.plan.IndexList;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -75,17 +75,17 @@ public final class WriteCommandEncoder<T> {
      * @param options the caller's command-level options: {@code bypassDocumentValidation} and {@code let}, sent on
      *                every command as the driver sends them
      */
-    public List<WriteCommand> encode(BulkPlan plan, List<Integer> indices, boolean ordered, CommandOptions options) {
+    public List<WriteCommand> encode(PlannedBulk plan, List<Integer> indices, boolean ordered, CommandOptions options) {
         return encode(plan, indices, ordered, options, false);
     }
 
     /**
-     * As {@link #encode(BulkPlan, List, boolean, CommandOptions)}; with {@code alone}, every update, replace and delete
+     * As {@link #encode(PlannedBulk, List, boolean, CommandOptions)}; with {@code alone}, every update, replace and delete
      * is a command of its own (in the same order), so that the command's counts are the statement's (inserts are
      * grouped as usual: their ids are known).
      */
     public List<WriteCommand> encode(
-            BulkPlan plan, List<Integer> indices, boolean ordered, CommandOptions options, boolean alone) {
+            PlannedBulk plan, List<Integer> indices, boolean ordered, CommandOptions options, boolean alone) {
         Commands commands = new Commands(plan, indices, ordered, options, alone, false);
         List<WriteCommand> all = new ArrayList<>();
         while (commands.hasNext()) {
@@ -95,20 +95,20 @@ public final class WriteCommandEncoder<T> {
     }
 
     /**
-     * The same commands as {@link #encode(BulkPlan, List, boolean, CommandOptions, boolean)}, encoded one at a time as
+     * The same commands as {@link #encode(PlannedBulk, List, boolean, CommandOptions, boolean)}, encoded one at a time as
      * they are asked for, all in one reused buffer: a round of large documents then allocates one command's bytes
      * instead of every command's before the first is sent. The bytes of a command (and the document its
      * {@link WriteCommand#toCommand} returns) are valid until the next {@link Commands#next}: send it, and every resend
      * of its copy, before asking for the next one.
      */
     public Commands commands(
-            BulkPlan plan, List<Integer> indices, boolean ordered, CommandOptions options, boolean alone) {
+            PlannedBulk plan, List<Integer> indices, boolean ordered, CommandOptions options, boolean alone) {
         return new Commands(plan, indices, ordered, options, alone, true);
     }
 
     /** The commands of one round, encoded on demand, in the order {@link #encode} lists them. */
     public final class Commands implements Iterator<WriteCommand> {
-        private final BulkPlan plan;
+        private final PlannedBulk plan;
         private final boolean ordered;
         private final CommandOptions options;
         private final boolean alone;
@@ -123,7 +123,7 @@ public final class WriteCommandEncoder<T> {
         private @Nullable CommandBuffer spare;
 
         private Commands(
-                BulkPlan plan,
+                PlannedBulk plan,
                 List<Integer> indices,
                 boolean ordered,
                 CommandOptions options,
@@ -202,7 +202,7 @@ public final class WriteCommandEncoder<T> {
          * Unordered: the driver's types in the order each first appears, each type's statements in the caller's order
          * (counted first, so that each type's indices are one array of plain ints).
          */
-        private static List<List<Integer>> byDriverType(BulkPlan plan, List<Integer> indices) {
+        private static List<List<Integer>> byDriverType(PlannedBulk plan, List<Integer> indices) {
             int[] counts = new int[DRIVER_TYPES];
             int[] order = new int[DRIVER_TYPES];
             byte[] typeAt = new byte[indices.size()]; // read from each write's facts once

@@ -5,11 +5,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.WriteModel;
 import com.mongodb.session.ClientSession;
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.BulkPlanner;
-import io.github.mongowriteguard.bulk.KeyPlacement;
 import io.github.mongowriteguard.bulk.PlanMode;
-import io.github.mongowriteguard.bulk.PlanOptions;
 import io.github.mongowriteguard.bulk.Round;
 import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
@@ -20,6 +16,10 @@ import io.github.mongowriteguard.internal.command.CommandOptions;
 import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
+import io.github.mongowriteguard.internal.plan.BulkPlanner;
+import io.github.mongowriteguard.internal.plan.KeyPlacement;
+import io.github.mongowriteguard.internal.plan.PlanOptions;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
 import io.github.mongowriteguard.metrics.CallOutcome;
 import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.mongowriteguard.outcome.WriteOutcome;
@@ -119,12 +119,12 @@ public final class BulkExecutor<T> {
         return maxTimeMs;
     }
 
-    public BulkPlan plan(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
+    public PlannedBulk plan(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
         return plan(models, options, new AtomicReference<>());
     }
 
     /** @param placement set to the placement the planner read, if it read one */
-    private BulkPlan plan(
+    private PlannedBulk plan(
             List<? extends WriteModel<? extends T>> models,
             BulkWriteOptions options,
             AtomicReference<KeyPlacement> placement) {
@@ -185,7 +185,7 @@ public final class BulkExecutor<T> {
         }
         CommandOptions commandOptions = CommandOptions.from(options, collection.documentClass(), collection.registry());
         AtomicReference<KeyPlacement> placement = new AtomicReference<>();
-        BulkPlan plan = plan(models, options, placement);
+        PlannedBulk plan = plan(models, options, placement);
         if (!plan.isEmpty()) {
             announce(plan, operation, idempotentMultiRetries, sink);
             if (options.isOrdered() && plan.mode() == PlanMode.UNORDERED_ROUNDS && runtime.listening()) {
@@ -239,7 +239,7 @@ public final class BulkExecutor<T> {
     }
 
     /** Writes left out under last-write-wins: SUPERSEDED, naming the write that decides their document. */
-    private static void recordSuperseded(BulkPlan plan, RecordedWriteOutcome.Builder<?> outcome) {
+    private static void recordSuperseded(PlannedBulk plan, RecordedWriteOutcome.Builder<?> outcome) {
         for (int index = 0; index < plan.size(); index++) {
             int by = plan.supersededBy(index);
             if (by >= 0) {
@@ -257,7 +257,7 @@ public final class BulkExecutor<T> {
      * {@code mongodb.guard.plans} meter (through the event), the mode on the call's observation.
      */
     private void announce(
-            BulkPlan plan, String operation, boolean idempotentMultiRetries, CallObserver.OutcomeSink sink) {
+            PlannedBulk plan, String operation, boolean idempotentMultiRetries, CallObserver.OutcomeSink sink) {
         try {
             runtime.planWarnings().note(namespace, plan, idempotentMultiRetries);
         } catch (RuntimeException e) {

@@ -1,8 +1,6 @@
 package io.github.mongowriteguard.internal.execution;
 
 import com.mongodb.session.ClientSession;
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.KeyPlacement;
 import io.github.mongowriteguard.bulk.Round;
 import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.command.CommandOptions;
@@ -10,6 +8,8 @@ import io.github.mongowriteguard.internal.command.WriteCommand;
 import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
+import io.github.mongowriteguard.internal.plan.KeyPlacement;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 import java.util.ArrayList;
@@ -41,7 +41,7 @@ final class BulkRun<T> implements AutoCloseable {
 
     /** What one call asks for. */
     record Call(
-            BulkPlan plan,
+            PlannedBulk plan,
             boolean perKeyFailures,
             @Nullable BsonDocument writeConcern,
             CommandOptions commandOptions,
@@ -51,7 +51,7 @@ final class BulkRun<T> implements AutoCloseable {
             @Nullable KeyPlacement placement) {}
 
     final Tools<T> tools;
-    final BulkPlan plan;
+    final PlannedBulk plan;
     /** An ordered request run in rounds: after a write on a key does not apply, that key's later writes are skipped. */
     final boolean perKeyFailures;
 

@@ -9,13 +9,13 @@ import com.mongodb.client.model.WriteModel;
 import com.mongodb.client.model.bulk.ClientBulkWriteOptions;
 import com.mongodb.client.model.bulk.ClientNamespacedWriteModel;
 import com.mongodb.internal.client.model.bulk.ConcreteClientBulkWriteOptions;
-import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.PlanMode;
 import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
 import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
@@ -174,7 +174,7 @@ public final class ClientBulkExecutor {
         // Check and plan everything first: a refused write anywhere means nothing is sent anywhere.
         boolean callersOrder = options.isOrdered() && strictOrdered;
         for (Map.Entry<MongoNamespace, List<Integer>> entry : byNamespace.entrySet()) {
-            BulkPlan plan;
+            PlannedBulk plan;
             try {
                 plan = executors.apply(entry.getKey(), false).plan(models(all, entry.getValue()), options);
             } catch (InvalidBulkException e) {

@@ -7,14 +7,14 @@ import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.Collation;
 import com.mongodb.client.model.WriteModel;
 import com.mongodb.session.ClientSession;
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.NestingDepth;
-import io.github.mongowriteguard.bulk.WriteRecord;
 import io.github.mongowriteguard.internal.CallObserver;
 import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
+import io.github.mongowriteguard.internal.plan.NestingDepth;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
+import io.github.mongowriteguard.internal.plan.WriteRecord;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
 import io.github.mongowriteguard.metrics.CallOutcome;
 import io.github.mongowriteguard.metrics.GuardEventListener;
@@ -97,7 +97,7 @@ public final class FindAndModifyExecutor<T> {
         long started = System.nanoTime();
         WriteConcern writeConcern = BulkExecutor.requireAcknowledged(collection.writeConcern());
         // The planner checks the write as it checks a bulk's (operators, replacement fields, 16 MiB) and keys it.
-        BulkPlan plan = executor.plan(List.of(request.model()), new BulkWriteOptions());
+        PlannedBulk plan = executor.plan(List.of(request.model()), new BulkWriteOptions());
         long maxTimeMs =
                 request.maxTimeMs() > 0 ? Math.min(request.maxTimeMs(), executor.maxTimeMs()) : executor.maxTimeMs();
         RecordedWriteOutcome.Builder<T> outcome = new RecordedWriteOutcome.Builder<>(List.of(request.model()));
@@ -232,7 +232,7 @@ public final class FindAndModifyExecutor<T> {
     }
 
     /** Records the write's outcome from what its copy's sends came to: the rules of {@link OutcomeRecorder}. */
-    private void record(CopySender.Sent sent, BulkPlan plan, RecordedWriteOutcome.Builder<T> outcome) {
+    private void record(CopySender.Sent sent, PlannedBulk plan, RecordedWriteOutcome.Builder<T> outcome) {
         SendResult result = sent.result();
         if (result instanceof SendResult.Reply answered) {
             BsonDocument reply = answered.reply().document();

@@ -1,9 +1,9 @@
 package io.github.mongowriteguard.internal.execution;
 
 import com.mongodb.MongoNamespace;
-import io.github.mongowriteguard.bulk.KeyPlacement;
 import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.internal.catalog.ClusterCatalog;
+import io.github.mongowriteguard.internal.plan.KeyPlacement;
 import java.time.Duration;
 import java.util.function.LongSupplier;
 

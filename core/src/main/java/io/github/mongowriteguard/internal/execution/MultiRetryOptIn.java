@@ -2,9 +2,9 @@ package io.github.mongowriteguard.internal.execution;
 
 import com.mongodb.client.model.WriteModel;
 import io.github.mongowriteguard.bulk.WriteKind;
-import io.github.mongowriteguard.bulk.WriteRecord;
 import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
+import io.github.mongowriteguard.internal.plan.WriteRecord;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.codecs.configuration.CodecRegistry;

@@ -4,12 +4,12 @@ import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
 import com.mongodb.bulk.BulkWriteInsert;
 import com.mongodb.bulk.BulkWriteUpsert;
-import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.internal.command.WriteCommand;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
@@ -43,7 +43,7 @@ import org.jspecify.annotations.Nullable;
  * A whole command that failed, or whose outcome is unknown, stops the call: {@link #record} says why.
  */
 final class OutcomeRecorder<T> {
-    private final BulkPlan plan;
+    private final PlannedBulk plan;
     private final RecordedWriteOutcome.Builder<T> outcome;
     private final CodecRegistry registry;
     /** Recording a settle: every send is a resend of the copy. */
@@ -57,7 +57,7 @@ final class OutcomeRecorder<T> {
     /** Whether the commands carried a {@code txnNumber}, for the reasons of unknown outcomes. */
     private final ClientBinding binding;
 
-    OutcomeRecorder(BulkPlan plan, RecordedWriteOutcome.Builder<T> outcome, CodecRegistry registry) {
+    OutcomeRecorder(PlannedBulk plan, RecordedWriteOutcome.Builder<T> outcome, CodecRegistry registry) {
         this(plan, outcome, registry, false, null, new ClientBinding(null, 0, null));
     }
 
@@ -67,7 +67,7 @@ final class OutcomeRecorder<T> {
      * @param binding whether the commands carried a {@code txnNumber}, for the reasons of unknown outcomes
      */
     OutcomeRecorder(
-            BulkPlan plan, RecordedWriteOutcome.Builder<T> outcome, CodecRegistry registry, ClientBinding binding) {
+            PlannedBulk plan, RecordedWriteOutcome.Builder<T> outcome, CodecRegistry registry, ClientBinding binding) {
         this(plan, outcome, registry, false, null, binding);
     }
 
@@ -76,7 +76,7 @@ final class OutcomeRecorder<T> {
      * @param alreadyCounted the earlier reply of the copy that was recorded with its counts and ids, or null
      */
     OutcomeRecorder(
-            BulkPlan plan,
+            PlannedBulk plan,
             RecordedWriteOutcome.Builder<T> outcome,
             CodecRegistry registry,
             boolean settling,
@@ -85,7 +85,7 @@ final class OutcomeRecorder<T> {
     }
 
     private OutcomeRecorder(
-            BulkPlan plan,
+            PlannedBulk plan,
             RecordedWriteOutcome.Builder<T> outcome,
             CodecRegistry registry,
             boolean settling,

@@ -1,7 +1,7 @@
 package io.github.mongowriteguard.internal.execution;
 
-import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.bulk.PlanMode;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -58,17 +58,17 @@ public final class PlanWarnings {
      *
      * @return the line logged, or null
      */
-    String note(String namespace, BulkPlan plan) {
+    String note(String namespace, PlannedBulk plan) {
         return note(namespace, plan, false);
     }
 
     /**
-     * As {@link #note(String, BulkPlan)}, for a call that opted in to retrying its multi-document writes as new copies
+     * As {@link #note(String, PlannedBulk)}, for a call that opted in to retrying its multi-document writes as new copies
      * ({@code withIdempotentMultiDocumentRetries()}): its line says so instead of "never retried".
      *
      * @return the line logged, or null
      */
-    String note(String namespace, BulkPlan plan, boolean multiRetriesOptedIn) {
+    String note(String namespace, PlannedBulk plan, boolean multiRetriesOptedIn) {
         String reason = plan.reasonTag();
         if (reason.equals("none") || plan.isEmpty() || !enabled.getAsBoolean()) {
             return null;
@@ -108,11 +108,11 @@ public final class PlanWarnings {
         return line;
     }
 
-    static String line(String namespace, BulkPlan plan, String reason, long similar) {
+    static String line(String namespace, PlannedBulk plan, String reason, long similar) {
         return line(namespace, plan, reason, similar, false);
     }
 
-    static String line(String namespace, BulkPlan plan, String reason, long similar, boolean multiRetriesOptedIn) {
+    static String line(String namespace, PlannedBulk plan, String reason, long similar, boolean multiRetriesOptedIn) {
         StringBuilder text = new StringBuilder("mongo-write-guard: ");
         if (plan.mode() == PlanMode.STRICT_ORDERED) {
             text.append("an ordered bulk of ")

@@ -1,7 +1,7 @@
 package io.github.mongowriteguard.internal.execution;
 
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.WriteRecord;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
+import io.github.mongowriteguard.internal.plan.WriteRecord;
 import org.bson.BsonDocument;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.conversions.Bson;
@@ -17,7 +17,7 @@ import org.bson.conversions.Bson;
 final class RetrySafety {
     private RetrySafety() {}
 
-    static boolean ofNewCopy(BulkPlan plan, int index, CodecRegistry registry) {
+    static boolean ofNewCopy(PlannedBulk plan, int index, CodecRegistry registry) {
         WriteRecord<?> write = plan.write(index);
         boolean keyed = plan.id(index).isPresent();
         return switch (plan.sentAs(index)) { // a pinned UpdateMany/DeleteMany follows the single-document rules

@@ -1,12 +1,12 @@
 package io.github.mongowriteguard.internal.execution;
 
 import com.mongodb.session.ClientSession;
-import io.github.mongowriteguard.bulk.BulkPlan;
 import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.internal.command.WriteCommand;
 import io.github.mongowriteguard.internal.copies.SettleHold;
 import io.github.mongowriteguard.internal.outcome.RecordedIndexOutcome;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
@@ -63,7 +63,7 @@ public final class Settle {
      * Marks the UNKNOWN writes of the held commands settleable, and names why every other UNKNOWN write cannot be
      * settled; gives each insert the {@code _id} the guard assigned. Before an outcome is built.
      */
-    static void mark(RecordedWriteOutcome.Builder<?> builder, BulkPlan plan, int size) {
+    static void mark(RecordedWriteOutcome.Builder<?> builder, PlannedBulk plan, int size) {
         // Made only when something is held: a call whose writes all applied allocates nothing here.
         boolean[] settleable = null;
         for (SettleHold.Entry entry : builder.heldSoFar()) {
@@ -110,12 +110,12 @@ public final class Settle {
     private static void mark(RecordedWriteOutcome.Builder<?> builder) {
         List<SettleHold.Entry> held = builder.heldSoFar();
         if (!held.isEmpty()) {
-            BulkPlan plan = ((HeldCommand) held.get(0).held()).plan;
+            PlannedBulk plan = ((HeldCommand) held.get(0).held()).plan;
             mark(builder, plan, plan.size());
         }
     }
 
-    private static String whyNot(BulkPlan plan, int index) {
+    private static String whyNot(PlannedBulk plan, int index) {
         if (plan.sentAs(index).isMulti()) {
             return "cannot be settled: a multi-document write has no statement record to be answered from (read the"
                     + " documents to learn what it changed)";
@@ -132,7 +132,7 @@ public final class Settle {
         private final long txnNumber;
         private final @Nullable String copyName;
         private final WriteCommand command;
-        private final BulkPlan plan;
+        private final PlannedBulk plan;
         private final CopySender sender;
         private final CodecRegistry registry;
         /**
@@ -148,7 +148,7 @@ public final class Settle {
                 long txnNumber,
                 @Nullable String copyName,
                 WriteCommand command,
-                BulkPlan plan,
+                PlannedBulk plan,
                 CopySender sender,
                 CodecRegistry registry,
                 @Nullable CommandReply counted) {

@@ -1,10 +1,10 @@
 package io.github.mongowriteguard.internal.execution;
 
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.KeyPlacement;
 import io.github.mongowriteguard.bulk.Round;
 import io.github.mongowriteguard.internal.command.WriteCommand;
 import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
+import io.github.mongowriteguard.internal.plan.KeyPlacement;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -52,7 +52,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class SideBySideKeyRuns<T> implements AutoCloseable {
     private final BulkRun<T> run;
-    private final BulkPlan plan;
+    private final PlannedBulk plan;
     private final KeyPlacement placement;
     /** The sessions of groups after the first (which uses the run's), by group position, kept across rounds. */
     private final List<Sessions> sessions = new ArrayList<>();

@@ -3,8 +3,8 @@ package io.github.mongowriteguard.internal.catalog;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.MongoNamespace;
-import io.github.mongowriteguard.bulk.KeyPlacement;
 import io.github.mongowriteguard.internal.ClientPort;
+import io.github.mongowriteguard.internal.plan.KeyPlacement;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
 import io.github.mongowriteguard.testkit.server.ServerVersion;

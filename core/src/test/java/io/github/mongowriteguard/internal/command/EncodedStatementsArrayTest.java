@@ -16,10 +16,10 @@ import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.BulkPlanner;
-import io.github.mongowriteguard.bulk.PlanOptions;
 import io.github.mongowriteguard.bulk.Round;
+import io.github.mongowriteguard.internal.plan.BulkPlanner;
+import io.github.mongowriteguard.internal.plan.PlanOptions;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -64,7 +64,7 @@ class EncodedStatementsArrayTest {
         Random random = new Random(seed);
         List<WriteModel<Document>> models = randomBulk(random, 300 + random.nextInt(1_700));
         for (boolean ordered : new boolean[] {true, false}) {
-            BulkPlan plan = plan(models, ordered);
+            PlannedBulk plan = plan(models, ordered);
             // Every statement through the guard's own bytes, and the encoder as configured (trees where they pay).
             for (WriteCommandEncoder<Document> encoder : List.of(encodedOnly(Document.class), defaultEncoder())) {
                 int compared = 0;
@@ -91,7 +91,7 @@ class EncodedStatementsArrayTest {
                             ? new UpdateOneModel<>(new Document("_id", i), Updates.inc("n", i))
                             : new UpdateOneModel<>(Filters.eq("_id", i), Updates.set("v", i)));
         }
-        BulkPlan plan = plan(updates, false);
+        PlannedBulk plan = plan(updates, false);
         List<WriteCommand> cut = encodedOnly(Document.class).encode(plan, indices(updates.size()), false, OPTIONS);
 
         assertThat(cut).extracting(WriteCommand::size).containsExactly(100_000, 10_005);
@@ -110,7 +110,7 @@ class EncodedStatementsArrayTest {
         for (int i = 0; i < 95_000; i++) {
             models.add(new UpdateOneModel<>(Filters.eq("_id", i), Updates.set("v", padding + i)));
         }
-        BulkPlan plan = plan(models, false);
+        PlannedBulk plan = plan(models, false);
         for (boolean reuse : new boolean[] {false, true}) {
             WriteCommandEncoder<Document> encoder = encodedOnly(Document.class);
             List<WriteCommand> commands;
@@ -161,7 +161,7 @@ class EncodedStatementsArrayTest {
             models.add(new InsertOneModel<>(new Document("_id", 200 + i).append("nested", nested)));
         }
         for (boolean ordered : new boolean[] {true, false}) {
-            BulkPlan plan = plan(models, ordered);
+            PlannedBulk plan = plan(models, ordered);
             for (Round round : plan.rounds()) {
                 List<WriteCommand> commands =
                         encodedOnly(Document.class).encode(plan, round.indices(), round.isOrdered(), OPTIONS);
@@ -184,7 +184,8 @@ class EncodedStatementsArrayTest {
                             : new ReplaceOneModel<>(Filters.eq("_id", i), document, new ReplaceOptions().upsert(true)));
         }
         BulkPlanner<RawBsonDocument> planner = BulkPlanner.of(RawBsonDocument.class, REGISTRY);
-        BulkPlan plan = planner.plan(models, PlanOptions.from(new com.mongodb.client.model.BulkWriteOptions(), false));
+        PlannedBulk plan =
+                planner.plan(models, PlanOptions.from(new com.mongodb.client.model.BulkWriteOptions(), false));
         for (WriteCommandEncoder<RawBsonDocument> encoder : List.of(
                 encodedOnly(RawBsonDocument.class),
                 new WriteCommandEncoder<>("stock", RawBsonDocument.class, REGISTRY))) {
@@ -218,7 +219,7 @@ class EncodedStatementsArrayTest {
      * reference encoding; returns how many statements were compared.
      */
     private static <T> int assertSameBytes(
-            List<WriteCommand> commands, BulkPlan plan, CommandOptions options, Class<T> documentClass) {
+            List<WriteCommand> commands, PlannedBulk plan, CommandOptions options, Class<T> documentClass) {
         int statements = 0;
         for (WriteCommand command : commands) {
             if (command.encodedByDriver()) {
@@ -240,7 +241,7 @@ class EncodedStatementsArrayTest {
      */
     private static <T> byte[] reference(
             WriteCommand command,
-            BulkPlan plan,
+            PlannedBulk plan,
             CommandOptions options,
             Class<T> documentClass,
             BsonDocument writeConcern) {
@@ -277,7 +278,7 @@ class EncodedStatementsArrayTest {
 
     /** The bytes of statements {@code from} to {@code to} of the command as array elements, named from 0. */
     private static <T> long referenceStatementBytes(
-            WriteCommand command, BulkPlan plan, int from, int to, Class<T> documentClass) {
+            WriteCommand command, PlannedBulk plan, int from, int to, Class<T> documentClass) {
         BasicOutputBuffer out = new BasicOutputBuffer();
         try (BsonBinaryWriter writer = referenceWriter(out)) {
             writer.writeStartDocument();
@@ -315,7 +316,7 @@ class EncodedStatementsArrayTest {
         return new WriteCommandEncoder<>("stock", Document.class, REGISTRY);
     }
 
-    private static BulkPlan plan(List<WriteModel<Document>> models, boolean ordered) {
+    private static PlannedBulk plan(List<WriteModel<Document>> models, boolean ordered) {
         return BulkPlanner.of(Document.class, REGISTRY)
                 .plan(
                         models,

@@ -15,9 +15,9 @@ import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.BulkPlanner;
-import io.github.mongowriteguard.bulk.PlanOptions;
+import io.github.mongowriteguard.internal.plan.BulkPlanner;
+import io.github.mongowriteguard.internal.plan.PlanOptions;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Date;
@@ -94,7 +94,7 @@ class PlainStatementBytesTest {
         for (int i = 0; i < 20; i++) {
             models.add(new InsertOneModel<>(plainDocument(random, 0).append("_id", i)));
         }
-        BulkPlan plan = BulkPlanner.of(Document.class, REGISTRY).plan(models, PlanOptions.unordered());
+        PlannedBulk plan = BulkPlanner.of(Document.class, REGISTRY).plan(models, PlanOptions.unordered());
         for (int index = 0; index < models.size(); index++) {
             CommandBuffer buffer = new CommandBuffer(16);
             assertThat(statements.writePlain(buffer, index, plan)).isFalse();
@@ -120,7 +120,7 @@ class PlainStatementBytesTest {
                 new ReplaceOneModel<>(Filters.eq("_id", 7), new Document("n", 1)),
                 new UpdateOneModel<>(Filters.eq("_id", 8), new Document("$inc", new Document("n", 1.5f))),
                 new ReplaceOneModel<>(new Document("_id", 9).append("r", raw), new Document("n", 1)));
-        BulkPlan plan = BulkPlanner.of(Document.class, REGISTRY).plan(models, PlanOptions.unordered());
+        PlannedBulk plan = BulkPlanner.of(Document.class, REGISTRY).plan(models, PlanOptions.unordered());
         StatementWriter<Document> statements = new StatementWriter<>(Document.class, REGISTRY);
         for (int index = 0; index < models.size(); index++) {
             CommandBuffer buffer = new CommandBuffer(16);
@@ -137,7 +137,7 @@ class PlainStatementBytesTest {
     void aNameWithANullCharacterIsRefusedAsTheWriterRefusesIt() {
         List<WriteModel<Document>> models =
                 List.of(new ReplaceOneModel<>(Filters.eq("_id", 1), new Document("a\u0000b", 1)));
-        BulkPlan plan = BulkPlanner.of(Document.class, REGISTRY).plan(models, PlanOptions.unordered());
+        PlannedBulk plan = BulkPlanner.of(Document.class, REGISTRY).plan(models, PlanOptions.unordered());
         StatementWriter<Document> statements = new StatementWriter<>(Document.class, REGISTRY);
         Throwable byHand = catchThrowable(() -> statements.writePlain(new CommandBuffer(16), 0, plan));
         Throwable byWriter = catchThrowable(() -> writersBytes(statements, 0, plan));
@@ -258,7 +258,7 @@ class PlainStatementBytesTest {
     /** Plans {@code models} and checks that each is written by hand, with the writer's bytes; the count written. */
     private static int writtenByHandAsTheWriter(
             BulkPlanner<Document> planner, StatementWriter<Document> statements, List<WriteModel<Document>> models) {
-        BulkPlan plan = planner.plan(models, PlanOptions.unordered());
+        PlannedBulk plan = planner.plan(models, PlanOptions.unordered());
         for (int index = 0; index < models.size(); index++) {
             CommandBuffer byHand = new CommandBuffer(16);
             assertThat(statements.writePlain(byHand, index, plan))
@@ -271,7 +271,7 @@ class PlainStatementBytesTest {
         return models.size();
     }
 
-    private static byte[] writersBytes(StatementWriter<Document> statements, int index, BulkPlan plan) {
+    private static byte[] writersBytes(StatementWriter<Document> statements, int index, PlannedBulk plan) {
         CommandBuffer buffer = new CommandBuffer(16);
         try (BsonBinaryWriter writer = new BsonBinaryWriter(
                 new BsonWriterSettings(EncodedCommandWriter.DRIVER_MAX_DEPTH),

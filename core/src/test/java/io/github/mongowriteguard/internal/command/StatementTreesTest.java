@@ -15,9 +15,9 @@ import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.BulkPlanner;
-import io.github.mongowriteguard.bulk.PlanOptions;
+import io.github.mongowriteguard.internal.plan.BulkPlanner;
+import io.github.mongowriteguard.internal.plan.PlanOptions;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -163,7 +163,7 @@ class StatementTreesTest {
                             new Document("_id", 1).append("p", new Binary(new byte[payload])),
                             new ReplaceOptions().upsert(true)),
                     new ReplaceOneModel<>(Filters.eq("_id", 2), new Document("_id", 2).append("p", 2)));
-            BulkPlan plan = BulkPlanner.of(Document.class, REGISTRY).plan(models, PlanOptions.unordered());
+            PlannedBulk plan = BulkPlanner.of(Document.class, REGISTRY).plan(models, PlanOptions.unordered());
 
             List<WriteCommand> commands = encoder.encode(plan, List.of(0, 1), false, CommandOptions.NONE);
 
@@ -272,7 +272,7 @@ class StatementTreesTest {
             boolean ordered,
             CommandOptions options,
             boolean alone) {
-        BulkPlan plan = BulkPlanner.of(documentClass, REGISTRY)
+        PlannedBulk plan = BulkPlanner.of(documentClass, REGISTRY)
                 .plan(models, ordered ? PlanOptions.ordered() : PlanOptions.unordered());
         WriteCommandEncoder<T> encoder = new WriteCommandEncoder<>("c", documentClass, REGISTRY, treesFrom);
         List<Integer> indices = IntStream.range(0, models.size()).boxed().toList();

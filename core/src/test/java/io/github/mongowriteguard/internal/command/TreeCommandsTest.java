@@ -8,9 +8,9 @@ import com.mongodb.client.model.DeleteOneModel;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.WriteModel;
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.BulkPlanner;
-import io.github.mongowriteguard.bulk.PlanOptions;
+import io.github.mongowriteguard.internal.plan.BulkPlanner;
+import io.github.mongowriteguard.internal.plan.PlanOptions;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Date;
@@ -382,7 +382,7 @@ class TreeCommandsTest {
         return encoder.encode(plan(documents, BsonDocument.class), indices(documents.size()), ordered, options);
     }
 
-    private static <T> BulkPlan plan(List<T> documents, Class<T> documentClass) {
+    private static <T> PlannedBulk plan(List<T> documents, Class<T> documentClass) {
         List<WriteModel<T>> models = new ArrayList<>();
         documents.forEach(document -> models.add(new InsertOneModel<>(document)));
         models.add(new DeleteOneModel<>(Filters.eq("_id", -1))); // another kind: the inserts' command ends before it

@@ -9,9 +9,9 @@ import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.BulkPlanner;
-import io.github.mongowriteguard.bulk.PlanOptions;
+import io.github.mongowriteguard.internal.plan.BulkPlanner;
+import io.github.mongowriteguard.internal.plan.PlanOptions;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -141,7 +141,7 @@ class WriteCommandEncoderTest {
     void filterIsSentAsPlanned_evenIfTheCallerChangesItAfterPlanning() {
         Document filter = new Document("_id", 1);
         List<WriteModel<Document>> models = List.of(new UpdateOneModel<>(filter, Updates.inc("n", 1)));
-        BulkPlan plan = plan(models);
+        PlannedBulk plan = plan(models);
         filter.put("_id", 2);
 
         List<WriteCommand> commands = encoder.encode(plan, indices(1), false, CommandOptions.NONE);
@@ -215,7 +215,7 @@ class WriteCommandEncoderTest {
         models.add(new DeleteOneModel<>(Filters.eq("_id", 2)));
         models.add(new InsertOneModel<>(new Document("_id", 99)));
         for (boolean ordered : new boolean[] {true, false}) {
-            BulkPlan plan = plan(models);
+            PlannedBulk plan = plan(models);
             List<BsonDocument> expected = new ArrayList<>();
             for (WriteCommand command : encoder.encode(plan, indices(models.size()), ordered, CommandOptions.NONE)) {
                 expected.add(copy(command.toCommand(3L, 2_000, null, null)));
@@ -248,7 +248,7 @@ class WriteCommandEncoderTest {
         return new RawBsonDocument(TreeCommandsTest.asTheDriverEncodes(command));
     }
 
-    private static BulkPlan plan(List<WriteModel<Document>> models) {
+    private static PlannedBulk plan(List<WriteModel<Document>> models) {
         return BulkPlanner.of(Document.class, MongoClientSettings.getDefaultCodecRegistry())
                 .plan(models, PlanOptions.ordered());
     }

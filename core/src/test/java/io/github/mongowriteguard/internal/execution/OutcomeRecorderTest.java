@@ -18,15 +18,15 @@ import com.mongodb.client.model.WriteModel;
 import com.mongodb.connection.ClusterConnectionMode;
 import com.mongodb.connection.ClusterDescription;
 import com.mongodb.connection.ClusterType;
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.BulkPlanner;
-import io.github.mongowriteguard.bulk.PlanOptions;
 import io.github.mongowriteguard.copies.CopyRecord;
 import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.command.CommandOptions;
 import io.github.mongowriteguard.internal.command.WriteCommand;
 import io.github.mongowriteguard.internal.command.WriteCommandEncoder;
 import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
+import io.github.mongowriteguard.internal.plan.BulkPlanner;
+import io.github.mongowriteguard.internal.plan.PlanOptions;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
@@ -249,7 +249,7 @@ class OutcomeRecorderTest {
     @MethodSource("table")
     void replyShape_toOutcome(Row row) {
         List<WriteModel<Document>> models = List.of(row.kind().model.get());
-        BulkPlan plan = BulkPlanner.of(Document.class, REGISTRY).plan(models, PlanOptions.ordered());
+        PlannedBulk plan = BulkPlanner.of(Document.class, REGISTRY).plan(models, PlanOptions.ordered());
         WriteCommand command = new WriteCommandEncoder<>("stock", Document.class, REGISTRY)
                 .encode(plan, List.of(0), true, CommandOptions.NONE)
                 .get(0);
@@ -286,7 +286,7 @@ class OutcomeRecorderTest {
     private static WriteStatus secondOfTwoAfterFirstFails(int code) {
         List<WriteModel<Document>> models =
                 List.of(Kind.INSERT.model.get(), new InsertOneModel<>(new Document("_id", 2)));
-        BulkPlan plan = BulkPlanner.of(Document.class, REGISTRY).plan(models, PlanOptions.ordered());
+        PlannedBulk plan = BulkPlanner.of(Document.class, REGISTRY).plan(models, PlanOptions.ordered());
         WriteCommand command = new WriteCommandEncoder<>("stock", Document.class, REGISTRY)
                 .encode(plan, List.of(0, 1), true, CommandOptions.NONE)
                 .get(0);

@@ -9,9 +9,9 @@ import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
-import io.github.mongowriteguard.bulk.BulkPlan;
-import io.github.mongowriteguard.bulk.BulkPlanner;
-import io.github.mongowriteguard.bulk.PlanOptions;
+import io.github.mongowriteguard.internal.plan.BulkPlanner;
+import io.github.mongowriteguard.internal.plan.PlanOptions;
+import io.github.mongowriteguard.internal.plan.PlannedBulk;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +25,7 @@ class PlanWarningsTest {
     private final List<String> lines = new ArrayList<>();
     private final PlanWarnings warnings = new PlanWarnings(now::get, () -> true, lines::add);
 
-    private static BulkPlan plan(boolean ordered, List<WriteModel<Document>> models) {
+    private static PlannedBulk plan(boolean ordered, List<WriteModel<Document>> models) {
         return BulkPlanner.of(Document.class, MongoClientSettings.getDefaultCodecRegistry())
                 .plan(models, PlanOptions.builder().ordered(ordered).build());
     }
