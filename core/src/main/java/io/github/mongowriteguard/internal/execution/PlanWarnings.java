@@ -108,10 +108,6 @@ public final class PlanWarnings {
         return line;
     }
 
-    static String line(String namespace, PlannedBulk plan, String reason, long similar) {
-        return line(namespace, plan, reason, similar, false);
-    }
-
     static String line(String namespace, PlannedBulk plan, String reason, long similar, boolean multiRetriesOptedIn) {
         StringBuilder text = new StringBuilder("mongo-write-guard: ");
         if (plan.mode() == PlanMode.STRICT_ORDERED) {
