@@ -1,7 +1,7 @@
 package io.github.mongowriteguard.internal.execution;
 
 import com.mongodb.MongoNamespace;
-import io.github.mongowriteguard.internal.ClientPort;
+import io.github.mongowriteguard.internal.catalog.CatalogSource;
 import io.github.mongowriteguard.internal.catalog.ClusterCatalog;
 import io.github.mongowriteguard.internal.plan.KeyPlacement;
 import java.time.Duration;
@@ -40,14 +40,11 @@ public final class KeyPlacements {
         this(ClusterCatalog.isolated(ClusterCatalog.Limits.DEFAULT, nanoClock));
     }
 
-    /** The placement of {@code namespace}'s documents: learned now, or within the last {@link #TIME_TO_LIVE}. */
-    public KeyPlacement forCollection(ClientPort access, MongoNamespace namespace, long maxTimeMs) {
-        return catalog.placement(access, namespace, maxTimeMs);
-    }
-
-    /** As {@link #forCollection(ClientPort, MongoNamespace, long)}, through any transport's catalog reads. */
-    KeyPlacement forCollection(
-            io.github.mongowriteguard.internal.catalog.CatalogSource access, MongoNamespace namespace, long maxTimeMs) {
+    /**
+     * The placement of {@code namespace}'s documents: learned now, or within the last {@link #TIME_TO_LIVE}, read
+     * through any transport's catalog reads.
+     */
+    KeyPlacement forCollection(CatalogSource access, MongoNamespace namespace, long maxTimeMs) {
         return catalog.placement(access, namespace, maxTimeMs);
     }
 }

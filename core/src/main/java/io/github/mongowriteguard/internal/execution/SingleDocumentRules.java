@@ -5,7 +5,7 @@ import com.mongodb.MongoNamespace;
 import com.mongodb.client.model.DeleteManyModel;
 import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.WriteModel;
-import io.github.mongowriteguard.internal.ClientPort;
+import io.github.mongowriteguard.internal.catalog.CatalogSource;
 import io.github.mongowriteguard.internal.catalog.ClusterCatalog;
 import io.github.mongowriteguard.internal.plan.SingleDocumentById;
 import java.time.Duration;
@@ -61,14 +61,11 @@ public final class SingleDocumentRules {
         return false;
     }
 
-    /** The rule for {@code namespace}, from facts learned now or within their time to live. */
-    SingleDocumentById forCollection(ClientPort access, MongoNamespace namespace, long maxTimeMs) {
-        return forCollection(io.github.mongowriteguard.internal.catalog.CatalogSource.of(access), namespace, maxTimeMs);
-    }
-
-    /** As {@link #forCollection(ClientPort, MongoNamespace, long)}, through any transport's catalog reads. */
-    SingleDocumentById forCollection(
-            io.github.mongowriteguard.internal.catalog.CatalogSource access, MongoNamespace namespace, long maxTimeMs) {
+    /**
+     * The rule for {@code namespace}, from facts learned now or within their time to live, read through any
+     * transport's catalog reads.
+     */
+    SingleDocumentById forCollection(CatalogSource access, MongoNamespace namespace, long maxTimeMs) {
         SingleDocumentById rule;
         boolean mongos;
         try {

@@ -6,6 +6,7 @@ import com.mongodb.MongoNamespace;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import io.github.mongowriteguard.internal.ClientPort;
+import io.github.mongowriteguard.internal.catalog.CatalogSource;
 import io.github.mongowriteguard.internal.plan.KeyPlacement;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
@@ -24,8 +25,8 @@ class KeyPlacementsTest {
     void replicaSet_isOnePlace() {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
                 MongoClient client = MongoClients.create(cluster.connectionString())) {
-            KeyPlacement placement =
-                    new KeyPlacements().forCollection(ClientPort.of(client), new MongoNamespace("db.c"), 5_000);
+            KeyPlacement placement = new KeyPlacements()
+                    .forCollection(CatalogSource.of(ClientPort.of(client)), new MongoNamespace("db.c"), 5_000);
 
             assertThat(placement.isSingleTarget()).isTrue();
         }
@@ -39,7 +40,7 @@ class KeyPlacementsTest {
             cluster.shardCollection("db.hashed", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
             cluster.shardCollection("db.tenant", ShardKey.of(new BsonDocument("tenant", new BsonInt32(1))));
             KeyPlacements placements = new KeyPlacements();
-            ClientPort access = ClientPort.of(client);
+            CatalogSource access = CatalogSource.of(ClientPort.of(client));
 
             KeyPlacement unsharded = placements.forCollection(access, new MongoNamespace("db.plain"), 5_000);
             KeyPlacement hashed = placements.forCollection(access, new MongoNamespace("db.hashed"), 5_000);
@@ -68,7 +69,7 @@ class KeyPlacementsTest {
                 MongoClient client = MongoClients.create(cluster.connectionString())) {
             AtomicLong now = new AtomicLong();
             KeyPlacements placements = new KeyPlacements(now::get);
-            ClientPort access = ClientPort.of(client);
+            CatalogSource access = CatalogSource.of(ClientPort.of(client));
             MongoNamespace namespace = new MongoNamespace("db.later");
 
             assertThat(placements.forCollection(access, namespace, 5_000).isSingleTarget())
@@ -111,7 +112,7 @@ class KeyPlacementsTest {
                             .chunks());
             AtomicLong now = new AtomicLong();
             KeyPlacements placements = new KeyPlacements(now::get);
-            ClientPort access = ClientPort.of(client);
+            CatalogSource access = CatalogSource.of(ClientPort.of(client));
             MongoNamespace namespace = new MongoNamespace("db.big");
             placements.forCollection(access, namespace, 5_000);
             assertThat(chunksReceived).hasValue(1_000);

@@ -6,6 +6,7 @@ import com.mongodb.MongoNamespace;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import io.github.mongowriteguard.internal.ClientPort;
+import io.github.mongowriteguard.internal.catalog.CatalogSource;
 import io.github.mongowriteguard.internal.plan.SingleDocumentById;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
@@ -29,7 +30,7 @@ class SingleDocumentRulesTest {
             client.getDatabase("r").getCollection("plain").insertOne(new Document("_id", 1));
             AtomicLong now = new AtomicLong();
             SingleDocumentRules rules = new SingleDocumentRules(now::get);
-            ClientPort access = ClientPort.of(client);
+            CatalogSource access = CatalogSource.of(ClientPort.of(client));
 
             assertThat(rules.forCollection(access, new MongoNamespace("r.plain"), 1_000))
                     .isEqualTo(SingleDocumentById.always());
@@ -56,7 +57,7 @@ class SingleDocumentRulesTest {
                                     new Document("failCommands", List.of("listCollections")).append("errorCode", 13)));
             AtomicLong now = new AtomicLong();
             SingleDocumentRules rules = new SingleDocumentRules(now::get);
-            ClientPort access = ClientPort.of(client);
+            CatalogSource access = CatalogSource.of(ClientPort.of(client));
 
             SingleDocumentById failed = rules.forCollection(access, new MongoNamespace("r.c"), 1_000);
             now.addAndGet(SingleDocumentRules.FAILURE_TIME_TO_LIVE.toNanos() + 1);
@@ -109,7 +110,7 @@ class SingleDocumentRulesTest {
                                             .collationStrength(com.mongodb.client.model.CollationStrength.SECONDARY)
                                             .build()));
             SingleDocumentRules rules = new SingleDocumentRules();
-            ClientPort access = ClientPort.of(client);
+            CatalogSource access = CatalogSource.of(ClientPort.of(client));
 
             assertThat(rules.forCollection(access, new MongoNamespace("r.caseless"), 1_000))
                     .isEqualTo(SingleDocumentById.always()
@@ -128,7 +129,7 @@ class SingleDocumentRulesTest {
             cluster.shardCollection("s.byId", ShardKey.of(new BsonDocument("_id", new BsonString("hashed"))));
             cluster.shardCollection("s.byTenant", ShardKey.of(new BsonDocument("tenant", new BsonInt32(1))));
             SingleDocumentRules rules = new SingleDocumentRules();
-            ClientPort access = ClientPort.of(client);
+            CatalogSource access = CatalogSource.of(ClientPort.of(client));
 
             assertThat(rules.forCollection(access, new MongoNamespace("s.byId"), 1_000))
                     .isEqualTo(SingleDocumentById.always());
