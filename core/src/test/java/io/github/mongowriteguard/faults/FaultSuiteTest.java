@@ -4,18 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The Jepsen-style fault suite of issue 14, bounded for {@code mvn verify}: on the replica set (3 members) and on the
  * sharded cluster (3 shards of 3 replicating members, {@code -Dfaults.shards=N}), failover, restarts and partitions
- * included on both, the raw driver with a 3-attempt application loop and
- * the guard run the same seeded workload under the same kinds of faults; the table shows both, the guard's row must
- * read 0 / 0 / 1 / 0. Longer runs: {@code -Dfaults.operations=1500} (per client); replay one: {@code -Dfaults.seed=...}.
+ * included on both, the raw driver with a 3-attempt application loop, the synchronous guard and the reactive guard
+ * ({@code GuardedReactiveCollection} on the Reactive Streams driver) run the same seeded workload under the same kinds
+ * of faults (every schedule: each writer gets the whole run); the table shows all three, each guard's row must read
+ * 0 / 0 / 1 / 0. Longer runs: {@code -Dfaults.operations=1500} (per client); replay one: {@code -Dfaults.seed=...}.
  */
 class FaultSuiteTest {
 
-    private static List<FaultReport> runBoth(Topology topology) {
+    private static List<FaultReport> runAll(Topology topology) {
         FaultConfig config = FaultConfig.fromSystemProperties(topology);
         System.out.println("fault suite on " + config.deployment() + ": seed " + config.seed()
                 + " (replay with -Dfaults.seed=" + config.seed() + "), " + config.clients() + " clients x "
@@ -30,39 +32,36 @@ class FaultSuiteTest {
         return reports;
     }
 
-    /** {@code -Dfaults.writers=guarded} (or {@code raw}) runs one writer only, e.g. to replay a seed. */
+    /**
+     * {@code -Dfaults.writers=guarded} (or {@code raw}, {@code reactive}, or a list) runs only those writers, e.g. to
+     * replay a seed.
+     */
     private static List<Writer.Kind> writers() {
-        String only = System.getProperty("faults.writers", "raw,guarded");
+        String only = System.getProperty("faults.writers", "raw,guarded,reactive");
         return java.util.Arrays.stream(only.split(","))
                 .map(String::trim)
                 .map(w -> Writer.Kind.valueOf(w.toUpperCase(java.util.Locale.ROOT)))
                 .toList();
     }
 
-    private static FaultReport guarded(List<FaultReport> reports) {
-        return reports.stream()
-                .filter(r -> r.writer() == Writer.Kind.GUARDED)
-                .findFirst()
-                .orElse(null);
+    /** The rows of the guard's clients: the synchronous guard and the reactive one. */
+    private static List<FaultReport> guardedRows(List<FaultReport> reports) {
+        return reports.stream().filter(r -> r.writer() != Writer.Kind.RAW).toList();
     }
 
-    @Test
-    void replicaSet_guardedRowReadsZeroZeroOneZero() {
-        FaultReport guarded = guarded(runBoth(Topology.REPLICA_SET));
-        org.junit.jupiter.api.Assumptions.assumeTrue(guarded != null, "the guarded writer did not run");
-        assertThat(guarded.violations())
-                .as("guard violations, seed " + guarded.seed())
-                .isEmpty();
-        assertThat(guarded.clean()).isTrue();
-    }
-
-    @Test
-    void sharded_guardedRowReadsZeroZeroOneZero() {
-        FaultReport guarded = guarded(runBoth(Topology.SHARDED));
-        org.junit.jupiter.api.Assumptions.assumeTrue(guarded != null, "the guarded writer did not run");
-        assertThat(guarded.violations())
-                .as("guard violations, seed " + guarded.seed())
-                .isEmpty();
-        assertThat(guarded.clean()).isTrue();
+    /** Each guard client's row (the synchronous and the reactive guard, on the same schedule) reads 0 / 0 / 1 / 0. */
+    @ParameterizedTest
+    @EnumSource(Topology.class)
+    void guardedRowsReadZeroZeroOneZero(Topology topology) {
+        List<FaultReport> guarded = guardedRows(runAll(topology));
+        org.junit.jupiter.api.Assumptions.assumeFalse(guarded.isEmpty(), "no guarded writer ran");
+        for (FaultReport row : guarded) {
+            assertThat(row.violations())
+                    .as(row.writer().label() + " violations, seed " + row.seed())
+                    .isEmpty();
+            assertThat(row.clean())
+                    .as(row.writer().label() + " row, seed " + row.seed())
+                    .isTrue();
+        }
     }
 }

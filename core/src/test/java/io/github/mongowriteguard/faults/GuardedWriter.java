@@ -23,7 +23,16 @@ final class GuardedWriter implements Writer {
     private final GuardedCollection<Document> collection;
 
     GuardedWriter(String connectionString, FaultConfig config) {
-        WriteGuard guard = WriteGuard.create(WriteGuardSettings.builder()
+        WriteGuard guard = guard(config);
+        this.client = MongoClients.create(
+                guard.configure(Writer.settings(connectionString, config)).build());
+        this.collection = guard.guardCollection(
+                client, client.getDatabase(Workload.DATABASE).getCollection(Workload.COLLECTION));
+    }
+
+    /** The guard both guarded writers use: the run's server deadline, 3 attempts, a short backoff and gate grace. */
+    static WriteGuard guard(FaultConfig config) {
+        return WriteGuard.create(WriteGuardSettings.builder()
                 .serverDeadline(config.serverDeadline())
                 .retryPolicy(RetryPolicy.builder()
                         .maxAttempts(3)
@@ -31,10 +40,6 @@ final class GuardedWriter implements Writer {
                         .gateGrace(Duration.ofMillis(50))
                         .build())
                 .build());
-        this.client = MongoClients.create(
-                guard.configure(Writer.settings(connectionString, config)).build());
-        this.collection = guard.guardCollection(
-                client, client.getDatabase(Workload.DATABASE).getCollection(Workload.COLLECTION));
     }
 
     @Override
@@ -45,16 +50,27 @@ final class GuardedWriter implements Writer {
         try {
             outcome = collection.execute(models, new BulkWriteOptions().ordered(operation.ordered()));
         } catch (RuntimeException e) {
-            // execute() must return a complete outcome; a caller that gets an exception has none and takes it for a
-            // failure.
-            for (Write write : operation.writes()) {
-                ledger.record(new Ledger.Entry(
-                        write, operation, order, Claim.NOT_APPLIED, false, false, "execute threw " + e));
-            }
+            recordThrown(operation, order, ledger, e);
             return;
         }
+        record(operation, order, ledger, outcome);
+    }
+
+    /**
+     * {@code execute} must return (or publish) a complete outcome; a caller that gets an exception has none and takes
+     * it for a failure: every write of the operation is claimed not applied.
+     */
+    static void recordThrown(Operation operation, int order, Ledger ledger, RuntimeException e) {
+        for (Write write : operation.writes()) {
+            ledger.record(
+                    new Ledger.Entry(write, operation, order, Claim.NOT_APPLIED, false, false, "execute threw " + e));
+        }
+    }
+
+    /** The claim of each write of {@code operation}: its index's status in the outcome. */
+    static void record(Operation operation, int order, Ledger ledger, WriteOutcome<Document> outcome) {
         boolean writeConcernError = outcome.writeConcernError() != null;
-        for (int i = 0; i < models.size(); i++) {
+        for (int i = 0; i < operation.writes().size(); i++) {
             IndexOutcome index = outcome.outcome(i);
             Claim claim = switch (index.status()) {
                 case APPLIED -> Claim.APPLIED;

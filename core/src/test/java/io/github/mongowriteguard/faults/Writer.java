@@ -6,13 +6,17 @@ import com.mongodb.WriteConcern;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 import java.util.concurrent.TimeUnit;
 
-/** How a client writes: through the guard, or with the raw driver and an application retry loop. */
+/**
+ * How a client writes: through the guard (synchronous or reactive), or with the raw driver and an application retry
+ * loop.
+ */
 public interface Writer extends AutoCloseable {
 
     /** The writers the suite compares. */
     enum Kind {
         RAW("raw driver + app retries"),
-        GUARDED("guarded");
+        GUARDED("guarded"),
+        REACTIVE("reactive guard");
 
         private final String label;
 
@@ -25,12 +29,17 @@ public interface Writer extends AutoCloseable {
         }
 
         Writer create(String connectionString, FaultConfig config) {
-            return this == RAW ? new RawWriter(connectionString, config) : new GuardedWriter(connectionString, config);
+            return switch (this) {
+                case RAW -> new RawWriter(connectionString, config);
+                case GUARDED -> new GuardedWriter(connectionString, config);
+                case REACTIVE -> new ReactiveGuardedWriter(connectionString, config);
+            };
         }
 
         /**
          * The writes a received command carries, as one key: the guard names each of its commands with its own comment
-         * ({@code mwg:<call>:<round>.<command>}, the same on every send and on every copy of that command); the raw
+         * ({@code mwg:<call>:<round>.<command>}, the same on every send and on every copy of that command, through either
+         * transport); the raw
          * writer names an operation ({@code raw:<operation>}) and the driver sends one command per write type, so the
          * key is the comment and the command name (an ordered bulk alternating types sends two commands of one type,
          * which this key takes for one: it can only over-count the raw driver's copies). Null for other commands.

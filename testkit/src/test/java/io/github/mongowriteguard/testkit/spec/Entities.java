@@ -8,7 +8,6 @@ import com.mongodb.ReadPreference;
 import com.mongodb.WriteConcern;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.event.ConnectionPoolListener;
@@ -42,7 +41,9 @@ final class Entities implements AutoCloseable {
             Set.of("commandStartedEvent", "commandSucceededEvent", "commandFailedEvent");
 
     private final SpecTarget target;
-    private final Map<String, MongoClient> clients = new LinkedHashMap<>();
+    private final SpecClients clientFactory;
+    private final Map<String, SpecClients.Opened> clients = new LinkedHashMap<>();
+    private final Map<String, String> databaseClients = new LinkedHashMap<>();
     private final Map<String, EventRecorder> recorders = new LinkedHashMap<>();
     private final Map<String, MongoDatabase> databases = new LinkedHashMap<>();
     private final Map<String, MongoCollection<BsonDocument>> collections = new LinkedHashMap<>();
@@ -50,8 +51,9 @@ final class Entities implements AutoCloseable {
     private final Map<String, BsonDocument> sessionLsids = new LinkedHashMap<>();
     private final Map<String, Object> values = new LinkedHashMap<>();
 
-    Entities(SpecTarget target) {
+    Entities(SpecTarget target, SpecClients clientFactory) {
         this.target = target;
+        this.clientFactory = clientFactory;
     }
 
     /** Creates the entities of a {@code createEntities} array, in order. */
@@ -105,7 +107,8 @@ final class Entities implements AutoCloseable {
                 observed,
                 ignored,
                 spec.getBoolean("observeSensitiveCommands", org.bson.BsonBoolean.FALSE)
-                        .getValue());
+                        .getValue(),
+                clientFactory);
 
         boolean multipleMongoses = spec.getBoolean("useMultipleMongoses", org.bson.BsonBoolean.FALSE)
                 .getValue();
@@ -113,7 +116,7 @@ final class Entities implements AutoCloseable {
                 target.connectionString(multipleMongoses), spec.getDocument("uriOptions", new BsonDocument()));
         ConnectionString connectionString = new ConnectionString(uri);
         AtomicInteger ready = new AtomicInteger();
-        MongoClientSettings settings = MongoClientSettings.builder()
+        MongoClientSettings.Builder settings = MongoClientSettings.builder()
                 .applyConnectionString(connectionString)
                 .applyToClusterSettings(cluster -> cluster.serverSelectionTimeout(10, TimeUnit.SECONDS))
                 // As drivers' own runners do: rediscover a server marked unknown after a network error quickly.
@@ -124,10 +127,8 @@ final class Entities implements AutoCloseable {
                         ready.incrementAndGet();
                     }
                 }))
-                .addCommandListener(recorder)
-                .build();
-        MongoClient client = MongoClients.create(settings);
-        clients.put(id, client);
+                .addCommandListener(recorder);
+        clients.put(id, clientFactory.open(settings));
         recorders.put(id, recorder);
         if (spec.containsKey("awaitMinPoolSizeMS") && connectionString.getMinConnectionPoolSize() != null) {
             long until = System.nanoTime()
@@ -182,6 +183,7 @@ final class Entities implements AutoCloseable {
     }
 
     private void createDatabase(String id, BsonDocument spec) {
+        databaseClients.put(id, spec.getString("client").getValue());
         MongoDatabase database = client(spec.getString("client").getValue())
                 .getDatabase(spec.getString("databaseName").getValue());
         BsonDocument options = spec.getDocument("databaseOptions", new BsonDocument());
@@ -211,8 +213,8 @@ final class Entities implements AutoCloseable {
     }
 
     private void createCollection(String id, BsonDocument spec) {
-        MongoCollection<BsonDocument> collection = database(
-                        spec.getString("database").getValue())
+        String databaseId = spec.getString("database").getValue();
+        MongoCollection<BsonDocument> collection = database(databaseId)
                 .getCollection(spec.getString("collectionName").getValue(), BsonDocument.class);
         BsonDocument options = spec.getDocument("collectionOptions", new BsonDocument());
         for (Map.Entry<String, BsonValue> option : options.entrySet()) {
@@ -238,7 +240,8 @@ final class Entities implements AutoCloseable {
                             "collectionOptions." + option.getKey() + " is not supported by the runner");
             }
         }
-        collections.put(id, collection);
+        collections.put(
+                id, require(clients, databaseClients.get(databaseId), "client").writesThrough(collection));
     }
 
     private void createSession(String id, BsonDocument spec) {
@@ -294,7 +297,7 @@ final class Entities implements AutoCloseable {
     }
 
     MongoClient client(String id) {
-        return require(clients, id, "client");
+        return require(clients, id, "client").client();
     }
 
     EventRecorder recorder(String id) {

@@ -6,6 +6,7 @@ import com.mongodb.event.CommandStartedEvent;
 import com.mongodb.event.CommandSucceededEvent;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.bson.BsonDocument;
 import org.bson.RawBsonDocument;
@@ -13,8 +14,8 @@ import org.bson.codecs.BsonDocumentCodec;
 
 /**
  * The command events one client entity observes ({@code observeEvents}), minus {@code ignoreCommandMonitoringEvents},
- * the runner's own {@code configureFailPoint} commands and, unless {@code observeSensitiveCommands}, the
- * security-sensitive commands.
+ * the runner's own {@code configureFailPoint} commands, the commands the clients send on their own
+ * ({@link SpecClients#ownCommand}) and, unless {@code observeSensitiveCommands}, the security-sensitive commands.
  */
 final class EventRecorder implements CommandListener {
     private static final Set<String> SENSITIVE = Set.of(
@@ -37,12 +38,16 @@ final class EventRecorder implements CommandListener {
     private final Set<String> observed;
     private final Set<String> ignored;
     private final boolean observeSensitive;
+    private final SpecClients clients;
     private final List<Event> events = new CopyOnWriteArrayList<>();
+    /** The request ids of commands the clients sent on their own ({@link SpecClients#ownCommand}). */
+    private final Set<Integer> own = ConcurrentHashMap.newKeySet();
 
-    EventRecorder(Set<String> observed, Set<String> ignored, boolean observeSensitive) {
+    EventRecorder(Set<String> observed, Set<String> ignored, boolean observeSensitive, SpecClients clients) {
         this.observed = observed;
         this.ignored = ignored;
         this.observeSensitive = observeSensitive;
+        this.clients = clients;
     }
 
     List<Event> events() {
@@ -58,6 +63,10 @@ final class EventRecorder implements CommandListener {
 
     @Override
     public void commandStarted(CommandStartedEvent event) {
+        if (clients.ownCommand(event.getCommandName(), event.getDatabaseName(), event.getCommand())) {
+            own.add(event.getRequestId());
+            return;
+        }
         if (!skip("commandStartedEvent", event.getCommandName())) {
             events.add(new Event(
                     "commandStartedEvent",
@@ -70,6 +79,9 @@ final class EventRecorder implements CommandListener {
 
     @Override
     public void commandSucceeded(CommandSucceededEvent event) {
+        if (own.remove(event.getRequestId())) {
+            return;
+        }
         if (!skip("commandSucceededEvent", event.getCommandName())) {
             events.add(new Event(
                     "commandSucceededEvent",
@@ -82,6 +94,9 @@ final class EventRecorder implements CommandListener {
 
     @Override
     public void commandFailed(CommandFailedEvent event) {
+        if (own.remove(event.getRequestId())) {
+            return;
+        }
         if (!skip("commandFailedEvent", event.getCommandName())) {
             events.add(new Event("commandFailedEvent", event.getCommandName(), event.getDatabaseName(), null, null));
         }

@@ -2,18 +2,13 @@ package io.github.mongowriteguard.testkit.spec;
 
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.server.ServerVersion;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-import org.bson.BsonDocument;
-import org.bson.BsonValue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicNode;
-import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
 /**
@@ -27,7 +22,7 @@ import org.junit.jupiter.api.TestFactory;
  */
 @org.junit.jupiter.api.Tag("deployment") // runs against -Dmongo.uri (the real-mongodb profile)
 class UnifiedSpecTest {
-    private static final List<Finisher> FINISHERS = new ArrayList<>();
+    private static final List<SpecSuite> SUITES = new ArrayList<>();
 
     @TestFactory
     Stream<DynamicNode> replicaset() {
@@ -91,47 +86,18 @@ class UnifiedSpecTest {
     }
 
     static Stream<DynamicNode> specTests(SpecTarget target) {
-        Path directory = SpecFile.directory();
-        if (!Files.isDirectory(directory)) {
-            System.out.println("spec " + target.name() + ": SKIPPED, no spec tests directory at " + directory
-                    + " (set -Dspec.dir=...)");
-            String reason = "no spec tests directory at " + directory + " (set -Dspec.dir=...)";
-            return Stream.of(
-                    DynamicTest.dynamicTest("spec " + target.name() + " (skipped)", () -> Assumptions.abort(reason)));
+        SpecSuite suite = new SpecSuite(target, SpecClients.DRIVER);
+        synchronized (SUITES) {
+            SUITES.add(suite);
         }
-        List<SpecFile> files = SpecFile.load(directory);
-        SpecTally tally = new SpecTally(target.name());
-        UnifiedTestRunner runner = new UnifiedTestRunner(target);
-        synchronized (FINISHERS) {
-            FINISHERS.add(new Finisher(tally, runner, target));
-        }
-        return files.stream()
-                .map(file -> DynamicContainer.dynamicContainer(
-                        file.name(),
-                        file.path().toUri(),
-                        file.document().getArray("tests").stream()
-                                .map(BsonValue::asDocument)
-                                .map(test -> dynamicTest(file, test, runner, tally))));
-    }
-
-    private static DynamicNode dynamicTest(
-            SpecFile file, BsonDocument test, UnifiedTestRunner runner, SpecTally tally) {
-        String description = test.getString("description").getValue();
-        return DynamicTest.dynamicTest(description, () -> tally.run(() -> runner.run(file, test)));
+        return suite.tests(name -> true);
     }
 
     @AfterAll
     static void summaries() {
-        synchronized (FINISHERS) {
-            for (Finisher finisher : FINISHERS) {
-                finisher.runner().close();
-                finisher.target().close();
-                System.out.print(finisher.tally().skipReport());
-                System.out.println(finisher.tally().summary());
-            }
-            FINISHERS.clear();
+        synchronized (SUITES) {
+            SUITES.forEach(SpecSuite::close);
+            SUITES.clear();
         }
     }
-
-    private record Finisher(SpecTally tally, UnifiedTestRunner runner, SpecTarget target) {}
 }
