@@ -148,7 +148,8 @@ class ArchitectureTest {
             "io.github.mongowriteguard.internal.plan.WriteRecord",
             "io.github.mongowriteguard.internal.plan.DocumentShortcuts",
             "io.github.mongowriteguard.internal.plan.IndexList",
-            "io.github.mongowriteguard.internal.plan.NestingDepth");
+            "io.github.mongowriteguard.internal.plan.NestingDepth",
+            "io.github.mongowriteguard.internal.plan.PlainValue");
 
     /**
      * An internal type is public only because another package of the guard uses it: one its own package alone uses is
