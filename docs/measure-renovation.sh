@@ -16,7 +16,8 @@
 #   BEFORE, AFTER  commits (anything `git rev-parse` takes)
 #   OUT_DIR        where the raw outputs and summary.md go (default: a new directory under /tmp)
 #   LAB_ROUNDS     how many (before, after) pairs of lab runs (default 2)
-# Environment: SKIP_TESTS=1 leaves out step 4, SKIP_LAB=1 step 5.
+# Environment: SKIP_TESTS=1 leaves out step 4, SKIP_LAB=1 step 5 (and the lab jars' builds): with both, nothing is
+# built, and steps 1 to 3 read the sources only.
 set -euo pipefail
 
 before_rev=${1:?usage: $0 BEFORE AFTER [OUT_DIR] [LAB_ROUNDS]}
@@ -92,12 +93,14 @@ if command -v duplicates >/dev/null; then
     done
 fi
 
-# The lab jars (and everything core's tests need), built in each tree.
-for side in before after; do
-    (cd "$work/$side" && mvn -B -q -o -DskipTests -Dspotless.check.skip=true package -pl benchmarks -am) \
-        >"$out/$side-build.log" 2>&1
-    cp "$work/$side/benchmarks/target/lab.jar" "$out/lab-$side.jar"
-done
+# The lab jars, built in each tree (only for step 5: step 4 builds what core's tests need itself).
+if [ "${SKIP_LAB:-0}" != 1 ]; then
+    for side in before after; do
+        (cd "$work/$side" && mvn -B -q -o -DskipTests -Dspotless.check.skip=true package -pl benchmarks -am) \
+            >"$out/$side-build.log" 2>&1
+        cp "$work/$side/benchmarks/target/lab.jar" "$out/lab-$side.jar"
+    done
+fi
 
 # 4: core's unit tests, one run per commit (testkit's own tests, which -am would also run, filtered out).
 if [ "${SKIP_TESTS:-0}" != 1 ]; then

@@ -70,6 +70,10 @@ public final class GuardedReactiveCollection<T> {
     private final Function<Boolean, GuardedReactiveCollection<T>> withRetries;
     private final Rewrap rewrap;
 
+    /** The driver's write methods to this class's, for {@link #asMongoCollection()}. */
+    static final GuardedReactiveCollectionView.Routes VIEW_ROUTES =
+            GuardedReactiveCollectionView.Routes.to(GuardedReactiveCollection.class);
+
     /** Guards another collection (a {@code withX(...)} of this one) the way this one is guarded. */
     interface Rewrap {
         <X> GuardedReactiveCollection<X> wrap(MongoCollection<X> changed);
@@ -159,12 +163,8 @@ public final class GuardedReactiveCollection<T> {
      * @return the view
      */
     public MongoCollection<T> asMongoCollection() {
-        return GuardedReactiveCollectionView.of(this, collection);
-    }
-
-    /** {@code changed} guarded as this collection is. */
-    <X> GuardedReactiveCollection<X> rewrap(MongoCollection<X> changed) {
-        return rewrap.wrap(changed);
+        return GuardedReactiveCollectionView.of(
+                VIEW_ROUTES, this, collection, changed -> rewrap.wrap(changed).asMongoCollection());
     }
 
     /** {@return the collection's namespace} */

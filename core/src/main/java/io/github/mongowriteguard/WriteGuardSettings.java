@@ -1,8 +1,8 @@
 package io.github.mongowriteguard;
 
+import io.github.mongowriteguard.internal.CommonTags;
 import io.github.mongowriteguard.internal.Durations;
 import io.github.mongowriteguard.internal.copies.SettleHold;
-import io.github.mongowriteguard.metrics.CommonTags;
 import io.github.mongowriteguard.retry.RetryPolicy;
 import java.time.Duration;
 import java.util.Map;

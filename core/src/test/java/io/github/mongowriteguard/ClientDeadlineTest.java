@@ -3,6 +3,7 @@ package io.github.mongowriteguard;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.MongoClientSettings;
+import io.github.mongowriteguard.WriteGuard.ClientDeadline;
 import io.github.mongowriteguard.retry.RetryPolicy;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

@@ -207,7 +207,7 @@ class GuardedReactiveCollectionTest {
 
     @Test
     void everyWriteMethodOfTheDriversReactiveCollection_hasItsGuardedCounterpart() {
-        assertThat(GuardedReactiveCollectionView.unguardedWrites()).isEmpty();
+        assertThat(GuardedReactiveCollection.VIEW_ROUTES.unguarded()).isEmpty();
         long writes = java.util.Arrays.stream(MongoCollection.class.getMethods())
                 .filter(m -> GuardedReactiveCollectionView.WRITES.contains(m.getName()))
                 .count();

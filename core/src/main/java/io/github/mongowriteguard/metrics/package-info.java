@@ -1,6 +1,7 @@
 /**
- * What guarded writes did, as events ({@link io.github.mongowriteguard.metrics.GuardEventListener}) and as
- * Micrometer meters ({@link io.github.mongowriteguard.metrics.MicrometerGuardMetrics}); Micrometer is optional.
+ * What guarded writes did, as events ({@link io.github.mongowriteguard.metrics.GuardEventListener}), as an Observation
+ * ({@link io.github.mongowriteguard.metrics.GuardObservationConvention}) and as Micrometer meters, which the guard
+ * registers itself from {@code WriteGuard.builder().meterRegistry(..)}; Micrometer is optional.
  */
 @NullMarked
 package io.github.mongowriteguard.metrics;

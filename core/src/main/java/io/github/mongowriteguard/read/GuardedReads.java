@@ -240,12 +240,13 @@ public final class GuardedReads<T> {
                     : null;
             String shard = named == null ? ReadSignals.UNKNOWN_SHARD : named;
             signals.updateAndGet(s -> s.withStaleConfig(named));
-            notify(options.getListener()::staleConfig, new ReadGuardEvents.StaleConfigEvent(namespace, shard));
+            notify(options.getListener()::staleConfig, new ReadGuardListener.StaleConfigEvent(namespace, shard));
         } else if (isTimeout(e)) {
             signals.updateAndGet(ReadSignals::withTimeout);
             notify(
                     options.getListener()::readTimedOut,
-                    new ReadGuardEvents.ReadTimeoutEvent(namespace, e.getClass().getSimpleName()));
+                    new ReadGuardListener.ReadTimeoutEvent(
+                            namespace, e.getClass().getSimpleName()));
         } else {
             return false;
         }
@@ -278,7 +279,7 @@ public final class GuardedReads<T> {
         Approximation approximation = new Approximation(reason, diagnose(), distinct.duplicates, distinct.conflicts);
         notify(
                 options.getListener()::degradedRead,
-                new ReadGuardEvents.DegradedReadEvent(
+                new ReadGuardListener.DegradedReadEvent(
                         namespace,
                         reason,
                         documents.size(),
@@ -292,7 +293,7 @@ public final class GuardedReads<T> {
         Distinct distinct = readAvailable(filter, Projections.include("_id"), normalFailure);
         notify(
                 options.getListener()::degradedRead,
-                new ReadGuardEvents.DegradedReadEvent(
+                new ReadGuardListener.DegradedReadEvent(
                         namespace,
                         reason,
                         distinct.kept.size(),

@@ -1,7 +1,7 @@
 package io.github.mongowriteguard.read;
 
-import io.github.mongowriteguard.metrics.CommonTags;
-import io.github.mongowriteguard.metrics.MicrometerGuardMetrics;
+import io.github.mongowriteguard.internal.CommonTags;
+import io.github.mongowriteguard.internal.MicrometerGuardMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -74,19 +74,19 @@ public final class MicrometerReadMetrics implements ReadGuardListener {
     }
 
     @Override
-    public void staleConfig(ReadGuardEvents.StaleConfigEvent event) {
+    public void staleConfig(ReadGuardListener.StaleConfigEvent event) {
         staleConfig
                 .withTags("namespace", event.namespace(), "shard", event.shard())
                 .increment();
     }
 
     @Override
-    public void readTimedOut(ReadGuardEvents.ReadTimeoutEvent event) {
+    public void readTimedOut(ReadGuardListener.ReadTimeoutEvent event) {
         timeouts.withTags("namespace", event.namespace(), "kind", event.kind()).increment();
     }
 
     @Override
-    public void degradedRead(ReadGuardEvents.DegradedReadEvent event) {
+    public void degradedRead(ReadGuardListener.DegradedReadEvent event) {
         degraded.withTags(
                         "namespace", event.namespace(), "reason", event.reason().name())
                 .increment();

@@ -7,7 +7,7 @@ import java.util.Objects;
 
 /**
  * How the guard retries a write that failed in a way that is safe and useful to retry (see
- * {@link RetryClassifier}): a small number of attempts with exponential backoff and jitter, never
+ * the README's table of what the guard retries): a small number of attempts with exponential backoff and jitter, never
  * {@code FixedBackOff(0, n)}. Every attempt of a single-document write resends the same server copy (same
  * {@code lsid} and {@code txnNumber}) right after the backoff, which the server serialises behind a send that still
  * runs and answers from its statement record, so retries never multiply copies; the overlap gate runs before each new

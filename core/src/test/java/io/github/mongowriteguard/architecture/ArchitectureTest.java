@@ -148,7 +148,40 @@ class ArchitectureTest {
             "io.github.mongowriteguard.internal.plan.WriteRecord",
             "io.github.mongowriteguard.internal.plan.DocumentShortcuts",
             "io.github.mongowriteguard.internal.plan.IndexList",
-            "io.github.mongowriteguard.internal.plan.NestingDepth");
+            "io.github.mongowriteguard.internal.plan.NestingDepth",
+            "io.github.mongowriteguard.internal.plan.PlainValue");
+
+    /**
+     * An internal type is public only because another package of the guard uses it: one its own package alone uses is
+     * package-private, so that what is public in {@code internal} is the seams between its packages, nothing more.
+     */
+    @Test
+    void publicInternalTypes_areUsedFromAnotherPackage() {
+        classes()
+                .that()
+                .arePublic()
+                .and()
+                .areTopLevelClasses()
+                .and()
+                .resideInAPackage("io.github.mongowriteguard.internal..")
+                .should(new ArchCondition<JavaClass>("be used from another package of the guard") {
+                    @Override
+                    public void check(JavaClass type, ConditionEvents events) {
+                        boolean usedElsewhere = type.getDirectDependenciesToSelf().stream()
+                                .anyMatch(dependency -> !dependency
+                                        .getOriginClass()
+                                        .getPackageName()
+                                        .equals(type.getPackageName()));
+                        if (!usedElsewhere) {
+                            events.add(SimpleConditionEvent.violated(
+                                    type,
+                                    type.getName() + " is public but only its own package uses it: make it"
+                                            + " package-private"));
+                        }
+                    }
+                })
+                .check(CORE);
+    }
 
     @Test
     void internalSubpackages_haveNoCycles() {

@@ -7,10 +7,11 @@ import io.github.mongowriteguard.WriteGuardSettings;
 import io.github.mongowriteguard.bulk.PlanMode;
 import io.github.mongowriteguard.copies.CopyLedger;
 import io.github.mongowriteguard.copies.GateVerdict;
+import io.github.mongowriteguard.internal.MicrometerGuardMetrics;
 import io.github.mongowriteguard.internal.copies.LiveCopyLedger;
 import io.github.mongowriteguard.read.ApproximationReason;
 import io.github.mongowriteguard.read.MicrometerReadMetrics;
-import io.github.mongowriteguard.read.ReadGuardEvents;
+import io.github.mongowriteguard.read.ReadGuardListener;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
@@ -46,9 +47,9 @@ class MeterConventionsTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         MicrometerReadMetrics metrics = new MicrometerReadMetrics(registry, COMMON);
 
-        metrics.staleConfig(new ReadGuardEvents.StaleConfigEvent("db.c", "shard0"));
-        metrics.readTimedOut(new ReadGuardEvents.ReadTimeoutEvent("db.c", "MongoExecutionTimeoutException"));
-        metrics.degradedRead(new ReadGuardEvents.DegradedReadEvent(
+        metrics.staleConfig(new ReadGuardListener.StaleConfigEvent("db.c", "shard0"));
+        metrics.readTimedOut(new ReadGuardListener.ReadTimeoutEvent("db.c", "MongoExecutionTimeoutException"));
+        metrics.degradedRead(new ReadGuardListener.DegradedReadEvent(
                 "db.c", ApproximationReason.NORMAL_READ_FAILED, 1, 1, Duration.ofMillis(1)));
 
         assertThat(registry.getMeters()).hasSize(4).allSatisfy(MeterConventionsTest::followsTheConventions);

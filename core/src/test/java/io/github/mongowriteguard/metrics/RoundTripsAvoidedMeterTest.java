@@ -14,6 +14,7 @@ import com.mongodb.client.model.ReplaceOptions;
 import com.mongodb.client.model.WriteModel;
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.internal.MicrometerGuardMetrics;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedShardedCluster;
 import io.github.mongowriteguard.testkit.sharding.ShardKey;

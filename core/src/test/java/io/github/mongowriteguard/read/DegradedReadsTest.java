@@ -172,7 +172,7 @@ class DegradedReadsTest {
                 degraded(new MutableClock())
                         .listener(new ReadGuardListener() {
                             @Override
-                            public void degradedRead(ReadGuardEvents.DegradedReadEvent event) {
+                            public void degradedRead(ReadGuardListener.DegradedReadEvent event) {
                                 throw new IllegalStateException("listener bug");
                             }
                         })
@@ -192,22 +192,22 @@ class DegradedReadsTest {
     }
 
     static final class Recording implements ReadGuardListener {
-        final List<ReadGuardEvents.StaleConfigEvent> stale = new CopyOnWriteArrayList<>();
-        final List<ReadGuardEvents.ReadTimeoutEvent> timeouts = new CopyOnWriteArrayList<>();
-        final List<ReadGuardEvents.DegradedReadEvent> degraded = new CopyOnWriteArrayList<>();
+        final List<ReadGuardListener.StaleConfigEvent> stale = new CopyOnWriteArrayList<>();
+        final List<ReadGuardListener.ReadTimeoutEvent> timeouts = new CopyOnWriteArrayList<>();
+        final List<ReadGuardListener.DegradedReadEvent> degraded = new CopyOnWriteArrayList<>();
 
         @Override
-        public void staleConfig(ReadGuardEvents.StaleConfigEvent event) {
+        public void staleConfig(ReadGuardListener.StaleConfigEvent event) {
             stale.add(event);
         }
 
         @Override
-        public void readTimedOut(ReadGuardEvents.ReadTimeoutEvent event) {
+        public void readTimedOut(ReadGuardListener.ReadTimeoutEvent event) {
             timeouts.add(event);
         }
 
         @Override
-        public void degradedRead(ReadGuardEvents.DegradedReadEvent event) {
+        public void degradedRead(ReadGuardListener.DegradedReadEvent event) {
             degraded.add(event);
         }
     }

@@ -12,9 +12,10 @@ class MicrometerReadMetricsTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         MicrometerReadMetrics metrics = new MicrometerReadMetrics(registry);
 
-        metrics.staleConfig(new ReadGuardEvents.StaleConfigEvent("shop.inventory", "shard00"));
-        metrics.readTimedOut(new ReadGuardEvents.ReadTimeoutEvent("shop.inventory", "MongoExecutionTimeoutException"));
-        metrics.degradedRead(new ReadGuardEvents.DegradedReadEvent(
+        metrics.staleConfig(new ReadGuardListener.StaleConfigEvent("shop.inventory", "shard00"));
+        metrics.readTimedOut(
+                new ReadGuardListener.ReadTimeoutEvent("shop.inventory", "MongoExecutionTimeoutException"));
+        metrics.degradedRead(new ReadGuardListener.DegradedReadEvent(
                 "shop.inventory", ApproximationReason.NORMAL_READ_FAILED, 2000, 504, java.time.Duration.ofMillis(40)));
 
         assertThat(registry.get("mongodb.guard.read.staleconfig")

@@ -69,10 +69,6 @@ class ReactiveSettleTest {
         return Mono.from(raw.find(Filters.eq("_id", "k")).first()).block(WAIT).getInteger("n");
     }
 
-    private static List<WriteModel<Document>> incK() {
-        return List.of(new UpdateOneModel<>(Filters.eq("_id", "k"), Updates.inc("n", 1)));
-    }
-
     /**
      * A lost reply (through mongos, mongos' own answer): the reactive guard resends the same copy (same {@code lsid}
      * and {@code txnNumber}), answered from the statement record: applied once, one copy, two sends.
@@ -87,8 +83,8 @@ class ReactiveSettleTest {
             GuardedReactiveCollection<Document> counters = GuardedReactiveCollection.of(guard, client, raw);
             deployment.answers().loseReplies(1, "update");
 
-            WriteOutcome<Document> outcome =
-                    Mono.from(counters.execute(incK(), new BulkWriteOptions())).block(WAIT);
+            WriteOutcome<Document> outcome = Mono.from(counters.execute(SettleTest.incK(), new BulkWriteOptions()))
+                    .block(WAIT);
 
             assertThat(outcome.outcome(0).status())
                     .as(outcome.outcome(0).toString())
@@ -127,7 +123,7 @@ class ReactiveSettleTest {
             WriteOutcome<Document> outcome;
             WriteOutcome<Document> early;
             try {
-                outcome = Mono.from(counters.execute(incK(), new BulkWriteOptions()))
+                outcome = Mono.from(counters.execute(SettleTest.incK(), new BulkWriteOptions()))
                         .block(WAIT);
                 early = Mono.from(counters.settle(outcome)).block(WAIT);
             } finally {

@@ -106,6 +106,16 @@ class SettleTest {
         return raw;
     }
 
+    /** One {@code $inc} of the counter {@code k}. */
+    static List<WriteModel<Document>> incK() {
+        return List.of(new UpdateOneModel<>(Filters.eq("_id", "k"), Updates.inc("n", 1)));
+    }
+
+    /** The counters' writes stall, uninterruptibly, for {@code stall}. */
+    private static StallHandle stallCounters(Deployment deployment, Duration stall) {
+        return deployment.writes().stall(Stall.uninterruptible("settle.counters", stall));
+    }
+
     private static MongoClient client(WriteGuard guard, String uri, int socketTimeoutMs) {
         return MongoClients.create(guard.configure(MongoClientSettings.builder()
                         .applyConnectionString(new ConnectionString(uri))
@@ -129,8 +139,7 @@ class SettleTest {
             deployment.answers().loseReplies(1, "update");
 
             long started = System.nanoTime();
-            WriteOutcome<Document> outcome = counters.execute(
-                    List.of(new UpdateOneModel<>(Filters.eq("_id", "k"), Updates.inc("n", 1))), new BulkWriteOptions());
+            WriteOutcome<Document> outcome = counters.execute(incK(), new BulkWriteOptions());
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             System.out.println("lost reply, " + topology + ": " + took.toMillis() + " ms");
 
@@ -159,11 +168,8 @@ class SettleTest {
             GuardedCollection<Document> counters = guard.guardCollection(client, raw);
             WriteOutcome<Document> outcome;
             // Longer than the first send's socket timeout, shorter than the first resend's wait.
-            try (StallHandle stall =
-                    deployment.writes().stall(Stall.uninterruptible("settle.counters", Duration.ofMillis(2_800)))) {
-                outcome = counters.execute(
-                        List.of(new UpdateOneModel<>(Filters.eq("_id", "k"), Updates.inc("n", 1))),
-                        new BulkWriteOptions());
+            try (StallHandle stall = stallCounters(deployment, Duration.ofMillis(2_800))) {
+                outcome = counters.execute(incK(), new BulkWriteOptions());
             }
 
             assertThat(outcome.outcome(0).status())
@@ -193,11 +199,8 @@ class SettleTest {
             GuardedCollection<Document> counters = guard.guardCollection(client, raw);
             WriteOutcome<Document> outcome;
             WriteOutcome<Document> early;
-            try (StallHandle stall =
-                    deployment.writes().stall(Stall.uninterruptible("settle.counters", Duration.ofMillis(2_000)))) {
-                outcome = counters.execute(
-                        List.of(new UpdateOneModel<>(Filters.eq("_id", "k"), Updates.inc("n", 1))),
-                        new BulkWriteOptions());
+            try (StallHandle stall = stallCounters(deployment, Duration.ofMillis(2_000))) {
+                outcome = counters.execute(incK(), new BulkWriteOptions());
                 // Settled while the first copy still runs: the resend waits behind it until its deadline, proving
                 // nothing; the write stays UNKNOWN and held.
                 early = guard.settle(outcome);
@@ -256,12 +259,10 @@ class SettleTest {
             MongoCollection<Document> raw = counter(client, deployment);
             GuardedCollection<Document> counters = guard.guardCollection(client, raw);
             WriteOutcome<Document> outcome;
-            try (StallHandle stall =
-                    deployment.writes().stall(Stall.uninterruptible("settle.counters", Duration.ofMillis(1_500)))) {
+            try (StallHandle stall = stallCounters(deployment, Duration.ofMillis(1_500))) {
                 java.util.concurrent.CompletableFuture<WriteOutcome<Document>> call =
-                        java.util.concurrent.CompletableFuture.supplyAsync(() -> counters.execute(
-                                List.of(new UpdateOneModel<>(Filters.eq("_id", "k"), Updates.inc("n", 1))),
-                                new BulkWriteOptions()));
+                        java.util.concurrent.CompletableFuture.supplyAsync(
+                                () -> counters.execute(incK(), new BulkWriteOptions()));
                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
                 while (deployment.truth().commands(UPDATES).isEmpty() && System.nanoTime() < until) {
                     Thread.sleep(10);

@@ -1,5 +1,6 @@
 package io.github.mongowriteguard.internal.command;
 
+import io.github.mongowriteguard.internal.plan.PlainValue;
 import java.util.List;
 import org.bson.BsonElement;
 import org.bson.BsonType;
@@ -7,8 +8,8 @@ import org.bson.BsonValue;
 
 /**
  * The per-send fields of a command ({@code maxTimeMS}, {@code txnNumber}, the guard's {@code comment}) written as BSON
- * bytes by hand when every one is a plain value: a 32- or 64-bit integer, or a string of ASCII characters, under an
- * ASCII name. Those are the bytes a {@code BsonBinaryWriter} writes for them; a field of any other kind (a write
+ * bytes by hand when every one is a plain value ({@link PlainValue}) of three types: a 32- or 64-bit integer, or a
+ * string of ASCII characters, under an ASCII name. Those are the bytes a {@code BsonBinaryWriter} writes for them; a field of any other kind (a write
  * concern document, a caller's comment that is a document or not ASCII) is left to the writer ({@link #size} says
  * -1). Every guarded command adds these fields, so writing them costs no writer, reader or buffer per send.
  */
@@ -62,7 +63,7 @@ final class PlainSendFields {
     }
 
     private static int valueSize(BsonValue value) {
-        BsonType type = value.getBsonType();
+        BsonType type = PlainValue.ofBson(value);
         if (type == BsonType.INT32) {
             return 4;
         }

@@ -1,79 +1,60 @@
 package io.github.mongowriteguard.internal.command;
 
 import io.github.mongowriteguard.bulk.WriteKind;
-import io.github.mongowriteguard.internal.plan.DocumentShortcuts;
+import io.github.mongowriteguard.internal.plan.PlainValue;
 import io.github.mongowriteguard.internal.plan.PlannedBulk;
 import io.github.mongowriteguard.internal.plan.WriteRecord;
-import java.util.ArrayList;
 import java.util.Date;
+import java.util.List;
 import java.util.Map;
 import org.bson.BsonArray;
+import org.bson.BsonBinary;
+import org.bson.BsonBinarySubType;
 import org.bson.BsonBoolean;
 import org.bson.BsonDateTime;
+import org.bson.BsonDecimal128;
 import org.bson.BsonDocument;
 import org.bson.BsonDouble;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
-import org.bson.BsonNull;
 import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.bson.BsonType;
 import org.bson.BsonValue;
 import org.bson.Document;
-import org.bson.codecs.DocumentCodec;
-import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.conversions.Bson;
+import org.bson.types.Binary;
+import org.bson.types.Decimal128;
 import org.bson.types.ObjectId;
 
 /**
- * Writes the usual update, replace and delete statements straight into the command's bytes: the bytes
- * {@link StatementWriter} writes for them through a {@code BsonBinaryWriter} and the codecs, without the writer's state
- * checks and a codec lookup per field, which cost as much as the rest of planning and encoding a {@code Filters.eq}
- * write. The usual statement: no collation, hint, array filters or sort; a filter, converted update or update that is a
- * plain {@code BsonDocument} tree, and a replacement or update that is a plain {@code Document}, of
- * the scalars below, documents and lists.
+ * Writes update, replace and delete statements straight into the command's bytes: the bytes {@link StatementWriter}
+ * writes for them through a {@code BsonBinaryWriter} and the codecs, without the writer's state checks and a codec
+ * lookup per field, which cost as much as the rest of planning and encoding a {@code Filters.eq} write. Which
+ * statements come here is {@link StatementRoute}'s choice (no collation, hint, array filters or sort; a filter,
+ * converted update or update that is a {@code BsonDocument} tree, and a replacement or update that is a
+ * {@code Document}); their values must be plain ({@link PlainValue}).
  *
  * <p>Each element is written as {@code BsonBinaryWriter} writes it (type byte, name as a C string, value) with the same
  * {@code OutputBuffer} calls, so the bytes and the refusals (a name with a null character) are the writer's. Anything
- * else (another value type, a subclass, a document nested past {@link #MAX_LEVELS}) makes {@link #write} return false:
- * the caller drops what it wrote and writes the statement through {@link StatementWriter}, which writes every
- * statement the driver writes.
+ * else (a value that is not plain, a document nested past {@link #MAX_LEVELS}) makes {@link #write} return false: the
+ * caller drops what it wrote and writes the statement through {@link StatementWriter}, which writes every statement the
+ * driver writes.
  */
 final class PlainStatementBytes {
     /** Levels written here; deeper statements go through the writer, which applies the driver's nesting limit. */
     private static final int MAX_LEVELS = 64;
 
-    /**
-     * Whether a {@code Document} update is written here: the registry's codec for it and for the plain Java values is
-     * the driver's standard one ({@link DocumentShortcuts#usesStandardCodecs()}).
-     */
-    private final boolean plainDocuments;
-    /** Whether a replacement that is a {@code Document} is written here: also the collection's codec is that one. */
-    private final boolean plainReplacements;
-
-    PlainStatementBytes(Class<?> documentClass, CodecRegistry registry) {
-        this.plainDocuments = new DocumentShortcuts(registry).usesStandardCodecs()
-                && registry.get(Document.class).getClass() == DocumentCodec.class;
-        this.plainReplacements = plainDocuments && registry.get(documentClass).getClass() == DocumentCodec.class;
-    }
+    private PlainStatementBytes() {}
 
     /**
-     * Writes the statement of write {@code index} as a document at the buffer's position; false when it is not a usual
-     * statement, with some of its bytes possibly written (the caller truncates them).
+     * Writes the statement of write {@code index}, an update, replacement or delete whose route is hand-written bytes,
+     * as a document at the buffer's position; false when a value is not plain, with some of its bytes possibly written
+     * (the caller truncates them).
      */
-    boolean write(CommandBuffer out, int index, PlannedBulk plan) {
+    static boolean write(CommandBuffer out, int index, PlannedBulk plan) {
         WriteKind kind = plan.sentAs(index);
         WriteRecord<?> write = plan.write(index);
-        if (kind == WriteKind.INSERT_ONE) {
-            return false; // inserts go as trees (TreeCommands), or through the codec writer where a tree cannot be used
-        }
-        if (write.collation() != null
-                || write.hint() != null
-                || write.hintString() != null
-                || write.arrayFilters() != null
-                || write.sort() != null) {
-            return false;
-        }
         int start = out.getPosition();
         out.writeInt32(0);
         out.writeByte(BsonType.DOCUMENT.getValue());
@@ -120,11 +101,10 @@ final class PlainStatementBytes {
         return true;
     }
 
-    private boolean update(CommandBuffer out, WriteKind kind, WriteRecord<?> write, int index, PlannedBulk plan) {
+    private static boolean update(
+            CommandBuffer out, WriteKind kind, WriteRecord<?> write, int index, PlannedBulk plan) {
         if (kind == WriteKind.REPLACE_ONE) {
-            return plainReplacements
-                    && write.document() instanceof Document replacement
-                    && document(out, replacement, 2);
+            return write.document() instanceof Document replacement && document(out, replacement, 2);
         }
         Bson update = write.update();
         if (update == null) {
@@ -137,7 +117,7 @@ final class PlainStatementBytes {
         if (update.getClass() == BsonDocument.class) {
             return tree(out, (BsonDocument) update, 2);
         }
-        return plainDocuments && update.getClass() == Document.class && document(out, (Document) update, 2);
+        return update.getClass() == Document.class && document(out, (Document) update, 2);
     }
 
     /** A {@code BsonDocument} as {@code BsonDocumentCodec} writes it with the driver's value codecs. */
@@ -177,38 +157,31 @@ final class PlainStatementBytes {
 
     /** One element of a document ({@code name}) or of an array (position {@code position}) at {@code level}. */
     private static boolean treeElement(CommandBuffer out, String name, int position, BsonValue value, int level) {
-        Class<?> type = value.getClass();
-        if (type == BsonInt32.class) {
-            element(out, BsonType.INT32, name, position);
-            out.writeInt32(((BsonInt32) value).getValue());
-        } else if (type == BsonInt64.class) {
-            element(out, BsonType.INT64, name, position);
-            out.writeInt64(((BsonInt64) value).getValue());
-        } else if (type == BsonString.class) {
-            element(out, BsonType.STRING, name, position);
-            out.writeString(((BsonString) value).getValue());
-        } else if (type == BsonObjectId.class) {
-            element(out, BsonType.OBJECT_ID, name, position);
-            out.writeObjectId(((BsonObjectId) value).getValue());
-        } else if (type == BsonDouble.class) {
-            element(out, BsonType.DOUBLE, name, position);
-            out.writeDouble(((BsonDouble) value).getValue());
-        } else if (type == BsonBoolean.class) {
-            element(out, BsonType.BOOLEAN, name, position);
-            out.writeByte(((BsonBoolean) value).getValue() ? 1 : 0);
-        } else if (type == BsonDateTime.class) {
-            element(out, BsonType.DATE_TIME, name, position);
-            out.writeInt64(((BsonDateTime) value).getValue());
-        } else if (type == BsonNull.class) {
-            element(out, BsonType.NULL, name, position);
-        } else if (type == BsonDocument.class) {
-            element(out, BsonType.DOCUMENT, name, position);
-            return tree(out, (BsonDocument) value, level + 1);
-        } else if (type == BsonArray.class) {
-            element(out, BsonType.ARRAY, name, position);
-            return treeArray(out, (BsonArray) value, level + 1);
-        } else {
+        BsonType type = PlainValue.ofBson(value);
+        if (type == null) {
             return false;
+        }
+        element(out, type, name, position);
+        switch (type) {
+            case INT32 -> out.writeInt32(((BsonInt32) value).getValue());
+            case INT64 -> out.writeInt64(((BsonInt64) value).getValue());
+            case STRING -> out.writeString(((BsonString) value).getValue());
+            case OBJECT_ID -> out.writeObjectId(((BsonObjectId) value).getValue());
+            case DOUBLE -> out.writeDouble(((BsonDouble) value).getValue());
+            case BOOLEAN -> out.writeByte(((BsonBoolean) value).getValue() ? 1 : 0);
+            case DECIMAL128 -> decimal128(out, ((BsonDecimal128) value).getValue());
+            case DATE_TIME -> out.writeInt64(((BsonDateTime) value).getValue());
+            case BINARY -> binary(out, ((BsonBinary) value).getType(), ((BsonBinary) value).getData());
+            case NULL -> {}
+            case DOCUMENT -> {
+                return tree(out, (BsonDocument) value, level + 1);
+            }
+            case ARRAY -> {
+                return treeArray(out, (BsonArray) value, level + 1);
+            }
+            default -> {
+                return false;
+            }
         }
         return true;
     }
@@ -230,14 +203,15 @@ final class PlainStatementBytes {
         return true;
     }
 
-    private static boolean list(CommandBuffer out, ArrayList<?> list, int level) {
+    private static boolean list(CommandBuffer out, List<?> list, int level) {
         if (level > MAX_LEVELS) {
             return false;
         }
         int start = out.getPosition();
         out.writeInt32(0);
-        for (int i = 0, size = list.size(); i < size; i++) {
-            if (!plainElement(out, null, i, list.get(i), level)) {
+        int i = 0;
+        for (Object value : list) {
+            if (!plainElement(out, null, i++, value, level)) {
                 return false;
             }
         }
@@ -247,42 +221,53 @@ final class PlainStatementBytes {
 
     /** A plain Java value as the driver's standard codec for its class writes it. */
     private static boolean plainElement(CommandBuffer out, String name, int position, Object value, int level) {
-        if (value == null) {
-            element(out, BsonType.NULL, name, position);
-            return true;
-        }
-        Class<?> type = value.getClass();
-        if (type == Integer.class) {
-            element(out, BsonType.INT32, name, position);
-            out.writeInt32((Integer) value);
-        } else if (type == String.class) {
-            element(out, BsonType.STRING, name, position);
-            out.writeString((String) value);
-        } else if (type == Long.class) {
-            element(out, BsonType.INT64, name, position);
-            out.writeInt64((Long) value);
-        } else if (type == Double.class) {
-            element(out, BsonType.DOUBLE, name, position);
-            out.writeDouble((Double) value);
-        } else if (type == Boolean.class) {
-            element(out, BsonType.BOOLEAN, name, position);
-            out.writeByte((Boolean) value ? 1 : 0);
-        } else if (type == ObjectId.class) {
-            element(out, BsonType.OBJECT_ID, name, position);
-            out.writeObjectId((ObjectId) value);
-        } else if (type == Date.class) {
-            element(out, BsonType.DATE_TIME, name, position);
-            out.writeInt64(((Date) value).getTime());
-        } else if (type == Document.class) {
-            element(out, BsonType.DOCUMENT, name, position);
-            return document(out, (Document) value, level + 1);
-        } else if (type == ArrayList.class) {
-            element(out, BsonType.ARRAY, name, position);
-            return list(out, (ArrayList<?>) value, level + 1);
-        } else {
+        BsonType type = PlainValue.of(value);
+        if (type == null) {
             return false;
         }
+        element(out, type, name, position);
+        switch (type) {
+            case INT32 -> out.writeInt32((Integer) value);
+            case STRING -> out.writeString((String) value);
+            case INT64 -> out.writeInt64((Long) value);
+            case DOUBLE -> out.writeDouble((Double) value);
+            case BOOLEAN -> out.writeByte((Boolean) value ? 1 : 0);
+            case OBJECT_ID -> out.writeObjectId((ObjectId) value);
+            case DECIMAL128 -> decimal128(out, (Decimal128) value);
+            case DATE_TIME -> out.writeInt64(((Date) value).getTime());
+            case BINARY -> binary(out, ((Binary) value).getType(), ((Binary) value).getData());
+            case NULL -> {}
+            case DOCUMENT -> {
+                return document(out, (Document) value, level + 1);
+            }
+            case ARRAY -> {
+                return list(out, (List<?>) value, level + 1);
+            }
+            default -> {
+                return false;
+            }
+        }
         return true;
+    }
+
+    /** As {@code BsonBinaryWriter} writes a decimal: its low 64 bits, then its high 64 bits. */
+    private static void decimal128(CommandBuffer out, Decimal128 value) {
+        out.writeInt64(value.getLow());
+        out.writeInt64(value.getHigh());
+    }
+
+    /**
+     * As {@code BsonBinaryWriter} writes binary data (what {@code BinaryCodec} and {@code BsonBinaryCodec} hand it):
+     * the length, the subtype, for the old binary subtype (0x02) the length again inside, then the bytes.
+     */
+    private static void binary(CommandBuffer out, byte subtype, byte[] data) {
+        boolean old = subtype == BsonBinarySubType.OLD_BINARY.getValue();
+        out.writeInt32(data.length + (old ? 4 : 0));
+        out.writeByte(subtype);
+        if (old) {
+            out.writeInt32(data.length);
+        }
+        out.writeBytes(data, 0, data.length);
     }
 
     /** An element's type byte and name: {@code name}, or the array position in decimal when {@code name} is null. */

@@ -148,7 +148,7 @@ final class StatementTrees<T> {
      * document codec is {@code BsonDocumentCodec}, and every BSON type's value class has the codec class the driver's
      * fixed {@code BsonValueCodecProvider} registry gives it.
      */
-    private static boolean encodesBsonAsTheDriver(CodecRegistry registry) {
+    static boolean encodesBsonAsTheDriver(CodecRegistry registry) {
         try {
             if (registry.get(BsonDocument.class).getClass() != BsonDocumentCodec.class) {
                 return false;

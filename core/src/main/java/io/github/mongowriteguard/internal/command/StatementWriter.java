@@ -44,24 +44,33 @@ final class StatementWriter<T> {
     /** Whether the collection's codec writes {@code _id} first by itself under {@link #COLLECTIBLE}. */
     private final boolean codecPutsIdFirst;
 
-    /** The usual statements, written without the writer. */
-    private final PlainStatementBytes plain;
+    /** Which statements are written by hand. */
+    private final StatementRoute route;
 
-    StatementWriter(Class<T> documentClass, CodecRegistry registry) {
+    StatementWriter(Class<T> documentClass, CodecRegistry registry, StatementRoute route) {
         this.documentClass = documentClass;
         this.registry = registry;
         this.codec = registry.get(documentClass);
         this.codecPutsIdFirst = codec.getClass() == DocumentCodec.class || codec.getClass() == BsonDocumentCodec.class;
-        this.plain = new PlainStatementBytes(documentClass, registry);
+        this.route = route;
+    }
+
+    /** With the route of the measured thresholds. */
+    StatementWriter(Class<T> documentClass, CodecRegistry registry) {
+        this(documentClass, registry, new StatementRoute(documentClass, registry));
     }
 
     /**
-     * Writes the statement of write {@code index} at the buffer's position straight into its bytes when it is a usual
-     * one ({@link PlainStatementBytes}); false, with the buffer as it was, when it must go through {@link #write}.
+     * Writes the statement of write {@code index} at the buffer's position straight into its bytes when its route in a
+     * command of bytes is {@link StatementRoute.Route#HAND_BYTES} and its values are plain ({@link PlainStatementBytes});
+     * false, with the buffer as it was, when it must go through {@link #write}.
      */
     boolean writePlain(CommandBuffer buffer, int index, PlannedBulk plan) {
+        if (route.of(plan, index, false) != StatementRoute.Route.HAND_BYTES) {
+            return false;
+        }
         int start = buffer.getPosition();
-        if (plain.write(buffer, index, plan)) {
+        if (PlainStatementBytes.write(buffer, index, plan)) {
             return true;
         }
         buffer.truncateToPosition(start);

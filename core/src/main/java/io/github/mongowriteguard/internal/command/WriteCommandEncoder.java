@@ -18,10 +18,11 @@ import org.jspecify.annotations.Nullable;
  * command (only a command of single-document statements may carry a {@code txnNumber} and be resent as the same server
  * copy), so a type's run is cut where that changes; and a command is cut at 100,000 statements or about 16 MiB.
  *
- * <p>Every statement is encoded once: straight into its command's bytes ({@link EncodedCommandWriter}, field by field
- * as the driver encodes it: {@link StatementWriter}), or, for inserts and replacements whose bytes are known exactly,
- * as BSON trees that the driver encodes straight into its message ({@link TreeCommands}). Both give the same bytes and
- * the same cuts.
+ * <p>Every statement is encoded once, by the route {@link StatementRoute} chooses for it: straight into its command's
+ * bytes ({@link EncodedCommandWriter}: by hand, {@link PlainStatementBytes}, or field by field through the codecs as the
+ * driver encodes it, {@link StatementWriter}), or, for inserts and replacements whose bytes are known exactly, as BSON
+ * trees that the driver encodes straight into its message ({@link TreeCommands}). All give the same bytes and the same
+ * cuts.
  *
  * @param <T> the collection's document class
  */
@@ -38,6 +39,7 @@ public final class WriteCommandEncoder<T> {
     private static final int DRIVER_TYPES = WriteKind.RequestType.values().length;
 
     private final String collection;
+    private final StatementRoute route;
     private final StatementWriter<T> statements;
     private final TreeCommands<T> trees;
 
@@ -46,8 +48,8 @@ public final class WriteCommandEncoder<T> {
                 collection,
                 documentClass,
                 registry,
-                TreeCommands.FROM_DOCUMENT_BYTES,
-                TreeCommands.REPLACEMENTS_FROM_DOCUMENT_BYTES);
+                StatementRoute.INSERT_TREES_FROM_BYTES,
+                StatementRoute.REPLACEMENT_TREES_FROM_BYTES);
     }
 
     /** With inserts and replacements sent as trees from another document size (0: wherever they can be; Long.MAX_VALUE: never). */
@@ -62,8 +64,9 @@ public final class WriteCommandEncoder<T> {
             long insertTreesFromBytes,
             long replacementTreesFromBytes) {
         this.collection = collection;
-        this.statements = new StatementWriter<>(documentClass, registry);
-        this.trees = new TreeCommands<>(documentClass, registry, insertTreesFromBytes, replacementTreesFromBytes);
+        this.route = new StatementRoute(documentClass, registry, insertTreesFromBytes, replacementTreesFromBytes);
+        this.statements = new StatementWriter<>(documentClass, registry, route);
+        this.trees = new TreeCommands<>(documentClass, registry);
     }
 
     /**
@@ -157,7 +160,7 @@ public final class WriteCommandEncoder<T> {
             StatementBucket bucket = StatementBucket.of(plan.sentAs(indices.get(position)));
             CommandHead head = new CommandHead(collection, bucket, ordered, options);
             boolean ownCommand = alone && bucket != StatementBucket.INSERTS;
-            if (trees.worthIt(bucket, plan, indices.get(position))) {
+            if (route.of(plan, indices.get(position), true) == StatementRoute.Route.TREE) {
                 TreeCommands.Built built = trees.command(head, plan, indices, position, ownCommand);
                 if (built != null) {
                     position = built.next();

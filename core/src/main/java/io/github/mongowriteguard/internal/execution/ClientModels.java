@@ -43,7 +43,7 @@ import org.bson.conversions.Bson;
  * {@code BsonDocument}s of the guard's own (the caller's objects are never changed: the driver's client bulk writes
  * a generated {@code _id} into the encoded document only).
  */
-public final class ClientModels {
+final class ClientModels {
     private ClientModels() {}
 
     /** One write of a client bulk: its namespace and the collection-level model of the same write. */

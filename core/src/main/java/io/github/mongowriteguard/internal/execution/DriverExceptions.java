@@ -58,7 +58,7 @@ import org.bson.BsonInt32;
  * <p>Bad input is refused before anything is sent ({@code InvalidBulkException}, {@code IllegalArgumentException}).
  * Every method here runs inside the call's observation, which records what it throws. Not API.
  */
-public final class DriverExceptions {
+final class DriverExceptions {
     private DriverExceptions() {}
 
     /** Throws what {@code policy} says for a collection's {@code outcome}, or nothing. */

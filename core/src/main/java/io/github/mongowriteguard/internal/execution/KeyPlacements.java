@@ -18,7 +18,7 @@ import java.util.function.LongSupplier;
  * guard's deadline; a failed read gives {@link KeyPlacement#unknown()} (the planner then assumes a shard per key, as
  * without this) for a short while.
  */
-public final class KeyPlacements {
+final class KeyPlacements {
 
     /** How long what was learned of a collection is used before it is checked again. */
     public static final Duration TIME_TO_LIVE = ClusterCatalog.CATALOG_TIME_TO_LIVE;

@@ -3,7 +3,7 @@ package io.github.mongowriteguard.internal.execution;
 import com.mongodb.MongoException;
 import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
-import io.github.mongowriteguard.retry.RetryClassifier;
+import io.github.mongowriteguard.internal.server.RetryClassifier;
 import java.util.Set;
 
 /**

@@ -5,7 +5,7 @@ import io.github.mongowriteguard.copies.CopyRecord;
 import io.github.mongowriteguard.internal.Retryable;
 import io.github.mongowriteguard.internal.command.CommandReply;
 import io.github.mongowriteguard.internal.server.ErrorCodes;
-import io.github.mongowriteguard.retry.RetryClassifier;
+import io.github.mongowriteguard.internal.server.RetryClassifier;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.jspecify.annotations.Nullable;

@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Only the network send runs on these threads: the caller records every outcome itself, in a fixed order.
  */
-public final class SideBySideSends {
+final class SideBySideSends {
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     private final int parallel;

@@ -23,7 +23,7 @@ import org.bson.BsonValue;
  * never pay for it (a collection dropped and re-created with a collation, or resharded, is seen again after the time
  * to live). Every command carries the guard's deadline.
  */
-public final class SingleDocumentRules {
+final class SingleDocumentRules {
 
     /** How long what was learned of a collection's options is used before it is asked again. */
     public static final Duration TIME_TO_LIVE = ClusterCatalog.LIST_COLLECTIONS_TIME_TO_LIVE;

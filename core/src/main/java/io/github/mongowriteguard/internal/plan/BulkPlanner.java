@@ -96,7 +96,7 @@ public final class BulkPlanner<T> {
      * @throws org.bson.codecs.configuration.CodecConfigurationException if the registry has no codec for the class
      * @throws NullPointerException if an argument is null
      */
-    public static <T> BulkPlanner<T> of(Class<T> documentClass, CodecRegistry codecRegistry, IdAssigner<T> idAssigner) {
+    static <T> BulkPlanner<T> of(Class<T> documentClass, CodecRegistry codecRegistry, IdAssigner<T> idAssigner) {
         return new BulkPlanner<>(documentClass, codecRegistry, idAssigner);
     }
 

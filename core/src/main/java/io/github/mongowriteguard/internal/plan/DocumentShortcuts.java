@@ -1,7 +1,5 @@
 package io.github.mongowriteguard.internal.plan;
 
-import com.mongodb.MongoClientSettings;
-import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.Map;
@@ -22,17 +20,6 @@ import org.bson.BsonString;
 import org.bson.BsonType;
 import org.bson.BsonValue;
 import org.bson.Document;
-import org.bson.codecs.BinaryCodec;
-import org.bson.codecs.BooleanCodec;
-import org.bson.codecs.DateCodec;
-import org.bson.codecs.Decimal128Codec;
-import org.bson.codecs.DocumentCodec;
-import org.bson.codecs.DoubleCodec;
-import org.bson.codecs.IntegerCodec;
-import org.bson.codecs.LongCodec;
-import org.bson.codecs.ObjectIdCodec;
-import org.bson.codecs.StringCodec;
-import org.bson.codecs.configuration.CodecConfigurationException;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.conversions.Bson;
 import org.bson.types.Binary;
@@ -45,16 +32,12 @@ import org.jspecify.annotations.Nullable;
  * without the codec machinery, which costs more than the whole rest of planning. Gives exactly what encoding would
  * give, and {@code null} ("ask the codec") for anything it is not sure of.
  *
- * <p>Only used when the registry encodes {@code Document}, {@code Binary} and the plain Java scalars with the driver's
- * standard codecs, checked once per planner: a registry that encodes, say, {@code String} differently gets the codec path.
+ * <p>Only plain values ({@link PlainValue}), and only when the registry encodes them with the driver's standard codecs,
+ * checked once per planner: a registry that encodes, say, {@code String} differently gets the codec path.
  *
  * <p>Public for the guard's command encoder ({@link #documentToInsert}, {@link #replacement}) only: not an API.
  */
 public final class DocumentShortcuts {
-
-    /** The driver's own codec class for lists (not public API, so compared by class). */
-    private static final Class<?> DEFAULT_LIST_CODEC =
-            MongoClientSettings.getDefaultCodecRegistry().get(ArrayList.class).getClass();
 
     private final boolean standardCodecs;
 
@@ -64,42 +47,12 @@ public final class DocumentShortcuts {
      * @param registry the collection's codec registry
      */
     public DocumentShortcuts(CodecRegistry registry) {
-        this.standardCodecs = usesStandardCodecs(registry);
-    }
-
-    /**
-     * Whether the registry encodes {@code Document}, {@code Binary} and the plain Java scalars and lists with the
-     * driver's standard codecs: then the shortcuts apply.
-     *
-     * @return {@code true} when the shortcuts apply
-     */
-    public boolean usesStandardCodecs() {
-        return standardCodecs;
-    }
-
-    private static boolean usesStandardCodecs(CodecRegistry registry) {
-        try {
-            // the driver's own classes, not subclasses: an application's codec that extends one writes as it likes
-            return registry.get(Document.class).getClass() == DocumentCodec.class
-                    && registry.get(Integer.class).getClass() == IntegerCodec.class
-                    && registry.get(Long.class).getClass() == LongCodec.class
-                    && registry.get(Double.class).getClass() == DoubleCodec.class
-                    && registry.get(Boolean.class).getClass() == BooleanCodec.class
-                    && registry.get(ObjectId.class).getClass() == ObjectIdCodec.class
-                    && registry.get(Decimal128.class).getClass() == Decimal128Codec.class
-                    && registry.get(Date.class).getClass() == DateCodec.class
-                    && registry.get(Binary.class).getClass() == BinaryCodec.class
-                    && registry.get(String.class).getClass() == StringCodec.class
-                    && ((StringCodec) registry.get(String.class)).getRepresentation() == BsonType.STRING
-                    && registry.get(ArrayList.class).getClass() == DEFAULT_LIST_CODEC;
-        } catch (CodecConfigurationException missingCodec) {
-            return false;
-        }
+        this.standardCodecs = PlainValue.standardCodecs(registry);
     }
 
     /**
      * A private copy of {@code filter} as BSON, or {@code null} when only the codec can tell: a {@code BsonDocument} is
-     * cloned, a {@code Document} of plain values (the scalars below, documents and lists of them) is converted
+     * cloned, a {@code Document} of plain values ({@link PlainValue}) is converted
      * directly.
      */
     @Nullable
@@ -185,44 +138,44 @@ public final class DocumentShortcuts {
      */
     @Nullable
     private static BsonValue value(@Nullable Object value, int depth, int limit) {
-        if (value == null) {
-            return BsonNull.VALUE;
-        } else if (value instanceof Integer) {
-            return new BsonInt32((Integer) value);
-        } else if (value instanceof Long) {
-            return new BsonInt64((Long) value);
-        } else if (value instanceof String) {
-            return new BsonString((String) value);
-        } else if (value instanceof ObjectId) {
-            return new BsonObjectId((ObjectId) value);
-        } else if (value instanceof Double) {
-            return new BsonDouble((Double) value);
-        } else if (value instanceof Boolean) {
-            return BsonBoolean.valueOf((Boolean) value);
-        } else if (value instanceof Decimal128) {
-            return new BsonDecimal128((Decimal128) value);
-        } else if (value.getClass() == Date.class) {
-            return new BsonDateTime(((Date) value).getTime());
-        } else if (value.getClass() == Binary.class) {
-            Binary binary = (Binary) value;
-            return new BsonBinary(binary.getType(), binary.getData()); // as BinaryCodec writes it; getData copies
-        } else if (value.getClass() == Document.class) {
-            return document((Document) value, depth, limit);
-        } else if (isJdkList(value)) {
-            if (depth > limit) {
+        BsonType type = PlainValue.of(value);
+        if (type == null) {
+            return null;
+        }
+        return switch (type) {
+            case NULL -> BsonNull.VALUE;
+            case INT32 -> new BsonInt32((Integer) value);
+            case INT64 -> new BsonInt64((Long) value);
+            case STRING -> new BsonString((String) value);
+            case OBJECT_ID -> new BsonObjectId((ObjectId) value);
+            case DOUBLE -> new BsonDouble((Double) value);
+            case BOOLEAN -> BsonBoolean.valueOf((Boolean) value);
+            case DECIMAL128 -> new BsonDecimal128((Decimal128) value);
+            case DATE_TIME -> new BsonDateTime(((Date) value).getTime());
+            case BINARY -> {
+                Binary binary = (Binary) value;
+                yield new BsonBinary(binary.getType(), binary.getData()); // as BinaryCodec writes it; getData copies
+            }
+            case DOCUMENT -> document((Document) value, depth, limit);
+            case ARRAY -> array((List<?>) value, depth, limit);
+            default -> null;
+        };
+    }
+
+    @Nullable
+    private static BsonArray array(List<?> list, int depth, int limit) {
+        if (depth > limit) {
+            return null;
+        }
+        BsonArray array = new BsonArray();
+        for (Object element : list) {
+            BsonValue converted = value(element, depth + 1, limit);
+            if (converted == null) {
                 return null;
             }
-            BsonArray array = new BsonArray();
-            for (Object element : (List<?>) value) {
-                BsonValue converted = value(element, depth + 1, limit);
-                if (converted == null) {
-                    return null;
-                }
-                array.add(converted);
-            }
-            return array;
+            array.add(converted);
         }
-        return null;
+        return array;
     }
 
     @Nullable
@@ -243,7 +196,7 @@ public final class DocumentShortcuts {
 
     /**
      * Size, {@code _id} and first {@code $} field of a {@code Document}, computed from its values without encoding, or
-     * {@code null} when a value is not one of the plain types below (or a string holds surrogate pairs, whose encoding
+     * {@code null} when a value is not plain ({@link PlainValue}) (or a string holds surrogate pairs, whose encoding
      * the arithmetic does not follow), or when it nests deeper than {@code limit} levels (the codec then refuses it).
      */
     @Nullable
@@ -258,7 +211,7 @@ public final class DocumentShortcuts {
             return null;
         }
         Document fields = (Document) document;
-        long size = documentSize(fields, 1, limit); // -1 when a value, the _id included, is not of the types below
+        long size = documentSize(fields, 1, limit); // -1 when a value, the _id included, is not plain
         if (size < 0) {
             return null;
         }
@@ -321,40 +274,31 @@ public final class DocumentShortcuts {
     }
 
     private static long valueSize(@Nullable Object value, int depth, int limit) {
-        if (value == null) {
-            return 0;
-        } else if (value instanceof Integer) {
-            return 4;
-        } else if (value instanceof Long || value instanceof Double || value.getClass() == Date.class) {
-            return 8;
-        } else if (value instanceof String) {
-            long length = utf8Length((String) value);
-            return length < 0 ? -1 : 4 + length + 1;
-        } else if (value instanceof Boolean) {
-            return 1;
-        } else if (value instanceof ObjectId) {
-            return 12;
-        } else if (value instanceof Decimal128) {
-            return 16;
-        } else if (value.getClass() == Binary.class) {
-            // int32 length, subtype byte; the old binary subtype (0x02) repeats the length inside (BsonBinaryWriter)
-            Binary binary = (Binary) value;
-            return 4 + 1 + (binary.getType() == BsonBinarySubType.OLD_BINARY.getValue() ? 4 : 0) + binary.length();
-        } else if (value.getClass() == Document.class) {
-            return documentSize((Document) value, depth, limit);
-        } else if (isJdkList(value)) {
-            return arraySize((List<?>) value, depth, limit);
+        BsonType type = PlainValue.of(value);
+        if (type == null) {
+            return -1;
         }
-        return -1;
-    }
-
-    /**
-     * Whether {@code value} is a list of the JDK's own classes ({@code ArrayList}, {@code List.of}, ...), which the
-     * driver's collection codecs write as an array. A list class of the application's may have a codec of its own in
-     * the registry (the driver looks a value's codec up by its class), so it goes through the codecs.
-     */
-    private static boolean isJdkList(Object value) {
-        return value instanceof List && value.getClass().getClassLoader() == null;
+        return switch (type) {
+            case NULL -> 0;
+            case INT32 -> 4;
+            case INT64, DOUBLE, DATE_TIME -> 8;
+            case STRING -> {
+                long length = utf8Length((String) value);
+                yield length < 0 ? -1 : 4 + length + 1;
+            }
+            case BOOLEAN -> 1;
+            case OBJECT_ID -> 12;
+            case DECIMAL128 -> 16;
+            case BINARY -> {
+                // int32 length, subtype byte; the old binary subtype (0x02) repeats the length inside
+                // (BsonBinaryWriter)
+                Binary binary = (Binary) value;
+                yield 4 + 1 + (binary.getType() == BsonBinarySubType.OLD_BINARY.getValue() ? 4 : 0) + binary.length();
+            }
+            case DOCUMENT -> documentSize((Document) value, depth, limit);
+            case ARRAY -> arraySize((List<?>) value, depth, limit);
+            default -> -1;
+        };
     }
 
     /**

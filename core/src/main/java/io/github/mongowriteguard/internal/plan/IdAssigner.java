@@ -33,12 +33,12 @@ import org.jspecify.annotations.Nullable;
  * BulkPlanner<Order> planner = BulkPlanner.of(Order.class, registry, ids);
  * }</pre>
  *
- * <p>Implemented by applications (ids of the application's own).
+ * <p>Package-private: the planner asks {@link #fromCodec}; its tests give ids of their own.
  *
  * @param <T> the collection's document class
  */
 @FunctionalInterface
-public interface IdAssigner<T> {
+interface IdAssigner<T> {
 
     /**
      * Puts an {@code _id} into {@code document}, which has none, and returns it. The planner calls this only for

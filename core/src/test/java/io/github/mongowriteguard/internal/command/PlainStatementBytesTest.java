@@ -18,16 +18,19 @@ import com.mongodb.client.model.WriteModel;
 import io.github.mongowriteguard.internal.plan.BulkPlanner;
 import io.github.mongowriteguard.internal.plan.PlanOptions;
 import io.github.mongowriteguard.internal.plan.PlannedBulk;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Date;
 import java.util.List;
 import java.util.Random;
 import org.bson.BsonArray;
+import org.bson.BsonBinary;
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonBinaryWriterSettings;
 import org.bson.BsonBoolean;
 import org.bson.BsonDateTime;
+import org.bson.BsonDecimal128;
 import org.bson.BsonDocument;
 import org.bson.BsonDouble;
 import org.bson.BsonInt32;
@@ -41,6 +44,7 @@ import org.bson.Document;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.conversions.Bson;
 import org.bson.types.Binary;
+import org.bson.types.Decimal128;
 import org.bson.types.ObjectId;
 import org.junit.jupiter.api.Test;
 
@@ -109,8 +113,8 @@ class PlainStatementBytesTest {
                 new UpdateOneModel<>(
                         Filters.eq("_id", 1), Updates.inc("n", 1), new UpdateOptions().hint(new Document("n", 1))),
                 new UpdateOneModel<>(Filters.eq("_id", 2), List.of(new Document("$set", new Document("p", 1)))),
-                new ReplaceOneModel<>(Filters.eq("_id", 3), new Document("tags", List.of("a", "b"))),
-                new ReplaceOneModel<>(Filters.eq("_id", 4), new Document("b", new Binary(new byte[] {1, 2}))),
+                new ReplaceOneModel<>(Filters.eq("_id", 3), new Document("tags", java.util.Set.of("a", "b"))),
+                new ReplaceOneModel<>(Filters.eq("_id", 4), new Document("t", new org.bson.BsonTimestamp(1, 2))),
                 new DeleteOneModel<>(
                         Filters.eq("_id", 5), new com.mongodb.client.model.DeleteOptions().hintString("x")),
                 new DeleteManyModel<>(
@@ -188,7 +192,7 @@ class PlainStatementBytesTest {
     }
 
     private static Object plainValue(Random random, int depth) {
-        int kinds = depth > 3 ? 9 : 11;
+        int kinds = depth > 3 ? 11 : 13;
         return switch (random.nextInt(kinds)) {
             case 0 -> null;
             case 1 -> random.nextInt();
@@ -199,15 +203,26 @@ class PlainStatementBytesTest {
             case 6 -> new ObjectId();
             case 7 -> new Date(random.nextLong() >> 20);
             case 8 -> Double.NaN;
-            case 9 -> plainDocument(random, depth);
+            case 9 -> new Decimal128(new BigDecimal(random.nextLong()).movePointLeft(random.nextInt(20)));
+            case 10 -> new Binary(BINARY_SUBTYPES[random.nextInt(BINARY_SUBTYPES.length)], bytes(random));
+            case 11 -> plainDocument(random, depth);
             default -> {
                 ArrayList<Object> list = new ArrayList<>();
                 for (int e = random.nextInt(13); e > 0; e--) {
                     list.add(plainValue(random, depth + 1));
                 }
-                yield list;
+                yield random.nextBoolean() ? list : Arrays.asList(list.toArray()); // the JDK's other lists too
             }
         };
+    }
+
+    /** Generic, the old binary subtype (which repeats the length inside) and a user-defined one. */
+    private static final byte[] BINARY_SUBTYPES = {0, 2, (byte) 0x80};
+
+    private static byte[] bytes(Random random) {
+        byte[] bytes = new byte[random.nextInt(9)];
+        random.nextBytes(bytes);
+        return bytes;
     }
 
     private static BsonDocument treeDocument(Random random, int depth) {
@@ -220,7 +235,7 @@ class PlainStatementBytesTest {
     }
 
     private static BsonValue treeValue(Random random, int depth) {
-        int kinds = depth > 3 ? 8 : 10;
+        int kinds = depth > 3 ? 10 : 12;
         return switch (random.nextInt(kinds)) {
             case 0 -> BsonNull.VALUE;
             case 1 -> new BsonInt32(random.nextInt());
@@ -230,7 +245,9 @@ class PlainStatementBytesTest {
             case 5 -> new BsonString(text(random));
             case 6 -> new BsonObjectId(new ObjectId());
             case 7 -> new BsonDateTime(random.nextLong() >> 20);
-            case 8 -> treeDocument(random, depth);
+            case 8 -> new BsonDecimal128(new Decimal128(random.nextLong()));
+            case 9 -> new BsonBinary(BINARY_SUBTYPES[random.nextInt(BINARY_SUBTYPES.length)], bytes(random));
+            case 10 -> treeDocument(random, depth);
             default -> {
                 BsonArray array = new BsonArray();
                 for (int e = random.nextInt(13); e > 0; e--) {

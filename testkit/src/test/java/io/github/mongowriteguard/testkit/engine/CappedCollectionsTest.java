@@ -40,6 +40,13 @@ class CappedCollectionsTest {
         return ids;
     }
 
+    /** The collection {@code capped.log}, created capped with {@code options}. */
+    private static MongoCollection<Document> cappedLog(MongoClient client, CreateCollectionOptions options) {
+        MongoDatabase db = client.getDatabase("capped");
+        db.createCollection("log", options.capped(true));
+        return db.getCollection("log");
+    }
+
     @Test
     void create_reportsTheOptions_asListCollectionsAndCollStatsDo() {
         try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().start();
@@ -83,14 +90,8 @@ class CappedCollectionsTest {
     void inserts_pastMax_removeTheOldest_andKeepInsertionOrder() {
         try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().start();
                 MongoClient client = Clients.client(set.connectionString())) {
-            MongoDatabase db = client.getDatabase("capped");
-            db.createCollection(
-                    "log",
-                    new CreateCollectionOptions()
-                            .capped(true)
-                            .sizeInBytes(100_000)
-                            .maxDocuments(3));
-            MongoCollection<Document> log = db.getCollection("log");
+            MongoCollection<Document> log = cappedLog(
+                    client, new CreateCollectionOptions().sizeInBytes(100_000).maxDocuments(3));
 
             for (int id : new int[] {5, 1, 4, 2}) {
                 log.insertOne(new Document("_id", id));
@@ -105,10 +106,7 @@ class CappedCollectionsTest {
     void inserts_pastSize_removeTheOldest_andADocumentLargerThanTheSizeIsRefused() {
         try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().start();
                 MongoClient client = Clients.client(set.connectionString())) {
-            MongoDatabase db = client.getDatabase("capped");
-            db.createCollection(
-                    "log", new CreateCollectionOptions().capped(true).sizeInBytes(256));
-            MongoCollection<Document> log = db.getCollection("log");
+            MongoCollection<Document> log = cappedLog(client, new CreateCollectionOptions().sizeInBytes(256));
             String text = "x".repeat(80); // each document about 100 bytes: two fit in 256, three do not
 
             IntStream.rangeClosed(1, 4).forEach(id -> log.insertOne(new Document("_id", id).append("t", text)));
@@ -127,10 +125,7 @@ class CappedCollectionsTest {
     void on44_deletesAreRefused_andAnUpdateChangingASizeIsRefused_butOneKeepingItRuns() {
         try (EmulatedReplicaSet set = EmulatedCluster.replicaSet().start();
                 MongoClient client = Clients.client(set.connectionString())) {
-            MongoDatabase db = client.getDatabase("capped");
-            db.createCollection(
-                    "log", new CreateCollectionOptions().capped(true).sizeInBytes(10_000));
-            MongoCollection<Document> log = db.getCollection("log");
+            MongoCollection<Document> log = cappedLog(client, new CreateCollectionOptions().sizeInBytes(10_000));
             log.insertMany(List.of(new Document("_id", 1).append("s", "ab"), new Document("_id", 2).append("s", "cd")));
 
             assertThatThrownBy(() -> log.deleteOne(Filters.eq("_id", 1)))
@@ -159,14 +154,8 @@ class CappedCollectionsTest {
                         .serverVersion(ServerVersion.V6_0)
                         .start();
                 MongoClient client = Clients.client(set.connectionString())) {
-            MongoDatabase db = client.getDatabase("capped");
-            db.createCollection(
-                    "log",
-                    new CreateCollectionOptions()
-                            .capped(true)
-                            .sizeInBytes(10_000)
-                            .maxDocuments(3));
-            MongoCollection<Document> log = db.getCollection("log");
+            MongoCollection<Document> log = cappedLog(
+                    client, new CreateCollectionOptions().sizeInBytes(10_000).maxDocuments(3));
             log.insertMany(List.of(new Document("_id", 1), new Document("_id", 2), new Document("_id", 3)));
 
             assertThat(log.deleteOne(Filters.eq("_id", 1)).getDeletedCount()).isEqualTo(1);

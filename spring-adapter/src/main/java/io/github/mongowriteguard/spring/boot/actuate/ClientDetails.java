@@ -1,7 +1,7 @@
 package io.github.mongowriteguard.spring.boot.actuate;
 
-import io.github.mongowriteguard.ClientDeadline;
 import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.WriteGuard.ClientDeadline;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

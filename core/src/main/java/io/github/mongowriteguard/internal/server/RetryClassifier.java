@@ -1,9 +1,9 @@
-package io.github.mongowriteguard.retry;
+package io.github.mongowriteguard.internal.server;
 
 import java.util.Set;
 
 /**
- * Which failures the guard retries. The table, also in the README:
+ * Which failures the guard retries (not API: the README has the table). The table:
  *
  * <table>
  * <caption>What the guard retries</caption>

@@ -1,8 +1,11 @@
-package io.github.mongowriteguard.metrics;
+package io.github.mongowriteguard.internal;
 
 import io.github.mongowriteguard.bulk.PlanMode;
 import io.github.mongowriteguard.copies.CopyLedger;
 import io.github.mongowriteguard.copies.GateVerdict;
+import io.github.mongowriteguard.metrics.DefaultGuardObservationConvention;
+import io.github.mongowriteguard.metrics.GuardEventListener;
+import io.github.mongowriteguard.metrics.HeldStructure;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -23,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  * The guard's meters, all under {@code mongodb.guard.}, each with a description and (but for timers) a base unit,
  * tagged only with bounded values: {@code namespace}, {@code operation}, {@code outcome}, {@code attempt},
  * {@code verdict}, and the user's common tags ({@code WriteGuardSettings.Builder.commonTags}). Never document contents,
- * ids or URIs.
+ * ids or URIs. Not API: {@code WriteGuard.builder().meterRegistry(..)} registers it, with the settings' common tags
+ * and {@code WriteGuard::getHeldStructures}.
  *
  * <table>
  * <caption>Meters</caption>

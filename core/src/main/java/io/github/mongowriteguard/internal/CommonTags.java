@@ -1,4 +1,4 @@
-package io.github.mongowriteguard.metrics;
+package io.github.mongowriteguard.internal;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
