@@ -23,6 +23,7 @@ final class HtmlReport {
                 results.staleReads(),
                 results.hotKeys(),
                 results.scale(),
+                results.connect(),
                 commandLine);
     }
 
@@ -34,7 +35,7 @@ final class HtmlReport {
             Overhead.Result overhead,
             StaleReads.Result staleReads,
             String commandLine) {
-        return render(roundTrips, latency, retries, overhead, staleReads, null, null, commandLine);
+        return render(roundTrips, latency, retries, overhead, staleReads, null, null, null, commandLine);
     }
 
     /** The report for whatever scenarios ran; a null result is left out. */
@@ -46,6 +47,7 @@ final class HtmlReport {
             StaleReads.Result staleReads,
             HotKeys.Result hotKeys,
             Scale.Result scale,
+            ConnectSinks.Result connect,
             String commandLine) {
         StringBuilder html = new StringBuilder();
         html.append(
@@ -94,8 +96,52 @@ final class HtmlReport {
         if (scale != null) {
             scaleSection(html, scale);
         }
+        if (connect != null) {
+            connectSection(html, connect);
+        }
         html.append("</body></html>\n");
         return html.toString();
+    }
+
+    private static void connectSection(StringBuilder html, ConnectSinks.Result r) {
+        ConnectSinks.Settings s = r.settings();
+        html.append("<h2>Kafka Connect: the official sink and the guarded sink on one topic</h2>\n<p>")
+                .append(String.format(
+                        Locale.ROOT,
+                        "%,d records ($inc upserts over %,d keys, %d partitions) through a 2-worker Connect cluster into"
+                                + " %d hashed shards, each sink into its own database, one after the other; the next %d"
+                                + " update replies at mongos lost as each sink starts.",
+                        s.records(),
+                        s.keys(),
+                        ConnectSinks.PARTITIONS,
+                        ConnectSinks.SHARDS,
+                        s.lostReplies()))
+                .append("</p>\n<table id=\"connect\"><tr><th>sink</th><th>round trips</th><th>records/s</th>")
+                .append("<th>server copies</th><th>lost</th><th>applied twice</th><th>dead-lettered</th>")
+                .append("<th>applied and dead-lettered</th></tr>");
+        for (ConnectSinks.Row row : r.rows()) {
+            html.append("<tr><td>")
+                    .append(esc(row.sink()))
+                    .append("</td><td>")
+                    .append(row.roundTrips())
+                    .append("</td><td>")
+                    .append(fmt(row.recordsPerSecond(), 0))
+                    .append("</td><td>")
+                    .append(row.serverCopies())
+                    .append("</td><td>")
+                    .append(row.lost())
+                    .append("</td><td>")
+                    .append(row.appliedTwice())
+                    .append("</td><td>")
+                    .append(row.deadLettered())
+                    .append("</td><td>")
+                    .append(row.appliedDeadLettered())
+                    .append("</td></tr>");
+        }
+        html.append(
+                "</table><p class=\"note\">Round trips: mongos-to-shard child batches of the sink's collection."
+                        + " Server copies: distinct (lsid, txnNumber) the shards ran. Records/s: from the connector's start to"
+                        + " every offset committed (a shared machine: compare the rows of one run). docs/kafka-connect.md.</p>\n");
     }
 
     private static void scaleSection(StringBuilder html, Scale.Result r) {

@@ -47,6 +47,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * java -jar benchmarks/target/lab.jar payloads               # 1,000 x 1 MiB and 100,000 x 1 KiB, guard vs driver
  * java -jar benchmarks/target/lab.jar settle                 # a consumer under faults: raw retries vs settle first
  * java -jar benchmarks/target/lab.jar reactive               # reactive guard vs reactive driver: time, round trips, 64 subscribers
+ * java -jar benchmarks/target/lab.jar connect                # Kafka Connect: official sink (ordered, unordered) vs guarded
  * java -jar benchmarks/target/lab.jar serve                  # an emulated replica set until stopped
  * </pre>
  */
@@ -58,7 +59,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
         synopsisSubcommandLabel = "[COMMAND]",
         description = {
             "Runs the articles' scenarios on the embedded emulated cluster and prints what the server saw.",
-            "Without a command: every scenario (roundtrips, latency, retries, overhead, stale-reads, hot-keys, scale) at the"
+            "Without a command: every scenario (roundtrips, latency, retries, overhead, stale-reads, hot-keys, scale, connect) at the"
                     + " articles'"
                     + " parameters, the tables, and the HTML report (--report). Every option of every scenario applies."
         },
@@ -78,6 +79,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
             Lab.PayloadsCommand.class,
             Lab.SettleCommand.class,
             Lab.ReactiveCommand.class,
+            Lab.ConnectCommand.class,
             HelpCommand.class
         },
         exitCodeListHeading = "%nExit codes:%n",
@@ -92,7 +94,8 @@ public final class Lab implements Callable<Integer> {
         OVERHEAD("overhead", "overhead"),
         STALE_READS("stale-reads", "staleReads"),
         HOT_KEYS("hot-keys", "hotKeys"),
-        SCALE("scale", "scale");
+        SCALE("scale", "scale"),
+        CONNECT("connect", "connect");
 
         final String command;
         final String key;
@@ -111,8 +114,9 @@ public final class Lab implements Callable<Integer> {
             Overhead.Result overhead,
             StaleReads.Result staleReads,
             HotKeys.Result hotKeys,
-            Scale.Result scale) {
-        /** Without the scale scenario. */
+            Scale.Result scale,
+            ConnectSinks.Result connect) {
+        /** Without the scale and connect scenarios. */
         Results(
                 RoundTrips.Result roundTrips,
                 Latency.Result latency,
@@ -120,7 +124,7 @@ public final class Lab implements Callable<Integer> {
                 Overhead.Result overhead,
                 StaleReads.Result staleReads,
                 HotKeys.Result hotKeys) {
-            this(roundTrips, latency, retries, overhead, staleReads, hotKeys, null);
+            this(roundTrips, latency, retries, overhead, staleReads, hotKeys, null, null);
         }
 
         /** Without the hot-keys and scale scenarios. */
@@ -130,7 +134,7 @@ public final class Lab implements Callable<Integer> {
                 Retries.Result retries,
                 Overhead.Result overhead,
                 StaleReads.Result staleReads) {
-            this(roundTrips, latency, retries, overhead, staleReads, null, null);
+            this(roundTrips, latency, retries, overhead, staleReads, null, null, null);
         }
     }
 
@@ -147,6 +151,8 @@ public final class Lab implements Callable<Integer> {
     private final PrintStream err;
     /** The scale scenario's shapes: the defaults in the full run, the {@code scale} command's options otherwise. */
     Scale.Settings scale = Scale.Settings.DEFAULT;
+    /** The connect scenario's sizes: the defaults in the full run, the {@code connect} command's options otherwise. */
+    ConnectSinks.Settings connect = ConnectSinks.Settings.DEFAULT;
 
     @Spec
     CommandSpec spec;
@@ -509,6 +515,63 @@ public final class Lab implements Callable<Integer> {
             return lab.run(
                     spec,
                     EnumSet.of(Scenario.SCALE),
+                    Options.Config.defaults().with(output),
+                    Options.StallKind.UNINTERRUPTIBLE,
+                    null);
+        }
+    }
+
+    @Command(
+            name = "connect",
+            sortOptions = false,
+            description = {
+                "Kafka Connect: a KRaft broker and a 2-worker Connect cluster in process, the emulated 5-shard cluster,"
+                        + " and three sinks consuming the same topic of $inc upserts into their own databases, one"
+                        + " after the other: the official MongoSinkConnector with bulk.write.ordered=true (its default)"
+                        + " and false, and the guarded sink. Per sink: mongos-to-shard round trips, records/s, server"
+                        + " copies, records lost, applied twice, applied and dead-lettered. Embedded emulator only."
+            })
+    static final class ConnectCommand implements Callable<Integer> {
+        @ParentCommand
+        Lab lab;
+
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        Options.Output output;
+
+        @Option(names = "--records", defaultValue = "100000", description = "records (default: ${DEFAULT-VALUE})")
+        int records;
+
+        @Option(
+                names = "--keys",
+                defaultValue = "1000",
+                description = "distinct _ids the records repeat (default: ${DEFAULT-VALUE})")
+        int keys;
+
+        @Option(
+                names = "--lost-replies",
+                defaultValue = "10",
+                description = "the next N update replies at mongos are lost (the write applies, the connection"
+                        + " closes) as each sink starts; 0 for none (default: ${DEFAULT-VALUE})")
+        int lostReplies;
+
+        @Mixin
+        HelpOption help;
+
+        @Override
+        public Integer call() throws Exception {
+            lab.refuseUri(spec, output, "connect");
+            if (records < 1 || records > 10_000_000 || keys < 1 || keys > records || lostReplies < 0) {
+                throw new picocli.CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--records must be 1 to 10,000,000, --keys 1 to --records and --lost-replies at least 0");
+            }
+            lab.connect = new ConnectSinks.Settings(records, keys, lostReplies);
+            return lab.run(
+                    spec,
+                    EnumSet.of(Scenario.CONNECT),
                     Options.Config.defaults().with(output),
                     Options.StallKind.UNINTERRUPTIBLE,
                     null);
@@ -1205,7 +1268,7 @@ public final class Lab implements Callable<Integer> {
         Progress progress = Progress.to(err, config.output().progress);
         Results results;
         try {
-            results = runScenarios(scenarios, config, stallFallback, scale, progress);
+            results = runScenarios(scenarios, config, stallFallback, scale, connect, progress);
         } finally {
             progress.close(); // the bar ends here; notes below are plain lines
         }
@@ -1268,11 +1331,12 @@ public final class Lab implements Callable<Integer> {
         out.flush();
     }
 
-    /** Runs the scenarios in order, scale at its defaults. */
+    /** Runs the scenarios in order, scale and connect at their defaults. */
     static Results runScenarios(
             Set<Scenario> scenarios, Options.Config config, Options.StallKind stallFallback, Progress progress)
             throws Exception {
-        return runScenarios(scenarios, config, stallFallback, Scale.Settings.DEFAULT, progress);
+        return runScenarios(
+                scenarios, config, stallFallback, Scale.Settings.DEFAULT, ConnectSinks.Settings.DEFAULT, progress);
     }
 
     /** Runs the scenarios in order, with one progress bar (or phase lines) across all of them. */
@@ -1281,6 +1345,7 @@ public final class Lab implements Callable<Integer> {
             Options.Config config,
             Options.StallKind stallFallback,
             Scale.Settings scale,
+            ConnectSinks.Settings connect,
             Progress progress)
             throws Exception {
         if (config.uri() != null) {
@@ -1296,6 +1361,7 @@ public final class Lab implements Callable<Integer> {
                 case STALE_READS -> StaleReads.units(config);
                 case HOT_KEYS -> HotKeys.units(config);
                 case SCALE -> config.uri() == null ? Scale.units(scale) : 0;
+                case CONNECT -> config.uri() == null ? ConnectSinks.units(connect) : 0;
             };
         }
         progress.start(units);
@@ -1306,7 +1372,10 @@ public final class Lab implements Callable<Integer> {
                 scenarios.contains(Scenario.OVERHEAD) ? Overhead.run(config, progress) : null,
                 scenarios.contains(Scenario.STALE_READS) ? StaleReads.run(config, progress) : null,
                 scenarios.contains(Scenario.HOT_KEYS) && config.uri() == null ? HotKeys.run(config, progress) : null,
-                scenarios.contains(Scenario.SCALE) && config.uri() == null ? Scale.run(scale, progress) : null);
+                scenarios.contains(Scenario.SCALE) && config.uri() == null ? Scale.run(scale, progress) : null,
+                scenarios.contains(Scenario.CONNECT) && config.uri() == null
+                        ? ConnectSinks.run(connect, progress)
+                        : null);
     }
 
     static void print(Results results, PrintStream out) {
@@ -1331,6 +1400,9 @@ public final class Lab implements Callable<Integer> {
         if (results.scale() != null) {
             results.scale().print(out);
         }
+        if (results.connect() != null) {
+            results.connect().print(out);
+        }
     }
 
     /** One scenario's object as it is, or for several one object with a field per scenario and the report's path. */
@@ -1344,6 +1416,7 @@ public final class Lab implements Callable<Integer> {
                 case STALE_READS -> results.staleReads().toJson();
                 case HOT_KEYS -> hotKeysJson(results);
                 case SCALE -> scaleJson(results);
+                case CONNECT -> connectJson(results);
             };
         }
         Map<String, Object> json = new LinkedHashMap<>();
@@ -1358,6 +1431,7 @@ public final class Lab implements Callable<Integer> {
                         case STALE_READS -> results.staleReads().toJson();
                         case HOT_KEYS -> hotKeysJson(results);
                         case SCALE -> scaleJson(results);
+                        case CONNECT -> connectJson(results);
                     });
         }
         json.put("report", report);
@@ -1379,6 +1453,17 @@ public final class Lab implements Callable<Integer> {
             return results.scale().toJson();
         }
         return Map.of("note", "scale runs on the embedded emulator only (it builds its clusters); not run with --uri");
+    }
+
+    /** The connect object; with --uri (emulator and in-process Kafka only) a note instead. */
+    private static Map<String, Object> connectJson(Results results) {
+        if (results.connect() != null) {
+            return results.connect().toJson();
+        }
+        return Map.of(
+                "note",
+                "connect runs on the embedded emulator and an in-process Kafka and Connect cluster only; not run with"
+                        + " --uri");
     }
 
     /** The command line as the report shows it: a connection string may hold a password, so it is never printed. */

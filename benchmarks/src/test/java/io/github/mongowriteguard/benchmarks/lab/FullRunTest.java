@@ -35,7 +35,13 @@ class FullRunTest {
         Progress progress = Progress.to(new PrintStream(err, true, StandardCharsets.UTF_8), Progress.Mode.LINES);
         Lab.Results results;
         try (progress) {
-            results = Lab.runScenarios(EnumSet.allOf(Lab.Scenario.class), config, Options.StallKind.BOTH, progress);
+            results = Lab.runScenarios(
+                    EnumSet.allOf(Lab.Scenario.class),
+                    config,
+                    Options.StallKind.BOTH,
+                    Scale.Settings.DEFAULT,
+                    CONNECT,
+                    progress);
         }
         assertThat(progress.done()).isEqualTo(progress.planned());
         assertThat(results.roundTrips().rows()).hasSize(6);
@@ -57,9 +63,38 @@ class FullRunTest {
         assertThat(results.scale().points())
                 .singleElement()
                 .satisfies(point -> assertThat(point.quietMinute().commands()).isEqualTo(2));
+        assertConnectCounts(results.connect());
         String lines = err.toString(StandardCharsets.UTF_8);
-        assertThat(lines.split("\n")).hasSizeBetween(8, 15);
+        assertThat(lines.split("\n")).hasSizeBetween(12, 20);
         assertThat(lines).contains("stale-reads:").doesNotContain("\r");
+    }
+
+    /** The connect scenario small: 1,000 records over 50 keys, 6 lost update replies as each sink starts. */
+    static final ConnectSinks.Settings CONNECT = new ConnectSinks.Settings(1_000, 50, 6);
+
+    /**
+     * Counts, never timings: the guarded sink loses nothing, applies nothing twice and dead-letters nothing under the
+     * lost replies, in one mongos round per batch; the official sinks dead-letter batches whose writes applied.
+     */
+    static void assertConnectCounts(ConnectSinks.Result connect) {
+        connect.print(System.out); // the table, in the test's report
+        assertThat(connect.rows())
+                .extracting(ConnectSinks.Row::sink)
+                .containsExactly("official-ordered", "official-unordered", "guarded");
+        ConnectSinks.Row officialOrdered = connect.rows().get(0);
+        ConnectSinks.Row officialUnordered = connect.rows().get(1);
+        ConnectSinks.Row guarded = connect.rows().get(2);
+        assertThat(guarded.lost()).as("guarded: lost").isZero();
+        assertThat(guarded.appliedTwice()).as("guarded: applied twice").isZero();
+        assertThat(guarded.deadLettered()).as("guarded: dead-lettered").isZero();
+        assertThat(guarded.appliedDeadLettered())
+                .as("guarded: applied and dead-lettered")
+                .isZero();
+        assertThat(officialOrdered.appliedDeadLettered() + officialUnordered.appliedDeadLettered())
+                .as("official: applied and dead-lettered")
+                .isPositive();
+        assertThat(guarded.roundTrips()).isLessThan(officialOrdered.roundTrips());
+        assertThat(guarded.serverCopies()).isPositive();
     }
 
     @Test

@@ -189,7 +189,63 @@ class JsonAndReportTest {
         JsonNode tree = LabJson.MAPPER.readTree(json);
         assertThat(tree.propertyNames())
                 .containsExactly(
-                        "roundtrips", "latency", "retries", "overhead", "staleReads", "hotKeys", "scale", "report");
+                        "roundtrips",
+                        "latency",
+                        "retries",
+                        "overhead",
+                        "staleReads",
+                        "hotKeys",
+                        "scale",
+                        "connect",
+                        "report");
+        assertThat(tree.get("connect").get("note").asString()).contains("not run with --uri");
+    }
+
+    @Test
+    void connectJsonAndReport_onePerSink() {
+        ConnectSinks.Result connect = new ConnectSinks.Result(
+                new ConnectSinks.Settings(1_000, 50, 6),
+                List.of(
+                        new ConnectSinks.Row(
+                                "official-ordered",
+                                "com.mongodb.kafka.connect.MongoSinkConnector",
+                                true,
+                                1640,
+                                8.0,
+                                125,
+                                2,
+                                0,
+                                0,
+                                500,
+                                500),
+                        new ConnectSinks.Row(
+                                "guarded",
+                                "io.github.mongowriteguard.kafka.connect.GuardedMongoSinkConnector",
+                                true,
+                                12,
+                                2.0,
+                                500,
+                                10,
+                                0,
+                                0,
+                                0,
+                                0)));
+        JsonNode tree = LabJson.MAPPER.readTree(
+                LabJson.write(Lab.json(EnumSet.of(Lab.Scenario.CONNECT), results(connect), null)));
+        assertThat(tree.get("records").asInt()).isEqualTo(1_000);
+        JsonNode guarded = tree.get("sinks").get(1);
+        assertThat(guarded.get("sink").asString()).isEqualTo("guarded");
+        assertThat(guarded.get("roundTrips").asLong()).isEqualTo(12);
+        assertThat(guarded.get("recordsPerSecond").asLong()).isEqualTo(500);
+        assertThat(guarded.get("lost").asInt()).isZero();
+        assertThat(guarded.get("appliedTwice").asInt()).isZero();
+        assertThat(tree.get("sinks").get(0).get("appliedDeadLettered").asInt()).isEqualTo(500);
+        assertThat(HtmlReport.render(results(connect), "java -jar lab.jar connect"))
+                .contains("<table id=\"connect\">", "<td>official-ordered</td><td>1640</td><td>125</td>");
+    }
+
+    private static Lab.Results results(ConnectSinks.Result connect) {
+        return new Lab.Results(null, null, null, null, null, null, null, connect);
     }
 
     @Test

@@ -59,7 +59,8 @@ class LabCommandLineTest {
     void fullRun_runsEveryScenarioTheReadmeNames() {
         assertThat(List.of(Lab.Scenario.values()))
                 .extracting(s -> s.command)
-                .containsExactly("roundtrips", "latency", "retries", "overhead", "stale-reads", "hot-keys", "scale");
+                .containsExactly(
+                        "roundtrips", "latency", "retries", "overhead", "stale-reads", "hot-keys", "scale", "connect");
         CommandLine cli = Lab.commandLine(System.out, System.err);
         for (Lab.Scenario scenario : Lab.Scenario.values()) {
             assertThat(cli.getSubcommands()).containsKey(scenario.command);

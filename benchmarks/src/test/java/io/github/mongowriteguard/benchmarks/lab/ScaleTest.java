@@ -57,7 +57,7 @@ class ScaleTest {
                 .isEqualTo(result.points().get(0).quietMinute().bytes());
         assertThat(LabJson.write(result.toJson()))
                 .contains("\"quietMinute\"", "\"migrationMinute\"", "\"gateShardRequests\"");
-        assertThat(HtmlReport.render(null, null, null, null, null, null, result, "java -jar lab.jar scale"))
+        assertThat(HtmlReport.render(null, null, null, null, null, null, result, null, "java -jar lab.jar scale"))
                 .contains("<table id=\"scale\">", "<table id=\"scale-faults\">", "stalled shard", "failover");
     }
 

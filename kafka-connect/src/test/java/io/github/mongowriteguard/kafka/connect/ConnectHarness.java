@@ -27,18 +27,25 @@ import org.bson.BsonString;
 /**
  * The real thing, in process: a KRaft Kafka broker and a Kafka Connect cluster of 2 workers in distributed mode
  * (Kafka's own {@code EmbeddedConnectCluster}), writing to the testkit's emulated 5-shard cluster; one per test class.
+ * Public, in the module's test jar, for the lab's {@code connect} scenario (benchmarks).
  */
-final class ConnectHarness implements AutoCloseable {
-    static final String OFFICIAL = "com.mongodb.kafka.connect.MongoSinkConnector";
-    static final String GUARDED = GuardedMongoSinkConnector.class.getName();
-    static final ShardKey HASHED_ID = ShardKey.of(new BsonDocument("_id", new BsonString("hashed")));
+public final class ConnectHarness implements AutoCloseable {
+    public static final String OFFICIAL = "com.mongodb.kafka.connect.MongoSinkConnector";
+    public static final String GUARDED = GuardedMongoSinkConnector.class.getName();
+    public static final ShardKey HASHED_ID = ShardKey.of(new BsonDocument("_id", new BsonString("hashed")));
 
-    final EmulatedShardedCluster mongo;
-    final EmbeddedConnectCluster connect;
-    final MongoClient client;
+    public final EmulatedShardedCluster mongo;
+    public final EmbeddedConnectCluster connect;
+    public final MongoClient client;
 
-    ConnectHarness() {
-        mongo = EmulatedCluster.sharded().shards(5).start();
+    /** On the emulated 5-shard cluster. */
+    public ConnectHarness() {
+        this(EmulatedCluster.sharded().shards(5));
+    }
+
+    /** On the cluster {@code mongo} starts (replicating shards, for elections). */
+    public ConnectHarness(EmulatedShardedCluster.Builder mongo) {
+        this.mongo = mongo.start();
         Map<String, String> workerProps = new HashMap<>();
         workerProps.put("offset.flush.interval.ms", "500");
         // no scan of the class path (slow): plugins by their ServiceLoader manifests; the official sink's jar has
@@ -52,17 +59,22 @@ final class ConnectHarness implements AutoCloseable {
                 .numBrokers(1)
                 .workerProps(workerProps)
                 .build();
-        connect.start();
-        client = MongoClients.create(mongo.connectionString());
+        try {
+            connect.start();
+        } catch (RuntimeException e) {
+            this.mongo.close();
+            throw e;
+        }
+        client = MongoClients.create(this.mongo.connectionString());
     }
 
     /** Shards {@code db.events} on {@code {_id: "hashed"}} over the 5 shards. */
-    void shard(String namespace) {
+    public void shard(String namespace) {
         mongo.shardCollection(namespace, HASHED_ID);
     }
 
     /** A sink's configuration: JSON values without schemas, the user's write model strategy, a DLQ. */
-    Map<String, String> sink(String connectorClass, String topic, String database, String dlq) {
+    public Map<String, String> sink(String connectorClass, String topic, String database, String dlq) {
         Map<String, String> config = new HashMap<>();
         config.put("connector.class", connectorClass);
         config.put("tasks.max", "2");
@@ -96,14 +108,14 @@ final class ConnectHarness implements AutoCloseable {
         return config;
     }
 
-    void start(String name, Map<String, String> config) throws InterruptedException {
+    public void start(String name, Map<String, String> config) throws InterruptedException {
         connect.configureConnector(name, config);
         connect.assertions()
                 .assertConnectorAndAtLeastNumTasksAreRunning(name, 1, "the sink " + name + " did not start");
     }
 
     /** Waits until the sink's consumer group has committed every record of {@code topic}. */
-    void awaitCommitted(String name, String topic, int partitions, Duration timeout) throws Exception {
+    public void awaitCommitted(String name, String topic, int partitions, Duration timeout) throws Exception {
         Map<TopicPartition, Long> ends = new HashMap<>();
         for (int p = 0; p < partitions; p++) {
             TopicPartition tp = new TopicPartition(topic, p);
@@ -126,7 +138,7 @@ final class ConnectHarness implements AutoCloseable {
                 "the sink " + name + " did not commit every record in " + timeout + ": " + committed + " of " + ends);
     }
 
-    Map<TopicPartition, Long> committed(String name) throws Exception {
+    public Map<TopicPartition, Long> committed(String name) throws Exception {
         try (Admin admin = connect.kafka().createAdminClient()) {
             Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets("connect-" + name)
                     .partitionsToOffsetAndMetadata()
@@ -142,7 +154,7 @@ final class ConnectHarness implements AutoCloseable {
     }
 
     /** The records of a dead-letter queue, as "partition@offset" of the original record, from Connect's headers. */
-    Set<String> deadLettered(String dlq, int expected) throws Exception {
+    public Set<String> deadLettered(String dlq, int expected) throws Exception {
         Set<String> origins = new TreeSet<>();
         if (expected == 0) {
             return origins;
@@ -153,8 +165,20 @@ final class ConnectHarness implements AutoCloseable {
         return origins;
     }
 
+    /** The values of the {@code expected} records of a dead-letter queue, as the original records' JSON. */
+    public List<String> deadLetteredValues(String dlq, int expected) {
+        List<String> values = new ArrayList<>();
+        if (expected == 0) {
+            return values;
+        }
+        for (ConsumerRecord<byte[], byte[]> record : connect.kafka().consume(expected, 60_000, dlq)) {
+            values.add(record.value() == null ? "" : new String(record.value(), StandardCharsets.UTF_8));
+        }
+        return values;
+    }
+
     /** How many records a dead-letter queue holds now (0 when it was never created). */
-    int deadLetterCount(String dlq) throws Exception {
+    public int deadLetterCount(String dlq) throws Exception {
         if (connect.kafka().describeTopics(dlq).get(dlq).isEmpty()) {
             return 0;
         }
@@ -176,7 +200,7 @@ final class ConnectHarness implements AutoCloseable {
         return header == null ? "?" : new String(header.value(), StandardCharsets.UTF_8);
     }
 
-    List<BsonDocument> documents(String database) {
+    public List<BsonDocument> documents(String database) {
         return client.getDatabase(database)
                 .getCollection("events", BsonDocument.class)
                 .find()

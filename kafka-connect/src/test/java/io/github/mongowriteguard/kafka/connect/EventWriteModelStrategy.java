@@ -16,7 +16,8 @@ import org.bson.BsonValue;
 
 /**
  * A user's write model strategy (the official sink's {@code writemodel.strategy} setting), as teams write them for
- * counters: an event {@code {_id, op, n}} becomes an {@code $inc} upsert, a replacement or a delete by {@code _id}; an
+ * counters: an event {@code {_id, op, n}} becomes an {@code $inc} upsert (with {@code r}, a record number, it also
+ * counts the record's own applications in {@code r.<number>}: {@link RecordLedger}), a replacement or a delete by {@code _id}; an
  * unknown {@code op} cannot be processed (a processing error, reported by the official processing).
  */
 public final class EventWriteModelStrategy implements WriteModelStrategy {
@@ -30,11 +31,14 @@ public final class EventWriteModelStrategy implements WriteModelStrategy {
         BsonValue id = value.get("_id");
         String op = value.getString("op").getValue();
         return switch (op) {
-            case "inc" ->
-                new UpdateOneModel<>(
-                        Filters.eq("_id", id),
-                        new BsonDocument("$inc", new BsonDocument("n", value.get("n", new BsonInt32(1)))),
-                        new UpdateOptions().upsert(true));
+            case "inc" -> {
+                BsonDocument inc = new BsonDocument("n", value.get("n", new BsonInt32(1)));
+                if (value.containsKey("r")) { // the record's own mark, counted by RecordLedger
+                    inc.append(RecordLedger.MARKS + "." + value.getNumber("r").longValue(), new BsonInt32(1));
+                }
+                yield new UpdateOneModel<>(
+                        Filters.eq("_id", id), new BsonDocument("$inc", inc), new UpdateOptions().upsert(true));
+            }
             case "replace" ->
                 new ReplaceOneModel<>(
                         Filters.eq("_id", id),
