@@ -92,9 +92,7 @@ final class BulkRun<T> implements AutoCloseable {
         }
         // Side by side only with sessions of the guard's own (a caller's session serves one command at a time), a
         // parallelism above 1, and shards known: otherwise today's one ORDERED command of key runs.
-        // Not with the caller's statement ids: every command of the call is then one session id, sent one at a time.
         this.sideBySide = call.ownSessions()
-                        && call.statementIds() == null
                         && call.placement() != null
                         && !call.placement().isSingleTarget()
                         && tools.runtime().sideBySide().enabled()
