@@ -20,6 +20,12 @@ import java.util.UUID;
  * IncompleteTransactionHistory}, 217). The server keeps the statement records as long as the session
  * ({@code localLogicalSessionTimeoutMinutes}, 30 by default, from its last use) and its oplog window.
  *
+ * <p>The server matches a resend to its record by these ids alone, never by the statement's contents: a write resent
+ * under an id that already ran is answered with that run's result even when it differs (an insert given another
+ * generated {@code _id} is answered as applied, and the document is the first one's, while the outcome's
+ * {@code assignedId} names the id given this time). Give an id to one write only, keep the mapping from ids to writes
+ * stable across processes, and give inserts their {@code _id}s from the work itself.
+ *
  * <p>Immutable and validated: ids are not negative and not repeated.
  *
  * <pre>{@code
