@@ -90,8 +90,13 @@ class CallerStatementIdsTest {
 
     /** An insert of {@code {_id: "new"}}, then an {@code $inc} of each of k0, k1, k2: one record each. */
     private static List<WriteModel<Document>> records() {
+        return records("new");
+    }
+
+    /** As {@link #records()}, the insert's {@code _id} given (a generated id differs between processes). */
+    private static List<WriteModel<Document>> records(String insertedId) {
         List<WriteModel<Document>> models = new ArrayList<>();
-        models.add(new InsertOneModel<>(new Document("_id", "new").append("n", 1)));
+        models.add(new InsertOneModel<>(new Document("_id", insertedId).append("n", 1)));
         for (int k = 0; k < 3; k++) {
             models.add(new UpdateOneModel<>(Filters.eq("_id", "k" + k), Updates.inc("n", 1)));
         }
@@ -148,11 +153,16 @@ class CallerStatementIdsTest {
                     .as("the first process applied them")
                     .containsExactly(1, 1, 1);
 
-            WriteOutcome<Document> redelivered = second.counters().execute(records(), new BulkWriteOptions(), ids());
+            // the second process generates the insert's _id anew: the server matches the statement by its ids
+            WriteOutcome<Document> redelivered =
+                    second.counters().execute(records("new-2"), new BulkWriteOptions(), ids());
 
             assertThat(statuses(redelivered)).as(redelivered.toString()).containsOnly(WriteStatus.APPLIED);
             assertThat(counters(second.raw())).as("each $inc applied once").containsExactly(1, 1, 1);
             assertThat(second.raw().countDocuments(Filters.eq("_id", "new"))).isEqualTo(1);
+            assertThat(second.raw().countDocuments(Filters.eq("_id", "new-2")))
+                    .as("not inserted a second time under another _id")
+                    .isZero();
             List<ReceivedCommand> writes = deployment.truth().commands(WRITES);
             assertThat(writes)
                     .as("every send carried the caller's session id")
@@ -266,6 +276,43 @@ class CallerStatementIdsTest {
 
             assertThat(counters(process.raw())).containsExactly(1, 0, 0);
             assertThat(process.raw().countDocuments(Filters.regex("_id", "^d"))).isEqualTo(1_500);
+        }
+    }
+
+    /**
+     * Two commands of one call meet a write-concern error each (the call goes on after the first): each is held for a
+     * settle on its own session of the caller's id, and the settle proves both APPLIED, once. The second command went
+     * on a fresh session; handed to the hold, it must leave the call's sessions (found there by identity), or the call
+     * would close it under the hold.
+     */
+    @Test
+    void twoWriteConcernErrorsInOneCall_bothHeldOnTheCallersId_settledApplied() throws Exception {
+        try (Deployment deployment = Deployment.start(Topology.REPLICA_SET);
+                Process process = Process.start(deployment.uri(), Duration.ofSeconds(5), 3, 30_000)) {
+            seed(process.raw(), deployment.truth());
+            process.client()
+                    .getDatabase("admin")
+                    .runCommand(new Document("configureFailPoint", "failCommand")
+                            .append("mode", new Document("times", 2))
+                            .append(
+                                    "data",
+                                    new Document("failCommands", List.of("insert", "update"))
+                                            .append(
+                                                    "writeConcernError",
+                                                    new Document("code", 64)
+                                                            .append("codeName", "WriteConcernFailed")
+                                                            .append("errmsg", "waiting for replication timed out"))));
+            GuardedCollection<Document> counters = process.counters();
+
+            WriteOutcome<Document> outcome = counters.execute(records(), new BulkWriteOptions(), ids());
+            assertThat(statuses(outcome)).as(outcome.toString()).containsOnly(WriteStatus.UNKNOWN);
+            WriteOutcome<Document> settled = counters.settle(outcome);
+
+            assertThat(statuses(settled)).as(settled.toString()).containsOnly(WriteStatus.APPLIED);
+            assertThat(counters(process.raw())).containsExactly(1, 1, 1);
+            assertThat(deployment.truth().commands(WRITES))
+                    .as("every send carried the caller's session id")
+                    .allSatisfy(c -> assertThat(c.txnId().lsid()).isEqualTo(PARTITION.toString()));
         }
     }
 

@@ -40,6 +40,13 @@ final class ChosenSessionId {
             if (method.getName().equals("getServerSession") && method.getParameterCount() == 0) {
                 return server;
             }
+            // identity, as the driver's own session (Sessions and the settle hold find a session in their lists)
+            if (method.getName().equals("equals") && method.getParameterCount() == 1) {
+                return proxy == args[0];
+            }
+            if (method.getName().equals("hashCode") && method.getParameterCount() == 0) {
+                return System.identityHashCode(proxy);
+            }
             return invoke(session, method, args);
         };
         return (ClientSession) Proxy.newProxyInstance(
