@@ -19,6 +19,7 @@ import com.mongodb.client.result.InsertManyResult;
 import com.mongodb.client.result.InsertOneResult;
 import com.mongodb.client.result.UpdateResult;
 import io.github.mongowriteguard.bulk.BulkPlan;
+import io.github.mongowriteguard.copies.StatementIds;
 import io.github.mongowriteguard.exception.CopyStillRunningException;
 import io.github.mongowriteguard.exception.GuardedBulkWriteException;
 import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
@@ -148,6 +149,28 @@ public final class GuardedCollection<T> {
      */
     public WriteOutcome<T> execute(List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
         return operations.execute(null, models, options);
+    }
+
+    /**
+     * As {@link #execute(List, BulkWriteOptions)}, each write sent with the server identity the caller chose: the
+     * logical session id, the transaction number and its statement id ({@link StatementIds}). A later call (in this
+     * process or another, with another client) that sends a write again with the same identity is answered from the
+     * server's statement record when that write already applied, and runs it once when it did not; a write the server
+     * can no longer tell about ({@code TransactionTooOld}, {@code IncompleteTransactionHistory}) is UNKNOWN. Every
+     * write must be one single-document statement, and the client must send {@code txnNumber}s (a replica set or a
+     * sharded cluster, {@code retryWrites} on).
+     *
+     * @param models       the caller's writes
+     * @param options      the bulk's options
+     * @param statementIds one statement id per write, in the bulk's order, with the session id and transaction number
+     * @return the outcome of every write
+     * @throws io.github.mongowriteguard.exception.InvalidBulkException for bad input (another number of ids than
+     *                                                                  writes, a multi-document write, a client without
+     *                                                                  retryable writes), before anything is sent
+     */
+    public WriteOutcome<T> execute(
+            List<? extends WriteModel<? extends T>> models, BulkWriteOptions options, StatementIds statementIds) {
+        return operations.execute(models, options, java.util.Objects.requireNonNull(statementIds, "statementIds"));
     }
 
     /**

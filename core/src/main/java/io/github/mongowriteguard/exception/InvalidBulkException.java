@@ -40,7 +40,12 @@ public final class InvalidBulkException extends IllegalArgumentException {
         /** An empty list of writes to a driver-style bulk method, which the driver refuses too. */
         EMPTY_BULK,
         /** An option value the driver refuses too, such as a negative {@code maxTime}. */
-        INVALID_OPTION
+        INVALID_OPTION,
+        /**
+         * Caller-chosen statement ids ({@code StatementIds}) that do not fit the bulk: another number of ids than
+         * writes, a write that cannot be one retryable statement, or a client that sends no {@code txnNumber}.
+         */
+        INVALID_STATEMENT_IDS
     }
 
     /** The index of the refused write in the caller's list, or -1. */

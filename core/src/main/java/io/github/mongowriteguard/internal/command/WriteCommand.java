@@ -3,6 +3,7 @@ package io.github.mongowriteguard.internal.command;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonElement;
 import org.bson.BsonInt64;
@@ -103,10 +104,35 @@ public final class WriteCommand {
             long maxTimeMs,
             @Nullable BsonDocument writeConcern,
             @Nullable BsonValue comment) {
-        List<BsonElement> fields = new ArrayList<>(4);
+        return toCommand(txnNumber, null, maxTimeMs, writeConcern, comment);
+    }
+
+    /**
+     * As {@link #toCommand(Long, long, BsonDocument, BsonValue)}, with the caller's statement ids: {@code stmtIds}, one
+     * per statement in the command's order (mongodb/mongo {@code src/mongo/db/ops/write_ops.idl}, the write
+     * commands' {@code stmtIds}; {@code write_ops::getStmtIdForWriteAt}). At most
+     * {@link WriteCommandEncoder#MAX_STATEMENTS_WITH_IDS} statements, so that the array fits the room the encoder
+     * leaves for the per-send fields.
+     *
+     * @param stmtIds the statement ids, or null for the server's default (the positions 0..n-1)
+     */
+    public BsonDocument toCommand(
+            @Nullable Long txnNumber,
+            @Nullable BsonArray stmtIds,
+            long maxTimeMs,
+            @Nullable BsonDocument writeConcern,
+            @Nullable BsonValue comment) {
+        if (stmtIds != null && stmtIds.size() != indices.length) {
+            throw new IllegalArgumentException(
+                    stmtIds.size() + " statement ids for a command of " + indices.length + " statements");
+        }
+        List<BsonElement> fields = new ArrayList<>(5);
         fields.add(new BsonElement("maxTimeMS", new BsonInt64(maxTimeMs)));
         if (txnNumber != null) {
             fields.add(new BsonElement("txnNumber", new BsonInt64(txnNumber)));
+        }
+        if (stmtIds != null) {
+            fields.add(new BsonElement("stmtIds", stmtIds));
         }
         if (writeConcern != null && !writeConcern.isEmpty()) {
             fields.add(new BsonElement("writeConcern", writeConcern));

@@ -30,6 +30,12 @@ public final class WriteCommandEncoder<T> {
     /** mongod's {@code maxWriteBatchSize}. */
     public static final int MAX_STATEMENTS = 100_000;
     /**
+     * At most this many statements in a command that carries the caller's {@code stmtIds}: the array (about 9 bytes a
+     * statement) then stays within the room above {@link #MAX_STATEMENT_BYTES} that the server accepts for the
+     * per-send fields (16 KiB more than 16 MiB).
+     */
+    public static final int MAX_STATEMENTS_WITH_IDS = 1_000;
+    /**
      * The statements of one command stay below this many bytes: a command is one BSON document sent with
      * {@code runCommand}, which the server accepts up to 16 MiB plus 16 KiB.
      */
@@ -109,6 +115,24 @@ public final class WriteCommandEncoder<T> {
         return new Commands(plan, indices, ordered, options, alone, true);
     }
 
+    /**
+     * As {@link #commands(PlannedBulk, List, boolean, CommandOptions, boolean)}, with a command cut after at most
+     * {@code maxStatements} statements (in the same order: an ordered round's commands follow one another).
+     */
+    public Commands commands(
+            PlannedBulk plan,
+            List<Integer> indices,
+            boolean ordered,
+            CommandOptions options,
+            boolean alone,
+            int maxStatements) {
+        Commands commands = new Commands(plan, indices, ordered, options, alone, true);
+        if (maxStatements < MAX_STATEMENTS) {
+            commands.cutEvery(maxStatements);
+        }
+        return commands;
+    }
+
     /** The commands of one round, encoded on demand, in the order {@link #encode} lists them. */
     public final class Commands implements Iterator<WriteCommand> {
         private final PlannedBulk plan;
@@ -117,7 +141,7 @@ public final class WriteCommandEncoder<T> {
         private final boolean alone;
         private final boolean reuse;
         /** The statements of each part, in the order they are sent: one part when ordered, one per type otherwise. */
-        private final List<List<Integer>> parts;
+        private List<List<Integer>> parts;
 
         private int part;
         /** The position in {@code parts.get(part)} of the first statement not yet in a command. */
@@ -148,6 +172,17 @@ public final class WriteCommandEncoder<T> {
         @Override
         public boolean hasNext() {
             return part < parts.size();
+        }
+
+        /** Before the first command: every part cut into runs of at most {@code max} statements, in order. */
+        private void cutEvery(int max) {
+            List<List<Integer>> cut = new ArrayList<>();
+            for (List<Integer> indices : parts) {
+                for (int from = 0; from < indices.size(); from += max) {
+                    cut.add(indices.subList(from, Math.min(indices.size(), from + max)));
+                }
+            }
+            parts = cut;
         }
 
         /** The next command: a run of statements of one bucket, cut where the command is full. */

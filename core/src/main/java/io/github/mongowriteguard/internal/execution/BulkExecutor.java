@@ -7,6 +7,7 @@ import com.mongodb.client.model.WriteModel;
 import com.mongodb.session.ClientSession;
 import io.github.mongowriteguard.bulk.PlanMode;
 import io.github.mongowriteguard.bulk.Round;
+import io.github.mongowriteguard.copies.StatementIds;
 import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
 import io.github.mongowriteguard.internal.CallObserver;
@@ -164,6 +165,7 @@ public final class BulkExecutor<T> {
                     call.operation(),
                     call.idempotentMultiRetries(),
                     call.statementCounts(),
+                    call.statementIds(),
                     sink);
             DriverExceptions.apply(call.throwPolicy(), result, collection.namespace(), maxTimeMs);
             return result;
@@ -177,8 +179,12 @@ public final class BulkExecutor<T> {
             String operation,
             boolean idempotentMultiRetries,
             boolean statementCounts,
+            @Nullable StatementIds statementIds,
             CallObserver.OutcomeSink sink) {
         long started = System.nanoTime();
+        if (statementIds != null) {
+            checkIdsBeforePlanning(models, statementIds);
+        }
         WriteConcern writeConcern = requireAcknowledged(collection.writeConcern());
         if (idempotentMultiRetries) {
             MultiRetryOptIn.check(models, collection.documentClass(), collection.registry());
@@ -186,6 +192,9 @@ public final class BulkExecutor<T> {
         CommandOptions commandOptions = CommandOptions.from(options, collection.documentClass(), collection.registry());
         AtomicReference<KeyPlacement> placement = new AtomicReference<>();
         PlannedBulk plan = plan(models, options, placement);
+        if (statementIds != null) {
+            checkIdsFitPlan(plan);
+        }
         if (!plan.isEmpty()) {
             announce(plan, operation, idempotentMultiRetries, sink);
             if (options.isOrdered() && plan.mode() == PlanMode.UNORDERED_ROUNDS && runtime.listening()) {
@@ -206,10 +215,13 @@ public final class BulkExecutor<T> {
                     idempotentMultiRetries,
                     statementCounts,
                     session == null,
-                    placement.get());
+                    placement.get(),
+                    statementIds);
             try (BulkRun<T> run = new BulkRun<>(
                     tools,
-                    session == null ? Sessions.own(transport.sessions()) : Sessions.callers(session),
+                    statementIds != null
+                            ? Sessions.chosen(transport.sessions(), statementIds)
+                            : session == null ? Sessions.own(transport.sessions()) : Sessions.callers(session),
                     call,
                     outcome)) {
                 for (Round round : plan.rounds()) {
@@ -236,6 +248,56 @@ public final class BulkExecutor<T> {
                             plan.mode()));
         }
         return result;
+    }
+
+    /**
+     * Refuses caller-chosen statement ids that cannot name the bulk's writes, before anything is planned or sent: one
+     * id per write, and a client whose writes carry a {@code txnNumber}.
+     */
+    private void checkIdsBeforePlanning(List<?> models, StatementIds ids) {
+        if (models != null && ids.size() != models.size()) {
+            throw new InvalidBulkException(
+                    -1,
+                    Problem.INVALID_STATEMENT_IDS,
+                    "the StatementIds hold " + ids.size() + " statement ids for " + models.size() + " writes: give"
+                            + " exactly one per write, in the bulk's order. Nothing was sent.");
+        }
+        if (!tools.binding().sendsTxnNumber()) {
+            throw new InvalidBulkException(
+                    -1,
+                    Problem.INVALID_STATEMENT_IDS,
+                    "statement ids need retryable writes, and this client sends no txnNumber ("
+                            + tools.binding().noTxnNumberReason()
+                            + "): use a replica set or a sharded cluster with retryWrites=true. Nothing was sent.");
+        }
+    }
+
+    /**
+     * Refuses a plan in which a write is not exactly one retryable statement: a multi-document write (the server
+     * keeps no statement record of it) or a write left out under last-write-wins (its id would name nothing).
+     */
+    private static void checkIdsFitPlan(PlannedBulk plan) {
+        int multi = plan.firstMultiDocument();
+        if (multi >= 0) {
+            throw new InvalidBulkException(
+                    multi,
+                    Problem.INVALID_STATEMENT_IDS,
+                    "the write at index " + multi + " is a multi-document write, which the server runs without a"
+                            + " statement record: its statement id could not keep it from applying twice; send it"
+                            + " without StatementIds (or as single-document writes). Nothing was sent.");
+        }
+        if (plan.hasSuperseded()) {
+            for (int index = 0; index < plan.size(); index++) {
+                if (plan.supersededBy(index) >= 0) {
+                    throw new InvalidBulkException(
+                            index,
+                            Problem.INVALID_STATEMENT_IDS,
+                            "the write at index " + index + " would be left out under lastWriteWins, so its"
+                                    + " statement id would name no statement; with StatementIds every write is sent"
+                                    + " (turn lastWriteWins off for this call). Nothing was sent.");
+                }
+            }
+        }
     }
 
     /** Writes left out under last-write-wins: SUPERSEDED, naming the write that decides their document. */

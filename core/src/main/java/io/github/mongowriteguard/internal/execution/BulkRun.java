@@ -2,6 +2,7 @@ package io.github.mongowriteguard.internal.execution;
 
 import com.mongodb.session.ClientSession;
 import io.github.mongowriteguard.bulk.Round;
+import io.github.mongowriteguard.copies.StatementIds;
 import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.command.CommandOptions;
 import io.github.mongowriteguard.internal.command.WriteCommand;
@@ -14,7 +15,9 @@ import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 import java.util.ArrayList;
 import java.util.List;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonValue;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.jspecify.annotations.Nullable;
@@ -48,7 +51,8 @@ final class BulkRun<T> implements AutoCloseable {
             boolean idempotentMultiRetries,
             boolean statementCounts,
             boolean ownSessions,
-            @Nullable KeyPlacement placement) {}
+            @Nullable KeyPlacement placement,
+            @Nullable StatementIds statementIds) {}
 
     final Tools<T> tools;
     final PlannedBulk plan;
@@ -83,6 +87,9 @@ final class BulkRun<T> implements AutoCloseable {
         this.outcome = outcome;
         this.tally = CopySender.Tally.of(outcome);
         this.recorder = new OutcomeRecorder<>(plan, outcome, tools.registry(), tools.binding());
+        if (call.statementIds() != null) {
+            recorder.callerStatementIds();
+        }
         // Side by side only with sessions of the guard's own (a caller's session serves one command at a time), a
         // parallelism above 1, and shards known: otherwise today's one ORDERED command of key runs.
         this.sideBySide = call.ownSessions()
@@ -112,7 +119,16 @@ final class BulkRun<T> implements AutoCloseable {
     }
 
     WriteCommandEncoder<T>.Commands commands(List<Integer> indices, boolean ordered) {
-        return tools.encoder().commands(plan, indices, ordered, call.commandOptions(), call.statementCounts());
+        return tools.encoder()
+                .commands(
+                        plan,
+                        indices,
+                        ordered,
+                        call.commandOptions(),
+                        call.statementCounts(),
+                        call.statementIds() == null
+                                ? WriteCommandEncoder.MAX_STATEMENTS
+                                : WriteCommandEncoder.MAX_STATEMENTS_WITH_IDS);
     }
 
     /** The writes of {@code part} still to send: not after a stop, not after a write on their key that did not apply. */
@@ -338,6 +354,7 @@ final class BulkRun<T> implements AutoCloseable {
         CopySender.Sent sent = tools.sender()
                 .send(on, prepared.body(), prepared.txnNumber(), prepared.newCopies(), prepared.copyName(), into);
         if (prepared.txnNumber() != null
+                && call.statementIds() == null
                 && sent.result() instanceof SendResult.ServerError refused
                 && ClientBinding.isStandaloneRefusal(refused.error())) {
             // A standalone mongod refused the txnNumber before the command ran (the guard's first write raced the
@@ -415,12 +432,25 @@ final class BulkRun<T> implements AutoCloseable {
         // driver sends none: there is then no same-copy resend, and only the caller's opt-in multi-document writes may
         // be retried, as new copies after the overlap gate.
         ClientSession session = on.current();
-        Long txnNumber = command.retryable() && tools.binding().sendsTxnNumber()
-                ? session.getServerSession().advanceTransactionNumber()
-                : null;
+        StatementIds ids = call.statementIds();
+        Long txnNumber;
+        BsonArray stmtIds = null;
+        if (ids != null) {
+            // The caller's identity: its transaction number, each statement's id (the planner refused every write
+            // that is not one single-document statement, so every command here is retryable).
+            txnNumber = ids.txnNumber();
+            stmtIds = new BsonArray(new ArrayList<>(command.size()));
+            for (int position = 0; position < command.size(); position++) {
+                stmtIds.add(new BsonInt32(ids.stmtId(command.index(position))));
+            }
+        } else {
+            txnNumber = command.retryable() && tools.binding().sendsTxnNumber()
+                    ? session.getServerSession().advanceTransactionNumber()
+                    : null;
+        }
         String guardComment = copyNames.name(round.number(), ++commandNumber);
         BsonValue comment = tools.sender().comment(call.commandOptions().comment(), guardComment);
-        BsonDocument body = command.toCommand(txnNumber, tools.maxTimeMs(), call.writeConcern(), comment);
+        BsonDocument body = command.toCommand(txnNumber, stmtIds, tools.maxTimeMs(), call.writeConcern(), comment);
         return new Prepared(
                 body,
                 txnNumber,

@@ -2,6 +2,7 @@ package io.github.mongowriteguard.internal.execution;
 
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.session.ClientSession;
+import io.github.mongowriteguard.copies.StatementIds;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,6 +22,8 @@ import org.jspecify.annotations.Nullable;
  *                               every other rule unchanged), so each applied one has its own counts
  *                               ({@code WriteOutcome.statementCounts(int)})
  * @param throwPolicy            what the call throws for its outcome, inside its observation
+ * @param statementIds           the caller's chosen server identity of the writes (session id, transaction number,
+ *                               statement ids), or null for the guard's own sessions and numbers
  */
 public record GuardedCall(
         String operation,
@@ -28,16 +31,22 @@ public record GuardedCall(
         BulkWriteOptions options,
         boolean idempotentMultiRetries,
         boolean statementCounts,
-        ThrowPolicy throwPolicy) {
+        ThrowPolicy throwPolicy,
+        @Nullable StatementIds statementIds) {
 
     /** A call without opt-ins. */
     public static GuardedCall of(
             String operation, @Nullable ClientSession session, BulkWriteOptions options, ThrowPolicy throwPolicy) {
-        return new GuardedCall(operation, session, options, false, false, throwPolicy);
+        return new GuardedCall(operation, session, options, false, false, throwPolicy, null);
+    }
+
+    /** This call, its writes sent with the caller's chosen identity. */
+    public GuardedCall statementIds(StatementIds ids) {
+        return new GuardedCall(operation, session, options, idempotentMultiRetries, statementCounts, throwPolicy, ids);
     }
 
     /** This call, with every update, replace and delete in a command of its own. */
     public GuardedCall statementCounts(boolean counts) {
-        return new GuardedCall(operation, session, options, idempotentMultiRetries, counts, throwPolicy);
+        return new GuardedCall(operation, session, options, idempotentMultiRetries, counts, throwPolicy, statementIds);
     }
 }

@@ -24,6 +24,7 @@ import com.mongodb.client.result.InsertManyResult;
 import com.mongodb.client.result.InsertOneResult;
 import com.mongodb.client.result.UpdateResult;
 import com.mongodb.session.ClientSession;
+import io.github.mongowriteguard.copies.StatementIds;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -81,6 +82,13 @@ public final class GuardedOperations<T> {
     public WriteOutcome<T> execute(
             @Nullable ClientSession session, List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
         return executor.execute(call("bulkWrite", session, options, ThrowPolicy.OUTCOME_ONLY), models);
+    }
+
+    /** A bulk whose writes carry the caller's chosen server identity, on sessions of the guard's own. */
+    public WriteOutcome<T> execute(
+            List<? extends WriteModel<? extends T>> models, BulkWriteOptions options, StatementIds statementIds) {
+        return executor.execute(
+                call("bulkWrite", null, options, ThrowPolicy.OUTCOME_ONLY).statementIds(statementIds), models);
     }
 
     public BulkWriteResult bulkWrite(
@@ -206,7 +214,7 @@ public final class GuardedOperations<T> {
     /** The description of a guarded call on this collection, with its multi-document retry opt-in. */
     private GuardedCall call(
             String operation, @Nullable ClientSession session, BulkWriteOptions options, ThrowPolicy throwPolicy) {
-        return new GuardedCall(operation, session, options, idempotentMultiRetries, false, throwPolicy);
+        return new GuardedCall(operation, session, options, idempotentMultiRetries, false, throwPolicy, null);
     }
 
     // ---- findOneAndDelete, findOneAndReplace, findOneAndUpdate: one findAndModify command ----

@@ -56,6 +56,8 @@ final class OutcomeRecorder<T> {
     private final @Nullable CommandReply alreadyCounted;
     /** Whether the commands carried a {@code txnNumber}, for the reasons of unknown outcomes. */
     private final ClientBinding binding;
+    /** The commands carry the caller's statement ids, which another process may have sent before. */
+    private boolean callerStatementIds;
 
     OutcomeRecorder(PlannedBulk plan, RecordedWriteOutcome.Builder<T> outcome, CodecRegistry registry) {
         this(plan, outcome, registry, false, null, new ClientBinding(null, 0, null));
@@ -180,6 +182,20 @@ final class OutcomeRecorder<T> {
                             + " and the last one failed with " + error.getCode()
                             + ", which proves nothing about the earlier send: it may have applied it, or may"
                             + " still be running");
+        } else if (fromServer
+                && callerStatementIds
+                && (error.getCode() == ErrorCodes.TRANSACTION_TOO_OLD
+                        || error.getCode() == ErrorCodes.INCOMPLETE_TRANSACTION_HISTORY)) {
+            unknown(
+                    command,
+                    "the server cannot tell whether these statement ids already ran: "
+                            + describe(error)
+                            + (error.getCode() == ErrorCodes.TRANSACTION_TOO_OLD
+                                    ? " (a later txnNumber already ran on this session id, e.g. another owner of the"
+                                            + " ids moved ahead, or the ids went back)"
+                                    : " (the statement history is gone from the oplog, or was not migrated)")
+                            + "; an earlier copy with these ids may have applied them, so they are not sent again;"
+                            + " read the documents to learn what applied");
         } else if (fromServer && mayBeMongos && error.getCode() == ErrorCodes.MAX_TIME_MS_EXPIRED) {
             unknown(
                     command,
@@ -201,6 +217,15 @@ final class OutcomeRecorder<T> {
         }
         return "the whole command of index " + command.index(0) + " failed (" + describe(error)
                 + "), which stops the bulk as it stops the driver's";
+    }
+
+    /**
+     * The commands carry the caller's statement ids ({@code StatementIds}): a {@code TransactionTooOld} (225) or an
+     * {@code IncompleteTransactionHistory} (217) then says the server can no longer tell whether an earlier copy of
+     * these ids (another process's, a crashed owner's) applied them, so they are UNKNOWN, never FAILED.
+     */
+    void callerStatementIds() {
+        this.callerStatementIds = true;
     }
 
     /** A command of one statement that writes at most one document: it commits atomically. */

@@ -2,6 +2,7 @@ package io.github.mongowriteguard.internal.execution;
 
 import com.mongodb.ClientSessionOptions;
 import com.mongodb.session.ClientSession;
+import io.github.mongowriteguard.copies.StatementIds;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -17,6 +18,8 @@ final class Sessions implements AutoCloseable {
             ClientSessionOptions.builder().causallyConsistent(false).build();
 
     private final @Nullable Source access;
+    /** The caller's chosen identity every session started here carries, or null for the driver's own. */
+    private final @Nullable StatementIds chosen;
     /** The first session the guard started, or null with the caller's session. */
     private @Nullable ClientSession first;
     /** The sessions started after {@link #first} (a copy was left possibly running); null until one is. */
@@ -34,13 +37,26 @@ final class Sessions implements AutoCloseable {
     }
 
     private Sessions(@Nullable Source access, @Nullable ClientSession callers) {
+        this(access, callers, null);
+    }
+
+    private Sessions(@Nullable Source access, @Nullable ClientSession callers, @Nullable StatementIds chosen) {
         this.access = access;
+        this.chosen = chosen;
         this.current = callers != null ? callers : start();
     }
 
     /** Sessions the guard starts and closes. */
     static Sessions own(Source access) {
         return new Sessions(access, null);
+    }
+
+    /**
+     * Sessions the guard starts and closes, each seen with the caller's logical session id ({@link ChosenSessionId}):
+     * a fresh one after a copy is left running carries the same id, so that on the server it waits behind that copy.
+     */
+    static Sessions chosen(Source access, StatementIds ids) {
+        return new Sessions(access, null, ids);
     }
 
     /** A session held for a settle: used as it is, never replaced or closed here (the hold closes it). */
@@ -55,6 +71,9 @@ final class Sessions implements AutoCloseable {
 
     private ClientSession start() {
         ClientSession session = java.util.Objects.requireNonNull(access).start(OWN);
+        if (chosen != null) {
+            session = ChosenSessionId.wrap(session, chosen.sessionId(), chosen.txnNumber());
+        }
         if (first == null) {
             first = session;
         } else {

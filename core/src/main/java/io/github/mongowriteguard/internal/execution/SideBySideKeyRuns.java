@@ -218,7 +218,12 @@ final class SideBySideKeyRuns<T> implements AutoCloseable {
         }
         Sessions own = sessions.get(group - 1);
         if (own == null) {
-            own = Sessions.own(run.tools.access());
+            // With the caller's statement ids, every group's session carries the caller's id: mongos does not check
+            // a retryable write's session out (src/mongo/s/commands/strategy.cpp: only with autocommit), and each
+            // shard checks out its own, so the groups (one per shard) still run side by side.
+            own = run.call.statementIds() != null
+                    ? Sessions.chosen(run.tools.access(), run.call.statementIds())
+                    : Sessions.own(run.tools.access());
             sessions.set(group - 1, own);
         }
         return own;

@@ -21,6 +21,7 @@ import com.mongodb.kafka.connect.sink.dlq.WriteSkippedException;
 import com.mongodb.kafka.connect.util.TimeseriesValidation;
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.copies.StatementIds;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
@@ -66,7 +67,9 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * Offsets follow outcomes: {@link #preCommit} commits a partition only up to its first record that is neither done
- * nor reported.
+ * nor reported. Every record's write carries the server identity its partition and offset give it
+ * ({@link PartitionStatements}), so whichever task sends a record again (this one, the partition's next owner after a
+ * crash) is answered from the server's statement record when it already applied.
  */
 public class GuardedMongoSinkTask extends SinkTask {
     private static final Logger LOGGER = LoggerFactory.getLogger(GuardedMongoSinkTask.class);
@@ -93,6 +96,8 @@ public class GuardedMongoSinkTask extends SinkTask {
     private final Set<TopicPartition> withProgress = new HashSet<>();
 
     private ProgressStore progress;
+    /** The connector's name: part of every partition's logical session id. */
+    private String connector;
     /** Partitions given to this task whose previous owner's copies may still run: checked before the first write. */
     private final Map<TopicPartition, Instant> fenced = new LinkedHashMap<>();
 
@@ -125,7 +130,7 @@ public class GuardedMongoSinkTask extends SinkTask {
             }
             setServerApi(builder, sinkConfig);
             client = MongoClients.create(guard.configure(builder).build());
-            String connector = props.getOrDefault("name", "guarded-mongo-sink");
+            connector = props.getOrDefault("name", "guarded-mongo-sink");
             fence = new CopyFence(client, connector);
             progress = new ProgressStore(client, settings.getProgressDatabase(props), connector);
             reporter = errorReporter();
@@ -399,8 +404,40 @@ public class GuardedMongoSinkTask extends SinkTask {
         }
     }
 
-    /** One guarded bulk of {@code batch}, settled within the window; true when UNKNOWN writes are left held. */
+    /**
+     * The batch as one guarded bulk per (partition, block) of its records ({@link PartitionStatements}), each write
+     * sent with its record's statement identity, so that a record whichever owner sent before is answered from the
+     * server's statement record instead of applied again. After a group leaves a record not done, the partition's
+     * later groups wait for the redelivery (their writes may follow it on a key, and a later block sent first would
+     * make the earlier block's transaction number too old). True when UNKNOWN writes are left held.
+     */
     private boolean writeOnce(
+            GuardedCollection<BsonDocument> collection,
+            List<ProcessedRecord> batch,
+            boolean ordered,
+            MongoSinkTopicConfig config,
+            Instant deadline,
+            Set<RecordId> pending) {
+        boolean unknown = false;
+        Set<TopicPartition> waiting = new HashSet<>();
+        for (List<ProcessedRecord> group : PartitionStatements.groups(batch)) {
+            TopicPartition partition = RecordId.of(group.get(0).record()).partition();
+            if (waiting.contains(partition)) {
+                group.forEach(r -> pending.add(RecordId.of(r.record())));
+                continue;
+            }
+            int before = pending.size();
+            boolean groupUnknown = writeGroup(collection, group, ordered, config, deadline, pending);
+            unknown |= groupUnknown;
+            if (groupUnknown || pending.size() > before) {
+                waiting.add(partition);
+            }
+        }
+        return unknown;
+    }
+
+    /** One guarded bulk of {@code batch}, settled within the window; true when UNKNOWN writes are left held. */
+    private boolean writeGroup(
             GuardedCollection<BsonDocument> collection,
             List<ProcessedRecord> batch,
             boolean ordered,
@@ -418,7 +455,8 @@ public class GuardedMongoSinkTask extends SinkTask {
                 .comment(fence.comment(batch.get(0).record().originalTopic(), partitions));
         WriteOutcome<BsonDocument> outcome;
         try {
-            outcome = collection.execute(models, options);
+            StatementIds ids = PartitionStatements.ids(connector, batch);
+            outcome = ids == null ? collection.execute(models, options) : collection.execute(models, options, ids);
         } catch (IllegalArgumentException | MongoException e) {
             // refused before anything was sent (bad input): no record of the batch was applied
             for (ProcessedRecord record : batch) {

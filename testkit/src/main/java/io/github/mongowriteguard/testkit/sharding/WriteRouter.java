@@ -582,8 +582,13 @@ final class WriteRouter {
         }
         if (original.containsKey("txnNumber")) {
             BsonArray stmtIds = new BsonArray();
+            // write_ops::getStmtIdForWriteAt (src/mongo/db/ops/write_ops_parsers.cpp), which
+            // BatchWriteOp::buildBatchRequest (src/mongo/s/write_ops/batch_write_op.cpp) calls per child write: the
+            // client's stmtIds[i], else its stmtId + i, else i.
             BsonArray given = original.containsKey("stmtIds") ? original.getArray("stmtIds") : null;
-            indices.forEach(i -> stmtIds.add(given != null ? given.get(i) : new BsonInt32(i)));
+            int first =
+                    original.isNumber("stmtId") ? original.getNumber("stmtId").intValue() : 0;
+            indices.forEach(i -> stmtIds.add(given != null ? given.get(i) : new BsonInt32(first + i)));
             child.put("stmtIds", stmtIds);
         }
         return child;
