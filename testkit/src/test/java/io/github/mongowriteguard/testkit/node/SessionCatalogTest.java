@@ -71,8 +71,11 @@ class SessionCatalogTest {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
                 MongoClient client = Clients.client(
                         cluster.connectionString(),
-                        b -> b.applyToSocketSettings(s -> s.readTimeout(150, TimeUnit.MILLISECONDS)));
-                StallHandle stall = cluster.primary().stall(Stall.uninterruptible("table.c", Duration.ofMillis(800)))) {
+                        // The resend opens a new connection (the timed-out one is closed) under the same read
+                        // timeout: leave its handshake room on a loaded machine, and the stall room for the resend.
+                        b -> b.applyToSocketSettings(s -> s.readTimeout(500, TimeUnit.MILLISECONDS)));
+                StallHandle stall =
+                        cluster.primary().stall(Stall.uninterruptible("table.c", Duration.ofMillis(2_500)))) {
 
             assertThatThrownBy(
                             () -> client.getDatabase("table").getCollection("c").insertOne(new Document("v", 1)))
