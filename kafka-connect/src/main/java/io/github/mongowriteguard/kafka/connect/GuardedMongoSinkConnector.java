@@ -71,11 +71,24 @@ public class GuardedMongoSinkConnector extends SinkConnector {
         try {
             GuardedSinkSettings.from(connectorConfigs);
         } catch (ConfigException e) {
-            ConfigValue target = guard.stream()
-                    .filter(v -> e.getMessage() != null && e.getMessage().contains(v.name()))
-                    .findFirst()
-                    .orElse(guard.get(0));
-            target.addErrorMessage(e.getMessage());
+            List<String> unknown = connectorConfigs.keySet().stream()
+                    .filter(key -> key.startsWith(GuardedSinkSettings.PREFIX)
+                            && !GuardedSinkSettings.CONFIG.names().contains(key))
+                    .sorted()
+                    .toList();
+            if (!unknown.isEmpty()) {
+                // the error names every defined setting, so it goes on each unknown key itself (Connect's validate
+                // response lists a value without a definition, with its errors), not on a setting that is fine
+                for (String key : unknown) {
+                    values.add(new ConfigValue(key, connectorConfigs.get(key), List.of(), List.of(e.getMessage())));
+                }
+            } else {
+                ConfigValue target = guard.stream()
+                        .filter(v -> e.getMessage() != null && e.getMessage().contains(v.name()))
+                        .findFirst()
+                        .orElse(guard.get(0));
+                target.addErrorMessage(e.getMessage());
+            }
         }
         return new Config(values);
     }

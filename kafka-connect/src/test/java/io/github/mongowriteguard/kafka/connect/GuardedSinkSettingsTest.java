@@ -77,4 +77,25 @@ class GuardedSinkSettingsTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("mongo.write-guard.nope");
     }
+
+    @Test
+    void validate_putsTheUnknownSettingError_onTheUnknownKey_notOnADefinedSettingThatIsFine() {
+        Config config = new GuardedMongoSinkConnector()
+                .validate(Map.of(
+                        "connector.class", GuardedMongoSinkConnector.class.getName(),
+                        "topics", "t",
+                        "connection.uri", "mongodb://localhost:1/?serverSelectionTimeoutMS=200&connectTimeoutMS=200",
+                        "mongo.write-guard.settle.max-wait", "30000"));
+        assertThat(config.configValues())
+                .filteredOn(v -> v.name().startsWith(GuardedSinkSettings.PREFIX)
+                        && !v.errorMessages().isEmpty())
+                .singleElement()
+                .satisfies(v -> {
+                    assertThat(v.name()).isEqualTo("mongo.write-guard.settle.max-wait");
+                    assertThat(v.value()).isEqualTo("30000");
+                    assertThat(v.errorMessages().get(0))
+                            .contains("Unknown guarded-sink setting(s) [mongo.write-guard.settle.max-wait]")
+                            .contains(GuardedSinkSettings.SETTLE_MAX_WAIT_MS);
+                });
+    }
 }
