@@ -107,7 +107,8 @@ public final class FindAndModifyExecutor<T> {
                 transport.gate(),
                 collection.namespace().getFullName(),
                 maxTimeMs,
-                executor.binding());
+                executor.binding(),
+                transport.resume());
         CopySender.Sent sent;
         try (Sessions sessions = session == null ? Sessions.own(transport.sessions()) : Sessions.callers(session)) {
             // No txnNumber without a retryable-write identity (retryWrites=false, a standalone), as the driver.
