@@ -54,8 +54,8 @@ import reactor.core.publisher.Mono;
  * bounded scheduler ({@code mongo-write-guard-reactive-*}, daemon threads, at most {@code max(10 x} CPU cores, 100) of
  * them), never on the subscriber's thread nor on a driver thread: it plans, encodes, subscribes to the driver's
  * {@code runCommand} publisher for each command, and continues on the scheduler when the reply comes and when a retry
- * backoff (a timer) ends, holding no thread while they are pending. Find-and-modify, settle and the overlap gate still
- * wait on one of the scheduler's threads. The driver's threads only complete a future. The result is signalled from
+ * backoff (a timer) ends, holding no thread while they are pending. Settle and the overlap gate still wait on one of
+ * the scheduler's threads. The driver's threads only complete a future. The result is signalled from
  * the guard's thread.
  *
  * <p><b>Cancelling.</b> A cancelled subscription does not stop the call, and cannot unsend a command: the guard's
@@ -761,10 +761,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of the document the server returned, or nothing
      */
     public Publisher<T> findOneAndDelete(Bson filter, FindOneAndDeleteOptions options) {
-        return guarded(
+        return guardedAsync(
                 null,
                 () -> collection.findOneAndDelete(filter, options),
-                ops -> ops.findOneAndDelete(null, filter, options));
+                ops -> ops.findOneAndDeleteAsync(null, filter, options));
     }
 
     /**
@@ -787,10 +787,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of the document the server returned, or nothing
      */
     public Publisher<T> findOneAndDelete(ClientSession session, Bson filter, FindOneAndDeleteOptions options) {
-        return guarded(
+        return guardedAsync(
                 session,
                 () -> collection.findOneAndDelete(session, filter, options),
-                ops -> ops.findOneAndDelete(session, filter, options));
+                ops -> ops.findOneAndDeleteAsync(session, filter, options));
     }
 
     /**
@@ -813,10 +813,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of the document the server returned, or nothing
      */
     public Publisher<T> findOneAndReplace(Bson filter, T replacement, FindOneAndReplaceOptions options) {
-        return guarded(
+        return guardedAsync(
                 null,
                 () -> collection.findOneAndReplace(filter, replacement, options),
-                ops -> ops.findOneAndReplace(null, filter, replacement, options));
+                ops -> ops.findOneAndReplaceAsync(null, filter, replacement, options));
     }
 
     /**
@@ -842,10 +842,10 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<T> findOneAndReplace(
             ClientSession session, Bson filter, T replacement, FindOneAndReplaceOptions options) {
-        return guarded(
+        return guardedAsync(
                 session,
                 () -> collection.findOneAndReplace(session, filter, replacement, options),
-                ops -> ops.findOneAndReplace(session, filter, replacement, options));
+                ops -> ops.findOneAndReplaceAsync(session, filter, replacement, options));
     }
 
     /**
@@ -868,10 +868,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of the document the server returned, or nothing
      */
     public Publisher<T> findOneAndUpdate(Bson filter, Bson update, FindOneAndUpdateOptions options) {
-        return guarded(
+        return guardedAsync(
                 null,
                 () -> collection.findOneAndUpdate(filter, update, options),
-                ops -> ops.findOneAndUpdate(null, filter, update, options));
+                ops -> ops.findOneAndUpdateAsync(null, filter, update, options));
     }
 
     /**
@@ -897,10 +897,10 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<T> findOneAndUpdate(
             ClientSession session, Bson filter, Bson update, FindOneAndUpdateOptions options) {
-        return guarded(
+        return guardedAsync(
                 session,
                 () -> collection.findOneAndUpdate(session, filter, update, options),
-                ops -> ops.findOneAndUpdate(session, filter, update, options));
+                ops -> ops.findOneAndUpdateAsync(session, filter, update, options));
     }
 
     /**
@@ -923,10 +923,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of the document the server returned, or nothing
      */
     public Publisher<T> findOneAndUpdate(Bson filter, List<? extends Bson> pipeline, FindOneAndUpdateOptions options) {
-        return guarded(
+        return guardedAsync(
                 null,
                 () -> collection.findOneAndUpdate(filter, pipeline, options),
-                ops -> ops.findOneAndUpdate(null, filter, pipeline, options));
+                ops -> ops.findOneAndUpdateAsync(null, filter, pipeline, options));
     }
 
     /**
@@ -952,29 +952,16 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<T> findOneAndUpdate(
             ClientSession session, Bson filter, List<? extends Bson> pipeline, FindOneAndUpdateOptions options) {
-        return guarded(
+        return guardedAsync(
                 session,
                 () -> collection.findOneAndUpdate(session, filter, pipeline, options),
-                ops -> ops.findOneAndUpdate(session, filter, pipeline, options));
+                ops -> ops.findOneAndUpdateAsync(session, filter, pipeline, options));
     }
 
     /**
      * The driver's own call inside a multi-document transaction (the guard neither retries nor times a transaction's
-     * statements, as the synchronous guard); otherwise the guarded call on the guard's thread.
-     */
-    private <R> Publisher<R> guarded(
-            @Nullable ClientSession session,
-            Supplier<Publisher<R>> driver,
-            Function<GuardedOperations<T>, @Nullable R> call) {
-        if (session != null && session.hasActiveTransaction()) {
-            return driver.get();
-        }
-        return onGuardThread(() -> call.apply(operations));
-    }
-
-    /**
-     * As {@link #guarded}, for a call that completes in the driver's replies: started on the guard's scheduler, it holds
-     * no thread while a command's reply or a backoff is pending, and continues there.
+     * statements, as the synchronous guard); otherwise the guarded call, started on the guard's scheduler: it holds no
+     * thread while a command's reply or a backoff is pending, and continues there.
      */
     private <R> Publisher<R> guardedAsync(
             @Nullable ClientSession session,

@@ -9,8 +9,7 @@ import reactor.core.scheduler.Schedulers;
  * The guard's own threads for reactive calls: one bounded scheduler per JVM (Reactor's bounded elastic, daemon
  * threads named {@code mongo-write-guard-reactive-*}, made when needed, idle ones gone after 60 s), made when the first
  * reactive call runs. A call starts here and continues here after each of the driver's replies and each backoff,
- * holding no thread while they are pending; the parts that still wait on one of these threads (a find-and-modify, a
- * settle, the overlap gate, the side-by-side commands of ordered key runs, session and catalog reads) hold it for one
+ * holding no thread while they are pending; the parts that still wait on one of these threads (a settle, the overlap gate, the side-by-side commands of ordered key runs, session and catalog reads) hold it for one
  * command at a time, which the client's connection pool bounds too. So no driver thread and no subscriber's thread
  * ever waits.
  */

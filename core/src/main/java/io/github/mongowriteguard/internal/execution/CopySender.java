@@ -252,7 +252,7 @@ final class CopySender {
 
     /**
      * How the loop's three waits are driven: the driver's answer, the backoff and the overlap gate. {@link #BLOCKING}
-     * waits on the calling thread and gives completed futures (the synchronous driver; settle, find-and-modify and
+     * waits on the calling thread and gives completed futures (the synchronous driver; settle and
      * side-by-side sends of the reactive one); {@link #async} holds no thread for an answer or a backoff and continues
      * on the transport's executor (the overlap gate, rare, still waits there on one of its threads).
      */

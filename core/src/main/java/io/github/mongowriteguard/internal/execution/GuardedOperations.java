@@ -278,11 +278,16 @@ public final class GuardedOperations<T> {
     // fields in the driver's order (driver-core BaseFindAndModifyOperation and its subclasses).
 
     public @Nullable T findOneAndDelete(@Nullable ClientSession session, Bson filter, FindOneAndDeleteOptions options) {
+        return Continuations.now(findOneAndDeleteAsync(session, filter, options));
+    }
+
+    public CompletableFuture<@Nullable T> findOneAndDeleteAsync(
+            @Nullable ClientSession session, Bson filter, FindOneAndDeleteOptions options) {
         DeleteOptions model = new DeleteOptions()
                 .collation(options.getCollation())
                 .hint(options.getHint())
                 .hintString(options.getHintString());
-        return findAndModify.execute(
+        return findAndModify.executeAsync(
                 session,
                 new FindAndModifyExecutor.Request<>(
                         "findOneAndDelete",
@@ -300,6 +305,11 @@ public final class GuardedOperations<T> {
 
     public @Nullable T findOneAndReplace(
             @Nullable ClientSession session, Bson filter, T replacement, FindOneAndReplaceOptions options) {
+        return Continuations.now(findOneAndReplaceAsync(session, filter, replacement, options));
+    }
+
+    public CompletableFuture<@Nullable T> findOneAndReplaceAsync(
+            @Nullable ClientSession session, Bson filter, T replacement, FindOneAndReplaceOptions options) {
         ReplaceOptions model = new ReplaceOptions()
                 .upsert(options.isUpsert())
                 .collation(options.getCollation())
@@ -308,7 +318,7 @@ public final class GuardedOperations<T> {
         BsonValue encoded = replacement == null ? null : BsonDocumentWrapper.asBsonDocument(replacement, registry);
         BsonDocument specific = modification(
                 options.getReturnDocument(), options.isUpsert(), encoded, options.getBypassDocumentValidation());
-        return findAndModify.execute(
+        return findAndModify.executeAsync(
                 session,
                 new FindAndModifyExecutor.Request<>(
                         "findOneAndReplace",
@@ -326,11 +336,24 @@ public final class GuardedOperations<T> {
 
     public @Nullable T findOneAndUpdate(
             @Nullable ClientSession session, Bson filter, Bson update, FindOneAndUpdateOptions options) {
+        return Continuations.now(findOneAndUpdateAsync(session, filter, update, options));
+    }
+
+    public CompletableFuture<@Nullable T> findOneAndUpdateAsync(
+            @Nullable ClientSession session, Bson filter, Bson update, FindOneAndUpdateOptions options) {
         UpdateOneModel<T> model = new UpdateOneModel<>(filter, update, findOneAndUpdateModel(options));
-        return findOneAndUpdate(session, model, encode(update), options);
+        return findOneAndUpdateAsync(session, model, encode(update), options);
     }
 
     public @Nullable T findOneAndUpdate(
+            @Nullable ClientSession session,
+            Bson filter,
+            List<? extends Bson> pipeline,
+            FindOneAndUpdateOptions options) {
+        return Continuations.now(findOneAndUpdateAsync(session, filter, pipeline, options));
+    }
+
+    public CompletableFuture<@Nullable T> findOneAndUpdateAsync(
             @Nullable ClientSession session,
             Bson filter,
             List<? extends Bson> pipeline,
@@ -343,7 +366,7 @@ public final class GuardedOperations<T> {
                 stages.add(stage == null ? null : encode(stage));
             }
         }
-        return findOneAndUpdate(session, model, stages, options);
+        return findOneAndUpdateAsync(session, model, stages, options);
     }
 
     /** What the planner checks of a findOneAndUpdate, as an updateOne model. */
@@ -356,7 +379,7 @@ public final class GuardedOperations<T> {
                 .hintString(options.getHintString());
     }
 
-    private @Nullable T findOneAndUpdate(
+    private CompletableFuture<@Nullable T> findOneAndUpdateAsync(
             @Nullable ClientSession session,
             UpdateOneModel<T> model,
             @Nullable BsonValue update,
@@ -368,7 +391,7 @@ public final class GuardedOperations<T> {
             options.getArrayFilters().forEach(filter -> filters.add(filter.toBsonDocument()));
             specific.put("arrayFilters", filters);
         }
-        return findAndModify.execute(
+        return findAndModify.executeAsync(
                 session,
                 new FindAndModifyExecutor.Request<>(
                         "findOneAndUpdate",

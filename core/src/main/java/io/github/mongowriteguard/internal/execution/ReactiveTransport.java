@@ -29,7 +29,7 @@ import org.reactivestreams.Subscription;
  * The Reactive Streams driver as a {@link Transport}: the guard's commands, sessions and overlap-gate reads go through
  * the reactive client's publishers. The guard's loop runs on the guard's own threads, never a driver thread: a bulk's
  * send subscribes to the driver's {@code runCommand} publisher and the loop continues on the guard's scheduler when it
- * signals (no thread waits); sessions, catalog reads, the gate's commands and the sends of find-and-modify and settle
+ * signals (no thread waits); sessions, catalog reads, the gate's commands and the sends of settle
  * are awaited on the calling guard thread. The driver's thread only completes a future. Everything else is the
  * synchronous guard's code. The only
  * class of the core that names the reactive driver, loaded only by the reactive guard. Not API.
@@ -130,8 +130,8 @@ public final class ReactiveTransport {
 
     /**
      * {@code runCommand} on the reactive driver: awaited on the calling (guard) thread ({@code send}: settle,
-     * find-and-modify, side-by-side sends), or completed on the guard's scheduler from the driver's signal
-     * ({@code sendAsync}: the bulk send loop, which holds no thread while the reply is pending). The driver's thread
+     * side-by-side sends), or completed on the guard's scheduler from the driver's signal
+     * ({@code sendAsync}: the send loop of bulks and find-and-modify, which holds no thread while the reply is pending). The driver's thread
      * only completes a future.
      */
     private static CommandChannel channel(MongoClient client, MongoDatabase database) {
