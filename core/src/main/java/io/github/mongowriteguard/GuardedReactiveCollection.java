@@ -50,12 +50,13 @@ import reactor.core.publisher.Mono;
  * Mono.from(orders.bulkWrite(models, new BulkWriteOptions().ordered(true))).subscribe(...);
  * }</pre>
  *
- * <p><b>Where the work runs.</b> Nothing happens until a subscriber subscribes. The call then runs on one thread of the
- * guard's own bounded scheduler ({@code mongo-write-guard-reactive-*}, daemon threads, at most Reactor's
- * {@code DEFAULT_BOUNDED_ELASTIC_SIZE} of them), never on the subscriber's thread nor on a driver thread: that thread
- * plans, encodes, subscribes to the driver's {@code runCommand} publisher for each command and waits for its signal,
- * waits out the retry backoff and the overlap gate, and records the outcome. The driver's threads only complete that
- * wait. The result is signalled from the guard's thread.
+ * <p><b>Where the work runs.</b> Nothing happens until a subscriber subscribes. The call then runs on the guard's own
+ * bounded scheduler ({@code mongo-write-guard-reactive-*}, daemon threads, at most {@code max(10 x} CPU cores, 100) of
+ * them), never on the subscriber's thread nor on a driver thread: it plans, encodes, subscribes to the driver's
+ * {@code runCommand} publisher for each command, and continues on the scheduler when the reply comes and when a retry
+ * backoff (a timer) ends, holding no thread while they are pending. Settle and the overlap gate still wait on one of
+ * the scheduler's threads. The driver's threads only complete a future. The result is signalled from
+ * the guard's thread.
  *
  * <p><b>Cancelling.</b> A cancelled subscription does not stop the call, and cannot unsend a command: the guard's
  * thread finishes the call as if nobody had cancelled (every command it sent may apply; each copy is recorded in the
@@ -130,7 +131,13 @@ public final class GuardedReactiveCollection<T> {
         return new GuardedReactiveCollection<>(
                 collection,
                 ReactiveTransport.operations(
-                        client, collection, guard.runtime(), deadlineMs, binding, idempotentMultiRetries),
+                        client,
+                        collection,
+                        guard.runtime(),
+                        deadlineMs,
+                        binding,
+                        idempotentMultiRetries,
+                        ReactiveGuardThreads.EXECUTOR),
                 retries -> of(guard, client, collection, retries),
                 new Rewrap() {
                     @Override
@@ -183,7 +190,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<WriteOutcome<T>> execute(
             List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        return onGuardThread(() -> operations.execute(null, models, options));
+        return onGuardThreadAsync(() -> operations.executeAsync(null, models, options));
     }
 
     /**
@@ -201,7 +208,7 @@ public final class GuardedReactiveCollection<T> {
                     "execute() is not available inside a multi-document transaction: its writes belong to the"
                             + " transaction, which the server commits or aborts whole; use bulkWrite(session, ...)"));
         }
-        return onGuardThread(() -> operations.execute(session, models, options));
+        return onGuardThreadAsync(() -> operations.executeAsync(session, models, options));
     }
 
     /**
@@ -235,7 +242,8 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<BulkWriteResult> bulkWrite(
             List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        return guarded(null, () -> collection.bulkWrite(models, options), ops -> ops.bulkWrite(null, models, options));
+        return guardedAsync(
+                null, () -> collection.bulkWrite(models, options), ops -> ops.bulkWriteAsync(null, models, options));
     }
 
     /**
@@ -259,10 +267,10 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<BulkWriteResult> bulkWrite(
             ClientSession session, List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        return guarded(
+        return guardedAsync(
                 session,
                 () -> collection.bulkWrite(session, models, options),
-                ops -> ops.bulkWrite(session, models, options));
+                ops -> ops.bulkWriteAsync(session, models, options));
     }
 
     /**
@@ -283,8 +291,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of one {@link InsertOneResult}, or the error the synchronous guard throws
      */
     public Publisher<InsertOneResult> insertOne(T document, InsertOneOptions options) {
-        return guarded(
-                null, () -> collection.insertOne(document, options), ops -> ops.insertOne(null, document, options));
+        return guardedAsync(
+                null,
+                () -> collection.insertOne(document, options),
+                ops -> ops.insertOneAsync(null, document, options));
     }
 
     /**
@@ -307,10 +317,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of one {@link InsertOneResult}, or the error the synchronous guard throws
      */
     public Publisher<InsertOneResult> insertOne(ClientSession session, T document, InsertOneOptions options) {
-        return guarded(
+        return guardedAsync(
                 session,
                 () -> collection.insertOne(session, document, options),
-                ops -> ops.insertOne(session, document, options));
+                ops -> ops.insertOneAsync(session, document, options));
     }
 
     /**
@@ -331,8 +341,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of one {@link InsertManyResult}, or the error the synchronous guard throws
      */
     public Publisher<InsertManyResult> insertMany(List<? extends T> documents, InsertManyOptions options) {
-        return guarded(
-                null, () -> collection.insertMany(documents, options), ops -> ops.insertMany(null, documents, options));
+        return guardedAsync(
+                null,
+                () -> collection.insertMany(documents, options),
+                ops -> ops.insertManyAsync(null, documents, options));
     }
 
     /**
@@ -356,10 +368,10 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<InsertManyResult> insertMany(
             ClientSession session, List<? extends T> documents, InsertManyOptions options) {
-        return guarded(
+        return guardedAsync(
                 session,
                 () -> collection.insertMany(session, documents, options),
-                ops -> ops.insertMany(session, documents, options));
+                ops -> ops.insertManyAsync(session, documents, options));
     }
 
     /**
@@ -380,7 +392,8 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of one {@link DeleteResult}, or the error the synchronous guard throws
      */
     public Publisher<DeleteResult> deleteOne(Bson filter, DeleteOptions options) {
-        return guarded(null, () -> collection.deleteOne(filter, options), ops -> ops.deleteOne(null, filter, options));
+        return guardedAsync(
+                null, () -> collection.deleteOne(filter, options), ops -> ops.deleteOneAsync(null, filter, options));
     }
 
     /**
@@ -403,10 +416,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of one {@link DeleteResult}, or the error the synchronous guard throws
      */
     public Publisher<DeleteResult> deleteOne(ClientSession session, Bson filter, DeleteOptions options) {
-        return guarded(
+        return guardedAsync(
                 session,
                 () -> collection.deleteOne(session, filter, options),
-                ops -> ops.deleteOne(session, filter, options));
+                ops -> ops.deleteOneAsync(session, filter, options));
     }
 
     /**
@@ -427,8 +440,8 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of one {@link DeleteResult}, or the error the synchronous guard throws
      */
     public Publisher<DeleteResult> deleteMany(Bson filter, DeleteOptions options) {
-        return guarded(
-                null, () -> collection.deleteMany(filter, options), ops -> ops.deleteMany(null, filter, options));
+        return guardedAsync(
+                null, () -> collection.deleteMany(filter, options), ops -> ops.deleteManyAsync(null, filter, options));
     }
 
     /**
@@ -451,10 +464,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of one {@link DeleteResult}, or the error the synchronous guard throws
      */
     public Publisher<DeleteResult> deleteMany(ClientSession session, Bson filter, DeleteOptions options) {
-        return guarded(
+        return guardedAsync(
                 session,
                 () -> collection.deleteMany(session, filter, options),
-                ops -> ops.deleteMany(session, filter, options));
+                ops -> ops.deleteManyAsync(session, filter, options));
     }
 
     /**
@@ -477,10 +490,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of one {@link UpdateResult}, or the error the synchronous guard throws
      */
     public Publisher<UpdateResult> replaceOne(Bson filter, T replacement, ReplaceOptions options) {
-        return guarded(
+        return guardedAsync(
                 null,
                 () -> collection.replaceOne(filter, replacement, options),
-                ops -> ops.replaceOne(null, filter, replacement, options));
+                ops -> ops.replaceOneAsync(null, filter, replacement, options));
     }
 
     /**
@@ -506,10 +519,10 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<UpdateResult> replaceOne(
             ClientSession session, Bson filter, T replacement, ReplaceOptions options) {
-        return guarded(
+        return guardedAsync(
                 session,
                 () -> collection.replaceOne(session, filter, replacement, options),
-                ops -> ops.replaceOne(session, filter, replacement, options));
+                ops -> ops.replaceOneAsync(session, filter, replacement, options));
     }
 
     /**
@@ -532,10 +545,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of one {@link UpdateResult}, or the error the synchronous guard throws
      */
     public Publisher<UpdateResult> updateOne(Bson filter, Bson update, UpdateOptions options) {
-        return guarded(
+        return guardedAsync(
                 null,
                 () -> collection.updateOne(filter, update, options),
-                ops -> ops.updateOne(null, filter, update, options));
+                ops -> ops.updateOneAsync(null, filter, update, options));
     }
 
     /**
@@ -560,10 +573,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of one {@link UpdateResult}, or the error the synchronous guard throws
      */
     public Publisher<UpdateResult> updateOne(ClientSession session, Bson filter, Bson update, UpdateOptions options) {
-        return guarded(
+        return guardedAsync(
                 session,
                 () -> collection.updateOne(session, filter, update, options),
-                ops -> ops.updateOne(session, filter, update, options));
+                ops -> ops.updateOneAsync(session, filter, update, options));
     }
 
     /**
@@ -586,10 +599,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of one {@link UpdateResult}, or the error the synchronous guard throws
      */
     public Publisher<UpdateResult> updateOne(Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
-        return guarded(
+        return guardedAsync(
                 null,
                 () -> collection.updateOne(filter, pipeline, options),
-                ops -> ops.updateOne(null, filter, pipeline, options));
+                ops -> ops.updateOneAsync(null, filter, pipeline, options));
     }
 
     /**
@@ -615,10 +628,10 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<UpdateResult> updateOne(
             ClientSession session, Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
-        return guarded(
+        return guardedAsync(
                 session,
                 () -> collection.updateOne(session, filter, pipeline, options),
-                ops -> ops.updateOne(session, filter, pipeline, options));
+                ops -> ops.updateOneAsync(session, filter, pipeline, options));
     }
 
     /**
@@ -641,10 +654,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of one {@link UpdateResult}, or the error the synchronous guard throws
      */
     public Publisher<UpdateResult> updateMany(Bson filter, Bson update, UpdateOptions options) {
-        return guarded(
+        return guardedAsync(
                 null,
                 () -> collection.updateMany(filter, update, options),
-                ops -> ops.updateMany(null, filter, update, options));
+                ops -> ops.updateManyAsync(null, filter, update, options));
     }
 
     /**
@@ -669,10 +682,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of one {@link UpdateResult}, or the error the synchronous guard throws
      */
     public Publisher<UpdateResult> updateMany(ClientSession session, Bson filter, Bson update, UpdateOptions options) {
-        return guarded(
+        return guardedAsync(
                 session,
                 () -> collection.updateMany(session, filter, update, options),
-                ops -> ops.updateMany(session, filter, update, options));
+                ops -> ops.updateManyAsync(session, filter, update, options));
     }
 
     /**
@@ -695,10 +708,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of one {@link UpdateResult}, or the error the synchronous guard throws
      */
     public Publisher<UpdateResult> updateMany(Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
-        return guarded(
+        return guardedAsync(
                 null,
                 () -> collection.updateMany(filter, pipeline, options),
-                ops -> ops.updateMany(null, filter, pipeline, options));
+                ops -> ops.updateManyAsync(null, filter, pipeline, options));
     }
 
     /**
@@ -724,10 +737,10 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<UpdateResult> updateMany(
             ClientSession session, Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
-        return guarded(
+        return guardedAsync(
                 session,
                 () -> collection.updateMany(session, filter, pipeline, options),
-                ops -> ops.updateMany(session, filter, pipeline, options));
+                ops -> ops.updateManyAsync(session, filter, pipeline, options));
     }
 
     /**
@@ -748,10 +761,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of the document the server returned, or nothing
      */
     public Publisher<T> findOneAndDelete(Bson filter, FindOneAndDeleteOptions options) {
-        return guarded(
+        return guardedAsync(
                 null,
                 () -> collection.findOneAndDelete(filter, options),
-                ops -> ops.findOneAndDelete(null, filter, options));
+                ops -> ops.findOneAndDeleteAsync(null, filter, options));
     }
 
     /**
@@ -774,10 +787,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of the document the server returned, or nothing
      */
     public Publisher<T> findOneAndDelete(ClientSession session, Bson filter, FindOneAndDeleteOptions options) {
-        return guarded(
+        return guardedAsync(
                 session,
                 () -> collection.findOneAndDelete(session, filter, options),
-                ops -> ops.findOneAndDelete(session, filter, options));
+                ops -> ops.findOneAndDeleteAsync(session, filter, options));
     }
 
     /**
@@ -800,10 +813,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of the document the server returned, or nothing
      */
     public Publisher<T> findOneAndReplace(Bson filter, T replacement, FindOneAndReplaceOptions options) {
-        return guarded(
+        return guardedAsync(
                 null,
                 () -> collection.findOneAndReplace(filter, replacement, options),
-                ops -> ops.findOneAndReplace(null, filter, replacement, options));
+                ops -> ops.findOneAndReplaceAsync(null, filter, replacement, options));
     }
 
     /**
@@ -829,10 +842,10 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<T> findOneAndReplace(
             ClientSession session, Bson filter, T replacement, FindOneAndReplaceOptions options) {
-        return guarded(
+        return guardedAsync(
                 session,
                 () -> collection.findOneAndReplace(session, filter, replacement, options),
-                ops -> ops.findOneAndReplace(session, filter, replacement, options));
+                ops -> ops.findOneAndReplaceAsync(session, filter, replacement, options));
     }
 
     /**
@@ -855,10 +868,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of the document the server returned, or nothing
      */
     public Publisher<T> findOneAndUpdate(Bson filter, Bson update, FindOneAndUpdateOptions options) {
-        return guarded(
+        return guardedAsync(
                 null,
                 () -> collection.findOneAndUpdate(filter, update, options),
-                ops -> ops.findOneAndUpdate(null, filter, update, options));
+                ops -> ops.findOneAndUpdateAsync(null, filter, update, options));
     }
 
     /**
@@ -884,10 +897,10 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<T> findOneAndUpdate(
             ClientSession session, Bson filter, Bson update, FindOneAndUpdateOptions options) {
-        return guarded(
+        return guardedAsync(
                 session,
                 () -> collection.findOneAndUpdate(session, filter, update, options),
-                ops -> ops.findOneAndUpdate(session, filter, update, options));
+                ops -> ops.findOneAndUpdateAsync(session, filter, update, options));
     }
 
     /**
@@ -910,10 +923,10 @@ public final class GuardedReactiveCollection<T> {
      * @return a publisher of the document the server returned, or nothing
      */
     public Publisher<T> findOneAndUpdate(Bson filter, List<? extends Bson> pipeline, FindOneAndUpdateOptions options) {
-        return guarded(
+        return guardedAsync(
                 null,
                 () -> collection.findOneAndUpdate(filter, pipeline, options),
-                ops -> ops.findOneAndUpdate(null, filter, pipeline, options));
+                ops -> ops.findOneAndUpdateAsync(null, filter, pipeline, options));
     }
 
     /**
@@ -939,24 +952,36 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<T> findOneAndUpdate(
             ClientSession session, Bson filter, List<? extends Bson> pipeline, FindOneAndUpdateOptions options) {
-        return guarded(
+        return guardedAsync(
                 session,
                 () -> collection.findOneAndUpdate(session, filter, pipeline, options),
-                ops -> ops.findOneAndUpdate(session, filter, pipeline, options));
+                ops -> ops.findOneAndUpdateAsync(session, filter, pipeline, options));
     }
 
     /**
      * The driver's own call inside a multi-document transaction (the guard neither retries nor times a transaction's
-     * statements, as the synchronous guard); otherwise the guarded call on the guard's thread.
+     * statements, as the synchronous guard); otherwise the guarded call, started on the guard's scheduler: it holds no
+     * thread while a command's reply or a backoff is pending, and continues there.
      */
-    private <R> Publisher<R> guarded(
+    private <R> Publisher<R> guardedAsync(
             @Nullable ClientSession session,
             Supplier<Publisher<R>> driver,
-            Function<GuardedOperations<T>, @Nullable R> call) {
+            Function<GuardedOperations<T>, CompletableFuture<R>> call) {
         if (session != null && session.hasActiveTransaction()) {
             return driver.get();
         }
-        return onGuardThread(() -> call.apply(operations));
+        return onGuardThreadAsync(() -> call.apply(operations));
+    }
+
+    /**
+     * Starts {@code call} on the guard's scheduler when subscribed and signals what it completes with (on the guard's
+     * thread that ran its last part); a cancelled subscription leaves it running to its end (see the class comment).
+     */
+    private static <R> Publisher<R> onGuardThreadAsync(Supplier<CompletableFuture<R>> call) {
+        return Mono.defer(() -> Mono.fromFuture(
+                CompletableFuture.supplyAsync(call, ReactiveGuardThreads.EXECUTOR)
+                        .thenCompose(started -> started),
+                true));
     }
 
     /**

@@ -125,6 +125,105 @@ class ReactiveBlockingTest {
         }
     }
 
+    /**
+     * A backoff holds no guard thread: more calls than the guard has threads ({@link ReactiveGuardThreads#THREADS}
+     * + 8) each get a transient error ({@code NetworkTimeout}) at their first send and back off 5 s at once; every call's first send is made before any backoff
+     * ends (counted from the guard's attempt events), and each then applies once. A loop that slept on its thread
+     * would send at most {@code THREADS} first attempts before the first backoff ended (the other calls wait for a
+     * thread). Counts, not timings: the 5 s only keeps the first sends apart from the resends.
+     */
+    @Test
+    void backoffs_holdNoGuardThread_moreCallsThanThreadsAllBackOffAtOnce() {
+        backOffAtOnce(
+                "insert",
+                (c, i) -> Mono.from(c.execute(
+                                List.of(new com.mongodb.client.model.InsertOneModel<>(new Document("_id", i))),
+                                new BulkWriteOptions()))
+                        .map(outcome -> outcome.outcome(0).status() == WriteStatus.APPLIED));
+    }
+
+    /** As for {@code insert}, through {@code findOneAndUpdate} (an upsert that returns the new document). */
+    @Test
+    void findAndModifyBackoffs_holdNoGuardThread_moreCallsThanThreadsAllBackOffAtOnce() {
+        backOffAtOnce(
+                "findAndModify",
+                (c, i) -> Mono.from(c.findOneAndUpdate(
+                                Filters.eq("_id", i),
+                                Updates.inc("n", 1),
+                                new com.mongodb.client.model.FindOneAndUpdateOptions()
+                                        .upsert(true)
+                                        .returnDocument(com.mongodb.client.model.ReturnDocument.AFTER)))
+                        .map(document -> document.getInteger("n") == 1));
+    }
+
+    /**
+     * Subscribes {@code call} for more calls than the guard has threads, each of whose first {@code command} gets a
+     * transient error; checks that all first sends come before any resend and that each call applied once.
+     */
+    private static void backOffAtOnce(
+            String command,
+            java.util.function.BiFunction<GuardedReactiveCollection<Document>, Integer, Mono<Boolean>> call) {
+        int calls = ReactiveGuardThreads.THREADS + 8;
+        AtomicInteger firstSends = new AtomicInteger();
+        AtomicInteger resends = new AtomicInteger();
+        AtomicInteger firstSendsBeforeAnyResend = new AtomicInteger(-1);
+        WriteGuard guard = WriteGuard.builder()
+                .settings(WriteGuardSettings.builder()
+                        .retryPolicy(io.github.mongowriteguard.retry.RetryPolicy.builder()
+                                .maxAttempts(2)
+                                .initialBackoff(Duration.ofSeconds(5))
+                                .maxBackoff(Duration.ofSeconds(5))
+                                .jitter(0)
+                                .build())
+                        .build())
+                .addListener(new io.github.mongowriteguard.metrics.GuardEventListener() {
+                    @Override
+                    public void attemptStarted(AttemptStarted event) {
+                        if (event.attempt() == 1) {
+                            firstSends.incrementAndGet();
+                        } else {
+                            firstSendsBeforeAnyResend.compareAndSet(-1, firstSends.get());
+                            resends.incrementAndGet();
+                        }
+                    }
+                })
+                .build();
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                MongoClient client = MongoClients.create(guard.configure(MongoClientSettings.builder()
+                                .applyConnectionString(new ConnectionString(cluster.connectionString()))
+                                .applyToSocketSettings(s -> s.readTimeout(30, TimeUnit.SECONDS)))
+                        .build())) {
+            GuardedReactiveCollection<Document> c = GuardedReactiveCollection.of(
+                    guard, client, client.getDatabase("b").getCollection("backoffs"));
+            Mono.from(c.insertOne(new Document("_id", "warm-up"))).block(Duration.ofSeconds(10));
+            firstSends.set(0);
+            // a transient error that leaves the driver's pool and server state alone (a lost reply closes the
+            // connection, and the driver then clears its pool under the other calls' first sends)
+            cluster.primary()
+                    .failCommand()
+                    .configure(org.bson.BsonDocument.parse("{configureFailPoint: 'failCommand', mode: {times: " + calls
+                            + "}, data: {failCommands: ['" + command + "'], errorCode: 89}}"));
+
+            List<Boolean> appliedOnce = reactor.core.publisher.Flux.range(0, calls)
+                    .flatMap(i -> call.apply(c, i), calls)
+                    .collectList()
+                    .block(Duration.ofSeconds(120));
+
+            assertThat(firstSendsBeforeAnyResend.get())
+                    .as(
+                            "first sends made before any backoff ended, with %s guard threads",
+                            ReactiveGuardThreads.THREADS)
+                    .isEqualTo(calls);
+            assertThat(appliedOnce).hasSize(calls).containsOnly(true);
+            assertThat(resends.get())
+                    .as("each call resent once, as the same copy")
+                    .isEqualTo(calls);
+            assertThat(Mono.from(c.unwrap().countDocuments()).block(Duration.ofSeconds(10)))
+                    .as("every write applied once")
+                    .isEqualTo(calls + 1L);
+        }
+    }
+
     /** The frames below BlockHound's check (the blocking method and its callers), one a line. */
     private static String callersOf(StackTraceElement[] stack) {
         int below = 0;

@@ -29,6 +29,23 @@ public interface CallObserver {
     <R> R observe(String namespace, String operation, Function<OutcomeSink, R> call);
 
     /**
+     * As {@link #observe}, for a call that completes later ({@code call} returns when its first part ran; what it
+     * completes with or fails with ends the observation). Bad input {@code call} throws is thrown, observed.
+     *
+     * @param namespace {@code db.collection}
+     * @param operation the caller's method
+     * @param call      the guarded call
+     * @param <R>       what the call completes with
+     * @return what the call returned
+     */
+    default <R> java.util.concurrent.CompletableFuture<R> observeAsync(
+            String namespace,
+            String operation,
+            Function<OutcomeSink, ? extends java.util.concurrent.CompletionStage<R>> call) {
+        return observe(namespace, operation, call).toCompletableFuture();
+    }
+
+    /**
      * Carries the calling thread's current observation to a task that another thread runs for this call (a command
      * sent side by side with others), so that what that thread observes nests under the call as on the calling thread.
      * Call it on the calling thread.

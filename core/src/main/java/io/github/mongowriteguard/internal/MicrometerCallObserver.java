@@ -50,21 +50,9 @@ public final class MicrometerCallObserver implements CallObserver {
     @Override
     public <R> R observe(String namespace, String operation, Function<OutcomeSink, R> call) {
         GuardObservationContext context = new GuardObservationContext(namespace, operation);
-        Observation observation = Observation.createNotStarted(
-                        convention, DefaultGuardObservationConvention.INSTANCE, () -> context, registry)
-                .start();
+        Observation observation = start(context);
         try {
-            OutcomeSink sink = new OutcomeSink() {
-                @Override
-                public void outcome(io.github.mongowriteguard.metrics.CallOutcome outcome) {
-                    context.setOutcome(outcome);
-                }
-
-                @Override
-                public void planMode(io.github.mongowriteguard.bulk.PlanMode mode) {
-                    context.setPlanMode(mode);
-                }
-            };
+            OutcomeSink sink = sink(context);
             return observation.scoped(() -> call.apply(sink));
         } catch (RuntimeException | Error e) {
             observation.error(e);
@@ -72,5 +60,57 @@ public final class MicrometerCallObserver implements CallObserver {
         } finally {
             observation.stop();
         }
+    }
+
+    /**
+     * The call's observation is in scope while its first part runs on the calling thread (over the synchronous driver,
+     * the whole call), and stopped when the call completes, with {@link Observation#error} for what it fails with.
+     */
+    @Override
+    public <R> java.util.concurrent.CompletableFuture<R> observeAsync(
+            String namespace,
+            String operation,
+            Function<OutcomeSink, ? extends java.util.concurrent.CompletionStage<R>> call) {
+        GuardObservationContext context = new GuardObservationContext(namespace, operation);
+        Observation observation = start(context);
+        java.util.concurrent.CompletableFuture<R> started;
+        try {
+            OutcomeSink sink = sink(context);
+            started = observation.scoped(() -> call.apply(sink)).toCompletableFuture();
+        } catch (RuntimeException | Error e) {
+            observation.error(e);
+            observation.stop();
+            throw e;
+        }
+        return started.whenComplete((result, error) -> {
+            if (error != null) {
+                Throwable cause = error;
+                while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+                    cause = cause.getCause();
+                }
+                observation.error(cause);
+            }
+            observation.stop();
+        });
+    }
+
+    private Observation start(GuardObservationContext context) {
+        return Observation.createNotStarted(
+                        convention, DefaultGuardObservationConvention.INSTANCE, () -> context, registry)
+                .start();
+    }
+
+    private static OutcomeSink sink(GuardObservationContext context) {
+        return new OutcomeSink() {
+            @Override
+            public void outcome(io.github.mongowriteguard.metrics.CallOutcome outcome) {
+                context.setOutcome(outcome);
+            }
+
+            @Override
+            public void planMode(io.github.mongowriteguard.bulk.PlanMode mode) {
+                context.setPlanMode(mode);
+            }
+        };
     }
 }

@@ -6,7 +6,6 @@ import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.WriteModel;
 import com.mongodb.session.ClientSession;
 import io.github.mongowriteguard.bulk.PlanMode;
-import io.github.mongowriteguard.bulk.Round;
 import io.github.mongowriteguard.copies.StatementIds;
 import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
@@ -26,6 +25,7 @@ import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
@@ -92,7 +92,14 @@ public final class BulkExecutor<T> {
         this.tools = new BulkRun.Tools<>(
                 new WriteCommandEncoder<>(
                         collection.namespace().getCollectionName(), collection.documentClass(), collection.registry()),
-                new CopySender(runtime, transport.channel(), transport.gate(), namespace, maxTimeMs, binding),
+                new CopySender(
+                        runtime,
+                        transport.channel(),
+                        transport.gate(),
+                        namespace,
+                        maxTimeMs,
+                        binding,
+                        transport.resume()),
                 runtime,
                 transport.sessions(),
                 collection.registry(),
@@ -157,22 +164,37 @@ public final class BulkExecutor<T> {
      * in the outcome.
      */
     public WriteOutcome<T> execute(GuardedCall call, List<? extends WriteModel<? extends T>> models) {
-        return runtime.observer().observe(namespace, call.operation(), sink -> {
-            WriteOutcome<T> result = run(
-                    call.session(),
-                    models,
-                    call.options(),
-                    call.operation(),
-                    call.idempotentMultiRetries(),
-                    call.statementCounts(),
-                    call.statementIds(),
-                    sink);
-            DriverExceptions.apply(call.throwPolicy(), result, collection.namespace(), maxTimeMs);
-            return result;
-        });
+        return Continuations.now(executeAsync(call, models));
     }
 
-    private WriteOutcome<T> run(
+    /**
+     * As {@link #execute}, driven as the transport drives it: over the synchronous driver complete on return, over the
+     * reactive one completed in the last command's answer, with no thread held while an answer or a backoff is pending
+     * (bad input is refused before anything is sent, thrown or as a failed future).
+     */
+    public CompletableFuture<WriteOutcome<T>> executeAsync(
+            GuardedCall call, List<? extends WriteModel<? extends T>> models) {
+        return runtime.observer()
+                .observeAsync(
+                        namespace,
+                        call.operation(),
+                        sink -> run(
+                                        call.session(),
+                                        models,
+                                        call.options(),
+                                        call.operation(),
+                                        call.idempotentMultiRetries(),
+                                        call.statementCounts(),
+                                        call.statementIds(),
+                                        sink)
+                                .thenApply(result -> {
+                                    DriverExceptions.apply(
+                                            call.throwPolicy(), result, collection.namespace(), maxTimeMs);
+                                    return result;
+                                }));
+    }
+
+    private CompletableFuture<WriteOutcome<T>> run(
             @Nullable ClientSession session,
             List<? extends WriteModel<? extends T>> models,
             BulkWriteOptions options,
@@ -206,7 +228,10 @@ public final class BulkExecutor<T> {
         if (plan.hasSuperseded()) {
             recordSuperseded(plan, outcome);
         }
-        if (!plan.isEmpty()) {
+        if (plan.isEmpty()) {
+            return CompletableFuture.completedFuture(finish(plan, outcome, operation, started, sink));
+        }
+        {
             BulkRun.Call call = new BulkRun.Call(
                     plan,
                     options.isOrdered() && plan.mode() == PlanMode.UNORDERED_ROUNDS,
@@ -217,21 +242,34 @@ public final class BulkExecutor<T> {
                     session == null,
                     placement.get(),
                     statementIds);
-            try (BulkRun<T> run = new BulkRun<>(
+            BulkRun<T> run = new BulkRun<>(
                     tools,
                     statementIds != null
                             ? Sessions.chosen(transport.sessions(), statementIds)
                             : session == null ? Sessions.own(transport.sessions()) : Sessions.callers(session),
                     call,
-                    outcome)) {
-                for (Round round : plan.rounds()) {
-                    run.round(round);
-                }
+                    outcome);
+            CompletableFuture<Void> rounds;
+            try {
+                rounds = run.rounds(plan.rounds());
+            } catch (RuntimeException | Error e) {
+                run.close();
+                throw e;
             }
+            return rounds.whenComplete((done, error) -> run.close()).thenApply(done -> {
+                Settle.mark(outcome, plan, plan.size());
+                return finish(plan, outcome, operation, started, sink);
+            });
         }
-        if (!plan.isEmpty()) {
-            Settle.mark(outcome, plan, plan.size());
-        }
+    }
+
+    /** The outcome built, reported to the observation and the listeners. */
+    private WriteOutcome<T> finish(
+            PlannedBulk plan,
+            RecordedWriteOutcome.Builder<T> outcome,
+            String operation,
+            long started,
+            CallObserver.OutcomeSink sink) {
         WriteOutcome<T> result = outcome.build();
         CallOutcome callOutcome = callOutcome(result);
         sink.outcome(callOutcome);

@@ -15,6 +15,7 @@ import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -26,11 +27,16 @@ import org.jspecify.annotations.Nullable;
  * The state of one guarded bulk while it runs ({@link BulkExecutor} plans it): the round loop, each round's commands
  * sent one by one as server copies ({@link CopySender}) and recorded ({@link OutcomeRecorder}), and when the call
  * stops. A round's ORDERED key runs that reach several shards go side by side ({@link SideBySideKeyRuns}); everything
- * else is sent and recorded on the calling thread, one command after another.
+ * else is sent and recorded one command after another: on the calling thread over the synchronous driver (every step
+ * complete at once), in the completions of the replies and backoffs over the reactive one ({@link Continuations}), the
+ * same loop either way.
  *
  * @param <T> the collection's document class
  */
 final class BulkRun<T> implements AutoCloseable {
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+    private static final CompletableFuture<Boolean> STOP = CompletableFuture.completedFuture(false);
+    private static final CompletableFuture<Boolean> AGAIN = CompletableFuture.completedFuture(true);
 
     /** What every run of one executor shares: how commands are encoded and sent. */
     record Tools<T>(
@@ -100,22 +106,34 @@ final class BulkRun<T> implements AutoCloseable {
                 : null;
     }
 
-    void round(Round round) {
+    /**
+     * Runs the plan's rounds one after another; complete on return over the synchronous driver, else completed in the
+     * last command's answer (no thread held while a command's answer or a backoff is pending).
+     */
+    CompletableFuture<Void> rounds(Iterable<? extends Round> rounds) {
+        java.util.Iterator<? extends Round> next = rounds.iterator();
+        return Continuations.repeat(() -> next.hasNext() ? round(next.next()).thenApply(done -> true) : STOP);
+    }
+
+    CompletableFuture<Void> round(Round round) {
         List<Integer> together = runnable(round, round.unorderedPart());
         List<Integer> keyRuns = runnable(round, round.keyRuns());
         if (together.isEmpty() && keyRuns.isEmpty()) {
-            return;
+            return DONE;
         }
         outcome.round();
-        if (!together.isEmpty()) {
-            sendAll(round, commands(together, round.isOrdered()));
-        }
+        CompletableFuture<Void> first =
+                together.isEmpty() ? DONE : sendAll(round, commands(together, round.isOrdered()));
         if (keyRuns.isEmpty()) {
-            return;
+            return first;
         }
-        if (sideBySide == null || !sideBySide.send(round, keyRuns)) {
-            sendKeyRuns(round, keyRuns);
-        }
+        return first.thenCompose(done -> {
+            // side by side: the commands go on the guard's daemon threads, this thread waits for them
+            if (sideBySide == null || !sideBySide.send(round, keyRuns)) {
+                return sendKeyRuns(round, keyRuns);
+            }
+            return DONE;
+        });
     }
 
     WriteCommandEncoder<T>.Commands commands(List<Integer> indices, boolean ordered) {
@@ -216,8 +234,11 @@ final class BulkRun<T> implements AutoCloseable {
     }
 
     /** Sends the commands one by one: each is encoded when the one before it (and every resend of it) is done. */
-    private void sendAll(Round round, WriteCommandEncoder<T>.Commands commands) {
-        while (commands.hasNext()) {
+    private CompletableFuture<Void> sendAll(Round round, WriteCommandEncoder<T>.Commands commands) {
+        return Continuations.repeat(() -> {
+            if (!commands.hasNext()) {
+                return STOP;
+            }
             WriteCommand command = commands.next();
             int blocked = command.ordered() && stopped == null ? firstBehindUnknown(command) : -1;
             if (blocked >= 0) {
@@ -227,34 +248,38 @@ final class BulkRun<T> implements AutoCloseable {
                 for (int position = 0; position < blocked; position++) {
                     before.add(command.index(position));
                 }
-                if (!before.isEmpty()) {
-                    sendAll(round, commands(before, true));
-                }
-                int index = command.index(blocked);
-                if (stopped == null) {
-                    holdBack(index, plan.previousOnKey(index));
-                    stop(
-                            index,
-                            "the bulk keeps the caller's order and stopped before index " + index + ", whose earlier"
-                                    + " write on the same key (index "
-                                    + outcome.get(index).relatedIndex()
-                                    + ") is UNKNOWN");
-                }
-                for (int position = blocked + 1; position < command.size(); position++) {
-                    skipAfterStop(command.index(position));
-                }
-                continue;
+                CompletableFuture<Void> sentBefore = before.isEmpty() ? DONE : sendAll(round, commands(before, true));
+                return sentBefore.thenApply(done -> {
+                    int index = command.index(blocked);
+                    if (stopped == null) {
+                        holdBack(index, plan.previousOnKey(index));
+                        stop(
+                                index,
+                                "the bulk keeps the caller's order and stopped before index " + index
+                                        + ", whose earlier write on the same key (index "
+                                        + outcome.get(index).relatedIndex()
+                                        + ") is UNKNOWN");
+                    }
+                    for (int position = blocked + 1; position < command.size(); position++) {
+                        skipAfterStop(command.index(position));
+                    }
+                    return true;
+                });
             }
-            if (sent(round, command) && command.ordered()) {
-                int failed = firstNotApplied(command);
-                if (failed >= 0) {
-                    int index = command.index(failed);
-                    stop(
-                            index,
-                            "the bulk keeps the caller's order and stopped after index " + index + " did not apply");
+            return sent(round, command).thenApply(wasSent -> {
+                if (wasSent && command.ordered()) {
+                    int failed = firstNotApplied(command);
+                    if (failed >= 0) {
+                        int index = command.index(failed);
+                        stop(
+                                index,
+                                "the bulk keeps the caller's order and stopped after index " + index
+                                        + " did not apply");
+                    }
                 }
-            }
-        }
+                return true;
+            });
+        });
     }
 
     /**
@@ -263,20 +288,35 @@ final class BulkRun<T> implements AutoCloseable {
      * stops the same way): the statements before it applied, none after it ran. Those after it are sent again, in the
      * same order, without the remaining writes of the failed write's key, which are SKIPPED as in rounds.
      */
-    private void sendKeyRuns(Round round, List<Integer> keyRuns) {
-        List<Integer> pending = keyRuns;
-        while (!pending.isEmpty()) {
-            WriteCommandEncoder<T>.Commands commands = commands(pending, true);
-            pending = List.of();
-            while (commands.hasNext()) {
-                WriteCommand command = commands.next();
-                List<Integer> resend = sent(round, command) ? resendAfterFailure(command, commands) : null;
-                if (resend != null) {
-                    pending = resend;
-                    break;
+    private CompletableFuture<Void> sendKeyRuns(Round round, List<Integer> keyRuns) {
+        // the loop's state: the statements still to encode, and the commands being sent
+        var state = new Object() {
+            List<Integer> pending = keyRuns;
+            WriteCommandEncoder<T>.@Nullable Commands commands;
+        };
+        return Continuations.repeat(() -> {
+            if (state.commands == null) {
+                if (state.pending.isEmpty()) {
+                    return STOP;
                 }
+                state.commands = commands(state.pending, true);
+                state.pending = List.of();
             }
-        }
+            WriteCommandEncoder<T>.Commands commands = state.commands;
+            if (!commands.hasNext()) {
+                state.commands = null;
+                return AGAIN;
+            }
+            WriteCommand command = commands.next();
+            return sent(round, command).thenApply(wasSent -> {
+                List<Integer> resend = wasSent ? resendAfterFailure(command, commands) : null;
+                if (resend != null) {
+                    state.pending = resend;
+                    state.commands = null;
+                }
+                return true;
+            });
+        });
     }
 
     /**
@@ -340,19 +380,49 @@ final class BulkRun<T> implements AutoCloseable {
      *
      * @return whether it was sent and the call goes on
      */
-    private boolean sent(Round round, WriteCommand command) {
+    private CompletableFuture<Boolean> sent(Round round, WriteCommand command) {
         if (stopped != null) {
             skipAfterStop(command);
-            return false;
+            return STOP;
         }
         Prepared prepared = prepare(sessions, round, command);
-        return record(sessions, prepared, command, send(sessions, prepared, tally));
+        return send(sessions, prepared, tally, false).thenApply(sent -> record(sessions, prepared, command, sent));
     }
 
-    /** Sends a prepared command as one server copy on {@code on}, counting into {@code into}; on any thread. */
+    /**
+     * Sends a prepared command as one server copy on {@code on}, counting into {@code into}, waiting on the calling
+     * thread (a side-by-side send on a worker thread).
+     */
     CopySender.Sent send(Sessions on, Prepared prepared, CopySender.Tally into) {
-        CopySender.Sent sent = tools.sender()
-                .send(on, prepared.body(), prepared.txnNumber(), prepared.newCopies(), prepared.copyName(), into);
+        return Continuations.now(send(on, prepared, into, true));
+    }
+
+    /**
+     * Sends a prepared command as one server copy: on the calling thread ({@code onThisThread}), or driven as the
+     * transport drives it.
+     */
+    private CompletableFuture<CopySender.Sent> send(
+            Sessions on, Prepared prepared, CopySender.Tally into, boolean onThisThread) {
+        return copy(on, prepared.body(), prepared.txnNumber(), prepared, into, onThisThread)
+                .thenCompose(sent -> sentOrAgain(on, prepared, into, onThisThread, sent));
+    }
+
+    private CompletableFuture<CopySender.Sent> copy(
+            Sessions on,
+            BsonDocument body,
+            @Nullable Long txnNumber,
+            Prepared prepared,
+            CopySender.Tally into,
+            boolean onThisThread) {
+        CopySender sender = tools.sender();
+        return onThisThread
+                ? Continuations.completed(
+                        () -> sender.send(on, body, txnNumber, prepared.newCopies(), prepared.copyName(), into))
+                : sender.sendAsync(on, body, txnNumber, prepared.newCopies(), prepared.copyName(), into);
+    }
+
+    private CompletableFuture<CopySender.Sent> sentOrAgain(
+            Sessions on, Prepared prepared, CopySender.Tally into, boolean onThisThread, CopySender.Sent sent) {
         if (prepared.txnNumber() != null
                 && call.statementIds() == null
                 && sent.result() instanceof SendResult.ServerError refused
@@ -362,9 +432,9 @@ final class BulkRun<T> implements AutoCloseable {
             tools.binding().refusedTxnNumber();
             BsonDocument body =
                     prepared.command().toCommand(null, tools.maxTimeMs(), call.writeConcern(), prepared.comment());
-            return tools.sender().send(on, body, null, prepared.newCopies(), prepared.copyName(), into);
+            return copy(on, body, null, prepared, into, onThisThread);
         }
-        return sent;
+        return CompletableFuture.completedFuture(sent);
     }
 
     /**

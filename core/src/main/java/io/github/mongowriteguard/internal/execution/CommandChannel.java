@@ -7,6 +7,8 @@ import com.mongodb.client.MongoDatabase;
 import com.mongodb.session.ClientSession;
 import io.github.mongowriteguard.internal.ServerTracker;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.bson.BsonDocument;
 import org.bson.RawBsonDocument;
 import org.jspecify.annotations.Nullable;
@@ -28,6 +30,17 @@ interface CommandChannel {
      * @return the server's reply (ok: 1) or the exception the driver raised, with the server that answered if known
      */
     Answer send(ClientSession session, BsonDocument command);
+
+    /**
+     * Sends {@code command} once without waiting for the answer on the calling thread: the returned future completes
+     * on {@code then} (never on a driver thread), where the send loop continues. A channel whose driver answers only
+     * on the calling thread (the synchronous driver's) sends there, as {@link #send}.
+     *
+     * @param then where the answer's completion runs
+     */
+    default CompletableFuture<Answer> sendAsync(ClientSession session, BsonDocument command, Executor then) {
+        return CompletableFuture.supplyAsync(() -> send(session, command), then);
+    }
 
     /**
      * What one send came to: a reply, or the driver's exception.

@@ -17,6 +17,8 @@ import io.github.mongowriteguard.internal.outcome.RecordedWriteOutcome;
 import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.resilience4j.retry.Retry;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonValue;
@@ -60,6 +62,8 @@ final class CopySender {
     private final long maxTimeMs;
     /** Whether mongos may answer: its {@code MaxTimeMSExpired} leaves the shard's copy possibly running. */
     private final ClientBinding binding;
+    /** How {@link #sendAsync} waits: in completions over a reactive transport, else on the calling thread. */
+    private final Driving driving;
     /** The last session identifier this sender saw, with its text ({@link #lsid}); null before the first send. */
     private volatile @Nullable LsidText lastLsid;
 
@@ -160,7 +164,8 @@ final class CopySender {
                 (copy, lastSendNanos, deadlineMs) -> runtime.gate().beforeRetry(admin, copy, lastSendNanos, deadlineMs),
                 namespace,
                 maxTimeMs,
-                binding);
+                binding,
+                null);
     }
 
     /**
@@ -168,6 +173,8 @@ final class CopySender {
      *
      * @param channel the wire: one command, one answer
      * @param gate    the overlap gate of the transport
+     * @param resume  where {@link #sendAsync} continues after an answer or a backoff that held no thread, or null for
+     *                a transport whose answers come on the calling thread (then every send is driven there)
      */
     CopySender(
             GuardRuntime runtime,
@@ -175,7 +182,9 @@ final class CopySender {
             Gate gate,
             String namespace,
             long maxTimeMs,
-            ClientBinding binding) {
+            ClientBinding binding,
+            @Nullable Executor resume) {
+        this.driving = resume == null ? Driving.BLOCKING : Driving.async(resume);
         this.runtime = runtime;
         this.channel = channel;
         this.gate = gate;
@@ -203,6 +212,7 @@ final class CopySender {
      * @param txnNumber    the body's transaction number, or null for a command without one (a new copy per attempt)
      * @param retryAllowed whether a command without {@code txnNumber} may be retried (the caller's explicit opt-in)
      * @param copyName     the guard's comment naming the copy, or null
+     * @return what the sends came to, every wait made on the calling thread
      */
     Sent send(
             Sessions sessions,
@@ -211,7 +221,8 @@ final class CopySender {
             boolean retryAllowed,
             @Nullable String copyName,
             Tally tally) {
-        return send(sessions, body, txnNumber, retryAllowed, copyName, tally, false);
+        return Continuations.now(
+                new CopyLoop(sessions, body, txnNumber, retryAllowed, copyName, tally, false, Driving.BLOCKING).run());
     }
 
     /**
@@ -220,38 +231,140 @@ final class CopySender {
      * answer that proves what the copy did settles a statement.
      */
     Sent resend(Sessions sessions, BsonDocument body, long txnNumber, @Nullable String copyName, Tally tally) {
-        return send(sessions, body, txnNumber, false, copyName, tally, true);
+        return Continuations.now(
+                new CopyLoop(sessions, body, txnNumber, false, copyName, tally, true, Driving.BLOCKING).run());
     }
 
-    private Sent send(
+    /**
+     * As {@link #send(Sessions, BsonDocument, Long, boolean, String, Tally)}, driven by completions when the transport
+     * has them: no thread is held while the driver's reply or a backoff is pending, and the loop continues on the
+     * transport's executor. Over the synchronous driver the same loop runs on the calling thread, complete on return.
+     */
+    CompletableFuture<Sent> sendAsync(
             Sessions sessions,
             BsonDocument body,
             @Nullable Long txnNumber,
             boolean retryAllowed,
             @Nullable String copyName,
-            Tally tally,
-            boolean settle) {
-        ClientSession session = sessions.current();
-        boolean retryable = txnNumber != null;
-        LiveCopyLedger ledger = runtime.ledger();
-        GuardEventListener events = runtime.events();
-        LiveCopyLedger.Copy copy;
-        if (settle && txnNumber != null) {
-            copy = ledger.resume(namespace, lsid(session), txnNumber, copyName);
-        } else {
-            copy = ledger.start(namespace, lsid(session), txnNumber, copyName);
-            tally.command();
+            Tally tally) {
+        return new CopyLoop(sessions, body, txnNumber, retryAllowed, copyName, tally, false, driving).run();
+    }
+
+    /**
+     * How the loop's three waits are driven: the driver's answer, the backoff and the overlap gate. {@link #BLOCKING}
+     * waits on the calling thread and gives completed futures (the synchronous driver; settle and
+     * side-by-side sends of the reactive one); {@link #async} holds no thread for an answer or a backoff and continues
+     * on the transport's executor (the overlap gate, rare, still waits there on one of its threads).
+     */
+    interface Driving {
+        CompletableFuture<CommandChannel.Answer> send(CommandChannel channel, ClientSession session, BsonDocument body);
+
+        CompletableFuture<Boolean> pause(GuardTime time, long nanos);
+
+        CompletableFuture<GateVerdict> gate(Gate gate, LiveCopyLedger.Copy copy, long sentAt, long maxTimeMs);
+
+        Driving BLOCKING = new Driving() {
+            @Override
+            public CompletableFuture<CommandChannel.Answer> send(
+                    CommandChannel channel, ClientSession session, BsonDocument body) {
+                return CompletableFuture.completedFuture(channel.send(session, body));
+            }
+
+            @Override
+            public CompletableFuture<Boolean> pause(GuardTime time, long nanos) {
+                return CompletableFuture.completedFuture(time.sleepNanos(nanos));
+            }
+
+            @Override
+            public CompletableFuture<GateVerdict> gate(
+                    Gate gate, LiveCopyLedger.Copy copy, long sentAt, long maxTimeMs) {
+                return CompletableFuture.completedFuture(gate.beforeRetry(copy, sentAt, maxTimeMs));
+            }
+        };
+
+        /** Driven by completions, continuing on {@code then}. */
+        static Driving async(Executor then) {
+            return new Driving() {
+                @Override
+                public CompletableFuture<CommandChannel.Answer> send(
+                        CommandChannel channel, ClientSession session, BsonDocument body) {
+                    return channel.sendAsync(session, body, then);
+                }
+
+                @Override
+                public CompletableFuture<Boolean> pause(GuardTime time, long nanos) {
+                    return time.delayNanos(nanos, then);
+                }
+
+                @Override
+                public CompletableFuture<GateVerdict> gate(
+                        Gate gate, LiveCopyLedger.Copy copy, long sentAt, long maxTimeMs) {
+                    return CompletableFuture.supplyAsync(() -> gate.beforeRetry(copy, sentAt, maxTimeMs), then);
+                }
+            };
         }
+    }
+
+    /**
+     * The send loop of one copy, as a state machine: each turn sends once, then decides from the answer whether to
+     * stop, back off, pass the overlap gate and send again. Its waits are the {@link Driving}'s, so the same turns run
+     * on the calling thread (every wait complete at once) or in completions.
+     */
+    private final class CopyLoop {
+        private final Sessions sessions;
+        private final BsonDocument body;
+        private final boolean retryAllowed;
+        private final @Nullable String copyName;
+        private final Tally tally;
+        private final Driving driving;
+        private final ClientSession session;
+        private final boolean retryable;
+        private final LiveCopyLedger ledger = runtime.ledger();
+        private final GuardEventListener events = runtime.events();
+        private final GuardTime time = runtime.time();
+        private LiveCopyLedger.Copy copy;
         // made when a result is first worth retrying: most copies get their answer at the first send
-        Retry.AsyncContext<SendResult> retryContext = null;
-        GuardTime time = runtime.time();
-        SendResult result = null;
-        int attempt = 0;
-        boolean reachedServer = false;
-        boolean unanswered = settle;
+        private Retry.AsyncContext<SendResult> retryContext;
+        private SendResult result;
+        private int attempt;
+        private boolean reachedServer;
+        private boolean unanswered;
+        private long sentAt;
         // the answers no later answer proved; made at the first resend (most copies are sent once)
-        java.util.List<SendResult> earlier = null;
-        while (true) {
+        private java.util.List<SendResult> earlier;
+
+        CopyLoop(
+                Sessions sessions,
+                BsonDocument body,
+                @Nullable Long txnNumber,
+                boolean retryAllowed,
+                @Nullable String copyName,
+                Tally tally,
+                boolean settle,
+                Driving driving) {
+            this.sessions = sessions;
+            this.body = body;
+            this.retryAllowed = retryAllowed;
+            this.copyName = copyName;
+            this.tally = tally;
+            this.driving = driving;
+            this.session = sessions.current();
+            this.retryable = txnNumber != null;
+            this.unanswered = settle;
+            if (settle && txnNumber != null) {
+                copy = ledger.resume(namespace, lsid(session), txnNumber, copyName);
+            } else {
+                copy = ledger.start(namespace, lsid(session), txnNumber, copyName);
+                tally.command();
+            }
+        }
+
+        CompletableFuture<Sent> run() {
+            return Continuations.repeat(this::turn).thenApply(done -> finish());
+        }
+
+        /** One send and what follows it; completes with whether to send again. */
+        private CompletableFuture<Boolean> turn() {
             if (attempt > 0) {
                 if (earlier == null) {
                     earlier = new java.util.ArrayList<>();
@@ -264,8 +377,14 @@ final class CopySender {
                 events.attemptStarted(
                         new GuardEventListener.AttemptStarted(namespace, attempt, attempt > 1 && retryable));
             }
-            long sentAt = time.nanoTime();
-            result = sendOnce(session, body, copy, tally);
+            sentAt = time.nanoTime();
+            copy.sent();
+            tally.send();
+            return driving.send(channel, session, body).thenCompose(this::answered);
+        }
+
+        private CompletableFuture<Boolean> answered(CommandChannel.Answer answer) {
+            result = classify(answer, copy, tally);
             reachedServer |= !(result instanceof SendResult.NoServer);
             if (result instanceof SendResult.GaveUp) {
                 unanswered = true;
@@ -289,70 +408,81 @@ final class CopySender {
                 copy.clientGaveUp();
             }
             if (!(retryable || retryAllowed) || !result.worthRetrying()) {
-                break;
+                return STOP;
             }
             if (retryContext == null) {
                 retryContext = runtime.retry().asyncContext();
             }
-            // the policy's backoff, waited on the runtime's sleeper (resilience4j only tells it)
+            // the policy's backoff, waited by the driving (resilience4j only tells it): a sleep, or a timer
             long backoffMs = retryContext.onResult(result);
             if (backoffMs < 0) {
-                break;
+                return STOP;
             }
-            if (backoffMs > 0 && !time.sleepNanos(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(backoffMs))) {
+            if (backoffMs == 0) {
+                return afterBackoff(true);
+            }
+            return driving.pause(time, java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(backoffMs))
+                    .thenCompose(this::afterBackoff);
+        }
+
+        private CompletableFuture<Boolean> afterBackoff(boolean waited) {
+            if (!waited) {
                 // interrupted during the backoff: no further send (the interrupt flag is kept)
-                break;
+                return STOP;
             }
             if (retryable) {
                 // The same copy again, at once: the server runs it at most once and tells what it did (see the class
                 // comment), so no wait for the first send's deadline and no currentOp.
-                continue;
+                return AGAIN;
             }
             long gateStart = time.nanoTime();
-            GateVerdict verdict = gate.beforeRetry(copy, sentAt, maxTimeMs);
-            events.gateDecided(new GuardEventListener.GateDecided(
-                    namespace, verdict, Duration.ofNanos(time.nanoTime() - gateStart)));
-            if (verdict == GateVerdict.REFUSED) {
-                result = result.refused(copy.snapshot());
-                break;
-            }
-            if (!retryable) {
+            return driving.gate(gate, copy, sentAt, maxTimeMs).thenApply(verdict -> {
+                events.gateDecided(new GuardEventListener.GateDecided(
+                        namespace, verdict, Duration.ofNanos(time.nanoTime() - gateStart)));
+                if (verdict == GateVerdict.REFUSED) {
+                    result = result.refused(copy.snapshot());
+                    return false;
+                }
                 if (verdict == GateVerdict.BLIND && unanswered) {
                     // A new copy of a multi-document write may only start once the old one is shown gone.
                     result = result.blind();
-                    break;
+                    return false;
                 }
                 // A command without a retryable-write identity: the next attempt is a new copy.
                 tally.copy(copy.snapshot());
                 copy.close();
                 copy = ledger.start(namespace, lsid(session), null, copyName);
                 tally.command();
+                return true;
+            });
+        }
+
+        private Sent finish() {
+            if (retryContext != null) {
+                retryContext.onComplete();
             }
+            tally.copy(copy.snapshot());
+            if (result instanceof SendResult.Refused refused) {
+                tally.stillRunning(refused.runningCopy());
+            }
+            if (copy.isPossiblyRunning()) {
+                sessions.replace();
+            }
+            copy.close();
+            return new Sent(
+                    result,
+                    attempt > 1,
+                    reachedServer,
+                    unanswered,
+                    earlier == null ? java.util.List.of() : java.util.List.copyOf(earlier));
         }
-        if (retryContext != null) {
-            retryContext.onComplete();
-        }
-        tally.copy(copy.snapshot());
-        if (result instanceof SendResult.Refused refused) {
-            tally.stillRunning(refused.runningCopy());
-        }
-        if (copy.isPossiblyRunning()) {
-            sessions.replace();
-        }
-        copy.close();
-        return new Sent(
-                result,
-                attempt > 1,
-                reachedServer,
-                unanswered,
-                earlier == null ? java.util.List.of() : java.util.List.copyOf(earlier));
     }
 
-    /** One send on the channel, and what its answer is (the driver's exception classified here, once). */
-    private SendResult sendOnce(ClientSession session, BsonDocument body, LiveCopyLedger.Copy copy, Tally tally) {
-        copy.sent();
-        tally.send();
-        CommandChannel.Answer answer = channel.send(session, body);
+    private static final CompletableFuture<Boolean> STOP = CompletableFuture.completedFuture(false);
+    private static final CompletableFuture<Boolean> AGAIN = CompletableFuture.completedFuture(true);
+
+    /** What one send's answer is (the driver's exception classified here, once). */
+    private static SendResult classify(CommandChannel.Answer answer, LiveCopyLedger.Copy copy, Tally tally) {
         MongoException e = answer.error();
         if (e == null) {
             tally.server(answer.server());

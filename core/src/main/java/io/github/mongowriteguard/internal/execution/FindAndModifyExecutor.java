@@ -22,6 +22,7 @@ import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.bson.BsonDocument;
 import org.bson.BsonDocumentReader;
 import org.bson.BsonInt64;
@@ -84,14 +85,23 @@ public final class FindAndModifyExecutor<T> {
      * @throws io.github.mongowriteguard.exception.InvalidBulkException for bad input, before anything is sent
      */
     public @Nullable T execute(@Nullable ClientSession session, Request<T> request) {
-        return runtime.observer()
-                .observe(
-                        collection.namespace().getFullName(),
-                        request.operation(),
-                        sink -> execute(session, request, sink));
+        return Continuations.now(executeAsync(session, request));
     }
 
-    private @Nullable T execute(@Nullable ClientSession session, Request<T> request, CallObserver.OutcomeSink sink) {
+    /**
+     * As {@link #execute}, driven as the transport drives it: over the synchronous driver complete on return, over the
+     * reactive one completed in the command's answer, with no thread held while the answer or a backoff is pending.
+     */
+    public CompletableFuture<@Nullable T> executeAsync(@Nullable ClientSession session, Request<T> request) {
+        return runtime.observer()
+                .observeAsync(
+                        collection.namespace().getFullName(),
+                        request.operation(),
+                        sink -> executeAsync(session, request, sink));
+    }
+
+    private CompletableFuture<@Nullable T> executeAsync(
+            @Nullable ClientSession session, Request<T> request, CallObserver.OutcomeSink sink) {
         DriverArgumentChecks.requireMaxTime(request.operation(), request.maxTimeMs());
         checkOptionNesting(request);
         long started = System.nanoTime();
@@ -107,9 +117,11 @@ public final class FindAndModifyExecutor<T> {
                 transport.gate(),
                 collection.namespace().getFullName(),
                 maxTimeMs,
-                executor.binding());
-        CopySender.Sent sent;
-        try (Sessions sessions = session == null ? Sessions.own(transport.sessions()) : Sessions.callers(session)) {
+                executor.binding(),
+                transport.resume());
+        Sessions sessions = session == null ? Sessions.own(transport.sessions()) : Sessions.callers(session);
+        CompletableFuture<CopySender.Sent> sending;
+        try {
             // No txnNumber without a retryable-write identity (retryWrites=false, a standalone), as the driver.
             ClientBinding binding = executor.binding();
             Long txnNumber = binding.sendsTxnNumber()
@@ -118,48 +130,57 @@ public final class FindAndModifyExecutor<T> {
             String guardComment = "mwg:" + Long.toHexString(System.nanoTime()) + ":fam";
             BsonValue comment = sender.comment(request.comment(), guardComment);
             String copyName = comment == null ? null : guardComment;
-            sent = sender.send(
-                    sessions,
-                    command(request, writeConcern, comment, maxTimeMs, txnNumber),
-                    txnNumber,
-                    false,
-                    copyName,
-                    CopySender.Tally.of(outcome));
-            if (txnNumber != null
-                    && sent.result() instanceof SendResult.ServerError refused
-                    && ClientBinding.isStandaloneRefusal(refused.error())) {
-                // A standalone refused the txnNumber before the command ran: sent again without one, as the driver.
-                binding.refusedTxnNumber();
-                sent = sender.send(
-                        sessions,
-                        command(request, writeConcern, comment, maxTimeMs, null),
-                        null,
-                        false,
-                        copyName,
-                        CopySender.Tally.of(outcome));
+            sending = sender.sendAsync(
+                            sessions,
+                            command(request, writeConcern, comment, maxTimeMs, txnNumber),
+                            txnNumber,
+                            false,
+                            copyName,
+                            CopySender.Tally.of(outcome))
+                    .thenCompose(sent -> {
+                        if (txnNumber != null
+                                && sent.result() instanceof SendResult.ServerError refused
+                                && ClientBinding.isStandaloneRefusal(refused.error())) {
+                            // A standalone refused the txnNumber before the command ran: sent again without one, as
+                            // the driver.
+                            binding.refusedTxnNumber();
+                            return sender.sendAsync(
+                                    sessions,
+                                    command(request, writeConcern, comment, maxTimeMs, null),
+                                    null,
+                                    false,
+                                    copyName,
+                                    CopySender.Tally.of(outcome));
+                        }
+                        return CompletableFuture.completedFuture(sent);
+                    });
+        } catch (RuntimeException | Error e) {
+            sessions.close();
+            throw e;
+        }
+        return sending.whenComplete((sent, error) -> sessions.close()).thenApply(sent -> {
+            try {
+                record(sent, plan, outcome);
+                DriverExceptions.throwIfFindAndModifyNotApplied(
+                        outcome.build(), sent.result(), collection.namespace().getFullName(), maxTimeMs);
+                // Applied (a write-concern error was thrown above): only a reply applies.
+                return value((SendResult.Reply) sent.result());
+            } finally {
+                WriteOutcome<T> done = outcome.build();
+                CallOutcome callOutcome = BulkExecutor.callOutcome(done);
+                sink.outcome(callOutcome);
+                runtime.events()
+                        .writeCompleted(new GuardEventListener.WriteCompleted(
+                                collection.namespace().getFullName(),
+                                request.operation(),
+                                callOutcome,
+                                Duration.ofNanos(System.nanoTime() - started),
+                                1,
+                                done.commands(),
+                                done.sends(),
+                                plan.mode()));
             }
-        }
-        try {
-            record(sent, plan, outcome);
-            DriverExceptions.throwIfFindAndModifyNotApplied(
-                    outcome.build(), sent.result(), collection.namespace().getFullName(), maxTimeMs);
-            // Applied (a write-concern error was thrown above): only a reply applies.
-            return value((SendResult.Reply) sent.result());
-        } finally {
-            WriteOutcome<T> done = outcome.build();
-            CallOutcome callOutcome = BulkExecutor.callOutcome(done);
-            sink.outcome(callOutcome);
-            runtime.events()
-                    .writeCompleted(new GuardEventListener.WriteCompleted(
-                            collection.namespace().getFullName(),
-                            request.operation(),
-                            callOutcome,
-                            Duration.ofNanos(System.nanoTime() - started),
-                            1,
-                            done.commands(),
-                            done.sends(),
-                            plan.mode()));
-        }
+        });
     }
 
     /**

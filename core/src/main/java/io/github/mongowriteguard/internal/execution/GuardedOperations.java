@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
@@ -77,11 +78,18 @@ public final class GuardedOperations<T> {
     }
 
     // ---- bulkWrite and execute: the caller's BulkWriteOptions as they are ----
+    // Each method is its ...Async twin waited for: over the synchronous driver the twin is complete on return; the
+    // reactive guard subscribes to the twins, which hold no thread while a command's reply or a backoff is pending.
 
     /** A bulk whose outcome is returned whole, never thrown for write errors. */
     public WriteOutcome<T> execute(
             @Nullable ClientSession session, List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        return executor.execute(call("bulkWrite", session, options, ThrowPolicy.OUTCOME_ONLY), models);
+        return Continuations.now(executeAsync(session, models, options));
+    }
+
+    public CompletableFuture<WriteOutcome<T>> executeAsync(
+            @Nullable ClientSession session, List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
+        return executor.executeAsync(call("bulkWrite", session, options, ThrowPolicy.OUTCOME_ONLY), models);
     }
 
     /** A bulk whose writes carry the caller's chosen server identity, on sessions of the guard's own. */
@@ -93,27 +101,45 @@ public final class GuardedOperations<T> {
 
     public BulkWriteResult bulkWrite(
             @Nullable ClientSession session, List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
+        return Continuations.now(bulkWriteAsync(session, models, options));
+    }
+
+    public CompletableFuture<BulkWriteResult> bulkWriteAsync(
+            @Nullable ClientSession session, List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
         DriverArgumentChecks.requireWrites("bulkWrite", models);
-        WriteOutcome<T> outcome = executor.execute(call("bulkWrite", session, options, ThrowPolicy.BULK), models);
-        return outcome.toBulkWriteResult();
+        return executor.executeAsync(call("bulkWrite", session, options, ThrowPolicy.BULK), models)
+                .thenApply(WriteOutcome::toBulkWriteResult);
     }
 
     // ---- insertOne, insertMany ----
 
     public InsertOneResult insertOne(@Nullable ClientSession session, T document, InsertOneOptions options) {
-        WriteOutcome<T> outcome = single(
-                session,
-                "insertOne",
-                new InsertOneModel<>(document),
-                new BulkWriteOptions()
-                        .bypassDocumentValidation(options.getBypassDocumentValidation())
-                        .comment(options.getComment()));
-        BsonValue id =
-                outcome.inserts().isEmpty() ? null : outcome.inserts().get(0).getId();
-        return InsertOneResult.acknowledged(id);
+        return Continuations.now(insertOneAsync(session, document, options));
+    }
+
+    public CompletableFuture<InsertOneResult> insertOneAsync(
+            @Nullable ClientSession session, T document, InsertOneOptions options) {
+        return single(
+                        session,
+                        "insertOne",
+                        new InsertOneModel<>(document),
+                        new BulkWriteOptions()
+                                .bypassDocumentValidation(options.getBypassDocumentValidation())
+                                .comment(options.getComment()))
+                .thenApply(outcome -> {
+                    BsonValue id = outcome.inserts().isEmpty()
+                            ? null
+                            : outcome.inserts().get(0).getId();
+                    return InsertOneResult.acknowledged(id);
+                });
     }
 
     public InsertManyResult insertMany(
+            @Nullable ClientSession session, List<? extends T> documents, InsertManyOptions options) {
+        return Continuations.now(insertManyAsync(session, documents, options));
+    }
+
+    public CompletableFuture<InsertManyResult> insertManyAsync(
             @Nullable ClientSession session, List<? extends T> documents, InsertManyOptions options) {
         if (documents == null) {
             throw new IllegalArgumentException("insertMany: the list of documents is null; nothing was sent");
@@ -127,48 +153,77 @@ public final class GuardedOperations<T> {
                 .ordered(options.isOrdered())
                 .bypassDocumentValidation(options.getBypassDocumentValidation())
                 .comment(options.getComment());
-        WriteOutcome<T> outcome = executor.execute(call("insertMany", session, bulkOptions, ThrowPolicy.BULK), models);
-        Map<Integer, BsonValue> ids = new HashMap<>();
-        outcome.inserts().forEach(insert -> ids.put(insert.getIndex(), insert.getId()));
-        return InsertManyResult.acknowledged(ids);
+        return executor.executeAsync(call("insertMany", session, bulkOptions, ThrowPolicy.BULK), models)
+                .thenApply(outcome -> {
+                    Map<Integer, BsonValue> ids = new HashMap<>();
+                    outcome.inserts().forEach(insert -> ids.put(insert.getIndex(), insert.getId()));
+                    return InsertManyResult.acknowledged(ids);
+                });
     }
 
     // ---- replaceOne, updateOne, updateMany: the model carries the per-statement options ----
 
     public UpdateResult replaceOne(
             @Nullable ClientSession session, Bson filter, T replacement, ReplaceOptions options) {
-        return updateResult(single(
-                session,
-                "replaceOne",
-                new ReplaceOneModel<>(filter, replacement, options),
-                commandOptions(options.getBypassDocumentValidation(), options.getComment(), options.getLet())));
+        return Continuations.now(replaceOneAsync(session, filter, replacement, options));
+    }
+
+    public CompletableFuture<UpdateResult> replaceOneAsync(
+            @Nullable ClientSession session, Bson filter, T replacement, ReplaceOptions options) {
+        return single(
+                        session,
+                        "replaceOne",
+                        new ReplaceOneModel<>(filter, replacement, options),
+                        commandOptions(options.getBypassDocumentValidation(), options.getComment(), options.getLet()))
+                .thenApply(GuardedOperations::updateResult);
     }
 
     public UpdateResult updateOne(@Nullable ClientSession session, Bson filter, Bson update, UpdateOptions options) {
+        return Continuations.now(updateOneAsync(session, filter, update, options));
+    }
+
+    public CompletableFuture<UpdateResult> updateOneAsync(
+            @Nullable ClientSession session, Bson filter, Bson update, UpdateOptions options) {
         return update(session, "updateOne", new UpdateOneModel<>(filter, update, options), options);
     }
 
     public UpdateResult updateOne(
             @Nullable ClientSession session, Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
+        return Continuations.now(updateOneAsync(session, filter, pipeline, options));
+    }
+
+    public CompletableFuture<UpdateResult> updateOneAsync(
+            @Nullable ClientSession session, Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
         return update(session, "updateOne", new UpdateOneModel<>(filter, pipeline, options), options);
     }
 
     public UpdateResult updateMany(@Nullable ClientSession session, Bson filter, Bson update, UpdateOptions options) {
+        return Continuations.now(updateManyAsync(session, filter, update, options));
+    }
+
+    public CompletableFuture<UpdateResult> updateManyAsync(
+            @Nullable ClientSession session, Bson filter, Bson update, UpdateOptions options) {
         return update(session, "updateMany", new UpdateManyModel<>(filter, update, options), options);
     }
 
     public UpdateResult updateMany(
             @Nullable ClientSession session, Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
+        return Continuations.now(updateManyAsync(session, filter, pipeline, options));
+    }
+
+    public CompletableFuture<UpdateResult> updateManyAsync(
+            @Nullable ClientSession session, Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
         return update(session, "updateMany", new UpdateManyModel<>(filter, pipeline, options), options);
     }
 
-    private UpdateResult update(
+    private CompletableFuture<UpdateResult> update(
             @Nullable ClientSession session, String operation, WriteModel<T> model, UpdateOptions options) {
-        return updateResult(single(
-                session,
-                operation,
-                model,
-                commandOptions(options.getBypassDocumentValidation(), options.getComment(), options.getLet())));
+        return single(
+                        session,
+                        operation,
+                        model,
+                        commandOptions(options.getBypassDocumentValidation(), options.getComment(), options.getLet()))
+                .thenApply(GuardedOperations::updateResult);
     }
 
     private static <T> UpdateResult updateResult(WriteOutcome<T> outcome) {
@@ -180,18 +235,27 @@ public final class GuardedOperations<T> {
     // ---- deleteOne, deleteMany ----
 
     public DeleteResult deleteOne(@Nullable ClientSession session, Bson filter, DeleteOptions options) {
+        return Continuations.now(deleteOneAsync(session, filter, options));
+    }
+
+    public CompletableFuture<DeleteResult> deleteOneAsync(
+            @Nullable ClientSession session, Bson filter, DeleteOptions options) {
         return delete(session, "deleteOne", new DeleteOneModel<>(filter, options), options);
     }
 
     public DeleteResult deleteMany(@Nullable ClientSession session, Bson filter, DeleteOptions options) {
+        return Continuations.now(deleteManyAsync(session, filter, options));
+    }
+
+    public CompletableFuture<DeleteResult> deleteManyAsync(
+            @Nullable ClientSession session, Bson filter, DeleteOptions options) {
         return delete(session, "deleteMany", new DeleteManyModel<>(filter, options), options);
     }
 
-    private DeleteResult delete(
+    private CompletableFuture<DeleteResult> delete(
             @Nullable ClientSession session, String operation, WriteModel<T> model, DeleteOptions options) {
-        return DeleteResult.acknowledged(
-                single(session, operation, model, commandOptions(null, options.getComment(), options.getLet()))
-                        .deletedCount());
+        return single(session, operation, model, commandOptions(null, options.getComment(), options.getLet()))
+                .thenApply(outcome -> DeleteResult.acknowledged(outcome.deletedCount()));
     }
 
     // ---- what the single-write methods share ----
@@ -206,9 +270,9 @@ public final class GuardedOperations<T> {
     }
 
     /** Runs one write and throws what the driver's single-document method would, typed where the guard knows more. */
-    private WriteOutcome<T> single(
+    private CompletableFuture<WriteOutcome<T>> single(
             @Nullable ClientSession session, String operation, WriteModel<T> model, BulkWriteOptions options) {
-        return executor.execute(call(operation, session, options, ThrowPolicy.SINGLE_WRITE), List.of(model));
+        return executor.executeAsync(call(operation, session, options, ThrowPolicy.SINGLE_WRITE), List.of(model));
     }
 
     /** The description of a guarded call on this collection, with its multi-document retry opt-in. */
@@ -222,11 +286,16 @@ public final class GuardedOperations<T> {
     // fields in the driver's order (driver-core BaseFindAndModifyOperation and its subclasses).
 
     public @Nullable T findOneAndDelete(@Nullable ClientSession session, Bson filter, FindOneAndDeleteOptions options) {
+        return Continuations.now(findOneAndDeleteAsync(session, filter, options));
+    }
+
+    public CompletableFuture<@Nullable T> findOneAndDeleteAsync(
+            @Nullable ClientSession session, Bson filter, FindOneAndDeleteOptions options) {
         DeleteOptions model = new DeleteOptions()
                 .collation(options.getCollation())
                 .hint(options.getHint())
                 .hintString(options.getHintString());
-        return findAndModify.execute(
+        return findAndModify.executeAsync(
                 session,
                 new FindAndModifyExecutor.Request<>(
                         "findOneAndDelete",
@@ -244,6 +313,11 @@ public final class GuardedOperations<T> {
 
     public @Nullable T findOneAndReplace(
             @Nullable ClientSession session, Bson filter, T replacement, FindOneAndReplaceOptions options) {
+        return Continuations.now(findOneAndReplaceAsync(session, filter, replacement, options));
+    }
+
+    public CompletableFuture<@Nullable T> findOneAndReplaceAsync(
+            @Nullable ClientSession session, Bson filter, T replacement, FindOneAndReplaceOptions options) {
         ReplaceOptions model = new ReplaceOptions()
                 .upsert(options.isUpsert())
                 .collation(options.getCollation())
@@ -252,7 +326,7 @@ public final class GuardedOperations<T> {
         BsonValue encoded = replacement == null ? null : BsonDocumentWrapper.asBsonDocument(replacement, registry);
         BsonDocument specific = modification(
                 options.getReturnDocument(), options.isUpsert(), encoded, options.getBypassDocumentValidation());
-        return findAndModify.execute(
+        return findAndModify.executeAsync(
                 session,
                 new FindAndModifyExecutor.Request<>(
                         "findOneAndReplace",
@@ -270,11 +344,24 @@ public final class GuardedOperations<T> {
 
     public @Nullable T findOneAndUpdate(
             @Nullable ClientSession session, Bson filter, Bson update, FindOneAndUpdateOptions options) {
+        return Continuations.now(findOneAndUpdateAsync(session, filter, update, options));
+    }
+
+    public CompletableFuture<@Nullable T> findOneAndUpdateAsync(
+            @Nullable ClientSession session, Bson filter, Bson update, FindOneAndUpdateOptions options) {
         UpdateOneModel<T> model = new UpdateOneModel<>(filter, update, findOneAndUpdateModel(options));
-        return findOneAndUpdate(session, model, encode(update), options);
+        return findOneAndUpdateAsync(session, model, encode(update), options);
     }
 
     public @Nullable T findOneAndUpdate(
+            @Nullable ClientSession session,
+            Bson filter,
+            List<? extends Bson> pipeline,
+            FindOneAndUpdateOptions options) {
+        return Continuations.now(findOneAndUpdateAsync(session, filter, pipeline, options));
+    }
+
+    public CompletableFuture<@Nullable T> findOneAndUpdateAsync(
             @Nullable ClientSession session,
             Bson filter,
             List<? extends Bson> pipeline,
@@ -287,7 +374,7 @@ public final class GuardedOperations<T> {
                 stages.add(stage == null ? null : encode(stage));
             }
         }
-        return findOneAndUpdate(session, model, stages, options);
+        return findOneAndUpdateAsync(session, model, stages, options);
     }
 
     /** What the planner checks of a findOneAndUpdate, as an updateOne model. */
@@ -300,7 +387,7 @@ public final class GuardedOperations<T> {
                 .hintString(options.getHintString());
     }
 
-    private @Nullable T findOneAndUpdate(
+    private CompletableFuture<@Nullable T> findOneAndUpdateAsync(
             @Nullable ClientSession session,
             UpdateOneModel<T> model,
             @Nullable BsonValue update,
@@ -312,7 +399,7 @@ public final class GuardedOperations<T> {
             options.getArrayFilters().forEach(filter -> filters.add(filter.toBsonDocument()));
             specific.put("arrayFilters", filters);
         }
-        return findAndModify.execute(
+        return findAndModify.executeAsync(
                 session,
                 new FindAndModifyExecutor.Request<>(
                         "findOneAndUpdate",

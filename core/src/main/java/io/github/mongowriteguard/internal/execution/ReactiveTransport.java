@@ -17,6 +17,7 @@ import io.github.mongowriteguard.internal.catalog.CatalogSource;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import org.bson.BsonDocument;
 import org.bson.RawBsonDocument;
 import org.jspecify.annotations.Nullable;
@@ -26,9 +27,11 @@ import org.reactivestreams.Subscription;
 
 /**
  * The Reactive Streams driver as a {@link Transport}: the guard's commands, sessions and overlap-gate reads go through
- * the reactive client's publishers. The guard's loop runs on the guard's own thread (the caller of every method here,
- * never a driver thread): each send subscribes to the driver's {@code runCommand} publisher and that thread waits for
- * its signal; the driver's thread only completes a future. Everything else is the synchronous guard's code. The only
+ * the reactive client's publishers. The guard's loop runs on the guard's own threads, never a driver thread: a bulk's
+ * send subscribes to the driver's {@code runCommand} publisher and the loop continues on the guard's scheduler when it
+ * signals (no thread waits); sessions, catalog reads, the gate's commands and the sends of settle
+ * are awaited on the calling guard thread. The driver's thread only completes a future. Everything else is the
+ * synchronous guard's code. The only
  * class of the core that names the reactive driver, loaded only by the reactive guard. Not API.
  */
 public final class ReactiveTransport {
@@ -44,6 +47,7 @@ public final class ReactiveTransport {
      * @param maxTimeMs              the server deadline of every command
      * @param binding                what {@code configure} read from the client's builder
      * @param idempotentMultiRetries the caller's opt-in to retry provably idempotent multi-document updates
+     * @param guardThreads           the guard's scheduler: where a call continues after a reply or a backoff
      * @param <T>                    the document class
      * @return the operations; call them on the guard's thread, never on a driver thread
      */
@@ -53,7 +57,8 @@ public final class ReactiveTransport {
             GuardRuntime runtime,
             long maxTimeMs,
             ClientBinding binding,
-            boolean idempotentMultiRetries) {
+            boolean idempotentMultiRetries,
+            Executor guardThreads) {
         MongoDatabase database = client.getDatabase(collection.getNamespace().getDatabaseName())
                 .withCodecRegistry(collection.getCodecRegistry());
         MongoDatabase admin = client.getDatabase("admin");
@@ -67,7 +72,8 @@ public final class ReactiveTransport {
                                 lastSendNanos,
                                 deadlineMs),
                 options -> await(client.startSession(options)),
-                catalog(client));
+                catalog(client),
+                guardThreads);
         BulkExecutor<T> bulk = new BulkExecutor<>(
                 new Transport.Target<>(
                         collection.getNamespace(),
@@ -122,24 +128,57 @@ public final class ReactiveTransport {
         };
     }
 
-    /** {@code runCommand} on the reactive driver, awaited on the calling (guard) thread. */
+    /**
+     * {@code runCommand} on the reactive driver: awaited on the calling (guard) thread ({@code send}: settle,
+     * side-by-side sends), or completed on the guard's scheduler from the driver's signal
+     * ({@code sendAsync}: the send loop of bulks and find-and-modify, which holds no thread while the reply is pending). The driver's thread
+     * only completes a future.
+     */
     private static CommandChannel channel(MongoClient client, MongoDatabase database) {
-        return (session, command) -> {
-            try {
-                RawBsonDocument reply = await(database.runCommand(
-                        (ClientSession) session, command, ReadPreference.primary(), RawBsonDocument.class));
-                if (reply == null) {
-                    return CommandChannel.Answer.error(
-                            new MongoException("the driver's runCommand completed without a reply"), null);
+        return new CommandChannel() {
+            @Override
+            public Answer send(com.mongodb.session.ClientSession session, BsonDocument command) {
+                RawBsonDocument reply;
+                try {
+                    reply = await(runCommand(session, command));
+                } catch (MongoException e) {
+                    return answer(client, null, e);
                 }
-                return CommandChannel.Answer.reply(reply, primary(client.getClusterDescription()));
-            } catch (MongoException e) {
+                return answer(client, reply, null);
+            }
+
+            @Override
+            public CompletableFuture<Answer> sendAsync(
+                    com.mongodb.session.ClientSession session, BsonDocument command, Executor then) {
+                return first(runCommand(session, command))
+                        .handleAsync((reply, error) -> answer(client, reply, error), then);
+            }
+
+            private Publisher<RawBsonDocument> runCommand(
+                    com.mongodb.session.ClientSession session, BsonDocument command) {
+                return database.runCommand(
+                        (ClientSession) session, command, ReadPreference.primary(), RawBsonDocument.class);
+            }
+        };
+    }
+
+    /** The driver's reply or exception as an answer; anything but a {@link MongoException} is thrown as it is. */
+    private static CommandChannel.Answer answer(
+            MongoClient client, @Nullable RawBsonDocument reply, @Nullable Throwable error) {
+        if (error != null) {
+            if (Continuations.cause(error) instanceof MongoException e) {
                 ServerAddress server = e instanceof MongoServerException serverError
                         ? serverError.getServerAddress()
                         : primary(client.getClusterDescription());
                 return CommandChannel.Answer.error(e, server);
             }
-        };
+            throw Continuations.rethrow(error);
+        }
+        if (reply == null) {
+            return CommandChannel.Answer.error(
+                    new MongoException("the driver's runCommand completed without a reply"), null);
+        }
+        return CommandChannel.Answer.reply(reply, primary(client.getClusterDescription()));
     }
 
     /**
@@ -200,6 +239,14 @@ public final class ReactiveTransport {
      * {@link MongoInterruptedException} (the command may have been sent: the sender says UNKNOWN), the flag kept.
      */
     static <R> @Nullable R await(Publisher<R> publisher) {
+        return join(first(publisher));
+    }
+
+    /**
+     * Subscribes to {@code publisher}; the future completes, on the thread the publisher signals on, with its first
+     * element (or null at its completion) or what it signalled.
+     */
+    static <R> CompletableFuture<R> first(Publisher<R> publisher) {
         CompletableFuture<R> done = new CompletableFuture<>();
         publisher.subscribe(new Subscriber<R>() {
             @Override
@@ -222,7 +269,7 @@ public final class ReactiveTransport {
                 done.complete(null);
             }
         });
-        return join(done);
+        return done;
     }
 
     /** Waits for {@code done}; what it failed with is thrown as the driver threw it. */

@@ -6,7 +6,9 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.internal.catalog.CatalogSource;
+import java.util.concurrent.Executor;
 import org.bson.codecs.configuration.CodecRegistry;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How one collection's write commands reach the server: the only part of a guarded write that differs between the
@@ -17,8 +19,15 @@ import org.bson.codecs.configuration.CodecRegistry;
  * @param gate     the overlap gate, asking the server through this transport
  * @param sessions where the guard's own sessions come from
  * @param catalog  where the catalog is read (the placement of keys, a collection's options)
+ * @param resume   where a call continues after an answer or a backoff that held no thread (the reactive guard's
+ *                 scheduler), or null when answers come on the calling thread (the synchronous driver)
  */
-record Transport(CommandChannel channel, CopySender.Gate gate, Sessions.Source sessions, CatalogSource catalog) {
+record Transport(
+        CommandChannel channel,
+        CopySender.Gate gate,
+        Sessions.Source sessions,
+        CatalogSource catalog,
+        @Nullable Executor resume) {
 
     /** The synchronous driver's: commands through the collection's database with its codecs. */
     static Transport sync(ClientPort access, MongoCollection<?> collection, GuardRuntime runtime) {
@@ -29,7 +38,8 @@ record Transport(CommandChannel channel, CopySender.Gate gate, Sessions.Source s
                 CommandChannel.of(database, runtime.servers()),
                 (copy, lastSendNanos, maxTimeMs) -> runtime.gate().beforeRetry(admin, copy, lastSendNanos, maxTimeMs),
                 access::startSession,
-                CatalogSource.of(access));
+                CatalogSource.of(access),
+                null);
     }
 
     /**

@@ -224,39 +224,99 @@ class CopySenderLoopTest {
                         "sends 1, copies 1, backoffs 0, gate 0, SERVER_ERROR, answered, reached, earlier 0, running 0"));
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("rows")
-    void sendLoop(Row row) {
+    /** How the sender's waits are driven: the one loop, two drivings. */
+    enum Driving {
+        /** the synchronous driver's: every wait on the calling thread ({@code send}) */
+        ON_THE_CALLING_THREAD,
+        /**
+         * the reactive driver's ({@code sendAsync}): each answer completes on a "driver" thread, the backoff is a
+         * timer, and the loop continues on the resume executor, never on the driver's thread
+         */
+        IN_COMPLETIONS
+    }
+
+    static Stream<org.junit.jupiter.params.provider.Arguments> rowsAndDrivings() {
+        return rows().flatMap(row -> Stream.of(Driving.values())
+                .map(driving -> org.junit.jupiter.params.provider.Arguments.of(row, driving)));
+    }
+
+    private static java.util.concurrent.ExecutorService driverThread;
+    private static java.util.concurrent.ExecutorService resumeThread;
+
+    @BeforeAll
+    static void threads() {
+        driverThread = java.util.concurrent.Executors.newSingleThreadExecutor(task -> new Thread(task, "driver-io"));
+        resumeThread = java.util.concurrent.Executors.newSingleThreadExecutor(task -> new Thread(task, "guard"));
+    }
+
+    @AfterAll
+    static void stopThreads() {
+        driverThread.shutdownNow();
+        resumeThread.shutdownNow();
+    }
+
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("rowsAndDrivings")
+    void sendLoop(Row row, Driving driving) throws Exception {
         ScriptedTime time = new ScriptedTime(true);
         Deque<A> answers = new ArrayDeque<>(row.answers());
         Deque<GateVerdict> verdicts = new ArrayDeque<>(row.verdicts());
         List<BsonDocument> sent = new ArrayList<>();
         int[] gateCalls = {0};
+        CommandChannel scripted = (session, command) -> {
+            sent.add(command);
+            assertThat(answers)
+                    .as("the loop sent more than the table's answers")
+                    .isNotEmpty();
+            return answers.poll().answer.get();
+        };
+        boolean inCompletions = driving == Driving.IN_COMPLETIONS;
+        CommandChannel channel = !inCompletions
+                ? scripted
+                : new CommandChannel() {
+                    @Override
+                    public Answer send(com.mongodb.session.ClientSession session, BsonDocument command) {
+                        throw new AssertionError("a loop driven in completions waited for an answer");
+                    }
+
+                    @Override
+                    public java.util.concurrent.CompletableFuture<Answer> sendAsync(
+                            com.mongodb.session.ClientSession session,
+                            BsonDocument command,
+                            java.util.concurrent.Executor then) {
+                        return java.util.concurrent.CompletableFuture.supplyAsync(
+                                        () -> scripted.send(session, command), driverThread)
+                                .thenApplyAsync(answer -> answer, then);
+                    }
+                };
+        if (inCompletions) {
+            time.noSleeping = true;
+        }
         CopySender sender = sender(
                 time,
-                (session, command) -> {
-                    sent.add(command);
-                    assertThat(answers)
-                            .as("the loop sent more than the table's answers")
-                            .isNotEmpty();
-                    return answers.poll().answer.get();
-                },
+                channel,
                 (copy, lastSendNanos, maxTimeMs) -> {
                     gateCalls[0]++;
                     assertThat(maxTimeMs).isEqualTo(MAX_TIME_MS);
                     return verdicts.poll();
-                });
+                },
+                inCompletions ? resumeThread : null);
         RecordingTally tally = new RecordingTally();
         BsonDocument body = new BsonDocument("insert", new org.bson.BsonString("c"));
         CopySender.Sent result;
         try (ClientSession session = client.startSession()) {
             Sessions sessions = Sessions.callers(session);
-            result = switch (row.kind()) {
-                case RETRYABLE -> sender.send(sessions, body, 1L, false, "mwg:test", tally);
-                case NEW_COPY_ALLOWED -> sender.send(sessions, body, null, true, "mwg:test", tally);
-                case ONCE -> sender.send(sessions, body, null, false, "mwg:test", tally);
-            };
+            Long txnNumber = row.kind() == Kind.RETRYABLE ? 1L : null;
+            boolean newCopies = row.kind() == Kind.NEW_COPY_ALLOWED;
+            result = inCompletions
+                    ? sender.sendAsync(sessions, body, txnNumber, newCopies, "mwg:test", tally)
+                            .get(10, java.util.concurrent.TimeUnit.SECONDS)
+                    : sender.send(sessions, body, txnNumber, newCopies, "mwg:test", tally);
         }
+
+        assertThat(tally.threads)
+                .as("the loop never runs on the driver's thread")
+                .doesNotContain("driver-io");
 
         assertThat(answers).as("answers left unsent").isEmpty();
         assertThat(tally.sends).as("sends tallied").isEqualTo(sent.size());
@@ -333,6 +393,14 @@ class CopySenderLoopTest {
     }
 
     private static CopySender sender(GuardTime time, CommandChannel channel, CopySender.Gate gate) {
+        return sender(time, channel, gate, null);
+    }
+
+    private static CopySender sender(
+            GuardTime time,
+            CommandChannel channel,
+            CopySender.Gate gate,
+            java.util.concurrent.@org.jspecify.annotations.Nullable Executor resume) {
         GuardRuntime.Settings settings = new GuardRuntime.Settings(
                 RetryPolicy.builder()
                         .maxAttempts(3)
@@ -345,14 +413,20 @@ class CopySenderLoopTest {
                 false);
         GuardRuntime runtime = new GuardRuntime(
                 settings, new ServerTracker(), new LiveCopyLedger(), List.of(), CallObserver.NONE, time);
-        return new CopySender(runtime, channel, gate, "db.c", MAX_TIME_MS, new ClientBinding(null, 0, null));
+        return new CopySender(runtime, channel, gate, "db.c", MAX_TIME_MS, new ClientBinding(null, 0, null), resume);
     }
 
-    /** A clock that moves only when slept on, and remembers each sleep. */
+    /**
+     * A clock that moves only when slept on (or when a timer is set: it fires at once, on the executor given), and
+     * remembers each sleep.
+     */
     private static final class ScriptedTime implements GuardTime {
-        final List<Long> sleeps = new ArrayList<>();
+        final List<Long> sleeps = java.util.Collections.synchronizedList(new ArrayList<>());
+        /** A loop driven in completions must set timers, never sleep. */
+        boolean noSleeping;
+
         final boolean wakes;
-        long now = 1_000;
+        volatile long now = 1_000;
 
         ScriptedTime(boolean wakes) {
             this.wakes = wakes;
@@ -364,7 +438,18 @@ class CopySenderLoopTest {
         }
 
         @Override
+        public java.util.concurrent.CompletableFuture<Boolean> delayNanos(
+                long nanos, java.util.concurrent.Executor then) {
+            sleeps.add(nanos);
+            now += nanos;
+            return java.util.concurrent.CompletableFuture.supplyAsync(() -> true, then);
+        }
+
+        @Override
         public boolean sleepNanos(long nanos) {
+            assertThat(noSleeping)
+                    .as("a loop driven in completions slept on a thread")
+                    .isFalse();
             sleeps.add(nanos);
             now += nanos;
             return wakes;
@@ -372,6 +457,9 @@ class CopySenderLoopTest {
     }
 
     private static final class RecordingTally implements CopySender.Tally {
+        /** The threads the loop counted on. */
+        final java.util.Set<String> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
         int commands;
         int sends;
         final List<CopyRecord> copies = new ArrayList<>();
@@ -384,6 +472,7 @@ class CopySenderLoopTest {
 
         @Override
         public void send() {
+            threads.add(Thread.currentThread().getName());
             sends++;
         }
 
