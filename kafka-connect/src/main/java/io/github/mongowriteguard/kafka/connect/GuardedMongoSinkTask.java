@@ -36,6 +36,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -67,7 +74,9 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * Offsets follow outcomes: {@link #preCommit} commits a partition only up to its first record that is neither done
- * nor reported. Every record's write carries the server identity its partition and offset give it
+ * nor reported. The partitions of one batch are written side by side on the task's own threads (at most
+ * {@value GuardedSinkSettings#PARALLEL_PARTITIONS}), each partition's bulks in order; what each bulk proved is decided on
+ * the task's thread, partition by partition. Every record's write carries the server identity its partition and offset give it
  * ({@link PartitionStatements}), so whichever task sends a record again (this one, the partition's next owner after a
  * crash) is answered from the server's statement record when it already applied.
  */
@@ -100,12 +109,33 @@ public class GuardedMongoSinkTask extends SinkTask {
     private String connector;
     /** Partitions given to this task whose previous owner's copies may still run: checked before the first write. */
     private final Map<TopicPartition, Instant> fenced = new LinkedHashMap<>();
+    /** The task's own threads, one per partition written at once; shut down in {@link #stop}. */
+    private ThreadPoolExecutor writers;
 
     private record Held(
             GuardedCollection<BsonDocument> collection,
             WriteOutcome<BsonDocument> outcome,
             List<ProcessedRecord> batch,
             boolean ordered) {}
+
+    /** A record's fate as its write's outcome proves it, before the task applies it. */
+    private enum Fate {
+        DONE,
+        PENDING,
+        UNKNOWN,
+        FAILED
+    }
+
+    private record Verdict(ProcessedRecord record, Fate fate, Exception error) {}
+
+    /** One guarded bulk of a partition's group, sent and settled within the window, with its records' verdicts. */
+    private record Sent(List<ProcessedRecord> group, WriteOutcome<BsonDocument> outcome, List<Verdict> verdicts) {}
+
+    /**
+     * A partition's writes of one batch: its bulks sent, in order; the records left for the redelivery behind a bulk
+     * that left a record not done; the exception that ended the partition's writes, if one did.
+     */
+    private record PartitionRun(List<Sent> sent, List<ProcessedRecord> notSent, RuntimeException error) {}
 
     /** A task Connect instantiates by its class name. */
     public GuardedMongoSinkTask() {}
@@ -134,12 +164,26 @@ public class GuardedMongoSinkTask extends SinkTask {
             fence = new CopyFence(client, connector);
             progress = new ProgressStore(client, settings.getProgressDatabase(props), connector);
             reporter = errorReporter();
+            writers = writers(connector, settings.getParallelPartitions());
         } catch (RuntimeException e) {
             if (client != null) {
                 client.close();
             }
             throw new ConnectException("Failed to start the guarded MongoDB sink task: " + e.getMessage(), e);
         }
+    }
+
+    private static ThreadPoolExecutor writers(String connector, int size) {
+        AtomicInteger count = new AtomicInteger();
+        ThreadPoolExecutor pool =
+                new ThreadPoolExecutor(size, size, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), runnable -> {
+                    Thread thread = new Thread(
+                            runnable, "mwg-connect-" + connector + "-partition-writer-" + count.incrementAndGet());
+                    thread.setDaemon(true);
+                    return thread;
+                });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
     }
 
     private ErrorReporter errorReporter() {
@@ -232,12 +276,21 @@ public class GuardedMongoSinkTask extends SinkTask {
         });
         Set<RecordId> pending = new HashSet<>();
         for (List<ProcessedRecord> batch : batches) {
-            if (!pending.isEmpty()) {
-                // a later batch may hold later writes of a key left pending: it waits for the redelivery
-                batch.forEach(r -> pending.add(RecordId.of(r.record())));
-                continue;
+            // a later batch may hold later writes of a partition left pending: they wait for the redelivery
+            Set<TopicPartition> waiting = new HashSet<>();
+            pending.forEach(id -> waiting.add(id.partition()));
+            List<ProcessedRecord> toWrite = new ArrayList<>(batch.size());
+            for (ProcessedRecord record : batch) {
+                RecordId id = RecordId.of(record.record());
+                if (waiting.contains(id.partition())) {
+                    pending.add(id);
+                } else {
+                    toWrite.add(record);
+                }
             }
-            writeBatch(batch, pending);
+            if (!toWrite.isEmpty()) {
+                writeBatch(toWrite, pending);
+            }
         }
         if (pending.isEmpty() && held.isEmpty()) {
             done.clear();
@@ -407,9 +460,11 @@ public class GuardedMongoSinkTask extends SinkTask {
     /**
      * The batch as one guarded bulk per (partition, block) of its records ({@link PartitionStatements}), each write
      * sent with its record's statement identity, so that a record whichever owner sent before is answered from the
-     * server's statement record instead of applied again. After a group leaves a record not done, the partition's
-     * later groups wait for the redelivery (their writes may follow it on a key, and a later block sent first would
-     * make the earlier block's transaction number too old). True when UNKNOWN writes are left held.
+     * server's statement record instead of applied again. The partitions are written side by side (their sessions
+     * differ; Kafka orders only a partition), each partition's groups in order on one of the task's threads. After a
+     * group leaves a record not done, the partition's later groups wait for the redelivery (their writes may follow it
+     * on a key, and a later block sent first would make the earlier block's transaction number too old). The verdicts
+     * are applied here, on the task's thread. True when UNKNOWN writes are left held.
      */
     private boolean writeOnce(
             GuardedCollection<BsonDocument> collection,
@@ -418,58 +473,128 @@ public class GuardedMongoSinkTask extends SinkTask {
             MongoSinkTopicConfig config,
             Instant deadline,
             Set<RecordId> pending) {
-        boolean unknown = false;
-        Set<TopicPartition> waiting = new HashSet<>();
+        Map<TopicPartition, List<List<ProcessedRecord>>> byPartition = new LinkedHashMap<>();
         for (List<ProcessedRecord> group : PartitionStatements.groups(batch)) {
             TopicPartition partition = RecordId.of(group.get(0).record()).partition();
-            if (waiting.contains(partition)) {
-                group.forEach(r -> pending.add(RecordId.of(r.record())));
-                continue;
+            byPartition.computeIfAbsent(partition, p -> new ArrayList<>()).add(group);
+        }
+        List<PartitionRun> runs = new ArrayList<>(byPartition.size());
+        if (byPartition.size() == 1) {
+            runs.add(writePartition(collection, byPartition.values().iterator().next(), ordered, config, deadline));
+        } else {
+            List<Future<PartitionRun>> futures = new ArrayList<>(byPartition.size());
+            for (List<List<ProcessedRecord>> groups : byPartition.values()) {
+                futures.add(writers.submit(() -> writePartition(collection, groups, ordered, config, deadline)));
             }
-            int before = pending.size();
-            boolean groupUnknown = writeGroup(collection, group, ordered, config, deadline, pending);
-            unknown |= groupUnknown;
-            if (groupUnknown || pending.size() > before) {
-                waiting.add(partition);
+            for (Future<PartitionRun> future : futures) {
+                runs.add(await(future, futures));
             }
+        }
+        boolean unknown = false;
+        RuntimeException first = null;
+        for (PartitionRun run : runs) {
+            try {
+                for (Sent sent : run.sent()) {
+                    if (apply(sent.verdicts(), config, pending)) {
+                        held.add(new Held(collection, sent.outcome(), sent.group(), ordered));
+                        unknown = true;
+                    }
+                }
+            } catch (RuntimeException e) { // a failure the connector does not tolerate: the task fails
+                first = first == null ? e : first;
+            }
+            run.notSent().forEach(r -> pending.add(RecordId.of(r.record())));
+            if (run.error() != null && first == null) {
+                first = run.error();
+            }
+        }
+        if (first != null) {
+            throw first;
         }
         return unknown;
     }
 
-    /** One guarded bulk of {@code batch}, settled within the window; true when UNKNOWN writes are left held. */
-    private boolean writeGroup(
+    private static PartitionRun await(Future<PartitionRun> future, List<Future<PartitionRun>> all) {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            all.forEach(f -> f.cancel(true));
+            Thread.currentThread().interrupt();
+            throw new RetriableException("Interrupted while writing the batch's partitions", e);
+        } catch (CancellationException e) {
+            return new PartitionRun(List.of(), List.of(), new ConnectException("The task stopped while writing", e));
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            RuntimeException error = cause instanceof RuntimeException re
+                    ? re
+                    : new ConnectException("Writing a partition failed: " + cause, cause);
+            return new PartitionRun(List.of(), List.of(), error);
+        }
+    }
+
+    /**
+     * One partition's groups of a batch, in order, each sent and settled within the window; after a group that leaves
+     * a record not done (or fails one the connector does not tolerate), the later groups are not sent. Touches no
+     * state of the task: it runs on the task's threads.
+     */
+    private PartitionRun writePartition(
             GuardedCollection<BsonDocument> collection,
-            List<ProcessedRecord> batch,
+            List<List<ProcessedRecord>> groups,
             boolean ordered,
             MongoSinkTopicConfig config,
-            Instant deadline,
-            Set<RecordId> pending) {
-        List<WriteModel<BsonDocument>> models = new ArrayList<>(batch.size());
+            Instant deadline) {
+        List<Sent> sent = new ArrayList<>(groups.size());
+        List<ProcessedRecord> notSent = new ArrayList<>();
+        boolean tolerates = OfficialSinkProcessing.toleratesErrors(config);
+        boolean stopped = false;
+        for (List<ProcessedRecord> group : groups) {
+            if (stopped) {
+                notSent.addAll(group);
+                continue;
+            }
+            Sent one;
+            try {
+                one = sendGroup(collection, group, ordered, deadline);
+            } catch (RuntimeException e) {
+                return new PartitionRun(sent, notSent, e);
+            }
+            sent.add(one);
+            stopped = one.verdicts().stream()
+                    .anyMatch(v -> v.fate() == Fate.PENDING
+                            || v.fate() == Fate.UNKNOWN
+                            || (v.fate() == Fate.FAILED && !tolerates));
+        }
+        return new PartitionRun(sent, notSent, null);
+    }
+
+    /** One guarded bulk of {@code group}, settled within the window, and what it proved of each record. */
+    private Sent sendGroup(
+            GuardedCollection<BsonDocument> collection,
+            List<ProcessedRecord> group,
+            boolean ordered,
+            Instant deadline) {
+        List<WriteModel<BsonDocument>> models = new ArrayList<>(group.size());
         Set<Integer> partitions = new TreeSet<>();
-        for (ProcessedRecord record : batch) {
+        for (ProcessedRecord record : group) {
             models.add(record.model());
             partitions.add(RecordId.of(record.record()).partition().partition());
         }
         BulkWriteOptions options = new BulkWriteOptions()
                 .ordered(ordered)
-                .comment(fence.comment(batch.get(0).record().originalTopic(), partitions));
+                .comment(fence.comment(group.get(0).record().originalTopic(), partitions));
         WriteOutcome<BsonDocument> outcome;
         try {
-            StatementIds ids = PartitionStatements.ids(connector, batch);
+            StatementIds ids = PartitionStatements.ids(connector, group);
             outcome = ids == null ? collection.execute(models, options) : collection.execute(models, options, ids);
         } catch (IllegalArgumentException | MongoException e) {
-            // refused before anything was sent (bad input): no record of the batch was applied
-            for (ProcessedRecord record : batch) {
-                fail(record, e instanceof MongoException me ? me : new MongoException(e.getMessage(), e), config);
-            }
-            return false;
+            // refused before anything was sent (bad input): no record of the group was applied
+            MongoException error = e instanceof MongoException me ? me : new MongoException(e.getMessage(), e);
+            List<Verdict> failed = new ArrayList<>(group.size());
+            group.forEach(r -> failed.add(new Verdict(r, Fate.FAILED, error)));
+            return new Sent(group, null, failed);
         }
         outcome = settleWithin(collection, outcome, deadline);
-        if (decide(batch, outcome, ordered, config, pending)) {
-            held.add(new Held(collection, outcome, batch, ordered));
-            return true;
-        }
-        return false;
+        return new Sent(group, outcome, verdicts(group, outcome, ordered));
     }
 
     /** Decides each record of a batch by its outcome; true when UNKNOWN writes remain to settle. */
@@ -479,43 +604,65 @@ public class GuardedMongoSinkTask extends SinkTask {
             boolean ordered,
             MongoSinkTopicConfig config,
             Set<RecordId> pending) {
+        return apply(verdicts(batch, outcome, ordered), config, pending);
+    }
+
+    /** Applies verdicts to the task: done, pending, reported (or the task fails); true when any is UNKNOWN. */
+    private boolean apply(List<Verdict> verdicts, MongoSinkTopicConfig config, Set<RecordId> pending) {
         boolean unknown = false;
-        for (IndexOutcome o : outcome.outcomes()) {
-            ProcessedRecord record = batch.get(o.index());
-            RecordId id = RecordId.of(record.record());
-            switch (o.status()) {
-                case APPLIED -> done.add(id);
-                case FAILED -> {
-                    if (o.retrySafe()) {
-                        pending.add(id);
-                    } else {
-                        fail(record, new WriteException(writeError(o)), config);
-                    }
-                }
-                case SKIPPED -> {
-                    IndexOutcome cause = o.relatedIndex() >= 0 ? outcome.outcome(o.relatedIndex()) : null;
-                    if (ordered && cause != null && cause.status() == WriteStatus.FAILED && !cause.retrySafe()) {
-                        fail(record, new WriteSkippedException(), config); // its key stopped at a failed write
-                    } else {
-                        pending.add(id);
-                    }
-                }
+        for (Verdict verdict : verdicts) {
+            RecordId id = RecordId.of(verdict.record().record());
+            switch (verdict.fate()) {
+                case DONE -> done.add(id);
+                case PENDING -> pending.add(id);
                 case UNKNOWN -> {
-                    if (o.settleable()) {
-                        pending.add(id);
-                        unknown = true;
-                    } else {
-                        fail(
-                                record,
-                                new DataException("The write's outcome is UNKNOWN and cannot be settled (" + o.message()
-                                        + "): it may have been applied"),
-                                config);
-                    }
+                    pending.add(id);
+                    unknown = true;
                 }
-                default -> fail(record, new DataException("Unexpected outcome " + o.status()), config);
+                case FAILED -> fail(verdict.record(), verdict.error(), config);
+                default -> throw new IllegalStateException("Unexpected fate " + verdict.fate());
             }
         }
         return unknown;
+    }
+
+    /** What an outcome proves of each record of its batch (no state of the task read or written). */
+    private static List<Verdict> verdicts(
+            List<ProcessedRecord> batch, WriteOutcome<BsonDocument> outcome, boolean ordered) {
+        List<Verdict> verdicts = new ArrayList<>(batch.size());
+        for (IndexOutcome o : outcome.outcomes()) {
+            ProcessedRecord record = batch.get(o.index());
+            switch (o.status()) {
+                case APPLIED -> verdicts.add(new Verdict(record, Fate.DONE, null));
+                case FAILED ->
+                    verdicts.add(
+                            o.retrySafe()
+                                    ? new Verdict(record, Fate.PENDING, null)
+                                    : new Verdict(record, Fate.FAILED, new WriteException(writeError(o))));
+                case SKIPPED -> {
+                    IndexOutcome cause = o.relatedIndex() >= 0 ? outcome.outcome(o.relatedIndex()) : null;
+                    if (ordered && cause != null && cause.status() == WriteStatus.FAILED && !cause.retrySafe()) {
+                        // its key stopped at a failed write
+                        verdicts.add(new Verdict(record, Fate.FAILED, new WriteSkippedException()));
+                    } else {
+                        verdicts.add(new Verdict(record, Fate.PENDING, null));
+                    }
+                }
+                case UNKNOWN ->
+                    verdicts.add(
+                            o.settleable()
+                                    ? new Verdict(record, Fate.UNKNOWN, null)
+                                    : new Verdict(
+                                            record,
+                                            Fate.FAILED,
+                                            new DataException("The write's outcome is UNKNOWN and cannot be settled ("
+                                                    + o.message() + "): it may have been applied")));
+                default ->
+                    verdicts.add(
+                            new Verdict(record, Fate.FAILED, new DataException("Unexpected outcome " + o.status())));
+            }
+        }
+        return verdicts;
     }
 
     private static WriteError writeError(IndexOutcome o) {
@@ -593,6 +740,13 @@ public class GuardedMongoSinkTask extends SinkTask {
 
     @Override
     public void stop() {
+        if (writers != null) {
+            for (Runnable queued : writers.shutdownNow()) {
+                if (queued instanceof Future<?> future) {
+                    future.cancel(false); // a put waiting for it wakes
+                }
+            }
+        }
         collections.clear();
         if (client != null) {
             client.close();

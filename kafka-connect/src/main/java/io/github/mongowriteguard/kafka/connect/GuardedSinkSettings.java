@@ -35,6 +35,15 @@ public final class GuardedSinkSettings {
     /** How many per-shard commands of one ordered batch are sent side by side. */
     public static final String PARALLEL_SHARD_COMMANDS = PREFIX + "parallel-shard-commands";
 
+    /** How many partitions of one {@code put} are written side by side, at most (each partition's bulks in order). */
+    public static final String PARALLEL_PARTITIONS = PREFIX + "parallel-partitions";
+
+    /** The default of {@value #PARALLEL_PARTITIONS}: a put's partitions up to this many are written at once. */
+    public static final int DEFAULT_PARALLEL_PARTITIONS = 16;
+
+    /** The highest {@value #PARALLEL_PARTITIONS} accepted (each partition written at once holds a connection). */
+    public static final int MAX_PARALLEL_PARTITIONS = 64;
+
     /** Attempts of one write (the same server copy each time) within one {@code put}. */
     public static final String RETRY_MAX_ATTEMPTS = PREFIX + "retry.max-attempts";
 
@@ -78,6 +87,15 @@ public final class GuardedSinkSettings {
                     Importance.LOW,
                     "How many per-shard commands of one ordered batch the guard sends side by side.")
             .define(
+                    PARALLEL_PARTITIONS,
+                    Type.INT,
+                    DEFAULT_PARALLEL_PARTITIONS,
+                    ConfigDef.Range.between(1, MAX_PARALLEL_PARTITIONS),
+                    Importance.LOW,
+                    "How many partitions of one put the task writes side by side, at most (threads of the task's "
+                            + "own, as many as the put has partitions up to this number); within a partition, its "
+                            + "writes stay in record order. 1: the partitions one after another.")
+            .define(
                     RETRY_MAX_ATTEMPTS,
                     Type.INT,
                     RetryPolicy.defaults().getMaxAttempts(),
@@ -112,11 +130,14 @@ public final class GuardedSinkSettings {
     private final WriteGuardSettings guardSettings;
     private final Duration settleMaxWait;
     private final Duration fenceMaxWait;
+    private final int parallelPartitions;
 
-    private GuardedSinkSettings(WriteGuardSettings guardSettings, Duration settleMaxWait, Duration fenceMaxWait) {
+    private GuardedSinkSettings(
+            WriteGuardSettings guardSettings, Duration settleMaxWait, Duration fenceMaxWait, int parallelPartitions) {
         this.guardSettings = guardSettings;
         this.settleMaxWait = settleMaxWait;
         this.fenceMaxWait = fenceMaxWait;
+        this.parallelPartitions = parallelPartitions;
     }
 
     /**
@@ -162,7 +183,8 @@ public final class GuardedSinkSettings {
             return new GuardedSinkSettings(
                     builder.build(),
                     Duration.ofMillis(config.getLong(SETTLE_MAX_WAIT_MS)),
-                    Duration.ofMillis(config.getLong(FENCE_MAX_WAIT_MS)));
+                    Duration.ofMillis(config.getLong(FENCE_MAX_WAIT_MS)),
+                    config.getInt(PARALLEL_PARTITIONS));
         } catch (IllegalArgumentException e) {
             throw new ConfigException("Invalid guarded-sink setting: " + e.getMessage());
         }
@@ -206,6 +228,15 @@ public final class GuardedSinkSettings {
      */
     public Duration getSettleMaxWait() {
         return settleMaxWait;
+    }
+
+    /**
+     * How many partitions of one put are written side by side, at most.
+     *
+     * @return at least 1
+     */
+    public int getParallelPartitions() {
+        return parallelPartitions;
     }
 
     /**

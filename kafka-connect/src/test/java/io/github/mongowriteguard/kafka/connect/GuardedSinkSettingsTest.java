@@ -18,6 +18,7 @@ class GuardedSinkSettingsTest {
         assertThat(settings.getGuardSettings().getServerDeadline()).isEmpty();
         assertThat(settings.getGuardSettings().isStrictOrdered()).isFalse();
         assertThat(settings.getSettleMaxWait()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(settings.getParallelPartitions()).isEqualTo(GuardedSinkSettings.DEFAULT_PARALLEL_PARTITIONS);
     }
 
     @Test
@@ -25,7 +26,9 @@ class GuardedSinkSettingsTest {
         GuardedSinkSettings settings = GuardedSinkSettings.from(Map.of(
                 "mongo.write-guard.server-deadline.ms", "1500",
                 "mongo.write-guard.strict-ordered", "true",
-                "mongo.write-guard.retry.max-attempts", "5"));
+                "mongo.write-guard.retry.max-attempts", "5",
+                "mongo.write-guard.parallel-partitions", "3"));
+        assertThat(settings.getParallelPartitions()).isEqualTo(3);
         assertThat(settings.getGuardSettings().getServerDeadline()).contains(Duration.ofMillis(1500));
         assertThat(settings.getGuardSettings().isStrictOrdered()).isTrue();
         assertThat(settings.getGuardSettings().getRetryPolicy().getMaxAttempts())
@@ -52,6 +55,11 @@ class GuardedSinkSettingsTest {
         assertThatThrownBy(() -> GuardedSinkSettings.from(Map.of("mongo.write-guard.parallel-shard-commands", "0")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("mongo.write-guard.parallel-shard-commands");
+        for (String outside : new String[] {"0", "65"}) {
+            assertThatThrownBy(() -> GuardedSinkSettings.from(Map.of("mongo.write-guard.parallel-partitions", outside)))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("mongo.write-guard.parallel-partitions");
+        }
     }
 
     @Test
