@@ -22,7 +22,6 @@ import com.mongodb.reactivestreams.client.MongoCollection;
 import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.execution.GuardedOperations;
 import io.github.mongowriteguard.internal.execution.ReactiveTransport;
-import io.github.mongowriteguard.internal.execution.Settle;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import java.util.List;
 import java.util.Objects;
@@ -56,7 +55,10 @@ import reactor.core.publisher.Mono;
  * {@code runCommand} publisher for each command, and continues on the scheduler when the reply comes and when a retry
  * backoff (a timer) ends, holding no thread while they are pending. Settle and the overlap gate still wait on one of
  * the scheduler's threads. The driver's threads only complete a future. The result is signalled from
- * the guard's thread.
+ * the guard's thread. The subscriber's Reactor {@code Context} goes with the call: every driver publisher the call
+ * subscribes to (its commands and resends, sessions, catalog reads) is subscribed with it, so the driver's
+ * {@code ReactiveContextProvider} and command events see it as for the driver's own call ({@link #settle}: the
+ * settle's subscriber's).
  *
  * <p><b>Cancelling.</b> A cancelled subscription does not stop the call, and cannot unsend a command: the guard's
  * thread finishes the call as if nobody had cancelled (every command it sent may apply; each copy is recorded in the
@@ -67,7 +69,7 @@ import reactor.core.publisher.Mono;
  */
 public final class GuardedReactiveCollection<T> {
     private final MongoCollection<T> collection;
-    private final GuardedOperations<T> operations;
+    private final ReactiveTransport.Operations<T> operations;
     private final Function<Boolean, GuardedReactiveCollection<T>> withRetries;
     private final Rewrap rewrap;
 
@@ -84,13 +86,13 @@ public final class GuardedReactiveCollection<T> {
      * Not API: {@link #of(WriteGuard, MongoClient, MongoCollection)} builds it.
      *
      * @param collection  the driver's collection
-     * @param operations  its guarded operations
+     * @param operations  its guarded operations, by the subscriber context a call carries to the driver
      * @param withRetries this collection with or without the idempotent multi-document retry opt-in
      * @param rewrap      guards a changed copy of the collection the same way
      */
     GuardedReactiveCollection(
             MongoCollection<T> collection,
-            GuardedOperations<T> operations,
+            ReactiveTransport.Operations<T> operations,
             Function<Boolean, GuardedReactiveCollection<T>> withRetries,
             Rewrap rewrap) {
         this.collection = Objects.requireNonNull(collection, "collection");
@@ -190,7 +192,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<WriteOutcome<T>> execute(
             List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
-        return onGuardThreadAsync(() -> operations.executeAsync(null, models, options));
+        return onGuardThreadAsync(ops -> ops.executeAsync(null, models, options));
     }
 
     /**
@@ -208,7 +210,7 @@ public final class GuardedReactiveCollection<T> {
                     "execute() is not available inside a multi-document transaction: its writes belong to the"
                             + " transaction, which the server commits or aborts whole; use bulkWrite(session, ...)"));
         }
-        return onGuardThreadAsync(() -> operations.executeAsync(session, models, options));
+        return onGuardThreadAsync(ops -> ops.executeAsync(session, models, options));
     }
 
     /**
@@ -220,7 +222,10 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<WriteOutcome<T>> settle(WriteOutcome<T> outcome) {
         Objects.requireNonNull(outcome, "outcome");
-        return onGuardThread(() -> Settle.settle(outcome));
+        return Mono.deferContextual(context -> Mono.fromFuture(
+                CompletableFuture.supplyAsync(
+                        () -> ReactiveTransport.settle(outcome, context), ReactiveGuardThreads.EXECUTOR),
+                true));
     }
 
     /**
@@ -970,27 +975,20 @@ public final class GuardedReactiveCollection<T> {
         if (session != null && session.hasActiveTransaction()) {
             return driver.get();
         }
-        return onGuardThreadAsync(() -> call.apply(operations));
+        return onGuardThreadAsync(call);
     }
 
     /**
-     * Starts {@code call} on the guard's scheduler when subscribed and signals what it completes with (on the guard's
-     * thread that ran its last part); a cancelled subscription leaves it running to its end (see the class comment).
+     * Starts {@code call} on the guard's scheduler when subscribed, on the operations whose driver publishers carry
+     * the subscriber's context (as the driver's own publisher hands its subscriber to its
+     * {@code ReactiveContextProvider}), and signals what it completes with (on the guard's thread that ran its last
+     * part); a cancelled subscription leaves it running to its end (see the class comment).
      */
-    private static <R> Publisher<R> onGuardThreadAsync(Supplier<CompletableFuture<R>> call) {
-        return Mono.defer(() -> Mono.fromFuture(
-                CompletableFuture.supplyAsync(call, ReactiveGuardThreads.EXECUTOR)
+    private <R> Publisher<R> onGuardThreadAsync(Function<GuardedOperations<T>, CompletableFuture<R>> call) {
+        return Mono.deferContextual(context -> Mono.fromFuture(
+                CompletableFuture.supplyAsync(() -> call.apply(operations.in(context)), ReactiveGuardThreads.EXECUTOR)
                         .thenCompose(started -> started),
                 true));
-    }
-
-    /**
-     * Runs {@code call} on the guard's scheduler when subscribed; a cancelled subscription leaves it running to its end
-     * (see the class comment).
-     */
-    private static <R> Publisher<R> onGuardThread(Supplier<@Nullable R> call) {
-        return Mono.defer(
-                () -> Mono.fromFuture(CompletableFuture.supplyAsync(call, ReactiveGuardThreads.EXECUTOR), true));
     }
 
     @Override

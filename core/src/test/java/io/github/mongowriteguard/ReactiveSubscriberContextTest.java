@@ -5,14 +5,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.RequestContext;
+import com.mongodb.WriteConcern;
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import com.mongodb.reactivestreams.client.MongoClient;
 import com.mongodb.reactivestreams.client.MongoClients;
 import com.mongodb.reactivestreams.client.MongoCollection;
 import com.mongodb.reactivestreams.client.ReactiveContextProvider;
+import io.github.mongowriteguard.outcome.WriteOutcome;
+import io.github.mongowriteguard.outcome.WriteStatus;
+import io.github.mongowriteguard.retry.RetryPolicy;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
 import io.github.mongowriteguard.testkit.EmulatedReplicaSet;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,7 +27,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.bson.Document;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Subscriber;
 import reactor.core.CoreSubscriber;
@@ -32,8 +38,9 @@ import reactor.util.context.Context;
  * its provider for a {@link RequestContext} with the subscriber of each operation's publisher (a Reactor
  * {@link CoreSubscriber} carries the subscriber's {@code Context}), and hands that request context to the command
  * listeners, so a tracing or tenant value written with {@code contextWrite} reaches each command's event. The
- * driver's own write shows it (the control); through the guard it does not yet: the guard's thread subscribes to the
- * driver's {@code runCommand} with a subscriber of its own (README row "Reactive: the thread a publisher signals on").
+ * driver's own write shows it (the control); the guard subscribes to every driver publisher of a call with the
+ * subscriber's context, so a guarded write's commands (its resends, and a settle's with the settle's subscriber's
+ * context) carry it as the driver's own do.
  */
 class ReactiveSubscriberContextTest {
     private static final String KEY = "tenant";
@@ -128,10 +135,6 @@ class ReactiveSubscriberContextTest {
     }
 
     @Test
-    @Disabled(
-            "the subscriber's Context does not reach the driver through the reactive guard yet: its thread subscribes to"
-                    + " runCommand with a subscriber of its own (ReactiveTransport, which the reactive send loop's rewrite"
-                    + " replaces); README row 'Reactive: the thread a publisher signals on'")
     void aGuardedWrite_carriesTheSubscribersContextToItsCommand_asTheDriversOwn() {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start()) {
             Tenants tenants = new Tenants();
@@ -143,11 +146,70 @@ class ReactiveSubscriberContextTest {
                 Mono.from(guarded.insertOne(new Document("_id", 1)))
                         .contextWrite(Context.of(KEY, "t-1"))
                         .block();
-                Mono.from(guarded.asMongoCollection().insertOne(new Document("_id", 2)))
+                Mono.from(guarded.insertOne(new Document("_id", 2))).block();
+
+                assertThat(tenants.seen.get("guarded")).containsExactly("t-1", "none");
+            }
+        }
+    }
+
+    @Test
+    void aWriteThroughTheMongoCollectionView_carriesTheSubscribersContext() {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start()) {
+            Tenants tenants = new Tenants();
+            WriteGuard guard = WriteGuard.create();
+            try (MongoClient client = client(guard, cluster.connectionString(), tenants)) {
+                MongoCollection<Document> view = GuardedReactiveCollection.of(
+                                guard, client, client.getDatabase("shop").getCollection("view"))
+                        .asMongoCollection();
+
+                Mono.from(view.insertOne(new Document("_id", 1)))
+                        .contextWrite(Context.of(KEY, "t-1"))
+                        .block();
+                Mono.from(view.withWriteConcern(WriteConcern.MAJORITY)
+                                .bulkWrite(List.of(new InsertOneModel<>(new Document("_id", 2)))))
                         .contextWrite(Context.of(KEY, "t-2"))
                         .block();
 
-                assertThat(tenants.seen.get("guarded")).containsExactly("t-1", "t-2");
+                assertThat(tenants.seen.get("view")).containsExactly("t-1", "t-2");
+            }
+        }
+    }
+
+    /**
+     * A bulk whose replies are lost: the guard's resend of the same copy carries the call's subscriber context, and a
+     * settle's resend the settle's subscriber's, as a command of the settle's own would.
+     */
+    @Test
+    void aLostReply_theResendCarriesTheCallsContext_andTheSettleItsOwn() {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start()) {
+            Tenants tenants = new Tenants();
+            WriteGuard guard = WriteGuard.create(WriteGuardSettings.builder()
+                    .retryPolicy(RetryPolicy.builder()
+                            .maxAttempts(2)
+                            .initialBackoff(Duration.ofMillis(20))
+                            .build())
+                    .build());
+            try (MongoClient client = client(guard, cluster.connectionString(), tenants)) {
+                GuardedReactiveCollection<Document> guarded = GuardedReactiveCollection.of(
+                        guard, client, client.getDatabase("shop").getCollection("lost"));
+                cluster.primary().loseReplies(2, "insert");
+
+                WriteOutcome<Document> outcome = Mono.from(guarded.execute(
+                                List.of(new InsertOneModel<>(new Document("_id", 1))), new BulkWriteOptions()))
+                        .contextWrite(Context.of(KEY, "t-call"))
+                        .block();
+                assertThat(outcome.outcome(0).status())
+                        .as(outcome.outcome(0).toString())
+                        .isEqualTo(WriteStatus.UNKNOWN);
+                assertThat(outcome.outcome(0).settleable()).isTrue();
+
+                WriteOutcome<Document> settled = Mono.from(guarded.settle(outcome))
+                        .contextWrite(Context.of(KEY, "t-settle"))
+                        .block();
+
+                assertThat(settled.outcome(0).status()).isEqualTo(WriteStatus.APPLIED);
+                assertThat(tenants.seen.get("lost")).containsExactly("t-call", "t-call", "t-settle");
             }
         }
     }

@@ -107,6 +107,32 @@ public final class BulkExecutor<T> {
                 binding);
     }
 
+    /**
+     * This executor over another transport of the same collection (the reactive guard's, with one call's subscriber
+     * context): the same planner and encoder, a sender on {@code other}.
+     */
+    BulkExecutor<T> over(Transport other) {
+        return new BulkExecutor<>(this, other);
+    }
+
+    private BulkExecutor(BulkExecutor<T> base, Transport transport) {
+        this.collection = base.collection;
+        this.namespace = base.namespace;
+        this.transport = transport;
+        this.runtime = base.runtime;
+        this.maxTimeMs = base.maxTimeMs;
+        this.planner = base.planner;
+        BulkRun.Tools<T> tools = base.tools;
+        this.tools = new BulkRun.Tools<>(
+                tools.encoder(),
+                tools.sender().over(transport),
+                tools.runtime(),
+                transport.sessions(),
+                tools.registry(),
+                tools.maxTimeMs(),
+                tools.binding());
+    }
+
     /** How this executor's commands reach the server. */
     Transport transport() {
         return transport;

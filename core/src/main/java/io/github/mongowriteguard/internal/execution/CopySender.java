@@ -194,6 +194,20 @@ final class CopySender {
     }
 
     /**
+     * This sender over another transport's channel, gate and resume (the reactive guard's, with another call's
+     * subscriber context): the same collection, deadline and binding.
+     */
+    CopySender over(Transport transport) {
+        return new CopySender(
+                runtime, transport.channel(), transport.gate(), namespace, maxTimeMs, binding, transport.resume());
+    }
+
+    /** The wire this sender sends on. */
+    CommandChannel channel() {
+        return channel;
+    }
+
+    /**
      * The comment a command carries: the caller's as given; without one, the guard's, which names the copy (servers
      * 4.4+ take a comment on write commands), or none.
      */

@@ -14,6 +14,7 @@ import com.mongodb.reactivestreams.client.MongoCollection;
 import com.mongodb.reactivestreams.client.MongoDatabase;
 import io.github.mongowriteguard.internal.ClientBinding;
 import io.github.mongowriteguard.internal.catalog.CatalogSource;
+import io.github.mongowriteguard.outcome.WriteOutcome;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -22,8 +23,10 @@ import org.bson.BsonDocument;
 import org.bson.RawBsonDocument;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
-import org.reactivestreams.Subscriber;
-import org.reactivestreams.Subscription;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
+import reactor.util.context.ContextView;
 
 /**
  * The Reactive Streams driver as a {@link Transport}: the guard's commands, sessions and overlap-gate reads go through
@@ -31,8 +34,15 @@ import org.reactivestreams.Subscription;
  * send subscribes to the driver's {@code runCommand} publisher and the loop continues on the guard's scheduler when it
  * signals (no thread waits); sessions, catalog reads, the gate's commands and the sends of settle
  * are awaited on the calling guard thread. The driver's thread only completes a future. Everything else is the
- * synchronous guard's code. The only
- * class of the core that names the reactive driver, loaded only by the reactive guard. Not API.
+ * synchronous guard's code.
+ *
+ * <p>Every driver publisher of a call is subscribed with the Reactor {@code Context} of the subscriber of the guarded
+ * publisher that started the call (the write commands, their resends, sessions, catalog reads, the gate's commands,
+ * side-by-side sends; for a settle, the settle's subscriber's): the driver hands that subscriber to its
+ * {@code ReactiveContextProvider} ({@code OperationExecutorImpl.getContext}) and its request context to the command
+ * events, as for a call of its own. The context is transport data: the shared loop carries a transport per call and
+ * never names Reactor. The only class of the core that names the reactive driver, loaded only by the reactive guard.
+ * Not API.
  */
 public final class ReactiveTransport {
     private ReactiveTransport() {}
@@ -49,9 +59,9 @@ public final class ReactiveTransport {
      * @param idempotentMultiRetries the caller's opt-in to retry provably idempotent multi-document updates
      * @param guardThreads           the guard's scheduler: where a call continues after a reply or a backoff
      * @param <T>                    the document class
-     * @return the operations; call them on the guard's thread, never on a driver thread
+     * @return the operations, by the subscriber context each call carries to the driver
      */
-    public static <T> GuardedOperations<T> operations(
+    public static <T> Operations<T> operations(
             MongoClient client,
             MongoCollection<T> collection,
             GuardRuntime runtime,
@@ -59,20 +69,12 @@ public final class ReactiveTransport {
             ClientBinding binding,
             boolean idempotentMultiRetries,
             Executor guardThreads) {
-        MongoDatabase database = client.getDatabase(collection.getNamespace().getDatabaseName())
-                .withCodecRegistry(collection.getCodecRegistry());
-        MongoDatabase admin = client.getDatabase("admin");
-        Transport transport = new Transport(
-                channel(client, database),
-                (copy, lastSendNanos, deadlineMs) -> runtime.gate()
-                        .beforeRetry(
-                                command ->
-                                        await(admin.runCommand(command, ReadPreference.primary(), BsonDocument.class)),
-                                copy,
-                                lastSendNanos,
-                                deadlineMs),
-                options -> await(client.startSession(options)),
-                catalog(client),
+        Wire wire = new Wire(
+                client,
+                client.getDatabase(collection.getNamespace().getDatabaseName())
+                        .withCodecRegistry(collection.getCodecRegistry()),
+                client.getDatabase("admin"),
+                runtime,
                 guardThreads);
         BulkExecutor<T> bulk = new BulkExecutor<>(
                 new Transport.Target<>(
@@ -80,15 +82,96 @@ public final class ReactiveTransport {
                         collection.getDocumentClass(),
                         collection.getCodecRegistry(),
                         collection.getWriteConcern()),
-                transport,
+                wire.transport(Context.empty()),
                 runtime,
                 maxTimeMs,
                 binding);
-        return new GuardedOperations<>(bulk, new FindAndModifyExecutor<>(bulk, runtime), idempotentMultiRetries);
+        return new Operations<>(wire, bulk, runtime, idempotentMultiRetries);
+    }
+
+    /**
+     * A reactive collection's guarded operations by subscriber context: the same planner and encoder for every call,
+     * a transport per context. Not API.
+     *
+     * @param <T> the document class
+     */
+    public static final class Operations<T> {
+        private final Wire wire;
+        private final BulkExecutor<T> bulk;
+        private final GuardRuntime runtime;
+        private final boolean idempotentMultiRetries;
+        /** The operations of a subscriber without a context (empty), made once. */
+        private final GuardedOperations<T> plain;
+
+        private Operations(Wire wire, BulkExecutor<T> bulk, GuardRuntime runtime, boolean idempotentMultiRetries) {
+            this.wire = wire;
+            this.bulk = bulk;
+            this.runtime = runtime;
+            this.idempotentMultiRetries = idempotentMultiRetries;
+            this.plain = of(bulk);
+        }
+
+        /**
+         * The operations of one call whose driver publishers are subscribed with {@code context}.
+         *
+         * @param context the guarded publisher's subscriber's context
+         * @return the operations; call them on the guard's thread, never on a driver thread
+         */
+        public GuardedOperations<T> in(ContextView context) {
+            return context.isEmpty() ? plain : of(bulk.over(wire.transport(context)));
+        }
+
+        private GuardedOperations<T> of(BulkExecutor<T> executor) {
+            return new GuardedOperations<>(
+                    executor, new FindAndModifyExecutor<>(executor, runtime), idempotentMultiRetries);
+        }
+    }
+
+    /**
+     * Settles an outcome as {@link Settle#settle(WriteOutcome)}, each held copy of a reactive call resent with
+     * {@code context} (the settle's subscriber's), as the driver would send a command of the settle's own.
+     *
+     * @param outcome an outcome a guarded call gave
+     * @param context the settle publisher's subscriber's context
+     * @param <T>     the document class
+     * @return the settled outcome
+     */
+    public static <T> WriteOutcome<T> settle(WriteOutcome<T> outcome, ContextView context) {
+        return Settle.settle(
+                outcome,
+                sender -> sender.channel() instanceof Channel channel
+                        ? sender.over(channel.wire.transport(context))
+                        : sender);
+    }
+
+    /** What a reactive collection's transport is made of, whatever the subscriber context. */
+    private record Wire(
+            MongoClient client,
+            MongoDatabase database,
+            MongoDatabase admin,
+            GuardRuntime runtime,
+            Executor guardThreads) {
+
+        /** The transport whose every driver publisher is subscribed with {@code context}. */
+        Transport transport(ContextView context) {
+            return new Transport(
+                    new Channel(this, context),
+                    (copy, lastSendNanos, deadlineMs) -> runtime.gate()
+                            .beforeRetry(
+                                    command -> await(
+                                            admin.runCommand(command, ReadPreference.primary(), BsonDocument.class),
+                                            context),
+                                    copy,
+                                    lastSendNanos,
+                                    deadlineMs),
+                    options -> await(client.startSession(options), context),
+                    catalog(client, context),
+                    guardThreads);
+        }
     }
 
     /** The catalog reads through the reactive client, awaited on the calling (guard) thread; cached by the client. */
-    private static CatalogSource catalog(MongoClient client) {
+    private static CatalogSource catalog(MongoClient client, ContextView context) {
         return new CatalogSource() {
             @Override
             public Object client() {
@@ -98,7 +181,8 @@ public final class ReactiveTransport {
             @Override
             public BsonDocument runCommand(String database, BsonDocument command) {
                 BsonDocument reply = await(
-                        client.getDatabase(database).runCommand(command, ReadPreference.primary(), BsonDocument.class));
+                        client.getDatabase(database).runCommand(command, ReadPreference.primary(), BsonDocument.class),
+                        context);
                 if (reply == null) {
                     throw new MongoException("the driver's runCommand completed without a reply");
                 }
@@ -114,52 +198,50 @@ public final class ReactiveTransport {
                     BsonDocument projection,
                     int limit,
                     long maxTimeMs) {
-                List<BsonDocument> found = awaitAll(client.getDatabase(database)
-                        .getCollection(collection, BsonDocument.class)
-                        .withReadPreference(ReadPreference.primary())
-                        .find(filter)
-                        .sort(sort)
-                        .projection(projection)
-                        .batchSize(1_000)
-                        .limit(limit)
-                        .maxTime(maxTimeMs, java.util.concurrent.TimeUnit.MILLISECONDS));
-                return found;
+                return awaitAll(
+                        client.getDatabase(database)
+                                .getCollection(collection, BsonDocument.class)
+                                .withReadPreference(ReadPreference.primary())
+                                .find(filter)
+                                .sort(sort)
+                                .projection(projection)
+                                .batchSize(1_000)
+                                .limit(limit)
+                                .maxTime(maxTimeMs, java.util.concurrent.TimeUnit.MILLISECONDS),
+                        context);
             }
         };
     }
 
     /**
-     * {@code runCommand} on the reactive driver: awaited on the calling (guard) thread ({@code send}: settle,
-     * side-by-side sends), or completed on the guard's scheduler from the driver's signal
-     * ({@code sendAsync}: the send loop of bulks and find-and-modify, which holds no thread while the reply is pending). The driver's thread
-     * only completes a future.
+     * {@code runCommand} on the reactive driver, subscribed with the call's subscriber context: awaited on the calling
+     * (guard) thread ({@code send}: settle, side-by-side sends), or completed on the guard's scheduler from the
+     * driver's signal ({@code sendAsync}: the send loop of bulks and find-and-modify, which holds no thread while the
+     * reply is pending). The driver's thread only completes a future.
      */
-    private static CommandChannel channel(MongoClient client, MongoDatabase database) {
-        return new CommandChannel() {
-            @Override
-            public Answer send(com.mongodb.session.ClientSession session, BsonDocument command) {
-                RawBsonDocument reply;
-                try {
-                    reply = await(runCommand(session, command));
-                } catch (MongoException e) {
-                    return answer(client, null, e);
-                }
-                return answer(client, reply, null);
+    private record Channel(Wire wire, ContextView context) implements CommandChannel {
+        @Override
+        public Answer send(com.mongodb.session.ClientSession session, BsonDocument command) {
+            RawBsonDocument reply;
+            try {
+                reply = await(runCommand(session, command), context);
+            } catch (MongoException e) {
+                return answer(wire.client, null, e);
             }
+            return answer(wire.client, reply, null);
+        }
 
-            @Override
-            public CompletableFuture<Answer> sendAsync(
-                    com.mongodb.session.ClientSession session, BsonDocument command, Executor then) {
-                return first(runCommand(session, command))
-                        .handleAsync((reply, error) -> answer(client, reply, error), then);
-            }
+        @Override
+        public CompletableFuture<Answer> sendAsync(
+                com.mongodb.session.ClientSession session, BsonDocument command, Executor then) {
+            return first(runCommand(session, command), context)
+                    .handleAsync((reply, error) -> answer(wire.client, reply, error), then);
+        }
 
-            private Publisher<RawBsonDocument> runCommand(
-                    com.mongodb.session.ClientSession session, BsonDocument command) {
-                return database.runCommand(
-                        (ClientSession) session, command, ReadPreference.primary(), RawBsonDocument.class);
-            }
-        };
+        private Publisher<RawBsonDocument> runCommand(com.mongodb.session.ClientSession session, BsonDocument command) {
+            return wire.database.runCommand(
+                    (ClientSession) session, command, ReadPreference.primary(), RawBsonDocument.class);
+        }
     }
 
     /** The driver's reply or exception as an answer; anything but a {@link MongoException} is thrown as it is. */
@@ -201,75 +283,31 @@ public final class ReactiveTransport {
         return routers.size() == 1 ? routers.get(0).getAddress() : null;
     }
 
-    /** Every element of {@code publisher}, awaited on the calling thread as {@link #await}. */
-    static <R> List<R> awaitAll(Publisher<R> publisher) {
-        List<R> all = new java.util.ArrayList<>();
-        CompletableFuture<List<R>> done = new CompletableFuture<>();
-        publisher.subscribe(new Subscriber<R>() {
-            @Override
-            public void onSubscribe(Subscription subscription) {
-                subscription.request(Long.MAX_VALUE);
-            }
-
-            @Override
-            public void onNext(R item) {
-                synchronized (all) {
-                    all.add(item);
-                }
-            }
-
-            @Override
-            public void onError(Throwable error) {
-                done.completeExceptionally(error);
-            }
-
-            @Override
-            public void onComplete() {
-                synchronized (all) {
-                    done.complete(List.copyOf(all));
-                }
-            }
-        });
-        return join(done);
+    /**
+     * Every element of {@code publisher}, subscribed with {@code context}, awaited on the calling thread as
+     * {@link #await}.
+     */
+    static <R> List<R> awaitAll(Publisher<R> publisher, ContextView context) {
+        return join(Flux.from(publisher).contextWrite(context).collectList().toFuture());
     }
 
     /**
-     * Subscribes to {@code publisher} and waits on the calling thread for its first element (or its completion, then
-     * null). Throws what the publisher signalled; an interrupt while waiting is the driver's
+     * Subscribes to {@code publisher} with {@code context} and waits on the calling thread for its first element (or
+     * its completion, then null). Throws what the publisher signalled; an interrupt while waiting is the driver's
      * {@link MongoInterruptedException} (the command may have been sent: the sender says UNKNOWN), the flag kept.
      */
-    static <R> @Nullable R await(Publisher<R> publisher) {
-        return join(first(publisher));
+    static <R> @Nullable R await(Publisher<R> publisher, ContextView context) {
+        return join(first(publisher, context));
     }
 
     /**
-     * Subscribes to {@code publisher}; the future completes, on the thread the publisher signals on, with its first
-     * element (or null at its completion) or what it signalled.
+     * Subscribes to {@code publisher} with {@code context}: the subscriber the driver's publisher gets (and hands to
+     * its {@code ReactiveContextProvider}) is a Reactor {@code CoreSubscriber} whose {@code currentContext()} is
+     * {@code context}, as the subscriber of a Reactor chain with {@code contextWrite}. The future completes, on the
+     * thread the publisher signals on, with its first element (or null at its completion) or what it signalled.
      */
-    static <R> CompletableFuture<R> first(Publisher<R> publisher) {
-        CompletableFuture<R> done = new CompletableFuture<>();
-        publisher.subscribe(new Subscriber<R>() {
-            @Override
-            public void onSubscribe(Subscription subscription) {
-                subscription.request(1);
-            }
-
-            @Override
-            public void onNext(R item) {
-                done.complete(item);
-            }
-
-            @Override
-            public void onError(Throwable error) {
-                done.completeExceptionally(error);
-            }
-
-            @Override
-            public void onComplete() {
-                done.complete(null);
-            }
-        });
-        return done;
+    static <R> CompletableFuture<R> first(Publisher<R> publisher, ContextView context) {
+        return Mono.from(publisher).contextWrite(context).toFuture();
     }
 
     /** Waits for {@code done}; what it failed with is thrown as the driver threw it. */

@@ -12,6 +12,7 @@ import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.bson.BsonDocument;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.jspecify.annotations.Nullable;
@@ -41,6 +42,14 @@ public final class Settle {
      * @throws IllegalArgumentException for an outcome the guard did not build
      */
     public static <T> WriteOutcome<T> settle(WriteOutcome<T> outcome) {
+        return settle(outcome, UnaryOperator.identity());
+    }
+
+    /**
+     * As {@link #settle(WriteOutcome)}, each held copy resent by {@code resendWith} applied to the sender that held it
+     * (the reactive guard's: the same sender on a channel carrying the settle's subscriber context).
+     */
+    static <T> WriteOutcome<T> settle(WriteOutcome<T> outcome, UnaryOperator<CopySender> resendWith) {
         if (!(outcome instanceof RecordedWriteOutcome<T> recorded)) {
             throw new IllegalArgumentException("settle takes the WriteOutcome a guarded call returned (or a settle"
                     + " returned), not "
@@ -53,7 +62,7 @@ public final class Settle {
         }
         RecordedWriteOutcome.Builder<T> builder = new RecordedWriteOutcome.Builder<>(recorded);
         for (SettleHold.Entry entry : held) {
-            ((HeldCommand) entry.held()).settle(entry, builder);
+            ((HeldCommand) entry.held()).settle(entry, builder, resendWith);
         }
         mark(builder);
         return builder.build();
@@ -176,7 +185,8 @@ public final class Settle {
             }
         }
 
-        <T> void settle(SettleHold.Entry entry, RecordedWriteOutcome.Builder<T> builder) {
+        <T> void settle(
+                SettleHold.Entry entry, RecordedWriteOutcome.Builder<T> builder, UnaryOperator<CopySender> resendWith) {
             String gone = entry.releasedBecause();
             if (gone != null) {
                 cannotSettle(builder, gone);
@@ -184,8 +194,9 @@ public final class Settle {
             }
             CopySender.Sent sent;
             try {
-                sent = sender.resend(
-                        Sessions.held(session), body, txnNumber, copyName, CopySender.Tally.of(builder, true));
+                sent = resendWith
+                        .apply(sender)
+                        .resend(Sessions.held(session), body, txnNumber, copyName, CopySender.Tally.of(builder, true));
             } catch (IllegalStateException e) {
                 // the caller closed its own session: the driver refuses to send on it
                 release(entry, builder, "the session it was sent on is closed (" + e.getMessage() + ")");
