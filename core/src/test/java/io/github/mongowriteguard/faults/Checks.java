@@ -1,7 +1,7 @@
 package io.github.mongowriteguard.faults;
 
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
-import io.github.mongowriteguard.testkit.truth.TxnId;
+import io.github.mongowriteguard.testkit.truth.ServerTruth;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -258,36 +258,10 @@ final class Checks {
 
     /** The most copies of one logical write running at once, over every group of commands. */
     private static CopyCount maxCopies(Writer.Kind writer, List<ReceivedCommand> commands) {
-        Map<String, Map<TxnId, long[]>> groups = new HashMap<>();
-        long now = System.nanoTime();
-        for (ReceivedCommand command : commands) {
+        ServerTruth.CopiesAtOnce most = ServerTruth.maxConcurrentCopiesPerKey(commands, command -> {
             String group = writer.copyGroup(command);
-            if (group == null) {
-                continue;
-            }
-            long[] span = groups.computeIfAbsent(group, g -> new HashMap<>())
-                    .computeIfAbsent(command.txnId(), id -> new long[] {Long.MAX_VALUE, Long.MIN_VALUE});
-            span[0] = Math.min(span[0], command.startNanos());
-            span[1] = Math.max(span[1], command.running() ? now + 1 : command.endNanos());
-        }
-        int max = 0;
-        String worst = "";
-        for (Map.Entry<String, Map<TxnId, long[]>> group : groups.entrySet()) {
-            List<long[]> events = new ArrayList<>();
-            for (long[] span : group.getValue().values()) {
-                events.add(new long[] {span[0], 1});
-                events.add(new long[] {span[1], -1});
-            }
-            events.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
-            int running = 0;
-            for (long[] event : events) {
-                running += (int) event[1];
-                if (running > max) {
-                    max = running;
-                    worst = group.getKey();
-                }
-            }
-        }
-        return new CopyCount(max, worst);
+            return group == null ? List.<String>of() : List.of(group);
+        });
+        return new CopyCount(most.max(), most.key());
     }
 }

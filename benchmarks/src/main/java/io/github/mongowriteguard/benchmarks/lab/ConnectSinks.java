@@ -1,6 +1,7 @@
 package io.github.mongowriteguard.benchmarks.lab;
 
 import io.github.mongowriteguard.kafka.connect.ConnectHarness;
+import io.github.mongowriteguard.kafka.connect.RecordCopies;
 import io.github.mongowriteguard.kafka.connect.RecordLedger;
 import io.github.mongowriteguard.testkit.sharding.RoutedWrite;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
@@ -62,6 +63,8 @@ final class ConnectSinks {
      *
      * @param roundTrips          mongos-to-shard child batches of the sink's collection (the emulator's routing count)
      * @param serverCopies        distinct {@code (lsid, txnNumber)} the shards ran on the sink's collection
+     * @param maxCopiesAtOnce     the most server copies of one record's write running at once on the shards
+     *                            ({@code RecordCopies})
      * @param deadLettered        distinct records in the sink's dead-letter queue
      * @param appliedDeadLettered of those, records applied all the same
      */
@@ -73,6 +76,7 @@ final class ConnectSinks {
             double seconds,
             double recordsPerSecond,
             int serverCopies,
+            int maxCopiesAtOnce,
             int lost,
             int appliedTwice,
             int deadLettered,
@@ -86,6 +90,7 @@ final class ConnectSinks {
             json.put("seconds", Formula.round1(seconds));
             json.put("recordsPerSecond", Math.round(recordsPerSecond));
             json.put("serverCopies", serverCopies);
+            json.put("maxCopiesAtOnce", maxCopiesAtOnce);
             json.put("lost", lost);
             json.put("appliedTwice", appliedTwice);
             json.put("deadLettered", deadLettered);
@@ -249,6 +254,7 @@ final class ConnectSinks {
                 seconds,
                 settings.records() / seconds,
                 copies,
+                RecordCopies.maxAtOnce(harness.mongo.truth(), namespace).max(),
                 ledger.lost(),
                 ledger.appliedTwice(),
                 ledger.deadLettered(),

@@ -214,6 +214,7 @@ class JsonAndReportTest {
                                 8.0,
                                 125,
                                 2,
+                                1,
                                 0,
                                 0,
                                 500,
@@ -226,6 +227,7 @@ class JsonAndReportTest {
                                 2.0,
                                 500,
                                 10,
+                                1,
                                 0,
                                 0,
                                 0,
@@ -239,6 +241,7 @@ class JsonAndReportTest {
         assertThat(guarded.get("recordsPerSecond").asLong()).isEqualTo(500);
         assertThat(guarded.get("lost").asInt()).isZero();
         assertThat(guarded.get("appliedTwice").asInt()).isZero();
+        assertThat(guarded.get("maxCopiesAtOnce").asInt()).isEqualTo(1);
         assertThat(tree.get("sinks").get(0).get("appliedDeadLettered").asInt()).isEqualTo(500);
         assertThat(HtmlReport.render(results(connect), "java -jar lab.jar connect"))
                 .contains("<table id=\"connect\">", "<td>official-ordered</td><td>1640</td><td>125</td>");

@@ -218,6 +218,14 @@ class GuardedSinkOnConnectTest {
         return events;
     }
 
+    /** At most 1 server copy of each record's write ran at a time on the shards (and the records were written). */
+    private static void assertCopiesAtOnce(String database) {
+        var copies = RecordCopies.maxAtOnce(harness.mongo.truth(), database + ".events");
+        assertThat(copies.max())
+                .as("%s: server copies of one record's write at once (%s)", database, copies)
+                .isEqualTo(1);
+    }
+
     /** Keys whose counter is not {@code expected}: missing (lost) or above it (applied twice). */
     static Map<String, Long> wrongCounts(List<BsonDocument> documents, int keys, long expected) {
         Map<String, Long> wrong = new java.util.TreeMap<>();
@@ -268,6 +276,7 @@ class GuardedSinkOnConnectTest {
             harness.mongo.mongos(0).failCommand().off();
         }
 
+        assertCopiesAtOnce("faults-guarded");
         assertThat(wrongCounts(harness.documents("faults-guarded"), 30, 20))
                 .as("guarded: lost or applied twice")
                 .isEmpty();
@@ -317,6 +326,7 @@ class GuardedSinkOnConnectTest {
                 harness.connect.addWorker();
             }
         }
+        assertCopiesAtOnce("stop-guarded");
         assertThat(wrongCounts(harness.documents("stop-guarded"), 40, 15))
                 .as("lost or applied twice")
                 .isEmpty();
@@ -355,6 +365,7 @@ class GuardedSinkOnConnectTest {
                 harness.connect.removeWorker(joined);
             }
         }
+        assertCopiesAtOnce("rebalance-guarded");
         assertThat(wrongCounts(harness.documents("rebalance-guarded"), 40, 10))
                 .as("lost or applied twice")
                 .isEmpty();

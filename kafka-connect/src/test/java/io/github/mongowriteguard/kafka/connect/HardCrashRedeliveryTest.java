@@ -88,6 +88,11 @@ class HardCrashRedeliveryTest {
             assertThat(ran(mongo))
                     .as("each record's statement ran once on the shards")
                     .isEqualTo(20);
+            // the dead task's copies (their replies lost) and the next owner's: never 2 of one record at once
+            var copies = RecordCopies.maxAtOnce(mongo.truth(), "crash.events");
+            assertThat(copies.max())
+                    .as("server copies of one record's write at once (%s)", copies)
+                    .isEqualTo(1);
         }
     }
 

@@ -109,6 +109,7 @@ class PartitionsSideBySideTest {
                 assertThat(task.preCommit(current))
                         .as("every partition committed to its end")
                         .isEqualTo(current);
+                assertOneCopyAtOnce(mongo);
             } finally {
                 task.stop();
             }
@@ -198,10 +199,19 @@ class PartitionsSideBySideTest {
                         .containsOnly(1);
                 assertThat(next.preCommit(current)).isEqualTo(current);
                 assertThat(reported).as("nothing dead-lettered").isEmpty();
+                assertOneCopyAtOnce(mongo);
             } finally {
                 next.stop();
             }
         }
+    }
+
+    /** Partitions side by side, yet at most 1 server copy of each record's write ran at a time. */
+    private static void assertOneCopyAtOnce(EmulatedShardedCluster mongo) {
+        var copies = RecordCopies.maxAtOnce(mongo.truth(), "side.events");
+        assertThat(copies.max())
+                .as("server copies of one record's write at once (%s)", copies)
+                .isEqualTo(1);
     }
 
     /** Holds every update on the collection on one shard until released (or 30 s). */

@@ -72,7 +72,8 @@ class StepdownOnConnectTest {
             int appliedBeforeStepdown,
             boolean newPrimary,
             long mongosShardRetries,
-            List<Integer> shardErrors) {}
+            List<Integer> shardErrors,
+            io.github.mongowriteguard.testkit.truth.ServerTruth.CopiesAtOnce copiesAtOnce) {}
 
     private static Run run(String name, String connectorClass) throws Exception {
         String database = name;
@@ -145,7 +146,8 @@ class StepdownOnConnectTest {
                 appliedBeforeStepdown,
                 newPrimary,
                 harness.mongo.routing().shardRetries(),
-                shardErrors);
+                shardErrors,
+                RecordCopies.maxAtOnce(harness.mongo.truth(), database + ".events"));
     }
 
     @Test
@@ -161,6 +163,9 @@ class StepdownOnConnectTest {
         assertThat(guarded.ledger().applied()).as("guarded: applied").isEqualTo(RECORDS);
         assertThat(guarded.ledger().lost()).as("guarded: lost").isZero();
         assertThat(guarded.ledger().appliedTwice()).as("guarded: applied twice").isZero();
+        assertThat(guarded.copiesAtOnce().max())
+                .as("guarded: server copies of one record's write at once (%s)", guarded.copiesAtOnce())
+                .isEqualTo(1);
         assertThat(guarded.ledger().deadLettered()).as("guarded: dead-lettered").isZero();
         assertThat(guarded.committedNotApplied())
                 .as("guarded: committed offsets past records not applied once")

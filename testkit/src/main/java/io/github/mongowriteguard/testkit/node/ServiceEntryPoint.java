@@ -8,8 +8,10 @@ import io.github.mongowriteguard.testkit.stall.Stall;
 import io.github.mongowriteguard.testkit.truth.CommandRecord;
 import io.github.mongowriteguard.testkit.truth.ReceivedCommand;
 import io.github.mongowriteguard.testkit.truth.TxnId;
+import io.github.mongowriteguard.testkit.truth.WriteStatement;
 import io.github.mongowriteguard.testkit.wire.ClientConnection;
 import io.github.mongowriteguard.testkit.wire.CommandHandler.CloseConnectionSignal;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -738,9 +740,36 @@ final class ServiceEntryPoint {
                 command.get("comment"),
                 maxTimeMs,
                 statementCount(command),
-                start);
+                start,
+                statements(command));
         records.add(record);
         return record;
+    }
+
+    /**
+     * The write statements with the ids the session catalog gives them: {@code stmtIds[i]}, else {@code stmtId + i},
+     * else {@code i} (as {@link BulkWriteCommand} and the write commands' retry checks number them).
+     */
+    private static List<WriteStatement> statements(BsonDocument command) {
+        for (String field : List.of("documents", "updates", "deletes")) {
+            if (command.containsKey(field) && command.get(field).isArray()) {
+                BsonArray array = command.getArray(field);
+                BsonArray stmtIds = command.isArray("stmtIds") ? command.getArray("stmtIds") : null;
+                int base =
+                        command.isNumber("stmtId") ? command.getNumber("stmtId").intValue() : 0;
+                List<WriteStatement> statements = new ArrayList<>(array.size());
+                for (int i = 0; i < array.size(); i++) {
+                    int stmtId = stmtIds != null && i < stmtIds.size()
+                            ? stmtIds.get(i).asNumber().intValue()
+                            : base + i;
+                    BsonValue body = array.get(i);
+                    statements.add(
+                            new WriteStatement(stmtId, body.isDocument() ? body.asDocument() : new BsonDocument()));
+                }
+                return statements;
+            }
+        }
+        return List.of();
     }
 
     private static int statementCount(BsonDocument command) {

@@ -16,6 +16,7 @@ public final class CommandRecord {
     private final Long maxTimeMs;
     private final int documents;
     private final long startNanos;
+    private final java.util.List<WriteStatement> statements;
     private volatile long endNanos = -1;
     private volatile ReceivedCommand.Outcome outcome = ReceivedCommand.Outcome.RUNNING;
     private volatile int errorCode;
@@ -37,6 +38,7 @@ public final class CommandRecord {
      * @param maxTimeMs    its {@code maxTimeMS}, or null
      * @param documents    how many statements or documents it carried
      * @param startNanos   {@link System#nanoTime()} at its arrival
+     * @param statements   the write statements it carried, with their statement ids
      */
     public CommandRecord(
             long opid,
@@ -50,7 +52,8 @@ public final class CommandRecord {
             BsonValue comment,
             Long maxTimeMs,
             int documents,
-            long startNanos) {
+            long startNanos,
+            java.util.List<WriteStatement> statements) {
         this.opid = opid;
         this.node = node;
         this.connectionId = connectionId;
@@ -63,6 +66,7 @@ public final class CommandRecord {
         this.maxTimeMs = maxTimeMs;
         this.documents = documents;
         this.startNanos = startNanos;
+        this.statements = java.util.List.copyOf(statements);
     }
 
     /**
@@ -121,6 +125,7 @@ public final class CommandRecord {
                 outcome,
                 errorCode,
                 executed,
-                applied);
+                applied,
+                statements);
     }
 }

@@ -24,6 +24,7 @@ import org.bson.BsonValue;
  * @param executed         true if it ran in the storage engine (false: failed before, or answered from the
  *                         session's stored result of an earlier execution)
  * @param applied          documents it wrote (inserted, modified, upserted, deleted)
+ * @param statements       the write statements it carried, with their statement ids (empty for other commands)
  */
 public record ReceivedCommand(
         long opid,
@@ -42,7 +43,8 @@ public record ReceivedCommand(
         Outcome outcome,
         int errorCode,
         boolean executed,
-        long applied) {
+        long applied,
+        java.util.List<WriteStatement> statements) {
 
     /** How a command ended. */
     public enum Outcome {

@@ -4,10 +4,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -103,27 +105,66 @@ public final class ServerTruth {
      * @return the largest number of copies running at once
      */
     public int maxConcurrentCopies(Predicate<ReceivedCommand> filter) {
-        List<long[]> events = new ArrayList<>();
+        return maxConcurrentCopiesPerKey(filter, command -> List.of("")).max();
+    }
+
+    /** The most copies of one key that ran at once, and that key (empty when nothing matched). */
+    public record CopiesAtOnce(int max, String key) {}
+
+    /**
+     * The largest number of distinct copies ({@code (lsid, txnNumber)}) of one key running at the same moment, over
+     * every key: a key is what one logical write is known by (e.g. a record's statement), and a command counts for
+     * each key {@code keys} gives it. A copy of a key runs from the arrival of its first command carrying the key
+     * until its last such command ended (still running: until now); a resend of the same copy is the same copy.
+     *
+     * @param filter which commands count
+     * @param keys   the keys of a command's logical writes (none: the command does not count)
+     * @return the largest count and its key
+     */
+    public CopiesAtOnce maxConcurrentCopiesPerKey(
+            Predicate<ReceivedCommand> filter, Function<ReceivedCommand, ? extends Collection<String>> keys) {
+        return maxConcurrentCopiesPerKey(commands(filter), keys);
+    }
+
+    /**
+     * {@link #maxConcurrentCopiesPerKey(Predicate, Function)} over snapshots already taken (e.g. several truths').
+     *
+     * @param commands the commands
+     * @param keys     the keys of a command's logical writes (none: the command does not count)
+     * @return the largest count and its key
+     */
+    public static CopiesAtOnce maxConcurrentCopiesPerKey(
+            Collection<ReceivedCommand> commands, Function<ReceivedCommand, ? extends Collection<String>> keys) {
+        Map<String, Map<TxnId, long[]>> spans = new HashMap<>();
         long now = System.nanoTime();
-        for (List<ReceivedCommand> copy : copies(filter).values()) {
-            long start = Long.MAX_VALUE;
-            long end = Long.MIN_VALUE;
-            for (ReceivedCommand command : copy) {
-                start = Math.min(start, command.startNanos());
-                end = Math.max(end, command.running() ? now + 1 : command.endNanos());
+        for (ReceivedCommand command : commands) {
+            for (String key : keys.apply(command)) {
+                long[] span = spans.computeIfAbsent(key, k -> new HashMap<>())
+                        .computeIfAbsent(command.txnId(), id -> new long[] {Long.MAX_VALUE, Long.MIN_VALUE});
+                span[0] = Math.min(span[0], command.startNanos());
+                span[1] = Math.max(span[1], command.running() ? now + 1 : command.endNanos());
             }
-            events.add(new long[] {start, 1});
-            events.add(new long[] {end, -1});
         }
-        // Ends before starts at the same instant: touching copies did not overlap.
-        events.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
-        int running = 0;
         int max = 0;
-        for (long[] event : events) {
-            running += (int) event[1];
-            max = Math.max(max, running);
+        String worst = "";
+        for (Map.Entry<String, Map<TxnId, long[]>> key : spans.entrySet()) {
+            List<long[]> events = new ArrayList<>();
+            for (long[] span : key.getValue().values()) {
+                events.add(new long[] {span[0], 1});
+                events.add(new long[] {span[1], -1});
+            }
+            // Ends before starts at the same instant: touching copies did not overlap.
+            events.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+            int running = 0;
+            for (long[] event : events) {
+                running += (int) event[1];
+                if (running > max) {
+                    max = running;
+                    worst = key.getKey();
+                }
+            }
         }
-        return max;
+        return new CopiesAtOnce(max, worst);
     }
 
     /**
