@@ -508,7 +508,7 @@ public final class WriteGuard {
         }
 
         /**
-         * Records the guard's meters ({@code mongodb.guard.*}, see {@link MicrometerGuardMetrics}) in this registry.
+         * Records the guard's meters ({@code mongodb.guard.*}, listed in the project's docs/metrics.md) in this registry.
          * Without one the guard records nothing and needs no Micrometer on the class path.
          *
          * @param registry the application's meter registry

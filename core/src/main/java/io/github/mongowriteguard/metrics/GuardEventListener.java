@@ -6,7 +6,7 @@ import java.time.Duration;
 
 /**
  * Callbacks for what guarded writes do, one immutable event each, every method a no-op by default.
- * {@link MicrometerGuardMetrics} turns them into meters; register your own with
+ * The guard's meters ({@code WriteGuard.builder().meterRegistry(..)}) are built from them; register your own with
  * {@code WriteGuard.builder().addListener(...)}. A listener that throws never breaks a write: the guard logs the
  * exception and goes on. Events carry no document contents, ids or connection strings.
  *

@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * One structure the guard holds in memory between calls, its size now and its bound: what
- * {@code WriteGuard.getHeldStructures()} lists and {@link MicrometerGuardMetrics} reports as the gauges
+ * {@code WriteGuard.getHeldStructures()} lists and the guard's meters report as the gauges
  * {@code mongodb.guard.held} and {@code mongodb.guard.held.bound}, tagged {@code structure}.
  *
  * <pre>{@code
