@@ -25,6 +25,7 @@ import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.slf4j.Logger;
@@ -83,6 +84,16 @@ final class ServiceEntryPoint {
     private final SessionCatalog sessionCatalog;
     private final Map<Long, OperationContext> active;
     private final Collection<CommandRecord> records;
+    /**
+     * How many write statements this node's truth keeps (their identities, for copies per key), at most
+     * {@link #MAX_STATEMENTS_KEPT}: the truth keeps every command for the deployment's life, so a bound keeps a long
+     * run (the lab's soak and paired runs) from growing the emulator's memory with every write.
+     */
+    private final AtomicLong statementsKept = new AtomicLong();
+
+    /** The most write statements one node's truth keeps; later commands' {@code statements()} are empty. */
+    static final long MAX_STATEMENTS_KEPT = 250_000;
+
     private final FailCommand failCommand;
     private final OnPrimaryTransactionalWrite onPrimaryTransactionalWrite;
     private final Stalls stalls;
@@ -741,9 +752,25 @@ final class ServiceEntryPoint {
                 maxTimeMs,
                 statementCount(command),
                 start,
-                statements(command));
+                keptStatements(command));
         records.add(record);
         return record;
+    }
+
+    /** The command's statements while the node keeps fewer than {@link #MAX_STATEMENTS_KEPT}, else none. */
+    private List<WriteStatement> keptStatements(BsonDocument command) {
+        if (statementsKept.get() >= MAX_STATEMENTS_KEPT) {
+            return List.of();
+        }
+        List<WriteStatement> statements = statements(command);
+        long kept = statementsKept.addAndGet(statements.size());
+        if (kept >= MAX_STATEMENTS_KEPT && kept - statements.size() < MAX_STATEMENTS_KEPT) {
+            log.warn(
+                    "emulator: this node's truth keeps no more write statements (it holds {}); later commands' "
+                            + "statements() are empty, so copies per key count only the commands before",
+                    kept);
+        }
+        return statements;
     }
 
     /**
@@ -763,13 +790,48 @@ final class ServiceEntryPoint {
                             ? stmtIds.get(i).asNumber().intValue()
                             : base + i;
                     BsonValue body = array.get(i);
-                    statements.add(
-                            new WriteStatement(stmtId, body.isDocument() ? body.asDocument() : new BsonDocument()));
+                    statements.add(new WriteStatement(
+                            stmtId, body.isDocument() ? identity(body.asDocument()) : new BsonDocument()));
                 }
                 return statements;
             }
         }
         return List.of();
+    }
+
+    /**
+     * What the truth keeps of a statement: its identity, never its contents, because the truth keeps every command
+     * for the deployment's life (a document's values would make the emulator's memory grow with every write). An
+     * inserted document's {@code _id}; a filter's {@code _id}; an update's operators with the names of the fields they
+     * change (values as null); nothing of a replacement's fields.
+     */
+    private static BsonDocument identity(BsonDocument body) {
+        BsonDocument identity = new BsonDocument();
+        BsonValue id = body.get("_id");
+        if (id != null) {
+            identity.put("_id", id);
+        }
+        BsonValue filter = body.get("q");
+        if (filter != null && filter.isDocument() && filter.asDocument().containsKey("_id")) {
+            identity.put("q", new BsonDocument("_id", filter.asDocument().get("_id")));
+        }
+        BsonValue update = body.get("u");
+        if (update != null && update.isDocument()) {
+            BsonDocument operators = new BsonDocument();
+            for (Map.Entry<String, BsonValue> operator : update.asDocument().entrySet()) {
+                if (operator.getKey().startsWith("$") && operator.getValue().isDocument()) {
+                    BsonDocument fields = new BsonDocument();
+                    for (String field : operator.getValue().asDocument().keySet()) {
+                        fields.put(field, BsonNull.VALUE);
+                    }
+                    operators.put(operator.getKey(), fields);
+                }
+            }
+            if (!operators.isEmpty()) {
+                identity.put("u", operators);
+            }
+        }
+        return identity;
     }
 
     private static int statementCount(BsonDocument command) {
