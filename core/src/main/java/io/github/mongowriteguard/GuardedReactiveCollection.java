@@ -248,7 +248,10 @@ public final class GuardedReactiveCollection<T> {
     public Publisher<BulkWriteResult> bulkWrite(
             List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
         return guardedAsync(
-                null, () -> collection.bulkWrite(models, options), ops -> ops.bulkWriteAsync(null, models, options));
+                ReactiveTransport.plansWithoutCatalog(models, options),
+                null,
+                () -> collection.bulkWrite(models, options),
+                ops -> ops.bulkWriteAsync(null, models, options));
     }
 
     /**
@@ -273,6 +276,7 @@ public final class GuardedReactiveCollection<T> {
     public Publisher<BulkWriteResult> bulkWrite(
             ClientSession session, List<? extends WriteModel<? extends T>> models, BulkWriteOptions options) {
         return guardedAsync(
+                ReactiveTransport.plansWithoutCatalog(models, options),
                 session,
                 () -> collection.bulkWrite(session, models, options),
                 ops -> ops.bulkWriteAsync(session, models, options));
@@ -297,6 +301,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<InsertOneResult> insertOne(T document, InsertOneOptions options) {
         return guardedAsync(
+                true,
                 null,
                 () -> collection.insertOne(document, options),
                 ops -> ops.insertOneAsync(null, document, options));
@@ -323,6 +328,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<InsertOneResult> insertOne(ClientSession session, T document, InsertOneOptions options) {
         return guardedAsync(
+                true,
                 session,
                 () -> collection.insertOne(session, document, options),
                 ops -> ops.insertOneAsync(session, document, options));
@@ -347,6 +353,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<InsertManyResult> insertMany(List<? extends T> documents, InsertManyOptions options) {
         return guardedAsync(
+                ReactiveTransport.plansWithoutCatalog(documents, options),
                 null,
                 () -> collection.insertMany(documents, options),
                 ops -> ops.insertManyAsync(null, documents, options));
@@ -374,6 +381,7 @@ public final class GuardedReactiveCollection<T> {
     public Publisher<InsertManyResult> insertMany(
             ClientSession session, List<? extends T> documents, InsertManyOptions options) {
         return guardedAsync(
+                ReactiveTransport.plansWithoutCatalog(documents, options),
                 session,
                 () -> collection.insertMany(session, documents, options),
                 ops -> ops.insertManyAsync(session, documents, options));
@@ -398,7 +406,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<DeleteResult> deleteOne(Bson filter, DeleteOptions options) {
         return guardedAsync(
-                null, () -> collection.deleteOne(filter, options), ops -> ops.deleteOneAsync(null, filter, options));
+                true, null, () -> collection.deleteOne(filter, options), ops -> ops.deleteOneAsync(null, filter, options));
     }
 
     /**
@@ -422,6 +430,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<DeleteResult> deleteOne(ClientSession session, Bson filter, DeleteOptions options) {
         return guardedAsync(
+                true,
                 session,
                 () -> collection.deleteOne(session, filter, options),
                 ops -> ops.deleteOneAsync(session, filter, options));
@@ -446,7 +455,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<DeleteResult> deleteMany(Bson filter, DeleteOptions options) {
         return guardedAsync(
-                null, () -> collection.deleteMany(filter, options), ops -> ops.deleteManyAsync(null, filter, options));
+                false, null, () -> collection.deleteMany(filter, options), ops -> ops.deleteManyAsync(null, filter, options));
     }
 
     /**
@@ -470,6 +479,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<DeleteResult> deleteMany(ClientSession session, Bson filter, DeleteOptions options) {
         return guardedAsync(
+                false,
                 session,
                 () -> collection.deleteMany(session, filter, options),
                 ops -> ops.deleteManyAsync(session, filter, options));
@@ -496,6 +506,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<UpdateResult> replaceOne(Bson filter, T replacement, ReplaceOptions options) {
         return guardedAsync(
+                true,
                 null,
                 () -> collection.replaceOne(filter, replacement, options),
                 ops -> ops.replaceOneAsync(null, filter, replacement, options));
@@ -525,6 +536,7 @@ public final class GuardedReactiveCollection<T> {
     public Publisher<UpdateResult> replaceOne(
             ClientSession session, Bson filter, T replacement, ReplaceOptions options) {
         return guardedAsync(
+                true,
                 session,
                 () -> collection.replaceOne(session, filter, replacement, options),
                 ops -> ops.replaceOneAsync(session, filter, replacement, options));
@@ -551,6 +563,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<UpdateResult> updateOne(Bson filter, Bson update, UpdateOptions options) {
         return guardedAsync(
+                true,
                 null,
                 () -> collection.updateOne(filter, update, options),
                 ops -> ops.updateOneAsync(null, filter, update, options));
@@ -579,6 +592,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<UpdateResult> updateOne(ClientSession session, Bson filter, Bson update, UpdateOptions options) {
         return guardedAsync(
+                true,
                 session,
                 () -> collection.updateOne(session, filter, update, options),
                 ops -> ops.updateOneAsync(session, filter, update, options));
@@ -605,6 +619,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<UpdateResult> updateOne(Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
         return guardedAsync(
+                true,
                 null,
                 () -> collection.updateOne(filter, pipeline, options),
                 ops -> ops.updateOneAsync(null, filter, pipeline, options));
@@ -634,6 +649,7 @@ public final class GuardedReactiveCollection<T> {
     public Publisher<UpdateResult> updateOne(
             ClientSession session, Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
         return guardedAsync(
+                true,
                 session,
                 () -> collection.updateOne(session, filter, pipeline, options),
                 ops -> ops.updateOneAsync(session, filter, pipeline, options));
@@ -660,6 +676,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<UpdateResult> updateMany(Bson filter, Bson update, UpdateOptions options) {
         return guardedAsync(
+                false,
                 null,
                 () -> collection.updateMany(filter, update, options),
                 ops -> ops.updateManyAsync(null, filter, update, options));
@@ -688,6 +705,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<UpdateResult> updateMany(ClientSession session, Bson filter, Bson update, UpdateOptions options) {
         return guardedAsync(
+                false,
                 session,
                 () -> collection.updateMany(session, filter, update, options),
                 ops -> ops.updateManyAsync(session, filter, update, options));
@@ -714,6 +732,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<UpdateResult> updateMany(Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
         return guardedAsync(
+                false,
                 null,
                 () -> collection.updateMany(filter, pipeline, options),
                 ops -> ops.updateManyAsync(null, filter, pipeline, options));
@@ -743,6 +762,7 @@ public final class GuardedReactiveCollection<T> {
     public Publisher<UpdateResult> updateMany(
             ClientSession session, Bson filter, List<? extends Bson> pipeline, UpdateOptions options) {
         return guardedAsync(
+                false,
                 session,
                 () -> collection.updateMany(session, filter, pipeline, options),
                 ops -> ops.updateManyAsync(session, filter, pipeline, options));
@@ -767,6 +787,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<T> findOneAndDelete(Bson filter, FindOneAndDeleteOptions options) {
         return guardedAsync(
+                true,
                 null,
                 () -> collection.findOneAndDelete(filter, options),
                 ops -> ops.findOneAndDeleteAsync(null, filter, options));
@@ -793,6 +814,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<T> findOneAndDelete(ClientSession session, Bson filter, FindOneAndDeleteOptions options) {
         return guardedAsync(
+                true,
                 session,
                 () -> collection.findOneAndDelete(session, filter, options),
                 ops -> ops.findOneAndDeleteAsync(session, filter, options));
@@ -819,6 +841,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<T> findOneAndReplace(Bson filter, T replacement, FindOneAndReplaceOptions options) {
         return guardedAsync(
+                true,
                 null,
                 () -> collection.findOneAndReplace(filter, replacement, options),
                 ops -> ops.findOneAndReplaceAsync(null, filter, replacement, options));
@@ -848,6 +871,7 @@ public final class GuardedReactiveCollection<T> {
     public Publisher<T> findOneAndReplace(
             ClientSession session, Bson filter, T replacement, FindOneAndReplaceOptions options) {
         return guardedAsync(
+                true,
                 session,
                 () -> collection.findOneAndReplace(session, filter, replacement, options),
                 ops -> ops.findOneAndReplaceAsync(session, filter, replacement, options));
@@ -874,6 +898,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<T> findOneAndUpdate(Bson filter, Bson update, FindOneAndUpdateOptions options) {
         return guardedAsync(
+                true,
                 null,
                 () -> collection.findOneAndUpdate(filter, update, options),
                 ops -> ops.findOneAndUpdateAsync(null, filter, update, options));
@@ -903,6 +928,7 @@ public final class GuardedReactiveCollection<T> {
     public Publisher<T> findOneAndUpdate(
             ClientSession session, Bson filter, Bson update, FindOneAndUpdateOptions options) {
         return guardedAsync(
+                true,
                 session,
                 () -> collection.findOneAndUpdate(session, filter, update, options),
                 ops -> ops.findOneAndUpdateAsync(session, filter, update, options));
@@ -929,6 +955,7 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<T> findOneAndUpdate(Bson filter, List<? extends Bson> pipeline, FindOneAndUpdateOptions options) {
         return guardedAsync(
+                true,
                 null,
                 () -> collection.findOneAndUpdate(filter, pipeline, options),
                 ops -> ops.findOneAndUpdateAsync(null, filter, pipeline, options));
@@ -958,6 +985,7 @@ public final class GuardedReactiveCollection<T> {
     public Publisher<T> findOneAndUpdate(
             ClientSession session, Bson filter, List<? extends Bson> pipeline, FindOneAndUpdateOptions options) {
         return guardedAsync(
+                true,
                 session,
                 () -> collection.findOneAndUpdate(session, filter, pipeline, options),
                 ops -> ops.findOneAndUpdateAsync(session, filter, pipeline, options));
@@ -965,30 +993,53 @@ public final class GuardedReactiveCollection<T> {
 
     /**
      * The driver's own call inside a multi-document transaction (the guard neither retries nor times a transaction's
-     * statements, as the synchronous guard); otherwise the guarded call, started on the guard's scheduler: it holds no
-     * thread while a command's reply or a backoff is pending, and continues there.
+     * statements, as the synchronous guard); otherwise the guarded call ({@link #startAsync}).
+     *
+     * @param startsHere whether the call can plan without reading the catalog (a single-document write, a bulk that
+     *                   is unordered or of one write, without multi-document writes)
      */
     private <R> Publisher<R> guardedAsync(
+            boolean startsHere,
             @Nullable ClientSession session,
             Supplier<Publisher<R>> driver,
             Function<GuardedOperations<T>, CompletableFuture<R>> call) {
         if (session != null && session.hasActiveTransaction()) {
             return driver.get();
         }
-        return onGuardThreadAsync(call);
+        return startAsync(startsHere, session, call);
+    }
+
+    private <R> Publisher<R> onGuardThreadAsync(Function<GuardedOperations<T>, CompletableFuture<R>> call) {
+        return startAsync(false, null, call);
     }
 
     /**
-     * Starts {@code call} on the guard's scheduler when subscribed, on the operations whose driver publishers carry
-     * the subscriber's context (as the driver's own publisher hands its subscriber to its
-     * {@code ReactiveContextProvider}), and signals what it completes with (on the guard's thread that ran its last
-     * part); a cancelled subscription leaves it running to its end (see the class comment).
+     * Starts {@code call} when subscribed, on the operations whose driver publishers carry the subscriber's context (as
+     * the driver's own publisher hands its subscriber to its {@code ReactiveContextProvider}), and signals what it
+     * completes with; a cancelled subscription leaves it running to its end (see the class comment). It starts on the
+     * subscriber's thread, as the driver's call does, when nothing before its first send can wait: {@code startsHere}
+     * and a session the driver hands out at once ({@link ReactiveTransport.Operations#sessionsWithoutWaiting});
+     * otherwise on the guard's scheduler, where a catalog read or a session's server selection may wait.
      */
-    private <R> Publisher<R> onGuardThreadAsync(Function<GuardedOperations<T>, CompletableFuture<R>> call) {
-        return Mono.deferContextual(context -> Mono.fromFuture(
-                CompletableFuture.supplyAsync(() -> call.apply(operations.in(context)), ReactiveGuardThreads.EXECUTOR)
-                        .thenCompose(started -> started),
-                true));
+    private <R> Publisher<R> startAsync(
+            boolean startsHere,
+            @Nullable ClientSession session,
+            Function<GuardedOperations<T>, CompletableFuture<R>> call) {
+        return Mono.deferContextual(context -> {
+            GuardedOperations<T> ops = operations.in(context);
+            CompletableFuture<R> started;
+            if (startsHere && operations.sessionsWithoutWaiting(session)) {
+                try {
+                    started = call.apply(ops);
+                } catch (RuntimeException | Error e) {
+                    started = CompletableFuture.failedFuture(e);
+                }
+            } else {
+                started = CompletableFuture.supplyAsync(() -> call.apply(ops), ReactiveGuardThreads.EXECUTOR)
+                        .thenCompose(Function.identity());
+            }
+            return Mono.fromFuture(started, true);
+        });
     }
 
     @Override

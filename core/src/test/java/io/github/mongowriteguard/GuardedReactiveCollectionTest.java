@@ -154,7 +154,7 @@ class GuardedReactiveCollectionTest {
     }
 
     @Test
-    void theDriversWriteMethods_publishTheDriversResults_andTheWorkRunsOnTheGuardsThreads() {
+    void theDriversWriteMethods_publishTheDriversResults_onTheThreadTheDriverSignalsOn() {
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
                 Reactive reactive = new Reactive(cluster.connectionString(), WriteGuard.create(), 30_000)) {
             GuardedReactiveCollection<Document> c = reactive.guarded("r", "methods");
@@ -196,12 +196,25 @@ class GuardedReactiveCollectionTest {
                     .isEqualTo(1);
             assertThat(Mono.from(c.deleteMany(Filters.in("_id", 2, 3))).block().getDeletedCount())
                     .isEqualTo(2);
-            assertThat(Mono.from(c.unwrap().find()).block()).isEqualTo(new Document("_id", 1).append("v", 2));
+            assertThat(Mono.from(c.unwrap().find(Filters.eq("_id", 1))).block())
+                    .isEqualTo(new Document("_id", 1).append("v", 2));
 
-            assertThat(signalledOn).allMatch(name -> name.startsWith("mongo-write-guard-reactive"));
             assertThat(reactive.sent)
                     .as("every write carries the guard's deadline")
                     .allMatch(command -> command.containsKey("maxTimeMS"));
+
+            // A write whose reply proves its outcome is signalled where the driver signals its own (its I/O thread),
+            // not handed to the guard's threads first.
+            List<String> driverSignalledOn = new CopyOnWriteArrayList<>();
+            Mono.from(c.unwrap().insertOne(new Document("_id", 5)))
+                    .doOnNext(r -> driverSignalledOn.add(Thread.currentThread().getName()))
+                    .block();
+            assertThat(signalledOn)
+                    .singleElement()
+                    .asString()
+                    .doesNotStartWith("mongo-write-guard-reactive")
+                    .isNotEqualTo(Thread.currentThread().getName())
+                    .startsWith(threadKind(driverSignalledOn.get(0)));
         }
     }
 
@@ -305,5 +318,10 @@ class GuardedReactiveCollectionTest {
     private static WriteModel<Document> upsert(int id) {
         return new UpdateOneModel<>(
                 Filters.eq("_id", id), Updates.set("qty", id % 100), new UpdateOptions().upsert(true));
+    }
+
+    /** A thread's name without its number: the pool it belongs to. */
+    private static String threadKind(String name) {
+        return name.replaceAll("[0-9]+$", "");
     }
 }

@@ -42,38 +42,66 @@ import reactor.core.publisher.Mono;
 class ReactiveBlockingTest {
     private static final String DRIVER_THREADS = "driver-io-";
 
-    @Test
-    void guardedWrites_makeNoBlockingCallOnTheDriversThreads() {
+    /** Every blocking call made on a driver thread since BlockHound was installed, with its stack. */
+    private static final List<String> BLOCKING = new CopyOnWriteArrayList<>();
+
+    private static boolean installed;
+
+    /**
+     * Installs BlockHound once for this JVM: every blocking call on a driver thread is recorded with its stack (not
+     * thrown: the driver's own code blocks there at times); the guard's code must never be on such a stack.
+     */
+    private static synchronized void installBlockHound() {
         assumeTrue(
                 ManagementFactory.getRuntimeMXBean()
                         .getInputArguments()
                         .contains("-XX:+AllowRedefinitionToAddDeleteMethods"),
                 "BlockHound needs -XX:+AllowRedefinitionToAddDeleteMethods on Java 17: run through the blockhound"
                         + " execution (mvn -pl core test -Dtest=ReactiveBlockingTest -Dblockhound runs it there)");
-        // Every blocking call on a driver thread is recorded with its stack (not thrown: the driver's own code blocks
-        // there at times, e.g. UUID.randomUUID for a session id); the guard's code must never be on such a stack.
-        List<String> blocking = new CopyOnWriteArrayList<>();
-        BlockHound.install(builder -> builder.nonBlockingThreadPredicate(
-                        current -> current.or(thread -> thread.getName().startsWith(DRIVER_THREADS)))
-                // an idle pool thread waiting for its next task, as Reactor's own integration allows for its workers
-                .allowBlockingCallsInside(java.util.concurrent.ThreadPoolExecutor.class.getName(), "getTask")
-                .blockingMethodCallback(method -> blocking.add(Thread.currentThread()
-                                .getName() + " " + method + "\n" + callersOf(new Throwable().getStackTrace()))));
+        if (!installed) {
+            BlockHound.install(builder -> builder.nonBlockingThreadPredicate(
+                            current -> current.or(thread -> thread.getName().startsWith(DRIVER_THREADS)))
+                    // an idle pool thread waiting for its next task, as Reactor's own integration allows for its
+                    // workers
+                    .allowBlockingCallsInside(java.util.concurrent.ThreadPoolExecutor.class.getName(), "getTask")
+                    // the driver's session pool makes a new session's id with UUID.randomUUID (SecureRandom reads
+                    // /dev/urandom) on the subscriber's thread for the driver's own calls too (ServerSessionPool.get)
+                    .allowBlockingCallsInside("com.mongodb.internal.session.ServerSessionPool", "get")
+                    .blockingMethodCallback(method -> BLOCKING.add(Thread.currentThread()
+                                    .getName() + " " + method + "\n" + callersOf(new Throwable().getStackTrace()))));
+            installed = true;
+        }
+        BLOCKING.clear();
+    }
+
+    /** A client of {@code cluster}'s whose I/O completes on threads named {@link #DRIVER_THREADS}. */
+    private static MongoClient client(WriteGuard guard, String connectionString, ExecutorService driverThreads) {
+        return MongoClients.create(guard.configure(MongoClientSettings.builder()
+                        .applyConnectionString(new ConnectionString(connectionString))
+                        .applyToSocketSettings(s -> s.readTimeout(30, TimeUnit.SECONDS))
+                        .transportSettings(TransportSettings.asyncBuilder()
+                                .executorService(driverThreads)
+                                .build()))
+                .build());
+    }
+
+    private static ExecutorService driverThreads() {
         AtomicInteger threads = new AtomicInteger();
-        ExecutorService driverThreads = Executors.newCachedThreadPool(task -> {
+        return Executors.newCachedThreadPool(task -> {
             Thread thread = new Thread(task, DRIVER_THREADS + threads.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         });
+    }
+
+    @Test
+    void guardedWrites_makeNoBlockingCallOnTheDriversThreads() {
+        installBlockHound();
+        List<String> blocking = BLOCKING;
+        ExecutorService driverThreads = driverThreads();
         WriteGuard guard = WriteGuard.create();
         try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
-                MongoClient client = MongoClients.create(guard.configure(MongoClientSettings.builder()
-                                .applyConnectionString(new ConnectionString(cluster.connectionString()))
-                                .applyToSocketSettings(s -> s.readTimeout(30, TimeUnit.SECONDS))
-                                .transportSettings(TransportSettings.asyncBuilder()
-                                        .executorService(driverThreads)
-                                        .build()))
-                        .build())) {
+                MongoClient client = client(guard, cluster.connectionString(), driverThreads)) {
             GuardedReactiveCollection<Document> c = GuardedReactiveCollection.of(
                     guard, client, client.getDatabase("b").getCollection("c"));
 
@@ -120,6 +148,60 @@ class ReactiveBlockingTest {
                     .isEmpty();
             System.out.println(
                     "ReactiveBlockingTest: blocking calls of the driver's own on its threads: " + blocking.size());
+        } finally {
+            driverThreads.shutdownNow();
+        }
+    }
+
+    /**
+     * Guarded calls subscribed on a driver thread (a chain that goes on where the driver signalled) start there, as the
+     * driver's own calls do, and block nothing there: single writes, an unordered bulk, a find-and-modify. On a sharded
+     * cluster an ordered bulk that repeats keys sends its key runs side by side, and the thread that waits for them is
+     * the guard's, never the driver's thread the previous command's reply came on.
+     */
+    @Test
+    void guardedCallsSubscribedOnADriverThread_andKeyRunsSideBySide_blockNothingThere() {
+        installBlockHound();
+        ExecutorService driverThreads = driverThreads();
+        WriteGuard guard = WriteGuard.create();
+        try (io.github.mongowriteguard.testkit.EmulatedShardedCluster cluster =
+                        EmulatedCluster.sharded().shards(3).start();
+                MongoClient client = client(guard, cluster.connectionString(), driverThreads)) {
+            cluster.shardCollection("b.events", SideBySideKeyRunsTest.HASHED_ID);
+            GuardedReactiveCollection<Document> c = GuardedReactiveCollection.of(
+                    guard, client, client.getDatabase("b").getCollection("events"));
+            Mono.from(c.insertOne(new Document("_id", -1))).block(Duration.ofSeconds(10));
+            BLOCKING.clear();
+
+            List<String> startedOn = new CopyOnWriteArrayList<>();
+            List<WriteModel<Document>> unordered = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                unordered.add(new UpdateOneModel<>(
+                        Filters.eq("_id", 1_000 + i), Updates.set("v", i), new UpdateOptions().upsert(true)));
+            }
+            long applied = Mono.from(c.unwrap().countDocuments())
+                    .doOnNext(count -> startedOn.add(Thread.currentThread().getName()))
+                    .flatMap(count -> Mono.from(c.insertOne(new Document("_id", 0))))
+                    .flatMap(inserted -> Mono.from(c.updateOne(Filters.eq("_id", 0), Updates.inc("n", 1))))
+                    .flatMap(updated -> Mono.from(c.bulkWrite(unordered, new BulkWriteOptions().ordered(false))))
+                    .flatMap(bulk -> Mono.from(c.findOneAndUpdate(Filters.eq("_id", 0), Updates.inc("n", 1))))
+                    .map(document -> document.getInteger("n"))
+                    .block(Duration.ofSeconds(20));
+            assertThat(startedOn).singleElement().asString().startsWith(DRIVER_THREADS);
+            assertThat(applied).isEqualTo(1);
+
+            // mixed distinct and repeated keys: a round's unordered part, then its key runs side by side
+            List<WriteModel<Document>> ordered = new ArrayList<>();
+            for (int i = 0; i < 60; i++) {
+                ordered.add(SideBySideKeyRunsTest.inc(i % 3 == 0 ? i % 9 : 100 + i));
+            }
+            WriteOutcome<Document> outcome = Mono.from(c.unwrap().countDocuments())
+                    .flatMap(count -> Mono.from(c.execute(ordered, new BulkWriteOptions().ordered(true))))
+                    .block(Duration.ofSeconds(30));
+            assertThat(outcome.isComplete()).as(outcome.toString()).isTrue();
+            assertThat(guardFrames(BLOCKING))
+                    .as("blocking calls of the guard on a driver thread")
+                    .isEmpty();
         } finally {
             driverThreads.shutdownNow();
         }

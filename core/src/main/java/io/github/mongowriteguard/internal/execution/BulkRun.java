@@ -127,13 +127,14 @@ final class BulkRun<T> implements AutoCloseable {
         if (keyRuns.isEmpty()) {
             return first;
         }
-        return first.thenCompose(done -> {
-            // side by side: the commands go on the guard's daemon threads, this thread waits for them
-            if (sideBySide == null || !sideBySide.send(round, keyRuns)) {
-                return sendKeyRuns(round, keyRuns);
-            }
-            return DONE;
-        });
+        if (sideBySide == null) {
+            return first.thenCompose(done -> sendKeyRuns(round, keyRuns));
+        }
+        // side by side: the commands go on the guard's daemon threads and this thread waits for them, so over the
+        // reactive driver it is one of the guard's threads, never the driver's thread the first part ended on
+        return first.thenCompose(done -> tools.sender()
+                .mayBlock(() -> CompletableFuture.completedFuture(sideBySide.send(round, keyRuns)))
+                .thenCompose(sent -> sent ? DONE : sendKeyRuns(round, keyRuns)));
     }
 
     WriteCommandEncoder<T>.Commands commands(List<Integer> indices, boolean ordered) {

@@ -8,7 +8,6 @@ import com.mongodb.session.ClientSession;
 import io.github.mongowriteguard.internal.ServerTracker;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import org.bson.BsonDocument;
 import org.bson.RawBsonDocument;
 import org.jspecify.annotations.Nullable;
@@ -33,13 +32,12 @@ interface CommandChannel {
 
     /**
      * Sends {@code command} once without waiting for the answer on the calling thread: the returned future completes
-     * on {@code then} (never on a driver thread), where the send loop continues. A channel whose driver answers only
-     * on the calling thread (the synchronous driver's) sends there, as {@link #send}.
-     *
-     * @param then where the answer's completion runs
+     * on the thread the driver answers on (the reactive driver's I/O thread), where the send loop goes on only while
+     * it makes no blocking call ({@link CopySender}). A channel whose driver answers only on the calling thread (the
+     * synchronous driver's) sends there, as {@link #send}, and returns a completed future.
      */
-    default CompletableFuture<Answer> sendAsync(ClientSession session, BsonDocument command, Executor then) {
-        return CompletableFuture.supplyAsync(() -> send(session, command), then);
+    default CompletableFuture<Answer> sendAsync(ClientSession session, BsonDocument command) {
+        return Continuations.completed(() -> send(session, command));
     }
 
     /**

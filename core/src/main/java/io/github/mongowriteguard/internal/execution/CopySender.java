@@ -19,6 +19,8 @@ import io.github.resilience4j.retry.Retry;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonValue;
@@ -265,10 +267,12 @@ final class CopySender {
     }
 
     /**
-     * How the loop's three waits are driven: the driver's answer, the backoff and the overlap gate. {@link #BLOCKING}
-     * waits on the calling thread and gives completed futures (the synchronous driver; settle and
-     * side-by-side sends of the reactive one); {@link #async} holds no thread for an answer or a backoff and continues
-     * on the transport's executor (the overlap gate, rare, still waits there on one of its threads).
+     * How the loop's waits are driven: the driver's answer, the backoff, the overlap gate, and the steps that may block.
+     * {@link #BLOCKING} waits on the calling thread and gives completed futures (the synchronous driver; settle and
+     * side-by-side sends of the reactive one); {@link #async} holds no thread for an answer or a backoff. There the
+     * loop goes on in the answer's completion, on the driver's thread, only while it cannot block: a reply that proves
+     * what the copy did and ends the loop (as the driver's own completion goes on there). Any other answer, a backoff's
+     * end and the overlap gate continue on the transport's executor (the guard's threads), where a step may wait.
      */
     interface Driving {
         CompletableFuture<CommandChannel.Answer> send(CommandChannel channel, ClientSession session, BsonDocument body);
@@ -276,6 +280,9 @@ final class CopySender {
         CompletableFuture<Boolean> pause(GuardTime time, long nanos);
 
         CompletableFuture<GateVerdict> gate(Gate gate, LiveCopyLedger.Copy copy, long sentAt, long maxTimeMs);
+
+        /** Runs {@code step}, which may block, where blocking is allowed: here when driven on the calling thread. */
+        <R> CompletableFuture<R> mayBlock(Supplier<CompletableFuture<R>> step);
 
         Driving BLOCKING = new Driving() {
             @Override
@@ -294,15 +301,20 @@ final class CopySender {
                     Gate gate, LiveCopyLedger.Copy copy, long sentAt, long maxTimeMs) {
                 return CompletableFuture.completedFuture(gate.beforeRetry(copy, sentAt, maxTimeMs));
             }
+
+            @Override
+            public <R> CompletableFuture<R> mayBlock(Supplier<CompletableFuture<R>> step) {
+                return step.get();
+            }
         };
 
-        /** Driven by completions, continuing on {@code then}. */
+        /** Driven by completions: what may block continues on {@code then}. */
         static Driving async(Executor then) {
             return new Driving() {
                 @Override
                 public CompletableFuture<CommandChannel.Answer> send(
                         CommandChannel channel, ClientSession session, BsonDocument body) {
-                    return channel.sendAsync(session, body, then);
+                    return channel.sendAsync(session, body);
                 }
 
                 @Override
@@ -315,8 +327,22 @@ final class CopySender {
                         Gate gate, LiveCopyLedger.Copy copy, long sentAt, long maxTimeMs) {
                     return CompletableFuture.supplyAsync(() -> gate.beforeRetry(copy, sentAt, maxTimeMs), then);
                 }
+
+                @Override
+                public <R> CompletableFuture<R> mayBlock(Supplier<CompletableFuture<R>> step) {
+                    return CompletableFuture.supplyAsync(step, then).thenCompose(Function.identity());
+                }
             };
         }
+    }
+
+    /**
+     * Runs {@code step}, which may block (a session started, commands sent side by side and waited for), where this
+     * sender's transport allows it: on the calling thread for the synchronous driver, on the guard's threads for the
+     * reactive one (never on the driver's thread an answer completed on).
+     */
+    <R> CompletableFuture<R> mayBlock(Supplier<CompletableFuture<R>> step) {
+        return driving.mayBlock(step);
     }
 
     /**
@@ -399,6 +425,12 @@ final class CopySender {
 
         private CompletableFuture<Boolean> answered(CommandChannel.Answer answer) {
             result = classify(answer, copy, tally);
+            // Driven in completions, the loop goes on here (the driver's thread) only for a reply that proves what
+            // the copy did and ends the loop: nothing after it blocks (no backoff, gate or fresh session).
+            return endsHere(result) ? afterAnswer() : driving.mayBlock(this::afterAnswer);
+        }
+
+        private CompletableFuture<Boolean> afterAnswer() {
             reachedServer |= !(result instanceof SendResult.NoServer);
             if (result instanceof SendResult.GaveUp) {
                 unanswered = true;
@@ -490,6 +522,19 @@ final class CopySender {
                     unanswered,
                     earlier == null ? java.util.List.of() : java.util.List.copyOf(earlier));
         }
+    }
+
+    /**
+     * Whether {@code result} ends the send loop with a proven outcome and leaves nothing that may block: a reply whose
+     * statements all succeeded or failed for reasons of their own, no lost answer, no deadline, no write-concern error.
+     */
+    static boolean endsHere(SendResult result) {
+        return result instanceof SendResult.Reply reply
+                && reply.provesOutcome()
+                && !reply.lostAnswer()
+                && !reply.hitDeadline()
+                && !reply.worthRetrying()
+                && reply.reply().writeConcernError() == null;
     }
 
     private static final CompletableFuture<Boolean> STOP = CompletableFuture.completedFuture(false);

@@ -121,10 +121,46 @@ public final class ReactiveTransport {
             return context.isEmpty() ? plain : of(bulk.over(wire.transport(context)));
         }
 
+        /**
+         * Whether a call's sessions come from the driver at once, without a server selection: the caller's own, or the
+         * guard's when the cluster's description shows session support (the driver's {@code ClientSessionHelper}
+         * then starts one synchronously; otherwise it selects a server first).
+         *
+         * @param callers the caller's session, or null
+         */
+        public boolean sessionsWithoutWaiting(com.mongodb.reactivestreams.client.@Nullable ClientSession callers) {
+            if (callers != null) {
+                return true;
+            }
+            ClusterDescription cluster = wire.client().getClusterDescription();
+            return cluster.getLogicalSessionTimeoutMinutes() != null
+                    || cluster.getConnectionMode() == com.mongodb.connection.ClusterConnectionMode.LOAD_BALANCED;
+        }
+
         private GuardedOperations<T> of(BulkExecutor<T> executor) {
             return new GuardedOperations<>(
                     executor, new FindAndModifyExecutor<>(executor, runtime), idempotentMultiRetries);
         }
+    }
+
+    /**
+     * Whether a bulk is planned without reading the catalog: no multi-document write (whose single-document rule reads
+     * the collection's options) and not an ordered bulk of several writes (which reads where its keys live when it
+     * repeats one). False for what the call refuses (null), which then fails where it would have.
+     */
+    public static boolean plansWithoutCatalog(
+            @Nullable List<? extends com.mongodb.client.model.WriteModel<?>> models,
+            com.mongodb.client.model.@Nullable BulkWriteOptions options) {
+        return models != null
+                && options != null
+                && (!options.isOrdered() || models.size() <= 1)
+                && !SingleDocumentRules.needed(models);
+    }
+
+    /** As {@link #plansWithoutCatalog(List, com.mongodb.client.model.BulkWriteOptions)}, for {@code insertMany}. */
+    public static boolean plansWithoutCatalog(
+            @Nullable List<?> documents, com.mongodb.client.model.@Nullable InsertManyOptions options) {
+        return documents != null && options != null && (!options.isOrdered() || documents.size() <= 1);
     }
 
     /**
@@ -232,10 +268,9 @@ public final class ReactiveTransport {
         }
 
         @Override
-        public CompletableFuture<Answer> sendAsync(
-                com.mongodb.session.ClientSession session, BsonDocument command, Executor then) {
+        public CompletableFuture<Answer> sendAsync(com.mongodb.session.ClientSession session, BsonDocument command) {
             return first(runCommand(session, command), context)
-                    .handleAsync((reply, error) -> answer(wire.client, reply, error), then);
+                    .handle((reply, error) -> answer(wire.client, reply, error));
         }
 
         private Publisher<RawBsonDocument> runCommand(com.mongodb.session.ClientSession session, BsonDocument command) {

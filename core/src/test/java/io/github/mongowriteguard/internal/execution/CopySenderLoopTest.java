@@ -263,6 +263,7 @@ class CopySenderLoopTest {
         Deque<GateVerdict> verdicts = new ArrayDeque<>(row.verdicts());
         List<BsonDocument> sent = new ArrayList<>();
         int[] gateCalls = {0};
+        java.util.Set<String> gateThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
         CommandChannel scripted = (session, command) -> {
             sent.add(command);
             assertThat(answers)
@@ -281,12 +282,10 @@ class CopySenderLoopTest {
 
                     @Override
                     public java.util.concurrent.CompletableFuture<Answer> sendAsync(
-                            com.mongodb.session.ClientSession session,
-                            BsonDocument command,
-                            java.util.concurrent.Executor then) {
+                            com.mongodb.session.ClientSession session, BsonDocument command) {
+                        // the answer completes on the driver's thread, as the reactive driver's does
                         return java.util.concurrent.CompletableFuture.supplyAsync(
-                                        () -> scripted.send(session, command), driverThread)
-                                .thenApplyAsync(answer -> answer, then);
+                                () -> scripted.send(session, command), driverThread);
                     }
                 };
         if (inCompletions) {
@@ -296,6 +295,7 @@ class CopySenderLoopTest {
                 time,
                 channel,
                 (copy, lastSendNanos, maxTimeMs) -> {
+                    gateThreads.add(Thread.currentThread().getName());
                     gateCalls[0]++;
                     assertThat(maxTimeMs).isEqualTo(MAX_TIME_MS);
                     return verdicts.poll();
@@ -315,8 +315,11 @@ class CopySenderLoopTest {
         }
 
         assertThat(tally.threads)
-                .as("the loop never runs on the driver's thread")
-                .doesNotContain("driver-io");
+                .as("no send after an answer is made on the driver's thread")
+                .noneMatch(thread -> thread.startsWith("driver-io"));
+        assertThat(gateThreads)
+                .as("the overlap gate never waits on the driver's thread")
+                .noneMatch(thread -> thread.startsWith("driver-io"));
 
         assertThat(answers).as("answers left unsent").isEmpty();
         assertThat(tally.sends).as("sends tallied").isEqualTo(sent.size());
