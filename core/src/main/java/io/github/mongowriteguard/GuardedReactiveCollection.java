@@ -49,13 +49,16 @@ import reactor.core.publisher.Mono;
  * Mono.from(orders.bulkWrite(models, new BulkWriteOptions().ordered(true))).subscribe(...);
  * }</pre>
  *
- * <p><b>Where the work runs.</b> Nothing happens until a subscriber subscribes. The call then runs on the guard's own
+ * <p><b>Where the work runs.</b> Nothing happens until a subscriber subscribes. A call that cannot wait before its
+ * first send (a single-document write; an unordered or one-write bulk without multi-document writes, once the driver
+ * knows the cluster supports sessions) then starts on the subscriber's thread, as the driver's own call: it plans,
+ * encodes and subscribes to the driver's {@code runCommand} publisher. Any other call starts on the guard's own
  * bounded scheduler ({@code mongo-write-guard-reactive-*}, daemon threads, at most {@code max(10 x} CPU cores, 100) of
- * them), never on the subscriber's thread nor on a driver thread: it plans, encodes, subscribes to the driver's
- * {@code runCommand} publisher for each command, and continues on the scheduler when the reply comes and when a retry
- * backoff (a timer) ends, holding no thread while they are pending. Settle and the overlap gate still wait on one of
- * the scheduler's threads. The driver's threads only complete a future. The result is signalled from
- * the guard's thread. The subscriber's Reactor {@code Context} goes with the call: every driver publisher the call
+ * them), where its planner may read the catalog. No thread is held while a reply or a retry backoff (a timer) is
+ * pending. A reply that proves what its command did is finished on the driver's thread it came on (nothing there can
+ * block), and the result is signalled there, as the driver signals; any other answer, a backoff's end, the overlap
+ * gate and side-by-side key runs continue on the guard's scheduler, where settle and the overlap gate may wait.
+ * The subscriber's Reactor {@code Context} goes with the call: every driver publisher the call
  * subscribes to (its commands and resends, sessions, catalog reads) is subscribed with it, so the driver's
  * {@code ReactiveContextProvider} and command events see it as for the driver's own call ({@link #settle}: the
  * settle's subscriber's).
@@ -406,7 +409,10 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<DeleteResult> deleteOne(Bson filter, DeleteOptions options) {
         return guardedAsync(
-                true, null, () -> collection.deleteOne(filter, options), ops -> ops.deleteOneAsync(null, filter, options));
+                true,
+                null,
+                () -> collection.deleteOne(filter, options),
+                ops -> ops.deleteOneAsync(null, filter, options));
     }
 
     /**
@@ -455,7 +461,10 @@ public final class GuardedReactiveCollection<T> {
      */
     public Publisher<DeleteResult> deleteMany(Bson filter, DeleteOptions options) {
         return guardedAsync(
-                false, null, () -> collection.deleteMany(filter, options), ops -> ops.deleteManyAsync(null, filter, options));
+                false,
+                null,
+                () -> collection.deleteMany(filter, options),
+                ops -> ops.deleteManyAsync(null, filter, options));
     }
 
     /**

@@ -30,11 +30,11 @@ import reactor.util.context.ContextView;
 
 /**
  * The Reactive Streams driver as a {@link Transport}: the guard's commands, sessions and overlap-gate reads go through
- * the reactive client's publishers. The guard's loop runs on the guard's own threads, never a driver thread: a bulk's
- * send subscribes to the driver's {@code runCommand} publisher and the loop continues on the guard's scheduler when it
- * signals (no thread waits); sessions, catalog reads, the gate's commands and the sends of settle
- * are awaited on the calling guard thread. The driver's thread only completes a future. Everything else is the
- * synchronous guard's code.
+ * the reactive client's publishers. A bulk's send subscribes to the driver's {@code runCommand} publisher and the loop
+ * goes on when it signals (no thread waits): on the driver's thread for a reply that proves its outcome (nothing there
+ * blocks), on the guard's scheduler for anything that may wait ({@code CopySender.Driving.mayBlock}); sessions, catalog
+ * reads, the gate's commands and the sends of settle are awaited on a guard thread (or, for a call that starts on the
+ * subscriber's thread, a session the driver hands out at once). Everything else is the synchronous guard's code.
  *
  * <p>Every driver publisher of a call is subscribed with the Reactor {@code Context} of the subscriber of the guarded
  * publisher that started the call (the write commands, their resends, sessions, catalog reads, the gate's commands,
@@ -115,7 +115,8 @@ public final class ReactiveTransport {
          * The operations of one call whose driver publishers are subscribed with {@code context}.
          *
          * @param context the guarded publisher's subscriber's context
-         * @return the operations; call them on the guard's thread, never on a driver thread
+         * @return the operations; call them on a guard thread, or where nothing before the first send can wait
+         *     ({@link #sessionsWithoutWaiting}, {@link ReactiveTransport#plansWithoutCatalog})
          */
         public GuardedOperations<T> in(ContextView context) {
             return context.isEmpty() ? plain : of(bulk.over(wire.transport(context)));
@@ -251,9 +252,9 @@ public final class ReactiveTransport {
 
     /**
      * {@code runCommand} on the reactive driver, subscribed with the call's subscriber context: awaited on the calling
-     * (guard) thread ({@code send}: settle, side-by-side sends), or completed on the guard's scheduler from the
-     * driver's signal ({@code sendAsync}: the send loop of bulks and find-and-modify, which holds no thread while the
-     * reply is pending). The driver's thread only completes a future.
+     * (guard) thread ({@code send}: settle, side-by-side sends), or completed on the driver's thread from its signal
+     * ({@code sendAsync}: the send loop of bulks and find-and-modify, which holds no thread while the reply is pending
+     * and hands anything that may wait to the guard's scheduler).
      */
     private record Channel(Wire wire, ContextView context) implements CommandChannel {
         @Override
