@@ -1,7 +1,9 @@
 package io.github.mongowriteguard;
 
 import com.mongodb.connection.ConnectionPoolSettings;
-import java.util.concurrent.Executor;
+import io.github.mongowriteguard.internal.execution.Resume;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -25,10 +27,30 @@ final class ReactiveGuardThreads {
             Schedulers.DEFAULT_BOUNDED_ELASTIC_SIZE,
             ConnectionPoolSettings.builder().build().getMaxSize());
 
-    static final Scheduler SCHEDULER =
-            Schedulers.newBoundedElastic(THREADS, Schedulers.DEFAULT_BOUNDED_ELASTIC_QUEUESIZE, PREFIX, 60, true);
+    static final Scheduler SCHEDULER = Schedulers.newBoundedElastic(
+            THREADS, Schedulers.DEFAULT_BOUNDED_ELASTIC_QUEUESIZE, new GuardThreadFactory(), 60);
 
-    static final Executor EXECUTOR = task -> SCHEDULER.schedule(task);
+    /** The scheduler as the guard's loop uses it: a step that may block runs at once on one of its threads. */
+    static final Resume EXECUTOR =
+            Resume.of(task -> SCHEDULER.schedule(task), () -> Thread.currentThread() instanceof GuardThread);
+
+    /** A thread of the guard's scheduler, so that the guard's loop knows it may block on it. */
+    private static final class GuardThread extends Thread {
+        GuardThread(Runnable task, String name) {
+            super(task, name);
+            setDaemon(true);
+        }
+    }
+
+    /** Daemon {@link GuardThread}s named {@code mongo-write-guard-reactive-N}. */
+    private static final class GuardThreadFactory implements ThreadFactory {
+        private final AtomicLong count = new AtomicLong();
+
+        @Override
+        public Thread newThread(Runnable task) {
+            return new GuardThread(task, PREFIX + "-" + count.incrementAndGet());
+        }
+    }
 
     private ReactiveGuardThreads() {}
 }

@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.Document;
@@ -135,14 +136,19 @@ final class Reactive {
         }
     }
 
-    /** The two paths' bulk of one row: index 0 the driver's, 1 the guard's. */
-    private static List<Publisher<BulkWriteResult>> paths(
+    /**
+     * The two paths' bulk of one row, index 0 the driver's, 1 the guard's: each call of the supplier is a new
+     * {@code bulkWrite(...)} call, as an application makes one per bulk. Re-subscribing one publisher would not measure
+     * the driver's whole call: its reactive collection builds the operation (every model turned into its write
+     * request) when {@code bulkWrite} is called, not when subscribed ({@code MongoOperationPublisher.createWriteOperationMono}
+     * calls its operation supplier at once), while the guard plans when subscribed.
+     */
+    private static List<Supplier<Publisher<BulkWriteResult>>> paths(
             Clients clients, String collection, List<WriteModel<Document>> models, boolean ordered) {
         BulkWriteOptions options = new BulkWriteOptions().ordered(ordered);
         MongoCollection<Document> driver = clients.driver("driver_" + collection);
         GuardedReactiveCollection<Document> guard = clients.guard("guard_" + collection);
-        // Publishers are cold: each subscription is a new bulkWrite.
-        return List.of(driver.bulkWrite(models, options), guard.bulkWrite(models, options));
+        return List.of(() -> driver.bulkWrite(models, options), () -> guard.bulkWrite(models, options));
     }
 
     static Result run(Settings settings, PrintStream log) {
@@ -195,8 +201,8 @@ final class Reactive {
     }
 
     private static TimeRow time(String server, Clients clients, String collection, int size, Settings settings) {
-        List<Publisher<BulkWriteResult>> paths = paths(clients, collection, upserts(size), false);
-        for (Publisher<BulkWriteResult> path : paths) {
+        List<Supplier<Publisher<BulkWriteResult>>> paths = paths(clients, collection, upserts(size), false);
+        for (Supplier<Publisher<BulkWriteResult>> path : paths) {
             millisPerCall(path, settings.runMillis()); // warm-up: the JIT, the routing tables, the documents
         }
         double[][] millis = new double[2][settings.runs()];
@@ -211,13 +217,13 @@ final class Reactive {
     }
 
     /** Subscribes to the bulk again and again, one at a time, for {@code runMillis}; the mean ms per bulk. */
-    private static double millisPerCall(Publisher<BulkWriteResult> bulk, int runMillis) {
+    private static double millisPerCall(Supplier<Publisher<BulkWriteResult>> bulk, int runMillis) {
         long start = System.nanoTime();
         long end = start + runMillis * 1_000_000L;
         int calls = 0;
         long now;
         do {
-            Mono.from(bulk).block();
+            Mono.from(bulk.get()).block();
             calls++;
             now = System.nanoTime();
         } while (now < end);
@@ -225,12 +231,12 @@ final class Reactive {
     }
 
     private static RoundTripRow roundTrips(EmulatedShardedCluster cluster, Clients clients, Settings settings) {
-        List<Publisher<BulkWriteResult>> paths = paths(clients, "rt", upserts(settings.roundTripWrites()), true);
+        List<Supplier<Publisher<BulkWriteResult>>> paths = paths(clients, "rt", upserts(settings.roundTripWrites()), true);
         int[] childBatches = new int[2];
         for (int path = 0; path < 2; path++) {
             String namespace = DATABASE + "." + (path == 0 ? "driver_rt" : "guard_rt");
             cluster.routing().reset();
-            Mono.from(paths.get(path)).block();
+            Mono.from(paths.get(path).get()).block();
             childBatches[path] = cluster.routing().writes(namespace).stream()
                     .mapToInt(RoutedWrite::childBatches)
                     .sum();
@@ -239,9 +245,9 @@ final class Reactive {
     }
 
     private static ThroughputRow throughput(Clients clients, Settings settings) {
-        List<Publisher<BulkWriteResult>> paths =
+        List<Supplier<Publisher<BulkWriteResult>>> paths =
                 paths(clients, "concurrent", upserts(settings.throughputWrites()), false);
-        for (Publisher<BulkWriteResult> path : paths) {
+        for (Supplier<Publisher<BulkWriteResult>> path : paths) {
             bulksPerSecond(path, settings.subscribers(), settings.windowMillis()); // warm-up
         }
         double[][] rates = new double[2][settings.rounds()];
@@ -263,7 +269,8 @@ final class Reactive {
      * Keeps {@code subscribers} bulks in flight (a new subscription as each completes) until {@code windowMillis} has
      * passed, then waits for those in flight; completed bulks per second over the whole time.
      */
-    private static double bulksPerSecond(Publisher<BulkWriteResult> bulk, int subscribers, int windowMillis) {
+    private static double bulksPerSecond(
+            Supplier<Publisher<BulkWriteResult>> bulk, int subscribers, int windowMillis) {
         long start = System.nanoTime();
         long end = start + windowMillis * 1_000_000L;
         Long completed = Flux.<Integer>generate(sink -> {
@@ -273,7 +280,7 @@ final class Reactive {
                         sink.complete();
                     }
                 })
-                .flatMap(ignored -> Mono.from(bulk), subscribers)
+                .flatMap(ignored -> Mono.from(bulk.get()), subscribers)
                 .count()
                 .block();
         return completed * 1e9 / (System.nanoTime() - start);

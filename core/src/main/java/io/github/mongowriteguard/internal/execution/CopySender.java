@@ -18,7 +18,6 @@ import io.github.mongowriteguard.metrics.GuardEventListener;
 import io.github.resilience4j.retry.Retry;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
@@ -185,7 +184,7 @@ final class CopySender {
             String namespace,
             long maxTimeMs,
             ClientBinding binding,
-            @Nullable Executor resume) {
+            @Nullable Resume resume) {
         this.driving = resume == null ? Driving.BLOCKING : Driving.async(resume);
         this.runtime = runtime;
         this.channel = channel;
@@ -308,8 +307,8 @@ final class CopySender {
             }
         };
 
-        /** Driven by completions: what may block continues on {@code then}. */
-        static Driving async(Executor then) {
+        /** Driven by completions: what may block runs on {@code then}'s threads. */
+        static Driving async(Resume then) {
             return new Driving() {
                 @Override
                 public CompletableFuture<CommandChannel.Answer> send(
@@ -325,11 +324,14 @@ final class CopySender {
                 @Override
                 public CompletableFuture<GateVerdict> gate(
                         Gate gate, LiveCopyLedger.Copy copy, long sentAt, long maxTimeMs) {
-                    return CompletableFuture.supplyAsync(() -> gate.beforeRetry(copy, sentAt, maxTimeMs), then);
+                    return mayBlock(() -> Continuations.completed(() -> gate.beforeRetry(copy, sentAt, maxTimeMs)));
                 }
 
                 @Override
                 public <R> CompletableFuture<R> mayBlock(Supplier<CompletableFuture<R>> step) {
+                    if (then.isCurrentThread()) {
+                        return step.get();
+                    }
                     return CompletableFuture.supplyAsync(step, then).thenCompose(Function.identity());
                 }
             };
@@ -400,7 +402,11 @@ final class CopySender {
         }
 
         CompletableFuture<Sent> run() {
-            return Continuations.repeat(this::turn).thenApply(done -> finish());
+            return Continuations.repeat(this::turn)
+                    .thenCompose(done -> copy.isPossiblyRunning()
+                            // a fresh session for the next command (finish): the driver may select a server for it
+                            ? driving.mayBlock(() -> Continuations.completed(this::finish))
+                            : Continuations.completed(this::finish));
         }
 
         /** One send and what follows it; completes with whether to send again. */

@@ -18,7 +18,6 @@ import io.github.mongowriteguard.outcome.WriteOutcome;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executor;
 import org.bson.BsonDocument;
 import org.bson.RawBsonDocument;
 import org.jspecify.annotations.Nullable;
@@ -68,7 +67,7 @@ public final class ReactiveTransport {
             long maxTimeMs,
             ClientBinding binding,
             boolean idempotentMultiRetries,
-            Executor guardThreads) {
+            Resume guardThreads) {
         Wire wire = new Wire(
                 client,
                 client.getDatabase(collection.getNamespace().getDatabaseName())
@@ -187,7 +186,7 @@ public final class ReactiveTransport {
             MongoDatabase database,
             MongoDatabase admin,
             GuardRuntime runtime,
-            Executor guardThreads) {
+            Resume guardThreads) {
 
         /** The transport whose every driver publisher is subscribed with {@code context}. */
         Transport transport(ContextView context) {

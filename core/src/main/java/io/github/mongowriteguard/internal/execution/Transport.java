@@ -6,7 +6,6 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import io.github.mongowriteguard.internal.ClientPort;
 import io.github.mongowriteguard.internal.catalog.CatalogSource;
-import java.util.concurrent.Executor;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.jspecify.annotations.Nullable;
 
@@ -27,7 +26,7 @@ record Transport(
         CopySender.Gate gate,
         Sessions.Source sessions,
         CatalogSource catalog,
-        @Nullable Executor resume) {
+        @Nullable Resume resume) {
 
     /** The synchronous driver's: commands through the collection's database with its codecs. */
     static Transport sync(ClientPort access, MongoCollection<?> collection, GuardRuntime runtime) {
