@@ -83,16 +83,8 @@ final class ServiceEntryPoint {
     private final InterruptPoints interruptPoints;
     private final SessionCatalog sessionCatalog;
     private final Map<Long, OperationContext> active;
+    /** The node's truth, which bounds the write statements it holds between resets ({@code ServerTruth.newStore()}). */
     private final Collection<CommandRecord> records;
-    /**
-     * How many write statements this node's truth keeps (their identities, for copies per key), at most
-     * {@link #MAX_STATEMENTS_KEPT}: the truth keeps every command for the deployment's life, so a bound keeps a long
-     * run (the lab's soak and paired runs) from growing the emulator's memory with every write.
-     */
-    private final AtomicLong statementsKept = new AtomicLong();
-
-    /** The most write statements one node's truth keeps; later commands' {@code statements()} are empty. */
-    static final long MAX_STATEMENTS_KEPT = 250_000;
 
     private final FailCommand failCommand;
     private final OnPrimaryTransactionalWrite onPrimaryTransactionalWrite;
@@ -752,25 +744,9 @@ final class ServiceEntryPoint {
                 maxTimeMs,
                 statementCount(command),
                 start,
-                keptStatements(command));
+                statements(command));
         records.add(record);
         return record;
-    }
-
-    /** The command's statements while the node keeps fewer than {@link #MAX_STATEMENTS_KEPT}, else none. */
-    private List<WriteStatement> keptStatements(BsonDocument command) {
-        if (statementsKept.get() >= MAX_STATEMENTS_KEPT) {
-            return List.of();
-        }
-        List<WriteStatement> statements = statements(command);
-        long kept = statementsKept.addAndGet(statements.size());
-        if (kept >= MAX_STATEMENTS_KEPT && kept - statements.size() < MAX_STATEMENTS_KEPT) {
-            log.warn(
-                    "emulator: this node's truth keeps no more write statements (it holds {}); later commands' "
-                            + "statements() are empty, so copies per key count only the commands before",
-                    kept);
-        }
-        return statements;
     }
 
     /**
@@ -801,7 +777,7 @@ final class ServiceEntryPoint {
 
     /**
      * What the truth keeps of a statement: its identity, never its contents, because the truth keeps every command
-     * for the deployment's life (a document's values would make the emulator's memory grow with every write). An
+     * until it is reset, for the deployment's life if never (a document's values would make the emulator's memory grow with every write). An
      * inserted document's {@code _id}; a filter's {@code _id}; an update's operators with the names of the fields they
      * change (values as null); nothing of a replacement's fields.
      */

@@ -16,7 +16,10 @@ public final class CommandRecord {
     private final Long maxTimeMs;
     private final int documents;
     private final long startNanos;
-    private final java.util.List<WriteStatement> statements;
+    /** Its statements, until its node's store drops them ({@link RecordStore}: the store was full on arrival). */
+    private volatile java.util.List<WriteStatement> statements;
+
+    private volatile boolean statementsDropped;
     private volatile long endNanos = -1;
     private volatile ReceivedCommand.Outcome outcome = ReceivedCommand.Outcome.RUNNING;
     private volatile int errorCode;
@@ -91,6 +94,17 @@ public final class CommandRecord {
         this.endNanos = System.nanoTime();
     }
 
+    /** Drops the statements: its node's store was full when it arrived. */
+    void dropStatements() {
+        this.statements = java.util.List.of();
+        this.statementsDropped = true;
+    }
+
+    /** {@return how many write statements the record holds} */
+    int statementCount() {
+        return statements.size();
+    }
+
     /** {@return whether the command is still running} */
     public boolean running() {
         return endNanos < 0;
@@ -126,6 +140,7 @@ public final class CommandRecord {
                 errorCode,
                 executed,
                 applied,
-                statements);
+                statements,
+                statementsDropped);
     }
 }

@@ -24,7 +24,10 @@ import org.bson.BsonValue;
  * @param executed         true if it ran in the storage engine (false: failed before, or answered from the
  *                         session's stored result of an earlier execution)
  * @param applied          documents it wrote (inserted, modified, upserted, deleted)
- * @param statements       the write statements it carried, with their statement ids (empty for other commands)
+ * @param statements       the write statements it carried, with their statement ids (empty for other commands, and
+ *                         when its node's truth dropped them; read them through {@link #statements()})
+ * @param statementsDropped true when its node's truth was full when it arrived (it holds at most 250,000 write
+ *                         statements between resets) and kept the command without its statements
  */
 public record ReceivedCommand(
         long opid,
@@ -44,7 +47,28 @@ public record ReceivedCommand(
         int errorCode,
         boolean executed,
         long applied,
-        java.util.List<WriteStatement> statements) {
+        java.util.List<WriteStatement> statements,
+        boolean statementsDropped) {
+
+    /**
+     * The write statements it carried, with their statement ids (empty for other commands): what copies per key are
+     * counted from.
+     *
+     * @return the statements
+     * @throws IllegalStateException when its node's truth dropped them ({@link #statementsDropped()}): keys taken from
+     *     them would count too few copies, so reset the truth ({@code truth().reset()}) between measurements
+     */
+    @Override
+    public java.util.List<WriteStatement> statements() {
+        if (statementsDropped) {
+            throw new IllegalStateException("the emulator's truth of " + node + " dropped the write statements of this "
+                    + commandName + " (opid " + opid + "): a node's truth holds at most 250,000 write statements "
+                    + "between resets and was full when it arrived, so keys or copies counted from statements would "
+                    + "be too few; reset the truth between measurements (truth().reset(), e.g. before each round or "
+                    + "test) so that each measurement stays under the bound");
+        }
+        return statements;
+    }
 
     /** How a command ended. */
     public enum Outcome {

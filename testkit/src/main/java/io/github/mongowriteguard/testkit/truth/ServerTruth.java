@@ -8,7 +8,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -120,6 +119,9 @@ public final class ServerTruth {
      * @param filter which commands count
      * @param keys   the keys of a command's logical writes (none: the command does not count)
      * @return the largest count and its key
+     * @throws IllegalStateException when {@code keys} reads the statements of a command whose node's truth was full
+     *     (it holds at most 250,000 write statements between resets, {@link ReceivedCommand#statementsDropped()}):
+     *     the count would be too low; reset the truth between measurements
      */
     public CopiesAtOnce maxConcurrentCopiesPerKey(
             Predicate<ReceivedCommand> filter, Function<ReceivedCommand, ? extends Collection<String>> keys) {
@@ -132,6 +134,8 @@ public final class ServerTruth {
      * @param commands the commands
      * @param keys     the keys of a command's logical writes (none: the command does not count)
      * @return the largest count and its key
+     * @throws IllegalStateException when {@code keys} reads the statements of a command whose node's truth dropped
+     *     them ({@link ReceivedCommand#statements()})
      */
     public static CopiesAtOnce maxConcurrentCopiesPerKey(
             Collection<ReceivedCommand> commands, Function<ReceivedCommand, ? extends Collection<String>> keys) {
@@ -216,7 +220,11 @@ public final class ServerTruth {
         return false;
     }
 
-    /** Forgets everything recorded so far (commands still running stay until they end). */
+    /**
+     * Forgets everything recorded so far (commands still running stay until they end), and so frees each node's bound
+     * of 250,000 write statements held: a deployment shared by many tests or rounds records every round's statements
+     * when it is reset between them.
+     */
     public void reset() {
         records.removeIf(record -> !record.running());
     }
@@ -254,11 +262,21 @@ public final class ServerTruth {
     }
 
     /**
-     * A fresh, thread-safe record store for one node.
+     * A fresh, thread-safe record store for one node, holding at most 250,000 write statements between resets (a command
+     * that arrives while it is full is kept without them: {@link ReceivedCommand#statementsDropped()}).
      *
      * @return an empty store
      */
     public static Collection<CommandRecord> newStore() {
-        return new ConcurrentLinkedQueue<>();
+        return new RecordStore();
+    }
+
+    /** Sets the statement bound of every node store behind this truth (a seam for tests). */
+    void maxStatementsKept(long max) {
+        if (records instanceof RecordStore store) {
+            store.maxStatements(max);
+        } else if (records instanceof UnionCollection union) {
+            union.parts.forEach(part -> part.maxStatementsKept(max));
+        }
     }
 }

@@ -7,7 +7,7 @@ import org.bson.BsonDocument;
  * {@code stmtId + i}, else its position {@code i}), as the server's retryable-write bookkeeping identifies it.
  *
  * @param stmtId the statement's id
- * @param body   the statement's identity, not its contents (the truth keeps every command for the deployment's life):
+ * @param body   the statement's identity, not its contents (the truth keeps every command until it is reset):
  *               an inserted document's {@code _id}; an update's or delete's {@code q._id}; an update's operators
  *               with the names of the fields they change, values null
  */
