@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,12 +21,17 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
 import org.bson.Document;
+import org.commonmark.node.AbstractVisitor;
+import org.commonmark.node.Image;
+import org.commonmark.node.Link;
+import org.commonmark.parser.Parser;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,7 +42,9 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code connector.class}, so Connect loads it, the official sink and the driver from the archive's {@code lib/} in
  * one plugin class loader; records written show the archive's layout works and that the guarded sink's class placed in
  * the official sink's package ({@code OfficialSinkProcessing}) reaches the official classes under plugin isolation.
- * Runs in the {@code integration-test} phase, after {@code package} built the archive (the module's pom).
+ * Runs in the {@code integration-test} phase, after {@code package} built the archive (the module's pom). The
+ * archive's {@code README.md} (docs/kafka-connect.md) is read there too, outside the repository: each of its relative
+ * links must lead to a file of the archive.
  */
 class PluginArchiveIT {
     private static final int RECORDS = 50;
@@ -44,16 +52,10 @@ class PluginArchiveIT {
     @Test
     void theArchive_unpackedIntoPluginPath_writesRecords_withoutTheConnectorOnTheWorkersClassPath(@TempDir Path dir)
             throws Exception {
-        String archiveProperty = System.getProperty("plugin.archive");
-        assertThat(archiveProperty)
-                .as("-Dplugin.archive (set by the module's pom)")
-                .isNotBlank();
-        Path archive = Path.of(archiveProperty);
-        assertThat(archive).as("the plugin archive (mvn package builds it)").isRegularFile();
+        Path archive = archive();
         Path plugins = dir.resolve("plugins");
         unzip(archive, plugins);
-        assertThat(plugins.resolve(archive.getFileName().toString().replace("-plugin.zip", ""))
-                        .resolve("lib"))
+        assertThat(pluginDirectory(archive, plugins).resolve("lib"))
                 .isDirectoryContaining(p -> p.getFileName().toString().startsWith("mongo-kafka-connect-"))
                 .isDirectoryContaining(p -> p.getFileName().toString().startsWith("mongo-write-guard-kafka-connect-"));
 
@@ -143,9 +145,100 @@ class PluginArchiveIT {
         }
     }
 
+    @Test
+    void theArchivesReadme_linksOnlyToTheWebOrToFilesOfTheArchive(@TempDir Path dir) throws IOException {
+        Path archive = archive();
+        unzip(archive, dir);
+        Path plugin = pluginDirectory(archive, dir);
+        Path readme = plugin.resolve("README.md");
+        assertThat(readme).as("the archive's README.md").isRegularFile();
+
+        assertThat(linksOutside(plugin, readme))
+                .as("relative links of the archive's README.md (docs/kafka-connect.md) to files the archive does not"
+                        + " hold: a reader of the unpacked archive cannot follow them; link to the repository's URL"
+                        + " (the root pom's <scm><url>) instead")
+                .isEmpty();
+    }
+
+    @Test
+    void aRelativeLinkOutsideTheArchive_isReported_theWebAnchorsCodeAndTheArchivesFilesAreNot(@TempDir Path plugin)
+            throws IOException {
+        Files.writeString(plugin.resolve("LICENSE"), "licence");
+        Path readme = Files.writeString(plugin.resolve("README.md"), """
+                # Title
+
+                [ok](LICENSE) [ok](./LICENSE#section) [ok](#title) [ok](https://example.com/docs/lab.md)
+                [ok](HTTP://example.com) `[code, not a link](docs/lab.md)` ![ok](LICENSE "a title")
+                [outside](docs/lab.md) [outside](../README.md#modes) ![outside](docs/img.png) [outside][ref]
+                [outside](/etc/hosts)
+
+                ```
+                [code, not a link](docs/testkit.md)
+                ```
+
+                [ref]: docs/guarantees.md
+                """);
+
+        assertThat(linksOutside(plugin, readme))
+                .containsExactly(
+                        "docs/lab.md", "../README.md#modes", "docs/img.png", "docs/guarantees.md", "/etc/hosts");
+    }
+
+    /** The plugin archive {@code mvn package} built: {@code -Dplugin.archive}, set by the module's pom. */
+    private static Path archive() {
+        String archiveProperty = System.getProperty("plugin.archive");
+        assertThat(archiveProperty)
+                .as("-Dplugin.archive (set by the module's pom)")
+                .isNotBlank();
+        Path archive = Path.of(archiveProperty);
+        assertThat(archive).as("the plugin archive (mvn package builds it)").isRegularFile();
+        return archive;
+    }
+
+    /** The archive's one top directory, {@code mongo-write-guard-kafka-connect-<version>}, unpacked into a directory. */
+    private static Path pluginDirectory(Path archive, Path unpackedInto) {
+        return unpackedInto.resolve(archive.getFileName().toString().replace("-plugin.zip", ""));
+    }
+
+    /**
+     * The destinations of a markdown file's links and images (as CommonMark reads them: code is not a link, reference
+     * links included) that are neither {@code http(s):} nor an anchor of the file and do not name a file inside
+     * {@code root}, in the order they appear.
+     */
+    private static List<String> linksOutside(Path root, Path markdown) throws IOException {
+        List<String> destinations = new ArrayList<>();
+        Parser.builder().build().parse(Files.readString(markdown)).accept(new AbstractVisitor() {
+            @Override
+            public void visit(Link link) {
+                destinations.add(link.getDestination());
+                visitChildren(link);
+            }
+
+            @Override
+            public void visit(Image image) {
+                destinations.add(image.getDestination());
+                visitChildren(image);
+            }
+        });
+        List<String> outside = new ArrayList<>();
+        for (String destination : destinations) {
+            String lower = destination.toLowerCase(Locale.ROOT);
+            if (lower.startsWith("http://") || lower.startsWith("https://") || destination.startsWith("#")) {
+                continue;
+            }
+            String path =
+                    URLDecoder.decode(destination.split("[#?]", 2)[0].replace("+", "%2B"), StandardCharsets.UTF_8);
+            Path target = markdown.getParent().resolve(path).normalize();
+            if (!target.startsWith(root) || !Files.exists(target)) {
+                outside.add(destination);
+            }
+        }
+        return outside;
+    }
+
     /**
      * This JVM's test class path without the module's own classes, the guard, the MongoDB driver and the official
-     * sink, and without the emulator: Kafka, Connect's runtime and their dependencies.
+     * sink, and without the emulator and the markdown parser: Kafka, Connect's runtime and their dependencies.
      */
     private static List<String> workerClassPath() {
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
@@ -156,6 +249,7 @@ class PluginArchiveIT {
                     || path.contains("/io/github/mongowriteguard/")
                     || path.contains("/org/mongodb/")
                     || path.contains("/de/bwaldvogel/")
+                    || path.contains("/org/commonmark/") // this test's markdown parser
                     || path.contains("surefire")
                     || path.endsWith("-test.jar"); // Kafka's test jars: plugins of their own, not a worker's
             if (!excluded && !entry.isBlank()) {
