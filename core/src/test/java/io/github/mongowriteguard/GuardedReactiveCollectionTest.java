@@ -32,6 +32,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -215,6 +216,38 @@ class GuardedReactiveCollectionTest {
                     .doesNotStartWith("mongo-write-guard-reactive")
                     .isNotEqualTo(Thread.currentThread().getName())
                     .startsWith(threadKind(driverSignalledOn.get(0)));
+        }
+    }
+
+    /**
+     * The driver's reactive collection builds its operation when a write method is called, so it throws its argument
+     * checks' {@code IllegalArgumentException} from the method; the guard plans when subscribed, so the same calls
+     * return a publisher that signals an {@code IllegalArgumentException} before anything is sent (the README's table).
+     */
+    @Test
+    void badArguments_theDriverThrowsWhenCalled_theGuardSignalsAnIllegalArgumentWhenSubscribed_nothingSent() {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                Reactive reactive = new Reactive(cluster.connectionString(), WriteGuard.create(), 30_000)) {
+            GuardedReactiveCollection<Document> guarded = reactive.guarded("r", "bad");
+            MongoCollection<Document> driver = guarded.unwrap();
+            List<WriteModel<Document>> withNull = java.util.Arrays.asList((WriteModel<Document>) null);
+            List<java.util.function.Function<Object, Publisher<?>>> calls = List.of(
+                    c -> c == driver ? driver.bulkWrite(List.of()) : guarded.bulkWrite(List.of()),
+                    c -> c == driver ? driver.insertOne(null) : guarded.insertOne(null),
+                    c -> c == driver
+                            ? driver.updateOne(null, Updates.set("a", 1))
+                            : guarded.updateOne(null, Updates.set("a", 1)),
+                    c -> c == driver ? driver.insertMany(List.of()) : guarded.insertMany(List.of()),
+                    c -> c == driver ? driver.deleteOne(null) : guarded.deleteOne(null),
+                    c -> c == driver ? driver.bulkWrite(withNull) : guarded.bulkWrite(withNull));
+            for (java.util.function.Function<Object, Publisher<?>> call : calls) {
+                org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                        .isThrownBy(() -> call.apply(driver));
+                Publisher<?> publisher = call.apply(guarded);
+                org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                        .isThrownBy(() -> Mono.from(publisher).block(Duration.ofSeconds(10)));
+            }
+            assertThat(reactive.sent).as("nothing sent").isEmpty();
         }
     }
 

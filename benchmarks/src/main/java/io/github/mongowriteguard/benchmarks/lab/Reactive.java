@@ -231,7 +231,8 @@ final class Reactive {
     }
 
     private static RoundTripRow roundTrips(EmulatedShardedCluster cluster, Clients clients, Settings settings) {
-        List<Supplier<Publisher<BulkWriteResult>>> paths = paths(clients, "rt", upserts(settings.roundTripWrites()), true);
+        List<Supplier<Publisher<BulkWriteResult>>> paths =
+                paths(clients, "rt", upserts(settings.roundTripWrites()), true);
         int[] childBatches = new int[2];
         for (int path = 0; path < 2; path++) {
             String namespace = DATABASE + "." + (path == 0 ? "driver_rt" : "guard_rt");
@@ -269,8 +270,7 @@ final class Reactive {
      * Keeps {@code subscribers} bulks in flight (a new subscription as each completes) until {@code windowMillis} has
      * passed, then waits for those in flight; completed bulks per second over the whole time.
      */
-    private static double bulksPerSecond(
-            Supplier<Publisher<BulkWriteResult>> bulk, int subscribers, int windowMillis) {
+    private static double bulksPerSecond(Supplier<Publisher<BulkWriteResult>> bulk, int subscribers, int windowMillis) {
         long start = System.nanoTime();
         long end = start + windowMillis * 1_000_000L;
         Long completed = Flux.<Integer>generate(sink -> {
