@@ -1120,6 +1120,13 @@ public final class Lab implements Callable<Integer> {
                 description = "length of one throughput window (default: ${DEFAULT-VALUE})")
         int windowMillis;
 
+        @Option(
+                names = "--warmup-ms",
+                defaultValue = "2000",
+                description = "each path of a row repeats its bulk this long before the row's pairs, for the JIT"
+                        + " (default: ${DEFAULT-VALUE})")
+        int warmupMillis;
+
         @Mixin
         Options.Output output;
 
@@ -1139,11 +1146,12 @@ public final class Lab implements Callable<Integer> {
                     || subscribers < 1
                     || throughputWrites < 1
                     || rounds < 1
-                    || windowMillis < 1) {
+                    || windowMillis < 1
+                    || warmupMillis < 0) {
                 throw new picocli.CommandLine.ParameterException(
                         spec.commandLine(),
                         "--runs, --ordered-writes, --subscribers, --throughput-writes, --rounds and --window-ms must be"
-                                + " at least 1, --run-ms at least 0 and --shards at least 2");
+                                + " at least 1, --run-ms and --warmup-ms at least 0 and --shards at least 2");
             }
             lab.refuseUri(spec, output, "reactive");
             Reactive.Result result = Reactive.run(
@@ -1156,7 +1164,8 @@ public final class Lab implements Callable<Integer> {
                             subscribers,
                             throughputWrites,
                             rounds,
-                            windowMillis),
+                            windowMillis,
+                            warmupMillis),
                     lab.log(output));
             lab.report(output, Reactive.toJson(result), out -> Reactive.print(result, out));
             return 0;

@@ -68,6 +68,8 @@ final class Reactive {
      * @param throughputWrites writes per bulk in the throughput rows
      * @param rounds           pairs of throughput windows
      * @param windowMillis     length of one throughput window
+     * @param warmupMillis     each path of a row repeats its bulk this long before the row's pairs, so that the JIT
+     *                         has compiled both paths (the guard's has more code to compile than the driver's)
      */
     record Settings(
             List<Integer> sizes,
@@ -78,9 +80,10 @@ final class Reactive {
             int subscribers,
             int throughputWrites,
             int rounds,
-            int windowMillis) {
+            int windowMillis,
+            int warmupMillis) {
         static final Settings DEFAULT =
-                new Settings(List.of(1, 100, 1_000, 10_000), 11, 100, 5, 1_000, 64, 100, 11, 500);
+                new Settings(List.of(1, 100, 1_000, 10_000), 11, 100, 5, 1_000, 64, 100, 11, 500, 2_000);
     }
 
     /** One time row: the median ms per bulk of each path and the paired ratio. */
@@ -203,7 +206,8 @@ final class Reactive {
     private static TimeRow time(String server, Clients clients, String collection, int size, Settings settings) {
         List<Supplier<Publisher<BulkWriteResult>>> paths = paths(clients, collection, upserts(size), false);
         for (Supplier<Publisher<BulkWriteResult>> path : paths) {
-            millisPerCall(path, settings.runMillis()); // warm-up: the JIT, the routing tables, the documents
+            // warm-up: the JIT, the routing tables, the documents
+            millisPerCall(path, Math.max(settings.runMillis(), settings.warmupMillis()));
         }
         double[][] millis = new double[2][settings.runs()];
         for (int run = 0; run < settings.runs(); run++) {
@@ -249,7 +253,8 @@ final class Reactive {
         List<Supplier<Publisher<BulkWriteResult>>> paths =
                 paths(clients, "concurrent", upserts(settings.throughputWrites()), false);
         for (Supplier<Publisher<BulkWriteResult>> path : paths) {
-            bulksPerSecond(path, settings.subscribers(), settings.windowMillis()); // warm-up
+            // warm-up
+            bulksPerSecond(path, settings.subscribers(), Math.max(settings.windowMillis(), settings.warmupMillis()));
         }
         double[][] rates = new double[2][settings.rounds()];
         for (int round = 0; round < settings.rounds(); round++) {
@@ -293,6 +298,7 @@ final class Reactive {
         json.put("loadAverageAfter", result.loadAfter());
         json.put("runs", s.runs());
         json.put("runMillis", s.runMillis());
+        json.put("warmupMillis", s.warmupMillis());
         List<Object> times = new ArrayList<>();
         for (TimeRow row : result.times()) {
             Map<String, Object> each = new LinkedHashMap<>();

@@ -29,6 +29,8 @@ class ReactiveScenarioTest {
                 "1",
                 "--window-ms",
                 "20",
+                "--warmup-ms",
+                "0",
                 "--progress",
                 "none",
                 "--json");
@@ -36,6 +38,7 @@ class ReactiveScenarioTest {
         assertThat(run.exitCode()).as(run.err()).isZero();
         JsonNode json = LabJson.MAPPER.readTree(run.out());
         assertThat(json.get("time")).hasSize(4);
+        assertThat(json.get("warmupMillis").asInt()).isZero();
         assertThat(json.get("time").get(0).get("server").asString()).isEqualTo("cost-free");
         assertThat(json.get("time").get(3).get("server").asString()).isEqualTo("5 shards");
         assertThat(json.get("time").get(3).get("writes").asInt()).isEqualTo(10);
