@@ -174,14 +174,16 @@ public final class GuardedCollection<T> {
     }
 
     /**
-     * Settles the UNKNOWN writes of an outcome of this collection: the same server copies sent again, as
-     * {@link WriteGuard#settle(WriteOutcome)} does.
+     * Settles the UNKNOWN writes of an outcome: the same server copies sent again, as
+     * {@link WriteGuard#settle(WriteOutcome)} does. Any outcome the guard gave is accepted, whatever its document
+     * class, so an exception's {@code outcome()} (a {@code WriteOutcome<?>}) is settled without a cast.
      *
      * @param outcome an outcome {@link #execute} (or a driver-style method's exception, or an earlier settle) gave
+     * @param <X>     the outcome's document class
      * @return the outcome with each settleable UNKNOWN write APPLIED or FAILED, or still UNKNOWN with the reason
      * @throws IllegalArgumentException for an outcome the guard did not build
      */
-    public WriteOutcome<T> settle(WriteOutcome<T> outcome) {
+    public <X> WriteOutcome<X> settle(WriteOutcome<X> outcome) {
         return Settle.settle(java.util.Objects.requireNonNull(outcome, "outcome"));
     }
 

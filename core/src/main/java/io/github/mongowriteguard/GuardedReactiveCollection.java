@@ -217,13 +217,16 @@ public final class GuardedReactiveCollection<T> {
     }
 
     /**
-     * Settles the UNKNOWN writes of an outcome of this collection: the same server copies sent again (never a new
-     * copy), as {@code WriteGuard.settle} does.
+     * Settles the UNKNOWN writes of an outcome: the same server copies sent again (never a new copy), as
+     * {@code WriteGuard.settle} does. Any outcome the guard gave is accepted, whatever its document class, so an
+     * exception's {@code outcome()} (a {@code WriteOutcome<?>}) is settled without a cast:
+     * {@code Mono.from(collection.settle(e.outcome()))}.
      *
      * @param outcome an outcome {@link #execute} gave (or an error's, or an earlier settle's)
+     * @param <X>     the outcome's document class
      * @return a publisher of the outcome with each settleable UNKNOWN write APPLIED or FAILED, or still UNKNOWN
      */
-    public Publisher<WriteOutcome<T>> settle(WriteOutcome<T> outcome) {
+    public <X> Publisher<WriteOutcome<X>> settle(WriteOutcome<X> outcome) {
         Objects.requireNonNull(outcome, "outcome");
         return Mono.deferContextual(context -> Mono.fromFuture(
                 CompletableFuture.supplyAsync(

@@ -17,6 +17,7 @@ import com.mongodb.reactivestreams.client.MongoCollection;
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.GuardedReactiveCollection;
 import io.github.mongowriteguard.WriteGuard;
+import io.github.mongowriteguard.exception.WriteGuardException;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
@@ -29,10 +30,13 @@ import io.github.mongowriteguard.testkit.sharding.ShardKey;
 import io.github.mongowriteguard.testkit.stall.Stall;
 import io.github.mongowriteguard.testkit.stall.StallHandle;
 import io.github.mongowriteguard.testkit.truth.ServerTruth;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.Document;
@@ -97,6 +101,62 @@ class ReactiveSettleTest {
                     .isEqualTo(1);
             assertThat(n(raw)).as("applied once").isEqualTo(1);
         }
+    }
+
+    /**
+     * docs/reactive.md's plain (non-Spring) recipe, as written there: an {@code $inc} through {@code updateOne} whose
+     * replies are lost past the guard's attempts signals a {@code WriteGuardException} (UNKNOWN, not resent); its
+     * {@code outcome()}, a {@code WriteOutcome<?>}, settled by the collection without a cast, proves the {@code $inc}
+     * APPLIED, once: one server copy, never two side by side.
+     */
+    @ParameterizedTest
+    @EnumSource(Topology.class)
+    void docsPlainRecipe_repliesLostPastTheGuardsAttempts_settledApplied_incOnce(Topology topology) throws Exception {
+        WriteGuard guard = SettleTest.guard(Duration.ofSeconds(20), 2, Duration.ofMillis(20));
+        try (Deployment deployment = Deployment.start(topology);
+                MongoClient client = reactiveClient(guard, deployment.uri(), 30_000)) {
+            MongoCollection<Document> raw = counter(client, deployment.truth());
+            GuardedReactiveCollection<Document> counters = GuardedReactiveCollection.of(guard, client, raw);
+            deployment.answers().loseReplies(2, "update"); // each of the guard's 2 attempts
+
+            // docs/reactive.md:start
+            Mono<WriteStatus> inc = Mono.from(counters.updateOne(Filters.eq("_id", "k"), Updates.inc("n", 1)))
+                    .map(result -> WriteStatus.APPLIED)
+                    .onErrorResume(
+                            WriteGuardException.class,
+                            e -> e.outcome() == null
+                                    ? Mono.error(e) // refused before planning: nothing was sent
+                                    : Mono.from(counters.settle(e.outcome())) // the same server copy, never a new one
+                                            .map(settled -> settled.outcome(0).status()));
+            // docs/reactive.md:end
+
+            assertThat(inc.block(WAIT)).isEqualTo(WriteStatus.APPLIED);
+            assertThat(deployment.truth().commands(SettleTest.UPDATES))
+                    .as("the guard's 2 attempts and the settle's resend")
+                    .hasSize(3);
+            assertThat(deployment.truth().copies(SettleTest.UPDATES)).hasSize(1);
+            assertThat(deployment.truth().maxConcurrentCopies(SettleTest.UPDATES))
+                    .isEqualTo(1);
+            assertThat(guard.getCopies().heldCount()).isZero();
+            assertThat(n(raw)).as("applied once").isEqualTo(1);
+        }
+    }
+
+    /** The recipe's block in docs/reactive.md is the code between the markers above, word for word. */
+    @Test
+    void docsPlainRecipe_isTheTestsCode() throws Exception {
+        String doc = Files.readString(Path.of("..", "docs", "reactive.md"));
+        String source =
+                Files.readString(Path.of("src/test/java/io/github/mongowriteguard/settle/ReactiveSettleTest.java"));
+        String start = "// docs/reactive.md:start\n";
+        String marked =
+                source.substring(source.indexOf(start) + start.length(), source.indexOf("// docs/reactive.md:end"));
+        String example = marked.lines()
+                .filter(line -> !line.isBlank())
+                .map(line -> line.substring(12))
+                .collect(Collectors.joining("\n", "```java\n", "\n```"));
+
+        assertThat(doc).contains(example);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.github.mongowriteguard.settle;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
@@ -18,6 +19,7 @@ import com.mongodb.client.model.WriteModel;
 import io.github.mongowriteguard.GuardedCollection;
 import io.github.mongowriteguard.WriteGuard;
 import io.github.mongowriteguard.WriteGuardSettings;
+import io.github.mongowriteguard.exception.WriteOutcomeUnknownException;
 import io.github.mongowriteguard.outcome.IndexOutcome;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
@@ -121,6 +123,32 @@ class SettleTest {
                         .applyConnectionString(new ConnectionString(uri))
                         .applyToSocketSettings(s -> s.readTimeout(socketTimeoutMs, TimeUnit.MILLISECONDS)))
                 .build());
+    }
+
+    /**
+     * Replies lost on every one of the guard's attempts of an {@code updateOne}: a {@code WriteOutcomeUnknownException}
+     * whose {@code outcome()} (a {@code WriteOutcome<?>}) the collection settles without a cast: APPLIED, once.
+     */
+    @Test
+    void anExceptionsOutcome_isSettledByTheCollection_withoutACast_appliedOnce() throws Exception {
+        WriteGuard guard = guard(Duration.ofSeconds(20), 2, Duration.ofMillis(20));
+        try (Deployment deployment = Deployment.start(Topology.REPLICA_SET);
+                MongoClient client = client(guard, deployment.uri(), 30_000)) {
+            MongoCollection<Document> raw = counter(client, deployment);
+            GuardedCollection<Document> counters = guard.guardCollection(client, raw);
+            deployment.answers().loseReplies(2, "update");
+
+            WriteOutcomeUnknownException e = catchThrowableOfType(
+                    WriteOutcomeUnknownException.class,
+                    () -> counters.updateOne(Filters.eq("_id", "k"), Updates.inc("n", 1)));
+            WriteOutcome<?> settled = counters.settle(e.outcome());
+
+            assertThat(e.outcome().outcome(0).status()).isEqualTo(WriteStatus.UNKNOWN);
+            assertThat(settled.outcome(0).status()).isEqualTo(WriteStatus.APPLIED);
+            assertThat(deployment.truth().commands(UPDATES)).hasSize(3);
+            assertThat(deployment.truth().copies(UPDATES)).hasSize(1);
+            assertThat(raw.find().first().getInteger("n")).as("applied once").isEqualTo(1);
+        }
     }
 
     /**
