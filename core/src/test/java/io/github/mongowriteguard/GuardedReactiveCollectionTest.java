@@ -6,6 +6,7 @@ import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.InsertManyOptions;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
@@ -15,6 +16,7 @@ import com.mongodb.event.CommandStartedEvent;
 import com.mongodb.reactivestreams.client.MongoClient;
 import com.mongodb.reactivestreams.client.MongoClients;
 import com.mongodb.reactivestreams.client.MongoCollection;
+import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.outcome.WriteOutcome;
 import io.github.mongowriteguard.outcome.WriteStatus;
 import io.github.mongowriteguard.testkit.EmulatedCluster;
@@ -248,6 +250,51 @@ class GuardedReactiveCollectionTest {
                         .isThrownBy(() -> Mono.from(publisher).block(Duration.ofSeconds(10)));
             }
             assertThat(reactive.sent).as("nothing sent").isEmpty();
+        }
+    }
+
+    /**
+     * A null document in {@code insertMany}, ordered and unordered, through the guard and its
+     * {@code asMongoCollection()} view: the reactive driver refuses it before sending with "documents can not contain a
+     * null value" ({@code Operations.insertMany}); the guard's publisher signals an {@code IllegalArgumentException}
+     * with the driver's words, the index and the fix, and nothing is sent, not even the document before it.
+     */
+    @Test
+    void aNullDocumentInInsertMany_isRefusedWithItsIndexAndTheDriversWords_nothingSent() {
+        try (EmulatedReplicaSet cluster = EmulatedCluster.replicaSet().start();
+                Reactive reactive = new Reactive(cluster.connectionString(), WriteGuard.create(), 30_000)) {
+            GuardedReactiveCollection<Document> guarded = reactive.guarded("r", "nulls");
+            MongoCollection<Document> driver = guarded.unwrap();
+            List<Document> withNull = java.util.Arrays.asList(new Document("_id", 1), null, new Document("_id", 3));
+            InsertManyOptions unordered = new InsertManyOptions().ordered(false);
+
+            Throwable driverThrew = org.assertj.core.api.Assertions.catchThrowable(
+                    () -> Mono.from(driver.insertMany(withNull)).block(Duration.ofSeconds(10)));
+            assertThat(driverThrew)
+                    .isExactlyInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("documents can not contain a null value");
+            List<Publisher<?>> calls = List.of(
+                    guarded.insertMany(withNull),
+                    guarded.insertMany(withNull, unordered),
+                    guarded.asMongoCollection().insertMany(withNull),
+                    guarded.asMongoCollection().insertMany(withNull, unordered));
+            for (Publisher<?> call : calls) {
+                Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(
+                        () -> Mono.from(call).block(Duration.ofSeconds(10)));
+                assertThat(thrown)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .isInstanceOf(InvalidBulkException.class)
+                        .hasMessageContaining(driverThrew.getMessage())
+                        .hasMessageContaining("index 1")
+                        .hasMessageContaining("remove it from the list")
+                        .hasMessageContaining("Nothing was sent");
+                assertThat(((InvalidBulkException) thrown).index()).isEqualTo(1);
+                assertThat(((InvalidBulkException) thrown).problem())
+                        .isEqualTo(InvalidBulkException.Problem.NULL_ELEMENT);
+            }
+            assertThat(reactive.sent).as("nothing sent").isEmpty();
+            assertThat(Mono.from(driver.countDocuments()).block(Duration.ofSeconds(10)))
+                    .isZero();
         }
     }
 

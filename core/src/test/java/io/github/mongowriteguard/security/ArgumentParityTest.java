@@ -14,6 +14,7 @@ import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.bulk.ClientBulkWriteOptions;
 import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.outcome.WriteOutcome;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -185,6 +186,50 @@ class ArgumentParityTest {
                 .hasMessageContaining("Nothing was sent");
         assertThat(((InvalidBulkException) guard).problem()).isEqualTo(InvalidBulkException.Problem.EMPTY_BULK);
         assertThat(sides.sentWrites.size()).isEqualTo(sentBefore);
+    }
+
+    enum NullDocument {
+        INSERT_MANY(c -> c.insertMany(withNullAtIndex1())),
+        UNORDERED_INSERT_MANY(c -> c.insertMany(withNullAtIndex1(), new InsertManyOptions().ordered(false)));
+
+        final Consumer<MongoCollection<Document>> call;
+
+        NullDocument(Consumer<MongoCollection<Document>> call) {
+            this.call = call;
+        }
+
+        static List<Document> withNullAtIndex1() {
+            return Arrays.asList(new Document("_id", 10), null, new Document("_id", 12));
+        }
+    }
+
+    /**
+     * A null document in {@code insertMany}: the driver refuses the list before sending ({@code Operations.insertMany},
+     * "documents can not contain a null value"); the guard refuses it too, with the driver's exception type and words,
+     * the index and the fix, and sends nothing (not even the documents before it).
+     */
+    @ParameterizedTest
+    @EnumSource(NullDocument.class)
+    void aNullDocumentInInsertMany_isRefusedWithItsIndex_asTheDriverRefusesIt(NullDocument method) {
+        int sentBefore = sides.sentWrites.size();
+        Throwable driver = SideBySide.thrown(() -> method.call.accept(sides.driver));
+        Throwable guard = SideBySide.thrown(() -> method.call.accept(sides.guarded.asMongoCollection()));
+
+        assertThat(driver)
+                .isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessage("documents can not contain a null value");
+        assertThat(guard)
+                .isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOf(InvalidBulkException.class)
+                .hasMessageContaining(driver.getMessage())
+                .hasMessageContaining("index 1")
+                .hasMessageContaining("remove it from the list")
+                .hasMessageContaining("Nothing was sent");
+        assertThat(((InvalidBulkException) guard).index()).isEqualTo(1);
+        assertThat(((InvalidBulkException) guard).problem()).isEqualTo(InvalidBulkException.Problem.NULL_ELEMENT);
+        assertThat(sides.sentWrites.size()).isEqualTo(sentBefore);
+        assertThat(sides.guarded.unwrap().countDocuments(Filters.in("_id", 10, 12)))
+                .isZero();
     }
 
     @Test

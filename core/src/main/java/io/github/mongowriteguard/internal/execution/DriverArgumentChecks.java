@@ -3,6 +3,7 @@ package io.github.mongowriteguard.internal.execution;
 import io.github.mongowriteguard.exception.InvalidBulkException;
 import io.github.mongowriteguard.exception.InvalidBulkException.Problem;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The checks the driver makes on a call's arguments before it sends anything, made by the guard the same way, so that
@@ -29,6 +30,26 @@ public final class DriverArgumentChecks {
                     operation + ": the list of writes is empty, which the driver refuses too (\"state should be:"
                             + " writeRequests is not an empty list\"); skip the call when there is nothing to write."
                             + " Nothing was sent.");
+        }
+    }
+
+    /**
+     * An {@code insertMany} document must not be null: the driver's {@code Operations.insertMany} refuses a list that
+     * holds one ({@code "documents can not contain a null value"}) before sending; the guard names its index too.
+     *
+     * @param operation the caller's method, for the message
+     * @param index     the document's index in the caller's list
+     * @param document  the document
+     * @throws InvalidBulkException (an {@code IllegalArgumentException}) when it is null
+     */
+    public static void requireDocument(String operation, int index, @Nullable Object document) {
+        if (document == null) {
+            throw new InvalidBulkException(
+                    index,
+                    Problem.NULL_ELEMENT,
+                    operation + ": the document at index " + index + " is null, which the driver refuses too"
+                            + " (\"documents can not contain a null value\"); remove it from the list. Nothing was"
+                            + " sent.");
         }
     }
 

@@ -147,6 +147,7 @@ public final class GuardedOperations<T> {
         DriverArgumentChecks.requireWrites("insertMany", documents);
         List<InsertOneModel<T>> models = new ArrayList<>(documents.size());
         for (T document : documents) {
+            DriverArgumentChecks.requireDocument("insertMany", models.size(), document);
             models.add(new InsertOneModel<>(document));
         }
         BulkWriteOptions bulkOptions = new BulkWriteOptions()
