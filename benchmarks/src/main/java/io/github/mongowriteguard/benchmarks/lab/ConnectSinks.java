@@ -185,7 +185,12 @@ final class ConnectSinks {
 
     /** Record {@code r}: key {@code k<r mod keys>}, in the key's partition, so each key's records stay in order. */
     private static void produce(ConnectHarness harness, Settings settings) throws Exception {
-        try (KafkaProducer<byte[], byte[]> producer = harness.connect.kafka().createProducer(Map.of("linger.ms", 5))) {
+        // One request in flight: the idempotent producer stays in order, and on a loaded machine a retried batch
+        // cannot arrive behind a later one (the broker then refuses every later batch with OutOfOrderSequenceException
+        // until they expire, as a CI run saw).
+        try (KafkaProducer<byte[], byte[]> producer = harness.connect
+                .kafka()
+                .createProducer(Map.of("linger.ms", 5, "max.in.flight.requests.per.connection", 1))) {
             // in chunks, each flushed and checked: a loaded machine's broker would let a queue of 100,000 expire
             List<Future<RecordMetadata>> sent = new ArrayList<>();
             for (int r = 0; r < settings.records(); r++) {
