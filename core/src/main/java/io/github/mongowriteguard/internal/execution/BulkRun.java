@@ -387,13 +387,12 @@ final class BulkRun<T> implements AutoCloseable {
             return STOP;
         }
         Prepared prepared = prepare(sessions, round, command);
+        // an UNKNOWN statement hands its session to the settle hold and starts a fresh one
         return send(sessions, prepared, tally, false)
-                .thenCompose(sent -> CopySender.endsHere(sent.result())
-                        ? Continuations.completed(() -> record(sessions, prepared, command, sent))
-                        // an UNKNOWN statement hands its session to the settle hold and starts a fresh one
-                        : tools.sender()
-                                .mayBlock(() ->
-                                        Continuations.completed(() -> record(sessions, prepared, command, sent))));
+                .thenCompose(sent -> tools.sender()
+                        .mayBlockIf(
+                                !CopySender.endsHere(sent.result()),
+                                () -> Continuations.completed(() -> record(sessions, prepared, command, sent))));
     }
 
     /**

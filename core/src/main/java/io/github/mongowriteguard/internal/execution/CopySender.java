@@ -283,6 +283,11 @@ final class CopySender {
         /** Runs {@code step}, which may block, where blocking is allowed: here when driven on the calling thread. */
         <R> CompletableFuture<R> mayBlock(Supplier<CompletableFuture<R>> step);
 
+        /** Runs {@code step} here when it cannot block, else as {@link #mayBlock}. */
+        default <R> CompletableFuture<R> mayBlockIf(boolean blocks, Supplier<CompletableFuture<R>> step) {
+            return blocks ? mayBlock(step) : step.get();
+        }
+
         Driving BLOCKING = new Driving() {
             @Override
             public CompletableFuture<CommandChannel.Answer> send(
@@ -347,6 +352,11 @@ final class CopySender {
         return driving.mayBlock(step);
     }
 
+    /** Runs {@code step} on the calling thread when it cannot block ({@code blocks} false), else as {@link #mayBlock}. */
+    <R> CompletableFuture<R> mayBlockIf(boolean blocks, Supplier<CompletableFuture<R>> step) {
+        return driving.mayBlockIf(blocks, step);
+    }
+
     /**
      * The send loop of one copy, as a state machine: each turn sends once, then decides from the answer whether to
      * stop, back off, pass the overlap gate and send again. Its waits are the {@link Driving}'s, so the same turns run
@@ -402,11 +412,10 @@ final class CopySender {
         }
 
         CompletableFuture<Sent> run() {
+            // a copy left running gets the next command a fresh session (finish): the driver may select a server
             return Continuations.repeat(this::turn)
-                    .thenCompose(done -> copy.isPossiblyRunning()
-                            // a fresh session for the next command (finish): the driver may select a server for it
-                            ? driving.mayBlock(() -> Continuations.completed(this::finish))
-                            : Continuations.completed(this::finish));
+                    .thenCompose(done ->
+                            driving.mayBlockIf(copy.isPossiblyRunning(), () -> Continuations.completed(this::finish)));
         }
 
         /** One send and what follows it; completes with whether to send again. */
@@ -433,7 +442,7 @@ final class CopySender {
             result = classify(answer, copy, tally);
             // Driven in completions, the loop goes on here (the driver's thread) only for a reply that proves what
             // the copy did and ends the loop: nothing after it blocks (no backoff, gate or fresh session).
-            return endsHere(result) ? afterAnswer() : driving.mayBlock(this::afterAnswer);
+            return driving.mayBlockIf(!endsHere(result), this::afterAnswer);
         }
 
         private CompletableFuture<Boolean> afterAnswer() {
